@@ -1,0 +1,16 @@
+// The shapes that cross the wire, shared by the server and the client.
+export { API_VERSION, API_PREFIX, DEFAULT_LIMIT, MAX_LIMIT } from "./constants";
+export { jsendSuccess, JSendError, JSendEnvelope } from "./jsend";
+export {
+  ACCOUNT_ID_HEADER,
+  AUTH_TOKEN_HEADER,
+  HeaderCredentials,
+  CamelCredentials,
+  Credentials,
+  LoginResult,
+  LogoutResult,
+} from "./login";
+export { Method } from "./method";
+export { Lattice, NamedValue, Material, MaterialRecord } from "./material";
+export { Fields, Sort, Projection } from "./projection";
+export type { Query } from "./projection";
