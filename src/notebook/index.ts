@@ -1,0 +1,13 @@
+// matframe/notebook: display helpers for notebooks on the tslab kernel (plain text elsewhere).
+export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS } from "./show";
+export type { ShowOptions } from "./show";
+export type { TableInput, DataFrameLike } from "./table-input";
+export { barChart } from "./bar-chart";
+export type { BarChartOptions } from "./bar-chart";
+export { scatterChart } from "./scatter-chart";
+export type { ScatterChartOptions } from "./scatter-chart";
+export { Chart } from "./chart";
+export type { ChartOptions } from "./chart";
+export { progress } from "./progress";
+export type { Progress, ProgressOptions, ProgressUpdate } from "./progress";
+export { inNotebook } from "./tslab-display";

@@ -1,0 +1,19 @@
+import { tableCaption } from "./caption";
+import { formatCell } from "./format-cell";
+import type { TableSlice } from "./table-input";
+
+/** Renders a table slice as aligned plain text (numbers right-aligned), for terminals and logs. */
+export function renderTextTable(slice: TableSlice): string {
+  const header = slice.columns.map((c) => ({ text: c, numeric: false }));
+  const body = slice.rows.map((row) => slice.columns.map((_, i) => formatCell(row[i])));
+  const widths = slice.columns.map((_, i) =>
+    Math.max(header[i].text.length, ...body.map((cells) => cells[i].text.length)),
+  );
+  const line = (cells: { text: string; numeric: boolean }[]) =>
+    cells
+      .map((cell, i) => (cell.numeric ? cell.text.padStart(widths[i]) : cell.text.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
+  const rule = widths.map((w) => "-".repeat(w)).join("  ");
+  return [line(header), rule, ...body.map(line), `(${tableCaption(slice)})`].join("\n");
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { DataFrame } from "danfojs-node";
+import { show, toHtmlTable, toTextTable } from "../../src/notebook";
+
+/** Collects what show() writes outside a notebook. */
+function sink() {
+  let text = "";
+  return { write: (s: string) => (text += s), get text() { return text; } };
+}
+
+const rows = [
+  { formula: "Si", name: "Silicon <b>bold</b> & \"quoted\" 'x'", "lattice.a": 3.867 },
+  { formula: "GaAs", name: "Gallium arsenide", "lattice.a": 4.0633 },
+  { formula: "NaCl", name: "Salt", "lattice.a": 3.9922 },
+];
+
+describe("toHtmlTable", () => {
+  it("escapes markup in cells and column names", () => {
+    const html = toHtmlTable([{ "<script>": "<img src=x onerror=alert(1)>", ok: "a & b" }]);
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;script&gt;");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(html).toContain("a &amp; b");
+  });
+
+  it("escapes quotes, so cell text cannot break out of an attribute either", () => {
+    const html = toHtmlTable(rows);
+    expect(html).toContain("Silicon &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; &#39;x&#39;");
+  });
+
+  it("right-aligns numbers and left-aligns text", () => {
+    const html = toHtmlTable(rows);
+    const cells = [...html.matchAll(/<td style="([^"]*)">([^<]*)<\/td>/g)];
+    const number = cells.find((c) => c[2] === "3.867");
+    const text = cells.find((c) => c[2] === "Si");
+    expect(number?.[1]).toContain("text-align:right");
+    expect(text?.[1]).toContain("text-align:left");
+  });
+
+  it("shows at most maxRows rows and says how many there are in the caption", () => {
+    const many = Array.from({ length: 57 }, (_, i) => ({ i, square: i * i }));
+    const html = toHtmlTable(many, { maxRows: 5 });
+    expect(html.match(/<tr>/g)).toHaveLength(6); // header + 5
+    expect(html).toMatch(/<caption[^>]*>first 5 of 57 rows × 2 columns<\/caption>/);
+    expect(html).toContain(">16<"); // row 4: 4 * 4
+    expect(html).not.toContain(">25<"); // row 5 is cut
+  });
+
+  it("gives every column, even one only later rows have, and leaves missing cells empty", () => {
+    const html = toHtmlTable([{ a: 1 }, { a: 2, b: "late" }]);
+    expect(html).toContain(">b</th>");
+    expect(html.match(/<td[^>]*><\/td>/g)).toHaveLength(1);
+  });
+
+  it("reads a danfo DataFrame", () => {
+    const df = new DataFrame(rows.map((r) => ({ formula: r.formula, a: r["lattice.a"] })));
+    const html = toHtmlTable(df, { maxRows: 2 });
+    expect(html).toContain(">formula</th>");
+    expect(html).toContain(">GaAs</td>");
+    expect(html).not.toContain(">NaCl</td>");
+    expect(html).toContain("first 2 of 3 rows × 2 columns");
+  });
+
+  it("rejects a maxRows that is not a row count", () => {
+    expect(() => toHtmlTable(rows, { maxRows: -1 })).toThrow(/maxRows must be a whole number/);
+    expect(() => toHtmlTable(rows, { maxRows: 2.5 })).toThrow(/maxRows/);
+  });
+
+  it("says what it takes when given something else", () => {
+    expect(() => toHtmlTable(null as never)).toThrow(/array of row objects or a DataFrame/);
+  });
+});
+
+describe("toTextTable", () => {
+  it("aligns columns, numbers to the right", () => {
+    const text = toTextTable([
+      { formula: "Si", atoms: 2 },
+      { formula: "Al2O3", atoms: 10 },
+    ]);
+    expect(text.split("\n")).toEqual([
+      "formula  atoms",
+      "-------  -----",
+      "Si           2",
+      "Al2O3       10",
+      "(2 rows × 2 columns)",
+    ]);
+  });
+
+  it("rounds long floats and cuts long text", () => {
+    const text = toTextTable([{ x: 1 / 3, tiny: 0.000123456, long: "y".repeat(200) }]);
+    expect(text).toContain("0.3333");
+    expect(text).toContain("0.000123");
+    expect(text).toContain("y".repeat(79) + "…");
+    expect(text).not.toContain("y".repeat(80));
+  });
+});
+
+describe("show outside a notebook", () => {
+  it("prints plain text, not HTML", () => {
+    const out = sink();
+    const result = show(rows, { maxRows: 2, output: out });
+    expect(result).toBeUndefined();
+    expect(out.text).not.toContain("<table");
+    expect(out.text).toContain("Silicon <b>bold</b>"); // plain text is not escaped
+    expect(out.text).toContain("(first 2 of 3 rows × 3 columns)");
+    expect(out.text.endsWith("\n")).toBe(true);
+  });
+
+  it("defaults to 20 rows", () => {
+    const out = sink();
+    show(Array.from({ length: 30 }, (_, i) => ({ i })), { output: out });
+    expect(out.text).toContain("(first 20 of 30 rows × 1 column)");
+  });
+});
