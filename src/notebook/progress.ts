@@ -6,7 +6,7 @@ import { tslabModule, type NotebookDisplay } from "./tslab-display";
  * running count. `Collection.iterate`'s `onPage` passes `{ page, items, total }`
  * where `total` is the items so far; export callbacks pass `{ rows }`.
  */
-export type ProgressUpdate = number | { total?: number; rows?: number; page?: number };
+export type ProgressUpdate = number | { total?: number; rows?: number; page?: number; items?: number };
 
 /** Options of {@link progress}. */
 export interface ProgressOptions {
