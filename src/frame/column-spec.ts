@@ -1,0 +1,169 @@
+import type { Fields } from "../schemas";
+import { ValidationError } from "../client/errors/validation-error";
+
+/**
+ * The columns a table gets when none are named: identity, composition, the computational method,
+ * the lattice lengths (Å) and the two derived properties every material carries (Å³, g/cm³).
+ */
+export const DEFAULT_COLUMNS: readonly string[] = Object.freeze([
+  "_id",
+  "name",
+  "formula",
+  "method.type",
+  "method.subtype",
+  "lattice.a",
+  "lattice.b",
+  "lattice.c",
+  "derivedProperties.volume",
+  "derivedProperties.density",
+]);
+
+/**
+ * Arrays of `{ name, value, ... }` entries, which columns pick from by name
+ * (`derivedProperties.volume`). A projection cannot select one entry by name, so a column
+ * under one of these fetches the whole array.
+ */
+export const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"]);
+
+/** The token that leaves `_id` out of a table on purpose (as `_id: 0` does in a projection). */
+export const EXCLUDE_ID = "-_id";
+
+/** A method column reads one half of a method object, which is checked before either half is used. */
+export interface MethodPart {
+  /** Dotted path of the method object, e.g. `"method"` or `"model.method"`. */
+  readonly path: string;
+  readonly segments: readonly string[];
+  readonly part: "type" | "subtype";
+}
+
+/** One output column: its name and where its value comes from. */
+export interface ColumnDef {
+  readonly name: string;
+  /** The dotted path split into segments. */
+  readonly segments: readonly string[];
+  /** Set when the column is `<path>.type` or `<path>.subtype` of a method object. */
+  readonly method?: MethodPart;
+}
+
+/** A validated column list and the projection that fetches exactly what it needs. */
+export interface ColumnPlan {
+  /** Output column names, in order. */
+  readonly names: readonly string[];
+  readonly columns: readonly ColumnDef[];
+  /** The projection `fields` to send: parents collapse their children. */
+  readonly fields: Fields;
+  /** Whether `_id` is fetched (it names rows in warnings). */
+  readonly hasId: boolean;
+}
+
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** Whether a path segment is an array index such as `0` in `tags.0`. */
+export function isIndexSegment(segment: string): boolean {
+  return INDEX.test(segment);
+}
+
+/**
+ * Validates dotted column paths and derives the output columns and projection fields.
+ *
+ * - `_id` comes first unless the list names it elsewhere or contains `"-_id"`.
+ * - A path ending in `method` (`method`, `model.method`) becomes `<path>.type` and `<path>.subtype`.
+ * - Repeated columns are kept once, at their first position.
+ *
+ * @param columns dotted paths; `undefined` means {@link DEFAULT_COLUMNS}.
+ * @throws ValidationError (`option: "columns"`) for an empty list or a malformed path.
+ * @example planColumns(["formula", "lattice.a", "lattice"]).fields // { _id: 1, formula: 1, lattice: 1 }
+ */
+export function planColumns(columns?: readonly string[]): ColumnPlan {
+  const requested = columns ?? DEFAULT_COLUMNS;
+  if (!Array.isArray(requested)) {
+    throw new ValidationError("columns", "columns must be an array of dotted paths, e.g. [\"formula\", \"lattice.a\"].");
+  }
+  const excludeId = requested.includes(EXCLUDE_ID);
+  const names: string[] = [];
+  for (const column of requested) {
+    if (column === EXCLUDE_ID) continue;
+    for (const name of expandMethod(checkPath(column))) {
+      if (name === "_id" && excludeId) {
+        throw new ValidationError("columns", `columns name both "_id" and "${EXCLUDE_ID}"; keep one.`);
+      }
+      if (!names.includes(name)) names.push(name);
+    }
+  }
+  if (names.length === 0) {
+    throw new ValidationError("columns", "columns must name at least one column, e.g. [\"formula\"].");
+  }
+  if (!excludeId && !names.includes("_id")) names.unshift("_id");
+  const defs = names.map(toColumnDef);
+  return { names, columns: defs, fields: deriveFields(defs, !excludeId), hasId: !excludeId };
+}
+
+function checkPath(column: unknown): string {
+  if (typeof column !== "string" || column.length === 0) {
+    throw new ValidationError("columns", `Each column must be a non-empty dotted path such as "lattice.a"; got ${JSON.stringify(column)}.`);
+  }
+  if (column.trim() !== column) {
+    throw new ValidationError("columns", `Column "${column}" has leading or trailing spaces; remove them.`);
+  }
+  const segments = column.split(".");
+  for (const segment of segments) {
+    if (segment.length === 0) {
+      throw new ValidationError("columns", `Column "${column}" has an empty segment; write paths like "lattice.a".`);
+    }
+    if (segment.startsWith("$")) {
+      throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name.`);
+    }
+    if (segment === "__proto__") {
+      throw new ValidationError("columns", `Column "${column}" names "__proto__", which is not a field.`);
+    }
+  }
+  // A record is an object, so its first segment is a field name; this also keeps a column dict's
+  // key order equal to the column order (integer-like keys would sort first).
+  if (isIndexSegment(segments[0])) {
+    throw new ValidationError("columns", `Column "${column}" starts with an array index; start with a field name.`);
+  }
+  return column;
+}
+
+function expandMethod(path: string): string[] {
+  const segments = path.split(".");
+  return segments[segments.length - 1] === "method" ? [`${path}.type`, `${path}.subtype`] : [path];
+}
+
+function toColumnDef(name: string): ColumnDef {
+  const segments = name.split(".");
+  const last = segments[segments.length - 1];
+  if (segments.length >= 2 && segments[segments.length - 2] === "method" && (last === "type" || last === "subtype")) {
+    const methodSegments = segments.slice(0, -1);
+    return { name, segments, method: { path: methodSegments.join("."), segments: methodSegments, part: last } };
+  }
+  return { name, segments };
+}
+
+/** The part of a column's path a projection can name: up to an array index or a named-entry array. */
+function fieldPath(def: ColumnDef): string {
+  // The whole method object is fetched: checking it needs both halves and any extra keys.
+  const segments = def.method ? def.method.segments : def.segments;
+  const kept: string[] = [];
+  for (const segment of segments) {
+    if (isIndexSegment(segment)) break;
+    kept.push(segment);
+    if (NAMED_ENTRY_ARRAYS.includes(kept.join("."))) break;
+  }
+  return kept.join(".");
+}
+
+function deriveFields(defs: readonly ColumnDef[], includeId: boolean): Fields {
+  const paths = [...new Set(defs.map(fieldPath))].sort();
+  const fields: Fields = {};
+  if (includeId) fields._id = 1;
+  // Sorted, a parent precedes its children, so one pass drops every path under a kept one.
+  const kept: string[] = [];
+  for (const path of paths) {
+    if (kept.some((parent) => path.startsWith(`${parent}.`))) continue;
+    kept.push(path);
+    fields[path] = 1;
+  }
+  if (!includeId) fields._id = 0;
+  return fields;
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_COLUMNS, planColumns } from "../../src/frame/column-spec";
+import { ValidationError } from "../../src/client/errors/validation-error";
+
+describe("planColumns", () => {
+  it("uses the documented default columns, _id first", () => {
+    const plan = planColumns();
+    expect(plan.names).toEqual([
+      "_id",
+      "name",
+      "formula",
+      "method.type",
+      "method.subtype",
+      "lattice.a",
+      "lattice.b",
+      "lattice.c",
+      "derivedProperties.volume",
+      "derivedProperties.density",
+    ]);
+    expect(plan.names).toEqual([...DEFAULT_COLUMNS]);
+    expect(plan.fields).toEqual({
+      _id: 1,
+      name: 1,
+      formula: 1,
+      method: 1,
+      "lattice.a": 1,
+      "lattice.b": 1,
+      "lattice.c": 1,
+      derivedProperties: 1,
+    });
+  });
+
+  it("puts _id first when it is not named", () => {
+    expect(planColumns(["formula", "lattice.a"]).names).toEqual(["_id", "formula", "lattice.a"]);
+  });
+
+  it("keeps _id where the caller put it", () => {
+    expect(planColumns(["formula", "_id"]).names).toEqual(["formula", "_id"]);
+  });
+
+  it("leaves _id out on purpose with -_id, also from the projection", () => {
+    const plan = planColumns(["formula", "-_id"]);
+    expect(plan.names).toEqual(["formula"]);
+    expect(plan.fields).toEqual({ formula: 1, _id: 0 });
+    expect(plan.hasId).toBe(false);
+  });
+
+  it("expands a method column into type and subtype, in place", () => {
+    expect(planColumns(["formula", "method", "name"]).names).toEqual([
+      "_id",
+      "formula",
+      "method.type",
+      "method.subtype",
+      "name",
+    ]);
+    const nested = planColumns(["model.method"]);
+    expect(nested.names).toEqual(["_id", "model.method.type", "model.method.subtype"]);
+    expect(nested.columns[1].method).toMatchObject({ path: "model.method", part: "type" });
+    expect(nested.fields).toEqual({ _id: 1, "model.method": 1 });
+  });
+
+  it("fetches the whole method object for a single method column", () => {
+    const plan = planColumns(["method.subtype"]);
+    expect(plan.columns[1].method).toMatchObject({ path: "method", part: "subtype" });
+    expect(plan.fields).toEqual({ _id: 1, method: 1 });
+  });
+
+  it("keeps a repeated column once, at its first place", () => {
+    expect(planColumns(["method.type", "method", "formula", "formula"]).names).toEqual([
+      "_id",
+      "method.type",
+      "method.subtype",
+      "formula",
+    ]);
+  });
+
+  it("collapses a parent and its child to the parent in the projection", () => {
+    const plan = planColumns(["lattice.a", "lattice", "owner._id", "lattice.alpha"]);
+    expect(plan.names).toEqual(["_id", "lattice.a", "lattice", "owner._id", "lattice.alpha"]);
+    expect(plan.fields).toEqual({ _id: 1, lattice: 1, "owner._id": 1 });
+  });
+
+  it("does not collapse a sibling that merely shares a prefix", () => {
+    expect(planColumns(["lattice", "latticeType"]).fields).toEqual({ _id: 1, lattice: 1, latticeType: 1 });
+  });
+
+  it("fetches a named-entry array whole and stops at array indexes", () => {
+    expect(planColumns(["derivedProperties.volume", "derivedProperties.symmetry.spaceGroupSymbol"]).fields).toEqual({
+      _id: 1,
+      derivedProperties: 1,
+    });
+    expect(planColumns(["tags.0", "basis.elements.1.value"]).fields).toEqual({
+      _id: 1,
+      tags: 1,
+      "basis.elements": 1,
+    });
+  });
+
+  it.each([
+    [[], "at least one column"],
+    [["-_id"], "at least one column"],
+    [[""], "non-empty"],
+    [["lattice..a"], "empty segment"],
+    [[".a"], "empty segment"],
+    [["a."], "empty segment"],
+    [[" formula"], "spaces"],
+    [["$where"], '"$"'],
+    [["a.__proto__"], "__proto__"],
+    [["0.a"], "array index"],
+    [[42], "non-empty dotted path"],
+    [["_id", "-_id"], "keep one"],
+  ])("rejects %j with a ValidationError", (columns, message) => {
+    let thrown: unknown;
+    try {
+      planColumns(columns as string[]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect((thrown as ValidationError).code).toBe("ERR_INVALID_OPTION");
+    expect((thrown as ValidationError).option).toBe("columns");
+    expect((thrown as Error).message).toContain(message);
+  });
+});
