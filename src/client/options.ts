@@ -1,0 +1,150 @@
+import type { Dispatcher } from "undici";
+import type { Fields, Projection, Query, Sort } from "../schemas";
+
+/** Transport settings shared by `new ApiClient(...)` and `ApiClient.login(...)`. */
+export interface TransportSettings {
+  /**
+   * The platform's address: the host (`https://platform.example.org`) or the versioned base
+   * (`https://platform.example.org/api/2018-10-01`); the version segment is added when missing.
+   * @example "http://127.0.0.1:4000"
+   */
+  baseUrl: string;
+  /**
+   * Milliseconds one attempt may take, from sending the request to the last byte of the body.
+   * A retried request gets a fresh `timeout` per attempt.
+   * @default 30000
+   */
+  timeout?: number;
+  /**
+   * Extra attempts for a GET that failed on the network, timed out, or got 408, 429, 500,
+   * 502, 503 or 504. The login POST is never retried.
+   * @default 2
+   */
+  maxRetries?: number;
+  /**
+   * Aborts every request of this client when it fires (merged with each call's own `signal`).
+   * @example AbortSignal.timeout(600_000)
+   */
+  signal?: AbortSignal;
+  /**
+   * The `User-Agent` header.
+   * @default "matframe/<version> node/<version>"
+   */
+  userAgent?: string;
+  /**
+   * An undici dispatcher (`Agent`, `Pool`, `MockAgent`, a proxy agent, ...) to send requests
+   * through instead of the client's own pool. The client never closes a dispatcher it was given.
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * Most keep-alive connections the client's own pool opens to the server.
+   * @default 4
+   */
+  connections?: number;
+}
+
+/** `new ApiClient(options)`: credentials from the account preferences, or from a previous login. */
+export interface ClientOptions extends TransportSettings {
+  /** Sent as `X-Account-Id`. */
+  accountId: string;
+  /** Sent as `X-Auth-Token`; never printed, logged or put in an error. */
+  authToken: string;
+}
+
+/** `ApiClient.login(options)`. */
+export interface LoginOptions extends TransportSettings {
+  username: string;
+  /** Sent once in the login form; never printed, logged or put in an error. */
+  password: string;
+}
+
+/** `collection.list(options)`: exactly one request. */
+export interface ListOptions {
+  /**
+   * A MongoDB-style query document.
+   * @default {}
+   * @example { formula: "Si" }
+   */
+  query?: Query;
+  /**
+   * `fields`, `sort`, `skip` and `limit`, sent as the `projection` parameter.
+   * @example { fields: { formula: 1 }, sort: { formula: 1 }, limit: 100 }
+   */
+  projection?: Projection;
+  /** Aborts this request. */
+  signal?: AbortSignal;
+}
+
+/** Progress after each page of a walk. */
+export interface PageInfo {
+  /** 1-based number of the page just received. */
+  page: number;
+  /** Records on that page (after any duplicates were dropped). */
+  items: number;
+  /** Records yielded so far, this page included. */
+  total: number;
+}
+
+/** A record an offset walk saw twice (see `IterateOptions.onDuplicate`). */
+export interface DuplicateInfo {
+  id: string;
+  /** 1-based page on which it came again. */
+  page: number;
+}
+
+/** `collection.iterate(options)` and `collection.pages(options)`. */
+export interface IterateOptions {
+  /**
+   * A MongoDB-style query document.
+   * @default {}
+   * @example { "lattice.type": "FCC" }
+   */
+  query?: Query;
+  /**
+   * Which fields each record carries: `{ path: 1 }` to include, `{ path: 0 }` to exclude.
+   * @default every field
+   * @example { formula: 1, "lattice.a": 1 }
+   */
+  fields?: Fields;
+  /**
+   * Sort keys in priority order. Offset paging appends `_id` as the last key so pages are
+   * stable; keyset paging always sorts by `_id` and refuses any other sort.
+   * @example { formula: 1 }
+   */
+  sort?: Sort;
+  /**
+   * Records per request, an integer from 1 to 500 (the platform's largest `limit`).
+   * @default 500
+   */
+  pageSize?: number;
+  /**
+   * Stop after this many records.
+   * @default no limit
+   */
+  maxItems?: number;
+  /**
+   * `"offset"`: `limit=N`, then `skip=N`, ... as the specification says, several pages in
+   * flight. `"keyset"`: sort by `_id` and ask for `_id > last` each time: immune to records
+   * added or removed during the walk and as cheap for the last page as for the first, but
+   * one page at a time.
+   * @default "offset"
+   */
+  paging?: "offset" | "keyset";
+  /**
+   * Offset pages in flight at once (records are still yielded in order). Keyset paging
+   * always has one page in flight.
+   * @default 3
+   */
+  concurrency?: number;
+  /** Aborts the walk: the pending iteration rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Called after each page, before its records are yielded. */
+  onPage?: (info: PageInfo) => void;
+  /**
+   * Offset paging only. A record seen twice means the collection changed during the walk
+   * (so records may also have been missed). Without this callback the walk throws
+   * `DuplicateRecordError`; with it, the repeat is dropped and reported here and the walk
+   * goes on. Use `paging: "keyset"` for collections that change while you read them.
+   */
+  onDuplicate?: (info: DuplicateInfo) => void;
+}

@@ -1,0 +1,45 @@
+import type { Material, Projection, Query } from "../../schemas";
+import { ResponseValidationError } from "../errors";
+import type { ResolvedIterateOptions } from "../validate-options";
+import type { FetchPage } from "./fetch-page";
+
+/**
+ * Keyset paging: sort by `_id` and ask for `{$and: [query, {_id: {$gt: last}}]}` each time.
+ * Records added or removed during the walk cannot shift it, and the last page costs the
+ * server as little as the first; the price is one page in flight, since each request needs
+ * the previous page's last `_id`.
+ */
+export async function* keysetPages(
+  fetchPage: FetchPage,
+  o: ResolvedIterateOptions,
+  endpoint: string,
+): AsyncGenerator<Material[], void, undefined> {
+  const hasQuery = Object.keys(o.query).length > 0;
+  let after: string | undefined;
+  let previous = new Set<string>();
+  let page = 0;
+  let total = 0;
+  while (total < o.maxItems) {
+    const limit = Math.min(o.pageSize, o.maxItems - total);
+    const projection: Projection = { sort: { _id: 1 }, limit };
+    if (o.fields) projection.fields = o.fields;
+    const query: Query =
+      after === undefined ? o.query : hasQuery ? { $and: [o.query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
+    const records = await fetchPage({ query, projection }, o.signal);
+    page += 1;
+    // A server that ignored the cursor would send the same page forever.
+    if (records.some((r) => previous.has(r._id))) {
+      throw new ResponseValidationError(
+        `${endpoint} answered keyset page ${page} with records of the page before: it ignored {_id: {$gt: ...}}. ` +
+          `Use paging: "offset" with this server.`,
+        { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Cursor not honoured" }] },
+      );
+    }
+    total += records.length;
+    o.onPage?.({ page, items: records.length, total });
+    if (records.length > 0) yield records;
+    if (records.length < limit) return;
+    after = records[records.length - 1]._id;
+    previous = new Set(records.map((r) => r._id));
+  }
+}

@@ -1,0 +1,269 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { Readable } from "node:stream";
+import { Pool, type Dispatcher } from "undici";
+import {
+  AbortError,
+  ClientClosedError,
+  ConnectionError,
+  MatframeError,
+  ResponseValidationError,
+  TimeoutError,
+  errorFromStatus,
+} from "./errors";
+import { redact } from "./redact";
+import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
+
+/** How the transport is set up; the client fills in every default. */
+export interface TransportOptions {
+  /** The normalised versioned base, e.g. `http://127.0.0.1:4000/api/2018-10-01`. */
+  baseUrl: URL;
+  timeout: number;
+  maxRetries: number;
+  signal?: AbortSignal;
+  userAgent: string;
+  /** When given, used as is and never closed by us. */
+  dispatcher?: Dispatcher;
+  connections: number;
+}
+
+/** One request, relative to the base. */
+export interface SendOptions {
+  method: "GET" | "POST";
+  /** Path below the base, e.g. `"materials"` or `"materials/abc"`. */
+  path: string;
+  search?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** The login request: never retried, and a 401 means a wrong username or password. */
+  login?: boolean;
+  /** Strings that must never appear in an error message (password, token). */
+  secrets?: readonly (string | undefined)[];
+}
+
+/** A 2xx response with its body parsed as JSON. */
+export interface SendResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  /** Method and path, for error messages. */
+  endpoint: string;
+}
+
+/** An error body longer than this is cut: only its `message` is wanted. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** undici codes meaning a timeout rather than a broken connection. */
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+/** undici codes meaning our own pool was closed under the request. */
+const CLOSED_CODES = new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
+
+type Failure = { kind: "timeout" | "connection" | "aborted" | "closed"; cause: unknown };
+type Raw = { status: number; headers: IncomingHttpHeaders; text: string };
+
+/**
+ * Sends requests over one keep-alive undici pool with a bounded number of connections.
+ * `request`, not `fetch`: measured 20-35% less CPU for the same pages (issue 3).
+ */
+export class Transport {
+  readonly #o: TransportOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #origin: string;
+  readonly #basePath: string;
+  #closed = false;
+
+  constructor(options: TransportOptions) {
+    this.#o = options;
+    this.#origin = options.baseUrl.origin;
+    this.#basePath = options.baseUrl.pathname.replace(/\/+$/, "");
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? new Pool(this.#origin, { connections: options.connections });
+  }
+
+  /** Method and path of a request, as errors name it: never the query string. */
+  endpoint(method: string, path: string): string {
+    return `${method} ${this.#basePath}/${path}`;
+  }
+
+  /** Sends one request, retrying GETs; resolves with the parsed 2xx body or throws a MatframeError. */
+  async send(o: SendOptions): Promise<SendResult> {
+    const endpoint = this.endpoint(o.method, o.path);
+    if (this.#closed) throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
+    const qs = o.search ? new URLSearchParams(o.search).toString() : "";
+    const path = `${this.#basePath}/${o.path}${qs ? `?${qs}` : ""}`;
+    const callerSignal = mergeSignals(this.#o.signal, o.signal);
+    const maxAttempts = o.method === "GET" && !o.login ? this.#o.maxRetries + 1 : 1;
+
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.#attempt(o, path, callerSignal);
+      const retriesLeft = attempt < maxAttempts;
+      if ("kind" in outcome) {
+        if (retriesLeft && (outcome.kind === "timeout" || outcome.kind === "connection")) {
+          await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
+          continue;
+        }
+        throw this.#failureError(outcome, endpoint, attempt, o.secrets ?? []);
+      }
+      if (outcome.status >= 200 && outcome.status < 300) {
+        return { status: outcome.status, headers: outcome.headers, body: parseJson(outcome, endpoint, o.secrets), endpoint };
+      }
+      const wait = retryAfterMs(outcome.headers);
+      if (retriesLeft && RETRYABLE_STATUSES.has(outcome.status) && (wait ?? 0) <= MAX_RETRY_AFTER_MS) {
+        await this.#wait(wait ?? backoffDelayMs(attempt - 1), callerSignal, endpoint);
+        continue;
+      }
+      throw errorFromStatus({
+        status: outcome.status,
+        endpoint,
+        serverMessage: serverMessage(outcome.text, o.secrets ?? []),
+        headers: outcome.headers,
+        login: o.login,
+        attempts: attempt,
+        retryAfterMs: wait,
+      });
+    }
+  }
+
+  /** Closes the pool we own (waiting for requests in flight); an injected dispatcher is left open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #attempt(o: SendOptions, path: string, callerSignal: AbortSignal | undefined): Promise<Raw | Failure> {
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException("The attempt timed out", "TimeoutError")),
+      this.#o.timeout,
+    );
+    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    const classify = (cause: unknown): Failure => classifyFailure(cause, callerSignal, timeout.signal);
+    try {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.#dispatcher.request({
+          origin: this.#origin,
+          path,
+          method: o.method,
+          headers: { accept: "application/json", "user-agent": this.#o.userAgent, ...o.headers },
+          body: o.body,
+          signal,
+          headersTimeout: this.#o.timeout,
+          bodyTimeout: this.#o.timeout,
+        });
+      } catch (cause) {
+        return classify(cause);
+      }
+      const { statusCode, headers, body } = response;
+      try {
+        const ok = statusCode >= 200 && statusCode < 300;
+        const text = ok ? await body.text() : await readCapped(body, ERROR_BODY_LIMIT);
+        return { status: statusCode, headers, text };
+      } catch (cause) {
+        body.destroy();
+        return classify(cause);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #wait(ms: number, signal: AbortSignal | undefined, endpoint: string): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (cause) {
+      throw new AbortError(`${endpoint} was aborted by the caller's signal while waiting to retry.`, endpoint, {
+        cause,
+      });
+    }
+  }
+
+  #failureError(f: Failure, endpoint: string, attempts: number, secrets: readonly (string | undefined)[]): MatframeError {
+    const tries = attempts > 1 ? ` (${attempts} attempts)` : "";
+    switch (f.kind) {
+      case "aborted":
+        return new AbortError(`${endpoint} was aborted by the caller's signal.`, endpoint, { cause: f.cause });
+      case "closed":
+        return new ClientClosedError(`${endpoint} was cut short: the client was closed while it was in flight.`, {
+          cause: f.cause,
+        });
+      case "timeout":
+        return new TimeoutError(
+          `${endpoint} got no complete answer within ${this.#o.timeout} ms${tries}. The server may be ` +
+            `overloaded or unreachable: try again later, or raise \`timeout\`.`,
+          endpoint,
+          this.#o.timeout,
+          { cause: f.cause },
+        );
+      case "connection":
+        return new ConnectionError(
+          `${endpoint} on ${this.#origin} failed${tries}: ${redact(describeCause(f.cause), secrets)}. ` +
+            `Check that baseUrl is right and the server is running and reachable, then try again.`,
+          endpoint,
+          { cause: f.cause },
+        );
+    }
+  }
+}
+
+function classifyFailure(cause: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal): Failure {
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (callerSignal?.aborted) return { kind: "aborted", cause: callerSignal.reason };
+  if (timeout.aborted || TIMEOUT_CODES.has(String(code))) return { kind: "timeout", cause };
+  if (CLOSED_CODES.has(String(code))) return { kind: "closed", cause };
+  return { kind: "connection", cause };
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === "string" && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message;
+}
+
+function mergeSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return AbortSignal.any([a, b]);
+}
+
+async function readCapped(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Leaving the loop early destroys the stream, so an oversized body is never left half-read.
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[] = []): unknown {
+  try {
+    return JSON.parse(raw.text);
+  } catch (cause) {
+    const excerpt = redact(raw.text.slice(0, 80), secrets);
+    const message =
+      `${endpoint} answered ${raw.status} with a body that is not valid JSON ` +
+      `(${raw.text.length} bytes${raw.text.length ? `, starting ${JSON.stringify(excerpt)}` : ""}); ` +
+      `it may have been cut off, or the baseUrl may point at something other than the platform API.`;
+    throw new ResponseValidationError(
+      message,
+      { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: "Body is not valid JSON", input: excerpt }] },
+      { cause },
+    );
+  }
+}
+
+/** The JSend `message` of an error body, when it has one. */
+function serverMessage(text: string, secrets: readonly (string | undefined)[]): string | undefined {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (body && typeof body.message === "string") return redact(body.message, secrets);
+  } catch {
+    // Not JSON (a proxy's HTML page, say): the status alone has to do.
+  }
+  return undefined;
+}
