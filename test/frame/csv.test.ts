@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { parse } from "csv-parse/sync";
+import { csvField, csvLine } from "../../src/frame/csv";
+
+describe("csvField", () => {
+  it.each([
+    ["plain", "plain"],
+    ["Fe2O3, hematite", '"Fe2O3, hematite"'],
+    ['say "hi"', '"say ""hi"""'],
+    ["two\nlines", '"two\nlines"'],
+    ["cr\rhere", '"cr\rhere"'],
+    ["", ""],
+    [null, ""],
+    [undefined, ""],
+    [3.25, "3.25"],
+    [0, "0"],
+    [NaN, ""],
+    [true, "true"],
+    [{ a: 1, b: "x" }, '"{""a"":1,""b"":""x""}"'],
+    [["3D", "bulk"], '"[""3D"",""bulk""]"'],
+  ])("%j -> %j", (value, text) => {
+    expect(csvField(value)).toBe(text);
+  });
+});
+
+describe("csvLine", () => {
+  it("survives a round trip through csv-parse for any strings", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: "binary", minLength: 1 }), { minLength: 1, maxLength: 6 }), (cells) => {
+        const text = `${csvLine(cells)}\n${csvLine(cells)}\n`;
+        expect(parse(text, { relax_column_count: false })).toEqual([cells, cells]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
