@@ -11,3 +11,5 @@ export {
   LoginResult,
 } from "./schemas";
 export type { Query, Credentials } from "./schemas";
+export { startServer, ServerOptionsError, DatasetError } from "./server";
+export type { StartServerOptions, ServerHandle, UserAccount } from "./server";

@@ -1,0 +1,59 @@
+import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER } from "../schemas";
+import { HttpError, tooManyRequests, unauthorized } from "./http-errors";
+import type { Reply, RequestInfo, ServerState } from "./reply";
+import { success } from "./reply";
+import { parseLoginBody, readBody } from "./request-input";
+
+/** Longest username or password looked at; longer ones cannot match an account. */
+const MAX_CREDENTIAL_LENGTH = 1024;
+
+/** POST /login: form or JSON body; 401 on a wrong password, 429 when throttled. */
+export async function handleLogin({ req }: RequestInfo, state: ServerState): Promise<Reply> {
+  const body = await readBody(req);
+  const { username, password } = parseLoginBody(body, req.headers["content-type"]);
+  const address = req.socket.remoteAddress ?? "unknown";
+  const wait = state.throttle.retryAfterSeconds(username, address);
+  if (wait > 0) {
+    throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${wait} s.`, wait);
+  }
+  const credentials =
+    username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
+      ? await state.auth.login(username, password)
+      : undefined;
+  if (!credentials) {
+    state.throttle.recordFailure(username, address);
+    throw unauthorized("Wrong username or password.");
+  }
+  state.throttle.recordSuccess(username, address);
+  return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
+}
+
+function readCredentials({ req }: RequestInfo): { accountId: string; authToken: string } {
+  const accountId = req.headers[ACCOUNT_ID_HEADER.toLowerCase()];
+  const authToken = req.headers[AUTH_TOKEN_HEADER.toLowerCase()];
+  if (typeof accountId !== "string" || typeof authToken !== "string" || accountId === "" || authToken === "") {
+    throw unauthorized(
+      `Authentication required: send the ${ACCOUNT_ID_HEADER} and ${AUTH_TOKEN_HEADER} headers that POST /login returns.`,
+    );
+  }
+  return { accountId, authToken };
+}
+
+function invalidCredentials(): HttpError {
+  return unauthorized(
+    `The ${ACCOUNT_ID_HEADER}/${AUTH_TOKEN_HEADER} pair is not valid (unknown, expired or logged out); log in again with POST /login.`,
+  );
+}
+
+/** Throws 401 unless the request carries a live id/token pair. */
+export function requireSession(info: RequestInfo, state: ServerState): void {
+  const { accountId, authToken } = readCredentials(info);
+  if (!state.auth.verify(accountId, authToken)) throw invalidCredentials();
+}
+
+/** GET or POST /logout: ends the session; the pair gets 401 from then on. */
+export async function handleLogout(info: RequestInfo, state: ServerState): Promise<Reply> {
+  const { accountId, authToken } = readCredentials(info);
+  if (!state.auth.logout(accountId, authToken)) throw invalidCredentials();
+  return success({ message: "You are successfully logged out" });
+}

@@ -1,0 +1,135 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { deterministicId } from "./ids";
+
+/** One account as given to the server; the password is hashed at start and then dropped. */
+export interface UserAccount {
+  username: string;
+  password: string;
+}
+
+/** The account that exists when no users are given. */
+export const DEMO_ACCOUNT: UserAccount = { username: "demo", password: "demo" };
+
+/** scrypt cost: N=2^14, r=8, p=1 (the parameters RFC 7914 and OWASP suggest for interactive logins). */
+const SCRYPT_OPTIONS: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+const HASH_BYTES = 32;
+
+/** Token = 12-byte selector (to find the session) + 36 secret bytes: 48 random bytes, 64 characters. */
+const SELECTOR_BYTES = 12;
+const SECRET_BYTES = 36;
+const SELECTOR_CHARS = (SELECTOR_BYTES / 3) * 4;
+const TOKEN_CHARS = ((SELECTOR_BYTES + SECRET_BYTES) / 3) * 4;
+
+/** Sessions kept at most; the oldest is dropped first, so a login flood cannot exhaust memory. */
+const MAX_SESSIONS = 100_000;
+/** A session ends after this long even without logout. */
+const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+function scryptHash(password: string, salt: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, HASH_BYTES, SCRYPT_OPTIONS, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+interface StoredAccount {
+  accountId: string;
+  salt: Buffer;
+  hash: Buffer;
+}
+
+interface Session {
+  accountIdHash: Buffer;
+  tokenHash: Buffer;
+  expiresAt: number;
+}
+
+/** The credentials a successful login returns. */
+export interface IssuedCredentials {
+  accountId: string;
+  authToken: string;
+}
+
+/**
+ * Accounts and sessions. Passwords are kept only as scrypt hashes; tokens are 48 random bytes,
+ * kept only as SHA-256 hashes and compared in constant time.
+ */
+export class AuthRegistry {
+  private readonly sessions = new Map<string, Session>();
+
+  private constructor(
+    private readonly accounts: Map<string, StoredAccount>,
+    /** Verified against when the username is unknown, so timing does not reveal which names exist. */
+    private readonly decoy: StoredAccount,
+  ) {}
+
+  static async create(users: readonly UserAccount[]): Promise<AuthRegistry> {
+    const accounts = new Map<string, StoredAccount>();
+    for (const user of users) {
+      const salt = randomBytes(16);
+      accounts.set(user.username, {
+        accountId: deterministicId(`account:${user.username}`),
+        salt,
+        hash: await scryptHash(user.password, salt),
+      });
+    }
+    const decoySalt = randomBytes(16);
+    const decoy = { accountId: "", salt: decoySalt, hash: await scryptHash(randomBytes(16).toString("hex"), decoySalt) };
+    return new AuthRegistry(accounts, decoy);
+  }
+
+  /** New credentials when the password is right, otherwise undefined. */
+  async login(username: string, password: string): Promise<IssuedCredentials | undefined> {
+    const account = this.accounts.get(username);
+    const candidate = account ?? this.decoy;
+    const hash = await scryptHash(password, candidate.salt);
+    if (!timingSafeEqual(hash, candidate.hash) || !account) return undefined;
+    return this.openSession(account.accountId);
+  }
+
+  private openSession(accountId: string): IssuedCredentials {
+    const selector = randomBytes(SELECTOR_BYTES).toString("base64url");
+    const authToken = selector + randomBytes(SECRET_BYTES).toString("base64url");
+    this.sessions.set(selector, {
+      accountIdHash: sha256(accountId),
+      tokenHash: sha256(authToken),
+      expiresAt: Date.now() + SESSION_TTL_MS,
+    });
+    if (this.sessions.size > MAX_SESSIONS) {
+      this.sessions.delete(this.sessions.keys().next().value as string);
+    }
+    return { accountId, authToken };
+  }
+
+  /** The session's key when the id/token pair is valid, otherwise undefined. */
+  private find(accountId: string, authToken: string): string | undefined {
+    if (authToken.length !== TOKEN_CHARS) return undefined;
+    const selector = authToken.slice(0, SELECTOR_CHARS);
+    const session = this.sessions.get(selector);
+    if (!session) return undefined;
+    if (session.expiresAt < Date.now()) {
+      this.sessions.delete(selector);
+      return undefined;
+    }
+    // Both comparisons always run, in constant time, so timing tells nothing about which failed.
+    const tokenMatches = timingSafeEqual(sha256(authToken), session.tokenHash);
+    const accountMatches = timingSafeEqual(sha256(accountId), session.accountIdHash);
+    return tokenMatches && accountMatches ? selector : undefined;
+  }
+
+  /** Whether the id/token pair belongs to a live session. */
+  verify(accountId: string, authToken: string): boolean {
+    return this.find(accountId, authToken) !== undefined;
+  }
+
+  /** Ends the session; false if the pair was not valid. */
+  logout(accountId: string, authToken: string): boolean {
+    const selector = this.find(accountId, authToken);
+    if (selector === undefined) return false;
+    this.sessions.delete(selector);
+    return true;
+  }
+}

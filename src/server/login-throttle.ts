@@ -1,0 +1,59 @@
+/** Failed logins allowed per username and address within the window before 429. */
+export const DEFAULT_MAX_FAILURES = 5;
+/** The window failed logins are counted in. */
+export const DEFAULT_WINDOW_MS = 15 * 60 * 1000;
+/** Keys tracked at most; beyond that the oldest are forgotten, so memory stays bounded. */
+const MAX_KEYS = 50_000;
+
+/** How failed logins are throttled. */
+export interface LoginThrottleOptions {
+  /** @default 5 */
+  maxFailures?: number;
+  /** @default 900000 (15 minutes) */
+  windowMs?: number;
+}
+
+/**
+ * Counts failed logins per username and client address; after `maxFailures` within `windowMs`
+ * further attempts (even with the right password) are refused until the oldest failure ages out.
+ */
+export class LoginThrottle {
+  private readonly failures = new Map<string, number[]>();
+  private readonly maxFailures: number;
+  private readonly windowMs: number;
+
+  constructor(options: LoginThrottleOptions = {}) {
+    this.maxFailures = options.maxFailures ?? DEFAULT_MAX_FAILURES;
+    this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+  }
+
+  /** Seconds until another attempt is allowed, or 0 when one is allowed now. */
+  retryAfterSeconds(username: string, address: string, now = Date.now()): number {
+    const recent = this.recent(key(username, address), now);
+    if (recent.length < this.maxFailures) return 0;
+    return Math.max(1, Math.ceil((recent[0] + this.windowMs - now) / 1000));
+  }
+
+  recordFailure(username: string, address: string, now = Date.now()): void {
+    const k = key(username, address);
+    const recent = this.recent(k, now);
+    recent.push(now);
+    this.failures.delete(k);
+    this.failures.set(k, recent);
+    if (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value as string);
+  }
+
+  recordSuccess(username: string, address: string): void {
+    this.failures.delete(key(username, address));
+  }
+
+  private recent(k: string, now: number): number[] {
+    const times = (this.failures.get(k) ?? []).filter((t) => now - t < this.windowMs);
+    if (times.length === 0) this.failures.delete(k);
+    return times;
+  }
+}
+
+function key(username: string, address: string): string {
+  return `${username}\u0000${address}`;
+}

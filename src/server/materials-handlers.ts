@@ -1,0 +1,34 @@
+import { badRequest, notFound } from "./http-errors";
+import { makeFieldSelector, parseProjection } from "./projection";
+import { validateQuery } from "./query-filter";
+import type { Reply, RequestInfo, ServerState } from "./reply";
+import { success } from "./reply";
+import { requireSession } from "./auth-handlers";
+import { parseJsonParam } from "./request-input";
+
+/** Parameters some clients put at the top level; the API wants them inside `projection`. */
+const MISPLACED_PARAMS = ["fields", "sort", "skip", "limit"];
+
+/** GET /materials?query=...&projection=... */
+export async function handleListMaterials(info: RequestInfo, state: ServerState): Promise<Reply> {
+  requireSession(info, state);
+  for (const name of MISPLACED_PARAMS) {
+    if (info.params.has(name)) {
+      throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
+    }
+  }
+  const query = validateQuery(parseJsonParam(info.params, "query") ?? {});
+  const options = parseProjection(parseJsonParam(info.params, "projection") ?? {});
+  const records = await state.store.find({ query, sort: options.sort, skip: options.skip, limit: options.limit });
+  const select = makeFieldSelector(options.fields);
+  return success(records.map(select));
+}
+
+/** GET /materials/<id> (optionally with projection={"fields": ...}). */
+export async function handleGetMaterial(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
+  requireSession(info, state);
+  const options = parseProjection(parseJsonParam(info.params, "projection") ?? {});
+  const record = state.store.get(id);
+  if (!record) throw notFound(`No material has the id "${id.slice(0, 100)}"; list ids with GET /materials.`);
+  return success(makeFieldSelector(options.fields)(record));
+}

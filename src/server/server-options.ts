@@ -1,0 +1,127 @@
+import { isIP } from "node:net";
+import { DEMO_ACCOUNT, type UserAccount } from "./auth";
+import type { LoginThrottleOptions } from "./login-throttle";
+import { MAX_SYNTHETIC } from "./synthetic";
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /**
+   * Address to listen on. With no `users` (only the demo account) it must be a loopback address.
+   * @default "127.0.0.1"
+   */
+  host?: string;
+  /**
+   * TCP port; `0` picks a free one (read it back from the handle).
+   * @default 4000
+   */
+  port?: number;
+  /**
+   * The materials to serve: a path to a JSON array or NDJSON file, or the records themselves
+   * (objects with a unique string `_id`). Without it, the bundled real materials are served.
+   * @example "./my-materials.ndjson"
+   */
+  data?: string | readonly object[];
+  /**
+   * Accounts, as `{username, password}` objects or `"name:password"` strings. Without any, the
+   * one account is `demo` / `demo` and only loopback hosts are allowed.
+   * @example ["alice:correct horse battery staple"]
+   */
+  users?: ReadonlyArray<UserAccount | string>;
+  /**
+   * Adds this many deterministic synthetic materials (strained copies of the bundled ones,
+   * marked `isSynthetic: true`), for scale.
+   * @default 0
+   */
+  synthetic?: number;
+  /**
+   * Receives one line per request (method, path without query string, status, milliseconds) and
+   * start-up notes. Never receives passwords or tokens.
+   * @default no logging
+   */
+  log?: (line: string) => void;
+  /**
+   * Failed-login throttling per username and address.
+   * @default { maxFailures: 5, windowMs: 900000 }
+   */
+  loginThrottle?: LoginThrottleOptions;
+  /**
+   * CPU milliseconds one request may spend evaluating its query before it is refused with 400.
+   * @default 5000
+   */
+  scanBudgetMs?: number;
+}
+
+/** Options that cannot work (bad port, bad user spec, demo account on a public address). */
+export class ServerOptionsError extends Error {
+  override readonly name = "ServerOptionsError";
+  readonly code = "ERR_SERVER_OPTIONS";
+}
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 4000;
+
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare === "::1") return true;
+  if (bare.startsWith("::ffff:")) return isLoopbackHost(bare.slice(7));
+  return isIP(bare) === 4 && bare.startsWith("127.");
+}
+
+/** Reads `"name:password"` (split at the first colon) or `{username, password}`. */
+export function parseUser(spec: UserAccount | string): UserAccount {
+  if (typeof spec !== "string") {
+    if (typeof spec?.username !== "string" || typeof spec?.password !== "string") {
+      throw new ServerOptionsError("Each user needs a string username and password.");
+    }
+    return checkUser(spec.username, spec.password);
+  }
+  const colon = spec.indexOf(":");
+  if (colon === -1) throw new ServerOptionsError('A user must be given as NAME:PASSWORD (e.g. --user alice:s3cret).');
+  return checkUser(spec.slice(0, colon), spec.slice(colon + 1));
+}
+
+function checkUser(username: string, password: string): UserAccount {
+  if (username === "" || password === "") {
+    throw new ServerOptionsError("A user needs a non-empty name and password: NAME:PASSWORD.");
+  }
+  if (username.length > 256 || password.length > 1024) {
+    throw new ServerOptionsError("A user name may have at most 256 characters and a password at most 1024.");
+  }
+  return { username, password };
+}
+
+/** The options with defaults filled in, or a `ServerOptionsError` saying what to fix. */
+export function resolveOptions(options: StartServerOptions) {
+  const host = options.host ?? DEFAULT_HOST;
+  const port = options.port ?? DEFAULT_PORT;
+  const synthetic = options.synthetic ?? 0;
+  if (typeof host !== "string" || host.trim() === "") throw new ServerOptionsError("host must be a non-empty string.");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ServerOptionsError(`port must be an integer from 0 to 65535 (0 picks a free port), not ${String(port)}.`);
+  }
+  if (!Number.isInteger(synthetic) || synthetic < 0 || synthetic > MAX_SYNTHETIC) {
+    throw new ServerOptionsError(`synthetic must be an integer from 0 to ${MAX_SYNTHETIC}, not ${String(synthetic)}.`);
+  }
+  const users = (options.users ?? []).map(parseUser);
+  const names = new Set<string>();
+  for (const user of users) {
+    if (names.has(user.username)) throw new ServerOptionsError(`The user "${user.username}" is given twice.`);
+    names.add(user.username);
+  }
+  if (users.length === 0 && !isLoopbackHost(host)) {
+    throw new ServerOptionsError(
+      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own account with --user NAME:PASSWORD (users option), or listen on 127.0.0.1.`,
+    );
+  }
+  return {
+    host,
+    port,
+    synthetic,
+    users: users.length > 0 ? users : [DEMO_ACCOUNT],
+    log: options.log,
+    data: options.data,
+    loginThrottle: options.loginThrottle,
+    scanBudgetMs: options.scanBudgetMs,
+  };
+}

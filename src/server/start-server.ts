@@ -1,0 +1,180 @@
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { API_PREFIX } from "../schemas";
+import { AuthRegistry } from "./auth";
+import { checkRecords, loadBundledData, loadDataset } from "./dataset";
+import { errorBody, HttpError } from "./http-errors";
+import { LoginThrottle } from "./login-throttle";
+import type { Reply, ServerState } from "./reply";
+import { MAX_URL_LENGTH } from "./request-input";
+import { routeRequest } from "./router";
+import { resolveOptions, ServerOptionsError, type StartServerOptions } from "./server-options";
+import { MaterialStore } from "./store";
+import { makeSyntheticMaterials } from "./synthetic";
+
+/** A running server, as {@link startServer} resolves it. */
+export interface ServerHandle {
+  /** The versioned base URL clients use, e.g. `http://127.0.0.1:4000/api/2018-10-01`. */
+  baseUrl: string;
+  /** The port actually listened on (useful with `port: 0`). */
+  port: number;
+  /** The host listened on. */
+  host: string;
+  /** How many materials are served (real plus synthetic). */
+  materialCount: number;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/** Largest request head (request line plus headers) Node will parse. */
+const MAX_HEADER_BYTES = 32 * 1024;
+
+const JSON_HEADERS = {
+  "Content-Type": "application/json; charset=utf-8",
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+};
+
+function send(res: ServerResponse, reply: Reply): void {
+  const body = JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    ...JSON_HEADERS,
+    ...reply.headers,
+    "Content-Length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function toReply(error: unknown): Reply {
+  if (error instanceof HttpError) {
+    // 413: the rest of the body is not read, so the connection cannot be reused.
+    const headers = error.status === 413 ? { ...error.headers, Connection: "close" } : error.headers;
+    return { status: error.status, body: errorBody(error.status, error.message), headers };
+  }
+  return { status: 500, body: errorBody(500, "matframe serve hit an internal error; please report it with the request that caused it.") };
+}
+
+/** Answers requests Node could not parse (oversized heads, garbage) with a JSend body too. */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let message = "The request is not valid HTTP.";
+  if (error.code === "HPE_HEADER_OVERFLOW") {
+    const head = error.rawPacket?.toString("latin1") ?? "";
+    const lineEnd = head.indexOf("\r\n");
+    const requestLine = lineEnd === -1 ? head : head.slice(0, lineEnd);
+    if (lineEnd === -1 || requestLine.length > MAX_URL_LENGTH) {
+      status = 414;
+      message = `The request URL is longer than ${MAX_URL_LENGTH} characters; shorten the query or use smaller requests.`;
+    } else {
+      status = 431;
+      message = `The request headers are larger than ${MAX_HEADER_BYTES} bytes.`;
+    }
+  } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    status = 408;
+    message = "The request took too long to arrive.";
+  }
+  const body = JSON.stringify(errorBody(status, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      const reasons: Record<string, string> = {
+        EADDRINUSE: `port ${port} is already in use; pick another with --port (0 picks a free one)`,
+        EADDRNOTAVAIL: `the address ${host} is not available on this machine`,
+        EACCES: `no permission to listen on port ${port}; use a port above 1023`,
+        ENOTFOUND: `the host name ${host} cannot be resolved`,
+      };
+      reject(new ServerOptionsError(`Cannot listen on ${host}:${port}: ${reasons[error.code ?? ""] ?? error.message}.`));
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+/**
+ * Starts the local platform: the Materials Platform API 2018-10-01 (login, logout, materials)
+ * served from this machine, by default with the bundled real materials.
+ *
+ * @example
+ * const server = await startServer({ port: 0 });
+ * // ... ApiClient.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" })
+ * await server.close();
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
+  const resolved = resolveOptions(options);
+  const log = (line: string) => {
+    try {
+      resolved.log?.(line);
+    } catch {
+      // A failing logger must not take the server down.
+    }
+  };
+  const records = await loadDataset(resolved.data);
+  const bases = resolved.data === undefined ? records : await loadBundledData();
+  const synthetic = makeSyntheticMaterials(resolved.synthetic, bases);
+  const all = synthetic.length === 0 ? records : checkRecords([...records, ...synthetic], (i) => `record ${i + 1}`);
+  const state: ServerState = {
+    store: new MaterialStore(all, resolved.scanBudgetMs),
+    auth: await AuthRegistry.create(resolved.users),
+    throttle: new LoginThrottle(resolved.loginThrottle),
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    let reply: Reply;
+    try {
+      reply = await routeRequest(req, state);
+    } catch (error) {
+      reply = toReply(error);
+      if (!(error instanceof HttpError)) log(`internal error: ${(error as Error)?.name ?? "unknown"}`);
+    }
+    if (res.writableEnded || res.destroyed) return;
+    send(res, reply);
+    // Only the path: query strings may hold values a user considers private.
+    const path = (req.url ?? "").split("?")[0].slice(0, 200);
+    log(`${req.method} ${path} ${reply.status} ${Math.round(performance.now() - started)}ms`);
+  };
+
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
+    (req, res) => void handle(req, res),
+  );
+  server.on("clientError", answerClientError);
+  await listen(server, resolved.host, resolved.port);
+
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : resolved.port;
+  const hostInUrl = resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
+  const baseUrl = `http://${hostInUrl}:${port}${API_PREFIX}`;
+  log(`serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl,
+    port,
+    host: resolved.host,
+    materialCount: all.length,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
