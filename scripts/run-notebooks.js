@@ -1,0 +1,116 @@
+// Executes the example notebooks on the tslab kernel with Jupyter's nbconvert.
+//
+//   node scripts/run-notebooks.js                  refresh the committed outputs in place (npm run notebooks)
+//   node scripts/run-notebooks.js --output-dir D   write executed copies to D instead (the notebook tests)
+//   node scripts/run-notebooks.js --check          only say whether Jupyter and the tslab kernel are usable
+//   ... [NAME.ipynb ...]                           only these notebooks
+//
+// Exit codes: 0 all ran clean, 1 a notebook failed, 4 Jupyter or the tslab kernel is missing.
+// The notebooks always run against the built-in local platform: MATFRAME_* variables are removed
+// from their environment, so committed outputs are the same on every machine.
+"use strict";
+const { spawnSync } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+const { linkSelf } = require("./link-self");
+
+const root = path.join(__dirname, "..");
+const notebookDir = path.join(root, "notebooks");
+const KERNEL = "tslab";
+const CELL_TIMEOUT_S = 600;
+const EXIT_MISSING = 4;
+// The chart pictured in the README: the first SVG output of the cell tagged "readme-chart".
+const README_CHART = { notebook: "05-teaching-crystals.ipynb", tag: "readme-chart", file: path.join(root, "docs", "chart.svg") };
+
+function kernelEnv() {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith("MATFRAME_")) delete env[name];
+  // Jupyter starts the kernel as the command `tslab`; ours is in node_modules/.bin.
+  env.PATH = [path.join(root, "node_modules", ".bin"), env.PATH].join(path.delimiter);
+  // Debian's Python warns about frozen modules and the debugger on every kernel start.
+  env.PYDEVD_DISABLE_FILE_VALIDATION = "1";
+  return env;
+}
+
+/** Why the notebooks cannot run here, or undefined when they can. */
+function missingReason(env) {
+  const nbconvert = spawnSync("jupyter", ["nbconvert", "--version"], { env, encoding: "utf8" });
+  if (nbconvert.error || nbconvert.status !== 0) {
+    return "Jupyter's nbconvert is not installed (Debian: apt-get install jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)";
+  }
+  const specs = spawnSync("jupyter", ["kernelspec", "list", "--json"], { env, encoding: "utf8" });
+  let kernels = {};
+  try {
+    kernels = JSON.parse(specs.stdout).kernelspecs ?? {};
+  } catch {
+    return "`jupyter kernelspec list --json` did not answer JSON";
+  }
+  if (!kernels[KERNEL]) return "the tslab kernel is not registered with Jupyter (run: npx tslab install --python=/usr/bin/python3)";
+  if (!fs.existsSync(path.join(root, "node_modules", ".bin", "tslab"))) return "tslab is not installed in node_modules (run: npm ci)";
+  if (!fs.existsSync(path.join(root, "dist", "index.js"))) return "the package is not built (run: npm run build)";
+  return undefined;
+}
+
+function parseArgs(argv) {
+  const args = { outputDir: undefined, check: false, names: [] };
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === "--output-dir") args.outputDir = path.resolve(argv[++i] ?? "");
+    else if (argv[i] === "--check") args.check = true;
+    else if (argv[i].endsWith(".ipynb")) args.names.push(path.basename(argv[i]));
+    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}; see the top of scripts/run-notebooks.js`);
+  }
+  return args;
+}
+
+function execute(name, outputDir, env) {
+  const args = [
+    "nbconvert", "--to", "notebook", "--execute",
+    `--ExecutePreprocessor.kernel_name=${KERNEL}`,
+    `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
+    // Per-cell timestamps would make every run a diff, and are timings no reader needs.
+    "--ExecutePreprocessor.record_timing=False",
+    ...(outputDir ? ["--output-dir", outputDir] : ["--inplace"]),
+    path.join(notebookDir, name),
+  ];
+  const run = spawnSync("jupyter", args, { cwd: notebookDir, env, encoding: "utf8", maxBuffer: 64 << 20 });
+  return { ok: run.status === 0, log: `${run.stdout}${run.stderr}` };
+}
+
+function writeReadmeChart() {
+  const nb = JSON.parse(fs.readFileSync(path.join(notebookDir, README_CHART.notebook), "utf8"));
+  const cell = nb.cells.find((c) => (c.metadata?.tags ?? []).includes(README_CHART.tag));
+  const output = cell?.outputs?.find((o) => o.data?.["image/svg+xml"]);
+  if (!output) throw new Error(`${README_CHART.notebook}: no SVG output in the cell tagged "${README_CHART.tag}"`);
+  const svg = output.data["image/svg+xml"];
+  fs.mkdirSync(path.dirname(README_CHART.file), { recursive: true });
+  fs.writeFileSync(README_CHART.file, (Array.isArray(svg) ? svg.join("") : svg).trimEnd() + "\n");
+  console.log(`wrote ${path.relative(root, README_CHART.file)} from ${README_CHART.notebook}`);
+}
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const env = kernelEnv();
+  const missing = missingReason(env);
+  if (missing) {
+    console.error(`Cannot run the notebooks: ${missing}.`);
+    return EXIT_MISSING;
+  }
+  if (args.check) return 0;
+  linkSelf();
+  const names = args.names.length > 0 ? args.names : fs.readdirSync(notebookDir).filter((f) => f.endsWith(".ipynb")).sort();
+  let failed = 0;
+  for (const name of names) {
+    const result = execute(name, args.outputDir, env);
+    console.log(`${result.ok ? "ok  " : "FAIL"} ${name}`);
+    if (!result.ok) {
+      failed += 1;
+      console.error(result.log.trim());
+    }
+  }
+  if (!args.outputDir && failed === 0 && (args.names.length === 0 || args.names.includes(README_CHART.notebook))) {
+    writeReadmeChart();
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+process.exitCode = main();

@@ -1,0 +1,102 @@
+// Runs every example notebook (notebooks/*.ipynb) on the real tslab kernel through Jupyter's
+// nbconvert, into a temporary folder, and checks the committed notebooks read clean. Without
+// Jupyter the run is skipped with a loud notice, unless MATFRAME_REQUIRE_JUPYTER=1 (set by .ci/run).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joined, outputProblems, outputTexts, readNotebook, type Notebook } from "./notebook/notebook-scan";
+
+const root = path.resolve(__dirname, "..");
+const notebookDir = path.join(root, "notebooks");
+const runner = path.join(root, "scripts", "run-notebooks.js");
+const EXIT_MISSING = 4;
+const names = readdirSync(notebookDir).filter((f) => f.endsWith(".ipynb")).sort();
+
+/** What each notebook must visibly do, checked on its executed outputs. */
+const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
+  "01-quickstart.ipynb": [{ mime: "text/html", contains: '<table class="matframe-table"' }],
+  "02-queries-and-projections.ipynb": [{ mime: "text/html", contains: '<table class="matframe-table"' }],
+  "03-methods.ipynb": [
+    { mime: "image/svg+xml", contains: 'aria-roledescription="bar"' },
+    { mime: "text/html", contains: '<table class="matframe-table"' },
+  ],
+  "04-batch-export.ipynb": [{ mime: "text/html", contains: '<div class="matframe-progress"><progress' }],
+  "05-teaching-crystals.ipynb": [
+    { mime: "image/svg+xml", contains: 'aria-roledescription="text mark"' },
+    { mime: "text/html", contains: '<table class="matframe-table"' },
+  ],
+};
+
+function codeOf(notebook: Notebook): string {
+  return notebook.cells.filter((c) => c.cell_type === "code").map((c) => joined(c.source)).join("\n");
+}
+
+describe("the committed notebooks", () => {
+  it("are the five of issue 5", () => {
+    expect(names).toEqual(Object.keys(EXPECTED_OUTPUT));
+  });
+
+  describe.each(names)("%s", (name) => {
+    const notebook = readNotebook(path.join(notebookDir, name));
+
+    it("runs on the tslab kernel and opens with a markdown cell saying what it shows", () => {
+      expect(notebook.metadata.kernelspec?.name).toBe("tslab");
+      expect(notebook.cells[0].cell_type).toBe("markdown");
+      expect(joined(notebook.cells[0].source)).toMatch(/^# .+\n+\S/);
+    });
+
+    it("imports matframe by its package name, as a user's copy would", () => {
+      const code = codeOf(notebook);
+      expect(code).toMatch(/from "matframe(\/notebook)?"/);
+      expect(code).not.toMatch(/from ["']\.\.?\//);
+      expect(code).not.toMatch(/require\(["']\.\.?\//);
+    });
+
+    it("has the outputs of one clean run, in order", () => {
+      const counts = notebook.cells.filter((c) => c.cell_type === "code").map((c) => c.execution_count);
+      expect(counts).toEqual(counts.map((_, i) => i + 1));
+      expect(outputProblems(notebook)).toEqual([]);
+    });
+  });
+});
+
+describe("the notebooks executed on the tslab kernel", () => {
+  let outputDir = "";
+  let missing: string | undefined;
+
+  beforeAll(() => {
+    const check = spawnSync(process.execPath, [runner, "--check"], { encoding: "utf8" });
+    if (check.status === EXIT_MISSING) missing = check.stderr.trim();
+    else if (check.status !== 0) throw new Error(`run-notebooks.js --check failed: ${check.stderr}`);
+    if (missing && process.env.MATFRAME_REQUIRE_JUPYTER !== "1") {
+      const bar = "!".repeat(78);
+      console.warn(`\n${bar}\n!! NOTEBOOKS NOT RUN: ${missing}\n!! Install Jupyter and the tslab kernel (see .ci/run) to run them.\n${bar}\n`);
+    }
+    outputDir = mkdtempSync(path.join(tmpdir(), "matframe-notebooks-"));
+  });
+
+  afterAll(() => {
+    if (outputDir) rmSync(outputDir, { recursive: true, force: true });
+  });
+
+  it.for(names)("%s runs top to bottom with no error, secret, path or timing in its outputs", { timeout: 600_000 }, (name, ctx) => {
+    if (missing) {
+      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${missing}`);
+      ctx.skip(`Jupyter or the tslab kernel is missing: ${missing}`);
+    }
+    const run = spawnSync(process.execPath, [runner, "--output-dir", outputDir, name], { encoding: "utf8" });
+    expect(run.status, `${name} failed on the kernel:\n${run.stdout}${run.stderr}`).toBe(0);
+
+    const executed = readNotebook(path.join(outputDir, name));
+    expect(outputProblems(executed)).toEqual([]);
+    const outputs = executed.cells.flatMap((c) => c.outputs ?? []).flatMap(outputTexts);
+    for (const { mime, contains } of EXPECTED_OUTPUT[name] ?? []) {
+      expect(
+        outputs.some((o) => o.kind === mime && o.text.includes(contains)),
+        `${name} should display ${mime} containing ${contains}`,
+      ).toBe(true);
+    }
+  });
+});
