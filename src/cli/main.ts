@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// The `matframe` command: dispatches to a subcommand. Each subcommand lives in its own file and
+// only parses arguments; the work is done by the library functions they call.
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { runServe } from "./serve-command";
+
+const USAGE = `Usage: matframe <command> [options]
+
+Commands:
+  serve       serve the Materials Platform API (2018-10-01) locally, with real materials
+
+Options:
+  -h, --help      show this help (matframe <command> --help for a command's options)
+  -v, --version   print the version
+
+Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.`;
+
+function version(): string {
+  const manifest = path.join(__dirname, "..", "..", "package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return runServe(rest);
+    case "--version":
+    case "-v":
+      process.stdout.write(`${version()}\n`);
+      return 0;
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case undefined:
+      process.stderr.write(`${USAGE}\n`);
+      return 1;
+    default:
+      process.stderr.write(`matframe: unknown command "${command}".\n\n${USAGE}\n`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // Unexpected: say what happened without a stack trace.
+    process.stderr.write(`matframe: ${(error as Error)?.message ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,101 @@
+import { parseArgs } from "node:util";
+import { DatasetError, ServerOptionsError, startServer } from "../server";
+
+export const SERVE_USAGE = `Usage: matframe serve [options]
+
+Serves the Materials Platform API (2018-10-01) on this machine, with real materials.
+
+Options:
+  --host HOST            address to listen on (default 127.0.0.1; the demo account
+                         only allows loopback addresses)
+  --port PORT            TCP port, 0 for any free port (default 4000)
+  --data FILE            serve your own records: a JSON array or NDJSON file
+  --user NAME:PASSWORD   an account (repeatable); without any, the account is demo/demo
+  --synthetic N          add N synthetic materials (strained copies), for scale
+  --quiet                do not log requests to stderr
+  -h, --help             show this help
+
+The first line printed on stdout is the base URL, e.g. http://127.0.0.1:4000/api/2018-10-01.
+Stop with Ctrl-C (SIGINT) or SIGTERM.`;
+
+class UsageError extends Error {}
+
+function parseCount(text: string | undefined, flag: string, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > max) {
+    throw new UsageError(`${flag} takes a whole number from 0 to ${max}, not "${text}".`);
+  }
+  return Number(text);
+}
+
+function parseServeArgs(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        data: { type: "string" },
+        user: { type: "string", multiple: true },
+        synthetic: { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Resolves when SIGINT or SIGTERM arrives. */
+function untilStopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve(signal);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/**
+ * `matframe serve`: parses the flags, starts the server, prints the base URL, and stops on
+ * SIGINT/SIGTERM. Returns the exit code: 0 after a clean stop, 1 for a usage error.
+ */
+export async function runServe(argv: string[]): Promise<number> {
+  let handle;
+  try {
+    const flags = parseServeArgs(argv);
+    if (flags.help) {
+      process.stdout.write(`${SERVE_USAGE}\n`);
+      return 0;
+    }
+    const quiet = flags.quiet === true;
+    handle = await startServer({
+      host: flags.host,
+      port: parseCount(flags.port, "--port", 65535),
+      data: flags.data,
+      users: flags.user,
+      synthetic: parseCount(flags.synthetic, "--synthetic", 1_000_000),
+      log: (line) => {
+        if (!quiet || !/^[A-Z]+ \//.test(line)) process.stderr.write(`${line}\n`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ServerOptionsError || error instanceof DatasetError) {
+      process.stderr.write(`matframe serve: ${error.message}\nRun "matframe serve --help" for the options.\n`);
+      return 1;
+    }
+    throw error;
+  }
+  const stopped = untilStopSignal();
+  process.stdout.write(`${handle.baseUrl}\n`);
+  const signal = await stopped;
+  await handle.close();
+  process.stderr.write(`matframe serve: stopped (${signal})\n`);
+  return 0;
+}
