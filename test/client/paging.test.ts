@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiClient, DuplicateRecordError, type DuplicateInfo, type PageInfo } from "../../src/client";
+import { startFaultServer, type FaultServer, type FaultServerOptions } from "../support/fault-server";
+
+let server: FaultServer | undefined;
+let client: ApiClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+});
+
+async function setup(options: FaultServerOptions) {
+  server = await startFaultServer(options);
+  client = new ApiClient({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken });
+  return { server, client };
+}
+
+const listRequests = (s: FaultServer) => s.requests.filter((r) => r.path.endsWith("/materials"));
+
+describe("offset paging", () => {
+  it("asks limit=N, then skip=N, limit=N, ... with _id as the last sort key, and stops at the first short page", async () => {
+    const { server, client } = await setup({ records: 250 });
+    const ids: string[] = [];
+    for await (const m of client.materials.iterate({ pageSize: 100, concurrency: 1, sort: { formula: -1 } })) ids.push(m._id);
+    expect(ids).toHaveLength(250);
+    const sent = listRequests(server).map((r) => r.projection);
+    expect(sent).toEqual([
+      { sort: { formula: -1, _id: 1 }, limit: 100 },
+      { sort: { formula: -1, _id: 1 }, limit: 100, skip: 100 },
+      { sort: { formula: -1, _id: 1 }, limit: 100, skip: 200 },
+    ]);
+  });
+
+  it("keeps `concurrency` pages in flight and still yields in order", async () => {
+    const { server, client } = await setup({ records: 2000, fault: () => ({ kind: "delay", ms: 25 }) });
+    const ids: string[] = [];
+    for await (const m of client.materials.iterate({ pageSize: 100, concurrency: 3 })) ids.push(m._id);
+    expect(ids).toEqual(server.records.map((m) => m._id));
+    expect(server.maxInFlight).toBe(3);
+  });
+
+  it("at concurrency 1 has one page in flight", async () => {
+    const { server, client } = await setup({ records: 500, fault: () => ({ kind: "delay", ms: 10 }) });
+    for await (const _ of client.materials.pages({ pageSize: 100, concurrency: 1 }));
+    expect(server.maxInFlight).toBe(1);
+  });
+
+  it("an exact multiple of pageSize ends on an empty page without yielding it", async () => {
+    const { server, client } = await setup({ records: 300 });
+    const sizes: number[] = [];
+    const info: PageInfo[] = [];
+    for await (const page of client.materials.pages({ pageSize: 100, concurrency: 1, onPage: (i) => info.push(i) })) sizes.push(page.length);
+    expect(sizes).toEqual([100, 100, 100]);
+    expect(info.at(-1)).toEqual({ page: 4, items: 0, total: 300 });
+    expect(listRequests(server)).toHaveLength(4);
+  });
+
+  it("maxItems stops the walk and trims the last limit", async () => {
+    const { server, client } = await setup({ records: 1000 });
+    const ids: string[] = [];
+    for await (const m of client.materials.iterate({ pageSize: 100, maxItems: 250, concurrency: 3 })) ids.push(m._id);
+    expect(ids).toEqual(server.records.slice(0, 250).map((m) => m._id));
+    expect(listRequests(server).map((r) => r.projection!.limit)).toEqual([100, 100, 50]);
+  });
+
+  it("a record seen twice throws DuplicateRecordError by default", async () => {
+    const { client } = await setup({
+      records: 300,
+      fault: (r) => (r.projection?.skip === 200 ? { kind: "duplicate-first", id: "m000150" } : undefined),
+    });
+    const error = await (async () => {
+      for await (const _ of client.materials.iterate({ pageSize: 100 }));
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DuplicateRecordError);
+    expect((error as DuplicateRecordError).id).toBe("m000150");
+    expect((error as DuplicateRecordError).page).toBe(3);
+    expect((error as Error).message).toMatch(/paging: "keyset"/);
+  });
+
+  it("with onDuplicate, a repeat is dropped and reported", async () => {
+    const { client } = await setup({
+      records: 300,
+      fault: (r) => (r.projection?.skip === 200 ? { kind: "duplicate-first", id: "m000150" } : undefined),
+    });
+    const repeats: DuplicateInfo[] = [];
+    const ids: string[] = [];
+    for await (const m of client.materials.iterate({ pageSize: 100, onDuplicate: (d) => repeats.push(d) })) ids.push(m._id);
+    expect(repeats).toEqual([{ id: "m000150", page: 3 }]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(299);
+  });
+
+  it("fields with _id: 0 still pages by _id and yields records without it", async () => {
+    const { server, client } = await setup({ records: 120 });
+    const names: unknown[] = [];
+    for await (const m of client.materials.iterate({ pageSize: 50, fields: { name: 1, _id: 0 } })) {
+      expect("_id" in m).toBe(false);
+      names.push(m.name);
+    }
+    expect(names).toHaveLength(120);
+    expect(listRequests(server)[0].projection!.fields).toEqual({ name: 1 });
+  });
+});
+
+describe("keyset paging", () => {
+  it("sorts by _id and asks for _id > last, one page in flight", async () => {
+    const { server, client } = await setup({ records: 250, fault: () => ({ kind: "delay", ms: 5 }) });
+    const ids: string[] = [];
+    for await (const m of client.materials.iterate({ paging: "keyset", pageSize: 100, concurrency: 3 })) ids.push(m._id);
+    expect(ids).toEqual(server.records.map((m) => m._id));
+    const sent = listRequests(server);
+    expect(sent.map((r) => r.query)).toEqual([{}, { _id: { $gt: "m000099" } }, { _id: { $gt: "m000199" } }]);
+    expect(sent.every((r) => r.projection!.skip === undefined && r.projection!.sort!._id === 1)).toBe(true);
+    expect(server.maxInFlight).toBe(1);
+  });
+
+  it("wraps a query as {$and: [query, {_id: {$gt: last}}]}", async () => {
+    const { server, client } = await setup({ records: 30 });
+    for await (const _ of client.materials.pages({ paging: "keyset", pageSize: 10, query: { formula: { $exists: true } } }));
+    expect(listRequests(server)[1].query).toEqual({ $and: [{ formula: { $exists: true } }, { _id: { $gt: "m000009" } }] });
+  });
+
+  it("a server that ignores the cursor is detected rather than looped on", async () => {
+    const { client } = await setup({
+      records: 30,
+      fault: (r) => (r.path.endsWith("/materials") ? { kind: "wrong-shape", body: { status: "success", data: [{ _id: "a" }, { _id: "b" }] } } : undefined),
+    });
+    await expect(
+      (async () => {
+        for await (const _ of client.materials.iterate({ paging: "keyset", pageSize: 2 }));
+      })(),
+    ).rejects.toThrow(/ignored \{_id: \{\$gt/);
+  });
+});
+
+describe("list", () => {
+  it("sends exactly one request with query and projection as JSON", async () => {
+    const { server, client } = await setup({ records: 30 });
+    const page = await client.materials.list({ query: { formula: "Si" }, projection: { skip: 5, limit: 10 } });
+    expect(page.map((m) => m._id)).toEqual(server.records.slice(5, 15).map((m) => m._id));
+    expect(listRequests(server)).toHaveLength(1);
+    expect(listRequests(server)[0].query).toEqual({ formula: "Si" });
+    expect(listRequests(server)[0].headers["x-auth-token"]).toBe(server.authToken);
+  });
+});
