@@ -2,11 +2,13 @@ import { escapeHtml } from "./escape-html";
 import { tslabModule, type NotebookDisplay } from "./tslab-display";
 
 /**
- * What a progress callback receives: a count, or a progress object with a
- * running count. `Collection.iterate`'s `onPage` passes `{ page, items, total }`
- * where `total` is the items so far; export callbacks pass `{ rows }`.
+ * What a progress callback receives: a running count, or one of the progress
+ * objects matframe reports. `onPage` of `iterate`/`pages` passes
+ * `{ page, items, total }`, where `total` is the records so far (and `items`
+ * those of the page); `onProgress` of `toDataFrame`/`exportCsv` passes
+ * `{ items, pages, bytes? }`, where `items` is the records so far.
  */
-export type ProgressUpdate = number | { total?: number; rows?: number; page?: number; items?: number };
+export type ProgressUpdate = number | { total?: number; items?: number; page?: number; pages?: number; bytes?: number };
 
 /** Options of {@link progress}. */
 export interface ProgressOptions {
@@ -49,9 +51,9 @@ const LOG_INTERVAL_MS = 5_000;
  * `newDisplay`); elsewhere it is a line on stderr.
  *
  * @example
- * const onPage = progress({ label: "materials", expected: 20_000 });
- * await client.materials.exportCsv("materials.csv", { onProgress: onPage });
- * onPage.done();
+ * const onExport = progress({ label: "materials", expected: 20_000 });
+ * await client.materials.exportCsv("materials.csv", { onProgress: onExport });
+ * onExport.done();
  */
 export function progress(options: ProgressOptions = {}): Progress {
   const label = options.label ?? "items";
@@ -89,7 +91,8 @@ export function progress(options: ProgressOptions = {}): Progress {
 }
 
 function countOf(update: ProgressUpdate, previous: number): number {
-  const n = typeof update === "number" ? update : (update.rows ?? update.total);
+  // `total` first: in onPage's info, `items` counts only the latest page.
+  const n = typeof update === "number" ? update : (update.total ?? update.items);
   return typeof n === "number" && Number.isFinite(n) ? n : previous;
 }
 

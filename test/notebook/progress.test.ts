@@ -25,7 +25,7 @@ describe("progress outside a notebook", () => {
     const out = sink(true);
     const onRows = progress({ output: out });
     onRows(250);
-    onRows.done({ rows: 300 });
+    onRows.done({ items: 300, pages: 1 });
     expect(out.writes[0]).toBe("\r\x1b[2K250 items");
     expect(out.writes.at(-1)).toBe("\r\x1b[2Kdone: 300 items\n");
   });
@@ -39,6 +39,16 @@ describe("progress outside a notebook", () => {
     p.done();
     expect(out.writes).toEqual(["10 items\n", "done: 10 items\n"]);
     expect(p.count).toBe(10);
+  });
+
+  it("counts toDataFrame/exportCsv progress by items, onPage progress by total", () => {
+    const out = sink(false);
+    const a = progress({ output: out });
+    a({ items: 1000, pages: 2, bytes: 50_000 });
+    expect(a.count).toBe(1000);
+    const b = progress({ output: out });
+    b({ page: 2, items: 500, total: 1000 });
+    expect(b.count).toBe(1000);
   });
 
   it("keeps the last count when an update carries none", () => {
