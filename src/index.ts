@@ -13,3 +13,39 @@ export {
 export type { Query, Credentials } from "./schemas";
 export { startServer, ServerOptionsError, DatasetError } from "./server";
 export type { StartServerOptions, ServerHandle, UserAccount } from "./server";
+export {
+  ApiClient,
+  Collection,
+  MatframeError,
+  ApiError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  BadRequestError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  ServerError,
+  ConnectionError,
+  TimeoutError,
+  AbortError,
+  ResponseValidationError,
+  ValidationError,
+  ClientClosedError,
+  DuplicateRecordError,
+} from "./client";
+export type {
+  ClientClass,
+  FromEnvOptions,
+  GetDataOptions,
+  TransportSettings,
+  ClientOptions,
+  LoginOptions,
+  ListOptions,
+  IterateOptions,
+  PageInfo,
+  DuplicateInfo,
+  ResponseCheck,
+  CheckResult,
+  ApiErrorDetails,
+} from "./client";
