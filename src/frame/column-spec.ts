@@ -52,8 +52,6 @@ export interface ColumnPlan {
   readonly columns: readonly ColumnDef[];
   /** The projection `fields` to send: parents collapse their children. */
   readonly fields: Fields;
-  /** Whether `_id` is fetched (it names rows in warnings). */
-  readonly hasId: boolean;
 }
 
 const INDEX = /^(0|[1-9][0-9]*)$/;
@@ -73,6 +71,7 @@ export function isIndexSegment(segment: string): boolean {
  * @param columns dotted paths; `undefined` means {@link DEFAULT_COLUMNS}.
  * @throws ValidationError (`option: "columns"`) for an empty list or a malformed path.
  * @example planColumns(["formula", "lattice.a", "lattice"]).fields // { _id: 1, formula: 1, lattice: 1 }
+ * @example planColumns(["formula", "-_id"]).names // ["formula"]
  */
 export function planColumns(columns?: readonly string[]): ColumnPlan {
   const requested = columns ?? DEFAULT_COLUMNS;
@@ -95,7 +94,7 @@ export function planColumns(columns?: readonly string[]): ColumnPlan {
   }
   if (!excludeId && !names.includes("_id")) names.unshift("_id");
   const defs = names.map(toColumnDef);
-  return { names, columns: defs, fields: deriveFields(defs, !excludeId), hasId: !excludeId };
+  return { names, columns: defs, fields: deriveFields(defs) };
 }
 
 function checkPath(column: unknown): string {
@@ -153,10 +152,11 @@ function fieldPath(def: ColumnDef): string {
   return kept.join(".");
 }
 
-function deriveFields(defs: readonly ColumnDef[], includeId: boolean): Fields {
+function deriveFields(defs: readonly ColumnDef[]): Fields {
   const paths = [...new Set(defs.map(fieldPath))].sort();
-  const fields: Fields = {};
-  if (includeId) fields._id = 1;
+  // `_id` is fetched even when its column is left out: it is short, paging needs it, and
+  // warnings name rows by it.
+  const fields: Fields = { _id: 1 };
   // Sorted, a parent precedes its children, so one pass drops every path under a kept one.
   const kept: string[] = [];
   for (const path of paths) {
@@ -164,6 +164,5 @@ function deriveFields(defs: readonly ColumnDef[], includeId: boolean): Fields {
     kept.push(path);
     fields[path] = 1;
   }
-  if (!includeId) fields._id = 0;
   return fields;
 }

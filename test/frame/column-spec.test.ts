@@ -38,11 +38,10 @@ describe("planColumns", () => {
     expect(planColumns(["formula", "_id"]).names).toEqual(["formula", "_id"]);
   });
 
-  it("leaves _id out on purpose with -_id, also from the projection", () => {
+  it("leaves the _id column out on purpose with -_id, still fetching it to name rows in warnings", () => {
     const plan = planColumns(["formula", "-_id"]);
     expect(plan.names).toEqual(["formula"]);
-    expect(plan.fields).toEqual({ formula: 1, _id: 0 });
-    expect(plan.hasId).toBe(false);
+    expect(plan.fields).toEqual({ _id: 1, formula: 1 });
   });
 
   it("expands a method column into type and subtype, in place", () => {
