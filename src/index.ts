@@ -49,3 +49,35 @@ export type {
   CheckResult,
   ApiErrorDetails,
 } from "./client";
+// Frame: the public `Client` is the frame client (collections that read into tables).
+export {
+  Client,
+  FrameCollection,
+  toDataFrame,
+  DEFAULT_COLUMNS,
+  exportCsv,
+  exportNdjson,
+  InvalidMethodError,
+  TargetExistsError,
+  MissingDependencyError,
+  OutputError,
+} from "./frame";
+export type {
+  DataFrame,
+  TableOptions,
+  ToDataFrameOptions,
+  FrameProgress,
+  FrameIterateOptions,
+  CollectionFrameOptions,
+  CollectionCsvOptions,
+  CollectionNdjsonOptions,
+  ExportTarget,
+  PageSource,
+  ExportProgress,
+  ExportOptions,
+  CsvExportOptions,
+  ExportResult,
+  FrameWarning,
+  ReadOptions,
+  WarningHandler,
+} from "./frame";
