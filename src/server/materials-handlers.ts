@@ -9,6 +9,11 @@ import { parseJsonParam } from "./request-input";
 /** Parameters some clients put at the top level; the API wants them inside `projection`. */
 const MISPLACED_PARAMS = ["fields", "sort", "skip", "limit"];
 
+/** An absent parameter means `{}`; an explicit `null` is still refused as not an object. */
+function orEmpty(value: unknown): unknown {
+  return value === undefined ? {} : value;
+}
+
 /** GET /materials?query=...&projection=... */
 export async function handleListMaterials(info: RequestInfo, state: ServerState): Promise<Reply> {
   requireSession(info, state);
@@ -17,8 +22,8 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
       throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
     }
   }
-  const query = validateQuery(parseJsonParam(info.params, "query") ?? {});
-  const options = parseProjection(parseJsonParam(info.params, "projection") ?? {});
+  const query = validateQuery(orEmpty(parseJsonParam(info.params, "query")));
+  const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const records = await state.store.find({ query, sort: options.sort, skip: options.skip, limit: options.limit });
   const select = makeFieldSelector(options.fields);
   return success(records.map(select));
@@ -27,7 +32,7 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
 /** GET /materials/<id> (optionally with projection={"fields": ...}). */
 export async function handleGetMaterial(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
   requireSession(info, state);
-  const options = parseProjection(parseJsonParam(info.params, "projection") ?? {});
+  const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const record = state.store.get(id);
   if (!record) throw notFound(`No material has the id "${id.slice(0, 100)}"; list ids with GET /materials.`);
   return success(makeFieldSelector(options.fields)(record));
