@@ -4,11 +4,13 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { runServe } from "./serve-command";
+import { runExport } from "./export-command";
 
 const USAGE = `Usage: matframe <command> [options]
 
 Commands:
   serve       serve the Materials Platform API (2018-10-01) locally, with real materials
+  export      write materials as CSV or NDJSON (from the local platform when no base URL is set)
 
 Options:
   -h, --help      show this help (matframe <command> --help for a command's options)
@@ -26,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve":
       return runServe(rest);
+    case "export":
+      return runExport(rest);
     case "--version":
     case "-v":
       process.stdout.write(`${version()}\n`);

@@ -1,0 +1,254 @@
+import { parseArgs } from "node:util";
+import { ApiError, ConnectionError, ResponseValidationError, DuplicateRecordError, TimeoutError, AbortError } from "../client";
+import { OutputError } from "../frame/errors/output-error";
+import type { ExportProgress } from "../frame/export";
+import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
+
+/** Exit codes of `matframe export`, as the README documents them. */
+export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
+
+const HELP = `Usage: matframe export [options]
+
+Writes materials as CSV (or NDJSON) to a file or stdout, page by page. Without --base-url or
+MATFRAME_BASE_URL it starts the built-in local platform and exports its materials.
+
+Options:
+  --base-url URL         platform address (default: $MATFRAME_BASE_URL, else the local platform)
+  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
+                         lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
+  --sort JSON            sort keys, e.g. '{"formula":1}'
+  --page-size N          records per request, 1-500 (default 500)
+  --max-items N          stop after N records
+  --paging offset|keyset paging strategy (default offset)
+  --format csv|ndjson    output format (default: ndjson for .ndjson/.jsonl files, else csv)
+  --output FILE|-        output file, or - for stdout (default -)
+  --force                overwrite an existing output file
+  --quiet                no progress bar and no summary line
+  --username NAME        log in as NAME; the password comes from MATFRAME_PASSWORD or --password-stdin
+  --password-stdin       read the password from standard input
+  -h, --help             show this help
+
+Credentials: MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, or MATFRAME_USERNAME + MATFRAME_PASSWORD.
+Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.
+`;
+
+/** A mistake in the command line; exit code 1. */
+class UsageError extends Error {}
+
+/** What the command line asked for, beyond the task's options. */
+interface Parsed {
+  task: Omit<ExportTaskOptions, "signal">;
+  quiet: boolean;
+  help: boolean;
+}
+
+/**
+ * `matframe export ...`: parses `argv` (the arguments after `export`), runs the export and
+ * returns the exit code. Progress goes to stderr (a bar only on a terminal), data to the output.
+ */
+export async function runExport(argv: string[]): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = await parse(argv);
+  } catch (error) {
+    return fail(error);
+  }
+  if (parsed.help) {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const { quiet } = parsed;
+  const controller = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) process.exit(signalExitCode(signal)); // a second signal: stop now
+    signalled = signal;
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const bar = !quiet && process.stderr.isTTY ? new ProgressBar(parsed.task.maxItems) : undefined;
+  try {
+    const result = await exportTask(
+      { ...parsed.task, signal: controller.signal },
+      {
+        onSource: (source) => {
+          if (source.local && !quiet) {
+            process.stderr.write(
+              `No --base-url or MATFRAME_BASE_URL: exporting the ${source.materials} materials of the built-in local platform.\n`,
+            );
+          }
+        },
+        onProgress: (progress) => bar?.update(progress),
+        onWarning: (warning) => {
+          bar?.clear();
+          process.stderr.write(`warning: ${warning.message}\n`);
+        },
+      },
+    );
+    bar?.clear();
+    if (!quiet) process.stderr.write(`${summary(result)}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    bar?.clear();
+    if (signalled && (error instanceof AbortError || controller.signal.aborted)) {
+      const output = typeof parsed.task.output === "string" ? `; ${parsed.task.output} was not written` : "";
+      process.stderr.write(`matframe export: interrupted by ${signalled}${output}.\n`);
+      return signalExitCode(signalled);
+    }
+    // The reader of our stdout went away (e.g. `| head`): what it wanted, it got.
+    if (error instanceof OutputError && (error.cause as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT.ok;
+    return fail(error);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+async function parse(argv: string[]): Promise<Parsed> {
+  if (argv.some((arg) => arg === "--password" || arg.startsWith("--password="))) {
+    throw new UsageError(
+      "--password is not accepted: a password on the command line shows in the process list and shell history. " +
+        "Set MATFRAME_PASSWORD or use --password-stdin.",
+    );
+  }
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "base-url": { type: "string" },
+        query: { type: "string" },
+        columns: { type: "string" },
+        sort: { type: "string" },
+        "page-size": { type: "string" },
+        "max-items": { type: "string" },
+        paging: { type: "string" },
+        format: { type: "string" },
+        output: { type: "string" },
+        force: { type: "boolean" },
+        quiet: { type: "boolean" },
+        username: { type: "string" },
+        "password-stdin": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.replace(/\.$/, "")}. Run \`matframe export --help\` for the options.`);
+  }
+  const output = values.output ?? "-";
+  const paging = oneOf("--paging", values.paging, ["offset", "keyset"] as const);
+  const format = oneOf("--format", values.format, ["csv", "ndjson"] as const) ?? (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : "csv");
+  const task: Parsed["task"] = {
+    baseUrl: values["base-url"],
+    query: jsonObject("--query", values.query, `'{"formula":"Si"}'`),
+    columns: values.columns?.split(",").map((column) => column.trim()),
+    sort: jsonObject("--sort", values.sort, `'{"formula":1}'`) as ExportTaskOptions["sort"],
+    pageSize: integer("--page-size", values["page-size"]),
+    maxItems: integer("--max-items", values["max-items"]),
+    paging,
+    format,
+    output: output === "-" ? process.stdout : output,
+    force: values.force ?? false,
+  };
+  if (values.username !== undefined || values["password-stdin"]) {
+    const username = values.username ?? process.env.MATFRAME_USERNAME;
+    if (!username) throw new UsageError("--password-stdin needs a user: pass --username or set MATFRAME_USERNAME.");
+    const password = values["password-stdin"] ? await readPassword() : process.env.MATFRAME_PASSWORD;
+    if (!password) throw new UsageError("--username needs a password: set MATFRAME_PASSWORD or pass --password-stdin.");
+    task.username = username;
+    task.password = password;
+  }
+  return { task, quiet: values.quiet ?? false, help: values.help ?? false };
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${flag} must be ${allowed.join(" or ")}; got "${value}".`);
+}
+
+function jsonObject(flag: string, text: string | undefined, example: string): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${flag} must be a JSON object, e.g. ${example}; it does not parse as JSON.`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new UsageError(`${flag} must be a JSON object, e.g. ${example}.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function integer(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got "${text}".`);
+  return Number(text);
+}
+
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new UsageError(`--password-stdin reads the password from a pipe, e.g. printf '%s' "$PASSWORD" | matframe export --password-stdin ...`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+/** Prints one line for `error` (never a stack) and returns its exit code. */
+function fail(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`matframe export: ${message.replace(/\s*\n\s*/g, " ")}\n`);
+  return exitCode(error);
+}
+
+function exitCode(error: unknown): number {
+  if (error instanceof ConnectionError || error instanceof TimeoutError) return EXIT.network;
+  if (error instanceof ApiError || error instanceof ResponseValidationError || error instanceof DuplicateRecordError) return EXIT.api;
+  return EXIT.usage;
+}
+
+function signalExitCode(signal: NodeJS.Signals): number {
+  return signal === "SIGINT" ? 130 : 143;
+}
+
+function summary(result: ExportTaskResult): string {
+  const items = `${result.items.toLocaleString("en-US")} ${result.items === 1 ? "material" : "materials"}`;
+  const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
+  return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}.`;
+}
+
+/** A one-line progress display on a terminal's stderr, redrawn at most ten times a second. */
+class ProgressBar {
+  private readonly started = performance.now();
+  private last = 0;
+  private drawn = false;
+
+  constructor(private readonly maxItems: number | undefined) {}
+
+  update(progress: ExportProgress): void {
+    const now = performance.now();
+    if (now - this.last < 100) return;
+    this.last = now;
+    const seconds = ((now - this.started) / 1000).toFixed(1);
+    const count = `${progress.items.toLocaleString("en-US")} materials, ${progress.pages} pages, ${seconds} s`;
+    let line = `exporting: ${count}`;
+    if (this.maxItems) {
+      const width = 24;
+      const filled = Math.round(width * Math.min(1, progress.items / this.maxItems));
+      line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${count}`;
+    }
+    process.stderr.write(`\r\x1b[K${line}`);
+    this.drawn = true;
+  }
+
+  clear(): void {
+    if (this.drawn) process.stderr.write("\r\x1b[K");
+    this.drawn = false;
+  }
+}

@@ -1,0 +1,113 @@
+import type { Writable } from "node:stream";
+import type { Query, Sort } from "../schemas";
+import { startServer, type ServerHandle } from "../server";
+import { Client } from "../frame/client";
+import type { ExportProgress, ExportResult } from "../frame/export";
+import type { FrameWarning } from "../frame/row-reader";
+
+/** The local platform's built-in account. */
+const DEMO = { username: "demo", password: "demo" } as const;
+
+/** What `matframe export` does, as options (the command only parses them). */
+export interface ExportTaskOptions {
+  /** The platform's address; without it (and without `MATFRAME_BASE_URL`) the local platform is started. */
+  baseUrl?: string;
+  /** Log in as this user (with `password`) instead of the `MATFRAME_*` credentials. */
+  username?: string;
+  /** Only with `username`; never from the command line. */
+  password?: string;
+  query?: Query;
+  columns?: string[];
+  sort?: Sort;
+  pageSize?: number;
+  maxItems?: number;
+  paging?: "offset" | "keyset";
+  /** @default "csv" */
+  format?: "csv" | "ndjson";
+  /** A file path (written atomically) or a stream such as `process.stdout`. */
+  output: string | Writable;
+  /** Overwrite an existing output file. @default false */
+  force?: boolean;
+  /** Stops the export (not the login or logout); the partial file is removed. */
+  signal?: AbortSignal;
+  /** Where `MATFRAME_*` variables are read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Where the export reads from, reported before the first page. */
+export interface ExportSource {
+  /** The versioned base URL. */
+  readonly baseUrl: string;
+  /** Whether this is the built-in local platform, started for this export. */
+  readonly local: boolean;
+  /** How many materials the local platform serves (local only). */
+  readonly materials?: number;
+}
+
+/** Callbacks; the task itself prints nothing. */
+export interface ExportTaskEvents {
+  onSource?: (source: ExportSource) => void;
+  onProgress?: (progress: ExportProgress) => void;
+  onWarning?: (warning: FrameWarning) => void;
+}
+
+/** What the export wrote, and how long it took. */
+export interface ExportTaskResult extends ExportResult {
+  readonly seconds: number;
+  readonly source: ExportSource;
+}
+
+/**
+ * Exports a collection's materials as CSV or NDJSON, from the platform named by `baseUrl` or
+ * `MATFRAME_BASE_URL`, or from the built-in local platform (demo account) when neither is set.
+ *
+ * @example
+ * const result = await exportTask({ output: "materials.csv", columns: ["formula", "lattice.a"] });
+ */
+export async function exportTask(options: ExportTaskOptions, events: ExportTaskEvents = {}): Promise<ExportTaskResult> {
+  const started = performance.now();
+  const env = options.env ?? process.env;
+  const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
+  let server: ServerHandle | undefined;
+  let client: Client | undefined;
+  // A client logged in here is logged out at the end; a token from the environment is only
+  // closed, since logging out would revoke the user's own token.
+  let loggedIn = true;
+  try {
+    let source: ExportSource;
+    if (baseUrl === undefined) {
+      server = await startServer({ port: 0 });
+      client = await Client.login({ baseUrl: server.baseUrl, ...DEMO });
+      source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
+    } else if (options.username !== undefined) {
+      client = await Client.login({ baseUrl, username: options.username, password: options.password ?? "" });
+      source = { baseUrl: client.baseUrl, local: false };
+    } else {
+      loggedIn = !(env.MATFRAME_ACCOUNT_ID && env.MATFRAME_AUTH_TOKEN);
+      client = await Client.fromEnv({ baseUrl }, env);
+      source = { baseUrl: client.baseUrl, local: false };
+    }
+    events.onSource?.(source);
+    const exportOptions = {
+      query: options.query,
+      columns: options.columns,
+      sort: options.sort,
+      pageSize: options.pageSize,
+      maxItems: options.maxItems,
+      paging: options.paging,
+      force: options.force,
+      signal: options.signal,
+      onProgress: events.onProgress,
+      onWarning: events.onWarning,
+    };
+    const materials = client.materials;
+    const result =
+      options.format === "ndjson"
+        ? await materials.exportNdjson(options.output, exportOptions)
+        : await materials.exportCsv(options.output, exportOptions);
+    return { ...result, seconds: (performance.now() - started) / 1000, source };
+  } finally {
+    if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);
+    await server?.close();
+  }
+}
