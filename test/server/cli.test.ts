@@ -1,0 +1,129 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+
+// The CLI as users run it: the built bin entry, spawned as a process (npm test builds first).
+const ROOT = path.join(__dirname, "..", "..");
+const BIN = path.join(ROOT, "dist", "cli", "main.js");
+
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[]): { child: ChildProcessWithoutNullStreams; done: Promise<Finished> } {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first.`);
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const done = new Promise<Finished>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const end = text.indexOf("\n");
+      if (end !== -1) {
+        child.stdout.off("data", onData);
+        resolve(text.slice(0, end));
+      }
+    };
+    child.stdout.on("data", onData);
+    child.on("close", () => reject(new Error(`exited before printing a line; stdout: ${text}`)));
+  });
+}
+
+function expectNoStack(text: string) {
+  expect(text).not.toMatch(/\n\s+at /);
+}
+
+describe("matframe serve as a process", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`prints the base URL first, serves, and stops cleanly on ${signal}`, async () => {
+      const { child, done } = run(["serve", "--port", "0", "--synthetic", "50"]);
+      const baseUrl = await firstLine(child);
+      expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01$/);
+      const login = await fetch(`${baseUrl}/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "username=demo&password=demo",
+      });
+      const credentials = ((await login.json()) as { data: Record<string, string> }).data;
+      const list = await fetch(`${baseUrl}/materials?projection=${encodeURIComponent('{"limit": 500}')}`, {
+        headers: credentials,
+      });
+      expect(((await list.json()) as { data: unknown[] }).data.length).toBe(79);
+      child.kill(signal);
+      const finished = await done;
+      expect(finished.code).toBe(0);
+      expect(finished.stderr).toContain(`stopped (${signal})`);
+      // Request lines are logged, secrets are not.
+      expect(finished.stderr).toMatch(/POST \/api\/2018-10-01\/login 200 \d+ms/);
+      expect(finished.stderr).not.toContain(credentials["X-Auth-Token"]);
+      expect(finished.stdout.trim()).toBe(baseUrl);
+    });
+  }
+
+  it("accepts --user (repeatable) and --data", async () => {
+    const data = path.join(ROOT, "data", "materials.json");
+    const { child, done } = run(["serve", "--port", "0", "--user", "ann:pw-ann", "--user", "ben:pw-ben", "--data", data, "--quiet"]);
+    const baseUrl = await firstLine(child);
+    for (const [user, password] of [["ann", "pw-ann"], ["ben", "pw-ben"]]) {
+      const res = await fetch(`${baseUrl}/login`, { method: "POST", body: new URLSearchParams({ username: user, password }) });
+      expect(res.status).toBe(200);
+    }
+    child.kill("SIGTERM");
+    const finished = await done;
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).not.toMatch(/login 200/); // --quiet
+    expect(finished.stderr).not.toContain("pw-ann");
+  });
+
+  const usageErrors: Array<[string[], RegExp]> = [
+    [["serve", "--bogus"], /Unknown option '--bogus'/],
+    [["serve", "--port", "abc"], /--port takes a whole number/],
+    [["serve", "--port", "99999"], /--port takes a whole number/],
+    [["serve", "--synthetic", "-3"], /synthetic/],
+    [["serve", "--user", "nocolon"], /NAME:PASSWORD/],
+    [["serve", "--host", "0.0.0.0"], /demo\/demo account/],
+    [["serve", "--data", "/nonexistent/file.json"], /no such file/],
+    [["serve", "extra"], /positional/i],
+    [["frobnicate"], /unknown command "frobnicate"/],
+    [[], /Usage: matframe/],
+  ];
+  for (const [args, message] of usageErrors) {
+    it(`exits 1 with a clear message for: matframe ${args.join(" ")}`, async () => {
+      const finished = await run(args).done;
+      expect(finished.code).toBe(1);
+      expect(finished.stderr).toMatch(message);
+      expect(finished.stdout).toBe("");
+      expectNoStack(finished.stderr);
+    });
+  }
+
+  it("prints help and the version", async () => {
+    const help = await run(["--help"]).done;
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("serve");
+    const serveHelp = await run(["serve", "--help"]).done;
+    expect(serveHelp.code).toBe(0);
+    expect(serveHelp.stdout).toContain("--synthetic N");
+    const version = await run(["--version"]).done;
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(version.stdout.trim()).toBe(manifest.version);
+  });
+
+  it("has a shebang so it runs as a bin", () => {
+    expect(readFileSync(BIN, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+  });
+});
