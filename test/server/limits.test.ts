@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { errorMessage, listMaterials, login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
@@ -15,11 +15,11 @@ afterAll(() => server.close());
 /** Sends raw bytes and returns the whole response text (for requests Node's parser refuses). */
 function rawSocket(port: number, payload: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(payload));
+    const socket: Socket = connect(port, "127.0.0.1", () => socket.write(payload));
     let text = "";
-    socket.on("data", (chunk) => (text += chunk.toString("utf8")));
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
     socket.on("end", () => resolve(text));
-    socket.on("error", (error) => (text ? resolve(text) : reject(error)));
+    socket.on("error", (error: Error) => (text ? resolve(text) : reject(error)));
   });
 }
 
