@@ -1,9 +1,13 @@
+import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import { startServer, type ServerHandle } from "../server";
 import { Client } from "../frame/client";
 import type { ExportProgress, ExportResult } from "../frame/export";
 import type { FrameWarning } from "../frame/row-reader";
+import { planColumns } from "../frame/column-spec";
+import { validateIterateOptions } from "../client/validate-options";
+import { TargetExistsError } from "../frame/errors/target-exists-error";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;
@@ -66,6 +70,13 @@ export interface ExportTaskResult extends ExportResult {
  */
 export async function exportTask(options: ExportTaskOptions, events: ExportTaskEvents = {}): Promise<ExportTaskResult> {
   const started = performance.now();
+  // Mistakes the user can fix are reported before a server is started or a login sent.
+  planColumns(options.columns);
+  const { query, sort, pageSize, maxItems, paging } = options;
+  validateIterateOptions({ query, sort, pageSize, maxItems, paging });
+  if (typeof options.output === "string" && !options.force && existsSync(options.output)) {
+    throw new TargetExistsError(options.output);
+  }
   const env = options.env ?? process.env;
   const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
   let server: ServerHandle | undefined;

@@ -99,11 +99,13 @@ async function exportRows(pages: PageSource, target: ExportTarget, format: Forma
   const sink = new Sink(stream, typeof target === "string" ? target : undefined);
   let items = 0;
   let pageCount = 0;
+  // The header goes out with the first page, so a request that fails at once leaves stdout empty.
+  let header = format.header(plan.names);
   try {
-    await sink.write(format.header(plan.names));
     const row = new Array<unknown>(plan.names.length);
     for await (const page of pages) {
-      let text = "";
+      let text = header;
+      header = "";
       for (let i = 0; i < page.length; i++) {
         reader.read(page[i], row);
         text += `${line(row)}\n`;
@@ -113,6 +115,7 @@ async function exportRows(pages: PageSource, target: ExportTarget, format: Forma
       pageCount++;
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
     }
+    await sink.write(header);
     sink.check();
     if (file) await file.commit();
   } catch (error) {

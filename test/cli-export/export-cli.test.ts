@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { startServer, type ServerHandle } from "../../src/server";
+import { ApiClient } from "../../src/client";
+import { lastLine, runCli } from "./run-cli";
+
+const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<{ _id: string; formula: string }>;
+
+let dir: string;
+let server: ServerHandle;
+const PASSWORD = "correct horse battery staple";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "matframe-cli-"));
+  server = await startServer({ port: 0, users: [`alice:${PASSWORD}`] });
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function expectOneLineError(stderr: string, text: string): void {
+  const lines = stderr.trimEnd().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^matframe export: /);
+  expect(lines[0]).toContain(text);
+  expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+}
+
+describe("matframe export with no base URL (the local platform)", () => {
+  it("writes the bundled materials as CSV to stdout, with a summary on stderr", async () => {
+    const result = await runCli(["export", "--output", "-"], { cwd: dir });
+    expect(result.code).toBe(0);
+    const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => r._id)).toEqual(bundled.map((m) => m._id));
+    expect(Object.keys(rows[0])).toEqual([
+      "_id",
+      "name",
+      "formula",
+      "method.type",
+      "method.subtype",
+      "lattice.a",
+      "lattice.b",
+      "lattice.c",
+      "derivedProperties.volume",
+      "derivedProperties.density",
+    ]);
+    expect(result.stderr).toContain("built-in local platform");
+    expect(lastLine(result.stderr)).toMatch(new RegExp(`^Exported ${bundled.length} materials \\(1 page\\) in \\d+\\.\\d s to stdout\\.$`));
+    // stderr is not a terminal here: no progress bar escape codes.
+    expect(result.stderr).not.toContain("\x1b[");
+  });
+
+  it("writes a file, refuses to overwrite it, and overwrites it with --force", async () => {
+    const first = await runCli(["export", "--output", "materials.csv", "--columns", "formula,lattice.a", "--page-size", "10"], { cwd: dir });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe("");
+    const target = join(dir, "materials.csv");
+    expect(lastLine(first.stderr)).toMatch(/^Exported 29 materials \(3 pages\) in \d+\.\d s to .*materials\.csv\.$/);
+    const rows = parse(readFileSync(target, "utf8"));
+    expect(rows[0]).toEqual(["_id", "formula", "lattice.a"]);
+    expect(rows).toHaveLength(bundled.length + 1);
+
+    writeFileSync(target, "keep me");
+    const refused = await runCli(["export", "--output", "materials.csv"], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expectOneLineError(refused.stderr, "materials.csv already exists");
+    expect(readFileSync(target, "utf8")).toBe("keep me");
+
+    const forced = await runCli(["export", "--output", "materials.csv", "--force", "--quiet"], { cwd: dir });
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toBe("");
+    expect(parse(readFileSync(target, "utf8"))).toHaveLength(bundled.length + 1);
+  });
+
+  it("writes NDJSON with --format ndjson, query, sort and max items", async () => {
+    const result = await runCli(
+      ["export", "--format", "ndjson", "--columns", "formula", "--query", '{"tags":"3D"}', "--sort", '{"formula":-1}', "--max-items", "3", "--quiet"],
+      { cwd: dir },
+    );
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(3);
+    const formulas = lines.map((l) => l.formula);
+    expect(formulas).toEqual([...formulas].sort().reverse());
+    expect(Object.keys(lines[0])).toEqual(["_id", "formula"]);
+  });
+
+  it("shows its help on stdout", async () => {
+    const result = await runCli(["export", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Usage: matframe export");
+    expect(result.stdout).toContain("--password-stdin");
+  });
+});
+
+describe("matframe export usage errors (exit 1)", () => {
+  it.each([
+    [["--paging", "sideways"], '--paging must be offset or keyset; got "sideways".'],
+    [["--format", "xlsx"], "--format must be csv or ndjson"],
+    [["--query", "{nope"], "--query must be a JSON object"],
+    [["--query", "[1]"], "--query must be a JSON object"],
+    [["--page-size", "ten"], '--page-size must be a whole number; got "ten".'],
+    [["--page-size", "900"], "pageSize"],
+    [["--columns", "lattice..a"], 'Column "lattice..a" has an empty segment'],
+    [["--bogus"], "--help"],
+    [["--password", "hunter2"], "--password is not accepted"],
+    [["--username", "alice"], "--username needs a password"],
+  ])("%j", async (args, message) => {
+    const result = await runCli(["export", "--output", "-", ...args], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expectOneLineError(result.stderr, message);
+    expect(result.stderr).not.toContain("hunter2");
+  });
+});
+
+describe("matframe export against a platform", () => {
+  it("logs in with --username and MATFRAME_PASSWORD", async () => {
+    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--columns", "formula", "--quiet"], {
+      env: { MATFRAME_PASSWORD: PASSWORD },
+    });
+    expect(result.code).toBe(0);
+    expect(parse(result.stdout)).toHaveLength(bundled.length + 1);
+  });
+
+  it("reads the password from --password-stdin", async () => {
+    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin", "--quiet"], {
+      stdin: `${PASSWORD}\n`,
+    });
+    expect(result.code).toBe(0);
+    expect(parse(result.stdout)).toHaveLength(bundled.length + 1);
+  });
+
+  it("logs in with MATFRAME_USERNAME and MATFRAME_PASSWORD", async () => {
+    const result = await runCli(["export", "--quiet", "--max-items", "2"], {
+      env: { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_USERNAME: "alice", MATFRAME_PASSWORD: PASSWORD },
+    });
+    expect(result.code).toBe(0);
+    expect(parse(result.stdout)).toHaveLength(3);
+  });
+
+  it("uses MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN as they are, and does not revoke the token", async () => {
+    const login = await fetch(`${server.baseUrl}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ username: "alice", password: PASSWORD }).toString(),
+    });
+    const { data } = (await login.json()) as { data: Record<string, string> };
+    const accountId = data["X-Account-Id"];
+    const authToken = data["X-Auth-Token"];
+    const result = await runCli(["export", "--quiet", "--max-items", "2"], {
+      env: { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_ACCOUNT_ID: accountId, MATFRAME_AUTH_TOKEN: authToken },
+    });
+    expect(result.code).toBe(0);
+    expect(parse(result.stdout)).toHaveLength(3);
+    expect(result.stderr).not.toContain(authToken);
+    const client = new ApiClient({ baseUrl: server.baseUrl, accountId, authToken });
+    expect(await client.materials.list({ projection: { limit: 1 } })).toHaveLength(1);
+    await client.logout();
+  });
+
+  it("exits 2 on a wrong password, naming neither password nor token", async () => {
+    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice"], {
+      env: { MATFRAME_PASSWORD: "wrong-password-123" },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expectOneLineError(result.stderr, "");
+    expect(result.stderr).not.toContain("wrong-password-123");
+  });
+
+  it("exits 2 on a query the platform rejects, with nothing on stdout", async () => {
+    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--query", '{"$where":"1"}'], {
+      env: { MATFRAME_PASSWORD: PASSWORD },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expectOneLineError(result.stderr, "400");
+  });
+
+  it("exits 3 when the platform cannot be reached", async () => {
+    const closed = await startServer({ port: 0 });
+    const baseUrl = closed.baseUrl;
+    await closed.close();
+    const result = await runCli(["export", "--base-url", baseUrl, "--username", "demo", "--output", "x.csv"], {
+      cwd: dir,
+      env: { MATFRAME_PASSWORD: "demo" },
+    });
+    expect(result.code).toBe(3);
+    expectOneLineError(result.stderr, "ECONNREFUSED");
+  });
+});
