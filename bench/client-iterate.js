@@ -8,6 +8,7 @@
 //
 // Uses dist/ (run `npm run build` first, or `npm run bench:client`).
 
+const os = require("node:os");
 const { Pool } = require("undici");
 const { startServer, ApiClient } = require("../dist/index.js");
 
@@ -51,6 +52,8 @@ async function main() {
   await pool.close();
   await server.close();
 
+  // Other processes' load skews every figure alike; it is printed so readers can judge.
+  const load = os.loadavg()[0];
   const rows = modes.map((m) => {
     const seconds = median(timings.get(m.name));
     return { mode: m.name, records: counts.get(m.name), seconds, recordsPerSecond: counts.get(m.name) / seconds };
@@ -62,10 +65,10 @@ async function main() {
     row.floor = `c=${against}`;
   }
   if (args.json) {
-    process.stdout.write(JSON.stringify({ synthetic: SYNTHETIC, runs: RUNS, pageSize: PAGE_SIZE, node: process.version, rows }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ synthetic: SYNTHETIC, runs: RUNS, pageSize: PAGE_SIZE, node: process.version, cpus: os.cpus().length, load, rows }, null, 2) + "\n");
     return;
   }
-  console.log(`client iterate: ${server.materialCount} materials, pages of ${PAGE_SIZE}, median of ${RUNS} runs, node ${process.version}`);
+  console.log(`client iterate: ${server.materialCount} materials, pages of ${PAGE_SIZE}, median of ${RUNS} runs, node ${process.version}, ${os.cpus().length} CPUs, load ${load.toFixed(1)}`);
   console.log(`${"mode".padEnd(26)} ${"s".padStart(7)} ${"records/s".padStart(10)}  vs floor`);
   for (const r of rows) {
     console.log(`${r.mode.padEnd(26)} ${r.seconds.toFixed(2).padStart(7)} ${Math.round(r.recordsPerSecond).toString().padStart(10)}  ${r.vsFloor.toFixed(2)} (${r.floor})`);
