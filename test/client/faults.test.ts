@@ -76,6 +76,38 @@ describe.each([1, 3])("recoverable faults, offset paging at concurrency %i", (co
   });
 });
 
+describe("a long walk through a burst of mixed faults", () => {
+  // Every 3rd list request fails, cycling through the recoverable kinds.
+  const cycle: Fault[] = [
+    { kind: "status", status: 503 },
+    { kind: "drop-mid-body" },
+    { kind: "status", status: 429, headers: { "retry-after": "0" } },
+    { kind: "reset-before-headers" },
+    { kind: "status", status: 502 },
+    { kind: "status", status: 500 },
+    { kind: "status", status: 504 },
+    { kind: "status", status: 408 },
+  ];
+  const injected: string[] = [];
+  const fault: FaultServerOptions["fault"] = (r, n) => {
+    if (!r.path.endsWith("/materials") || n.list % 3 !== 0) return undefined;
+    const f = cycle[(n.list / 3 - 1) % cycle.length];
+    injected.push(f.kind === "status" ? String(f.status) : f.kind);
+    return f;
+  };
+
+  it.each([
+    ["offset", 1],
+    ["offset", 3],
+    ["keyset", 1],
+  ] as const)("%s paging at concurrency %i yields every record exactly once", async (paging, concurrency) => {
+    injected.length = 0;
+    const { server, client } = await setup({ records: 5000, fault }, { maxRetries: 3 });
+    expectEveryRecordOnce(await walk(client, { paging, concurrency, pageSize: 200 }), server);
+    expect(new Set(injected)).toEqual(new Set(["503", "drop-mid-body", "429", "reset-before-headers", "502", "500", "504", "408"]));
+  });
+});
+
 describe("unrecoverable faults end in the right error", () => {
   it("stalled headers: TimeoutError after every attempt timed out", async () => {
     const { server, client } = await setup({ records: 10, fault: onListRequest(1, { kind: "stall" }, 10) }, { timeout: 200, maxRetries: 1 });
