@@ -73,6 +73,9 @@ class QueryValidator {
   }
 
   private logical(operator: string, clauses: unknown, depth: number, where: string): void {
+    if (FIELD_OPERATORS.has(operator)) {
+      throw badRequest(`${operator} (in ${where}) applies to a field; write it under one, e.g. {"formula": {"${operator}": ...}}.`);
+    }
     if (!LOGICAL_OPERATORS.has(operator)) throw unsupportedOperator(operator, where);
     if (!Array.isArray(clauses) || clauses.length === 0) {
       throw badRequest(`${operator} in ${where} takes a non-empty array of query objects.`);

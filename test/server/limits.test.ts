@@ -109,3 +109,18 @@ describe("the log", () => {
     }
   });
 });
+
+describe("query cost", () => {
+  it("stops a query that needs more CPU than the scan budget with 400, and keeps serving", async () => {
+    const strict = await startTestServer({ synthetic: 3000, scanBudgetMs: 0 });
+    try {
+      const own = await login(strict);
+      const slow = await listMaterials(strict, own, { name: { $regex: "strain #29\\d\\d$" } }, { limit: 10 });
+      expect(errorMessage(slow, 400)).toMatch(/took more than 0 ms/);
+      // No query: a slice of the sorted ids, no scan, so no budget is spent.
+      expect((await listMaterials(strict, own, {}, { skip: 2500, limit: 10 })).body.data.length).toBe(10);
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -198,3 +198,10 @@ describe("what real clients send", () => {
     }
   });
 });
+
+describe("operators in the wrong place", () => {
+  it("explains that a field operator at the top level needs a field", async () => {
+    const res = await listMaterials(server, session, { $and: [{ $eq: "Si" }] });
+    expect(errorMessage(res, 400)).toMatch(/applies to a field/);
+  });
+});
