@@ -1,0 +1,24 @@
+"use strict";
+// `client.materials.exportCsv(file)` with the default columns: time and this process's peak
+// RSS, which must not grow with the size of the collection. The file goes to the system's
+// temporary directory and is removed afterwards.
+const { mkdtempSync, rmSync } = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { Client } = require("../../dist/index.js");
+const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+
+runCase(async ({ baseUrl, credentials, paging, expected }) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-"));
+  try {
+    const client = new Client({ baseUrl, ...credentials });
+    const start = process.hrtime.bigint();
+    const result = await client.materials.exportCsv(path.join(dir, "materials.csv"), { paging, onWarning: () => {} });
+    const seconds = secondsSince(start);
+    await client.close();
+    expectCount(`exportCsv ${paging ?? "offset"}`, result.items, expected);
+    return { seconds, records: result.items, megabytes: result.bytes / 2 ** 20 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

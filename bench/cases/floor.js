@@ -1,0 +1,47 @@
+"use strict";
+// The floor: the same offset walk the client makes (same URLs: query, sort by _id, limit, skip,
+// fields), each page fetched with a plain undici Pool and JSON.parsed, nothing kept. No retries,
+// no validation, no objects built: anything the library does costs time above this.
+const { Pool } = require("undici");
+const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+
+runCase(async ({ baseUrl, credentials, concurrency, fields, query = {}, pageSize = 500, expected }) => {
+  const { origin, pathname } = new URL(baseUrl);
+  const pool = new Pool(origin, { connections: concurrency });
+  const headers = { "X-Account-Id": credentials.accountId, "X-Auth-Token": credentials.authToken, accept: "application/json" };
+  const queryText = JSON.stringify(query);
+
+  const fetchPage = async (skip) => {
+    const projection = { sort: { _id: 1 }, limit: pageSize };
+    if (fields) projection.fields = fields;
+    if (skip > 0) projection.skip = skip;
+    const qs = new URLSearchParams({ query: queryText, projection: JSON.stringify(projection) });
+    const { statusCode, body } = await pool.request({ path: `${pathname}/materials?${qs}`, method: "GET", headers });
+    const parsed = JSON.parse(await body.text());
+    if (statusCode !== 200) throw new Error(`floor: page at skip ${skip} answered ${statusCode}: ${parsed.message}`);
+    return parsed.data.length;
+  };
+
+  const start = process.hrtime.bigint();
+  let records = 0;
+  let next = 0;
+  const pending = [];
+  const fill = () => {
+    while (pending.length < concurrency) {
+      pending.push(fetchPage(next));
+      next += pageSize;
+    }
+  };
+  fill();
+  for (;;) {
+    const length = await pending.shift();
+    records += length;
+    if (length < pageSize) break;
+    fill();
+  }
+  await Promise.all(pending);
+  const seconds = secondsSince(start);
+  await pool.close();
+  expectCount(`floor c=${concurrency}`, records, expected);
+  return { seconds, records };
+});

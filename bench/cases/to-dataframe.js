@@ -1,0 +1,18 @@
+"use strict";
+// `client.materials.toDataFrame()` with the default columns, timed the way a notebook sees it:
+// danfojs-node is already loaded (its import alone costs 1-1.6 s and ~90 MiB, issue 4), so the
+// figure is the download plus the table, comparable with the floor at the same concurrency.
+require("danfojs-node");
+const { Client } = require("../../dist/index.js");
+const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+
+runCase(async ({ baseUrl, credentials, concurrency, expected }) => {
+  const client = new Client({ baseUrl, ...credentials });
+  const start = process.hrtime.bigint();
+  const df = await client.materials.toDataFrame({ concurrency, onWarning: () => {} });
+  const seconds = secondsSince(start);
+  await client.close();
+  const [rows, columns] = df.shape;
+  expectCount("toDataFrame", rows, expected);
+  return { seconds, records: rows, columns };
+});

@@ -1,0 +1,71 @@
+"use strict";
+// The flags of `npm run bench -- [flags]`.
+const { parseArgs } = require("node:util");
+
+const USAGE = `Usage: npm run bench -- [options]
+
+  --quick            small sizes, one repetition, targets not checked (CI smoke);
+                     writes bench/results-quick.json, never bench/results.json
+  --reps N           repetitions per case (default 3; the median is reported)
+  --synthetic N      materials for the main server (default 100000; quick 5000)
+  --big N            materials for the large export server (default 1000000; quick 20000)
+  --duration S       seconds per autocannon run (default 5; quick 1)
+  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, server
+  --cpu-prof         run node cases with --cpu-prof, profiles in bench/profiles/
+  --out FILE         results file (default bench/results.json, quick bench/results-quick.json)
+  -h, --help         show this help`;
+
+const GROUPS = ["floor", "iterate", "frame", "naive", "python", "export", "server"];
+
+function positiveInteger(text, flag) {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`${flag} takes a whole number of at least 1, not "${text}".`);
+  return Number(text);
+}
+
+/** The resolved settings of one bench run; throws an Error with a usage message on bad flags. */
+function readArgs(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      quick: { type: "boolean", default: false },
+      reps: { type: "string" },
+      synthetic: { type: "string" },
+      big: { type: "string" },
+      duration: { type: "string" },
+      only: { type: "string" },
+      "cpu-prof": { type: "boolean", default: false },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const quick = values.quick;
+  const only = values.only ? values.only.split(",").map((s) => s.trim()) : GROUPS;
+  for (const group of only) {
+    if (!GROUPS.includes(group)) throw new Error(`--only: unknown group "${group}"; groups are ${GROUPS.join(", ")}.`);
+  }
+  const settings = {
+    help: values.help,
+    quick,
+    reps: positiveInteger(values.reps, "--reps") ?? (quick ? 1 : 3),
+    synthetic: positiveInteger(values.synthetic, "--synthetic") ?? (quick ? 5_000 : 100_000),
+    big: positiveInteger(values.big, "--big") ?? (quick ? 20_000 : 1_000_000),
+    duration: positiveInteger(values.duration, "--duration") ?? (quick ? 1 : 5),
+    groups: new Set(only),
+    cpuProf: values["cpu-prof"],
+    out: values.out ?? (quick ? "bench/results-quick.json" : "bench/results.json"),
+    // Targets are claims about the full run; a partial or small run cannot confirm or refute them.
+    checkTargets: !quick && !values.only,
+  };
+  if (quick && settings.out.replace(/\\/g, "/").endsWith("bench/results.json")) {
+    throw new Error("--quick never writes bench/results.json (it holds the full run); pick another --out.");
+  }
+  if (!quick && settings.reps < 3 && !values.only) {
+    throw new Error("A full run needs --reps 3 or more (the issue asks for the median of at least 3); use --quick for less.");
+  }
+  return settings;
+}
+
+module.exports = { readArgs, USAGE, GROUPS };

@@ -1,0 +1,79 @@
+"use strict";
+// `matframe serve` in its own process, so the measured clients never share its heap or event loop.
+const { spawn } = require("node:child_process");
+const { readFileSync } = require("node:fs");
+const path = require("node:path");
+const readline = require("node:readline");
+
+const CLI = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+const PREFIX = "/api/2018-10-01";
+
+/** Peak resident size of a running process in KiB (Linux /proc), or null elsewhere. */
+function peakRssKiB(pid) {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts `node dist/cli/main.js serve --port 0 --synthetic N --quiet` and resolves once it prints
+ * its base URL (the CLI's first stdout line). Start-up time is reported: at 1,000,000 materials
+ * it is most of a minute.
+ */
+async function startServerProcess({ synthetic, timeoutMs = 15 * 60 * 1000 }) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+
+  const baseUrl = await new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`matframe serve --synthetic ${synthetic} printed no URL within ${timeoutMs / 1000} s.`));
+    }, timeoutMs);
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      resolve(line.trim());
+    });
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`matframe serve --synthetic ${synthetic} exited (${signal ?? code}) before printing its URL:\n${stderr.trim()}`));
+    });
+  });
+  if (!baseUrl.endsWith(PREFIX)) {
+    child.kill("SIGTERM");
+    throw new Error(`matframe serve printed "${baseUrl}" as its first line, not a base URL ending in ${PREFIX}.`);
+  }
+  const startSeconds = (performance.now() - started) / 1000;
+  // The "serving N materials" line goes to stderr just before the URL goes to stdout.
+  for (let i = 0; i < 20 && !/serving \d+ materials/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+  const materialCount = Number(/serving (\d+) materials/.exec(stderr)?.[1] ?? NaN);
+
+  return {
+    baseUrl,
+    origin: new URL(baseUrl).origin,
+    pid: child.pid,
+    synthetic,
+    materialCount: Number.isFinite(materialCount) ? materialCount : undefined,
+    startSeconds,
+    peakRssKiB: () => peakRssKiB(child.pid),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+module.exports = { startServerProcess, peakRssKiB };

@@ -1,0 +1,49 @@
+"use strict";
+// Markdown tables for stdout (and for pasting into the README).
+
+const fixed = (value, digits) => (typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : "-");
+const spread = (s, digits) => (s ? `${fixed(s.median, digits)} (${fixed(s.min, digits)}-${fixed(s.max, digits)})` : "-");
+const thousands = (value) => (typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "-");
+
+function markdown(header, rows, align) {
+  const line = (cells) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(align.map((a) => (a === "r" ? "---:" : "---"))), ...rows.map(line)].join("\n");
+}
+
+/** Client cases: time, records/s and peak RSS, each median (min-max). */
+function clientTable(cases, entries) {
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      return [e.label, thousands(s.records), spread(s.seconds, 2), thousands(s.recordsPerSecond), spread(s.peakRssMiB, 0)];
+    });
+  return markdown(["case", "records", "seconds, median (min-max)", "records/s", "peak RSS MiB, median (min-max)"], rows, ["l", "r", "r", "r", "r"]);
+}
+
+/** Server cases: requests/s and latency, or the cold single-request time. */
+function serverTable(cases, entries) {
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      if (s.requestsPerSecond) {
+        return [e.label, spread(s.requestsPerSecond, 1), fixed(s.latencyMeanMs?.median, 1), fixed(s.latencyP99Ms?.median, 1)];
+      }
+      return [e.label, "-", fixed(s.latencyMs?.median, 1), "-"];
+    });
+  return markdown(["server case", "requests/s, median (min-max)", "latency mean ms", "latency p99 ms"], rows, ["l", "r", "r", "r"]);
+}
+
+/** Ratios with their targets and whether each was met (`checked: false` for --quick/--only runs). */
+function ratioTable(ratios, { checked = true } = {}) {
+  const rows = ratios.map((r) => {
+    const target = r.target ? `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.limit}` : "(no target)";
+    const missed = checked ? "MISSED" : "missed (not checked in this run)";
+    const status = !r.target ? "" : r.met === null ? "not measured" : r.met ? "met" : missed;
+    return [r.label, fixed(r.value, 2), target, status];
+  });
+  return markdown(["ratio", "value", "target", ""], rows, ["l", "r", "r", "l"]);
+}
+
+module.exports = { clientTable, serverTable, ratioTable };
