@@ -6,11 +6,12 @@ import { createHash } from "node:crypto";
  */
 const ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz";
 const ID_LENGTH = 17;
+const ALPHABET_CODES = Buffer.from(ID_ALPHABET, "latin1");
 
 /** A platform-like id derived from `seed`: the same seed always gives the same id. */
 export function deterministicId(seed: string): string {
   const digest = createHash("sha256").update(seed).digest();
-  let id = "";
-  for (let i = 0; i < ID_LENGTH; i += 1) id += ID_ALPHABET[digest[i] % ID_ALPHABET.length];
-  return id;
+  // Mapped in place and read once: one string per id, which matters for 100,000 synthetic ones.
+  for (let i = 0; i < ID_LENGTH; i += 1) digest[i] = ALPHABET_CODES[digest[i] % ALPHABET_CODES.length];
+  return digest.toString("latin1", 0, ID_LENGTH);
 }
