@@ -168,8 +168,14 @@ export const backtrackingPattern: fc.Arbitrary<string> = (() => {
     fc.tuple(atom, quantifier, quantifier, tail).map(([a, q1, q2, t]) => `((${a}${q1})x?)${q2}${t}`),
     // (a|aa)*: alternation under repetition.
     fc.tuple(atom, atom, quantifier, tail).map(([a, b, q, t]) => `(${a}|${a}${b})${q}${t}`),
-    // Many quantifiers in a row: .?.?.?...ZZZ, .{0,9}.{0,9}...ZZZ, .*.*.*.*x
-    fc.tuple(atom, quantifier, n, tail).map(([a, q, k, t]) => `^${`${a}${q}`.repeat(k)}${t}`),
+    // Many quantifiers in a row: .?.?.?...ZZZ, .{0,9}.{0,9}...ZZZ, .*.*.*.*x (weighted: the
+    // family a guard that only looks at nested groups misses).
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(fc.constantFrom(".", "\\S", "[^,]", "[\\s\\S]", "\\w", "a"), fc.constantFrom("?", "{0,9}", "{0,3}", "*", "+", "{1,}", "??"), fc.noBias(n), fc.constantFrom("ZZZ", "!", "$!"))
+        .map(([a, q, k, t]) => `^${`${a}${q}`.repeat(k)}${t}`),
+    },
     // Back-references and lookarounds that repeat.
     fc.constantFrom("(a)\\1", "(?<n>a+)\\k<n>", "(?=(a+))+", "(?=a*)*b", "(?<=a+)+b", "(?:(?=a*))*b", "(a*)*$", "((a+)?)+$", "(\\w+\\s?)+$"),
     // Oversized or invalid.

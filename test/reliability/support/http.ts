@@ -36,11 +36,12 @@ export function send(
   port: number,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer; agent?: Agent } = {},
+  options: { headers?: Record<string, string>; body?: string | Buffer; agent?: Agent; hangMs?: number } = {},
 ): Promise<Answer> {
+  const hangMs = options.hangMs ?? HANG_MS;
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port, method, path, headers: options.headers, agent: options.agent, timeout: HANG_MS },
+      { host: "127.0.0.1", port, method, path, headers: options.headers, agent: options.agent, timeout: hangMs },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -51,7 +52,7 @@ export function send(
         res.on("error", reject);
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${path.slice(0, 120)}: no answer within ${HANG_MS} ms (a hang)`)));
+    req.on("timeout", () => req.destroy(new Error(`${method} ${path.slice(0, 120)}: no answer within ${hangMs} ms (a hang)`)));
     req.on("error", reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
