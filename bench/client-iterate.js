@@ -3,6 +3,8 @@
 // Records/s of `collection.iterate` against a same-run floor: the same pages fetched and parsed
 // by a plain undici loop. Starts `matframe serve` in-process (--synthetic 100000 by default), so
 // server and client share the CPU: compare the ratios, not the absolute figures across machines.
+// CPU seconds (server and client together) are reported beside wall time: on a machine shared
+// with other work they stay meaningful when wall time does not.
 //
 //   node bench/client-iterate.js [--synthetic N] [--runs N] [--json]
 //
@@ -33,19 +35,25 @@ async function main() {
     { name: "iterate keyset", run: () => count(client.materials.iterate({ paging: "keyset" })) },
   ];
   const timings = new Map(modes.map((m) => [m.name, []]));
+  const cpuTimes = new Map(modes.map((m) => [m.name, []]));
   const counts = new Map();
 
   // One warm-up pass, then RUNS passes taking the modes in turn, so drift hits each alike.
   for (let pass = 0; pass <= RUNS; pass++) {
     for (const mode of modes) {
       const start = process.hrtime.bigint();
+      const cpuStart = process.cpuUsage();
       const records = await mode.run();
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const cpu = process.cpuUsage(cpuStart);
       if (records !== server.materialCount) {
         throw new Error(`${mode.name} read ${records} records, expected ${server.materialCount}`);
       }
       counts.set(mode.name, records);
-      if (pass > 0) timings.get(mode.name).push(seconds);
+      if (pass > 0) {
+        timings.get(mode.name).push(seconds);
+        cpuTimes.get(mode.name).push((cpu.user + cpu.system) / 1e6);
+      }
     }
   }
   await client.logout();
@@ -56,22 +64,29 @@ async function main() {
   const load = os.loadavg()[0];
   const rows = modes.map((m) => {
     const seconds = median(timings.get(m.name));
-    return { mode: m.name, records: counts.get(m.name), seconds, recordsPerSecond: counts.get(m.name) / seconds };
+    const cpuSeconds = median(cpuTimes.get(m.name));
+    const records = counts.get(m.name);
+    return { mode: m.name, records, seconds, recordsPerSecond: records / seconds, cpuSeconds, recordsPerCpuSecond: records / cpuSeconds };
   });
-  const floorRate = { 1: rows[0].recordsPerSecond, 3: rows[1].recordsPerSecond };
+  const floorRow = { 1: rows[0], 3: rows[1] };
   for (const row of rows) {
     const against = row.mode.includes("c=3") ? 3 : 1;
-    row.vsFloor = row.recordsPerSecond / floorRate[against];
     row.floor = `c=${against}`;
+    row.vsFloor = row.recordsPerSecond / floorRow[against].recordsPerSecond;
+    row.cpuVsFloor = row.recordsPerCpuSecond / floorRow[against].recordsPerCpuSecond;
   }
   if (args.json) {
     process.stdout.write(JSON.stringify({ synthetic: SYNTHETIC, runs: RUNS, pageSize: PAGE_SIZE, node: process.version, cpus: os.cpus().length, load, rows }, null, 2) + "\n");
     return;
   }
   console.log(`client iterate: ${server.materialCount} materials, pages of ${PAGE_SIZE}, median of ${RUNS} runs, node ${process.version}, ${os.cpus().length} CPUs, load ${load.toFixed(1)}`);
-  console.log(`${"mode".padEnd(26)} ${"s".padStart(7)} ${"records/s".padStart(10)}  vs floor`);
+  console.log(`${"mode".padEnd(26)} ${"wall s".padStart(7)} ${"records/s".padStart(10)} ${"vs floor".padStart(9)}   ${"cpu s".padStart(6)} ${"rec/cpu-s".padStart(10)} ${"vs floor".padStart(9)}`);
   for (const r of rows) {
-    console.log(`${r.mode.padEnd(26)} ${r.seconds.toFixed(2).padStart(7)} ${Math.round(r.recordsPerSecond).toString().padStart(10)}  ${r.vsFloor.toFixed(2)} (${r.floor})`);
+    console.log(
+      `${r.mode.padEnd(26)} ${r.seconds.toFixed(2).padStart(7)} ${Math.round(r.recordsPerSecond).toString().padStart(10)} ` +
+        `${r.vsFloor.toFixed(2).padStart(9)}   ${r.cpuSeconds.toFixed(2).padStart(6)} ` +
+        `${Math.round(r.recordsPerCpuSecond).toString().padStart(10)} ${r.cpuVsFloor.toFixed(2).padStart(9)}  (floor ${r.floor})`,
+    );
   }
 }
 
