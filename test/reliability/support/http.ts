@@ -92,9 +92,13 @@ export function sendRaw(port: number, bytes: Buffer): Promise<Answer> {
         const colon = line.indexOf(":");
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status: Number(match[1]), headers, text: match[3], body: parse(match[3]) });
+      // Only the first answer counts: garbage may have been read as a second request.
+      const length = Number(headers["content-length"]);
+      const text = Number.isInteger(length) ? Buffer.from(match[3], "utf8").subarray(0, length).toString("utf8") : match[3];
+      resolve({ status: Number(match[1]), headers, text, body: parse(text) });
     });
-    socket.write(bytes);
+    // Half-close after the request, so a server waiting for more bytes answers and closes.
+    socket.end(bytes);
   });
 }
 
