@@ -28,8 +28,8 @@ export function backoffDelayMs(retry: number, random: () => number = Math.random
  * absent or unreadable.
  */
 export function retryAfterMs(headers: IncomingHttpHeaders, now: number = Date.now()): number | undefined {
-  const ms = Number(first(headers["retry-after-ms"]));
-  if (first(headers["retry-after-ms"]) !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const exact = first(headers["retry-after-ms"]);
+  if (exact !== undefined && /^\d+(\.\d+)?$/.test(exact.trim())) return Math.round(Number(exact));
   const value = first(headers["retry-after"])?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);

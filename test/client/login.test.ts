@@ -118,6 +118,36 @@ describe("logout and close", () => {
   });
 });
 
+describe("transport options", () => {
+  it("sends through an injected dispatcher, which close() leaves open, with the given userAgent", async () => {
+    const { Agent, request } = await import("undici");
+    server = await startFaultServer({ records: 2 });
+    const agent = new Agent({ connections: 2 });
+    const client = new ApiClient({
+      baseUrl: server.origin,
+      accountId: server.accountId,
+      authToken: server.authToken,
+      dispatcher: agent,
+      userAgent: "notebook/1.0",
+    });
+    expect(await client.materials.list()).toHaveLength(2);
+    await client.close();
+    expect(server.requests[0].headers["user-agent"]).toBe("notebook/1.0");
+    const after = await request(`${server.baseUrl}/materials/m000000`, { dispatcher: agent });
+    expect(after.statusCode).toBe(401);
+    await after.body.dump();
+    await agent.close();
+  });
+
+  it("sends a matframe User-Agent by default", async () => {
+    server = await startFaultServer({ records: 1 });
+    const client = new ApiClient({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken });
+    await client.materials.list();
+    await client.close();
+    expect(server.requests[0].headers["user-agent"]).toMatch(/^matframe\/\d+\.\d+\.\d+ node\//);
+  });
+});
+
 describe("fromEnv", () => {
   it("uses MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN as they are", async () => {
     server = await startFaultServer({ records: 1 });
