@@ -38,9 +38,11 @@ async function main() {
   const cpuTimes = new Map(modes.map((m) => [m.name, []]));
   const counts = new Map();
 
-  // One warm-up pass, then RUNS passes taking the modes in turn, so drift hits each alike.
+  // One warm-up pass, then RUNS passes taking the modes in turn, each pass starting one mode
+  // later, so neither drift nor position (GC left by the mode before) favours any mode.
   for (let pass = 0; pass <= RUNS; pass++) {
-    for (const mode of modes) {
+    for (let i = 0; i < modes.length; i++) {
+      const mode = modes[(i + pass) % modes.length];
       const start = process.hrtime.bigint();
       const cpuStart = process.cpuUsage();
       const records = await mode.run();
