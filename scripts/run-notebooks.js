@@ -62,9 +62,10 @@ function parseArgs(argv) {
   return args;
 }
 
-function execute(name, outputDir, env) {
+function execute(name, outputDir, env, { allowErrors = false } = {}) {
   const args = [
     "nbconvert", "--to", "notebook", "--execute",
+    ...(allowErrors ? ["--allow-errors"] : []),
     `--ExecutePreprocessor.kernel_name=${KERNEL}`,
     `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
     // Per-cell timestamps would make every run a diff, and are timings no reader needs.
@@ -74,6 +75,50 @@ function execute(name, outputDir, env) {
   ];
   const run = spawnSync("jupyter", args, { cwd: notebookDir, env, encoding: "utf8", maxBuffer: 64 << 20 });
   return { ok: run.status === 0, log: `${run.stdout}${run.stderr}` };
+}
+
+/**
+ * Numbers the code cells 1, 2, 3... after a clean run. tslab sends no `execute_input` message,
+ * so nbconvert leaves every count empty; a clean nbconvert run executes the cells exactly once,
+ * top to bottom, which is what these numbers then say.
+ */
+/**
+ * What went wrong in a failed notebook. tslab's error replies carry no message, so nbconvert
+ * only says "<Error>"; the cause is in the cell's stderr. Re-running with --allow-errors into a
+ * scratch folder keeps those outputs.
+ */
+function diagnose(name, env) {
+  const scratch = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "matframe-nb-diag-"));
+  try {
+    execute(name, scratch, env, { allowErrors: true });
+    const file = path.join(scratch, name);
+    if (!fs.existsSync(file)) return "(no output: the kernel did not start)";
+    const nb = JSON.parse(fs.readFileSync(file, "utf8"));
+    const problems = [];
+    nb.cells.forEach((cell, i) => {
+      for (const o of cell.outputs ?? []) {
+        const text = [].concat(o.text ?? []).join("");
+        if (o.output_type === "error") problems.push(`cell ${i + 1}: ${o.ename}: ${o.evalue}`);
+        else if (o.output_type === "stream" && o.name === "stderr") problems.push(`cell ${i + 1} (stderr): ${text.trim()}`);
+      }
+    });
+    return problems.length > 0 ? problems.slice(0, 3).join("\n") : "(no error output was recorded)";
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function numberCells(file) {
+  const nb = JSON.parse(fs.readFileSync(file, "utf8"));
+  let count = 0;
+  for (const cell of nb.cells) {
+    if (cell.cell_type !== "code") continue;
+    count += 1;
+    cell.execution_count = count;
+    for (const output of cell.outputs ?? []) if ("execution_count" in output) output.execution_count = count;
+  }
+  // nbformat's own layout (one-space indent, trailing newline), so refreshed files diff cleanly.
+  fs.writeFileSync(file, JSON.stringify(nb, null, 1) + "\n");
 }
 
 function writeReadmeChart() {
@@ -102,9 +147,11 @@ function main() {
   for (const name of names) {
     const result = execute(name, args.outputDir, env);
     console.log(`${result.ok ? "ok  " : "FAIL"} ${name}`);
-    if (!result.ok) {
+    if (result.ok) numberCells(path.join(args.outputDir ?? notebookDir, name));
+    else {
       failed += 1;
-      console.error(result.log.trim());
+      const lastLines = result.log.trim().split("\n").slice(-15).join("\n");
+      console.error(`${lastLines}\n\nFirst problems in ${name}:\n${diagnose(name, env)}`);
     }
   }
   if (!args.outputDir && failed === 0 && (args.names.length === 0 || args.names.includes(README_CHART.notebook))) {

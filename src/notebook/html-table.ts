@@ -3,10 +3,11 @@ import { escapeHtml } from "./escape-html";
 import { formatCell } from "./format-cell";
 import type { TableSlice } from "./table-input";
 
-// Inline styles rather than a <style> block: code hosts that render notebooks strip style blocks.
-const CELL = "padding:2px 8px;border-bottom:1px solid #ddd;white-space:nowrap";
-const NUMBER_CELL = `${CELL};text-align:right;font-variant-numeric:tabular-nums`;
-const TEXT_CELL = `${CELL};text-align:left`;
+// Inline alignment rather than a <style> block, which code hosts that render notebooks strip;
+// JupyterLab right-aligns every cell by default, so text needs saying too. Spacing and borders
+// are left to the notebook's own table style.
+const NUMBER_CELL = "text-align:right";
+const TEXT_CELL = "text-align:left";
 
 /** Renders a table slice as an HTML table whose every cell and name is escaped. */
 export function renderHtmlTable(slice: TableSlice): string {
@@ -21,8 +22,8 @@ export function renderHtmlTable(slice: TableSlice): string {
     })
     .join("\n");
   return [
-    `<table class="matframe-table" style="border-collapse:collapse;font-size:0.9em">`,
-    `<caption style="caption-side:bottom;text-align:left;color:#666">${escapeHtml(tableCaption(slice))}</caption>`,
+    `<table class="matframe-table">`,
+    `<caption style="caption-side:bottom;text-align:left">${escapeHtml(tableCaption(slice))}</caption>`,
     `<thead><tr>${header}</tr></thead>`,
     `<tbody>\n${body}\n</tbody>`,
     `</table>`,

@@ -1,10 +1,10 @@
 /**
  * Anything `show` and the charts accept as a table: an array of row objects
- * (what `Collection.list` and `iterate` give), or a danfo-style DataFrame
+ * (what `Collection.list` and `iterate` give, or your own interfaces), or a danfo-style DataFrame
  * (what `toDataFrame` gives). Typed structurally so that danfo stays an
  * optional peer dependency.
  */
-export type TableInput = ReadonlyArray<Record<string, unknown>> | DataFrameLike;
+export type TableInput = ReadonlyArray<object> | DataFrameLike;
 
 /** The part of a danfo `DataFrame` the display helpers read. */
 export interface DataFrameLike {
@@ -31,7 +31,9 @@ function isDataFrameLike(input: unknown): input is DataFrameLike {
   );
 }
 
-function assertRows(input: unknown): asserts input is ReadonlyArray<Record<string, unknown>> {
+type Row = Record<string, unknown>;
+
+function assertRows(input: unknown): asserts input is ReadonlyArray<Row> {
   if (!Array.isArray(input)) {
     throw new TypeError(
       "show() and the charts take an array of row objects or a DataFrame (from toDataFrame); got " +
@@ -60,14 +62,14 @@ export function sliceTable(input: TableInput, maxRows: number): TableSlice {
 }
 
 /** The union of the records' keys, in first-seen order. */
-export function columnsOf(records: ReadonlyArray<Record<string, unknown>>): string[] {
+export function columnsOf(records: ReadonlyArray<object>): string[] {
   const seen = new Set<string>();
   for (const record of records) for (const key of Object.keys(record)) seen.add(key);
   return [...seen];
 }
 
 /** All rows of a table as records keyed by column name (what the chart specs take). */
-export function recordsOf(input: TableInput): Record<string, unknown>[] {
+export function recordsOf(input: TableInput): Row[] {
   if (!isDataFrameLike(input)) {
     assertRows(input);
     return [...input];

@@ -67,6 +67,15 @@ describe("toHtmlTable", () => {
     expect(() => toHtmlTable(rows, { maxRows: 2.5 })).toThrow(/maxRows/);
   });
 
+  it("takes rows typed by an interface, which has no index signature", () => {
+    interface Crystal {
+      formula: string;
+      atoms: number;
+    }
+    const crystals: Crystal[] = [{ formula: "Si", atoms: 2 }];
+    expect(toHtmlTable(crystals)).toContain('<td style="text-align:right">2</td>');
+  });
+
   it("says what it takes when given something else", () => {
     expect(() => toHtmlTable(null as never)).toThrow(/array of row objects or a DataFrame/);
   });
