@@ -22,7 +22,7 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
       throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
     }
   }
-  const query = validateQuery(orEmpty(parseJsonParam(info.params, "query")));
+  const query = validateQuery(orEmpty(parseJsonParam(info.params, "query")), state.store.longestString);
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const records = await state.store.find({ query, sort: options.sort, skip: options.skip, limit: options.limit });
   const select = makeFieldSelector(options.fields);

@@ -36,6 +36,13 @@ export function parseProjection(value: unknown): ListOptions {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw badRequest(`projection must be a JSON object such as {"limit": 10}, not ${describe(value)}.`);
   }
+  // Checked on the raw JSON: zod's record parsing drops a "__proto__" key instead of reporting it.
+  for (const [key, inner] of Object.entries(value)) {
+    checkPath(key, "projection");
+    if (typeof inner === "object" && inner !== null) {
+      for (const path of Object.keys(inner)) checkPath(path, `projection.${key}`);
+    }
+  }
   const parsed = Projection.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

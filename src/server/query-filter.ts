@@ -57,6 +57,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 class QueryValidator {
   private nodes = 0;
 
+  /** `longestString`: the longest string in the data, which bounds what a `$regex` may cost. */
+  constructor(private readonly longestString?: number) {}
+
   document(value: unknown, depth: number, where: string): void {
     this.count(depth, where);
     if (!isPlainObject(value)) {
@@ -148,7 +151,7 @@ class QueryValidator {
         if (typeof argument !== "string") throw badRequest(`${where} takes a string pattern.`);
         const options = expression.$options ?? "";
         if (typeof options !== "string") throw badRequest(`${where.replace(/\$regex$/, "$options")} takes a string.`);
-        assertSafeRegex(argument, options);
+        assertSafeRegex(argument, options, this.longestString);
         return;
       }
       case "$options":
@@ -230,10 +233,11 @@ export function describe(value: unknown): string {
 
 /**
  * Checks a parsed `query` against the allow-list and the size limits; throws a 400 `HttpError`
- * saying what to change.
+ * saying what to change. `longestString` (the longest string in the data) sizes the `$regex`
+ * cost estimate.
  */
-export function validateQuery(value: unknown): QueryDocument {
-  new QueryValidator().document(value, 0, "query");
+export function validateQuery(value: unknown, longestString?: number): QueryDocument {
+  new QueryValidator(longestString).document(value, 0, "query");
   return value as QueryDocument;
 }
 

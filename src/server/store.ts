@@ -75,6 +75,22 @@ class MatchCursor {
   }
 }
 
+/** The longest string in any record, visiting objects shared between records once. */
+function longestStringIn(records: readonly StoredRecord[]): number {
+  const seen = new WeakSet<object>();
+  let longest = 0;
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") {
+      if (value.length > longest) longest = value.length;
+    } else if (typeof value === "object" && value !== null && !seen.has(value)) {
+      seen.add(value);
+      for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item);
+    }
+  };
+  records.forEach(visit);
+  return longest;
+}
+
 /**
  * The materials, kept sorted by `_id`, and the paging rule over them. A query is compiled once
  * per request (or once per walk, when cached) and scanning stops as soon as the page is full;
@@ -86,6 +102,7 @@ export class MaterialStore {
   private readonly positions = new Map<string, number>();
   private readonly cursors = new LruCache<string, MatchCursor>(CACHE_ENTRIES);
   private readonly sortedOrders = new LruCache<string, Promise<Int32Array>>(CACHE_ENTRIES);
+  private longest: number | undefined;
 
   constructor(
     records: readonly StoredRecord[],
@@ -94,6 +111,12 @@ export class MaterialStore {
     this.records = [...records].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     this.ids = this.records.map((record) => record._id);
     this.ids.forEach((id, index) => this.positions.set(id, index));
+  }
+
+  /** Length of the longest string anywhere in the records: what a `$regex` may have to scan. */
+  get longestString(): number {
+    this.longest ??= longestStringIn(this.records);
+    return this.longest;
   }
 
   get size(): number {

@@ -59,11 +59,14 @@ describe("fields", () => {
       { fields: { formula: true } },
       { fields: ["formula"] },
       { fields: { "__proto__.x": 1 } },
+      JSON.parse('{"fields": {"__proto__": 1}}'),
+      JSON.parse('{"sort": {"__proto__": 1}}'),
       { fields: { "a..b": 1 } },
     ];
     for (const projection of bad) {
       const res = await listMaterials(server, session, {}, projection);
       expect(errorMessage(res, 400), JSON.stringify(projection)).toMatch(/fields|not allowed|dotted path/);
+      expect(({} as any).x).toBeUndefined();
     }
   });
 });

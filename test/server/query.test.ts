@@ -122,6 +122,11 @@ describe("refused operators and keys", () => {
       const res = await listMaterials(server, session, { name: { $regex: pattern } });
       expect(errorMessage(res, 400), pattern).toMatch(/\$regex/);
     }
+    // Exponential without a nested group: many optional or bounded parts in a row.
+    for (const pattern of [`^${".?".repeat(25)}ZZZ`, `^${".{0,9}".repeat(12)}ZZZ`, ".*.*.*x"]) {
+      const res = await listMaterials(server, session, { name: { $regex: pattern } });
+      expect(errorMessage(res, 400), pattern).toMatch(/steps per string/);
+    }
     // Ordinary patterns still work, including groups and lazy quantifiers.
     const ok = await listMaterials(server, session, { name: { $regex: "^(?:Si|Ge),.*?Bulk" } });
     expect(ok.status).toBe(200);
