@@ -10,7 +10,11 @@ export interface UserAccount {
 /** The account that exists when no users are given. */
 export const DEMO_ACCOUNT: UserAccount = { username: "demo", password: "demo" };
 
-/** scrypt cost: N=2^14, r=8, p=1 (the parameters RFC 7914 and OWASP suggest for interactive logins). */
+/**
+ * scrypt cost: N=2^14, r=8, p=1, the interactive-login parameters of the scrypt paper (Percival,
+ * 2009): about 50 ms and 16 MiB per login, so a class logging in at once does not stall the
+ * server. A public deployment may want more.
+ */
 const SCRYPT_OPTIONS: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const HASH_BYTES = 32;
 
