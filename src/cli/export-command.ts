@@ -236,7 +236,7 @@ class ProgressBar {
     if (now - this.last < 100) return;
     this.last = now;
     const seconds = ((now - this.started) / 1000).toFixed(1);
-    const count = `${progress.items.toLocaleString("en-US")} materials, ${progress.pages} pages, ${seconds} s`;
+    const count = `${progress.items.toLocaleString("en-US")} materials, ${progress.pages} ${progress.pages === 1 ? "page" : "pages"}, ${seconds} s`;
     let line = `exporting: ${count}`;
     if (this.maxItems) {
       const width = 24;

@@ -90,6 +90,14 @@ describe("matframe export with no base URL (the local platform)", () => {
     expect(Object.keys(lines[0])).toEqual(["_id", "formula"]);
   });
 
+  it("picks NDJSON for a .ndjson output file", async () => {
+    const result = await runCli(["export", "--output", "out.ndjson", "--columns", "formula", "--quiet"], { cwd: dir });
+    expect(result.code).toBe(0);
+    const lines = readFileSync(join(dir, "out.ndjson"), "utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(bundled.length);
+    expect(JSON.parse(lines[0])).toEqual({ _id: bundled[0]._id, formula: bundled[0].formula });
+  });
+
   it("shows its help on stdout", async () => {
     const result = await runCli(["export", "--help"]);
     expect(result.code).toBe(0);

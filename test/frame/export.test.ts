@@ -99,6 +99,18 @@ describe("exportCsv", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("does not replace a file that appeared at the target during the export", async () => {
+    const target = join(dir, "raced.csv");
+    async function* pages() {
+      yield materials.slice(0, 5);
+      writeFileSync(target, "someone else's");
+      yield materials.slice(5, 10);
+    }
+    await expect(exportCsv(pages(), target)).rejects.toBeInstanceOf(TargetExistsError);
+    expect(readFileSync(target, "utf8")).toBe("someone else's");
+    expect(readdirSync(dir)).toEqual(["raced.csv"]);
+  });
+
   it("reports a missing directory as an OutputError", async () => {
     const error = await exportCsv([], join(dir, "nope", "x.csv")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutputError);
