@@ -20,17 +20,49 @@ export interface ExportTaskOptions {
   username?: string;
   /** Only with `username`; never from the command line. */
   password?: string;
+  /**
+   * A MongoDB-style query.
+   * @default {}
+   * @example { "lattice.type": "FCC" }
+   */
   query?: Query;
+  /**
+   * Dotted column paths, as for `toDataFrame`.
+   * @default DEFAULT_COLUMNS
+   * @example ["formula", "lattice.a"]
+   */
   columns?: string[];
+  /**
+   * Sort keys in priority order.
+   * @default { _id: 1 }
+   */
   sort?: Sort;
+  /**
+   * Records per request, 1 to 500.
+   * @default 500
+   */
   pageSize?: number;
+  /**
+   * Stop after this many records.
+   * @default no limit
+   */
   maxItems?: number;
+  /**
+   * Paging strategy (see `IterateOptions.paging`).
+   * @default "offset"
+   */
   paging?: "offset" | "keyset";
-  /** @default "csv" */
+  /**
+   * Output format.
+   * @default "csv"
+   */
   format?: "csv" | "ndjson";
   /** A file path (written atomically) or a stream such as `process.stdout`. */
   output: string | Writable;
-  /** Overwrite an existing output file. @default false */
+  /**
+   * Overwrite an existing output file.
+   * @default false
+   */
   force?: boolean;
   /** Stops the export (not the login or logout); the partial file is removed. */
   signal?: AbortSignal;
