@@ -55,10 +55,19 @@ const CONFIG = {
   title: { fontSize: 14, anchor: "start" as const },
 };
 
-/** Compiles a Vega-Lite spec, renders it headless to SVG, and displays it in a notebook. */
-export async function renderChart(kind: string, spec: TopLevelSpec, marks: number): Promise<Chart> {
-  const full = { config: CONFIG, ...spec } as TopLevelSpec;
-  const view = new vega.View(vega.parse(compile(full).spec), { renderer: "none" });
+/**
+ * Compiles a Vega-Lite spec, renders it headless to SVG, and displays it in a notebook.
+ * `adjust` may change the compiled Vega spec first (see scatter labels).
+ */
+export async function renderChart(
+  kind: string,
+  spec: TopLevelSpec,
+  marks: number,
+  adjust?: (compiled: vega.Spec) => Promise<void>,
+): Promise<Chart> {
+  const compiled = compile({ config: CONFIG, ...spec } as TopLevelSpec).spec;
+  await adjust?.(compiled);
+  const view = new vega.View(vega.parse(compiled), { renderer: "none" });
   try {
     const svg = await view.toSVG();
     const chart = new Chart(kind, svg, marks);

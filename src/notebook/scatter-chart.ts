@@ -1,5 +1,10 @@
+import * as vega from "vega";
 import { axisTitle, fieldValue, renderChart, type Chart, type ChartOptions } from "./chart";
+import { placeLabels } from "./label-placement";
 import { recordsOf, type TableInput } from "./table-input";
+
+const POINT_AREA = 60;
+const LABEL_FONT_SIZE = 10;
 
 /** Options of {@link scatterChart}. */
 export interface ScatterChartOptions extends ChartOptions {
@@ -77,9 +82,9 @@ export async function scatterChart(table: TableInput, options: ScatterChartOptio
     options.color === undefined
       ? {}
       : { color: { field: "color", type: "nominal" as const, title: options.colorTitle ?? options.color } };
-  const points = { mark: { type: "point" as const, filled: true, size: 60, tooltip: true }, encoding: { x, y, ...color } };
+  const points = { mark: { type: "point" as const, filled: true, size: POINT_AREA, tooltip: true }, encoding: { x, y, ...color } };
   const labels = {
-    mark: { type: "text" as const, align: "left" as const, dx: 6, dy: -6, fontSize: 10 },
+    mark: { type: "text" as const, fontSize: LABEL_FONT_SIZE },
     encoding: { x, y, text: { field: "label", type: "nominal" as const, title: options.label } },
   };
   return renderChart(
@@ -92,7 +97,39 @@ export async function scatterChart(table: TableInput, options: ScatterChartOptio
       layer: options.label === undefined ? [points] : [points, labels],
     },
     values.length,
+    options.label === undefined ? undefined : spreadLabels,
   );
+}
+
+/**
+ * Moves each point's label to a side where it overlaps no other label or point: the points'
+ * pixel positions come from the scales of a first, unrendered run of the same spec; the chosen
+ * offsets go into the data, and the compiled text mark reads them per point.
+ */
+async function spreadLabels(compiled: vega.Spec): Promise<void> {
+  const source = compiled.data?.find((d): d is vega.ValuesData => Array.isArray((d as vega.ValuesData).values));
+  const text = compiled.marks?.find((m) => m.type === "text");
+  if (!source || !text?.encode?.update) return;
+  const view = new vega.View(vega.parse(compiled), { renderer: "none" });
+  try {
+    await view.runAsync();
+    const xScale = view.scale("x");
+    const yScale = view.scale("y");
+    const values = source.values as { x: number; y: number; label?: string }[];
+    const placements = placeLabels(
+      values.map((v) => ({ x: xScale(v.x), y: yScale(v.y), text: v.label ?? "" })),
+      { width: view.width(), height: view.height(), fontSize: LABEL_FONT_SIZE, pointRadius: Math.sqrt(POINT_AREA / Math.PI) },
+    );
+    values.forEach((v, i) => Object.assign(v, { labelPlacement: placements[i] }));
+  } finally {
+    view.finalize();
+  }
+  Object.assign(text.encode.update, {
+    dx: { field: "labelPlacement.dx" },
+    dy: { field: "labelPlacement.dy" },
+    align: { field: "labelPlacement.align" },
+    baseline: { field: "labelPlacement.baseline" },
+  });
 }
 
 function isFiniteNumber(v: unknown): v is number {
