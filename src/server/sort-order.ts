@@ -58,9 +58,9 @@ function collectValues(value: unknown, segments: string[], from: number, out: un
  * The value a record sorts by for one key. When a path reaches several values (an array),
  * ascending order uses the smallest and descending order the largest, as MongoDB does.
  */
-export function sortValue(record: object, key: SortKey): unknown {
+export function sortValue(record: object, key: SortKey & { segments: string[] }): unknown {
   const values: unknown[] = [];
-  collectValues(record, key.path.split("."), 0, values);
+  collectValues(record, key.segments, 0, values);
   if (values.length === 0) return undefined;
   let chosen = values[0];
   for (const value of values) {

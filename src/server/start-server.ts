@@ -9,7 +9,7 @@ import type { Reply, ServerState } from "./reply";
 import { MAX_URL_LENGTH } from "./request-input";
 import { routeRequest } from "./router";
 import { resolveOptions, ServerOptionsError, type StartServerOptions } from "./server-options";
-import { MaterialStore } from "./store";
+import { longestStringIn, MaterialStore } from "./store";
 import { makeSyntheticMaterials } from "./synthetic";
 
 /** A running server, as {@link startServer} resolves it. */
@@ -129,7 +129,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const synthetic = makeSyntheticMaterials(resolved.synthetic, bases);
   const all = synthetic.length === 0 ? records : checkRecords([...records, ...synthetic], (i) => `record ${i + 1}`);
   const state: ServerState = {
-    store: new MaterialStore(all, resolved.scanBudgetMs),
+    store: new MaterialStore(all, {
+      scanBudgetMs: resolved.scanBudgetMs,
+      // Synthetic records repeat their originals' strings except the name, so walking the
+      // originals and the names is enough (and much cheaper than walking 100,000 records).
+      longestString: synthetic.reduce(
+        (longest, record) => Math.max(longest, String(record.name).length),
+        Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
+      ),
+    }),
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
   };

@@ -76,19 +76,28 @@ class MatchCursor {
 }
 
 /** The longest string in any record, visiting objects shared between records once. */
-function longestStringIn(records: readonly StoredRecord[]): number {
-  const seen = new WeakSet<object>();
+export function longestStringIn(records: readonly object[]): number {
+  const seen = new Set<object>();
   let longest = 0;
   const visit = (value: unknown): void => {
     if (typeof value === "string") {
       if (value.length > longest) longest = value.length;
     } else if (typeof value === "object" && value !== null && !seen.has(value)) {
       seen.add(value);
-      for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item);
+      if (Array.isArray(value)) for (const item of value) visit(item);
+      else for (const key in value) visit((value as Record<string, unknown>)[key]);
     }
   };
   records.forEach(visit);
   return longest;
+}
+
+/** Options of a {@link MaterialStore}. */
+export interface StoreOptions {
+  /** CPU milliseconds one request may spend scanning. */
+  scanBudgetMs?: number;
+  /** The longest string in the records, when the caller knows it more cheaply than a full walk. */
+  longestString?: number;
 }
 
 /**
@@ -104,10 +113,11 @@ export class MaterialStore {
   private readonly sortedOrders = new LruCache<string, Promise<Int32Array>>(CACHE_ENTRIES);
   private longest: number | undefined;
 
-  constructor(
-    records: readonly StoredRecord[],
-    private readonly scanBudgetMs?: number,
-  ) {
+  private readonly scanBudgetMs: number | undefined;
+
+  constructor(records: readonly StoredRecord[], options: StoreOptions = {}) {
+    this.scanBudgetMs = options.scanBudgetMs;
+    this.longest = options.longestString;
     this.records = [...records].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     this.ids = this.records.map((record) => record._id);
     this.ids.forEach((id, index) => this.positions.set(id, index));
@@ -207,19 +217,25 @@ export class MaterialStore {
     budget: ScanBudget,
   ): Promise<Int32Array> {
     const predicate = Object.keys(query).length === 0 ? undefined : compileQuery(query);
+    const keyed = sort.map((key) => ({ ...key, segments: key.path.split(".") }));
     const matches: number[] = [];
+    const keys: unknown[][] = [];
+    // Sort keys are read during the time-sliced scan, so the synchronous sort below only compares.
     await scanRange(
       from,
       to,
       (index) => {
-        if (!predicate || predicate(this.records[index])) matches.push(index);
+        const record = this.records[index];
+        if (!predicate || predicate(record)) {
+          matches.push(index);
+          keys.push(keyed.map((key) => sortValue(record, key)));
+        }
         return true;
       },
       budget,
     );
-    const keys = new Map<number, unknown[]>();
-    for (const index of matches) keys.set(index, sort.map((key) => sortValue(this.records[index], key)));
-    matches.sort((a, b) => compareKeys(keys.get(a)!, keys.get(b)!, sort) || a - b);
-    return Int32Array.from(matches);
+    const order = Array.from(matches.keys());
+    order.sort((a, b) => compareKeys(keys[a], keys[b], sort) || matches[a] - matches[b]);
+    return Int32Array.from(order, (i) => matches[i]);
   }
 }
