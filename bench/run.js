@@ -11,7 +11,7 @@ const path = require("node:path");
 const { readArgs, USAGE } = require("./lib/args");
 const { login, authHeaders, idAt } = require("./lib/api");
 const { runNodeCase, runPythonCase, summarizeRuns } = require("./lib/case-runner");
-const { clientCases, bigExportCases, serverCases, SERVER_QUERY } = require("./lib/cases");
+const { clientCases, bigExportCases, serverCases, serverPageLabel, SERVER_QUERY } = require("./lib/cases");
 const { describeMachine } = require("./lib/machine");
 const { findPython } = require("./lib/python");
 const { writeResults } = require("./lib/results");
@@ -109,11 +109,12 @@ async function main(settings) {
       deepIds,
       connections: SERVER_CONNECTIONS,
       duration: settings.duration,
+      rounds: settings.quick ? 5 : 30,
       coldSamples: settings.quick ? 3 : 9,
     });
     labels.push(...sCases);
     if (sCases.length > 0) {
-      progress(`server alone: autocannon, ${SERVER_CONNECTIONS} connections, ${settings.duration} s per run`);
+      progress(`server alone: pages in alternation, then autocannon (${SERVER_CONNECTIONS} connections, ${settings.duration} s per page)`);
       await measure(sCases, settings, runs, failures);
     }
   });
@@ -143,7 +144,15 @@ async function main(settings) {
   );
   out.push(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`);
   out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server."))));
-  if (settings.groups.has("server")) out.push("", serverTable(cases, entries.filter((e) => e.id.startsWith("server."))));
+  if (settings.groups.has("server")) {
+    const pageLabels = Object.fromEntries(
+      Object.keys(cases["server.paired"] ?? {})
+        .filter((key) => key.endsWith("Ms"))
+        .map((key) => key.slice(0, -2))
+        .map((key) => [key, serverPageLabel(key, deepSkip)]),
+    );
+    out.push("", serverTable(cases, pageLabels, entries.filter((e) => e.id.startsWith("server.cold."))));
+  }
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",

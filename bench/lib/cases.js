@@ -49,54 +49,74 @@ function bigExportCases({ groups, server, credentials }) {
 const SERVER_QUERY = { "lattice.a": { $gt: 0 } };
 
 /**
- * The server-alone cases: first and deep page (skip 99,500, or the keyset cursor that lands
- * there), with and without a query, offset and keyset. `deepIds` holds the `_id` just before the
- * deep page for each query, found by the harness.
+ * The distinct pages the server-alone cases ask for: the first page (the same request for offset
+ * and keyset paging) and the deep page, by offset (skip `deepSkip`) and by keyset cursor (the
+ * `_id` just before it), without and with a query. Values are paths below the origin.
  */
-function serverCases({ groups, server, headers, deepSkip, deepIds, connections, duration, coldSamples }) {
+function serverPages({ server, deepSkip, deepIds }) {
+  const { pathname } = new URL(server.baseUrl);
+  const page = (query, projection) =>
+    `${pathname}/materials?${new URLSearchParams({ query: JSON.stringify(query), projection: JSON.stringify(projection) })}`;
+  const byId = { sort: { _id: 1 }, limit: 500 };
+  const pages = {};
+  for (const [suffix, query, after] of [["NoQuery", {}, deepIds["no query"]], ["Query", SERVER_QUERY, deepIds.query]]) {
+    const cursor = { _id: { $gt: after } };
+    pages[`first${suffix}`] = page(query, byId);
+    pages[`offsetDeep${suffix}`] = page(query, { ...byId, skip: deepSkip });
+    pages[`keysetDeep${suffix}`] = page(suffix === "Query" ? { $and: [query, cursor] } : cursor, byId);
+  }
+  return pages;
+}
+
+/** How each server page is named in tables. */
+function serverPageLabel(key, deepSkip) {
+  const query = key.endsWith("NoQuery") ? "no query" : `query ${JSON.stringify(SERVER_QUERY)}`;
+  if (key.startsWith("first")) return `first page (offset and keyset), ${query}`;
+  if (key.startsWith("offsetDeep")) return `offset deep page (skip ${deepSkip}), ${query}`;
+  return `keyset deep page (_id > cursor), ${query}`;
+}
+
+/**
+ * The server-alone cases: every page timed one request at a time in alternation (the ratios come
+ * from these), then each page under autocannon (requests/s), then pages of a query the server
+ * has never seen (no warm cursor). `deepIds` holds the `_id` just before the deep page.
+ */
+function serverCases({ groups, server, headers, deepSkip, deepIds, connections, duration, rounds, coldSamples }) {
   if (!groups.has("server")) return [];
-  const cases = [];
-  const url = (query, projection) =>
-    `${server.baseUrl}/materials?${new URLSearchParams({ query: JSON.stringify(query), projection: JSON.stringify(projection) })}`;
-  for (const [queryName, query] of [["no query", {}], ["query", SERVER_QUERY]]) {
-    const hasQuery = Object.keys(query).length > 0;
-    const after = deepIds[queryName];
-    const keysetDeep = hasQuery ? { $and: [query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
-    const pages = [
-      ["offset", "first", url(query, { sort: { _id: 1 }, limit: 500 })],
-      ["offset", "deep", url(query, { sort: { _id: 1 }, skip: deepSkip, limit: 500 })],
-      ["keyset", "first", url(query, { sort: { _id: 1 }, limit: 500 })],
-      ["keyset", "deep", url(keysetDeep, { sort: { _id: 1 }, limit: 500 })],
-    ];
-    for (const [paging, page, pageUrl] of pages) {
-      const id = `server.${paging}.${page}.${hasQuery ? "query" : "noquery"}`;
-      const where = page === "first" ? "first page" : paging === "offset" ? `deep page (skip ${deepSkip})` : "deep page (_id > cursor)";
-      cases.push({
-        group: "server",
-        id,
-        label: `server ${paging}, ${where}, ${queryName}`,
-        script: "server-requests.js",
-        params: { url: pageUrl, headers, connections, duration, label: id },
-      });
-    }
-    if (hasQuery) {
-      for (const [paging, page, params] of [
-        ["offset", "first", {}],
-        ["offset", "deep", { skip: deepSkip }],
-        ["keyset", "deep", { after }],
-      ]) {
-        const id = `server.cold.${paging}.${page}.query`;
-        cases.push({
-          group: "server",
-          id,
-          label: `server cold ${paging} ${page} page, query never seen before`,
-          script: "server-cold.js",
-          params: { baseUrl: server.baseUrl, headers, query, ...params, samples: coldSamples, label: id },
-        });
-      }
-    }
+  const pages = serverPages({ server, deepSkip, deepIds });
+  const cases = [
+    {
+      group: "server",
+      id: "server.paired",
+      label: `server pages one at a time, in alternation (${rounds} rounds)`,
+      script: "server-paired.js",
+      params: { origin: server.origin, pages, headers, rounds, label: "server.paired" },
+    },
+  ];
+  for (const [key, path] of Object.entries(pages)) {
+    cases.push({
+      group: "server",
+      id: `server.rps.${key}`,
+      label: `autocannon: ${serverPageLabel(key, deepSkip)}`,
+      script: "server-requests.js",
+      params: { url: `${server.origin}${path}`, headers, connections, duration, label: `server.rps.${key}` },
+    });
+  }
+  for (const [page, params] of [
+    ["offsetFirst", {}],
+    ["offsetDeep", { skip: deepSkip }],
+    ["keysetDeep", { after: deepIds.query }],
+  ]) {
+    const id = `server.cold.${page}`;
+    cases.push({
+      group: "server",
+      id,
+      label: `cold ${page.startsWith("offsetFirst") ? "first page" : page.startsWith("offset") ? `offset deep page (skip ${deepSkip})` : "keyset deep page"}, query never seen before`,
+      script: "server-cold.js",
+      params: { baseUrl: server.baseUrl, headers, query: SERVER_QUERY, ...params, samples: coldSamples, label: id },
+    });
   }
   return cases;
 }
 
-module.exports = { clientCases, bigExportCases, serverCases, SERVER_QUERY };
+module.exports = { clientCases, bigExportCases, serverCases, serverPageLabel, SERVER_QUERY };

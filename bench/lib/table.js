@@ -21,18 +21,24 @@ function clientTable(cases, entries) {
   return markdown(["case", "records", "seconds, median (min-max)", "records/s", "peak RSS MiB, median (min-max)"], rows, ["l", "r", "r", "r", "r"]);
 }
 
-/** Server cases: requests/s and latency, or the cold single-request time. */
-function serverTable(cases, entries) {
-  const rows = entries
-    .filter((e) => cases[e.id])
-    .map((e) => {
-      const s = cases[e.id];
-      if (s.requestsPerSecond) {
-        return [e.label, spread(s.requestsPerSecond, 1), fixed(s.latencyMeanMs?.median, 1), fixed(s.latencyP99Ms?.median, 1)];
-      }
-      return [e.label, "-", fixed(s.latencyMs?.median, 1), "-"];
-    });
-  return markdown(["server case", "requests/s, median (min-max)", "latency mean ms", "latency p99 ms"], rows, ["l", "r", "r", "r"]);
+/**
+ * Server pages: median ms one request at a time (the paired case), then requests/s and p99
+ * latency under autocannon; then the cold pages.
+ */
+function serverTable(cases, pageLabels, coldEntries) {
+  const paired = cases["server.paired"];
+  const rows = Object.entries(pageLabels).map(([key, label]) => {
+    const rps = cases[`server.rps.${key}`];
+    return [label, fixed(paired?.[`${key}Ms`]?.median, 1), spread(rps?.requestsPerSecond, 1), fixed(rps?.latencyP99Ms?.median, 0)];
+  });
+  for (const e of coldEntries) {
+    if (cases[e.id]) rows.push([e.label, fixed(cases[e.id].latencyMs?.median, 1), "-", "-"]);
+  }
+  return markdown(
+    ["server page (500 full records)", "ms per request, one at a time", "requests/s under autocannon, median (min-max)", "p99 ms"],
+    rows,
+    ["l", "r", "r", "r"],
+  );
 }
 
 /** Ratios with their targets and whether each was met (`checked: false` for --quick/--only runs). */

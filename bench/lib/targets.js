@@ -4,7 +4,9 @@
 
 const MiB = (summary) => summary?.peakRssMiB?.median;
 const seconds = (summary) => summary?.seconds?.median;
-// Server: time per request is the inverse of the sustained request rate on the same connections.
+// Server: the median time of a page asked for one request at a time, in alternation with the others.
+const pagedMs = (cases, page) => cases["server.paired"]?.[`${page}Ms`]?.median;
+// Under autocannon: time per request is the inverse of the sustained rate on the same connections.
 const perRequest = (summary) => (summary?.requestsPerSecond ? 1 / summary.requestsPerSecond.median : undefined);
 
 function ratio(a, b) {
@@ -22,14 +24,21 @@ function computeRatios(cases) {
     ["toDataFrame.rss", "toDataFrame peak RSS (MiB), c=3", MiB(c("toDataFrame.c3")) ?? null, "<=", 300],
     ["exportCsv.rss.big/small", "exportCsv peak RSS big / small, offset (default)", ratio(MiB(c("exportCsv.big.offset")), MiB(c("exportCsv.small.offset"))), "<=", 1.3],
   ];
-  for (const q of ["noquery", "query"]) {
+  const serverInfo = [];
+  for (const q of ["NoQuery", "Query"]) {
     for (const paging of ["offset", "keyset"]) {
+      const which = `${paging}, ${q === "Query" ? "with query" : "no query"}`;
       rows.push([
-        `server.${paging}.${q}.deep/first`,
-        `server deep page / first page time, ${paging}, ${q === "query" ? "with query" : "no query"}`,
-        ratio(perRequest(c(`server.${paging}.deep.${q}`)), perRequest(c(`server.${paging}.first.${q}`))),
+        `server.${paging}${q}.deep/first`,
+        `server deep page / first page time, ${which}`,
+        ratio(pagedMs(cases, `${paging}Deep${q}`), pagedMs(cases, `first${q}`)),
         "<=",
         1.5,
+      ]);
+      serverInfo.push([
+        `server.rps.${paging}${q}.deep/first`,
+        `server deep / first page time under autocannon, ${which}`,
+        ratio(perRequest(c(`server.rps.${paging}Deep${q}`)), perRequest(c(`server.rps.first${q}`))),
       ]);
     }
   }
@@ -38,8 +47,9 @@ function computeRatios(cases) {
     ["iterate.offset.c3/floor", "iterate offset c=3 time / floor c=3 (full records)", ratio(seconds(c("iterate.offset.c3")), seconds(c("floor.full.c3")))],
     ["iterate.keyset/floor.c1", "iterate keyset time / floor c=1 (full records)", ratio(seconds(c("iterate.keyset")), seconds(c("floor.full.c1")))],
     ["exportCsv.rss.big/small.keyset", "exportCsv peak RSS big / small, keyset", ratio(MiB(c("exportCsv.big.keyset")), MiB(c("exportCsv.small.keyset")))],
-    ["server.cold.offset.deep/first", "server cold deep / cold first page, offset, query never seen", ratio(seconds(c("server.cold.offset.deep.query")), seconds(c("server.cold.offset.first.query")))],
-    ["server.cold.keyset.deep/first", "server cold keyset deep / cold offset first page, query never seen", ratio(seconds(c("server.cold.keyset.deep.query")), seconds(c("server.cold.offset.first.query")))],
+    ...serverInfo,
+    ["server.cold.offsetDeep/first", "server deep / first page, offset, query never seen (cold)", ratio(seconds(c("server.cold.offsetDeep")), seconds(c("server.cold.offsetFirst")))],
+    ["server.cold.keysetDeep/first", "server deep / first page, keyset, query never seen (cold)", ratio(seconds(c("server.cold.keysetDeep")), seconds(c("server.cold.offsetFirst")))],
   ];
   return [
     ...rows.map(([id, label, value, op, limit]) => ({
