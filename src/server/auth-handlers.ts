@@ -12,19 +12,24 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
   const body = await readBody(req);
   const { username, password } = parseLoginBody(body, req.headers["content-type"]);
   const address = req.socket.remoteAddress ?? "unknown";
-  const wait = state.throttle.retryAfterSeconds(username, address);
-  if (wait > 0) {
-    throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${wait} s.`, wait);
-  }
-  const credentials =
-    username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
-      ? await state.auth.login(username, password)
-      : undefined;
-  if (!credentials) {
-    state.throttle.recordFailure(username, address);
-    throw unauthorized("Wrong username or password.");
-  }
-  state.throttle.recordSuccess(username, address);
+  // Checked one at a time per username and address: guesses sent in parallel would otherwise
+  // all pass the throttle before the first failure is recorded.
+  const credentials = await state.throttle.serialize(username, address, async () => {
+    const wait = state.throttle.retryAfterSeconds(username, address);
+    if (wait > 0) {
+      throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${wait} s.`, wait);
+    }
+    const found =
+      username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
+        ? await state.auth.login(username, password)
+        : undefined;
+    if (!found) {
+      state.throttle.recordFailure(username, address);
+      throw unauthorized("Wrong username or password.");
+    }
+    state.throttle.recordSuccess(username, address);
+    return found;
+  });
   return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
 }
 

@@ -19,6 +19,8 @@ export interface LoginThrottleOptions {
  */
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
+  /** The last queued check per key; entries are removed when their queue drains. */
+  private readonly queues = new Map<string, Promise<unknown>>();
   private readonly maxFailures: number;
   private readonly windowMs: number;
 
@@ -32,6 +34,23 @@ export class LoginThrottle {
     const recent = this.recent(key(username, address), now);
     if (recent.length < this.maxFailures) return 0;
     return Math.max(1, Math.ceil((recent[0] + this.windowMs - now) / 1000));
+  }
+
+  /** Runs `check` after every earlier check for the same username and address has settled. */
+  async serialize<T>(username: string, address: string, check: () => Promise<T>): Promise<T> {
+    const k = key(username, address);
+    const previous = this.queues.get(k) ?? Promise.resolve();
+    const current = previous.then(check, check);
+    const settled = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(k, settled);
+    try {
+      return await current;
+    } finally {
+      if (this.queues.get(k) === settled) this.queues.delete(k);
+    }
   }
 
   recordFailure(username: string, address: string, now = Date.now()): void {
