@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 
 // The figures the README's "Reliability and security" section quotes (inputs tried, faults
@@ -30,17 +30,4 @@ export class Figures {
     console.log(`[reliability] ${this.name}: ${JSON.stringify(this.counts)}`);
     return this.counts;
   }
-}
-
-/** Every figure written so far, by test file. */
-export function readFigures(): Record<string, Record<string, number>> {
-  const out: Record<string, Record<string, number>> = {};
-  let files: string[] = [];
-  try {
-    files = readdirSync(REPORT_DIR).filter((f) => f.endsWith(".json"));
-  } catch {
-    return out;
-  }
-  for (const file of files) out[file.replace(/\.json$/, "")] = JSON.parse(readFileSync(path.join(REPORT_DIR, file), "utf8"));
-  return out;
 }
