@@ -6,18 +6,18 @@ const { mkdtempSync, rmSync } = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { Client } = require("../../dist/index.js");
-const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount } = require("../lib/case-kit");
 
 runCase(async ({ baseUrl, credentials, paging, expected }) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-"));
   try {
     const client = new Client({ baseUrl, ...credentials });
-    const start = process.hrtime.bigint();
+    const stop = startClock();
     const result = await client.materials.exportCsv(path.join(dir, "materials.csv"), { paging, onWarning: () => {} });
-    const seconds = secondsSince(start);
+    const clock = stop();
     await client.close();
     expectCount(`exportCsv ${paging ?? "offset"}`, result.items, expected);
-    return { seconds, records: result.items, megabytes: result.bytes / 2 ** 20 };
+    return { ...clock, records: result.items, megabytes: result.bytes / 2 ** 20 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@
 // fields), each page fetched with a plain undici Pool and JSON.parsed, nothing kept. No retries,
 // no validation, no objects built: anything the library does costs time above this.
 const { Pool } = require("undici");
-const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount } = require("../lib/case-kit");
 
 runCase(async ({ baseUrl, credentials, concurrency, fields, query = {}, pageSize = 500, expected }) => {
   const { origin, pathname } = new URL(baseUrl);
@@ -22,7 +22,7 @@ runCase(async ({ baseUrl, credentials, concurrency, fields, query = {}, pageSize
     return parsed.data.length;
   };
 
-  const start = process.hrtime.bigint();
+  const stop = startClock();
   let records = 0;
   let next = 0;
   const pending = [];
@@ -40,8 +40,8 @@ runCase(async ({ baseUrl, credentials, concurrency, fields, query = {}, pageSize
     fill();
   }
   await Promise.all(pending);
-  const seconds = secondsSince(start);
+  const clock = stop();
   await pool.close();
   expectCount(`floor c=${concurrency}`, records, expected);
-  return { seconds, records };
+  return { ...clock, records };
 });

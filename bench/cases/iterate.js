@@ -1,15 +1,15 @@
 "use strict";
 // `client.materials.iterate` over every record, nothing kept: the client's cost over the floor.
 const { ApiClient } = require("../../dist/index.js");
-const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount } = require("../lib/case-kit");
 
 runCase(async ({ baseUrl, credentials, paging, concurrency, fields, expected }) => {
   const client = new ApiClient({ baseUrl, ...credentials });
-  const start = process.hrtime.bigint();
+  const stop = startClock();
   let records = 0;
   for await (const _ of client.materials.iterate({ paging, concurrency, fields })) records += 1;
-  const seconds = secondsSince(start);
+  const clock = stop();
   await client.close();
   expectCount(`iterate ${paging}`, records, expected);
-  return { seconds, records };
+  return { ...clock, records };
 });

@@ -4,7 +4,7 @@
 // `new DataFrame(rows)`. Same query and projection as toDataFrame sends (so the server does the
 // same work); danfojs-node is loaded before timing, as for toDataFrame.
 const { DataFrame } = require("danfojs-node");
-const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount } = require("../lib/case-kit");
 
 /** `{a: {b: 1}, c: [{d: 2}]}` -> `{"a.b": 1, "c.0.d": 2}`: what generic flatten helpers do. */
 function flatten(value, prefix = "", out = {}) {
@@ -18,7 +18,7 @@ function flatten(value, prefix = "", out = {}) {
 
 runCase(async ({ baseUrl, credentials, fields, query = {}, pageSize = 500, expected }) => {
   const headers = { "X-Account-Id": credentials.accountId, "X-Auth-Token": credentials.authToken };
-  const start = process.hrtime.bigint();
+  const stop = startClock();
   const records = [];
   for (let skip = 0; ; skip += pageSize) {
     const projection = JSON.stringify({ fields, sort: { _id: 1 }, skip, limit: pageSize });
@@ -31,8 +31,8 @@ runCase(async ({ baseUrl, credentials, fields, query = {}, pageSize = 500, expec
   }
   const rows = records.map((record) => flatten(record));
   const df = new DataFrame(rows);
-  const seconds = secondsSince(start);
+  const clock = stop();
   const [rowCount, columns] = df.shape;
   expectCount("naive", rowCount, expected);
-  return { seconds, records: rowCount, columns };
+  return { ...clock, records: rowCount, columns };
 });

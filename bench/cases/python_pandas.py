@@ -26,6 +26,7 @@ def main():
     headers = {"X-Account-Id": credentials["accountId"], "X-Auth-Token": credentials["authToken"]}
 
     start = time.perf_counter()
+    cpu_start = time.process_time()
     session = requests.Session()
     records = []
     skip = 0
@@ -44,6 +45,7 @@ def main():
         skip += page_size
     frame = pandas.json_normalize(records)
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     session.close()
 
     rows, columns = frame.shape
@@ -52,7 +54,7 @@ def main():
         raise SystemExit(f"python: read {rows} records, expected {expected}")
     # Linux reports ru_maxrss in KiB, like Node's process.resourceUsage().maxRSS.
     max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    result = {"seconds": seconds, "records": rows, "columns": columns, "maxRssKiB": max_rss,
+    result = {"seconds": seconds, "cpuSeconds": cpu_seconds, "records": rows, "columns": columns, "maxRssKiB": max_rss,
               "python": sys.version.split()[0], "pandas": pandas.__version__, "requests": requests.__version__}
     sys.stdout.write(RESULT_PREFIX + json.dumps(result) + "\n")
 

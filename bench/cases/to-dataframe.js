@@ -4,15 +4,15 @@
 // figure is the download plus the table, comparable with the floor at the same concurrency.
 require("danfojs-node");
 const { Client } = require("../../dist/index.js");
-const { runCase, secondsSince, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount } = require("../lib/case-kit");
 
 runCase(async ({ baseUrl, credentials, concurrency, expected }) => {
   const client = new Client({ baseUrl, ...credentials });
-  const start = process.hrtime.bigint();
+  const stop = startClock();
   const df = await client.materials.toDataFrame({ concurrency, onWarning: () => {} });
-  const seconds = secondsSince(start);
+  const clock = stop();
   await client.close();
   const [rows, columns] = df.shape;
   expectCount("toDataFrame", rows, expected);
-  return { seconds, records: rows, columns };
+  return { ...clock, records: rows, columns };
 });

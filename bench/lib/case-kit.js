@@ -4,20 +4,22 @@
 
 const RESULT_PREFIX = "BENCH_RESULT ";
 
-/** Seconds since `start` (a `process.hrtime.bigint()`). */
-function secondsSince(start) {
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
-
-/** Runs `fn()` and resolves to `{ seconds, value }`. */
-async function timed(fn) {
+/**
+ * Starts timing; `stop()` returns `{ seconds, cpuSeconds }`: wall time, and the CPU time this
+ * process used meanwhile (user + system). On a shared machine the wall time moves with the load;
+ * this process's CPU time moves much less, and shows what the client itself costs.
+ */
+function startClock() {
   const start = process.hrtime.bigint();
-  const value = await fn();
-  return { seconds: secondsSince(start), value };
+  const cpu = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return { seconds: Number(process.hrtime.bigint() - start) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
+  };
 }
 
 /**
- * Runs a case: `main(params)` resolves to `{ seconds, records, ...extra }`; the line written is
+ * Runs a case: `main(params)` resolves to `{ seconds, cpuSeconds?, records, ...extra }`; the line written is
  * that plus `maxRssKiB`, the peak resident size of this process (what `getrusage` reports).
  */
 function runCase(main) {
@@ -43,4 +45,4 @@ function expectCount(what, actual, expected) {
   if (expected !== undefined && actual !== expected) throw new Error(`${what} read ${actual} records, expected ${expected}.`);
 }
 
-module.exports = { runCase, timed, secondsSince, expectCount, RESULT_PREFIX };
+module.exports = { runCase, startClock, expectCount, RESULT_PREFIX };

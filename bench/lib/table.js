@@ -10,15 +10,19 @@ function markdown(header, rows, align) {
   return [line(header), line(align.map((a) => (a === "r" ? "---:" : "---"))), ...rows.map(line)].join("\n");
 }
 
-/** Client cases: time, records/s and peak RSS, each median (min-max). */
+/** Client cases: time, records/s, the client's own CPU time and peak RSS, medians (min-max). */
 function clientTable(cases, entries) {
   const rows = entries
     .filter((e) => cases[e.id])
     .map((e) => {
       const s = cases[e.id];
-      return [e.label, thousands(s.records), spread(s.seconds, 2), thousands(s.recordsPerSecond), spread(s.peakRssMiB, 0)];
+      return [e.label, thousands(s.records), spread(s.seconds, 2), thousands(s.recordsPerSecond), fixed(s.cpuSeconds?.median, 2), spread(s.peakRssMiB, 0)];
     });
-  return markdown(["case", "records", "seconds, median (min-max)", "records/s", "peak RSS MiB, median (min-max)"], rows, ["l", "r", "r", "r", "r"]);
+  return markdown(
+    ["case", "records", "seconds, median (min-max)", "records/s", "client CPU s", "peak RSS MiB, median (min-max)"],
+    rows,
+    ["l", "r", "r", "r", "r", "r"],
+  );
 }
 
 /**

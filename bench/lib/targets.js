@@ -4,6 +4,7 @@
 
 const MiB = (summary) => summary?.peakRssMiB?.median;
 const seconds = (summary) => summary?.seconds?.median;
+const cpu = (summary) => summary?.cpuSeconds?.median;
 // Server: the median time of a page asked for one request at a time, in alternation with the others.
 const pagedMs = (cases, page) => cases["server.paired"]?.[`${page}Ms`]?.median;
 // Under autocannon: time per request is the inverse of the sustained rate on the same connections.
@@ -43,6 +44,7 @@ function computeRatios(cases) {
     }
   }
   const info = [
+    ["toDataFrame.cpu/floor.c3", "toDataFrame client CPU / floor client CPU (same fields), c=3", ratio(cpu(c("toDataFrame.c3")), cpu(c("floor.columns.c3")))],
     ["iterate.offset.c1/floor", "iterate offset c=1 time / floor c=1 (full records)", ratio(seconds(c("iterate.offset.c1")), seconds(c("floor.full.c1")))],
     ["iterate.offset.c3/floor", "iterate offset c=3 time / floor c=3 (full records)", ratio(seconds(c("iterate.offset.c3")), seconds(c("floor.full.c3")))],
     ["iterate.keyset/floor.c1", "iterate keyset time / floor c=1 (full records)", ratio(seconds(c("iterate.keyset")), seconds(c("floor.full.c1")))],
