@@ -110,10 +110,10 @@ function checkPath(column: unknown): string {
       throw new ValidationError("columns", `Column "${column}" has an empty segment; write paths like "lattice.a".`);
     }
     if (segment.startsWith("$")) {
-      throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name.`);
+      throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name; use the field's own name, e.g. "lattice.a".`);
     }
     if (segment === "__proto__") {
-      throw new ValidationError("columns", `Column "${column}" names "__proto__", which is not a field.`);
+      throw new ValidationError("columns", `Column "${column}" names "__proto__", which is not a field; remove it and name the field you want, e.g. "formula".`);
     }
   }
   // A record is an object, so its first segment is a field name; this also keeps a column dict's

@@ -16,7 +16,6 @@ export async function* keysetPages(
 ): AsyncGenerator<Material[], void, undefined> {
   const hasQuery = Object.keys(o.query).length > 0;
   let after: string | undefined;
-  let previous = new Set<string>();
   let page = 0;
   let total = 0;
   while (total < o.maxItems) {
@@ -27,19 +26,33 @@ export async function* keysetPages(
       after === undefined ? o.query : hasQuery ? { $and: [o.query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
     const records = await fetchPage({ query, projection }, o.signal);
     page += 1;
-    // A server that ignored the cursor would send the same page forever.
-    if (records.some((r) => previous.has(r._id))) {
+    // Every _id must come after the cursor and after the one before it: a server that ignored
+    // the cursor or the sort would otherwise repeat records, or send the same page forever.
+    const misplaced = firstOutOfOrder(records, after);
+    if (misplaced !== -1) {
       throw new ResponseValidationError(
-        `${endpoint} answered keyset page ${page} with records of the page before: it ignored {_id: {$gt: ...}}. ` +
-          `Use paging: "offset" with this server.`,
+        `${endpoint} answered keyset page ${page} out of _id order (record ${misplaced + 1} is not after the one ` +
+          `before it): the server ignored {_id: {$gt: ...}} or the _id sort. Use paging: "offset" with this server.`,
         { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Cursor not honoured" }] },
       );
     }
     total += records.length;
     o.onPage?.({ page, items: records.length, total });
+    // Read the cursor before yielding: the consumer may strip _id from the records it gets.
+    const last = records.length > 0 ? records[records.length - 1]._id : after;
     if (records.length > 0) yield records;
     if (records.length < limit) return;
-    after = records[records.length - 1]._id;
-    previous = new Set(records.map((r) => r._id));
+    after = last;
   }
+}
+
+/** Index of the first record whose `_id` is not strictly after its predecessor (or `after`), else -1. */
+function firstOutOfOrder(records: readonly Material[], after: string | undefined): number {
+  let previous = after;
+  for (let i = 0; i < records.length; i++) {
+    const id = records[i]._id;
+    if (previous !== undefined && !(id > previous)) return i;
+    previous = id;
+  }
+  return -1;
 }
