@@ -192,3 +192,14 @@ describe(`every paging mode over ${SYNTHETIC}+ materials`, () => {
     ]);
   });
 });
+
+describe("records without _id", () => {
+  it.each(["offset", "keyset"] as const)("%s paging with fields {_id: 0} walks every record once and strips _id", async (paging) => {
+    const formulas: unknown[] = [];
+    for await (const m of client.materials.iterate({ paging, fields: { _id: 0, formula: 1 }, pageSize: 300 })) {
+      expect(m).not.toHaveProperty("_id");
+      formulas.push(m.formula);
+    }
+    expect(formulas).toHaveLength(SYNTHETIC + 29);
+  });
+});
