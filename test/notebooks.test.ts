@@ -1,5 +1,7 @@
 // Runs every example notebook (notebooks/*.ipynb) on the real tslab kernel through Jupyter's
-// nbconvert, into a temporary folder, and checks the committed notebooks read clean. Without
+// nbconvert, into a temporary folder, checks their outputs (no error, stderr, secret, machine
+// path or timing) and that the committed outputs are those of a clean run, and checks the
+// committed notebooks read clean. Without
 // Jupyter the run is skipped with a loud notice, unless MATFRAME_REQUIRE_JUPYTER=1 (set by .ci/run).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -81,7 +83,7 @@ describe("the notebooks executed on the tslab kernel", () => {
     if (outputDir) rmSync(outputDir, { recursive: true, force: true });
   });
 
-  it.for(names)("%s runs top to bottom with no error, secret, path or timing in its outputs", { timeout: 600_000 }, (name, ctx) => {
+  it.for(names)("%s runs top to bottom, clean, with the committed outputs", { timeout: 600_000 }, (name, ctx) => {
     if (missing) {
       if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${missing}`);
       ctx.skip(`Jupyter or the tslab kernel is missing: ${missing}`);
@@ -91,6 +93,13 @@ describe("the notebooks executed on the tslab kernel", () => {
 
     const executed = readNotebook(path.join(outputDir, name));
     expect(outputProblems(executed)).toEqual([]);
+    // The committed outputs must be what a clean run gives today (the runs are deterministic).
+    const committed = readNotebook(path.join(notebookDir, name));
+    const stale = executed.cells.flatMap((cell, i) =>
+      JSON.stringify(cell.outputs ?? []) === JSON.stringify(committed.cells[i]?.outputs ?? []) ? [] : [i + 1],
+    );
+    expect(stale, `${name}: committed outputs differ from a clean run in cells ${stale.join(", ")}; run \`npm run notebooks\``).toEqual([]);
+
     const outputs = executed.cells.flatMap((c) => c.outputs ?? []).flatMap(outputTexts);
     for (const { mime, contains } of EXPECTED_OUTPUT[name] ?? []) {
       expect(
