@@ -1,8 +1,8 @@
 // Runs every example notebook (notebooks/*.ipynb) on the real tslab kernel through Jupyter's
 // nbconvert, into a temporary folder, checks their outputs (no error, stderr, secret, machine
 // path or timing) and that the committed outputs are those of a clean run, and checks the
-// committed notebooks read clean. Without
-// Jupyter the run is skipped with a loud notice, unless MATFRAME_REQUIRE_JUPYTER=1 (set by .ci/run).
+// committed notebooks read clean. Without Jupyter the run is skipped with a loud notice, unless
+// MATFRAME_REQUIRE_JUPYTER=1 (set by .ci/run).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
