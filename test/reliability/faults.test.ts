@@ -181,7 +181,7 @@ describe("fault scenarios: long walks and exports against a misbehaving server",
     });
   }
 
-  it("random mixes of faults: every record exactly once, or a MatframeError and no file", async () => {
+  it("random mixes of faults: every record exactly once, or a MatframeError and no file", { timeout: 180_000 }, async () => {
     const recoverable: Fault[] = [
       { kind: "status", status: 503 },
       { kind: "status", status: 500 },

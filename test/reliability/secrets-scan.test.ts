@@ -57,7 +57,8 @@ afterAll(async () => {
 });
 
 describe("no password or token in anything matframe prints", () => {
-  it("matframe export with --password-stdin, MATFRAME_* variables, a wrong password and a revoked token", async () => {
+  // Six CLI processes one after another: generous, as npm test runs every file side by side.
+  it("matframe export with --password-stdin, MATFRAME_* variables, a wrong password and a revoked token", { timeout: 180_000 }, async () => {
     const base = serve.baseUrl;
     const ok1 = recordRun("export --password-stdin", await runCli(["export", "--base-url", base, "--username", USER, "--password-stdin", "--output", path.join(dir, "a.csv")], { input: `${PASSWORD}\n` }));
     expect(ok1.code, ok1.stderr).toBe(0);
