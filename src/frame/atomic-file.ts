@@ -82,10 +82,15 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
   let closed = false;
   let settled = false;
 
+  // The stream owns the fd: destroy() closes it whatever autoClose says, so closing it here as
+  // well would close a number the process may already have reused for another file or socket.
   async function closeFd(): Promise<void> {
     if (closed) return;
     closed = true;
-    await close(fd);
+    if (stream.closed) return;
+    const done = new Promise<void>((resolve) => stream.once("close", () => resolve()));
+    stream.destroy();
+    await done;
   }
 
   async function remove(): Promise<void> {
@@ -96,7 +101,6 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
   async function abort(): Promise<void> {
     if (settled) return;
     settled = true;
-    stream.destroy();
     await closeFd().catch(() => undefined);
     await remove();
   }
