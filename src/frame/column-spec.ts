@@ -112,8 +112,12 @@ function checkPath(column: unknown): string {
     if (segment.startsWith("$")) {
       throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name; use the field's own name, e.g. "lattice.a".`);
     }
-    if (segment === "__proto__") {
-      throw new ValidationError("columns", `Column "${column}" names "__proto__", which is not a field; remove it and name the field you want, e.g. "formula".`);
+    // The platform refuses these keys anywhere in a projection (they reach an object's prototype).
+    if (segment === "__proto__" || segment === "constructor" || segment === "prototype") {
+      throw new ValidationError(
+        "columns",
+        `Column "${column}" names "${segment}", which the platform refuses as a field name; remove it and name the field you want, e.g. "formula".`,
+      );
     }
   }
   // A record is an object, so its first segment is a field name; this also keeps a column dict's

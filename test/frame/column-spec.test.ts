@@ -105,6 +105,8 @@ describe("planColumns", () => {
     [[" formula"], "spaces"],
     [["$where"], '"$"'],
     [["a.__proto__"], "__proto__"],
+    [["constructor"], "refuses as a field name"],
+    [["lattice.prototype"], "refuses as a field name"],
     [["0.a"], "array index"],
     [[42], "non-empty dotted path"],
     [["_id", "-_id"], "keep one"],
