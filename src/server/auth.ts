@@ -35,6 +35,20 @@ function scryptHash(password: string, salt: Buffer): Promise<Buffer> {
   });
 }
 
+/**
+ * Login hashes run one at a time: each costs ~50 ms of CPU, and a burst of logins hashed in
+ * parallel would take every core from the requests of clients already logged in.
+ */
+let hashQueue: Promise<unknown> = Promise.resolve();
+function queuedScryptHash(password: string, salt: Buffer): Promise<Buffer> {
+  const hashed = hashQueue.then(
+    () => scryptHash(password, salt),
+    () => scryptHash(password, salt),
+  );
+  hashQueue = hashed.catch(() => undefined);
+  return hashed;
+}
+
 function sha256(text: string): Buffer {
   return createHash("sha256").update(text).digest();
 }
@@ -89,7 +103,7 @@ export class AuthRegistry {
   async login(username: string, password: string): Promise<IssuedCredentials | undefined> {
     const account = this.accounts.get(username);
     const candidate = account ?? this.decoy;
-    const hash = await scryptHash(password, candidate.salt);
+    const hash = await queuedScryptHash(password, candidate.salt);
     if (!timingSafeEqual(hash, candidate.hash) || !account) return undefined;
     return this.openSession(account.accountId);
   }
