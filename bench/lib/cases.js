@@ -22,7 +22,8 @@ function clientCases({ groups, server, credentials, columnsFields, python }) {
   add("iterate", "iterate.keyset", "client.materials.iterate, keyset", "iterate.js", { paging: "keyset" });
   add("frame", "toDataFrame.c1", "toDataFrame (default columns), c=1", "to-dataframe.js", { concurrency: 1 });
   add("frame", "toDataFrame.c3", "toDataFrame (default columns), c=3 (default)", "to-dataframe.js", { concurrency: 3 });
-  add("naive", "naive", "naive TS: fetch, keep rows, flatten, new DataFrame", "naive.js", { fields: columnsFields });
+  add("naive", "naive", "naive TS: fetch whole records, keep rows, flatten, new DataFrame", "naive.js", {});
+  add("naive", "naive.fields", "naive TS as above, asking for toDataFrame's fields", "naive.js", { fields: columnsFields });
   if (python.command) {
     add("python", "python", `Python requests + pandas.json_normalize`, "python_pandas.py", { fields: columnsFields }, { python: python.command });
   }
