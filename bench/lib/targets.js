@@ -45,6 +45,8 @@ function computeRatios(cases) {
   }
   const info = [
     ["naive.fields/toDataFrame", "naive TypeScript time (toDataFrame's fields) / toDataFrame time", ratio(seconds(c("naive.fields")), seconds(c("toDataFrame.c3")))],
+    // No client can beat the floor: this is the most the Python ratio could be against this server.
+    ["python/floor.c3", "Python time / floor time (same fields), c=3: the ceiling of the Python ratio", ratio(seconds(c("python")), seconds(c("floor.columns.c3")))],
     ["toDataFrame.cpu/floor.c3", "toDataFrame client CPU / floor client CPU (same fields), c=3", ratio(cpu(c("toDataFrame.c3")), cpu(c("floor.columns.c3")))],
     ["iterate.offset.c1/floor", "iterate offset c=1 time / floor c=1 (full records)", ratio(seconds(c("iterate.offset.c1")), seconds(c("floor.full.c1")))],
     ["iterate.offset.c3/floor", "iterate offset c=3 time / floor c=3 (full records)", ratio(seconds(c("iterate.offset.c3")), seconds(c("floor.full.c3")))],
