@@ -78,6 +78,19 @@ describe("offset paging", () => {
     expect((error as Error).message).toMatch(/paging: "keyset"/);
   });
 
+  it("under a sort other than _id, a record seen twice is caught too (every _id kept)", async () => {
+    const { client } = await setup({
+      records: 300,
+      fault: (r) => (r.projection?.skip === 200 ? { kind: "duplicate-first", id: "m000250" } : undefined),
+    });
+    // The fault server ignores the sort and pages in _id order; m000250 then comes twice in a row.
+    const error = await (async () => {
+      for await (const _ of client.materials.iterate({ pageSize: 100, sort: { name: 1 } }));
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DuplicateRecordError);
+    expect((error as DuplicateRecordError).id).toBe("m000250");
+  });
+
   it("with onDuplicate, a repeat is dropped and reported", async () => {
     const { client } = await setup({
       records: 300,
