@@ -12,6 +12,7 @@ const { readArgs, USAGE } = require("./lib/args");
 const { login, authHeaders, idAt } = require("./lib/api");
 const { runNodeCase, runPythonCase, summarizeRuns } = require("./lib/case-runner");
 const { clientCases, bigExportCases, serverCases, serverPageLabel, SERVER_QUERY } = require("./lib/cases");
+const { snapshotDist, sourceVersion } = require("./lib/dist-snapshot");
 const { describeMachine } = require("./lib/machine");
 const { findPython } = require("./lib/python");
 const { writeResults } = require("./lib/results");
@@ -71,7 +72,7 @@ async function measure(cases, settings, runs, failures) {
 async function main(settings) {
   const started = Date.now();
   const machine = describeMachine();
-  const { DEFAULT_COLUMNS, planColumns } = require("../dist/frame/column-spec.js");
+  const { DEFAULT_COLUMNS, planColumns } = require(path.join(process.env.MATFRAME_BENCH_DIST, "frame", "column-spec.js"));
   const columnsFields = planColumns(DEFAULT_COLUMNS).fields;
   const python = settings.groups.has("python") ? findPython() : { skip: "not selected (--only)" };
   if (settings.groups.has("python") && python.skip) progress(`Python baseline skipped: ${python.skip}`);
@@ -165,6 +166,7 @@ async function main(settings) {
     generatedAt: new Date(started).toISOString(),
     wallSeconds: Math.round((Date.now() - started) / 1000),
     quick: settings.quick,
+    source: sourceVersion(),
     targetsChecked: settings.checkTargets,
     settings: {
       reps: settings.reps,
@@ -223,9 +225,19 @@ if (settings.help) {
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.once(signal, () => {
     progress(`${signal}: stopping the servers`);
-    stopServers().finally(() => process.exit(130));
+    stopServers().finally(() => process.exit(130)); // the exit handler removes the dist/ copy
   });
 }
+let snapshot;
+try {
+  snapshot = snapshotDist();
+} catch (error) {
+  process.stderr.write(`bench: ${error.message}\n`);
+  process.exit(1);
+}
+// Inherited by the server and every case, so all of them run the same build.
+process.env.MATFRAME_BENCH_DIST = snapshot.dir;
+process.once("exit", () => snapshot.remove());
 main(settings).then(
   (code) => {
     process.exitCode = code;

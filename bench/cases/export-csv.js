@@ -5,8 +5,9 @@
 const { mkdtempSync, rmSync } = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { Client } = require("../../dist/index.js");
-const { runCase, startClock, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
+
+const { Client } = require(distIndex());
 
 runCase(async ({ baseUrl, credentials, paging, expected }) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-"));

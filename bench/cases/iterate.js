@@ -1,7 +1,8 @@
 "use strict";
 // `client.materials.iterate` over every record, nothing kept: the client's cost over the floor.
-const { ApiClient } = require("../../dist/index.js");
-const { runCase, startClock, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
+
+const { ApiClient } = require(distIndex());
 
 runCase(async ({ baseUrl, credentials, paging, concurrency, fields, expected }) => {
   const client = new ApiClient({ baseUrl, ...credentials });

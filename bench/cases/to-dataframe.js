@@ -3,8 +3,9 @@
 // danfojs-node is already loaded (its import alone costs 1-1.6 s and ~90 MiB, issue 4), so the
 // figure is the download plus the table, comparable with the floor at the same concurrency.
 require("danfojs-node");
-const { Client } = require("../../dist/index.js");
-const { runCase, startClock, expectCount } = require("../lib/case-kit");
+const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
+
+const { Client } = require(distIndex());
 
 runCase(async ({ baseUrl, credentials, concurrency, expected }) => {
   const client = new Client({ baseUrl, ...credentials });

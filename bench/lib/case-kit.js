@@ -2,7 +2,14 @@
 // The child side of a bench case: read the parameters, time the work, report one result line
 // with this process's own peak resident size. Case scripts `require` this and call `runCase`.
 
+const path = require("node:path");
+
 const RESULT_PREFIX = "BENCH_RESULT ";
+
+/** The built package: the run's private copy of dist/ (see dist-snapshot.js), else dist/. */
+function distIndex() {
+  return path.join(process.env.MATFRAME_BENCH_DIST ?? path.join(__dirname, "..", "..", "dist"), "index.js");
+}
 
 /**
  * Starts timing; `stop()` returns `{ seconds, cpuSeconds }`: wall time, and the CPU time this
@@ -45,4 +52,4 @@ function expectCount(what, actual, expected) {
   if (expected !== undefined && actual !== expected) throw new Error(`${what} read ${actual} records, expected ${expected}.`);
 }
 
-module.exports = { runCase, startClock, expectCount, RESULT_PREFIX };
+module.exports = { runCase, startClock, expectCount, distIndex, RESULT_PREFIX };

@@ -5,7 +5,7 @@ const { readFileSync } = require("node:fs");
 const path = require("node:path");
 const readline = require("node:readline");
 
-const CLI = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+const DIST = process.env.MATFRAME_BENCH_DIST ?? path.join(__dirname, "..", "..", "dist");
 const PREFIX = "/api/2018-10-01";
 
 /** Peak resident size of a running process in KiB (Linux /proc), or null elsewhere. */
@@ -25,7 +25,7 @@ function peakRssKiB(pid) {
  */
 async function startServerProcess({ synthetic, timeoutMs = 15 * 60 * 1000 }) {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet"], {
+  const child = spawn(process.execPath, [path.join(DIST, "cli", "main.js"), "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
