@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { ApiError, ConnectionError, ResponseValidationError, DuplicateRecordError, TimeoutError, AbortError } from "../client";
+import { ApiError, ConnectionError, ResponseValidationError, DuplicateRecordError, TimeoutError, AbortError, ValidationError } from "../client";
 import { OutputError } from "../frame/errors/output-error";
 import type { ExportProgress } from "../frame/export";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
@@ -200,9 +200,21 @@ async function readPassword(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
 }
 
+/** The flag that sets each library option, so a refused option is named as the user typed it. */
+const FLAG_FOR_OPTION: Record<string, string> = {
+  pageSize: "--page-size",
+  maxItems: "--max-items",
+  query: "--query",
+  sort: "--sort",
+  columns: "--columns",
+  paging: "--paging",
+};
+
 /** Prints one line for `error` (never a stack) and returns its exit code. */
 function fail(error: unknown): number {
-  const message = error instanceof Error ? error.message : String(error);
+  let message = error instanceof Error ? error.message : String(error);
+  const flag = error instanceof ValidationError ? FLAG_FOR_OPTION[error.option] : undefined;
+  if (flag) message = `${flag}: ${message}`;
   process.stderr.write(`matframe export: ${message.replace(/\s*\n\s*/g, " ")}\n`);
   return exitCode(error);
 }

@@ -113,7 +113,7 @@ describe("matframe export usage errors (exit 1)", () => {
     [["--query", "{nope"], "--query must be a JSON object"],
     [["--query", "[1]"], "--query must be a JSON object"],
     [["--page-size", "ten"], '--page-size must be a whole number; got "ten".'],
-    [["--page-size", "900"], "pageSize"],
+    [["--page-size", "900"], "--page-size: pageSize must be an integer from 1 to 500"],
     [["--columns", "lattice..a"], 'Column "lattice..a" has an empty segment'],
     [["--bogus"], "--help"],
     [["--password", "hunter2"], "--password is not accepted"],
