@@ -20,7 +20,7 @@ const profile = JSON.parse(readFileSync(positionals[0], "utf8"));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
-const where = (n) => n.callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/(dist|bench)\//, "$1/").replace(/^file:\/\//, "");
+const where = (n) => n.callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/(dist|bench)\//, "$1/").replace(/^.*\/\.matframe-tmp-bench-dist-\d+\//, "dist/").replace(/^file:\/\//, "");
 const label = (n) => `${n.callFrame.functionName || "(anonymous)"} ${where(n)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ""}`;
 const stackNames = (id) => {
   const names = [];
