@@ -20,7 +20,8 @@ const path = require("node:path");
 
 const ROOT = path.join(__dirname, "..");
 const SOURCE = path.join(ROOT, "node_modules", "@mat3ra", "standata", "lib", "runtime_data", "materials.json");
-const TARGET = path.join(ROOT, "data", "materials.json");
+// MATFRAME_DATASET_OUT lets a test rebuild the file elsewhere and compare it with the committed one.
+const TARGET = process.env.MATFRAME_DATASET_OUT ?? path.join(ROOT, "data", "materials.json");
 
 /** The alphabet of the platform's (Meteor-style) 17-character ids: no 0, 1, I, O, l, U, V. */
 const ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz";
