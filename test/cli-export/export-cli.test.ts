@@ -6,6 +6,7 @@ import { parse } from "csv-parse/sync";
 import { startServer, type ServerHandle } from "../../src/server";
 import { ApiClient } from "../../src/client";
 import { lastLine, runCli } from "./run-cli";
+import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
 const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<{ _id: string; formula: string }>;
 
@@ -37,18 +38,7 @@ describe("matframe export with no base URL (the local platform)", () => {
     expect(result.code).toBe(0);
     const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => r._id)).toEqual(bundled.map((m) => m._id));
-    expect(Object.keys(rows[0])).toEqual([
-      "_id",
-      "name",
-      "formula",
-      "method.type",
-      "method.subtype",
-      "lattice.a",
-      "lattice.b",
-      "lattice.c",
-      "derivedProperties.volume",
-      "derivedProperties.density",
-    ]);
+    expect(Object.keys(rows[0])).toEqual(DOCUMENTED_DEFAULT_COLUMNS);
     expect(result.stderr).toContain("built-in local platform");
     expect(lastLine(result.stderr)).toMatch(new RegExp(`^Exported ${bundled.length} materials \\(1 page\\) in \\d+\\.\\d s to stdout\\.$`));
     // stderr is not a terminal here: no progress bar escape codes.

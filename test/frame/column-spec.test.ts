@@ -1,22 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COLUMNS, planColumns } from "../../src/frame/column-spec";
 import { ValidationError } from "../../src/client/errors/validation-error";
+import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
 describe("planColumns", () => {
   it("uses the documented default columns, _id first", () => {
     const plan = planColumns();
-    expect(plan.names).toEqual([
-      "_id",
-      "name",
-      "formula",
-      "method.type",
-      "method.subtype",
-      "lattice.a",
-      "lattice.b",
-      "lattice.c",
-      "derivedProperties.volume",
-      "derivedProperties.density",
-    ]);
+    expect(plan.names).toEqual(DOCUMENTED_DEFAULT_COLUMNS);
     expect(plan.names).toEqual([...DEFAULT_COLUMNS]);
     expect(plan.fields).toEqual({
       _id: 1,

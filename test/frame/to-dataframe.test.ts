@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { toDataFrame } from "../../src/frame/to-dataframe";
 import type { FrameWarning } from "../../src/frame/row-reader";
+import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;
 
@@ -10,18 +11,7 @@ describe("toDataFrame", () => {
   it("builds the default columns from the bundled materials", async () => {
     const df = await toDataFrame(materials);
     expect(df.shape).toEqual([materials.length, 10]);
-    expect(df.columns).toEqual([
-      "_id",
-      "name",
-      "formula",
-      "method.type",
-      "method.subtype",
-      "lattice.a",
-      "lattice.b",
-      "lattice.c",
-      "derivedProperties.volume",
-      "derivedProperties.density",
-    ]);
+    expect(df.columns).toEqual(DOCUMENTED_DEFAULT_COLUMNS);
     const volume = materials.map((m) => m.derivedProperties.find((p: any) => p.name === "volume").value);
     expect(df.column("derivedProperties.volume").values).toEqual(volume);
     expect(df.column("lattice.a").values).toEqual(materials.map((m) => m.lattice.a));
