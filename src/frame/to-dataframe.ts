@@ -45,7 +45,14 @@ export function loadDanfo(): Danfo {
   } catch (error) {
     const missing =
       (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");
-    if (missing) throw new MissingDependencyError("danfojs-node", "A DataFrame", { cause: error });
+    if (missing) {
+      throw new MissingDependencyError("danfojs-node", "A DataFrame", {
+        cause: error,
+        // danfojs-node 1.2.0 does not install as published (an xlsx tarball from a CDN, a native
+        // TensorFlow download); the README's DataFrames section has the overrides that fix it.
+        hint: 'Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s README.',
+      });
+    }
     throw error;
   }
   return danfo;

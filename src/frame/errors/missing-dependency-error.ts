@@ -7,8 +7,9 @@ export class MissingDependencyError extends MatframeError {
   /** The npm package to install. */
   readonly packageName: string;
 
-  constructor(packageName: string, feature: string, options?: { cause?: unknown }) {
-    super(`${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\`.`, options);
+  constructor(packageName: string, feature: string, options?: { cause?: unknown; hint?: string }) {
+    const hint = options?.hint ? ` ${options.hint}` : "";
+    super(`${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\`.${hint}`, options);
     this.packageName = packageName;
   }
 }
