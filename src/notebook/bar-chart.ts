@@ -1,4 +1,4 @@
-import { axisTitle, fieldValue, renderChart, type Chart, type ChartOptions } from "./chart";
+import { axisTitle, fieldValue, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
 import { recordsOf, type TableInput } from "./table-input";
 
 /** Options of {@link barChart}. */
@@ -52,9 +52,7 @@ export async function barChart(table: TableInput, options: BarChartOptions): Pro
   return renderChart(
     "bar",
     {
-      ...(options.title ? { title: options.title } : {}),
-      width: options.width ?? 480,
-      height: options.height ?? 300,
+      ...chartFrame(options),
       data: { values },
       mark: { type: "bar", tooltip: true },
       encoding: {

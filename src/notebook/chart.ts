@@ -47,6 +47,15 @@ export interface ChartOptions {
   height?: number;
 }
 
+/** The title and plotting-area size of a spec, with the defaults documented on `ChartOptions`. */
+export function chartFrame(options: ChartOptions): { title?: string; width: number; height: number } {
+  return {
+    ...(options.title ? { title: options.title } : {}),
+    width: options.width ?? 480,
+    height: options.height ?? 300,
+  };
+}
+
 /** Shared look: white background (readable in dark themes), one sans-serif font. */
 const CONFIG = {
   background: "white",

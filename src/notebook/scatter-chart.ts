@@ -1,5 +1,5 @@
 import * as vega from "vega";
-import { axisTitle, fieldValue, renderChart, type Chart, type ChartOptions } from "./chart";
+import { axisTitle, fieldValue, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
 import { placeLabels } from "./label-placement";
 import { recordsOf, type TableInput } from "./table-input";
 
@@ -90,9 +90,7 @@ export async function scatterChart(table: TableInput, options: ScatterChartOptio
   return renderChart(
     "scatter",
     {
-      ...(options.title ? { title: options.title } : {}),
-      width: options.width ?? 480,
-      height: options.height ?? 300,
+      ...chartFrame(options),
       data: { values },
       layer: options.label === undefined ? [points] : [points, labels],
     },
