@@ -21,12 +21,12 @@ export const DEFAULT_COLUMNS: readonly string[] = Object.freeze([
 /**
  * Arrays of `{ name, value, ... }` entries, which columns pick from by name
  * (`derivedProperties.volume`). A projection cannot select one entry by name, so a column
- * under one of these fetches the whole array.
+ * under one of these fetches the whole array; under any other array a name cannot match.
  */
-export const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"]);
+const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"]);
 
 /** The token that leaves `_id` out of a table on purpose (as `_id: 0` does in a projection). */
-export const EXCLUDE_ID = "-_id";
+const EXCLUDE_ID = "-_id";
 
 /** A method column reads one half of a method object, which is checked before either half is used. */
 export interface MethodPart {
@@ -43,6 +43,8 @@ export interface ColumnDef {
   readonly segments: readonly string[];
   /** Set when the column is `<path>.type` or `<path>.subtype` of a method object. */
   readonly method?: MethodPart;
+  /** Index of the segment that picks an entry of a named-entry array by name, if any. */
+  readonly namedEntryAt?: number;
 }
 
 /** A validated column list and the projection that fetches exactly what it needs. */
@@ -133,14 +135,29 @@ function expandMethod(path: string): string[] {
   return segments[segments.length - 1] === "method" ? [`${path}.type`, `${path}.subtype`] : [path];
 }
 
+/**
+ * Index of the segment that names an entry of a named-entry array (`volume` in
+ * `derivedProperties.volume`), or undefined. Decided here once, for both the getter and the
+ * projection, so the two cannot disagree.
+ */
+export function namedEntryIndex(segments: readonly string[]): number | undefined {
+  for (let i = 1; i < segments.length; i++) {
+    if (isIndexSegment(segments[i - 1])) return undefined;
+    if (NAMED_ENTRY_ARRAYS.includes(segments.slice(0, i).join("."))) return isIndexSegment(segments[i]) ? undefined : i;
+  }
+  return undefined;
+}
+
 function toColumnDef(name: string): ColumnDef {
   const segments = name.split(".");
+  const namedEntryAt = namedEntryIndex(segments);
+  const named = namedEntryAt === undefined ? {} : { namedEntryAt };
   const last = segments[segments.length - 1];
   if (segments.length >= 2 && segments[segments.length - 2] === "method" && (last === "type" || last === "subtype")) {
     const methodSegments = segments.slice(0, -1);
-    return { name, segments, method: { path: methodSegments.join("."), segments: methodSegments, part: last } };
+    return { name, segments, method: { path: methodSegments.join("."), segments: methodSegments, part: last }, ...named };
   }
-  return { name, segments };
+  return { name, segments, ...named };
 }
 
 /** The part of a column's path a projection can name: up to an array index or a named-entry array. */
@@ -148,10 +165,9 @@ function fieldPath(def: ColumnDef): string {
   // The whole method object is fetched: checking it needs both halves and any extra keys.
   const segments = def.method ? def.method.segments : def.segments;
   const kept: string[] = [];
-  for (const segment of segments) {
-    if (isIndexSegment(segment)) break;
-    kept.push(segment);
-    if (NAMED_ENTRY_ARRAYS.includes(kept.join("."))) break;
+  for (let i = 0; i < segments.length && i !== def.namedEntryAt; i++) {
+    if (isIndexSegment(segments[i])) break;
+    kept.push(segments[i]);
   }
   return kept.join(".");
 }

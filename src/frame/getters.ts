@@ -12,21 +12,22 @@ export type Getter = (record: unknown) => unknown;
  * `JSON.stringify`, which always yields a plain string literal, and validated by `planColumns`.
  *
  * - An index segment (`tags.0`) indexes an array.
- * - A name segment on an array picks the entry whose `name` equals it: its `value` when the
- *   segment is the last one (`derivedProperties.volume`), else the entry itself, so deeper
- *   segments read the entry's other keys (`derivedProperties.volume.units`).
+ * - The segment at `namedEntryAt` (see `namedEntryIndex`) picks the array entry whose `name`
+ *   equals it: its `value` when the segment is the last one (`derivedProperties.volume`), else
+ *   the entry itself, so deeper segments read the entry's other keys
+ *   (`derivedProperties.volume.units`). Any other name segment on an array gives undefined.
  *
  * @example compileGetter(["lattice", "a"])({ lattice: { a: 3.1 } }) // 3.1
  */
-export function compileGetter(segments: readonly string[]): Getter {
+export function compileGetter(segments: readonly string[], namedEntryAt?: number): Getter {
   let body = "let v = record;\n";
   segments.forEach((segment, i) => {
     const key = JSON.stringify(segment);
     const last = i === segments.length - 1;
     body += 'if (v === null || typeof v !== "object") return undefined;\n';
-    body += isIndexSegment(segment)
-      ? `v = Array.isArray(v) ? v[${Number(segment)}] : v[${key}];\n`
-      : `v = Array.isArray(v) ? pickNamed(v, ${key}, ${last}) : v[${key}];\n`;
+    if (isIndexSegment(segment)) body += `v = Array.isArray(v) ? v[${Number(segment)}] : v[${key}];\n`;
+    else if (i === namedEntryAt) body += `v = Array.isArray(v) ? pickNamed(v, ${key}, ${last}) : v[${key}];\n`;
+    else body += `v = Array.isArray(v) ? undefined : v[${key}];\n`;
   });
   // Inherited members (`constructor`, `toString`) are functions, never data.
   body += 'return typeof v === "function" ? undefined : v;';

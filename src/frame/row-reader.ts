@@ -58,13 +58,13 @@ export class RowReader {
     plan.columns.forEach((column, index) => {
       if (!column.method) {
         this.valueIndexes.push(index);
-        this.valueGetters.push(compileGetter(column.segments));
+        this.valueGetters.push(compileGetter(column.segments, column.namedEntryAt));
         return;
       }
       const { path, segments, part } = column.method;
       let group = this.groups.find((g) => g.path === path);
       if (!group) {
-        group = { path, get: compileGetter(segments), typeIndex: -1, subtypeIndex: -1, invalid: 0, ids: [] };
+        group = { path, get: compileGetter(segments, column.namedEntryAt), typeIndex: -1, subtypeIndex: -1, invalid: 0, ids: [] };
         this.groups.push(group);
       }
       if (part === "type") group.typeIndex = index;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { namedEntryIndex } from "../../src/frame/column-spec";
 import { compileGetter } from "../../src/frame/getters";
 
-const get = (path: string, record: unknown): unknown => compileGetter(path.split("."))(record);
+const get = (path: string, record: unknown): unknown => {
+  const segments = path.split(".");
+  return compileGetter(segments, namedEntryIndex(segments))(record);
+};
 
 const record = {
   _id: "x1",
@@ -44,6 +48,11 @@ describe("compileGetter", () => {
     expect(get("derivedProperties.symmetry.spaceGroupSymbol", record)).toBe("R-3c");
     expect(get("derivedProperties.symmetry", record)).toBeUndefined();
     expect(get("derivedProperties.bandGap", record)).toBeUndefined();
+  });
+
+  it("picks by name only in named-entry arrays: the projection could not fetch a name from any other", () => {
+    expect(get("basis.elements.value", record)).toBeUndefined();
+    expect(get("tags.oxide", record)).toBeUndefined();
   });
 
   it("indexes arrays with numeric segments and objects with numeric keys", () => {
