@@ -54,7 +54,7 @@ export class Collection {
     const o = validateIterateOptions(options);
     const fetchPage: FetchPage = ({ query, projection }, signal) =>
       this.#fetch(query, projection, signal, recordArray({ requireId: true, maxItems: projection.limit }));
-    const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o);
+    const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());
     return o.stripId ? withoutIds(pages) : pages;
   }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, DuplicateRecordError, type DuplicateInfo, type PageInfo } from "../../src/client";
+import { ApiClient, DuplicateRecordError, ResponseValidationError, type DuplicateInfo, type PageInfo } from "../../src/client";
 import { startFaultServer, type FaultServer, type FaultServerOptions } from "../support/fault-server";
 
 let server: FaultServer | undefined;
@@ -89,6 +89,35 @@ describe("offset paging", () => {
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DuplicateRecordError);
     expect((error as DuplicateRecordError).id).toBe("m000250");
+  });
+
+  it("a server that ignores skip ends the walk with ResponseValidationError, even with onDuplicate", async () => {
+    const firstPage = Array.from({ length: 100 }, (_, n) => ({ _id: `m${String(n).padStart(6, "0")}`, name: `m${n}` }));
+    const { server, client } = await setup({
+      records: 300,
+      fault: (r) => (r.path.endsWith("/materials") ? { kind: "wrong-shape", body: { status: "success", data: firstPage } } : undefined),
+    });
+    const error = await (async () => {
+      for await (const _ of client.materials.iterate({ pageSize: 100, concurrency: 1, onDuplicate: () => {} }));
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as Error).message).toMatch(/every record of page 2 .*paging: "keyset"/);
+    expect(listRequests(server)).toHaveLength(2);
+  });
+
+  it("a page out of _id order is a ResponseValidationError, not records taken for repeats", async () => {
+    const reversed = Array.from({ length: 100 }, (_, n) => ({ _id: `m${String(99 - n).padStart(6, "0")}`, name: "x" }));
+    const { client } = await setup({
+      records: 300,
+      fault: (r) => (r.path.endsWith("/materials") ? { kind: "wrong-shape", body: { status: "success", data: reversed } } : undefined),
+    });
+    const repeats: DuplicateInfo[] = [];
+    const error = await (async () => {
+      for await (const _ of client.materials.iterate({ pageSize: 100, onDuplicate: (d) => repeats.push(d) }));
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as Error).message).toMatch(/page 1 is not sorted by _id/);
+    expect(repeats).toEqual([]);
   });
 
   it("with onDuplicate, a repeat is dropped and reported", async () => {

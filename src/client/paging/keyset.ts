@@ -2,6 +2,7 @@ import type { Material, Projection, Query } from "../../schemas";
 import { ResponseValidationError } from "../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
 import type { FetchPage } from "./fetch-page";
+import { firstOutOfOrder } from "./id-order";
 
 /**
  * Keyset paging: sort by `_id` and ask for `{$and: [query, {_id: {$gt: last}}]}` each time.
@@ -44,15 +45,4 @@ export async function* keysetPages(
     if (records.length < limit) return;
     after = last;
   }
-}
-
-/** Index of the first record whose `_id` is not strictly after its predecessor (or `after`), else -1. */
-function firstOutOfOrder(records: readonly Material[], after: string | undefined): number {
-  let previous = after;
-  for (let i = 0; i < records.length; i++) {
-    const id = records[i]._id;
-    if (previous !== undefined && !(id > previous)) return i;
-    previous = id;
-  }
-  return -1;
 }

@@ -1,7 +1,8 @@
 import type { Material, Projection } from "../../schemas";
-import { DuplicateRecordError } from "../errors";
+import { DuplicateRecordError, ResponseValidationError } from "../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
 import type { FetchPage } from "./fetch-page";
+import { firstOutOfOrder } from "./id-order";
 
 interface PendingPage {
   limit: number;
@@ -18,12 +19,17 @@ interface PendingPage {
  * record kept; under another sort every `_id` is kept in a Set (about 100 bytes a record: 10 MB
  * for 100,000), which would make an export's memory grow with the collection.
  */
-export async function* offsetPages(fetchPage: FetchPage, o: ResolvedIterateOptions): AsyncGenerator<Material[], void, undefined> {
+export async function* offsetPages(
+  fetchPage: FetchPage,
+  o: ResolvedIterateOptions,
+  endpoint: string,
+): AsyncGenerator<Material[], void, undefined> {
   // Aborted when the walk ends for any reason, so pages fetched ahead are not left running.
   const walk = new AbortController();
   const signal = o.signal ? AbortSignal.any([o.signal, walk.signal]) : walk.signal;
   const pending: PendingPage[] = [];
-  const seen = isIdOrder(o.sort) ? new IdOrder() : new Set<string>();
+  const idOrder = isIdOrder(o.sort);
+  const seen = idOrder ? new IdOrder() : new Set<string>();
   let nextSkip = 0;
   let page = 0;
   let total = 0;
@@ -51,7 +57,16 @@ export async function* offsetPages(fetchPage: FetchPage, o: ResolvedIterateOptio
       const full = received.length === limit;
       // Refill before handing control to the consumer, so the network works while it does.
       if (full) fillPipeline();
+      // In _id order a repeat is an _id not after the last one, which holds only if each page
+      // really is sorted: otherwise records that were never seen would count as repeats.
+      if (idOrder && firstOutOfOrder(received) !== -1) {
+        throw notHonoured(endpoint, `page ${page} is not sorted by _id as asked`);
+      }
       const fresh = dropRepeats(received, seen, page, o.onDuplicate);
+      // Only repeats on a full page: the same page would come back for ever.
+      if (full && fresh.length === 0) {
+        throw notHonoured(endpoint, `every record of page ${page} (skip ${(page - 1) * o.pageSize}) came before`);
+      }
       total += fresh.length;
       o.onPage?.({ page, items: fresh.length, total });
       if (fresh.length > 0) yield fresh;
@@ -114,4 +129,12 @@ function dropRepeats(
     fresh ??= records.slice(0, i);
   }
   return fresh ?? records;
+}
+
+function notHonoured(endpoint: string, what: string): ResponseValidationError {
+  return new ResponseValidationError(
+    `${endpoint} did not page as asked: ${what}. The server ignores skip or sort, or the collection changes ` +
+      `faster than it is read; use paging: "keyset".`,
+    { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Paging not honoured" }] },
+  );
 }
