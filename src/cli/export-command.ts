@@ -208,6 +208,7 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   sort: "--sort",
   columns: "--columns",
   paging: "--paging",
+  username: "--username",
 };
 
 /** Prints one line for `error` (never a stack) and returns its exit code. */

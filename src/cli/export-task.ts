@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import { startServer, type ServerHandle } from "../server";
@@ -7,7 +6,8 @@ import type { ExportProgress, ExportResult } from "../frame/export";
 import type { FrameWarning } from "../frame/row-reader";
 import { planColumns } from "../frame/column-spec";
 import { validateIterateOptions } from "../client/validate-options";
-import { TargetExistsError } from "../frame/errors/target-exists-error";
+import { checkTarget } from "../frame/atomic-file";
+import { ValidationError } from "../client/errors/validation-error";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;
@@ -106,11 +106,15 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   planColumns(options.columns);
   const { query, sort, pageSize, maxItems, paging } = options;
   validateIterateOptions({ query, sort, pageSize, maxItems, paging });
-  if (typeof options.output === "string" && !options.force && existsSync(options.output)) {
-    throw new TargetExistsError(options.output);
-  }
+  if (typeof options.output === "string") await checkTarget(options.output, options.force);
   const env = options.env ?? process.env;
   const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
+  if (baseUrl === undefined && options.username !== undefined) {
+    throw new ValidationError(
+      "username",
+      "a username needs a platform to log in to: set --base-url or MATFRAME_BASE_URL (without one, matframe exports from the built-in local platform, which needs no login).",
+    );
+  }
   let server: ServerHandle | undefined;
   let client: Client | undefined;
   // A client logged in here is logged out at the end; a token from the environment is only

@@ -55,6 +55,20 @@ function track(tempPath: string): void {
 }
 
 /**
+ * Refuses a target that is a directory, or that exists when `force` is not set; resolves to its
+ * absolute path. Callers may run it early, before any work, to fail fast.
+ *
+ * @throws TargetExistsError, OutputError
+ */
+export async function checkTarget(target: string, force = false): Promise<string> {
+  const file = path.resolve(target);
+  const existing = await fs.promises.lstat(file).catch(() => undefined);
+  if (existing?.isDirectory()) throw new OutputError(`${target} is a directory; give a file path to write to.`, file);
+  if (existing && !force) throw new TargetExistsError(target);
+  return file;
+}
+
+/**
  * Opens a temporary file in the target's directory (so the final rename stays on one file
  * system and is atomic). A failed or interrupted write therefore never leaves a file at the
  * target that looks complete.
@@ -64,10 +78,7 @@ function track(tempPath: string): void {
  */
 export async function openAtomicFile(target: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
   const force = options.force ?? false;
-  const file = path.resolve(target);
-  const existing = await fs.promises.lstat(file).catch(() => undefined);
-  if (existing?.isDirectory()) throw new OutputError(`${target} is a directory; give a file path to write to.`, file);
-  if (existing && !force) throw new TargetExistsError(target);
+  const file = await checkTarget(target, force);
 
   const dir = path.dirname(file);
   const tempPath = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);

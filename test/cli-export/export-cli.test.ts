@@ -117,6 +117,22 @@ describe("matframe export usage errors (exit 1)", () => {
   });
 });
 
+describe("matframe export usage errors that need the environment or the disk", () => {
+  it("--username without a base URL is refused, not ignored for the demo platform", async () => {
+    const result = await runCli(["export", "--output", "-", "--username", "alice"], { cwd: dir, env: { MATFRAME_PASSWORD: "x" } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expectOneLineError(result.stderr, "--username: a username needs a platform to log in to");
+  });
+
+  it("a directory as --output is refused before anything starts, even with --force", async () => {
+    const result = await runCli(["export", "--output", dir, "--force"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr, "is a directory");
+    expect(result.stderr).not.toContain("built-in local platform");
+  });
+});
+
 describe("matframe export against a platform", () => {
   it("logs in with --username and MATFRAME_PASSWORD", async () => {
     const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--columns", "formula", "--quiet"], {
