@@ -1,11 +1,24 @@
 import type { SortKey } from "./projection";
 
 /**
+ * An object or array sort value, serialised once when it is read, so that the synchronous sort
+ * compares strings instead of serialising both sides on every comparison (4.9 s for a sort on
+ * `lattice` over 100,000 records).
+ */
+class Serialized {
+  constructor(
+    readonly rank: number,
+    readonly text: string,
+  ) {}
+}
+
+/**
  * MongoDB's order of types when sorting: missing and null first, then numbers, strings,
  * objects, arrays, booleans. Values of different types compare by this rank.
  */
 function typeRank(value: unknown): number {
   if (value === undefined || value === null) return 0;
+  if (value instanceof Serialized) return value.rank;
   switch (typeof value) {
     case "number":
       return 1;
@@ -21,15 +34,15 @@ function typeRank(value: unknown): number {
 }
 
 /** Total order over JSON values, MongoDB-like; strings compare by code unit (binary). */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   const rankA = typeRank(a);
   const rankB = typeRank(b);
   if (rankA !== rankB) return rankA - rankB;
   if (rankA === 0) return 0;
   if (rankA === 1) return (a as number) - (b as number);
   if (rankA === 2 || rankA === 5) return a === b ? 0 : (a as string) < (b as string) ? -1 : 1;
-  const textA = JSON.stringify(a);
-  const textB = JSON.stringify(b);
+  const textA = a instanceof Serialized ? a.text : JSON.stringify(a);
+  const textB = b instanceof Serialized ? b.text : JSON.stringify(b);
   return textA === textB ? 0 : textA < textB ? -1 : 1;
 }
 
@@ -66,7 +79,7 @@ export function sortValue(record: object, key: SortKey & { segments: string[] })
   for (const value of values) {
     if (compareValues(value, chosen) * key.direction < 0) chosen = value;
   }
-  return chosen;
+  return typeof chosen === "object" && chosen !== null ? new Serialized(typeRank(chosen), JSON.stringify(chosen)) : chosen;
 }
 
 /** Compares two precomputed key tuples under the given sort. */

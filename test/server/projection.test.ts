@@ -125,3 +125,27 @@ describe("sort, skip and limit", () => {
     }
   });
 });
+
+describe("sort on values of mixed types", () => {
+  it("orders missing, numbers, strings, objects, arrays, booleans (MongoDB), objects by content, ties by _id", async () => {
+    const records = [
+      { _id: "r1", v: [1, 2] },
+      { _id: "r2", v: { b: 1 } },
+      { _id: "r3", v: true },
+      { _id: "r4", v: "x" },
+      { _id: "r5", v: 3 },
+      { _id: "r6" },
+      { _id: "r7", v: { a: 2 } },
+      { _id: "r8", v: { a: 2 } },
+      { _id: "r9", v: [0] },
+    ];
+    const mixed = await startTestServer({ data: records });
+    try {
+      const res = await listMaterials(mixed, await login(mixed), {}, { sort: { v: 1 }, fields: { _id: 1 } });
+      // r1/r9 are arrays: an array sorts ascending by its smallest element (1 and 0), as MongoDB does.
+      expect(res.body.data.map((r: { _id: string }) => r._id)).toEqual(["r6", "r9", "r1", "r5", "r4", "r7", "r8", "r2", "r3"]);
+    } finally {
+      await mixed.close();
+    }
+  });
+});
