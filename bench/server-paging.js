@@ -93,7 +93,9 @@ async function main() {
   // A cold page far into a walk: a query the server has not seen, asked directly at the end.
   const coldQuery = { "lattice.a": { $gt: 2.5 } };
   const cold0 = await getPage({ ...coldQuery, formula: { $ne: "x0" } }, { limit: PAGE, skip: 0 });
-  const coldEnd = await getPage({ ...coldQuery, formula: { $ne: "x1" } }, { limit: PAGE, skip: 99_500 });
+  // The start of the last full page (skip 99,500 at --synthetic 100000), whatever the size.
+  const deepSkip = Math.floor((server.materialCount - PAGE) / PAGE) * PAGE;
+  const coldEnd = await getPage({ ...coldQuery, formula: { $ne: "x1" } }, { limit: PAGE, skip: deepSkip });
 
   // mingo alone, in-process: find().skip().limit() for the first and the last page.
   const records = [];
@@ -124,7 +126,7 @@ async function main() {
   for (const r of rows) {
     console.log(`| ${r.query} | ${r.paging} | ${r.pages} | ${f(r.firstMs)} | ${f(r.lastMs)} | ${r.ratio.toFixed(2)} |`);
   }
-  console.log(`\nCold page (query not seen before): skip 0 ${cold0.ms.toFixed(1)} ms, skip 99,500 ${coldEnd.ms.toFixed(1)} ms (the first request for a query scans up to its page; later pages continue from there).`);
+  console.log(`\nCold page (query not seen before): skip 0 ${cold0.ms.toFixed(1)} ms, skip ${deepSkip.toLocaleString("en-US")} ${coldEnd.ms.toFixed(1)} ms (the first request for a query scans up to its page; later pages continue from there).`);
   console.log(`mingo find(query).skip(s).limit(${PAGE}) in-process, no HTTP: skip 0 ${mingoFirst.toFixed(1)} ms, skip ${lastSkip} ${mingoLast.toFixed(1)} ms per page.`);
 }
 
