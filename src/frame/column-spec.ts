@@ -1,4 +1,4 @@
-import type { Fields } from "../schemas";
+import { FORBIDDEN_KEYS, type Fields } from "../schemas";
 import { ValidationError } from "../client/errors/validation-error";
 
 /**
@@ -114,8 +114,7 @@ function checkPath(column: unknown): string {
     if (segment.startsWith("$")) {
       throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name; use the field's own name, e.g. "lattice.a".`);
     }
-    // The platform refuses these keys anywhere in a projection (they reach an object's prototype).
-    if (segment === "__proto__" || segment === "constructor" || segment === "prototype") {
+    if (FORBIDDEN_KEYS.has(segment)) {
       throw new ValidationError(
         "columns",
         `Column "${column}" names "${segment}", which the platform refuses as a field name; remove it and name the field you want, e.g. "formula".`,

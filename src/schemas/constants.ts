@@ -9,3 +9,9 @@ export const DEFAULT_LIMIT = 50;
 
 /** The largest `limit` the platform accepts. */
 export const MAX_LIMIT = 500;
+
+/**
+ * Keys that could reach an object's prototype. The platform refuses them anywhere in a query or
+ * projection, so the client refuses them in column paths before sending.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);

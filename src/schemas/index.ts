@@ -1,5 +1,5 @@
 // The shapes that cross the wire, shared by the server and the client.
-export { API_VERSION, API_PREFIX, DEFAULT_LIMIT, MAX_LIMIT } from "./constants";
+export { API_VERSION, API_PREFIX, DEFAULT_LIMIT, MAX_LIMIT, FORBIDDEN_KEYS } from "./constants";
 export { jsendSuccess, JSendError, JSendEnvelope } from "./jsend";
 export {
   ACCOUNT_ID_HEADER,

@@ -1,6 +1,7 @@
 import { Context } from "mingo/core";
 import { Query } from "mingo/query";
 import * as queryOperators from "mingo/operators/query";
+import { FORBIDDEN_KEYS } from "../schemas";
 import { badRequest } from "./http-errors";
 import { assertSafeRegex } from "./regex-guard";
 
@@ -17,8 +18,6 @@ export const MAX_QUERY_NODES = 2000;
 /** Longest array accepted for `$in`, `$nin`, `$all`, `$and`, `$or`, `$nor`. */
 export const MAX_QUERY_ARRAY_LENGTH = 1000;
 
-/** Keys that could reach an object's prototype; refused anywhere in a query or projection. */
-export const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 const LOGICAL_OPERATORS = new Set(["$and", "$or", "$nor"]);
 const COMPARISON_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"]);
