@@ -11,7 +11,8 @@ export {
   LoginResult,
 } from "./schemas";
 export type { Query, Credentials } from "./schemas";
-export { startServer, ServerOptionsError, DatasetError } from "./server";
+export { startServer } from "./server";
+export { ServerOptionsError, DatasetError, RecordShapeError } from "./errors";
 export type { StartServerOptions, ServerHandle, UserAccount } from "./server";
 export {
   ApiClient,

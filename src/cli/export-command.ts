@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { ApiError, ConnectionError, ResponseValidationError, DuplicateRecordError, TimeoutError, AbortError, ValidationError } from "../client";
-import { OutputError } from "../frame/errors/output-error";
+import { OutputError } from "../errors";
 import type { ExportProgress } from "../frame/export";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 

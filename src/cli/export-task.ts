@@ -7,7 +7,7 @@ import type { FrameWarning } from "../frame/row-reader";
 import { planColumns } from "../frame/column-spec";
 import { validateIterateOptions } from "../client/validate-options";
 import { checkTarget } from "../frame/atomic-file";
-import { ValidationError } from "../client/errors/validation-error";
+import { ValidationError } from "../errors";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;

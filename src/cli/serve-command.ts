@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { DatasetError, ServerOptionsError, startServer } from "../server";
+import { DatasetError, ServerOptionsError } from "../errors";
+import { startServer } from "../server";
 
 export const SERVE_USAGE = `Usage: matframe serve [options]
 

@@ -1,6 +1,6 @@
 import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult } from "../schemas";
 import { Collection } from "./collection";
-import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "./errors";
+import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
 import { jsendData } from "./jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./options";
 import type { ResponseCheck } from "./response-checks";

@@ -1,6 +1,6 @@
 import { Material, type Projection, type Query } from "../schemas";
 import type { ApiClient } from "./api-client";
-import { ValidationError } from "./errors";
+import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
 import { keysetPages } from "./paging/keyset";

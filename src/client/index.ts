@@ -30,5 +30,5 @@ export {
   ValidationError,
   ClientClosedError,
   DuplicateRecordError,
-} from "./errors";
-export type { ApiErrorDetails } from "./errors";
+} from "../errors";
+export type { ApiErrorDetails } from "../errors";

@@ -1,4 +1,4 @@
-import { ResponseValidationError } from "./errors";
+import { ResponseValidationError } from "../errors";
 import { redact } from "./redact";
 import type { SendResult } from "./transport";
 

@@ -9,7 +9,7 @@ import {
   ResponseValidationError,
   TimeoutError,
   errorFromStatus,
-} from "./errors";
+} from "../errors";
 import { redact } from "./redact";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 

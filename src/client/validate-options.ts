@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import { API_PREFIX, API_VERSION, MAX_LIMIT, type Fields, type Projection, type Query, type Sort } from "../schemas";
-import { ValidationError } from "./errors";
+import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions, TransportSettings } from "./options";
 import type { TransportOptions } from "./transport";
 

@@ -1,5 +1,5 @@
 import { FORBIDDEN_KEYS, type Fields } from "../schemas";
-import { ValidationError } from "../client/errors/validation-error";
+import { ValidationError } from "../errors";
 
 /**
  * The columns a table gets when none are named: identity, composition, the computational method,

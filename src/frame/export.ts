@@ -6,7 +6,7 @@ import { csvLine } from "./csv";
 import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "./warnings";
 import type { TableOptions } from "./to-dataframe";
-import { OutputError } from "./errors/output-error";
+import { OutputError } from "../errors";
 
 /** Where an export goes: a file path (written atomically) or a writable stream (left open). */
 export type ExportTarget = string | Writable;

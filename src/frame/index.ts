@@ -22,4 +22,4 @@ export type {
 } from "./export";
 export type { FrameWarning, ReadOptions } from "./row-reader";
 export type { WarningHandler } from "./warnings";
-export { InvalidMethodError, TargetExistsError, MissingDependencyError, OutputError } from "./errors";
+export { InvalidMethodError, TargetExistsError, MissingDependencyError, OutputError } from "../errors";

@@ -1,7 +1,7 @@
 import type { ColumnPlan } from "./column-spec";
 import { compileGetter, type Getter } from "./getters";
 import { isValidMethod } from "./method-check";
-import { InvalidMethodError } from "./errors/invalid-method-error";
+import { InvalidMethodError } from "../errors";
 
 /** Something worth telling the user about the data, which did not stop the table. */
 export interface FrameWarning {

@@ -3,7 +3,7 @@ import { planColumns } from "./column-spec";
 import { ColumnBuilder, type BuiltColumns } from "./column-builder";
 import type { ReadOptions } from "./row-reader";
 import { reportWarnings, type WarningHandler } from "./warnings";
-import { MissingDependencyError } from "./errors/missing-dependency-error";
+import { MissingDependencyError } from "../errors";
 
 /** A danfo DataFrame (danfojs-node, an optional peer dependency). */
 export type DataFrame = DanfoDataFrame;

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
+import { DatasetError } from "../errors";
 import type { StoredRecord } from "./store";
 
 /** The bundled dataset (real structures from @mat3ra/standata), two levels up from src/ or dist/. */
@@ -8,11 +9,6 @@ export const BUNDLED_DATA_PATH = path.join(__dirname, "..", "..", "data", "mater
 /** Longest `_id` accepted in a user's data. */
 const MAX_ID_LENGTH = 256;
 
-/** A data file or array that cannot be served, with what to fix. */
-export class DatasetError extends Error {
-  override readonly name = "DatasetError";
-  readonly code = "ERR_DATASET";
-}
 
 /**
  * Reads materials from a file: a JSON array of records, or NDJSON (one JSON object per line).

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { ServerOptionsError } from "../errors";
 import { DEMO_ACCOUNT, type UserAccount } from "./auth";
 import type { LoginThrottleOptions } from "./login-throttle";
 import { MAX_SYNTHETIC } from "./synthetic";
@@ -51,11 +52,6 @@ export interface StartServerOptions {
   scanBudgetMs?: number;
 }
 
-/** Options that cannot work (bad port, bad user spec, demo account on a public address). */
-export class ServerOptionsError extends Error {
-  override readonly name = "ServerOptionsError";
-  readonly code = "ERR_SERVER_OPTIONS";
-}
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4000;

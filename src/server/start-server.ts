@@ -8,7 +8,8 @@ import { LoginThrottle } from "./login-throttle";
 import type { Reply, ServerState } from "./reply";
 import { MAX_URL_LENGTH } from "./request-input";
 import { routeRequest } from "./router";
-import { resolveOptions, ServerOptionsError, type StartServerOptions } from "./server-options";
+import { ServerOptionsError } from "../errors";
+import { resolveOptions, type StartServerOptions } from "./server-options";
 import { longestStringIn, MaterialStore } from "./store";
 import { makeSyntheticMaterials } from "./synthetic";
 

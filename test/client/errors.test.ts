@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as client from "../../src/client";
-import { errorFromStatus } from "../../src/client/errors";
+import { errorFromStatus } from "../../src/errors";
 
 describe("status to error class", () => {
   it.each([

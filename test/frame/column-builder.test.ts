@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ColumnBuilder } from "../../src/frame/column-builder";
 import { planColumns } from "../../src/frame/column-spec";
-import { InvalidMethodError } from "../../src/frame/errors/invalid-method-error";
+import { InvalidMethodError } from "../../src/errors";
 
 function build(records: unknown[], columns?: string[], strict = false) {
   const builder = new ColumnBuilder(planColumns(columns), { strict });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COLUMNS, planColumns } from "../../src/frame/column-spec";
-import { ValidationError } from "../../src/client/errors/validation-error";
+import { ValidationError } from "../../src/errors";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
 describe("planColumns", () => {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { exportCsv, exportNdjson, type ExportProgress } from "../../src/frame/export";
-import { TargetExistsError } from "../../src/frame/errors/target-exists-error";
-import { OutputError } from "../../src/frame/errors/output-error";
+import { TargetExistsError } from "../../src/errors";
+import { OutputError } from "../../src/errors";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServerOptionsError, startServer, type ServerHandle } from "../../src/server";
+import { ServerOptionsError } from "../../src/errors";
+import { startServer, type ServerHandle } from "../../src/server";
 import { runCli, startServe } from "./support/cli";
 import { login, PREFIX, send, type Session } from "./support/http";
 

@@ -4,7 +4,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import bundled from "../../data/materials.json";
 import { MaterialRecord } from "../../src/schemas";
-import { DatasetError, ServerOptionsError, startServer } from "../../src/server";
+import { DatasetError, ServerOptionsError } from "../../src/errors";
+import { startServer } from "../../src/server";
 import { listMaterials, login, rawRequest, PREFIX, startTestServer } from "./helpers";
 
 let dir: string;

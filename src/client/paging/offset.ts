@@ -1,5 +1,5 @@
 import type { Material, Projection } from "../../schemas";
-import { DuplicateRecordError, ResponseValidationError } from "../errors";
+import { DuplicateRecordError, ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
 import type { FetchPage } from "./fetch-page";
 import { firstOutOfOrder } from "./id-order";

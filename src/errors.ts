@@ -1,0 +1,381 @@
+// The whole error tree of matframe, in one file (openai-node's core/error.ts is the model).
+// Every error matframe throws on purpose is a MatframeError with a stable `code`; HTTP errors
+// are ApiErrors carrying `status`, `headers`, the server's message and the endpoint. Codes are a
+// public contract (README, "Errors"): never rename one.
+import type { IncomingHttpHeaders } from "node:http";
+import type { z } from "zod";
+
+/**
+ * The root of every error matframe throws on purpose. Catch this to catch them all;
+ * switch on `code` (stable across versions) rather than on the message.
+ */
+export class MatframeError extends Error {
+  /** A stable machine-readable code, e.g. `"ERR_AUTHENTICATION"`. */
+  readonly code: string = "ERR_MATFRAME";
+  override readonly name: string = "MatframeError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Before any request
+
+/** An option was invalid; thrown before any request is sent. */
+export class ValidationError extends MatframeError {
+  override readonly code: string = "ERR_INVALID_OPTION";
+  override readonly name: string = "ValidationError";
+  /** The option at fault, e.g. `"pageSize"` or `"projection.skip"`. */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
+  }
+}
+
+/** The client was logged out or closed, and refuses further requests. */
+export class ClientClosedError extends MatframeError {
+  override readonly code: string = "ERR_CLIENT_CLOSED";
+  override readonly name: string = "ClientClosedError";
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP error statuses
+
+/** What every HTTP error response carries. */
+export interface ApiErrorDetails {
+  /** The HTTP status the server answered. */
+  status: number;
+  /** Method and path, e.g. `GET /api/2018-10-01/materials`; never the query string. */
+  endpoint: string;
+  /** The server's own `message`, when its body had one. */
+  serverMessage?: string;
+  /** The response headers. */
+  headers?: IncomingHttpHeaders;
+}
+
+/**
+ * The server answered with an HTTP error status. The subclasses name the common
+ * statuses; an `ApiError` that is none of them carries a status they do not cover.
+ */
+export class ApiError extends MatframeError {
+  override readonly code: string = "ERR_API";
+  override readonly name: string = "ApiError";
+  readonly status: number;
+  readonly endpoint: string;
+  readonly serverMessage?: string;
+  readonly headers?: IncomingHttpHeaders;
+
+  constructor(message: string, details: ApiErrorDetails, options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = details.status;
+    this.endpoint = details.endpoint;
+    this.serverMessage = details.serverMessage;
+    this.headers = details.headers;
+  }
+}
+
+/** 400: the server rejected the request (usually the query or projection); `serverMessage` says why. */
+export class BadRequestError extends ApiError {
+  override readonly code: string = "ERR_BAD_REQUEST";
+  override readonly name: string = "BadRequestError";
+}
+
+/** 401: wrong username/password at login, or credentials that are wrong, expired or revoked (log in again). */
+export class AuthenticationError extends ApiError {
+  override readonly code: string = "ERR_AUTHENTICATION";
+  override readonly name: string = "AuthenticationError";
+}
+
+/** 403: the credentials are valid but may not do this. */
+export class PermissionDeniedError extends ApiError {
+  override readonly code: string = "ERR_PERMISSION_DENIED";
+  override readonly name: string = "PermissionDeniedError";
+}
+
+/** 404: no such collection, record or endpoint. */
+export class NotFoundError extends ApiError {
+  override readonly code: string = "ERR_NOT_FOUND";
+  override readonly name: string = "NotFoundError";
+}
+
+/** 409: the request conflicts with the server's current state. */
+export class ConflictError extends ApiError {
+  override readonly code: string = "ERR_CONFLICT";
+  override readonly name: string = "ConflictError";
+}
+
+/** 422: the request was well-formed but the server could not act on it. */
+export class UnprocessableEntityError extends ApiError {
+  override readonly code: string = "ERR_UNPROCESSABLE_ENTITY";
+  override readonly name: string = "UnprocessableEntityError";
+}
+
+/** 429: too many requests, still refused after the retries. */
+export class RateLimitError extends ApiError {
+  override readonly code: string = "ERR_RATE_LIMITED";
+  override readonly name: string = "RateLimitError";
+  /** How long the server asked to wait (from `Retry-After`), in milliseconds, when it said. */
+  readonly retryAfterMs?: number;
+
+  constructor(message: string, details: ApiErrorDetails & { retryAfterMs?: number }, options?: { cause?: unknown }) {
+    super(message, details, options);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** 5xx: the server failed; retried requests still failed. */
+export class ServerError extends ApiError {
+  override readonly code: string = "ERR_SERVER";
+  override readonly name: string = "ServerError";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transport: no usable answer
+
+/** The server could not be reached, or the connection broke before the response was complete. */
+export class ConnectionError extends MatframeError {
+  override readonly code: string = "ERR_CONNECTION";
+  override readonly name: string = "ConnectionError";
+  /** Method and path of the request that failed. */
+  readonly endpoint: string;
+
+  constructor(message: string, endpoint: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.endpoint = endpoint;
+  }
+}
+
+/** An attempt took longer than the `timeout` option, on every attempt allowed. */
+export class TimeoutError extends MatframeError {
+  override readonly code: string = "ERR_TIMEOUT";
+  override readonly name: string = "TimeoutError";
+  /** Method and path of the request that timed out. */
+  readonly endpoint: string;
+  /** The per-attempt timeout, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(message: string, endpoint: string, timeoutMs: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.endpoint = endpoint;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The caller's `signal` aborted the request (or the walk). `cause` is the signal's reason. */
+export class AbortError extends MatframeError {
+  override readonly code: string = "ERR_ABORTED";
+  override readonly name: string = "AbortError";
+  /** Method and path of the request that was aborted, when one was in flight. */
+  readonly endpoint?: string;
+
+  constructor(message: string, endpoint?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.endpoint = endpoint;
+  }
+}
+
+/**
+ * The server answered successfully but the body was not JSON, not JSend, or not the
+ * expected shape. Not an HTTP error: the status was fine, the content was not.
+ */
+export class ResponseValidationError extends MatframeError {
+  override readonly code: string = "ERR_RESPONSE_VALIDATION";
+  override readonly name: string = "ResponseValidationError";
+  /** Method and path of the request whose response was wrong. */
+  readonly endpoint: string;
+  /** The HTTP status of that response. */
+  readonly status: number;
+  /** What was wrong, as zod issues (one `custom` issue for a body that is not JSON). */
+  readonly issues: z.core.$ZodIssue[];
+
+  constructor(
+    message: string,
+    details: { endpoint: string; status: number; issues: z.core.$ZodIssue[] },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.endpoint = details.endpoint;
+    this.status = details.status;
+    this.issues = details.issues;
+  }
+}
+
+/**
+ * An offset walk saw the same record twice: the collection changed under the walk, so
+ * records may also have been missed. Thrown unless `onDuplicate` is given.
+ */
+export class DuplicateRecordError extends MatframeError {
+  override readonly code: string = "ERR_DUPLICATE_RECORD";
+  override readonly name: string = "DuplicateRecordError";
+  /** The `_id` seen twice. */
+  readonly id: string;
+  /** The page (1-based) on which it was seen the second time. */
+  readonly page: number;
+
+  constructor(message: string, id: string, page: number) {
+    super(message);
+    this.id = id;
+    this.page = page;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables and files
+
+/**
+ * A record's method object failed the method schema while `strict: true` was set
+ * (without `strict`, its method columns become null and a warning counts it).
+ */
+export class InvalidMethodError extends MatframeError {
+  override readonly code: string = "ERR_INVALID_METHOD";
+  override readonly name: string = "InvalidMethodError";
+  /** The dotted path of the method object, e.g. `"method"`. */
+  readonly path: string;
+  /** The `_id` of the offending record, when it was fetched. */
+  readonly id: string | undefined;
+
+  constructor(path: string, id: string | undefined, row: number) {
+    const where = id === undefined ? `row ${row}` : `material ${id} (row ${row})`;
+    super(
+      `The ${path} of ${where} is not a valid method: "type" and "subtype" must be strings. ` +
+        "Leave out strict: true to get nulls and a warning instead.",
+    );
+    this.path = path;
+    this.id = id;
+  }
+}
+
+/** A record's values cannot be turned into table cells (e.g. nested deeper than the stack allows). */
+export class RecordShapeError extends MatframeError {
+  override readonly code: string = "ERR_RECORD_SHAPE";
+  override readonly name: string = "RecordShapeError";
+  /** The `_id` of the offending record, when it has one. */
+  readonly id: string | undefined;
+
+  constructor(message: string, id: string | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+    this.id = id;
+  }
+}
+
+/** An optional package that a feature needs is not installed. */
+export class MissingDependencyError extends MatframeError {
+  override readonly code: string = "ERR_MISSING_DEPENDENCY";
+  override readonly name: string = "MissingDependencyError";
+  /** The npm package to install. */
+  readonly packageName: string;
+
+  constructor(packageName: string, feature: string, options?: { cause?: unknown; hint?: string }) {
+    const hint = options?.hint ? ` ${options.hint}` : "";
+    super(`${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\`.${hint}`, options);
+    this.packageName = packageName;
+  }
+}
+
+/** An export was asked to write a file that already exists, without `force`. */
+export class TargetExistsError extends MatframeError {
+  override readonly code: string = "ERR_TARGET_EXISTS";
+  override readonly name: string = "TargetExistsError";
+  /** The path that was not overwritten. */
+  readonly path: string;
+
+  constructor(path: string) {
+    super(`${path} already exists; pass force: true (--force on the command line) to overwrite it, or choose another path.`);
+    this.path = path;
+  }
+}
+
+/** An export's output could not be written (missing directory, no permission, disk full, closed stream). */
+export class OutputError extends MatframeError {
+  override readonly code: string = "ERR_OUTPUT";
+  override readonly name: string = "OutputError";
+  /** The target path, when the output was a file. */
+  readonly path: string | undefined;
+
+  constructor(message: string, path?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.path = path;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The local platform
+
+/** `startServer` options that cannot work (bad port, bad user spec, demo account on a public address). */
+export class ServerOptionsError extends MatframeError {
+  override readonly code: string = "ERR_SERVER_OPTIONS";
+  override readonly name: string = "ServerOptionsError";
+}
+
+/** A data file or array that the local platform cannot serve, with what to fix. */
+export class DatasetError extends MatframeError {
+  override readonly code: string = "ERR_DATASET";
+  override readonly name: string = "DatasetError";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The status map
+
+/** What the transport knows when a request ends in an HTTP error status. */
+export interface StatusErrorContext extends ApiErrorDetails {
+  /** True for the login request, whose 401 means a wrong username or password. */
+  login?: boolean;
+  /** How many attempts were made (1 when the request was not retried). */
+  attempts: number;
+  /** From `Retry-After`, when the server sent it. */
+  retryAfterMs?: number;
+}
+
+type ApiErrorClass = new (message: string, details: ApiErrorDetails) => ApiError;
+
+/** Status → class and what to do about it (after openai-node's status map). */
+const STATUS_MAP: Record<number, { cls: ApiErrorClass; head: string; advice: string }> = {
+  400: { cls: BadRequestError, head: "Bad request", advice: "Fix the query, projection or options and try again." },
+  403: {
+    cls: PermissionDeniedError,
+    head: "Permission denied",
+    advice: "This account may not do this; check the account id or ask for access.",
+  },
+  404: { cls: NotFoundError, head: "Not found", advice: "Check the collection name, the record id and the baseUrl." },
+  409: { cls: ConflictError, head: "Conflict", advice: "Reload the current state and try again." },
+  422: { cls: UnprocessableEntityError, head: "Unprocessable", advice: "Fix the request content and try again." },
+};
+
+/** Maps an HTTP error status to the error class a caller can act on. */
+export function errorFromStatus(ctx: StatusErrorContext): ApiError {
+  const { status, endpoint } = ctx;
+  const said = ctx.serverMessage ? `: "${ctx.serverMessage}"` : "";
+  const head = `${endpoint} answered ${status}${said}.`;
+  const tries = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : "";
+  const details: ApiErrorDetails = { status, endpoint, serverMessage: ctx.serverMessage, headers: ctx.headers };
+  if (status === 401) {
+    return ctx.login
+      ? new AuthenticationError(`Login failed: ${head} Check the username/password and try again.`, details)
+      : new AuthenticationError(
+          `Not authenticated: ${head} The account id or auth token is wrong, expired or revoked ` +
+            `(logging out revokes it): log in again.`,
+          details,
+        );
+  }
+  if (status === 429) {
+    const wait = ctx.retryAfterMs !== undefined ? ` The server asked to wait ${formatWait(ctx.retryAfterMs)}.` : "";
+    return new RateLimitError(`Rate limited${tries}: ${head}${wait} Wait, then retry; or lower \`concurrency\`.`, {
+      ...details,
+      retryAfterMs: ctx.retryAfterMs,
+    });
+  }
+  const mapped = STATUS_MAP[status];
+  if (mapped) return new mapped.cls(`${mapped.head}: ${head} ${mapped.advice}`, details);
+  if (status >= 500) {
+    return new ServerError(`Server error${tries}: ${head} Try again later; if it persists, tell the platform's operators.`, details);
+  }
+  return new ApiError(`Unexpected answer${tries}: ${head}`, details);
+}
+
+function formatWait(ms: number): string {
+  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
