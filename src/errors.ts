@@ -376,6 +376,5 @@ export function errorFromStatus(ctx: StatusErrorContext): ApiError {
 }
 
 function formatWait(ms: number): string {
-  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }

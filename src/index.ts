@@ -1,28 +1,64 @@
-// The one public door of matframe: every export is named here.
-export {
-  API_VERSION,
-  DEFAULT_LIMIT,
-  MAX_LIMIT,
-  Method,
-  Material,
-  MaterialRecord,
-  Lattice,
-  Projection,
-  LoginResult,
-} from "./schemas";
-export type { Query, Credentials } from "./schemas";
-export { startServer } from "./server";
-export { ServerOptionsError, DatasetError, RecordShapeError } from "./errors";
+// The one public door of matframe: every export is named here. Loading it loads the client and
+// the schemas only; the frame layer (CSV, danfo) and the local platform load on first use.
+
+// The wire: constants and the schemas of what crosses it.
+export { API_VERSION, DEFAULT_LIMIT, MAX_LIMIT, Method, MaterialRecord, Lattice, Projection, Fields, Sort } from "./schemas";
+export type { Query } from "./schemas";
+
+// The client and its collections.
+export { Client, Collection } from "./client";
+export type {
+  ClientOptions,
+  LoginOptions,
+  TransportSettings,
+  FromEnvOptions,
+  GetDataOptions,
+  ResponseCheck,
+  CheckResult,
+  ListOptions,
+  IterateOptions,
+  Progress,
+  DuplicateInfo,
+  PlatformRecord,
+  Projected,
+} from "./client";
+
+// Tables and files from any records.
+export { toDataFrame, DEFAULT_COLUMNS, exportCsv, exportNdjson } from "./frame";
+export type {
+  DataFrame,
+  Series,
+  Cell,
+  TableOptions,
+  ToDataFrameOptions,
+  FrameIterateOptions,
+  CollectionFrameOptions,
+  CollectionCsvOptions,
+  CollectionNdjsonOptions,
+  ExportTarget,
+  PageSource,
+  ExportOptions,
+  CsvExportOptions,
+  ExportResult,
+  FrameWarning,
+  ReadOptions,
+  WarningHandler,
+} from "./frame";
+
+// The local platform.
+export { startServer } from "./server/load";
 export type { StartServerOptions, ServerHandle, UserAccount } from "./server";
+
+// Every error matframe throws.
 export {
-  ApiClient,
-  Collection,
   MatframeError,
+  ValidationError,
+  ClientClosedError,
   ApiError,
+  BadRequestError,
   AuthenticationError,
   PermissionDeniedError,
   NotFoundError,
-  BadRequestError,
   ConflictError,
   UnprocessableEntityError,
   RateLimitError,
@@ -31,54 +67,13 @@ export {
   TimeoutError,
   AbortError,
   ResponseValidationError,
-  ValidationError,
-  ClientClosedError,
   DuplicateRecordError,
-} from "./client";
-export type {
-  ClientClass,
-  FromEnvOptions,
-  GetDataOptions,
-  TransportSettings,
-  ClientOptions,
-  LoginOptions,
-  ListOptions,
-  IterateOptions,
-  PageInfo,
-  DuplicateInfo,
-  ResponseCheck,
-  CheckResult,
-  ApiErrorDetails,
-} from "./client";
-// Frame: the public `Client` is the frame client (collections that read into tables).
-export {
-  Client,
-  FrameCollection,
-  toDataFrame,
-  DEFAULT_COLUMNS,
-  exportCsv,
-  exportNdjson,
   InvalidMethodError,
-  TargetExistsError,
+  RecordShapeError,
   MissingDependencyError,
+  TargetExistsError,
   OutputError,
-} from "./frame";
-export type {
-  DataFrame,
-  TableOptions,
-  ToDataFrameOptions,
-  FrameProgress,
-  FrameIterateOptions,
-  CollectionFrameOptions,
-  CollectionCsvOptions,
-  CollectionNdjsonOptions,
-  ExportTarget,
-  PageSource,
-  ExportProgress,
-  ExportOptions,
-  CsvExportOptions,
-  ExportResult,
-  FrameWarning,
-  ReadOptions,
-  WarningHandler,
-} from "./frame";
+  ServerOptionsError,
+  DatasetError,
+} from "./errors";
+export type { ApiErrorDetails } from "./errors";

@@ -2,10 +2,10 @@
 // `client.materials.iterate` over every record, nothing kept: the client's cost over the floor.
 const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
 
-const { ApiClient } = require(distIndex());
+const { Client } = require(distIndex());
 
 runCase(async ({ baseUrl, credentials, paging, concurrency, fields, expected }) => {
-  const client = new ApiClient({ baseUrl, ...credentials });
+  const client = new Client({ baseUrl, ...credentials });
   const stop = startClock();
   let records = 0;
   for await (const _ of client.materials.iterate({ paging, concurrency, fields })) records += 1;

@@ -1,7 +1,15 @@
 import { parseArgs } from "node:util";
-import { ApiError, ConnectionError, ResponseValidationError, DuplicateRecordError, TimeoutError, AbortError, ValidationError } from "../client";
-import { OutputError } from "../errors";
-import type { ExportProgress } from "../frame/export";
+import {
+  AbortError,
+  ApiError,
+  ConnectionError,
+  DuplicateRecordError,
+  OutputError,
+  ResponseValidationError,
+  TimeoutError,
+  ValidationError,
+} from "../errors";
+import type { Progress } from "../client/options";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 
 /** Exit codes of `matframe export`, as the README documents them. */
@@ -244,7 +252,7 @@ class ProgressBar {
 
   constructor(private readonly maxItems: number | undefined) {}
 
-  update(progress: ExportProgress): void {
+  update(progress: Progress): void {
     const now = performance.now();
     if (now - this.last < 100) return;
     this.last = now;

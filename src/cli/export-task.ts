@@ -1,11 +1,11 @@
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import { startServer, type ServerHandle } from "../server";
-import { Client } from "../frame/client";
-import type { ExportProgress, ExportResult } from "../frame/export";
+import { Client } from "../client/client";
+import type { Progress } from "../client/options";
+import { writeRows, type ExportResult } from "../frame/export";
 import type { FrameWarning } from "../frame/row-reader";
-import { planColumns } from "../frame/column-spec";
-import { validateIterateOptions } from "../client/validate-options";
+import { planTableRead } from "../frame/collection-io";
 import { checkTarget } from "../frame/atomic-file";
 import { ValidationError } from "../errors";
 
@@ -83,7 +83,7 @@ export interface ExportSource {
 /** Callbacks; the task itself prints nothing. */
 export interface ExportTaskEvents {
   onSource?: (source: ExportSource) => void;
-  onProgress?: (progress: ExportProgress) => void;
+  onProgress?: (progress: Progress) => void;
   onWarning?: (warning: FrameWarning) => void;
 }
 
@@ -102,10 +102,10 @@ export interface ExportTaskResult extends ExportResult {
  */
 export async function exportTask(options: ExportTaskOptions, events: ExportTaskEvents = {}): Promise<ExportTaskResult> {
   const started = performance.now();
-  // Mistakes the user can fix are reported before a server is started or a login sent.
-  planColumns(options.columns);
-  const { query, sort, pageSize, maxItems, paging } = options;
-  validateIterateOptions({ query, sort, pageSize, maxItems, paging });
+  // Mistakes the user can fix are reported before a server is started or a login sent; the
+  // plan checked here is the one the export runs (nothing is checked twice).
+  const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
+  const { plan, walk } = planTableRead({ query, columns, sort, pageSize, maxItems, paging, signal });
   if (typeof options.output === "string") await checkTarget(options.output, options.force);
   const env = options.env ?? process.env;
   const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
@@ -135,23 +135,11 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       source = { baseUrl: client.baseUrl, local: false };
     }
     events.onSource?.(source);
-    const exportOptions = {
-      query: options.query,
-      columns: options.columns,
-      sort: options.sort,
-      pageSize: options.pageSize,
-      maxItems: options.maxItems,
-      paging: options.paging,
+    const result = await writeRows(client.materials.walk(walk), options.output, options.format ?? "csv", plan, {
       force: options.force,
-      signal: options.signal,
       onProgress: events.onProgress,
       onWarning: events.onWarning,
-    };
-    const materials = client.materials;
-    const result =
-      options.format === "ndjson"
-        ? await materials.exportNdjson(options.output, exportOptions)
-        : await materials.exportCsv(options.output, exportOptions);
+    });
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);

@@ -1,25 +1,61 @@
-import { Material, type Projection, type Query } from "../schemas";
-import type { ApiClient } from "./api-client";
+import type { Fields, Projection, Query } from "../schemas";
+import type { Client } from "./client";
 import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
 import { keysetPages } from "./paging/keyset";
 import { offsetPages } from "./paging/offset";
-import { fromSchema, recordArray } from "./response-checks";
-import { checkCollectionName, validateIterateOptions, validateListOptions } from "./validate-options";
+import { recordArray, recordObject } from "./response-checks";
+import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./validate-options";
+// Types only: the frame layer is loaded on first use (danfo, CSV writers), never by `require("matframe")`.
+import type {
+  CollectionCsvOptions,
+  CollectionFrameOptions,
+  CollectionNdjsonOptions,
+} from "../frame/collection-io";
+import type { DataFrame } from "../frame/dataframe";
+import type { ExportResult, ExportTarget } from "../frame/export";
 
-const checkMaterial = fromSchema(Material);
+/** What every platform record is: a plain object with a string `_id`. */
+export interface PlatformRecord {
+  _id: string;
+  [key: string]: unknown;
+}
+
+type TopKey<P extends string> = P extends `${infer Head}.${string}` ? Head : P;
+type KeysWith<F, V> = { [K in keyof F]-?: F[K] extends V ? K : never }[keyof F] & string;
+/** Keeps the named keys of `R` (and its index signature's values stay out): a `Pick` that works on loose records. */
+type Keep<R, K> = { [P in keyof R as P extends K ? P : never]: R[P] };
+type Drop<R, K> = { [P in keyof R as P extends K ? never : P]: R[P] };
 
 /**
- * A platform collection that supports the list action, e.g. `client.materials`.
- * Subclasses (see `createCollection`) add their own ways of reading it.
+ * The record type a projection's `fields` gives, at the top level: `{ formula: 1, "lattice.a": 1 }`
+ * keeps `_id`, `formula` and `lattice` of `R`; `{ basis: 0 }` drops `basis`; no `fields` (or a
+ * `Fields` value whose keys are not known when compiling) keeps `R` whole. A nested path keeps
+ * its whole top-level field in the type, though only the path crosses the wire.
  */
-export class Collection {
-  readonly client: ApiClient;
+export type Projected<R, F> = string extends keyof F
+  ? R
+  : [KeysWith<F, 1>] extends [never]
+    ? [KeysWith<F, 0>] extends [never]
+      ? R
+      : Drop<R, Exclude<KeysWith<F, 0>, `${string}.${string}`>>
+    : Drop<Keep<R, "_id" | TopKey<KeysWith<F, 1>>>, "_id" extends KeysWith<F, 0> ? "_id" : never>;
+
+/** `never` (no type given) picks the projected type; any other `T` is the caller's own record type. */
+type RecordOf<T, R, F> = [T] extends [never] ? Projected<R, F> : T;
+
+/**
+ * A platform collection that supports the list action, e.g. `client.materials`: read one page,
+ * one record, every record, or every record into a DataFrame or a file. Records are typed `R`,
+ * narrowed to what `fields` asks for; pass your own type as the first type argument to override.
+ */
+export class Collection<R extends PlatformRecord = PlatformRecord> {
+  readonly client: Client;
   /** The collection's path segment, e.g. `"materials"`. */
   readonly name: string;
 
-  constructor(client: ApiClient, name: string) {
+  constructor(client: Client, name: string) {
     checkCollectionName(name);
     this.client = client;
     this.name = name;
@@ -29,20 +65,24 @@ export class Collection {
    * One page, exactly one request: `GET /{name}?query=...&projection=...`.
    * @example const page = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 10 } });
    */
-  async list(options: ListOptions = {}): Promise<Material[]> {
+  async list<T extends object = never, const F extends Fields = {}>(
+    options: ListOptions & { projection?: { fields?: F } } = {},
+  ): Promise<RecordOf<T, R, F>[]> {
     const { query, projection } = validateListOptions(options);
-    return this.#fetch(query, projection, options.signal, recordArray({ requireId: false, maxItems: projection?.limit }));
+    const records = await this.#fetch(query, projection, options.signal, recordArray({ requireId: false, maxItems: projection?.limit }));
+    return records as RecordOf<T, R, F>[];
   }
 
   /**
    * One record by `_id`: `GET /{name}/{id}`. Throws `NotFoundError` when there is none.
    * @example const si = await client.materials.get("LCthBQo9PPbPkHFRU");
    */
-  async get(id: string, options: { signal?: AbortSignal } = {}): Promise<Material> {
+  async get<T extends object = never>(id: string, options: { signal?: AbortSignal } = {}): Promise<RecordOf<T, R, {}>> {
     if (typeof id !== "string" || id === "") {
       throw new ValidationError("id", `id must be a non-empty string (a record's _id); got ${typeof id === "string" ? "an empty string" : typeof id}.`);
     }
-    return this.client.getData(`${this.name}/${encodeURIComponent(id)}`, { signal: options.signal, check: checkMaterial });
+    const record = await this.client.getData(`${this.name}/${encodeURIComponent(id)}`, { signal: options.signal, check: recordObject });
+    return record as RecordOf<T, R, {}>;
   }
 
   /**
@@ -50,20 +90,69 @@ export class Collection {
    * checked at once, so a bad one throws `ValidationError` here, before any request.
    * @example for await (const page of client.materials.pages({ pageSize: 200 })) console.log(page.length);
    */
-  pages(options: IterateOptions = {}): AsyncIterable<Material[]> {
-    const o = validateIterateOptions(options);
-    const fetchPage: FetchPage = ({ query, projection }, signal) =>
-      this.#fetch(query, projection, signal, recordArray({ requireId: true, maxItems: projection.limit }));
-    const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());
-    return o.stripId ? withoutIds(pages) : pages;
+  pages<T extends object = never, const F extends Fields = {}>(options: IterateOptions & { fields?: F } = {}): AsyncIterable<RecordOf<T, R, F>[]> {
+    return this.walk(validateIterateOptions(options)) as AsyncIterable<RecordOf<T, R, F>[]>;
   }
 
   /**
    * Every record of the collection (or of `query`), in order; see `IterateOptions`.
    * @example for await (const m of client.materials.iterate({ fields: { formula: 1 } })) console.log(m.formula);
    */
-  iterate(options: IterateOptions = {}): AsyncIterable<Material> {
-    return flatten(this.pages(options));
+  iterate<T extends object = never, const F extends Fields = {}>(options: IterateOptions & { fields?: F } = {}): AsyncIterable<RecordOf<T, R, F>> {
+    return flatten(this.pages<T, F>(options));
+  }
+
+  /**
+   * Every matching record as one row of a danfo DataFrame, with the columns asked for (only
+   * the fields they need cross the wire). Columns fill while pages stream; the frame is built
+   * once at the end. danfojs-node (an optional peer) is loaded on first use.
+   *
+   * @example
+   * const df = await client.materials.toDataFrame({
+   *   query: { "lattice.type": "FCC" },
+   *   columns: ["formula", "lattice.a", "derivedProperties.density"],
+   * });
+   */
+  async toDataFrame(options: CollectionFrameOptions = {}): Promise<DataFrame> {
+    const io = await import("../frame/collection-io.js");
+    const { plan, walk } = io.planTableRead(options);
+    return io.readFrame(() => this.walk(walk), plan, options);
+  }
+
+  /**
+   * Writes every matching record as CSV to a file (atomically: a temporary file renamed on
+   * success; an existing file needs `force`) or to a writable stream, page by page.
+   *
+   * @example
+   * const { items, path } = await client.materials.exportCsv("materials.csv", { columns: ["formula", "lattice.a"] });
+   */
+  async exportCsv(target: ExportTarget, options: CollectionCsvOptions = {}): Promise<ExportResult> {
+    const io = await import("../frame/collection-io.js");
+    const { plan, walk } = io.planTableRead(options);
+    return io.writeRows(this.walk(walk), target, "csv", plan, options);
+  }
+
+  /**
+   * Writes every matching record as NDJSON, one object per line keyed by column; otherwise as
+   * {@link Collection.exportCsv}.
+   * @example await client.materials.exportNdjson(process.stdout, { columns: ["formula", "lattice"] });
+   */
+  async exportNdjson(target: ExportTarget, options: CollectionNdjsonOptions = {}): Promise<ExportResult> {
+    const io = await import("../frame/collection-io.js");
+    const { plan, walk } = io.planTableRead(options);
+    return io.writeRows(this.walk(walk), target, "ndjson", plan, options);
+  }
+
+  /**
+   * The pages of a walk whose options were already checked and resolved (by `pages()`, or once
+   * by a table read or the CLI), so no option is checked twice.
+   * @internal
+   */
+  walk(o: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]> {
+    const fetchPage: FetchPage = ({ query, projection }, signal) =>
+      this.#fetch(query, projection, signal, recordArray({ requireId: true, maxItems: projection.limit }));
+    const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());
+    return o.stripId ? withoutIds(pages) : pages;
   }
 
   /** `GET /api/2018-10-01/{name}`, as errors name it. */
@@ -76,21 +165,21 @@ export class Collection {
     projection: Projection | undefined,
     signal: AbortSignal | undefined,
     check: ReturnType<typeof recordArray>,
-  ): Promise<Material[]> {
+  ): Promise<PlatformRecord[]> {
     const search: Record<string, string> = { query: JSON.stringify(query) };
     if (projection) search.projection = JSON.stringify(projection);
     return this.client.getData(this.name, { search, signal, check });
   }
 }
 
-async function* flatten(pages: AsyncIterable<Material[]>): AsyncGenerator<Material, void, undefined> {
+async function* flatten<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T, void, undefined> {
   for await (const page of pages) yield* page;
 }
 
 /** The caller asked for `_id: 0`, but paging needed `_id`; take it off before yielding. */
-async function* withoutIds(pages: AsyncIterable<Material[]>): AsyncGenerator<Material[], void, undefined> {
+async function* withoutIds(pages: AsyncIterable<PlatformRecord[]>): AsyncGenerator<PlatformRecord[], void, undefined> {
   for await (const page of pages) {
-    for (const record of page) delete (record as Partial<Material>)._id;
+    for (const record of page) delete (record as Partial<PlatformRecord>)._id;
     yield page;
   }
 }

@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import type { Fields, Projection, Query, Sort } from "../schemas";
 
-/** Transport settings shared by `new ApiClient(...)` and `ApiClient.login(...)`. */
+/** Transport settings shared by `new Client(...)` and `Client.login(...)`. */
 export interface TransportSettings {
   /**
    * The platform's address: the host (`https://platform.example.org`) or the versioned base
@@ -43,7 +43,7 @@ export interface TransportSettings {
   connections?: number;
 }
 
-/** `new ApiClient(options)`: credentials from the account preferences, or from a previous login. */
+/** `new Client(options)`: credentials from the account preferences, or from a previous login. */
 export interface ClientOptions extends TransportSettings {
   /** Sent as `X-Account-Id`. */
   accountId: string;
@@ -51,7 +51,7 @@ export interface ClientOptions extends TransportSettings {
   authToken: string;
 }
 
-/** `ApiClient.login(options)`. */
+/** `Client.login(options)`. */
 export interface LoginOptions extends TransportSettings {
   username: string;
   /** Sent once in the login form; never printed, logged or put in an error. */
@@ -75,14 +75,17 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
-/** Progress after each page of a walk. */
-export interface PageInfo {
-  /** 1-based number of the page just received. */
-  page: number;
-  /** Records on that page (after any duplicates were dropped). */
-  items: number;
-  /** Records yielded so far, this page included. */
-  total: number;
+/**
+ * Progress of a walk, a table read or an export, after each page: `onPage` of `iterate`/`pages`
+ * and `onProgress` of `toDataFrame` and the exports all receive it.
+ */
+export interface Progress {
+  /** Pages received so far, this one included. */
+  readonly pages: number;
+  /** Records so far, this page's included (after any duplicates were dropped). */
+  readonly items: number;
+  /** Bytes written so far (UTF-8); exports only. */
+  readonly bytes?: number;
 }
 
 /** A record an offset walk saw twice (see `IterateOptions.onDuplicate`). */
@@ -139,7 +142,7 @@ export interface IterateOptions {
   /** Aborts the walk: the pending iteration rejects with `AbortError`. */
   signal?: AbortSignal;
   /** Called after each page, before its records are yielded. */
-  onPage?: (info: PageInfo) => void;
+  onPage?: (progress: Progress) => void;
   /**
    * Offset paging only. A record seen twice means the collection changed during the walk
    * (so records may also have been missed). Without this callback the walk throws

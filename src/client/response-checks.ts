@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Material } from "../schemas";
+import type { PlatformRecord } from "./collection";
 
 /** The outcome of checking a JSend `data` value. */
 export type CheckResult<T> = { ok: true; value: T } | { ok: false; issues: z.core.$ZodIssue[] };
@@ -7,21 +7,13 @@ export type CheckResult<T> = { ok: true; value: T } | { ok: false; issues: z.cor
 /** Checks (and may narrow) the `data` of a successful response. */
 export type ResponseCheck<T> = (data: unknown) => CheckResult<T>;
 
-/** A check from a zod schema; fine for single records, too slow for pages (see `recordArray`). */
-export function fromSchema<T>(schema: z.ZodType<T>): ResponseCheck<T> {
-  return (data) => {
-    const parsed = schema.safeParse(data);
-    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: parsed.error.issues };
-  };
-}
-
 /**
  * A loose check for a page of records: an array of objects (each with a string `_id` when
- * `requireId`), at most `maxItems` long. Deliberately not `z.array(Material)`: parsing every
+ * `requireId`), at most `maxItems` long. Deliberately not a zod array schema: parsing every
  * record with zod costs more than the whole rest of the client at 55k records/s, and a
  * record's fields are whatever the projection asked for anyway.
  */
-export function recordArray(o: { requireId: boolean; maxItems?: number }): ResponseCheck<Material[]> {
+export function recordArray(o: { requireId: boolean; maxItems?: number }): ResponseCheck<PlatformRecord[]> {
   return (data) => {
     if (!Array.isArray(data)) return fail([], `Expected an array of records, got ${describe(data)}`);
     if (o.maxItems !== undefined && data.length > o.maxItems) {
@@ -36,9 +28,16 @@ export function recordArray(o: { requireId: boolean; maxItems?: number }): Respo
         return fail([i, "_id"], `Expected a string _id (paging needs it), got ${describe(record._id)}`);
       }
     }
-    return { ok: true, value: data as Material[] };
+    return { ok: true, value: data as PlatformRecord[] };
   };
 }
+
+/** One record (`get`): an object with a string `_id`. */
+export const recordObject: ResponseCheck<PlatformRecord> = (data) => {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return fail([], `Expected a record object, got ${describe(data)}`);
+  if (typeof (data as { _id?: unknown })._id !== "string") return fail(["_id"], `Expected a string _id, got ${describe((data as { _id?: unknown })._id)}`);
+  return { ok: true, value: data as PlatformRecord };
+};
 
 function fail(path: PropertyKey[], message: string): CheckResult<never> {
   return { ok: false, issues: [{ code: "custom", path, message }] };

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { planColumns } from "./column-spec";
+import { planColumns, type ColumnPlan } from "./column-spec";
 import { RowReader, type FrameWarning } from "./row-reader";
 import { openAtomicFile, type AtomicFile } from "./atomic-file";
 import { csvLine } from "./csv";
@@ -7,6 +7,7 @@ import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "./warnings";
 import type { TableOptions } from "./to-dataframe";
 import { OutputError } from "../errors";
+import type { Progress } from "../client/options";
 
 /** Where an export goes: a file path (written atomically) or a writable stream (left open). */
 export type ExportTarget = string | Writable;
@@ -14,15 +15,6 @@ export type ExportTarget = string | Writable;
 /** Pages of records, as `collection.pages()` yields them; arrays of pages work too. */
 export type PageSource = AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>;
 
-/** Progress after each page is written. */
-export interface ExportProgress {
-  /** Records written so far. */
-  readonly items: number;
-  /** Pages written so far. */
-  readonly pages: number;
-  /** Bytes written so far (UTF-8). */
-  readonly bytes: number;
-}
 
 /** Options of `exportCsv` and `exportNdjson`. */
 export interface ExportOptions extends TableOptions {
@@ -31,8 +23,8 @@ export interface ExportOptions extends TableOptions {
    * @default false
    */
   force?: boolean;
-  /** Called after each page is written, e.g. to draw a progress bar. */
-  onProgress?: (progress: ExportProgress) => void;
+  /** Called after each page is written, e.g. to draw a progress bar; `bytes` is always set. */
+  onProgress?: (progress: Progress) => void;
 }
 
 /** Options of `exportCsv`. */
@@ -80,17 +72,27 @@ const NDJSON: Format = { header: () => "", line: ndjsonLineFormatter };
  *   columns: ["formula", "lattice.a"],
  * });
  */
-export function exportCsv(pages: PageSource, target: ExportTarget, options: CsvExportOptions = {}): Promise<ExportResult> {
-  return exportRows(pages, target, CSV(options.header ?? true), options);
+export async function exportCsv(pages: PageSource, target: ExportTarget, options: CsvExportOptions = {}): Promise<ExportResult> {
+  return writeRows(pages, target, "csv", planColumns(options.columns), options);
 }
 
 /** Writes pages of records as NDJSON, one object per line keyed by column name; see {@link exportCsv}. */
-export function exportNdjson(pages: PageSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
-  return exportRows(pages, target, NDJSON, options);
+export async function exportNdjson(pages: PageSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
+  return writeRows(pages, target, "ndjson", planColumns(options.columns), options);
 }
 
-async function exportRows(pages: PageSource, target: ExportTarget, format: Format, options: ExportOptions): Promise<ExportResult> {
-  const plan = planColumns(options.columns);
+/** The row formats a table export can write. */
+export type RowFormat = "csv" | "ndjson";
+
+/** Writes pages as rows of `format`, with the columns already planned (validated once, by the caller). */
+export async function writeRows(
+  pages: PageSource,
+  target: ExportTarget,
+  rowFormat: RowFormat,
+  plan: ColumnPlan,
+  options: CsvExportOptions,
+): Promise<ExportResult> {
+  const format = rowFormat === "csv" ? CSV(options.header ?? true) : NDJSON;
   const reader = new RowReader(plan, options);
   const line = format.line(plan.names);
   // Opened before the first page is asked for, so an existing target fails fast.

@@ -1,14 +1,9 @@
-import type { DataFrame as DanfoDataFrame } from "danfojs-node";
-import { planColumns } from "./column-spec";
-import { ColumnBuilder, type BuiltColumns } from "./column-builder";
+import { planColumns, type ColumnPlan } from "./column-spec";
+import { ColumnBuilder } from "./column-builder";
+import { frameFromColumns, loadDanfo } from "./danfo";
+import type { DataFrame } from "./dataframe";
 import type { ReadOptions } from "./row-reader";
 import { reportWarnings, type WarningHandler } from "./warnings";
-import { MissingDependencyError } from "../errors";
-
-/** A danfo DataFrame (danfojs-node, an optional peer dependency). */
-export type DataFrame = DanfoDataFrame;
-
-type Danfo = typeof import("danfojs-node");
 
 /** Options that shape a table, shared by every way of making one. */
 export interface TableOptions extends ReadOptions {
@@ -30,45 +25,6 @@ export interface TableOptions extends ReadOptions {
 
 /** Options of the standalone {@link toDataFrame}. */
 export type ToDataFrameOptions = TableOptions;
-
-let danfo: Danfo | undefined;
-
-/**
- * Loads danfojs-node on first use only: its import alone costs 1-1.6 s and ~90 MiB (issue 4),
- * which a client that never asks for a DataFrame should not pay.
- * @throws MissingDependencyError when danfojs-node is not installed.
- */
-export function loadDanfo(): Danfo {
-  if (danfo) return danfo;
-  try {
-    danfo = require("danfojs-node") as Danfo;
-  } catch (error) {
-    const missing =
-      (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");
-    if (missing) {
-      throw new MissingDependencyError("danfojs-node", "A DataFrame", {
-        cause: error,
-        // danfojs-node 1.2.0 does not install as published (an xlsx tarball from a CDN, a native
-        // TensorFlow download); the README's DataFrames section has the overrides that fix it.
-        hint: 'Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s README.',
-      });
-    }
-    throw error;
-  }
-  return danfo;
-}
-
-/**
- * Builds the DataFrame once, from column arrays with explicit names and dtypes (danfo maps row
- * objects by key position, so a row with reordered or missing keys would land in the wrong
- * columns), in danfo's low-memory mode, which skips keeping a second, transposed copy.
- */
-export function frameFromColumns(built: BuiltColumns): DataFrame {
-  const { DataFrame } = loadDanfo();
-  const options = { columns: [...built.names], dtypes: [...built.dtypes], config: { lowMemoryMode: true } };
-  // danfo cannot size an index from a dict of empty arrays; an empty array with columns works.
-  return built.rows === 0 ? new DataFrame([], options) : new DataFrame(built.data, options);
-}
 
 /** Finishes a builder into a DataFrame, reporting its warnings. */
 export function finishFrame(builder: ColumnBuilder, onWarning?: WarningHandler): DataFrame {
@@ -92,7 +48,15 @@ export async function toDataFrame(
   records: Iterable<unknown> | AsyncIterable<unknown>,
   options: ToDataFrameOptions = {},
 ): Promise<DataFrame> {
-  const plan = planColumns(options.columns);
+  return recordsToFrame(records, planColumns(options.columns), options);
+}
+
+/** {@link toDataFrame} with its columns already planned. */
+export async function recordsToFrame(
+  records: Iterable<unknown> | AsyncIterable<unknown>,
+  plan: ColumnPlan,
+  options: TableOptions,
+): Promise<DataFrame> {
   loadDanfo(); // before reading a stream that may be slow or single-use
   const builder = new ColumnBuilder(plan, options);
   if (Array.isArray(records)) builder.addPage(records);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { startServer, type ServerHandle } from "../../src/server";
-import { ApiClient } from "../../src/client";
+import { Client } from "../../src";
 import { lastLine, runCli } from "./run-cli";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
@@ -173,7 +173,7 @@ describe("matframe export against a platform", () => {
     expect(result.code).toBe(0);
     expect(parse(result.stdout)).toHaveLength(3);
     expect(result.stderr).not.toContain(authToken);
-    const client = new ApiClient({ baseUrl: server.baseUrl, accountId, authToken });
+    const client = new Client({ baseUrl: server.baseUrl, accountId, authToken });
     expect(await client.materials.list({ projection: { limit: 1 } })).toHaveLength(1);
     await client.logout();
   });

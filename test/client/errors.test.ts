@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as client from "../../src/client";
+import * as client from "../../src";
 import { errorFromStatus } from "../../src/errors";
 
 describe("status to error class", () => {

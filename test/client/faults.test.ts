@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AbortError,
-  ApiClient,
+  Client,
   ApiError,
   AuthenticationError,
   BadRequestError,
@@ -16,14 +16,14 @@ import {
   UnprocessableEntityError,
   type ClientOptions,
   type IterateOptions,
-} from "../../src/client";
+} from "../../src";
 import { startFaultServer, type Fault, type FaultServer, type FaultServerOptions } from "../support/fault-server";
 
 // Each scenario drives a real walk against a real misbehaving loopback server and checks the
 // outcome a user sees: every record exactly once, or the right error.
 
 let server: FaultServer | undefined;
-let client: ApiClient | undefined;
+let client: Client | undefined;
 afterEach(async () => {
   await client?.close();
   await server?.close();
@@ -32,7 +32,7 @@ afterEach(async () => {
 
 async function setup(options: FaultServerOptions, clientOptions: Partial<ClientOptions> = {}) {
   server = await startFaultServer(options);
-  client = new ApiClient({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken, ...clientOptions });
+  client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken, ...clientOptions });
   return { server, client };
 }
 
@@ -41,7 +41,7 @@ function onListRequest(n: number, fault: Fault, times = 1): FaultServerOptions["
   return (r, count) => (r.path.endsWith("/materials") && count.list >= n && count.list < n + times ? fault : undefined);
 }
 
-async function walk(c: ApiClient, options: IterateOptions): Promise<string[]> {
+async function walk(c: Client, options: IterateOptions): Promise<string[]> {
   const ids: string[] = [];
   for await (const m of c.materials.iterate(options)) ids.push(m._id);
   return ids;
@@ -214,7 +214,7 @@ describe("unrecoverable faults end in the right error", () => {
     const body = JSON.stringify({ status: "error", message: `token ${token} is bad`, code: 400 });
     await server!.close();
     await setup({ records: 1, fault: () => ({ kind: "status", status: 400, body }) });
-    const leaky = new ApiClient({ baseUrl: server!.origin, accountId: "a", authToken: token });
+    const leaky = new Client({ baseUrl: server!.origin, accountId: "a", authToken: token });
     const error = await leaky.materials.list().catch((e: unknown) => e);
     await leaky.close();
     expect((error as Error).message).toContain("[redacted]");

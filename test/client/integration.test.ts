@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  ApiClient,
+  Client,
   AuthenticationError,
   BadRequestError,
   ClientClosedError,
@@ -9,7 +9,8 @@ import {
   RateLimitError,
   ValidationError,
   type IterateOptions,
-} from "../../src/client";
+} from "../../src";
+import type { Progress } from "../../src";
 import { Material } from "../../src/schemas";
 import { startServer } from "../../src/server";
 import { rawLogin } from "../support/raw-login";
@@ -18,12 +19,12 @@ import { rawLogin } from "../support/raw-login";
 // synthetic ones.
 
 let server: Awaited<ReturnType<typeof startServer>>;
-let client: ApiClient;
+let client: Client;
 const SYNTHETIC = 2000;
 
 beforeAll(async () => {
   server = await startServer({ port: 0, synthetic: SYNTHETIC, users: ["ada:lovelace-1843"] });
-  client = await ApiClient.login({ baseUrl: server.baseUrl, username: "ada", password: "lovelace-1843" });
+  client = await Client.login({ baseUrl: server.baseUrl, username: "ada", password: "lovelace-1843" });
 });
 afterAll(async () => {
   await client?.close();
@@ -38,14 +39,14 @@ async function collect(options: IterateOptions): Promise<string[]> {
 
 describe("login and logout against matframe serve", () => {
   it("logs in with the host only as baseUrl, and reads", async () => {
-    const c = await ApiClient.login({ baseUrl: `http://127.0.0.1:${server.port}`, username: "ada", password: "lovelace-1843" });
+    const c = await Client.login({ baseUrl: `http://127.0.0.1:${server.port}`, username: "ada", password: "lovelace-1843" });
     expect(c.baseUrl).toBe(server.baseUrl);
     expect(await c.materials.list({ projection: { limit: 3 } })).toHaveLength(3);
     await c.close();
   });
 
   it("a wrong password is an AuthenticationError", async () => {
-    const error = await ApiClient.login({ baseUrl: server.baseUrl, username: "ada", password: "babbage" }).catch((e: unknown) => e);
+    const error = await Client.login({ baseUrl: server.baseUrl, username: "ada", password: "babbage" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as Error).message).toMatch(/check the username\/password/i);
     expect((error as Error).message).not.toContain("babbage");
@@ -53,8 +54,8 @@ describe("login and logout against matframe serve", () => {
 
   it("logout revokes the token: this client refuses, another with the token gets 401", async () => {
     const credentials = await rawLogin(server.baseUrl, "ada", "lovelace-1843");
-    const c = new ApiClient({ baseUrl: server.baseUrl, ...credentials });
-    const twin = await ApiClient.fromEnv({}, {
+    const c = new Client({ baseUrl: server.baseUrl, ...credentials });
+    const twin = await Client.fromEnv({}, {
       MATFRAME_BASE_URL: server.baseUrl,
       MATFRAME_ACCOUNT_ID: credentials.accountId,
       MATFRAME_AUTH_TOKEN: credentials.authToken,
@@ -67,8 +68,8 @@ describe("login and logout against matframe serve", () => {
 
   it("a token revoked in the middle of a walk ends it with AuthenticationError", async () => {
     const credentials = await rawLogin(server.baseUrl, "ada", "lovelace-1843");
-    const c = new ApiClient({ baseUrl: server.baseUrl, ...credentials });
-    const revoker = new ApiClient({ baseUrl: server.baseUrl, ...credentials });
+    const c = new Client({ baseUrl: server.baseUrl, ...credentials });
+    const revoker = new Client({ baseUrl: server.baseUrl, ...credentials });
     let seen = 0;
     const error = await (async () => {
       for await (const _ of c.materials.iterate({ pageSize: 100, concurrency: 1 })) {
@@ -85,9 +86,9 @@ describe("login and logout against matframe serve", () => {
     const s = await startServer({ port: 0, loginThrottle: { maxFailures: 2 } });
     try {
       for (let i = 0; i < 2; i++) {
-        await expect(ApiClient.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" })).rejects.toThrow(AuthenticationError);
+        await expect(Client.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" })).rejects.toThrow(AuthenticationError);
       }
-      const error = await ApiClient.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" }).catch((e: unknown) => e);
+      const error = await Client.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RateLimitError);
       expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(0);
     } finally {
@@ -131,7 +132,7 @@ describe("list and get", () => {
 
   it("a server that is gone is a ConnectionError", async () => {
     const s = await startServer({ port: 0 });
-    const c = await ApiClient.login({ baseUrl: s.baseUrl, username: "demo", password: "demo", maxRetries: 0 });
+    const c = await Client.login({ baseUrl: s.baseUrl, username: "demo", password: "demo", maxRetries: 0 });
     await s.close();
     await expect(c.materials.list()).rejects.toThrow(ConnectionError);
     await c.close();
@@ -178,7 +179,7 @@ describe(`every paging mode over ${SYNTHETIC}+ materials`, () => {
   });
 
   it("pages() and onPage report the walk", async () => {
-    const info: Array<{ page: number; items: number; total: number }> = [];
+    const info: Progress[] = [];
     let pages = 0;
     for await (const page of client.materials.pages({ pageSize: 500, maxItems: 1200, onPage: (i) => info.push(i) })) {
       pages += 1;
@@ -186,9 +187,9 @@ describe(`every paging mode over ${SYNTHETIC}+ materials`, () => {
     }
     expect(pages).toBe(3);
     expect(info).toEqual([
-      { page: 1, items: 500, total: 500 },
-      { page: 2, items: 500, total: 1000 },
-      { page: 3, items: 200, total: 1200 },
+      { pages: 1, items: 500 },
+      { pages: 2, items: 1000 },
+      { pages: 3, items: 1200 },
     ]);
   });
 });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, DuplicateRecordError, ResponseValidationError, type DuplicateInfo, type PageInfo } from "../../src/client";
+import { Client, DuplicateRecordError, ResponseValidationError, type DuplicateInfo, type Progress } from "../../src";
 import { startFaultServer, type FaultServer, type FaultServerOptions } from "../support/fault-server";
 
 let server: FaultServer | undefined;
-let client: ApiClient | undefined;
+let client: Client | undefined;
 afterEach(async () => {
   await client?.close();
   await server?.close();
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 async function setup(options: FaultServerOptions) {
   server = await startFaultServer(options);
-  client = new ApiClient({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken });
+  client = new Client({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken });
   return { server, client };
 }
 
@@ -49,10 +49,10 @@ describe("offset paging", () => {
   it("an exact multiple of pageSize ends on an empty page without yielding it", async () => {
     const { server, client } = await setup({ records: 300 });
     const sizes: number[] = [];
-    const info: PageInfo[] = [];
+    const info: Progress[] = [];
     for await (const page of client.materials.pages({ pageSize: 100, concurrency: 1, onPage: (i) => info.push(i) })) sizes.push(page.length);
     expect(sizes).toEqual([100, 100, 100]);
-    expect(info.at(-1)).toEqual({ page: 4, items: 0, total: 300 });
+    expect(info.at(-1)).toEqual({ pages: 4, items: 300 });
     expect(listRequests(server)).toHaveLength(4);
   });
 

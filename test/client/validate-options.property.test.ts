@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApiClient, ValidationError } from "../../src/client";
+import { Client, ValidationError } from "../../src";
 
 // Whatever a notebook user passes, iterate()/list() either accept it or throw ValidationError,
 // at once and before any request: never a TypeError from deep inside, never a request.
 
-const client = new ApiClient({ baseUrl: "http://127.0.0.1:9", accountId: "a", authToken: "t", maxRetries: 0 });
+const client = new Client({ baseUrl: "http://127.0.0.1:9", accountId: "a", authToken: "t", maxRetries: 0 });
 afterAll(() => client.close());
 
 const optionKeys = ["query", "fields", "sort", "pageSize", "maxItems", "paging", "concurrency", "signal", "onPage", "onDuplicate"];

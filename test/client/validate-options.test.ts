@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, ValidationError, type IterateOptions } from "../../src/client";
+import { Client, ValidationError, type IterateOptions } from "../../src";
 import { normaliseBaseUrl } from "../../src/client/validate-options";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 
@@ -41,7 +41,7 @@ describe("client options", () => {
     [{ accountId: "" }, "accountId"],
     [{ authToken: 42 }, "authToken"],
   ])("%j is refused, naming %s", (bad, option) => {
-    const attempt = () => new ApiClient({ ...base, ...bad } as never);
+    const attempt = () => new Client({ ...base, ...bad } as never);
     expect(attempt).toThrow(ValidationError);
     try {
       attempt();
@@ -52,10 +52,10 @@ describe("client options", () => {
   });
 
   it("never echoes a bad token", () => {
-    expect(() => new ApiClient({ ...base, accountId: undefined as never })).toThrow(/accountId is required/);
+    expect(() => new Client({ ...base, accountId: undefined as never })).toThrow(/accountId is required/);
     const error = (() => {
       try {
-        new ApiClient({ ...base, baseUrl: "nope" });
+        new Client({ ...base, baseUrl: "nope" });
       } catch (e) {
         return e as Error;
       }
@@ -66,10 +66,10 @@ describe("client options", () => {
 
 describe("list and iterate options are checked before any request", () => {
   let server: FaultServer;
-  let client: ApiClient;
+  let client: Client;
   beforeAll(async () => {
     server = await startFaultServer({ records: 10 });
-    client = new ApiClient({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken });
+    client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken });
   });
   afterAll(async () => {
     await client.close();

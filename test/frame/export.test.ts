@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { parse } from "csv-parse/sync";
-import { exportCsv, exportNdjson, type ExportProgress } from "../../src/frame/export";
+import { exportCsv, exportNdjson } from "../../src/frame/export";
+import type { Progress } from "../../src";
 import { TargetExistsError } from "../../src/errors";
 import { OutputError } from "../../src/errors";
 
@@ -32,7 +33,7 @@ describe("exportCsv", () => {
       { formula: "C", _id: "c", lattice: { a: 2.46 }, tags: ["2D", "graphene"] },
     ];
     const target = join(dir, "out.csv");
-    const progress: ExportProgress[] = [];
+    const progress: Progress[] = [];
     const result = await exportCsv(pagesOf(records, 2), target, {
       columns: ["name", "formula", "lattice.a", "tags"],
       onProgress: (p) => progress.push(p),

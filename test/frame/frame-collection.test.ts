@@ -4,10 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { startServer, type ServerHandle } from "../../src/server";
-import { Client } from "../../src/frame/client";
-import { FrameCollection, type FrameProgress } from "../../src/frame/frame-collection";
 import type { FrameWarning } from "../../src/frame/row-reader";
-import { ApiClient } from "../../src/client";
+import { Client, Collection, type Progress } from "../../src";
 
 // Records as a platform might hold them: keys in different orders, fields missing, names that
 // need CSV quoting, one method that is not a method.
@@ -35,16 +33,17 @@ afterAll(async () => {
 });
 
 describe("Client", () => {
-  it("is an ApiClient whose collections are FrameCollections", () => {
-    expect(client).toBeInstanceOf(ApiClient);
-    expect(client.materials).toBeInstanceOf(FrameCollection);
-    expect(client.collection("materials")).toBeInstanceOf(FrameCollection);
+  it("is one Client whose collections read tables too", () => {
+    expect(client).toBeInstanceOf(Client);
+    expect(client.materials).toBeInstanceOf(Collection);
+    expect(client.collection("materials")).toBeInstanceOf(Collection);
+    expect(typeof client.materials.toDataFrame).toBe("function");
   });
 });
 
 describe("FrameCollection.toDataFrame", () => {
   it("reads the default columns over HTTP, page by page, with progress and warnings", async () => {
-    const progress: FrameProgress[] = [];
+    const progress: Progress[] = [];
     const warnings: FrameWarning[] = [];
     const df = await client.materials.toDataFrame({
       pageSize: 3,

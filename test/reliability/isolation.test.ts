@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient } from "../../src";
+import { Client } from "../../src";
 import { startServer, type ServerHandle } from "../../src/server";
 import { contractViolation, login, materialsPath, send, type Answer } from "./support/http";
 
@@ -42,7 +42,7 @@ describe("one hostile client does not starve the others", () => {
       send(server.port, "GET", materialsPath(i % 2 ? "[".repeat(5_000) : JSON.stringify({ $where: "sleep(1000)" })), { headers: { ...hostile } }),
     );
 
-    const client = await ApiClient.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+    const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
     const ids = new Set<string>();
     let count = 0;
     for await (const m of client.materials.iterate({ fields: { formula: 1 }, pageSize: 500 })) {

@@ -1,4 +1,5 @@
-import type { Material, Projection, Query } from "../../schemas";
+import type { Projection, Query } from "../../schemas";
+import type { PlatformRecord } from "../collection";
 import { ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
 import type { FetchPage } from "./fetch-page";
@@ -14,7 +15,7 @@ export async function* keysetPages(
   fetchPage: FetchPage,
   o: ResolvedIterateOptions,
   endpoint: string,
-): AsyncGenerator<Material[], void, undefined> {
+): AsyncGenerator<PlatformRecord[], void, undefined> {
   const hasQuery = Object.keys(o.query).length > 0;
   let after: string | undefined;
   let page = 0;
@@ -38,7 +39,7 @@ export async function* keysetPages(
       );
     }
     total += records.length;
-    o.onPage?.({ page, items: records.length, total });
+    o.onPage?.({ pages: page, items: total });
     // Read the cursor before yielding: the consumer may strip _id from the records it gets.
     const last = records.length > 0 ? records[records.length - 1]._id : after;
     if (records.length > 0) yield records;

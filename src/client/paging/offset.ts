@@ -1,4 +1,5 @@
-import type { Material, Projection } from "../../schemas";
+import type { Projection } from "../../schemas";
+import type { PlatformRecord } from "../collection";
 import { DuplicateRecordError, ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
 import type { FetchPage } from "./fetch-page";
@@ -6,7 +7,7 @@ import { firstOutOfOrder } from "./id-order";
 
 interface PendingPage {
   limit: number;
-  records: Promise<Material[]>;
+  records: Promise<PlatformRecord[]>;
 }
 
 /**
@@ -23,7 +24,7 @@ export async function* offsetPages(
   fetchPage: FetchPage,
   o: ResolvedIterateOptions,
   endpoint: string,
-): AsyncGenerator<Material[], void, undefined> {
+): AsyncGenerator<PlatformRecord[], void, undefined> {
   // Aborted when the walk ends for any reason, so pages fetched ahead are not left running.
   const walk = new AbortController();
   const signal = o.signal ? AbortSignal.any([o.signal, walk.signal]) : walk.signal;
@@ -68,7 +69,7 @@ export async function* offsetPages(
         throw notHonoured(endpoint, `every record of page ${page} (skip ${(page - 1) * o.pageSize}) came before`);
       }
       total += fresh.length;
-      o.onPage?.({ page, items: fresh.length, total });
+      o.onPage?.({ pages: page, items: total });
       if (fresh.length > 0) yield fresh;
       if (!full) return;
     }
@@ -102,12 +103,12 @@ class IdOrder implements SeenIds {
 }
 
 function dropRepeats(
-  records: Material[],
+  records: PlatformRecord[],
   seen: SeenIds,
   page: number,
   onDuplicate: ResolvedIterateOptions["onDuplicate"],
-): Material[] {
-  let fresh: Material[] | undefined;
+): PlatformRecord[] {
+  let fresh: PlatformRecord[] | undefined;
   for (let i = 0; i < records.length; i++) {
     const id = records[i]._id;
     if (!seen.has(id)) {

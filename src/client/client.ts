@@ -1,16 +1,13 @@
-import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult } from "../schemas";
-import { Collection } from "./collection";
+import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type MaterialRecord } from "../schemas";
+import { Collection, type PlatformRecord } from "./collection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
 import { jsendData } from "./jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./options";
 import type { ResponseCheck } from "./response-checks";
 import { Transport } from "./transport";
-import { checkCollectionName, checkSecretString, resolveTransportSettings } from "./validate-options";
+import { checkSecretString, resolveTransportSettings } from "./validate-options";
 
-/** A class that builds clients from options: `ApiClient` or a subclass of it. */
-export type ClientClass<T extends ApiClient> = new (options: ClientOptions) => T;
-
-/** Options of `ApiClient.fromEnv`; anything given here wins over the environment. */
+/** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
 
 /** `client.getData(path, options)`. */
@@ -26,14 +23,16 @@ export interface GetDataOptions<T> {
 type State = "open" | "logged-out" | "closed";
 
 /**
- * A logged-in connection to the platform API (or to `matframe serve`).
+ * A logged-in connection to the platform API (or to `matframe serve`). Its collections list,
+ * iterate, read into DataFrames and export files.
  *
  * @example
- * const client = await ApiClient.login({ baseUrl: "http://127.0.0.1:4000", username: "demo", password: "demo" });
+ * const client = await Client.login({ baseUrl: "http://127.0.0.1:4000", username: "demo", password: "demo" });
  * for await (const m of client.materials.iterate({ fields: { formula: 1 } })) console.log(m.formula);
+ * const df = await client.materials.toDataFrame({ columns: ["formula", "lattice.a"] });
  * await client.logout();
  */
-export class ApiClient {
+export class Client {
   /** The normalised versioned base, e.g. `http://127.0.0.1:4000/api/2018-10-01`. */
   readonly baseUrl: string;
   /** The account the client acts for (sent as `X-Account-Id`). */
@@ -45,7 +44,7 @@ export class ApiClient {
 
   constructor(options: ClientOptions) {
     if (options === null || typeof options !== "object") {
-      throw new ValidationError("options", "new ApiClient(options) needs { baseUrl, accountId, authToken }.");
+      throw new ValidationError("options", "new Client(options) needs { baseUrl, accountId, authToken }.");
     }
     checkSecretString("accountId", options.accountId, "it is the X-Account-Id of a login result or of the account preferences.");
     checkSecretString("authToken", options.authToken, "it is the X-Auth-Token of a login result or of the account preferences.");
@@ -58,24 +57,20 @@ export class ApiClient {
 
   /**
    * Logs in with a username and password (`POST /login`, form body) and returns a client of
-   * the class it is called on. A wrong password throws `AuthenticationError`.
-   * @example const client = await ApiClient.login({ baseUrl: "http://127.0.0.1:4000", username: "demo", password: "demo" });
+   * a client. A wrong password throws `AuthenticationError`.
+   * @example const client = await Client.login({ baseUrl: "http://127.0.0.1:4000", username: "demo", password: "demo" });
    */
-  static login<T extends ApiClient>(this: ClientClass<T>, options: LoginOptions): Promise<T> {
-    return loginAs(this, options);
+  static login(options: LoginOptions): Promise<Client> {
+    return login(options);
   }
 
   /**
    * A client from the environment: `MATFRAME_BASE_URL`, and either `MATFRAME_ACCOUNT_ID` +
    * `MATFRAME_AUTH_TOKEN` (used as they are) or `MATFRAME_USERNAME` + `MATFRAME_PASSWORD`
    * (which log in). `overrides` win over the environment.
-   * @example const client = await ApiClient.fromEnv({ timeout: 60_000 });
+   * @example const client = await Client.fromEnv({ timeout: 60_000 });
    */
-  static async fromEnv<T extends ApiClient>(
-    this: ClientClass<T>,
-    overrides: FromEnvOptions = {},
-    env: NodeJS.ProcessEnv = process.env,
-  ): Promise<T> {
+  static async fromEnv(overrides: FromEnvOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
     const read = (key: keyof FromEnvOptions, variable: string): string | undefined =>
       (overrides[key] as string | undefined) || env[variable] || undefined;
     const baseUrl = read("baseUrl", "MATFRAME_BASE_URL");
@@ -87,8 +82,8 @@ export class ApiClient {
     const authToken = read("authToken", "MATFRAME_AUTH_TOKEN");
     const username = read("username", "MATFRAME_USERNAME");
     const password = read("password", "MATFRAME_PASSWORD");
-    if (accountId && authToken) return new this({ ...settings, baseUrl, accountId, authToken });
-    if (username && password) return loginAs(this, { ...settings, baseUrl, username, password });
+    if (accountId && authToken) return new Client({ ...settings, baseUrl, accountId, authToken });
+    if (username && password) return login({ ...settings, baseUrl, username, password });
     const half = accountId || authToken ? "MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN must both be set. " : username || password ? "MATFRAME_USERNAME and MATFRAME_PASSWORD must both be set. " : "";
     throw new ValidationError(
       "credentials",
@@ -96,20 +91,18 @@ export class ApiClient {
     );
   }
 
-  /** A collection that supports the list action, e.g. `client.collection("materials")`. */
-  collection(name: string): Collection {
-    checkCollectionName(name);
-    return this.createCollection(name);
+  /**
+   * A collection that supports the list action, e.g. `client.collection("workflows")`. Its
+   * records are typed `R` (plain objects with a string `_id` unless you say otherwise).
+   * @example const jobs = client.collection<{ _id: string; name: string; status: string }>("jobs");
+   */
+  collection<R extends PlatformRecord = PlatformRecord>(name: string): Collection<R> {
+    return new Collection<R>(this, name);
   }
 
-  /** `client.collection("materials")`. */
-  get materials(): Collection {
-    return this.collection("materials");
-  }
-
-  /** Builds the object `collection()` returns; subclasses override it to return their own kind. */
-  protected createCollection(name: string): Collection {
-    return new Collection(this, name);
+  /** The `materials` collection, its records typed as the platform's material records. */
+  get materials(): Collection<MaterialRecord> {
+    return new Collection<MaterialRecord>(this, "materials");
   }
 
   /**
@@ -169,7 +162,7 @@ export class ApiClient {
   }
 }
 
-async function loginAs<T extends ApiClient>(ctor: ClientClass<T>, options: LoginOptions): Promise<T> {
+async function login(options: LoginOptions): Promise<Client> {
   if (options === null || typeof options !== "object") {
     throw new ValidationError("options", "login(options) needs { baseUrl, username, password }.");
   }
@@ -195,7 +188,7 @@ async function loginAs<T extends ApiClient>(ctor: ClientClass<T>, options: Login
         { endpoint: res.endpoint, status: res.status, issues: parsed.error.issues },
       );
     }
-    return new ctor({ ...settings, accountId: parsed.data.accountId, authToken: parsed.data.authToken });
+    return new Client({ ...settings, accountId: parsed.data.accountId, authToken: parsed.data.authToken });
   } finally {
     // The login pool is not handed to the client: one extra connection setup is cheaper than shared ownership.
     await transport.close();

@@ -1,0 +1,59 @@
+// What a collection's table reads do once the frame layer is loaded: plan the columns and the
+// walk once, at the public entry, then read pages into a DataFrame or write them to a file.
+// `Collection` (src/client/collection.ts) loads this module on first use.
+import type { IterateOptions, Progress } from "../client/options";
+import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
+import { ColumnBuilder } from "./column-builder";
+import { planColumns, type ColumnPlan } from "./column-spec";
+import { loadDanfo } from "./danfo";
+import type { DataFrame } from "./dataframe";
+import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export";
+import { finishFrame, type TableOptions } from "./to-dataframe";
+
+/**
+ * Which records to read and how: the iterate options of the client, except `fields` (derived
+ * from `columns`) and `onPage` (see `onProgress`).
+ */
+export type FrameIterateOptions = Omit<IterateOptions, "fields" | "onPage">;
+
+/** `collection.toDataFrame(options)`. */
+export interface CollectionFrameOptions extends FrameIterateOptions, TableOptions {
+  /** Called after each page is added to the table. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** `collection.exportCsv(target, options)`. */
+export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions;
+
+/** `collection.exportNdjson(target, options)`. */
+export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions;
+
+/** A table read, checked once: the columns and the walk that fetches exactly what they need. */
+export interface TableRead {
+  readonly plan: ColumnPlan;
+  readonly walk: ResolvedIterateOptions;
+}
+
+/** Checks the columns and the walk options of a table read, once, before any request. */
+export function planTableRead(options: FrameIterateOptions & { columns?: readonly string[] }): TableRead {
+  const plan = planColumns(options.columns);
+  // Only the iterate options, by name, so frame-only options never reach the walk's checks.
+  const { query, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate } = options;
+  const walk = validateIterateOptions({ query, fields: plan.fields, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate });
+  return { plan, walk };
+}
+
+/** Reads the pages `open()` gives into a DataFrame; danfo is loaded before the first request. */
+export async function readFrame(open: () => PageSource, plan: ColumnPlan, options: CollectionFrameOptions): Promise<DataFrame> {
+  loadDanfo(); // fail before downloading anything when danfojs-node is missing
+  const builder = new ColumnBuilder(plan, options);
+  let pages = 0;
+  for await (const page of open()) {
+    builder.addPage(page);
+    pages++;
+    options.onProgress?.({ pages, items: builder.rows });
+  }
+  return finishFrame(builder, options.onWarning);
+}
+
+export { writeRows };
