@@ -25,8 +25,6 @@ const README_CHART = { notebook: "05-teaching-crystals.ipynb", tag: "readme-char
 function kernelEnv() {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith("MATFRAME_")) delete env[name];
-  // Jupyter starts the kernel as the command `tslab`; ours is in node_modules/.bin.
-  env.PATH = [path.join(root, "node_modules", ".bin"), env.PATH].join(path.delimiter);
   // Debian's Python warns about frozen modules and the debugger on every kernel start.
   env.PYDEVD_DISABLE_FILE_VALIDATION = "1";
   return env;
@@ -45,7 +43,13 @@ function missingReason(env) {
   } catch {
     return "`jupyter kernelspec list --json` did not answer JSON";
   }
-  if (!kernels[KERNEL]) return "the tslab kernel is not registered with Jupyter (run: npx tslab install --python=/usr/bin/python3)";
+  const kernel = kernels[KERNEL];
+  const howTo = 'run: npx tslab install --python=/usr/bin/python3 --binary "$PWD/node_modules/.bin/tslab"';
+  if (!kernel) return `the tslab kernel is not registered with Jupyter (${howTo})`;
+  // A kernel registered as the bare command `tslab` starts only when tslab is on PATH, which a
+  // local install is not: the README registers it with the absolute path of the local binary.
+  const argv0 = kernel.spec?.argv?.[0];
+  if (argv0 && !path.isAbsolute(argv0)) return `the tslab kernel is registered as the bare command ${JSON.stringify(argv0)}, which is not on PATH for a local tslab (${howTo})`;
   if (!fs.existsSync(path.join(root, "node_modules", ".bin", "tslab"))) return "tslab is not installed in node_modules (run: npm ci)";
   if (!fs.existsSync(path.join(root, "dist", "index.js"))) return "the package is not built (run: npm run build)";
   return undefined;

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import {
   AbortError,
   ClientClosedError,
@@ -12,6 +12,10 @@ import {
 } from "../errors";
 import { redact } from "./redact";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
+
+function loadUndici(): typeof import("undici") {
+  return require("undici") as typeof import("undici");
+}
 
 /** How the transport is set up; the client fills in every default. */
 export interface TransportOptions {
@@ -78,7 +82,8 @@ export class Transport {
     this.#origin = options.baseUrl.origin;
     this.#basePath = options.baseUrl.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? new Pool(this.#origin, { connections: options.connections });
+    // undici is loaded with the first client, not with `require("matframe")` (about 80 ms).
+    this.#dispatcher = options.dispatcher ?? new (loadUndici().Pool)(this.#origin, { connections: options.connections });
   }
 
   /** Method and path of a request, as errors name it: never the query string. */

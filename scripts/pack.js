@@ -1,0 +1,39 @@
+// Packs matframe for installing elsewhere (`npm run pack`): builds dist/, then packs a staged copy
+// whose package.json has no scripts and no development fields, so installing the tarball runs
+// nothing of ours (npm 11 lists a `prepare` script of a dependency as an install script to
+// approve, and ours only makes sense in a clone). Prints the tarball's path on stdout.
+//
+//   node scripts/pack.js [--out DIR] [--no-build]
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const root = path.join(__dirname, "..");
+
+function main(argv) {
+  const outIndex = argv.indexOf("--out");
+  const out = path.resolve(outIndex >= 0 ? argv[outIndex + 1] : root);
+  if (!argv.includes("--no-build")) execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-pack-"));
+  try {
+    for (const entry of pkg.files) fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
+    for (const extra of ["LICENSE", "CHANGELOG.md"]) {
+      if (fs.existsSync(path.join(root, extra))) fs.copyFileSync(path.join(root, extra), path.join(stage, extra));
+    }
+    const { scripts: _scripts, devDependencies: _dev, overrides: _overrides, allowScripts: _allow, ...published } = pkg;
+    fs.writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
+    fs.mkdirSync(out, { recursive: true });
+    const name = execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", out], { cwd: stage, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+      .trim()
+      .split("\n")
+      .at(-1);
+    process.stdout.write(`${path.join(out, name)}\n`);
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2));

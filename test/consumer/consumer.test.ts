@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+// matframe as a user's project meets it (issue 10): the packed tarball installed into a fresh
+// project with the README's own commands (run as written, in order), a strict TypeScript build
+// with skipLibCheck off before and after danfojs-node is installed, a script, an ESM import, and
+// a notebook on the tslab kernel registered as the README says. Needs the npm registry (CI has it).
+
+const run = promisify(execFile);
+const root = join(__dirname, "../..");
+const fixture = join(__dirname, "project");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const DEBIAN_PYTHON = "/usr/bin/python3";
+
+/** The shell lines of the README's "Use matframe in your own project" section, block by block. */
+function sectionCommands(): string[][] {
+  const start = readme.indexOf("\n## Use matframe in your own project\n");
+  expect(start, "README section 'Use matframe in your own project'").toBeGreaterThan(-1);
+  const end = readme.indexOf("\n## ", start + 1);
+  const text = readme.slice(start, end);
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+    m[1]
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#")),
+  );
+}
+
+let project: string;
+let jupyterPrefix: string;
+let env: NodeJS.ProcessEnv;
+const installOutput: string[] = [];
+
+async function sh(command: string, timeout = 300_000): Promise<{ stdout: string; stderr: string }> {
+  const result = await run("sh", ["-c", command], { cwd: project, env, timeout, maxBuffer: 64 * 1024 * 1024 });
+  installOutput.push(result.stdout, result.stderr);
+  return result;
+}
+
+async function node(file: string): Promise<unknown> {
+  const { stdout } = await run(process.execPath, [file], { cwd: project, env, timeout: 120_000 });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+}
+
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), "matframe-consumer-"));
+  jupyterPrefix = join(project, ".jupyter-prefix");
+  env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+  for (const name of Object.keys(env)) if (name.startsWith("MATFRAME_") || name.startsWith("npm_package_") || name === "npm_lifecycle_event") delete env[name];
+  // The README's `npm run pack`, without its build: `npm test` has just built dist/, and a
+  // rebuild here would change dist/ under the tests running beside this one.
+  const packed = spawnSync(process.execPath, [join(root, "scripts", "pack.js"), "--no-build", "--out", project], { encoding: "utf8" });
+  expect(packed.status, packed.stderr).toBe(0);
+  expect(packed.stdout.trim()).toBe(join(project, "matframe-0.1.0.tgz"));
+  for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));
+});
+
+afterAll(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+describe("matframe in a fresh project, installed as the README says", () => {
+  const [clone, own] = sectionCommands();
+
+  it("the README has the clone steps and the project steps", () => {
+    expect(clone).toEqual(["npm ci", "npm run pack"]);
+    expect(own[0]).toBe("npm init -y");
+    expect(own.some((line) => line.startsWith("npx tslab install"))).toBe(true);
+  });
+
+  it("installs the tarball with no install script of matframe's, compiles strictly without danfojs-node, and runs", async () => {
+    const untilDanfo = own.findIndex((line) => line.includes("overrides"));
+    for (const line of own.slice(0, untilDanfo)) await sh(line);
+    const output = installOutput.join("\n");
+    expect(output).not.toMatch(/matframe@[^ ]* \((prepare|install|postinstall|preinstall)/);
+    const pkg = JSON.parse(readFileSync(join(project, "node_modules", "matframe", "package.json"), "utf8"));
+    expect(pkg.scripts).toBeUndefined();
+
+    // Strict, skipLibCheck off, and no danfojs-node anywhere in the project.
+    expect(() => require.resolve("danfojs-node", { paths: [project] })).toThrow();
+    await sh("npx tsc -p tsconfig.json");
+    const result = (await node("out/client.js")) as Record<string, unknown>;
+    expect(result).toMatchObject({ count: 29, name: expect.any(String), frame: "missing danfojs-node" });
+    expect(result.a).toBeGreaterThan(3);
+    expect(result.widest).toBeGreaterThan(result.a as number);
+
+    const esm = await node("esm.mjs");
+    expect(esm).toEqual({ client: "function", server: "function", version: "2018-10-01", show: "function" });
+  });
+
+  it("with danfojs-node installed as the README says, DataFrames are typed and work", async () => {
+    const from = own.findIndex((line) => line.includes("overrides"));
+    const until = own.findIndex((line) => line.startsWith("npm install tslab"));
+    for (const line of own.slice(from, until)) await sh(line);
+    await sh("npx tsc -p tsconfig.json");
+    const result = await node("out/frame.js");
+    expect(result).toMatchObject({ rows: 29, columns: 3, names: ["_id", "formula", "lattice.a"] });
+  });
+
+  it("runs a notebook on the tslab kernel registered as the README says", async (context) => {
+    const jupyter = spawnSync(DEBIAN_PYTHON, ["-m", "nbconvert", "--version"], { encoding: "utf8" });
+    if (jupyter.status !== 0) {
+      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`Jupyter's nbconvert is missing: ${jupyter.stderr}`);
+      console.warn("[consumer] Jupyter's nbconvert is not installed: skipping the notebook run (CI sets MATFRAME_REQUIRE_JUPYTER=1)");
+      context.skip();
+    }
+    const from = own.findIndex((line) => line.startsWith("npm install tslab"));
+    for (const line of own.slice(from)) {
+      // Registered under a prefix of the test's own, so the machine's kernels stay as they are.
+      await sh(line.startsWith("npx tslab install") ? `${line} --prefix "${jupyterPrefix}"` : line);
+    }
+    const kernelEnv = { ...env, JUPYTER_PATH: join(jupyterPrefix, "share", "jupyter"), PYDEVD_DISABLE_FILE_VALIDATION: "1" };
+    // PATH without node_modules/.bin: the kernel must start from the registered absolute path.
+    kernelEnv.PATH = (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
+    const executed = await run(
+      DEBIAN_PYTHON,
+      ["-m", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=tslab", "--ExecutePreprocessor.timeout=300", "--output", "executed.ipynb", "notebook.ipynb"],
+      { cwd: project, env: kernelEnv, timeout: 300_000 },
+    );
+    expect(executed.stderr).toMatch(/Writing \d+ bytes to executed\.ipynb/);
+    const notebook = JSON.parse(readFileSync(join(project, "executed.ipynb"), "utf8"));
+    const outputs = notebook.cells.flatMap((cell: { outputs: unknown[] }) => cell.outputs) as Array<Record<string, any>>;
+    expect(outputs.filter((o) => o.output_type === "error")).toEqual([]);
+    const html = outputs.map((o) => o.data?.["text/html"] ?? "").join("");
+    expect(html).toMatch(/<table/);
+    expect(html).toMatch(/Si/);
+    const text = outputs.map((o) => (Array.isArray(o.text) ? o.text.join("") : (o.text ?? ""))).join("");
+    expect(text).toMatch(/^\S+ \d+\.\d{3}$/m);
+  });
+});

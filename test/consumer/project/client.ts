@@ -1,0 +1,33 @@
+// A consumer's script: client only, no danfojs-node needed. Compiled with skipLibCheck off.
+import { Client, startServer, MissingDependencyError, type MaterialRecord } from "matframe";
+
+async function main(): Promise<void> {
+  const server = await startServer({ port: 0 });
+  const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+  try {
+    // Records are typed by what the projection asks for: no casts.
+    const silicon = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 5 } });
+    const a: number = silicon[0].lattice.a;
+    let count = 0;
+    let widest = 0;
+    for await (const m of client.materials.iterate({ fields: { formula: 1, "lattice.a": 1 } })) {
+      const formula: string = m.formula;
+      if (formula.length > 0) count += 1;
+      widest = Math.max(widest, m.lattice.a);
+    }
+    const one: MaterialRecord = await client.materials.get(silicon[0]._id);
+    const frame = await client.materials.toDataFrame({ columns: ["formula"] }).then(
+      () => "loaded",
+      (error: unknown) => (error instanceof MissingDependencyError ? `missing ${error.packageName}` : String(error)),
+    );
+    console.log(JSON.stringify({ a, count, widest, name: one.name, frame }));
+  } finally {
+    await client.logout();
+    await server.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
