@@ -2,13 +2,11 @@ import { escapeHtml } from "./escape-html";
 import { tslabModule, type NotebookDisplay } from "./tslab-display";
 
 /**
- * What a progress callback receives: a running count, or one of the progress
- * objects matframe reports. `onPage` of `iterate`/`pages` passes
- * `{ page, items, total }`, where `total` is the records so far (and `items`
- * those of the page); `onProgress` of `toDataFrame`/`exportCsv` passes
- * `{ items, pages, bytes? }`, where `items` is the records so far.
+ * What a progress callback receives: a running count, or the `Progress` that `onPage` of
+ * `iterate`/`pages` and `onProgress` of `toDataFrame` and the exports pass
+ * (`{ pages, items, bytes? }`, `items` being the records so far).
  */
-export type ProgressUpdate = number | { total?: number; items?: number; page?: number; pages?: number; bytes?: number };
+export type ProgressUpdate = number | { readonly items: number; readonly pages?: number; readonly bytes?: number };
 
 /** Options of {@link progress}. */
 export interface ProgressOptions {
@@ -91,8 +89,7 @@ export function progress(options: ProgressOptions = {}): Progress {
 }
 
 function countOf(update: ProgressUpdate, previous: number): number {
-  // `total` first: in onPage's info, `items` counts only the latest page.
-  const n = typeof update === "number" ? update : (update.total ?? update.items);
+  const n = typeof update === "number" ? update : update.items;
   return typeof n === "number" && Number.isFinite(n) ? n : previous;
 }
 
