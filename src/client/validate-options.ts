@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
-import { API_PREFIX, API_VERSION, MAX_LIMIT, type Fields, type Projection, type Query, type Sort } from "../schemas";
+import type { z } from "zod";
+import { API_PREFIX, API_VERSION, MAX_LIMIT, Fields, Projection, Sort, type Query } from "../schemas";
 import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions, TransportSettings } from "./options";
 import type { TransportOptions } from "./transport";
@@ -97,16 +98,9 @@ export function validateListOptions(o: ListOptions): { query: Query; projection?
   checkSignal("signal", o.signal);
   if (o.projection === undefined) return { query };
   checkPlainObject("projection", o.projection);
-  for (const key of Object.keys(o.projection)) {
-    if (!["fields", "sort", "skip", "limit"].includes(key)) {
-      throw new ValidationError(`projection.${key}`, `projection.${key} is not a projection key; use fields, sort, skip or limit.`);
-    }
-  }
-  const { fields, sort, skip, limit } = o.projection;
-  if (fields !== undefined) checkFields("projection.fields", fields);
-  if (sort !== undefined) checkSort("projection.sort", sort);
-  if (skip !== undefined) checkInteger("projection.skip", skip, 0, Number.MAX_SAFE_INTEGER);
-  if (limit !== undefined) checkPageSize("projection.limit", limit);
+  // The rules are the wire schema's (src/schemas/projection.ts); only the wording is here.
+  const parsed = Projection.safeParse(o.projection);
+  if (!parsed.success) throw schemaError("projection", o.projection, parsed.error.issues[0]);
   return { query, projection: o.projection };
 }
 
@@ -180,31 +174,69 @@ function checkQuery(query: unknown): Query {
 
 function checkFields(name: string, fields: unknown): asserts fields is Fields {
   checkPlainObject(name, fields, `e.g. { formula: 1, "lattice.a": 1 }`);
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== 0 && value !== 1) {
-      throw new ValidationError(name, `${name}[${JSON.stringify(key)}] must be 1 (include) or 0 (exclude); got ${show(value)}.`);
-    }
-  }
+  const parsed = Fields.safeParse(fields);
+  if (!parsed.success) throw schemaError(name, fields, parsed.error.issues[0]);
 }
 
 function checkSort(name: string, sort: unknown): asserts sort is Sort {
   checkPlainObject(name, sort, `e.g. { formula: 1, createdAt: -1 }`);
-  for (const [key, value] of Object.entries(sort)) {
-    if (value !== 1 && value !== -1) {
-      throw new ValidationError(name, `${name}[${JSON.stringify(key)}] must be 1 (ascending) or -1 (descending); got ${show(value)}.`);
+  const parsed = Sort.safeParse(sort);
+  if (!parsed.success) throw schemaError(name, sort, parsed.error.issues[0]);
+}
+
+/**
+ * A `ValidationError` for the first issue of a wire schema (`Projection`, `Fields`, `Sort`),
+ * worded for the option the caller passed: the schema says what is allowed, this says it in
+ * the words of the option.
+ */
+function schemaError(name: string, value: unknown, issue: z.core.$ZodIssue | undefined): ValidationError {
+  if (!issue) return new ValidationError(name, `${name} is not valid.`);
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0];
+    return new ValidationError(`${name}.${key}`, `${name}.${key} is not a projection key; use fields, sort, skip or limit.`);
+  }
+  const path = issue.path.map(String);
+  let at: unknown = value;
+  for (const key of path) at = (at as Record<string, unknown> | undefined)?.[key];
+  // Within fields or sort the offending key is shown in brackets, as the caller wrote it.
+  const inMap = (head: string): string => (path.length > 1 ? `${head}[${JSON.stringify(path[1])}]` : head);
+  const top = name === "projection" ? path[0] : undefined;
+  const kind = top ?? (name.endsWith("sort") ? "sort" : "fields");
+  const option = top ? `${name}.${top}` : name;
+  switch (kind) {
+    case "limit":
+      return new ValidationError(option, pageSizeMessage(option, at));
+    case "skip":
+      return new ValidationError(option, integerMessage(option, at, 0, Number.MAX_SAFE_INTEGER));
+    case "sort":
+      return new ValidationError(option, `${inMap(option)} must be 1 (ascending) or -1 (descending); got ${show(at)}.`);
+    default: {
+      const key = top ? path[1] : path[0];
+      const where = key === undefined ? option : `${option}[${JSON.stringify(key)}]`;
+      return new ValidationError(option, `${where} must be 1 (include) or 0 (exclude); got ${show(at)}.`);
     }
   }
 }
 
 function checkPageSize(name: string, value: unknown): void {
-  checkInteger(name, value, 1, MAX_LIMIT, `${MAX_LIMIT} is the platform's largest page`);
+  if (!isIntegerIn(value, 1, MAX_LIMIT)) throw new ValidationError(name, pageSizeMessage(name, value));
 }
 
 function checkInteger(name: string, value: unknown, min: number, max: number, hint?: string): asserts value is number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
-    throw new ValidationError(name, `${name} must be an integer ${range}${hint ? ` (${hint})` : ""}; got ${show(value)}.`);
-  }
+  if (!isIntegerIn(value, min, max)) throw new ValidationError(name, integerMessage(name, value, min, max, hint));
+}
+
+function isIntegerIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function pageSizeMessage(name: string, value: unknown): string {
+  return integerMessage(name, value, 1, MAX_LIMIT, `${MAX_LIMIT} is the platform's largest page`);
+}
+
+function integerMessage(name: string, value: unknown, min: number, max: number, hint?: string): string {
+  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+  return `${name} must be an integer ${range}${hint ? ` (${hint})` : ""}; got ${show(value)}.`;
 }
 
 function checkSignal(name: string, signal: unknown): void {

@@ -113,7 +113,7 @@ describe("matframe in a fresh project, installed as the README says", () => {
       // Registered under a prefix of the test's own, so the machine's kernels stay as they are.
       await sh(line.startsWith("npx tslab install") ? `${line} --prefix "${jupyterPrefix}"` : line);
     }
-    const kernelEnv = { ...env, JUPYTER_PATH: join(jupyterPrefix, "share", "jupyter"), PYDEVD_DISABLE_FILE_VALIDATION: "1" };
+    const kernelEnv: NodeJS.ProcessEnv = { ...env, JUPYTER_PATH: join(jupyterPrefix, "share", "jupyter"), PYDEVD_DISABLE_FILE_VALIDATION: "1" };
     // PATH without node_modules/.bin: the kernel must start from the registered absolute path.
     kernelEnv.PATH = (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
     const executed = await run(
