@@ -25,7 +25,7 @@ interface Block {
 function readmeBlocks(): Block[] {
   const blocks: Block[] = [];
   let section = "";
-  const fence = /^```(\w*)\n([\s\S]*?)^```/gm;
+  const fence = /^ *```(\w*)\n([\s\S]*?)^ *```/gm;
   const headings = [...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => ({ at: m.index!, title: m[1] }));
   for (const m of readme.matchAll(fence)) {
     section = headings.filter((h) => h.at < m.index!).at(-1)?.title ?? "";
