@@ -1,4 +1,4 @@
-import * as vega from "vega";
+import type * as Vega from "vega";
 import { axisTitle, fieldValue, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
 import { placeLabels } from "./label-placement";
 import { recordsOf, type TableInput } from "./table-input";
@@ -104,8 +104,8 @@ export async function scatterChart(table: TableInput, options: ScatterChartOptio
  * pixel positions come from the scales of a first, unrendered run of the same spec; the chosen
  * offsets go into the data, and the compiled text mark reads them per point.
  */
-async function spreadLabels(compiled: vega.Spec): Promise<void> {
-  const source = compiled.data?.find((d): d is vega.ValuesData => Array.isArray((d as vega.ValuesData).values));
+async function spreadLabels(compiled: Vega.Spec, vega: typeof Vega): Promise<void> {
+  const source = compiled.data?.find((d): d is Vega.ValuesData => Array.isArray((d as Vega.ValuesData).values));
   const text = compiled.marks?.find((m) => m.type === "text");
   if (!source || !text?.encode?.update) return;
   const view = new vega.View(vega.parse(compiled), { renderer: "none" });

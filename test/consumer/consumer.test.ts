@@ -79,12 +79,15 @@ describe("matframe in a fresh project, installed as the README says", () => {
     expect(output).not.toMatch(/matframe@[^ ]* \((prepare|install|postinstall|preinstall)/);
     const pkg = JSON.parse(readFileSync(join(project, "node_modules", "matframe", "package.json"), "utf8"));
     expect(pkg.scripts).toBeUndefined();
+    // A light install: matframe, its three dependencies, and the TypeScript the README adds.
+    const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
+    expect(installed.sort()).toEqual(["@types", "matframe", "mingo", "typescript", "undici", "undici-types", "zod"]);
 
     // Strict, skipLibCheck off, and no danfojs-node anywhere in the project.
     expect(() => require.resolve("danfojs-node", { paths: [project] })).toThrow();
     await sh("npx tsc -p tsconfig.json");
     const result = (await node("out/client.js")) as Record<string, unknown>;
-    expect(result).toMatchObject({ count: 29, name: expect.any(String), frame: "missing danfojs-node" });
+    expect(result).toMatchObject({ count: 29, name: expect.any(String), frame: "missing danfojs-node", chart: "missing vega" });
     expect(result.a).toBeGreaterThan(3);
     expect(result.widest).toBeGreaterThan(result.a as number);
 

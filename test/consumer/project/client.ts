@@ -1,5 +1,6 @@
-// A consumer's script: client only, no danfojs-node needed. Compiled with skipLibCheck off.
+// A consumer's script: client only, no danfojs-node or vega needed. Compiled with skipLibCheck off.
 import { Client, startServer, MissingDependencyError, type MaterialRecord } from "matframe";
+import { barChart } from "matframe/notebook";
 
 async function main(): Promise<void> {
   const server = await startServer({ port: 0 });
@@ -20,7 +21,11 @@ async function main(): Promise<void> {
       () => "loaded",
       (error: unknown) => (error instanceof MissingDependencyError ? `missing ${error.packageName}` : String(error)),
     );
-    console.log(JSON.stringify({ a, count, widest, name: one.name, frame }));
+    const chart = await barChart([{ formula: "Si" }], { x: "formula" }).then(
+      () => "drawn",
+      (error: unknown) => (error instanceof MissingDependencyError ? `missing ${error.packageName}` : String(error)),
+    );
+    console.log(JSON.stringify({ a, count, widest, name: one.name, frame, chart }));
   } finally {
     await client.logout();
     await server.close();
