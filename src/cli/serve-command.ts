@@ -13,6 +13,10 @@ Options:
   --data FILE            serve your own records: a JSON array or NDJSON file
   --user NAME:PASSWORD   an account (repeatable); without any, the account is demo/demo
   --synthetic N          add N synthetic materials (strained copies), for scale
+  --max-connections N    open connections at most (default 512); idle ones are closed first
+  --send-timeout SECONDS close a connection that does not read an answer in time (default 30)
+  --max-failed-logins N  failed logins per user and address before a lockout (default 5)
+  --lockout DURATION     how long failures count and lock out, e.g. 15m, 90s, 1h (default 15m)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -29,6 +33,24 @@ function parseCount(text: string | undefined, flag: string, max: number): number
   return Number(text);
 }
 
+/** "15m", "90s", "1h", "2h30m" or a number of seconds, as milliseconds. */
+function parseDuration(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(text.trim());
+  if (!match || text.trim() === "" || !match.slice(1).some(Boolean)) {
+    throw new UsageError(`${flag} takes a duration such as 15m, 90s or 1h, not "${text}".`);
+  }
+  const [, h, m, sec] = match;
+  const ms = ((Number(h ?? 0) * 60 + Number(m ?? 0)) * 60 + Number(sec ?? 0)) * 1000;
+  if (ms === 0 || ms > 7 * 24 * 3600 * 1000) throw new UsageError(`${flag} must be above 0 and at most a week (168h), not "${text}".`);
+  return ms;
+}
+
+function positive(value: number | undefined, flag: string): number | undefined {
+  if (value === 0) throw new UsageError(`${flag} must be at least 1.`);
+  return value;
+}
+
 function parseServeArgs(argv: string[]) {
   try {
     return parseArgs({
@@ -41,6 +63,10 @@ function parseServeArgs(argv: string[]) {
         data: { type: "string" },
         user: { type: "string", multiple: true },
         synthetic: { type: "string" },
+        "max-connections": { type: "string" },
+        "send-timeout": { type: "string" },
+        "max-failed-logins": { type: "string" },
+        lockout: { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -82,6 +108,12 @@ export async function runServe(argv: string[]): Promise<number> {
       data: flags.data,
       users: flags.user,
       synthetic: parseCount(flags.synthetic, "--synthetic", 1_000_000),
+      maxConnections: positive(parseCount(flags["max-connections"], "--max-connections", 1_000_000), "--max-connections"),
+      sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
+      loginThrottle: {
+        maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
+        windowMs: parseDuration(flags.lockout, "--lockout"),
+      },
       log: (line) => {
         if (!quiet || !/^[A-Z]+ \//.test(line)) process.stderr.write(`${line}\n`);
       },

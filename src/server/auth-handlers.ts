@@ -2,6 +2,7 @@ import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER } from "../schemas";
 import { HttpError, tooManyRequests, unauthorized } from "./http-errors";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { success } from "./reply";
+import { LoginQueueFull } from "./auth";
 import { parseLoginBody, readBody } from "./request-input";
 
 /** Longest username or password looked at; longer ones cannot match an account. */
@@ -17,12 +18,18 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
   const credentials = await state.throttle.serialize(username, address, async () => {
     const wait = state.throttle.retryAfterSeconds(username, address);
     if (wait > 0) {
-      throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${wait} s.`, wait);
+      throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${formatWait(wait)}.`, wait);
     }
     const found =
       username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
-        ? await state.auth.login(username, password)
+        ? await state.auth.login(username, password, address)
         : undefined;
+    if (found instanceof LoginQueueFull) {
+      // Not a failed attempt: the password was never checked.
+      throw new HttpError(503, `The server is busy checking other logins; try again in ${found.retryAfterSeconds} s.`, {
+        "Retry-After": String(found.retryAfterSeconds),
+      });
+    }
     if (!found) {
       state.throttle.recordFailure(username, address);
       throw unauthorized("Wrong username or password.");
@@ -31,6 +38,12 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
     return found;
   });
   return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
+}
+
+/** "40 s", or "15 minutes" for a classroom lockout (issue 13: 898 s told nobody much). */
+function formatWait(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  return `${Math.ceil(seconds / 60)} minutes`;
 }
 
 function readCredentials({ req }: RequestInfo): { accountId: string; authToken: string } {

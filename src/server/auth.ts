@@ -1,4 +1,5 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { FairHashQueue } from "./hash-queue";
 import { deterministicId } from "./ids";
 
 /** One account as given to the server; the password is hashed at start and then dropped. */
@@ -35,18 +36,16 @@ function scryptHash(password: string, salt: Buffer): Promise<Buffer> {
   });
 }
 
-/**
- * Login hashes run one at a time: each costs ~50 ms of CPU, and a burst of logins hashed in
- * parallel would take every core from the requests of clients already logged in.
- */
-let hashQueue: Promise<unknown> = Promise.resolve();
-function queuedScryptHash(password: string, salt: Buffer): Promise<Buffer> {
-  const hashed = hashQueue.then(
-    () => scryptHash(password, salt),
-    () => scryptHash(password, salt),
-  );
-  hashQueue = hashed.catch(() => undefined);
-  return hashed;
+/** Hashes waiting at most, from all addresses: about 3 s of work at ~50 ms a hash. */
+const MAX_HASHES_WAITING = 64;
+/** Hashes one client address may have waiting. */
+const MAX_HASHES_PER_SOURCE = 8;
+/** Milliseconds a hash is assumed to take, for the `Retry-After` of a refused login. */
+const HASH_MS_ESTIMATE = 60;
+
+/** The server is busy hashing other logins: the caller answers 503 with `retryAfterSeconds`. */
+export class LoginQueueFull {
+  constructor(readonly retryAfterSeconds: number) {}
 }
 
 function sha256(text: string): Buffer {
@@ -77,6 +76,7 @@ export interface IssuedCredentials {
  */
 export class AuthRegistry {
   private readonly sessions = new Map<string, Session>();
+  private readonly hashes = new FairHashQueue(MAX_HASHES_WAITING, MAX_HASHES_PER_SOURCE);
 
   private constructor(
     private readonly accounts: Map<string, StoredAccount>,
@@ -99,12 +99,16 @@ export class AuthRegistry {
     return new AuthRegistry(accounts, decoy);
   }
 
-  /** New credentials when the password is right, otherwise undefined. */
-  async login(username: string, password: string): Promise<IssuedCredentials | undefined> {
+  /**
+   * New credentials when the password is right, otherwise undefined; `LoginQueueFull` when too
+   * many logins are waiting to be hashed (from `source`, the client address, or from everyone).
+   */
+  async login(username: string, password: string, source: string): Promise<IssuedCredentials | undefined | LoginQueueFull> {
     const account = this.accounts.get(username);
     const candidate = account ?? this.decoy;
-    const hash = await queuedScryptHash(password, candidate.salt);
-    if (!timingSafeEqual(hash, candidate.hash) || !account) return undefined;
+    const hashed = await this.hashes.run(source, () => scryptHash(password, candidate.salt));
+    if (!hashed) return new LoginQueueFull(Math.max(1, Math.ceil(((this.hashes.waiting + 1) * HASH_MS_ESTIMATE) / 1000)));
+    if (!timingSafeEqual(hashed.value, candidate.hash) || !account) return undefined;
     return this.openSession(account.accountId);
   }
 

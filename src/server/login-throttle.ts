@@ -1,9 +1,13 @@
+import { createHash } from "node:crypto";
+
 /** Failed logins allowed per username and address within the window before 429. */
 export const DEFAULT_MAX_FAILURES = 5;
 /** The window failed logins are counted in. */
 export const DEFAULT_WINDOW_MS = 15 * 60 * 1000;
 /** Keys tracked at most; beyond that the oldest are forgotten, so memory stays bounded. */
 const MAX_KEYS = 50_000;
+/** Expired entries are swept at most this often (and on demand when the table is full). */
+const SWEEP_INTERVAL_MS = 60_000;
 
 /** How failed logins are throttled. */
 export interface LoginThrottleOptions {
@@ -23,6 +27,7 @@ export class LoginThrottle {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly maxFailures: number;
   private readonly windowMs: number;
+  private lastSweep = Date.now();
 
   constructor(options: LoginThrottleOptions = {}) {
     this.maxFailures = options.maxFailures ?? DEFAULT_MAX_FAILURES;
@@ -59,7 +64,21 @@ export class LoginThrottle {
     recent.push(now);
     this.failures.delete(k);
     this.failures.set(k, recent);
+    if (now - this.lastSweep >= SWEEP_INTERVAL_MS || this.failures.size > MAX_KEYS) this.sweep(now);
     if (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value as string);
+  }
+
+  /** Keys tracked now (for tests and the README's figures). */
+  get size(): number {
+    return this.failures.size;
+  }
+
+  /** Forgets every key whose failures have all aged out of the window. */
+  sweep(now = Date.now()): void {
+    this.lastSweep = now;
+    for (const [k, times] of this.failures) {
+      if (now - times[times.length - 1] >= this.windowMs) this.failures.delete(k);
+    }
   }
 
   recordSuccess(username: string, address: string): void {
@@ -73,6 +92,10 @@ export class LoginThrottle {
   }
 }
 
+/**
+ * A fixed-size key: a username of any length (up to the body limit) must not be kept whole, or
+ * 20,000 logins with 8 KiB names hold 160 MiB (issue 11, defect 4).
+ */
 function key(username: string, address: string): string {
-  return `${username}\u0000${address}`;
+  return createHash("sha256").update(username).update("\u0000").update(address).digest("base64url");
 }

@@ -75,7 +75,9 @@ function checkFields(fields: Fields): void {
 type PathTree = { [key: string]: PathTree | true };
 
 function buildTree(paths: string[]): PathTree {
-  const root: PathTree = {};
+  // Nodes without a prototype: a field named "toString.x" must find nothing inherited to descend
+  // into (it would otherwise write "x" onto Object.prototype.toString).
+  const root: PathTree = Object.create(null) as PathTree;
   // Shorter paths first, so "a" wins over "a.b" whichever order they were given in.
   for (const path of [...paths].sort((x, y) => x.length - y.length)) {
     let node = root;
@@ -84,7 +86,7 @@ function buildTree(paths: string[]): PathTree {
       const existing = node[segments[i]];
       if (existing === true) break;
       if (i === segments.length - 1) node[segments[i]] = true;
-      else node = existing ?? (node[segments[i]] = {});
+      else node = existing ?? (node[segments[i]] = Object.create(null) as PathTree);
     }
   }
   return root;

@@ -35,6 +35,16 @@ const FIELD_OPERATORS = new Set([
   "$size",
 ]);
 
+/**
+ * The `$type` names mingo knows (its own table, `compareFuncs`), as an own-property set: mingo
+ * looks a name up in a plain object, so "toString" or "constructor" would find Object.prototype's
+ * and match every record, and "hasOwnProperty" would throw mid-scan (issue 11, defect 5).
+ */
+const TYPE_NAMES: ReadonlySet<string | number> = new Set<string | number>([
+  "array", "boolean", "bool", "date", "number", "int", "long", "double", "decimal", "null", "object",
+  "regexp", "regex", "string", "undefined", 1, 2, 3, 4, 6, 8, 9, 10, 11, 16, 18, 19,
+]);
+
 type QueryOperatorTable = NonNullable<NonNullable<Parameters<typeof Context.init>[0]>["query"]>;
 
 /** The operators the issue allows, and only those, are loaded into mingo's context. */
@@ -141,8 +151,10 @@ class QueryValidator {
         return;
       case "$type": {
         const types = Array.isArray(argument) ? argument : [argument];
-        if (types.length === 0 || types.length > 20 || !types.every((t) => typeof t === "string" || Number.isInteger(t))) {
-          throw badRequest(`${where} takes a type name such as "string" or "number", or an array of them.`);
+        if (types.length === 0 || types.length > 20 || !types.every((t) => (typeof t === "string" || typeof t === "number") && TYPE_NAMES.has(t))) {
+          throw badRequest(
+            `${where} takes a type name or an array of them: ${[...TYPE_NAMES].filter((t) => typeof t === "string").join(", ")} (or a BSON type number).`,
+          );
         }
         return;
       }

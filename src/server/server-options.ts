@@ -50,7 +50,25 @@ export interface StartServerOptions {
    * @default 5000
    */
   scanBudgetMs?: number;
+  /**
+   * Open connections at most (each holds a file descriptor). At the cap the oldest idle
+   * connection is closed to make room; when none is idle, a new one is answered 503 with
+   * `Retry-After` and closed.
+   * @default 512
+   */
+  maxConnections?: number;
+  /**
+   * Milliseconds a client may take to read one answer; a connection whose answer is not
+   * flushed in that time is closed (a client that never reads holds at most one answer).
+   * @default 30000
+   */
+  sendTimeoutMs?: number;
 }
+
+/** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
+export const DEFAULT_MAX_CONNECTIONS = 512;
+/** Default time a client has to read one answer. */
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 
 export const DEFAULT_HOST = "127.0.0.1";
@@ -99,6 +117,14 @@ export function resolveOptions(options: StartServerOptions) {
   if (!Number.isInteger(synthetic) || synthetic < 0 || synthetic > MAX_SYNTHETIC) {
     throw new ServerOptionsError(`synthetic must be an integer from 0 to ${MAX_SYNTHETIC}, not ${String(synthetic)}.`);
   }
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 1_000_000) {
+    throw new ServerOptionsError(`maxConnections must be an integer from 1 to 1000000, not ${String(maxConnections)}.`);
+  }
+  const sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  if (typeof sendTimeoutMs !== "number" || !(sendTimeoutMs > 0 && sendTimeoutMs <= 2_147_483_647)) {
+    throw new ServerOptionsError(`sendTimeoutMs must be a number of milliseconds above 0, not ${String(sendTimeoutMs)}.`);
+  }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -119,5 +145,7 @@ export function resolveOptions(options: StartServerOptions) {
     data: options.data,
     loginThrottle: options.loginThrottle,
     scanBudgetMs: options.scanBudgetMs,
+    maxConnections,
+    sendTimeoutMs,
   };
 }

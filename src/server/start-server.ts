@@ -1,9 +1,10 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { API_PREFIX } from "../schemas";
 import { AuthRegistry } from "./auth";
 import { checkRecords, loadBundledData, loadDataset } from "./dataset";
 import { errorBody, HttpError } from "./http-errors";
+import { ConnectionGuard } from "./connections";
 import { LoginThrottle } from "./login-throttle";
 import type { Reply, ServerState } from "./reply";
 import { MAX_URL_LENGTH } from "./request-input";
@@ -26,6 +27,9 @@ export interface ServerHandle {
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
+
+/** Requests one connection may have waiting; more is a client that does not read its answers. */
+const MAX_PIPELINED = 32;
 
 /** Largest request head (request line plus headers) Node will parse. */
 const MAX_HEADER_BYTES = 32 * 1024;
@@ -113,7 +117,7 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
  *
  * @example
  * const server = await startServer({ port: 0 });
- * // ... ApiClient.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" })
+ * // ... Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" })
  * await server.close();
  */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
@@ -159,9 +163,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     log(`${req.method} ${path} ${reply.status} ${Math.round(performance.now() - started)}ms`);
   };
 
-  const server = createServer(
+  const server: Server = createServer(
     { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
-    (req, res) => void handle(req, res),
+    (req, res) => guard.serve(req, res, () => handle(req, res)),
+  );
+  const guard: ConnectionGuard = new ConnectionGuard(
+    server,
+    { maxConnections: resolved.maxConnections, sendTimeoutMs: resolved.sendTimeoutMs, maxPipelined: MAX_PIPELINED },
+    log,
   );
   server.on("clientError", answerClientError);
   await listen(server, resolved.host, resolved.port);

@@ -56,8 +56,9 @@ class MatchCursor {
       this.nextIndex,
       end,
       (index) => {
-        this.nextIndex = index + this.direction;
+        // Advanced only once the record is judged, so a failure never skips it.
         if (this.predicate(this.records[index])) this.push(index);
+        this.nextIndex = index + this.direction;
         return this.found < wanted;
       },
       budget,
@@ -170,7 +171,13 @@ export class MaterialStore {
         cursor = new MatchCursor(compileQuery(range.residual), this.records, direction);
         this.cursors.set(key, cursor);
       }
-      return cursor.page(skip, limit, budget);
+      const used = cursor;
+      // A scan that failed (an evaluation error, the budget spent) is never resumed by a later
+      // request: the next one starts a fresh cursor (issue 11, defect 5).
+      return used.page(skip, limit, budget).catch((error: unknown) => {
+        if (this.cursors.get(key) === used) this.cursors.delete(key);
+        throw error;
+      });
     }
     // Keyset pages (an _id bound plus a query): start at the bound, stop when the page is full.
     const predicate = compileQuery(range.residual);

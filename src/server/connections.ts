@@ -1,0 +1,129 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+/** How much one client connection may hold, and how many there may be (issue 11). */
+export interface ConnectionLimits {
+  /** Open connections at most; at the cap, the oldest idle one is closed for a new one. */
+  maxConnections: number;
+  /** A response that the client does not read within this many ms closes its connection. */
+  sendTimeoutMs: number;
+  /** Requests one connection may have waiting (pipelined) before it is closed. */
+  maxPipelined: number;
+}
+
+interface Connection {
+  /** Requests received and not yet answered in full (the one being answered included). */
+  pending: number;
+  /** Resolves when the connection's last queued answer has been flushed to the socket. */
+  tail: Promise<void>;
+}
+
+/**
+ * Bounds what the server holds for its clients. Node answers pipelined requests in order but
+ * calls the handler for each as soon as it is parsed, so a client that sends many requests and
+ * never reads would make the server build and queue every answer (defect 1 of issue 11: 0.5 MiB a
+ * page, until the heap is gone). Here each connection builds one answer at a time, the next only
+ * after the previous one has been flushed to the socket; an answer not flushed within the send
+ * timeout closes the connection; a connection with too many requests waiting is closed; and the
+ * number of connections is capped, closing idle ones first.
+ */
+export class ConnectionGuard {
+  readonly #limits: ConnectionLimits;
+  readonly #open = new Map<Socket, Connection>();
+  readonly #log: (line: string) => void;
+
+  constructor(server: Server, limits: ConnectionLimits, log: (line: string) => void) {
+    this.#limits = limits;
+    this.#log = log;
+    server.on("connection", (socket: Socket) => this.#admit(socket));
+  }
+
+  /** Connections open now. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Runs `answer` for this request after the connection's earlier answers have been flushed. */
+  serve(req: IncomingMessage, res: ServerResponse, answer: () => Promise<void>): void {
+    const socket = req.socket;
+    const connection = this.#open.get(socket);
+    if (!connection) {
+      // Not admitted (closed at the cap, or already gone): nothing to answer on.
+      res.destroy();
+      return;
+    }
+    connection.pending += 1;
+    if (connection.pending > this.#limits.maxPipelined) {
+      this.#log(`closing a connection with more than ${this.#limits.maxPipelined} requests waiting`);
+      socket.destroy();
+      return;
+    }
+    connection.tail = connection.tail.then(async () => {
+      try {
+        if (!socket.destroyed) {
+          await answer();
+          await this.#flushed(res, socket);
+        }
+      } finally {
+        connection.pending -= 1;
+      }
+    });
+  }
+
+  #admit(socket: Socket): void {
+    if (this.#open.size >= this.#limits.maxConnections && !this.#closeIdle()) {
+      // Every connection is busy: refuse this one, saying when to come back.
+      refuse(socket, this.#limits.maxConnections);
+      return;
+    }
+    this.#open.set(socket, { pending: 0, tail: Promise.resolve() });
+    socket.once("close", () => this.#open.delete(socket));
+  }
+
+  /** Closes the oldest connection with no request in progress; false when there is none. */
+  #closeIdle(): boolean {
+    for (const [socket, connection] of this.#open) {
+      if (connection.pending === 0) {
+        this.#open.delete(socket);
+        socket.destroy();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Resolves when `res` has been handed to the socket in full; a reader too slow loses its connection. */
+  #flushed(res: ServerResponse, socket: Socket): Promise<void> {
+    if (res.writableFinished || socket.destroyed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#log(`closing a connection that did not read its answer within ${this.#limits.sendTimeoutMs} ms`);
+        socket.destroy();
+      }, this.#limits.sendTimeoutMs);
+      timer.unref();
+      const done = (): void => {
+        clearTimeout(timer);
+        res.off("finish", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.once("finish", done);
+      res.once("close", done);
+    });
+  }
+}
+
+function refuse(socket: Socket, cap: number): void {
+  const body = JSON.stringify({
+    status: "error",
+    message: `The server has ${cap} connections open, its limit; retry in a few seconds, or close connections you do not use.`,
+    code: 503,
+  });
+  socket.on("error", () => undefined);
+  socket.end(
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  // A peer that never reads must not keep the refused socket (and its fd) open.
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
