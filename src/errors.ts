@@ -204,6 +204,25 @@ export class ResponseValidationError extends MatframeError {
 }
 
 /**
+ * A response body grew past `maxResponseBytes` (counted as it streams in). The body is dropped at
+ * once and the request is not retried: a second attempt would download as much again.
+ */
+export class ResponseTooLargeError extends MatframeError {
+  override readonly code: string = "ERR_RESPONSE_TOO_LARGE";
+  override readonly name: string = "ResponseTooLargeError";
+  /** Method and path of the request. */
+  readonly endpoint: string;
+  /** The limit that was passed, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(message: string, endpoint: string, limitBytes: number) {
+    super(message);
+    this.endpoint = endpoint;
+    this.limitBytes = limitBytes;
+  }
+}
+
+/**
  * An offset walk saw the same record twice: the collection changed under the walk, so
  * records may also have been missed. Thrown unless `onDuplicate` is given.
  */

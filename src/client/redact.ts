@@ -2,13 +2,37 @@
 const MIN_SECRET_LENGTH = 3;
 
 /**
- * Replaces every occurrence of each secret in `text` with `[redacted]`, so that a server
- * message or body excerpt that echoes a password or token never reaches an error message.
+ * The spellings a secret can take in text a server sends back: as is, percent-encoded (a URL or
+ * a form body: `encodeURIComponent`, and `+` for spaces), and escaped inside a JSON string.
+ */
+function spellings(secret: string): string[] {
+  const forms = new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1)]);
+  // Longest first, so an encoded form is not left half-replaced by a shorter one inside it.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Replaces every occurrence of each secret in `text`, in any of its usual encodings, with
+ * `[redacted]`, so that a server message or body excerpt that echoes a password or token never
+ * reaches an error message. Redact the whole text first and cut it afterwards: a secret cut in
+ * two no longer matches (issue 11, defect 7).
  */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join("[redacted]");
+    if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
+    for (const form of spellings(secret)) out = out.split(form).join("[redacted]");
   }
   return out;
+}
+
+/** Redacts, then cuts to `max` characters (with an ellipsis when cut). */
+export function redactedExcerpt(text: string, secrets: readonly (string | undefined)[], max: number): string {
+  const clean = redact(text, secrets);
+  return clean.length > max ? `${clean.slice(0, max)}...` : clean;
+}
+
+/** A URL as it may be shown: `user:password@` taken out, whatever else is wrong with it. */
+export function withoutUrlCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1[credentials removed]@");
 }

@@ -4,16 +4,26 @@ import { z } from "zod";
 export const ACCOUNT_ID_HEADER = "X-Account-Id";
 export const AUTH_TOKEN_HEADER = "X-Auth-Token";
 
+/**
+ * An account id or token as it must be to travel in a request header: visible ASCII, no spaces,
+ * no CR/LF/NUL. A token that is not is a bad login response, not a network problem (issue 11).
+ */
+export const HeaderValue = z
+  .string()
+  .min(1)
+  .max(4096)
+  .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters without spaces or line breaks (it is sent as a header)");
+
 /** The login result as the platform sends it inside JSend `data`, and as its documentation shows it bare. */
 export const HeaderCredentials = z.object({
-  [ACCOUNT_ID_HEADER]: z.string().min(1),
-  [AUTH_TOKEN_HEADER]: z.string().min(1),
+  [ACCOUNT_ID_HEADER]: HeaderValue,
+  [AUTH_TOKEN_HEADER]: HeaderValue,
 });
 
 /** The camel-case spelling some clients and examples use. */
 export const CamelCredentials = z.object({
-  accountId: z.string().min(1),
-  authToken: z.string().min(1),
+  accountId: HeaderValue,
+  authToken: HeaderValue,
 });
 
 /** Normalised credentials, whichever spelling the server used. */

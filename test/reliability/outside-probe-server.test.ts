@@ -35,7 +35,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 
 function rawSocket(port: number, localAddress = "127.0.0.1"): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: "127.0.0.1", localAddress }, () => resolve(socket));
+    const socket: Socket = connect({ port, host: "127.0.0.1", localAddress }, () => resolve(socket));
     socket.on("error", reject);
   });
 }
@@ -285,7 +285,7 @@ describe("defect 9: connections are capped, idle ones closed first", () => {
         sockets.push(s);
       }
       await new Promise((r) => setTimeout(r, 200));
-      const third = await send(server.port, "GET", materialsPath("{}"), { headers: session });
+      const third = await send(server.port, "GET", materialsPath("{}"), { headers: { ...session } });
       expect(third.status).toBe(503);
       expect(Number(third.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       expect(third.body).toMatchObject({ status: "error", code: 503 });
