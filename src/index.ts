@@ -67,6 +67,7 @@ export {
   TimeoutError,
   AbortError,
   ResponseValidationError,
+  ResponseTooLargeError,
   DuplicateRecordError,
   InvalidMethodError,
   RecordShapeError,

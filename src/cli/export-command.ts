@@ -32,6 +32,8 @@ Options:
   --format csv|ndjson    output format (default: ndjson for .ndjson/.jsonl files, else csv)
   --output FILE|-        output file, or - for stdout (default -)
   --force                overwrite an existing output file
+  --no-formula-escape    write CSV text cells exactly as stored (by default a cell starting with
+                         = + - @ tab or CR gets a leading ' so spreadsheets do not run it)
   --quiet                no progress bar and no summary line
   --username NAME        log in as NAME; the password comes from MATFRAME_PASSWORD or --password-stdin
   --password-stdin       read the password from standard input
@@ -138,6 +140,7 @@ async function parse(argv: string[]): Promise<Parsed> {
         format: { type: "string" },
         output: { type: "string" },
         force: { type: "boolean" },
+        "no-formula-escape": { type: "boolean" },
         quiet: { type: "boolean" },
         username: { type: "string" },
         "password-stdin": { type: "boolean" },
@@ -148,6 +151,13 @@ async function parse(argv: string[]): Promise<Parsed> {
     throw new UsageError(`${(error as Error).message.replace(/\.$/, "")}. Run \`matframe export --help\` for the options.`);
   }
   const output = values.output ?? "-";
+  if (values["base-url"] !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(values["base-url"])) {
+    // Not echoed: the value holds a password, which also shows in the process list.
+    throw new UsageError(
+      "--base-url must not contain a username or password (user:password@): it would show in the process list and shell history. " +
+        "Give the address alone, with --username and --password-stdin or MATFRAME_PASSWORD.",
+    );
+  }
   const paging = oneOf("--paging", values.paging, ["offset", "keyset"] as const);
   const format = oneOf("--format", values.format, ["csv", "ndjson"] as const) ?? (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : "csv");
   const task: Parsed["task"] = {
@@ -161,6 +171,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     format,
     output: output === "-" ? process.stdout : output,
     force: values.force ?? false,
+    escapeFormulas: !values["no-formula-escape"],
   };
   if (values.username !== undefined || values["password-stdin"]) {
     const username = values.username ?? process.env.MATFRAME_USERNAME;

@@ -64,6 +64,11 @@ export interface ExportTaskOptions {
    * @default false
    */
   force?: boolean;
+  /**
+   * CSV only: prefix text cells that a spreadsheet would run as formulas with `'`.
+   * @default true
+   */
+  escapeFormulas?: boolean;
   /** Stops the export (not the login or logout); the partial file is removed. */
   signal?: AbortSignal;
   /** Where `MATFRAME_*` variables are read. @default process.env */
@@ -137,6 +142,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     events.onSource?.(source);
     const result = await writeRows(client.materials.walk(walk), options.output, options.format ?? "csv", plan, {
       force: options.force,
+      escapeFormulas: options.escapeFormulas,
       onProgress: events.onProgress,
       onWarning: events.onWarning,
     });

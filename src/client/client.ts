@@ -5,7 +5,7 @@ import { jsendData } from "./jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./options";
 import type { ResponseCheck } from "./response-checks";
 import { Transport } from "./transport";
-import { checkSecretString, resolveTransportSettings } from "./validate-options";
+import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./validate-options";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -46,8 +46,8 @@ export class Client {
     if (options === null || typeof options !== "object") {
       throw new ValidationError("options", "new Client(options) needs { baseUrl, accountId, authToken }.");
     }
-    checkSecretString("accountId", options.accountId, "it is the X-Account-Id of a login result or of the account preferences.");
-    checkSecretString("authToken", options.authToken, "it is the X-Auth-Token of a login result or of the account preferences.");
+    checkHeaderSecret("accountId", options.accountId, "it is the X-Account-Id of a login result or of the account preferences.");
+    checkHeaderSecret("authToken", options.authToken, "it is the X-Auth-Token of a login result or of the account preferences.");
     const settings = resolveTransportSettings(options);
     this.baseUrl = settings.baseUrl.href;
     this.accountId = options.accountId;

@@ -7,12 +7,15 @@ import type { SendResult } from "./transport";
  * `JSendEnvelope.parse`, because that would walk every record of a page.
  */
 export function jsendData(res: SendResult, secrets: readonly string[] = []): unknown {
-  const body = res.body as { status?: unknown; data?: unknown; message?: unknown } | null;
+  const body = res.body as { status?: unknown; data?: { message?: unknown } | unknown; message?: unknown } | null;
   if (body !== null && typeof body === "object" && !Array.isArray(body) && body.status === "success" && "data" in body) {
     return body.data;
   }
   const isJSendError = body !== null && typeof body === "object" && (body.status === "error" || body.status === "fail");
-  const said = isJSendError && typeof body.message === "string" ? `: "${redact(body.message as string, secrets)}"` : "";
+  // data.message first, as the platform's own client reads it, then message.
+  const dataMessage = isJSendError ? (body.data as { message?: unknown } | null)?.message : undefined;
+  const text = typeof dataMessage === "string" ? dataMessage : isJSendError ? body.message : undefined;
+  const said = typeof text === "string" ? `: "${redact(text, secrets)}"` : "";
   const message = isJSendError
     ? `${res.endpoint} answered ${res.status} with a JSend ${String(body.status)}${said}.`
     : `${res.endpoint} answered ${res.status} with JSON that is not a JSend envelope ({"status":"success","data":...}); ` +

@@ -41,6 +41,12 @@ export interface TransportSettings {
    * @default 4
    */
   connections?: number;
+  /**
+   * Largest response body accepted, in bytes, counted while it streams in. A bigger one (or an
+   * endless one) is dropped with `ResponseTooLargeError` and not retried.
+   * @default 67108864 (64 MiB; a page of 500 whole records is about 0.6 MB)
+   */
+  maxResponseBytes?: number;
 }
 
 /** `new Client(options)`: credentials from the account preferences, or from a previous login. */

@@ -6,11 +6,12 @@ import {
   ClientClosedError,
   ConnectionError,
   MatframeError,
+  ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
   errorFromStatus,
 } from "../errors";
-import { redact } from "./redact";
+import { redact, redactedExcerpt } from "./redact";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
 function loadUndici(): typeof import("undici") {
@@ -28,6 +29,8 @@ export interface TransportOptions {
   /** When given, used as is and never closed by us. */
   dispatcher?: Dispatcher;
   connections: number;
+  /** Largest response body accepted, in bytes (as received and decoded). */
+  maxResponseBytes: number;
 }
 
 /** One request, relative to the base. */
@@ -62,7 +65,12 @@ const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"
 /** undici codes meaning our own pool was closed under the request. */
 const CLOSED_CODES = new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
 
-type Failure = { kind: "timeout" | "connection" | "aborted" | "closed"; cause: unknown };
+type Failure =
+  | { kind: "timeout" | "connection" | "aborted" | "closed" | "invalid-request"; cause: unknown }
+  | { kind: "too-large"; cause: unknown; bytes: number };
+
+/** undici's code for a request it refused to send (e.g. a header value with CR/LF). */
+const INVALID_ARGUMENT_CODE = "UND_ERR_INVALID_ARG";
 type Raw = { status: number; headers: IncomingHttpHeaders; text: string };
 
 /**
@@ -111,6 +119,7 @@ export class Transport {
         throw this.#failureError(outcome, endpoint, attempt, o.secrets ?? []);
       }
       if (outcome.status >= 200 && outcome.status < 300) {
+        checkContentType(outcome, endpoint, o.secrets ?? []);
         return { status: outcome.status, headers: outcome.headers, body: parseJson(outcome, endpoint, o.secrets), endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
@@ -164,8 +173,10 @@ export class Transport {
       const { statusCode, headers, body } = response;
       try {
         const ok = statusCode >= 200 && statusCode < 300;
-        const text = ok ? await body.text() : await readCapped(body, ERROR_BODY_LIMIT);
-        return { status: statusCode, headers, text };
+        if (!ok) return { status: statusCode, headers, text: await readCapped(body, ERROR_BODY_LIMIT) };
+        const read = await readWithin(body, headers, this.#o.maxResponseBytes);
+        if (typeof read !== "string") return { kind: "too-large", cause: undefined, bytes: read.bytes };
+        return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
         return classify(cause);
@@ -188,6 +199,20 @@ export class Transport {
   #failureError(f: Failure, endpoint: string, attempts: number, secrets: readonly (string | undefined)[]): MatframeError {
     const tries = attempts > 1 ? ` (${attempts} attempts)` : "";
     switch (f.kind) {
+      case "too-large":
+        return new ResponseTooLargeError(
+          `${endpoint} sent a body larger than maxResponseBytes (${this.#o.maxResponseBytes} bytes; ${f.bytes} received when it was ` +
+            `dropped). A page of 500 records is about 0.6 MB: check that baseUrl points at the platform API, or raise maxResponseBytes.`,
+          endpoint,
+          this.#o.maxResponseBytes,
+        );
+      case "invalid-request":
+        return new ResponseValidationError(
+          `${endpoint} could not be sent: ${redact(describeCause(f.cause), secrets)}. A credential or header value holds characters ` +
+            `a header cannot carry (a line break, say); if it came from a login response, that response was malformed.`,
+          { endpoint, status: 0, issues: [{ code: "custom", path: [], message: "Invalid request header value" }] },
+          { cause: f.cause },
+        );
       case "aborted":
         return new AbortError(`${endpoint} was aborted by the caller's signal.`, endpoint, { cause: f.cause });
       case "closed":
@@ -218,6 +243,8 @@ function classifyFailure(cause: unknown, callerSignal: AbortSignal | undefined, 
   if (callerSignal?.aborted) return { kind: "aborted", cause: callerSignal.reason };
   if (timeout.aborted || TIMEOUT_CODES.has(String(code))) return { kind: "timeout", cause };
   if (CLOSED_CODES.has(String(code))) return { kind: "closed", cause };
+  // Refused before anything was sent: trying again would fail the same way.
+  if (code === INVALID_ARGUMENT_CODE) return { kind: "invalid-request", cause };
   return { kind: "connection", cause };
 }
 
@@ -245,11 +272,46 @@ async function readCapped(body: Readable, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/**
+ * Reads a 2xx body, counting bytes as they arrive: a body over `limit` (announced by its
+ * Content-Length, or streamed endlessly) is dropped at once, never held in memory whole.
+ */
+async function readWithin(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<string | { bytes: number }> {
+  const announced = Number(headers["content-length"]);
+  if (Number.isFinite(announced) && announced > limit) {
+    body.destroy();
+    return { bytes: 0 };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      return { bytes: size };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
+/** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
+function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
+  const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json") return;
+  const excerpt = redactedExcerpt(raw.text, secrets, 80);
+  throw new ResponseValidationError(
+    `${endpoint} answered ${raw.status} with ${type}, not JSON (starting ${JSON.stringify(excerpt)}); ` +
+      `the baseUrl may point at a web page or a proxy rather than the platform API.`,
+    { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: `Content-Type ${type} is not JSON` }] },
+  );
+}
+
 function parseJson(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[] = []): unknown {
   try {
     return JSON.parse(raw.text);
   } catch (cause) {
-    const excerpt = redact(raw.text.slice(0, 80), secrets);
+    const excerpt = redactedExcerpt(raw.text, secrets, 80);
     const message =
       `${endpoint} answered ${raw.status} with a body that is not valid JSON ` +
       `(${raw.text.length} bytes${raw.text.length ? `, starting ${JSON.stringify(excerpt)}` : ""}); ` +
@@ -262,11 +324,15 @@ function parseJson(raw: Raw, endpoint: string, secrets: readonly (string | undef
   }
 }
 
-/** The JSend `message` of an error body, when it has one. */
+/**
+ * The message of an error body: JSend `data.message` first (where the platform's own Python
+ * client looks), then the top-level `message`.
+ */
 function serverMessage(text: string, secrets: readonly (string | undefined)[]): string | undefined {
   try {
-    const body = JSON.parse(text) as { message?: unknown };
-    if (body && typeof body.message === "string") return redact(body.message, secrets);
+    const body = JSON.parse(text) as { message?: unknown; data?: { message?: unknown } | null };
+    const message = typeof body?.data?.message === "string" ? body.data.message : body?.message;
+    if (typeof message === "string") return redact(message, secrets);
   } catch {
     // Not JSON (a proxy's HTML page, say): the status alone has to do.
   }

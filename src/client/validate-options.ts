@@ -4,6 +4,7 @@ import { API_PREFIX, API_VERSION, MAX_LIMIT, Fields, Projection, Sort, type Quer
 import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions, TransportSettings } from "./options";
 import type { TransportOptions } from "./transport";
+import { withoutUrlCredentials } from "./redact";
 
 // Every check here runs before any request, so a typo costs nothing on the wire.
 
@@ -12,6 +13,8 @@ const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_CONNECTIONS = 4;
 const DEFAULT_PAGE_SIZE = MAX_LIMIT;
 const DEFAULT_CONCURRENCY = 3;
+/** 64 MiB: a page of 500 whole records is about 0.6 MB, so a hundred times that. */
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** More pages in flight than this only queues on the pool and holds more memory. */
 const MAX_CONCURRENCY = 16;
 /** setTimeout's largest delay. */
@@ -32,7 +35,7 @@ export function normaliseBaseUrl(baseUrl: unknown): URL {
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new ValidationError("baseUrl", `baseUrl ${JSON.stringify(baseUrl)} is not a URL; write it like "https://platform.example.org".`);
+    throw new ValidationError("baseUrl", `baseUrl ${JSON.stringify(withoutUrlCredentials(baseUrl))} is not a URL; write it like "https://platform.example.org".`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ValidationError("baseUrl", `baseUrl must start with http:// or https://; got ${url.protocol}//.`);
@@ -70,17 +73,36 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
   if (typeof userAgent !== "string" || userAgent === "" || /[\r\n]/.test(userAgent)) {
     throw new ValidationError("userAgent", "userAgent must be a non-empty string on one line.");
   }
+  const maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  checkInteger("maxResponseBytes", maxResponseBytes, 1024, Number.MAX_SAFE_INTEGER, "a page of 500 records is about 0.6 MB");
   checkSignal("signal", o.signal);
   if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher | null)?.request !== "function") {
     throw new ValidationError("dispatcher", "dispatcher must be an undici Dispatcher (Agent, Pool, ...).");
   }
-  return { baseUrl: normaliseBaseUrl(o.baseUrl), timeout, maxRetries, connections, userAgent, signal: o.signal, dispatcher: o.dispatcher };
+  return {
+    baseUrl: normaliseBaseUrl(o.baseUrl),
+    timeout,
+    maxRetries,
+    connections,
+    userAgent,
+    maxResponseBytes,
+    signal: o.signal,
+    dispatcher: o.dispatcher,
+  };
 }
 
 /** A required string option; its value is never put in the message (it may be a secret). */
 export function checkSecretString(name: string, value: unknown, hint: string): asserts value is string {
   if (typeof value !== "string" || value === "") {
     throw new ValidationError(name, `${name} is required and must be a non-empty string; ${hint}`);
+  }
+}
+
+/** A credential sent as a header: header-safe characters only (the value is never quoted). */
+export function checkHeaderSecret(name: string, value: unknown, hint: string): asserts value is string {
+  checkSecretString(name, value, hint);
+  if (!/^[\x21-\x7e]+$/.test(value)) {
+    throw new ValidationError(name, `${name} may hold only visible ASCII characters, without spaces or line breaks (it is sent as a header); check where it was copied from.`);
   }
 }
 

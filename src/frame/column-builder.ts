@@ -1,4 +1,5 @@
 import type { ColumnPlan } from "./column-spec";
+import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning, type ReadOptions } from "./row-reader";
 
 /** A danfo dtype, as the builder decides it from every row. */
@@ -56,6 +57,14 @@ export class ColumnBuilder {
 
   /** Adds one record as one row. */
   add(record: unknown): void {
+    try {
+      this.addRecord(record);
+    } catch (error) {
+      throw recordShapeError(error, record);
+    }
+  }
+
+  private addRecord(record: unknown): void {
     const row = this.row;
     this.reader.read(record, row);
     const values = this.values;

@@ -7,6 +7,7 @@ import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "./warnings";
 import type { TableOptions } from "./to-dataframe";
 import { OutputError } from "../errors";
+import { recordShapeError } from "./record-shape";
 import type { Progress } from "../client/options";
 
 /** Where an export goes: a file path (written atomically) or a writable stream (left open). */
@@ -34,6 +35,13 @@ export interface CsvExportOptions extends ExportOptions {
    * @default true
    */
   header?: boolean;
+  /**
+   * Prefix text cells that start with `=`, `+`, `-`, `@`, tab or CR with `'`, so a spreadsheet
+   * shows them instead of running them as formulas (OWASP CSV injection). Numbers are never
+   * changed. Turn it off for pipelines that need the text exactly as stored.
+   * @default true
+   */
+  escapeFormulas?: boolean;
 }
 
 /** What an export wrote. */
@@ -55,9 +63,9 @@ interface Format {
   line(names: readonly string[]): (cells: readonly unknown[]) => string;
 }
 
-const CSV = (header: boolean): Format => ({
-  header: (names) => (header ? `${csvLine(names)}\n` : ""),
-  line: () => csvLine,
+const CSV = (header: boolean, escapeFormulas: boolean): Format => ({
+  header: (names) => (header ? `${csvLine(names, false)}\n` : ""),
+  line: () => (cells) => csvLine(cells, escapeFormulas),
 });
 
 const NDJSON: Format = { header: () => "", line: ndjsonLineFormatter };
@@ -92,7 +100,7 @@ export async function writeRows(
   plan: ColumnPlan,
   options: CsvExportOptions,
 ): Promise<ExportResult> {
-  const format = rowFormat === "csv" ? CSV(options.header ?? true) : NDJSON;
+  const format = rowFormat === "csv" ? CSV(options.header ?? true, options.escapeFormulas ?? true) : NDJSON;
   const reader = new RowReader(plan, options);
   const line = format.line(plan.names);
   // Opened before the first page is asked for, so an existing target fails fast.
@@ -109,8 +117,12 @@ export async function writeRows(
       let text = header;
       header = "";
       for (let i = 0; i < page.length; i++) {
-        reader.read(page[i], row);
-        text += `${line(row)}\n`;
+        try {
+          reader.read(page[i], row);
+          text += `${line(row)}\n`;
+        } catch (error) {
+          throw recordShapeError(error, page[i]);
+        }
       }
       await sink.write(text);
       items += page.length;

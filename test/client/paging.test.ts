@@ -19,7 +19,7 @@ async function setup(options: FaultServerOptions) {
 const listRequests = (s: FaultServer) => s.requests.filter((r) => r.path.endsWith("/materials"));
 
 describe("offset paging", () => {
-  it("asks limit=N, then skip=N, limit=N, ... with _id as the last sort key, and stops at the first short page", async () => {
+  it("asks limit=N, then skip=N, limit=N, ... with _id as the last sort key, and confirms the end after a short page", async () => {
     const { server, client } = await setup({ records: 250 });
     const ids: string[] = [];
     for await (const m of client.materials.iterate({ pageSize: 100, concurrency: 1, sort: { formula: -1 } })) ids.push(m._id);
@@ -29,6 +29,8 @@ describe("offset paging", () => {
       { sort: { formula: -1, _id: 1 }, limit: 100 },
       { sort: { formula: -1, _id: 1 }, limit: 100, skip: 100 },
       { sort: { formula: -1, _id: 1 }, limit: 100, skip: 200 },
+      // The short page (50) is confirmed by one more request, which comes back empty.
+      { sort: { formula: -1, _id: 1 }, limit: 100, skip: 250 },
     ]);
   });
 
@@ -52,7 +54,7 @@ describe("offset paging", () => {
     const info: Progress[] = [];
     for await (const page of client.materials.pages({ pageSize: 100, concurrency: 1, onPage: (i) => info.push(i) })) sizes.push(page.length);
     expect(sizes).toEqual([100, 100, 100]);
-    expect(info.at(-1)).toEqual({ pages: 4, items: 300 });
+    expect(info.at(-1)).toEqual({ pages: 3, items: 300 });
     expect(listRequests(server)).toHaveLength(4);
   });
 
@@ -152,7 +154,8 @@ describe("keyset paging", () => {
     for await (const m of client.materials.iterate({ paging: "keyset", pageSize: 100, concurrency: 3 })) ids.push(m._id);
     expect(ids).toEqual(server.records.map((m) => m._id));
     const sent = listRequests(server);
-    expect(sent.map((r) => r.query)).toEqual([{}, { _id: { $gt: "m000099" } }, { _id: { $gt: "m000199" } }]);
+    // The last request, after the short page, comes back empty and ends the walk.
+    expect(sent.map((r) => r.query)).toEqual([{}, { _id: { $gt: "m000099" } }, { _id: { $gt: "m000199" } }, { _id: { $gt: "m000249" } }]);
     expect(sent.every((r) => r.projection!.skip === undefined && r.projection!.sort!._id === 1)).toBe(true);
     expect(server.maxInFlight).toBe(1);
   });

@@ -16,7 +16,11 @@ export type Fault =
   | { kind: "truncated-json" }
   | { kind: "wrong-shape"; body: unknown }
   | { kind: "duplicate-first"; id: string }
-  | { kind: "delay"; ms: number };
+  | { kind: "delay"; ms: number }
+  /** A 200 whose chunked JSON body never ends. */
+  | { kind: "endless" }
+  /** Any status, headers and raw body, as given. */
+  | { kind: "raw"; status: number; headers: Record<string, string>; body: string };
 
 /** Shape of the login answer: what the platform sends, what its docs show, and the camelCase spelling. */
 export type LoginShape = "jsend" | "bare" | "camel" | "jsend-camel";
@@ -36,6 +40,8 @@ export interface FaultServerOptions {
   loginShape?: LoginShape;
   /** Called for every request with its 1-based number among requests to the same route kind. */
   fault?: (request: LoggedRequest, n: { all: number; list: number }) => Fault | undefined;
+  /** Sends at most this many records per list page, whatever limit was asked (a capping server). */
+  pageCap?: number;
 }
 
 export interface FaultServer {
@@ -115,7 +121,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     if (r.path === `${PREFIX}/materials`) {
       const { skip = 0, limit = 50 } = r.projection ?? {};
       const after = cursorOf(r.query);
-      let page = records.filter((m) => after === undefined || m._id > after).slice(skip, skip + limit);
+      const size = Math.min(limit, options.pageCap ?? limit);
+      let page = records.filter((m) => after === undefined || m._id > after).slice(skip, skip + size);
       if (fault?.kind === "duplicate-first") page = [records.find((m) => m._id === fault.id)!, ...page.slice(1)];
       return send(res, 200, { status: "success", data: page });
     }
@@ -182,6 +189,22 @@ function misbehave(res: ServerResponse, fault: Exclude<Fault, { kind: "duplicate
     }
     case "wrong-shape":
       return send(res, 200, fault.body);
+    case "endless": {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"status":"success","data":[');
+      const chunk = `${JSON.stringify({ _id: "x", name: "y".repeat(1000) })},`.repeat(64);
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once("drain", pump);
+      };
+      res.on("close", () => res.off("drain", pump));
+      pump();
+      return;
+    }
+    case "raw":
+      res.writeHead(fault.status, fault.headers);
+      res.end(fault.body);
+      return;
   }
 }
 

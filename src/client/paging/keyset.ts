@@ -9,7 +9,8 @@ import { firstOutOfOrder } from "./id-order";
  * Keyset paging: sort by `_id` and ask for `{$and: [query, {_id: {$gt: last}}]}` each time.
  * Records added or removed during the walk cannot shift it, and the last page costs the
  * server as little as the first; the price is one page in flight, since each request needs
- * the previous page's last `_id`.
+ * the previous page's last `_id`. The walk ends on an empty page (one request more than the
+ * pages of records), since a short page may only mean that the server caps page sizes.
  */
 export async function* keysetPages(
   fetchPage: FetchPage,
@@ -27,7 +28,7 @@ export async function* keysetPages(
     const query: Query =
       after === undefined ? o.query : hasQuery ? { $and: [o.query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
     const records = await fetchPage({ query, projection }, o.signal);
-    page += 1;
+    if (records.length > 0) page += 1;
     // Every _id must come after the cursor and after the one before it: a server that ignored
     // the cursor or the sort would otherwise repeat records, or send the same page forever.
     const misplaced = firstOutOfOrder(records, after);
@@ -38,12 +39,13 @@ export async function* keysetPages(
         { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Cursor not honoured" }] },
       );
     }
+    // Only an empty page ends the walk: a short one may come from a server that caps pages below
+    // the limit asked for (issue 11, defect 8), and the next request from its last _id tells.
+    if (records.length === 0) return;
     total += records.length;
     o.onPage?.({ pages: page, items: total });
     // Read the cursor before yielding: the consumer may strip _id from the records it gets.
-    const last = records.length > 0 ? records[records.length - 1]._id : after;
-    if (records.length > 0) yield records;
-    if (records.length < limit) return;
-    after = last;
+    after = records[records.length - 1]._id;
+    yield records;
   }
 }

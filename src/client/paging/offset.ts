@@ -6,13 +6,20 @@ import type { FetchPage } from "./fetch-page";
 import { firstOutOfOrder } from "./id-order";
 
 interface PendingPage {
+  skip: number;
   limit: number;
   records: Promise<PlatformRecord[]>;
 }
 
 /**
- * The specification's paging: `limit=N`, then `skip=N, limit=N`, ..., stopping at the first
- * short page. Up to `concurrency` pages are in flight; pages are yielded in order.
+ * The specification's paging: `limit=N`, then `skip=N, limit=N`, ..., up to `concurrency` pages
+ * in flight, yielded in order.
+ *
+ * A short page usually ends the walk, but a server may cap pages below the limit asked for
+ * (issue 11, defect 8: 100 of 500 ended a 5,000-record export as a success). So a short page is
+ * confirmed: the pages fetched ahead (at offsets that assumed full pages) are dropped, and one
+ * request from just after it must come back empty. If it does not, the server caps pages: the
+ * walk goes on with pages of the size the server really sends.
  *
  * A record seen twice means the collection changed under the walk; the repeat is thrown as
  * `DuplicateRecordError` or, with `onDuplicate`, dropped and reported. In `_id` order (the
@@ -28,23 +35,29 @@ export async function* offsetPages(
   // Aborted when the walk ends for any reason, so pages fetched ahead are not left running.
   const walk = new AbortController();
   const signal = o.signal ? AbortSignal.any([o.signal, walk.signal]) : walk.signal;
-  const pending: PendingPage[] = [];
+  let pending: PendingPage[] = [];
   const idOrder = isIdOrder(o.sort);
   const seen = idOrder ? new IdOrder() : new Set<string>();
   let nextSkip = 0;
+  let pageSize = o.pageSize;
+  /** While a short page is being confirmed, only that one request is in flight. */
+  let confirming = false;
   let page = 0;
   let total = 0;
 
+  const request = (skip: number, limit: number): void => {
+    const projection: Projection = { sort: o.sort, limit };
+    if (o.fields) projection.fields = o.fields;
+    if (skip > 0) projection.skip = skip;
+    const records = fetchPage({ query: o.query, projection }, signal);
+    // Awaited in order below; this only keeps an early failure from counting as unhandled.
+    records.catch(() => {});
+    pending.push({ skip, limit, records });
+  };
   const fillPipeline = () => {
-    while (pending.length < o.concurrency && nextSkip < o.maxItems) {
-      const limit = Math.min(o.pageSize, o.maxItems - nextSkip);
-      const projection: Projection = { sort: o.sort, limit };
-      if (o.fields) projection.fields = o.fields;
-      if (nextSkip > 0) projection.skip = nextSkip;
-      const records = fetchPage({ query: o.query, projection }, signal);
-      // Awaited in order below; this only keeps an early failure from counting as unhandled.
-      records.catch(() => {});
-      pending.push({ limit, records });
+    while (pending.length < (confirming ? 1 : o.concurrency) && nextSkip < o.maxItems) {
+      const limit = Math.min(pageSize, o.maxItems - nextSkip);
+      request(nextSkip, limit);
       nextSkip += limit;
     }
   };
@@ -52,10 +65,17 @@ export async function* offsetPages(
   try {
     fillPipeline();
     while (pending.length > 0) {
-      const { limit, records } = pending.shift()!;
+      const { skip, limit, records } = pending.shift()!;
       const received = await records;
+      if (received.length === 0) return;
       page += 1;
       const full = received.length === limit;
+      if (confirming) {
+        // The short page was not the end: the server caps pages at (about) this many.
+        confirming = false;
+        pageSize = Math.max(received.length, 1);
+        nextSkip = skip + received.length;
+      }
       // Refill before handing control to the consumer, so the network works while it does.
       if (full) fillPipeline();
       // In _id order a repeat is an _id not after the last one, which holds only if each page
@@ -66,12 +86,20 @@ export async function* offsetPages(
       const fresh = dropRepeats(received, seen, page, o.onDuplicate);
       // Only repeats on a full page: the same page would come back for ever.
       if (full && fresh.length === 0) {
-        throw notHonoured(endpoint, `every record of page ${page} (skip ${(page - 1) * o.pageSize}) came before`);
+        throw notHonoured(endpoint, `every record of page ${page} (skip ${skip}) came before`);
       }
       total += fresh.length;
       o.onPage?.({ pages: page, items: total });
       if (fresh.length > 0) yield fresh;
-      if (!full) return;
+      if (!full) {
+        const end = skip + received.length;
+        if (end >= o.maxItems) return;
+        // Pages fetched ahead assumed full pages; their offsets are wrong if the server caps.
+        pending = [];
+        confirming = true;
+        nextSkip = end;
+        fillPipeline();
+      }
     }
   } finally {
     walk.abort();
