@@ -25,11 +25,21 @@ describe("csvField", () => {
 });
 
 describe("csvLine", () => {
-  it("survives a round trip through csv-parse for any strings", () => {
+  it("survives a round trip through csv-parse for any strings, without formula escaping", () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: "binary", minLength: 1 }), { minLength: 1, maxLength: 6 }), (cells) => {
-        const text = `${csvLine(cells)}\n${csvLine(cells)}\n`;
+        const text = `${csvLine(cells, false)}\n${csvLine(cells, false)}\n`;
         expect(parse(text, { relax_column_count: false })).toEqual([cells, cells]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("with formula escaping, a cell comes back the same or with one leading ' before = + - @ tab or CR", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: "binary", minLength: 1 }), { minLength: 1, maxLength: 6 }), (cells) => {
+        const [parsed] = parse(`${csvLine(cells)}\n`, { relax_column_count: false }) as string[][];
+        expect(parsed).toEqual(cells.map((c) => (/^[=+\-@\t\r]/.test(c) ? `'${c}` : c)));
       }),
       { numRuns: 1000 },
     );
