@@ -17,6 +17,7 @@ Options:
   --send-timeout SECONDS close a connection that does not read an answer in time (default 30)
   --max-failed-logins N  failed logins per user and address before a lockout (default 5)
   --lockout DURATION     how long failures count and lock out, e.g. 15m, 90s, 1h (default 15m)
+  --compression MODE     off, gzip, br or auto (default auto: the coding the client prefers)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -46,6 +47,12 @@ function parseDuration(text: string | undefined, flag: string): number | undefin
   return ms;
 }
 
+function parseCompression(text: string | undefined): "off" | "gzip" | "br" | "auto" | undefined {
+  if (text === undefined) return undefined;
+  if (text === "off" || text === "gzip" || text === "br" || text === "auto") return text;
+  throw new UsageError(`--compression takes off, gzip, br or auto, not "${text}".`);
+}
+
 function positive(value: number | undefined, flag: string): number | undefined {
   if (value === 0) throw new UsageError(`${flag} must be at least 1.`);
   return value;
@@ -67,6 +74,7 @@ function parseServeArgs(argv: string[]) {
         "send-timeout": { type: "string" },
         "max-failed-logins": { type: "string" },
         lockout: { type: "string" },
+        compression: { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -110,6 +118,7 @@ export async function runServe(argv: string[]): Promise<number> {
       synthetic: parseCount(flags.synthetic, "--synthetic", 1_000_000),
       maxConnections: positive(parseCount(flags["max-connections"], "--max-connections", 1_000_000), "--max-connections"),
       sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
+      compression: parseCompression(flags.compression),
       loginThrottle: {
         maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
         windowMs: parseDuration(flags.lockout, "--lockout"),

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
 import {
   AbortError,
@@ -66,8 +67,26 @@ const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"
 const CLOSED_CODES = new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
 
 type Failure =
-  | { kind: "timeout" | "connection" | "aborted" | "closed" | "invalid-request"; cause: unknown }
+  | { kind: "timeout" | "connection" | "aborted" | "closed" | "invalid-request" | "decode" | "unsupported-coding"; cause: unknown }
   | { kind: "too-large"; cause: unknown; bytes: number };
+
+/** What the client asks for: brotli and gzip (the platform's front end and `matframe serve` send either), deflate welcome. */
+const ACCEPT_ENCODING = "br, gzip, deflate";
+
+/** The body decoded by its `Content-Encoding` (node:zlib streams), the body itself for none; undefined for a coding we cannot decode. */
+function decoderFor(encoding: string | string[] | undefined, body: Readable): Readable | undefined {
+  const coding = String(encoding ?? "identity").trim().toLowerCase();
+  if (coding === "identity" || coding === "") return body;
+  const decoder = coding === "gzip" || coding === "x-gzip" ? createGunzip() : coding === "br" ? createBrotliDecompress() : coding === "deflate" ? createInflate() : undefined;
+  if (!decoder) return undefined;
+  body.on("error", (error) => decoder.destroy(error));
+  return body.pipe(decoder);
+}
+
+function isDecodeError(cause: unknown): boolean {
+  const code = String((cause as { code?: unknown } | null)?.code ?? "");
+  return code.startsWith("Z_") || code.startsWith("ERR__ERROR_FORMAT") || code === "ERR_BROTLI_DECOMPRESSION_FAILED" || code.startsWith("ERR_BROTLI");
+}
 
 /** undici's code for a request it refused to send (e.g. a header value with CR/LF). */
 const INVALID_ARGUMENT_CODE = "UND_ERR_INVALID_ARG";
@@ -112,7 +131,7 @@ export class Transport {
       const outcome = await this.#attempt(o, path, callerSignal);
       const retriesLeft = attempt < maxAttempts;
       if ("kind" in outcome) {
-        if (retriesLeft && (outcome.kind === "timeout" || outcome.kind === "connection")) {
+        if (retriesLeft && (outcome.kind === "timeout" || outcome.kind === "connection" || outcome.kind === "decode")) {
           await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
           continue;
         }
@@ -161,7 +180,7 @@ export class Transport {
           origin: this.#origin,
           path,
           method: o.method,
-          headers: { accept: "application/json", "user-agent": this.#o.userAgent, ...o.headers },
+          headers: { accept: "application/json", "accept-encoding": ACCEPT_ENCODING, "user-agent": this.#o.userAgent, ...o.headers },
           body: o.body,
           signal,
           headersTimeout: this.#o.timeout,
@@ -173,12 +192,23 @@ export class Transport {
       const { statusCode, headers, body } = response;
       try {
         const ok = statusCode >= 200 && statusCode < 300;
-        if (!ok) return { status: statusCode, headers, text: await readCapped(body, ERROR_BODY_LIMIT) };
-        const read = await readWithin(body, headers, this.#o.maxResponseBytes);
-        if (typeof read !== "string") return { kind: "too-large", cause: undefined, bytes: read.bytes };
+        const decoded = decoderFor(headers["content-encoding"], body);
+        if (!decoded) {
+          body.destroy();
+          return { kind: "unsupported-coding", cause: headers["content-encoding"] };
+        }
+        if (!ok) return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
+        const read = await readWithin(decoded, decoded === body ? headers : {}, this.#o.maxResponseBytes);
+        if (typeof read !== "string") {
+          body.destroy();
+          return { kind: "too-large", cause: undefined, bytes: read.bytes };
+        }
         return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
+        // zlib's errors (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_1, ...) mean a body that does not
+        // decode: retried like a truncated one, then reported as what it is.
+        if (isDecodeError(cause)) return { kind: "decode", cause };
         return classify(cause);
       }
     } finally {
@@ -205,6 +235,19 @@ export class Transport {
             `dropped). A page of 500 records is about 0.6 MB: check that baseUrl points at the platform API, or raise maxResponseBytes.`,
           endpoint,
           this.#o.maxResponseBytes,
+        );
+      case "decode":
+        return new ResponseValidationError(
+          `${endpoint} sent a compressed body that does not decode${tries}: ${describeCause(f.cause)}. A proxy may have ` +
+            `corrupted it; try again, and if it persists, tell the platform's operators.`,
+          { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Body does not decode" }] },
+          { cause: f.cause },
+        );
+      case "unsupported-coding":
+        return new ResponseValidationError(
+          `${endpoint} answered in the content coding ${JSON.stringify(String(f.cause))}, which matframe did not ask for ` +
+            `(it accepts ${ACCEPT_ENCODING}); check proxies between you and the platform.`,
+          { endpoint, status: 0, issues: [{ code: "custom", path: [], message: "Unsupported Content-Encoding" }] },
         );
       case "invalid-request":
         return new ResponseValidationError(

@@ -2,7 +2,7 @@ import { badRequest, notFound } from "./http-errors";
 import { makeFieldSelector, parseProjection } from "./projection";
 import { validateQuery } from "./query-filter";
 import type { Reply, RequestInfo, ServerState } from "./reply";
-import { success } from "./reply";
+import { successValidated } from "./reply";
 import { requireSession } from "./auth-handlers";
 import { parseJsonParam } from "./request-input";
 
@@ -26,7 +26,7 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const records = await state.store.find({ query, sort: options.sort, skip: options.skip, limit: options.limit });
   const select = makeFieldSelector(options.fields);
-  return success(records.map(select));
+  return successValidated(records.map(select));
 }
 
 /** GET /materials/<id> (optionally with projection={"fields": ...}). */
@@ -35,5 +35,5 @@ export async function handleGetMaterial(info: RequestInfo, state: ServerState, i
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const record = state.store.get(id);
   if (!record) throw notFound(`No material has the id "${id.slice(0, 100)}"; list ids with GET /materials.`);
-  return success(makeFieldSelector(options.fields)(record));
+  return successValidated(makeFieldSelector(options.fields)(record));
 }

@@ -8,6 +8,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A read of records: sent with a strong ETag and `Cache-Control: private, no-cache`, and answered 304 to a matching `If-None-Match`. */
+  validated?: boolean;
 }
 
 /** Everything a handler needs besides the request. */
@@ -28,4 +30,9 @@ export interface RequestInfo {
 
 export function success(data: unknown): Reply {
   return { status: 200, body: { status: "success", data } };
+}
+
+/** A successful read of records, which clients may keep and revalidate. */
+export function successValidated(data: unknown): Reply {
+  return { status: 200, body: { status: "success", data }, validated: true };
 }

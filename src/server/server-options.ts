@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { ServerOptionsError } from "../errors";
 import { DEMO_ACCOUNT, type UserAccount } from "./auth";
+import type { CompressionMode } from "./compression";
 import type { LoginThrottleOptions } from "./login-throttle";
 import { MAX_SYNTHETIC } from "./synthetic";
 
@@ -63,6 +64,13 @@ export interface StartServerOptions {
    * @default 30000
    */
   sendTimeoutMs?: number;
+  /**
+   * Response compression: `"auto"` answers in the coding the client prefers (brotli or gzip, by
+   * `Accept-Encoding` q-values), `"gzip"` or `"br"` only that one, `"off"` never. Bodies under
+   * 1 KiB go out as they are.
+   * @default "auto"
+   */
+  compression?: CompressionMode;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -125,6 +133,10 @@ export function resolveOptions(options: StartServerOptions) {
   if (typeof sendTimeoutMs !== "number" || !(sendTimeoutMs > 0 && sendTimeoutMs <= 2_147_483_647)) {
     throw new ServerOptionsError(`sendTimeoutMs must be a number of milliseconds above 0, not ${String(sendTimeoutMs)}.`);
   }
+  const compression = options.compression ?? "auto";
+  if (!["off", "gzip", "br", "auto"].includes(compression)) {
+    throw new ServerOptionsError(`compression must be "off", "gzip", "br" or "auto", not ${JSON.stringify(compression)}.`);
+  }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -147,5 +159,6 @@ export function resolveOptions(options: StartServerOptions) {
     scanBudgetMs: options.scanBudgetMs,
     maxConnections,
     sendTimeoutMs,
+    compression,
   };
 }

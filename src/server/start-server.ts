@@ -4,6 +4,8 @@ import { API_PREFIX } from "../schemas";
 import { AuthRegistry } from "./auth";
 import { checkRecords, loadBundledData, loadDataset } from "./dataset";
 import { errorBody, HttpError } from "./http-errors";
+import { createHash } from "node:crypto";
+import { chooseCoding, compress, MIN_COMPRESS_BYTES, type CompressionMode } from "./compression";
 import { ConnectionGuard } from "./connections";
 import { LoginThrottle } from "./login-throttle";
 import type { Reply, ServerState } from "./reply";
@@ -40,14 +42,42 @@ const JSON_HEADERS = {
   "X-Content-Type-Options": "nosniff",
 };
 
-function send(res: ServerResponse, reply: Reply): void {
-  const body = JSON.stringify(reply.body);
-  res.writeHead(reply.status, {
-    ...JSON_HEADERS,
-    ...reply.headers,
-    "Content-Length": Buffer.byteLength(body),
-  });
-  res.end(body);
+/**
+ * Writes a reply: compressed when the client asks and it is worth it, and for reads of records
+ * with a strong ETag (a hash of the JSON, so it changes whenever the data or the request does;
+ * suffixed with the coding, since each coding is another representation) and `Cache-Control:
+ * private, no-cache`, answering a matching `If-None-Match` with 304 and no body. Returns the
+ * status sent.
+ */
+async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mode: CompressionMode): Promise<number> {
+  const body = Buffer.from(JSON.stringify(reply.body));
+  const headers: Record<string, string | number> = { ...JSON_HEADERS, ...reply.headers };
+  const coding = body.length >= MIN_COMPRESS_BYTES ? chooseCoding(req.headers["accept-encoding"], mode) : undefined;
+  if (mode !== "off") headers.Vary = "Accept-Encoding";
+  if (reply.validated && reply.status === 200) {
+    const hash = createHash("sha256").update(body).digest("base64url").slice(0, 32);
+    headers.ETag = `"${hash}${coding ? `-${coding}` : ""}"`;
+    headers["Cache-Control"] = "private, no-cache";
+    if (matchesEtag(req.headers["if-none-match"], hash)) {
+      res.writeHead(304, { ETag: headers.ETag, "Cache-Control": headers["Cache-Control"], ...(headers.Vary ? { Vary: headers.Vary } : {}) });
+      res.end();
+      return 304;
+    }
+  }
+  const payload = coding ? await compress(body, coding) : body;
+  if (res.destroyed) return reply.status;
+  if (coding) headers["Content-Encoding"] = coding;
+  headers["Content-Length"] = payload.length;
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+  return reply.status;
+}
+
+/** Whether `If-None-Match` names this body's hash (in any coding's tag, or `*`). */
+function matchesEtag(header: string | undefined, hash: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "").replace(/-(gzip|br)$/, "") === hash);
 }
 
 function toReply(error: unknown): Reply {
@@ -157,10 +187,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       if (!(error instanceof HttpError)) log(`internal error: ${(error as Error)?.name ?? "unknown"}`);
     }
     if (res.writableEnded || res.destroyed) return;
-    send(res, reply);
+    const status = await send(req, res, reply, resolved.compression);
     // Only the path: query strings may hold values a user considers private.
     const path = (req.url ?? "").split("?")[0].slice(0, 200);
-    log(`${req.method} ${path} ${reply.status} ${Math.round(performance.now() - started)}ms`);
+    log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);
   };
 
   const server: Server = createServer(
