@@ -11,6 +11,7 @@ export type {
   ClientOptions,
   LoginOptions,
   TransportSettings,
+  CacheSetting,
   FromEnvOptions,
   GetDataOptions,
   ResponseCheck,

@@ -118,6 +118,7 @@ export class Client {
       signal: options.signal,
       headers: { [ACCOUNT_ID_HEADER]: this.accountId, [AUTH_TOKEN_HEADER]: this.#authToken },
       secrets: [this.#authToken],
+      cacheScope: this.accountId,
     });
     const data = jsendData(res, [this.#authToken]);
     if (!options.check) return data as T;

@@ -13,3 +13,4 @@ export type {
   DuplicateInfo,
 } from "./options";
 export type { ResponseCheck, CheckResult } from "./response-checks";
+export type { CacheSetting } from "./response-cache";

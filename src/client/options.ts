@@ -1,3 +1,4 @@
+import type { CacheSetting } from "./response-cache";
 import type { Dispatcher } from "undici";
 import type { Fields, Projection, Query, Sort } from "../schemas";
 
@@ -47,6 +48,17 @@ export interface TransportSettings {
    * @default 67108864 (64 MiB; a page of 500 whole records is about 0.6 MB)
    */
   maxResponseBytes?: number;
+  /**
+   * Keep list and read responses that carry an `ETag`, and revalidate them (`If-None-Match`) the
+   * next time the same request is sent: an unchanged page then costs a round trip and no body.
+   * `"memory"` is shared by the clients of one process (a re-run notebook cell that makes a new
+   * client still finds it); `{ dir }` survives kernel restarts (created 0700: it holds the
+   * account's records). A kept body is used only after the server answers 304, so nothing stale
+   * is ever served, and a response without a validator is never kept.
+   * @default undefined (off)
+   * @example new Client({ ...credentials, cache: { dir: ".matframe-cache" } })
+   */
+  cache?: CacheSetting;
 }
 
 /** `new Client(options)`: credentials from the account preferences, or from a previous login. */

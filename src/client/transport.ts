@@ -13,6 +13,7 @@ import {
   errorFromStatus,
 } from "../errors";
 import { redact, redactedExcerpt } from "./redact";
+import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
 function loadUndici(): typeof import("undici") {
@@ -32,6 +33,8 @@ export interface TransportOptions {
   connections: number;
   /** Largest response body accepted, in bytes (as received and decoded). */
   maxResponseBytes: number;
+  /** Responses kept for revalidation (`cache` option); none by default. */
+  cache?: ResponseCache;
 }
 
 /** One request, relative to the base. */
@@ -47,6 +50,11 @@ export interface SendOptions {
   login?: boolean;
   /** Strings that must never appear in an error message (password, token). */
   secrets?: readonly (string | undefined)[];
+  /**
+   * Whose response this is (the account id), for GETs that may be kept and revalidated when the
+   * client has a cache. Without it, nothing is cached.
+   */
+  cacheScope?: string;
 }
 
 /** A 2xx response with its body parsed as JSON. */
@@ -83,9 +91,29 @@ function decoderFor(encoding: string | string[] | undefined, body: Readable): Re
   return body.pipe(decoder);
 }
 
+/** Drops a body we will not read; undici reports the drop as an error nobody needs to hear. */
+function discard(body: Readable): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
 function isDecodeError(cause: unknown): boolean {
   const code = String((cause as { code?: unknown } | null)?.code ?? "");
   return code.startsWith("Z_") || code.startsWith("ERR__ERROR_FORMAT") || code === "ERR_BROTLI_DECOMPRESSION_FAILED" || code.startsWith("ERR_BROTLI");
+}
+
+/**
+ * Keeps a 200 that carries a validator and may be stored (RFC 9111 section 3: no `no-store`), and
+ * forgets the key otherwise: without a validator nothing can be confirmed, so nothing is kept.
+ */
+function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): void {
+  const etag = outcome.headers.etag;
+  const control = String(outcome.headers["cache-control"] ?? "").toLowerCase();
+  if (outcome.status === 200 && typeof etag === "string" && etag !== "" && !control.includes("no-store")) {
+    cache.set(key, { etag, text: outcome.text });
+  } else {
+    cache.delete(key);
+  }
 }
 
 /** undici's code for a request it refused to send (e.g. a header value with CR/LF). */
@@ -126,9 +154,13 @@ export class Transport {
     const path = `${this.#basePath}/${o.path}${qs ? `?${qs}` : ""}`;
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
     const maxAttempts = o.method === "GET" && !o.login ? this.#o.maxRetries + 1 : 1;
+    const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
+    const key = cache ? cacheKey(this.#origin + path, o.cacheScope) : "";
+    const kept = cache?.get(key);
+    const request = kept ? { ...o, headers: { ...o.headers, "if-none-match": kept.etag } } : o;
 
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#attempt(o, path, callerSignal);
+      const outcome = await this.#attempt(request, path, callerSignal);
       const retriesLeft = attempt < maxAttempts;
       if ("kind" in outcome) {
         if (retriesLeft && (outcome.kind === "timeout" || outcome.kind === "connection" || outcome.kind === "decode")) {
@@ -137,9 +169,15 @@ export class Transport {
         }
         throw this.#failureError(outcome, endpoint, attempt, o.secrets ?? []);
       }
+      if (outcome.status === 304 && kept) {
+        // The server confirmed the kept body (RFC 9110 section 13.1.2): the only way one is used.
+        return { status: 200, headers: outcome.headers, body: parseJson({ ...outcome, text: kept.text }, endpoint, o.secrets), endpoint };
+      }
       if (outcome.status >= 200 && outcome.status < 300) {
         checkContentType(outcome, endpoint, o.secrets ?? []);
-        return { status: outcome.status, headers: outcome.headers, body: parseJson(outcome, endpoint, o.secrets), endpoint };
+        const body = parseJson(outcome, endpoint, o.secrets);
+        if (cache) keepOrForget(cache, key, outcome);
+        return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
       if (retriesLeft && RETRYABLE_STATUSES.has(outcome.status) && (wait ?? 0) <= MAX_RETRY_AFTER_MS) {
@@ -194,13 +232,13 @@ export class Transport {
         const ok = statusCode >= 200 && statusCode < 300;
         const decoded = decoderFor(headers["content-encoding"], body);
         if (!decoded) {
-          body.destroy();
+          discard(body);
           return { kind: "unsupported-coding", cause: headers["content-encoding"] };
         }
         if (!ok) return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
         const read = await readWithin(decoded, decoded === body ? headers : {}, this.#o.maxResponseBytes);
         if (typeof read !== "string") {
-          body.destroy();
+          discard(body);
           return { kind: "too-large", cause: undefined, bytes: read.bytes };
         }
         return { status: statusCode, headers, text: read };

@@ -1,3 +1,4 @@
+import { openCache, type CacheSetting, type ResponseCache } from "./response-cache";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { API_PREFIX, API_VERSION, MAX_LIMIT, Fields, Projection, Sort, type Query } from "../schemas";
@@ -76,6 +77,7 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
   const maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   checkInteger("maxResponseBytes", maxResponseBytes, 1024, Number.MAX_SAFE_INTEGER, "a page of 500 records is about 0.6 MB");
   checkSignal("signal", o.signal);
+  const cache = o.cache === undefined ? undefined : openCacheSetting(o.cache);
   if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher | null)?.request !== "function") {
     throw new ValidationError("dispatcher", "dispatcher must be an undici Dispatcher (Agent, Pool, ...).");
   }
@@ -86,9 +88,25 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
     connections,
     userAgent,
     maxResponseBytes,
+    cache,
     signal: o.signal,
     dispatcher: o.dispatcher,
   };
+}
+
+/** The store for a `cache` option, or a ValidationError saying what a cache may be. */
+function openCacheSetting(setting: unknown): ResponseCache {
+  const dir = (setting as { dir?: unknown } | null)?.dir;
+  const maxBytes = (setting as { maxBytes?: unknown } | null)?.maxBytes;
+  if (setting !== "memory" && !(typeof setting === "object" && setting !== null && typeof dir === "string" && dir !== "")) {
+    throw new ValidationError("cache", `cache must be "memory" or { dir: "path/to/folder" }; got ${show(setting)}.`);
+  }
+  if (maxBytes !== undefined) checkInteger("cache.maxBytes", maxBytes, 1024 * 1024, Number.MAX_SAFE_INTEGER);
+  try {
+    return openCache(setting as CacheSetting);
+  } catch (cause) {
+    throw new ValidationError("cache", `cache.dir ${JSON.stringify(dir)} cannot be used: ${(cause as Error).message}.`);
+  }
 }
 
 /** A required string option; its value is never put in the message (it may be a secret). */
