@@ -17,7 +17,8 @@ const { describeMachine } = require("./lib/machine");
 const { findPython } = require("./lib/python");
 const { writeResults } = require("./lib/results");
 const { startServerProcess } = require("./lib/server-process");
-const { clientTable, serverTable, ratioTable } = require("./lib/table");
+const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
+const { clientTable, serverTable, ratioTable, linkTable } = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
@@ -69,13 +70,41 @@ async function measure(cases, settings, runs, failures) {
   }
 }
 
+/** The link cases (issue 12): the proxy in front of the main server, the floors, the cases through it. */
+async function measureLink({ settings, server, credentials, columnsFields, python, runs, failures, labels }) {
+  const concurrency = 6; // the client's default for a remote platform
+  const shape = { rttMs: settings.rttMs, mbit: settings.mbit, inFlight: concurrency };
+  progress(`link: ${settings.rttMs} ms round trip, ${settings.mbit} Mbit/s each way (bench/lib/link-proxy.js)`);
+  const wire = {
+    full: await wireBytes({ baseUrl: server.baseUrl, credentials, acceptEncoding: "br, gzip, deflate" }),
+    columns: await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: "br, gzip, deflate" }),
+    columnsGzip: await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: "gzip, deflate" }),
+    columnsIdentity: await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: "identity" }),
+  };
+  const floors = {
+    full: linkFloorSeconds(wire.full, shape),
+    columns: linkFloorSeconds(wire.columns, shape),
+    columnsOnePage: linkFloorSeconds(wire.columnsGzip, { ...shape, inFlight: 1 }),
+  };
+  const proxy = await startLinkProcess({ origin: server.origin, rttMs: settings.rttMs, mbit: settings.mbit });
+  try {
+    const cases = linkCases({ groups: settings.groups, server, link: proxy, credentials, columnsFields, python, concurrency });
+    labels.push(...cases);
+    await measure(cases, settings, runs, failures);
+  } finally {
+    await proxy.stop();
+  }
+  return { rttMs: settings.rttMs, mbit: settings.mbit, concurrency, wire, floorSeconds: floors };
+}
+
 async function main(settings) {
   const started = Date.now();
   const machine = describeMachine();
   const { DEFAULT_COLUMNS, planColumns } = require(path.join(process.env.MATFRAME_BENCH_DIST, "frame", "column-spec.js"));
   const columnsFields = planColumns(DEFAULT_COLUMNS).fields;
-  const python = settings.groups.has("python") ? findPython() : { skip: "not selected (--only)" };
-  if (settings.groups.has("python") && python.skip) progress(`Python baseline skipped: ${python.skip}`);
+  const wantsPython = settings.groups.has("python") || settings.groups.has("link");
+  const python = wantsPython ? findPython() : { skip: "not selected (--only)" };
+  if (wantsPython && python.skip) progress(`Python baseline skipped: ${python.skip}`);
   if (settings.cpuProf) mkdirSync(path.join(__dirname, "profiles"), { recursive: true });
 
   const runs = {};
@@ -83,6 +112,7 @@ async function main(settings) {
   const labels = [];
   const servers = {};
   let deepSkip;
+  let link;
 
   servers.main = await withServer(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
@@ -94,6 +124,7 @@ async function main(settings) {
       progress(`client cases, ${settings.reps} repetition(s) each`);
       await measure(cases, settings, runs, failures);
     }
+    if (settings.groups.has("link")) link = await measureLink({ settings, server, credentials, columnsFields, python, runs, failures, labels });
     deepSkip = Math.floor((server.materialCount - PAGE_SIZE) / PAGE_SIZE) * PAGE_SIZE;
     const deepIds = settings.groups.has("server")
       ? {
@@ -132,7 +163,7 @@ async function main(settings) {
 
   const cases = {};
   for (const [id, list] of Object.entries(runs)) cases[id] = summarizeRuns(list);
-  const ratios = computeRatios(cases);
+  const ratios = computeRatios(cases, link);
   const missed = settings.checkTargets ? missedTargets(ratios) : [];
   const sizeOf = (c) => (c.size === "big" ? settings.big : c.size === "small" ? settings.synthetic : undefined);
   const label = (c) => (sizeOf(c) ? `${c.label}, ${sizeOf(c).toLocaleString("en-US")} materials` : c.label);
@@ -154,6 +185,7 @@ async function main(settings) {
     );
     out.push("", serverTable(cases, pageLabels, entries.filter((e) => e.id.startsWith("server.cold."))));
   }
+  if (link) out.push("", linkTable(cases, link, entries.filter((e) => e.id.startsWith("link."))));
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",
@@ -182,6 +214,7 @@ async function main(settings) {
     },
     machine,
     python,
+    link,
     servers,
     labels: Object.fromEntries(entries.map((e) => [e.id, e.label])),
     cases,

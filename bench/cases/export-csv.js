@@ -9,12 +9,12 @@ const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit
 
 const { Client } = require(distIndex());
 
-runCase(async ({ baseUrl, credentials, paging, expected }) => {
+runCase(async ({ baseUrl, credentials, clientOptions = {}, paging, concurrency, expected }) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-"));
   try {
-    const client = new Client({ baseUrl, ...credentials });
+    const client = new Client({ baseUrl, ...credentials, ...clientOptions });
     const stop = startClock();
-    const result = await client.materials.exportCsv(path.join(dir, "materials.csv"), { paging, onWarning: () => {} });
+    const result = await client.materials.exportCsv(path.join(dir, "materials.csv"), { paging, concurrency, onWarning: () => {} });
     const clock = stop();
     await client.close();
     expectCount(`exportCsv ${paging ?? "offset"}`, result.items, expected);

@@ -4,8 +4,8 @@ const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit
 
 const { Client } = require(distIndex());
 
-runCase(async ({ baseUrl, credentials, paging, concurrency, fields, expected }) => {
-  const client = new Client({ baseUrl, ...credentials });
+runCase(async ({ baseUrl, credentials, clientOptions = {}, paging, concurrency, fields, expected }) => {
+  const client = new Client({ baseUrl, ...credentials, ...clientOptions });
   const stop = startClock();
   let records = 0;
   for await (const _ of client.materials.iterate({ paging, concurrency, fields })) records += 1;

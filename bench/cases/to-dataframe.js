@@ -7,8 +7,8 @@ const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit
 
 const { Client } = require(distIndex());
 
-runCase(async ({ baseUrl, credentials, concurrency, expected }) => {
-  const client = new Client({ baseUrl, ...credentials });
+runCase(async ({ baseUrl, credentials, clientOptions = {}, concurrency, expected }) => {
+  const client = new Client({ baseUrl, ...credentials, ...clientOptions });
   const stop = startClock();
   const df = await client.materials.toDataFrame({ concurrency, onWarning: () => {} });
   const clock = stop();

@@ -10,12 +10,14 @@ const USAGE = `Usage: npm run bench -- [options]
   --synthetic N      materials for the main server (default 100000; quick 5000)
   --big N            materials for the large export server (default 1000000; quick 20000)
   --duration S       seconds per autocannon run (default 5; quick 1)
-  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, server
+  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, server, link
+  --rtt MS           round trip of the simulated link (group link; default 40)
+  --mbit N           bandwidth of the simulated link each way, Mbit/s (default 50)
   --cpu-prof         run node cases with --cpu-prof, profiles in bench/profiles/
   --out FILE         results file (default bench/results.json, quick bench/results-quick.json)
   -h, --help         show this help`;
 
-const GROUPS = ["floor", "iterate", "frame", "naive", "python", "export", "server"];
+const GROUPS = ["floor", "iterate", "frame", "naive", "python", "export", "server", "link"];
 
 function positiveInteger(text, flag) {
   if (text === undefined) return undefined;
@@ -36,6 +38,8 @@ function readArgs(argv) {
       big: { type: "string" },
       duration: { type: "string" },
       only: { type: "string" },
+      rtt: { type: "string" },
+      mbit: { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -54,6 +58,8 @@ function readArgs(argv) {
     big: positiveInteger(values.big, "--big") ?? (quick ? 20_000 : 1_000_000),
     duration: positiveInteger(values.duration, "--duration") ?? (quick ? 1 : 5),
     groups: new Set(only),
+    rttMs: positiveInteger(values.rtt, "--rtt") ?? 40,
+    mbit: positiveInteger(values.mbit, "--mbit") ?? 50,
     cpuProf: values["cpu-prof"],
     out: values.out ?? (quick ? "bench/results-quick.json" : "bench/results.json"),
     // Targets are claims about the full run; a partial or small run cannot confirm or refute them.

@@ -24,7 +24,7 @@ function clientCases({ groups, server, credentials, columnsFields, python }) {
   add("frame", "toDataFrame.c3", "toDataFrame (default columns), c=3 (default)", "to-dataframe.js", { concurrency: 3 });
   add("naive", "naive", "naive TS: fetch whole records, keep rows, flatten, new DataFrame", "naive.js", {});
   add("naive", "naive.fields", "naive TS as above, asking for toDataFrame's fields", "naive.js", { fields: columnsFields });
-  if (python.command) {
+  if (python.command && groups.has("python")) {
     add("python", "python", `Python requests + pandas.json_normalize`, "python_pandas.py", { fields: columnsFields }, { python: python.command });
   }
   add("export", "exportCsv.small.offset", "exportCsv (default columns), offset", "export-csv.js", { paging: "offset" }, { size: "small" });

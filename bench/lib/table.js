@@ -56,4 +56,21 @@ function ratioTable(ratios, { checked = true } = {}) {
   return markdown(["ratio", "value", "target", ""], rows, ["l", "r", "r", "l"]);
 }
 
-module.exports = { clientTable, serverTable, ratioTable };
+/** The link cases beside their floor (compressed bytes through the bandwidth + round trips). */
+function linkTable(cases, link, entries) {
+  const floorOf = (id) => (id === "link.iterate" ? link.floorSeconds.full : id.startsWith("link.python") ? undefined : link.floorSeconds.columns);
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      const floor = floorOf(e.id);
+      return [e.label, spread(s.seconds, 2), fixed(floor, 2), floor ? fixed(s.seconds.median / floor, 2) : "-", spread(s.peakRssMiB, 0)];
+    });
+  const mb = (w) => (w.bytes / 1e6).toFixed(1);
+  const header =
+    `link ${link.rttMs} ms / ${link.mbit} Mbit/s; bytes on the wire (whole records, br): ${mb(link.wire.full)} MB in ${link.wire.full.pages} pages; ` +
+    `default columns' fields: br ${mb(link.wire.columns)} MB, gzip ${mb(link.wire.columnsGzip)} MB, uncompressed ${mb(link.wire.columnsIdentity)} MB`;
+  return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "link floor s", "x floor", "peak RSS MiB"], rows, ["l", "r", "r", "r", "r"])}`;
+}
+
+module.exports = { clientTable, serverTable, ratioTable, linkTable };

@@ -15,7 +15,7 @@ function ratio(a, b) {
 }
 
 /** Every ratio of the run: `{ id, label, value, target?: { op, limit }, met? }`. */
-function computeRatios(cases) {
+function computeRatios(cases, link) {
   const c = (id) => cases[id];
   const rows = [
     ["toDataFrame/floor.c3", "toDataFrame time / floor time (same fields), c=3", ratio(seconds(c("toDataFrame.c3")), seconds(c("floor.columns.c3"))), "<=", 1.3],
@@ -23,6 +23,11 @@ function computeRatios(cases) {
     ["naive/toDataFrame", "naive TypeScript time (whole records) / toDataFrame time", ratio(seconds(c("naive")), seconds(c("toDataFrame.c3"))), ">=", 2.5],
     ["python/toDataFrame", "Python requests+pandas time / toDataFrame time", ratio(seconds(c("python")), seconds(c("toDataFrame.c3"))), ">=", 3],
     ["toDataFrame.rss", "toDataFrame peak RSS (MiB), c=3", MiB(c("toDataFrame.c3")) ?? null, "<=", 300],
+    ["link.iterate/floor", "link: iterate (whole records) time / its link floor", ratio(seconds(c("link.iterate")), link?.floorSeconds.full), "<=", 1.3],
+    ["link.toDataFrame/floor", "link: toDataFrame time / its link floor", ratio(seconds(c("link.toDataFrame")), link?.floorSeconds.columns), "<=", 1.3],
+    ["link.python/toDataFrame", "link: Python one page at a time + pandas / toDataFrame", ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))), ">=", 5],
+    ["link.python.threads/toDataFrame", "link: Python 3 threads + pandas / toDataFrame", ratio(seconds(c("link.python.threads")), seconds(c("link.toDataFrame"))), ">=", 1.5],
+    ["link.cached/first", "link: toDataFrame re-run with the cache / first run", ratio(seconds(c("link.toDataFrame.cached")), c("link.toDataFrame.cached")?.firstSeconds?.median), "<=", 0.2],
     ["exportCsv.rss.big/small", "exportCsv peak RSS big / small, offset (default)", ratio(MiB(c("exportCsv.big.offset")), MiB(c("exportCsv.small.offset"))), "<=", 1.3],
   ];
   const serverInfo = [];

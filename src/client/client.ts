@@ -106,6 +106,14 @@ export class Client {
   }
 
   /**
+   * Pages in flight for walks that leave `concurrency` out: 3 on this machine, 6 over a network.
+   * @internal
+   */
+  get defaultConcurrency(): number {
+    return this.#transport.defaultConcurrency;
+  }
+
+  /**
    * Low level: an authenticated `GET {baseUrl}/{path}` with retries, returning the JSend `data`
    * (checked by `check` when given). `collection()` covers the documented endpoints.
    */

@@ -148,7 +148,8 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * by a table read or the CLI), so no option is checked twice.
    * @internal
    */
-  walk(o: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]> {
+  walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]> {
+    const o = { ...resolved, concurrency: resolved.concurrency ?? this.client.defaultConcurrency };
     const fetchPage: FetchPage = ({ query, projection }, signal) =>
       this.#fetch(query, projection, signal, recordArray({ requireId: true, maxItems: projection.limit }));
     const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());

@@ -39,7 +39,7 @@ export interface TransportSettings {
   dispatcher?: Dispatcher;
   /**
    * Most keep-alive connections the client's own pool opens to the server.
-   * @default 4
+   * @default 4 on this machine (a loopback base URL), 8 elsewhere
    */
   connections?: number;
   /**
@@ -59,6 +59,12 @@ export interface TransportSettings {
    * @example new Client({ ...credentials, cache: { dir: ".matframe-cache" } })
    */
   cache?: CacheSetting;
+  /**
+   * Ask for compressed bodies (`Accept-Encoding: br, gzip, deflate`) and decode them. Over the
+   * internet this moves about 7x fewer bytes; on this machine it only costs CPU on both sides.
+   * @default true, except for a loopback base URL (127.0.0.1, localhost, ::1)
+   */
+  compression?: boolean;
 }
 
 /** `new Client(options)`: credentials from the account preferences, or from a previous login. */
@@ -154,7 +160,7 @@ export interface IterateOptions {
   /**
    * Offset pages in flight at once (records are still yielded in order). Keyset paging
    * always has one page in flight.
-   * @default 3
+   * @default 3 on this machine (a loopback base URL), 6 over a network
    */
   concurrency?: number;
   /** Aborts the walk: the pending iteration rejects with `AbortError`. */

@@ -35,6 +35,10 @@ export interface TransportOptions {
   maxResponseBytes: number;
   /** Responses kept for revalidation (`cache` option); none by default. */
   cache?: ResponseCache;
+  /** Whether to ask for compressed bodies. */
+  compression: boolean;
+  /** Pages in flight of a walk that does not say (follows the link). */
+  concurrency: number;
 }
 
 /** One request, relative to the base. */
@@ -141,6 +145,11 @@ export class Transport {
     this.#dispatcher = options.dispatcher ?? new (loadUndici().Pool)(this.#origin, { connections: options.connections });
   }
 
+  /** Pages in flight for walks that leave `concurrency` out. */
+  get defaultConcurrency(): number {
+    return this.#o.concurrency;
+  }
+
   /** Method and path of a request, as errors name it: never the query string. */
   endpoint(method: string, path: string): string {
     return `${method} ${this.#basePath}/${path}`;
@@ -218,7 +227,7 @@ export class Transport {
           origin: this.#origin,
           path,
           method: o.method,
-          headers: { accept: "application/json", "accept-encoding": ACCEPT_ENCODING, "user-agent": this.#o.userAgent, ...o.headers },
+          headers: { accept: "application/json", "accept-encoding": this.#o.compression ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
           body: o.body,
           signal,
           headersTimeout: this.#o.timeout,

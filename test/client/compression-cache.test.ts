@@ -9,6 +9,7 @@ import { Client, ResponseTooLargeError, ResponseValidationError, ValidationError
 import type { ServerHandle } from "../../src/server";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { rawLogin } from "../support/raw-login";
+import { linkDefaults } from "../../src/client/validate-options";
 import { startTestServer } from "../server/helpers";
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -17,13 +18,22 @@ afterEach(async () => {
 });
 
 describe("compressed transfer", () => {
-  it("asks for br, gzip and deflate", async () => {
+  it("asks for br, gzip and deflate, except on this machine where compressing only costs CPU", async () => {
     const fault = await startFaultServer({ records: 3 });
     closers.push(() => fault.close());
-    const client = new Client({ baseUrl: fault.origin, accountId: fault.accountId, authToken: fault.authToken });
-    closers.push(() => client.close());
-    await client.materials.list();
-    expect(fault.requests.at(-1)!.headers["accept-encoding"]).toBe("br, gzip, deflate");
+    for (const [compression, expected] of [[true, "br, gzip, deflate"], [undefined, "identity"], [false, "identity"]] as const) {
+      const client = new Client({ baseUrl: fault.origin, accountId: fault.accountId, authToken: fault.authToken, compression });
+      closers.push(() => client.close());
+      await client.materials.list();
+      expect(fault.requests.at(-1)!.headers["accept-encoding"]).toBe(expected);
+    }
+  });
+
+  it("picks its defaults from the link: compression and 6 pages in flight over a network, neither on loopback", () => {
+    expect(linkDefaults(new URL("https://platform.mat3ra.com/api/2018-10-01"))).toEqual({ compression: true, concurrency: 6, connections: 8 });
+    for (const local of ["http://127.0.0.1:4000", "http://localhost:4000", "http://[::1]:4000", "http://127.1.2.3"]) {
+      expect(linkDefaults(new URL(local))).toEqual({ compression: false, concurrency: 3, connections: 4 });
+    }
   });
 
   it("reads the same records from matframe serve with compression on and off", async () => {
@@ -32,7 +42,7 @@ describe("compressed transfer", () => {
       const server = await startTestServer({ compression });
       closers.push(() => server.close());
       const creds = await rawLogin(server.baseUrl, "demo", "demo");
-      const client = new Client({ baseUrl: server.baseUrl, ...creds });
+      const client = new Client({ baseUrl: server.baseUrl, ...creds, compression: true });
       closers.push(() => client.close());
       const records: unknown[] = [];
       for await (const r of client.materials.iterate({ pageSize: 7 })) records.push(r);

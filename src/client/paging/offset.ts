@@ -29,7 +29,7 @@ interface PendingPage {
  */
 export async function* offsetPages(
   fetchPage: FetchPage,
-  o: ResolvedIterateOptions,
+  o: ResolvedIterateOptions & { concurrency: number },
   endpoint: string,
 ): AsyncGenerator<PlatformRecord[], void, undefined> {
   // Aborted when the walk ends for any reason, so pages fetched ahead are not left running.
