@@ -10,14 +10,16 @@
 // from /proc (or ps) throughout and must stay under a bound. Reports p50/p99 latency and
 // throughput. Not a test: figures depend on the machine; the CI-sized run is --small.
 //
-//   node bench/load.js [--small] [--synthetic N] [--clients N] [--logins N] [--full] [--json]
+//   node bench/load.js [--small] [--synthetic N] [--clients N] [--logins N] [--full] [--compression] [--json]
 //                      [--report FILE] [--max-rss-mib N]
 //
 // --small (or MATFRAME_LOAD_SMALL=1): 2,000 materials, 5 clients, 100 logins.
+// --compression: every client asks for "br, gzip" and decodes (issue 12).
 // --full: walk whole records (default: the fields an export of the default columns asks for).
 // Uses dist/ (run `npm run build` first, or `npm run load`). Exit code 0 when every answer
 // was correct and memory stayed bounded, 1 otherwise.
 
+const { brotliDecompressSync, gunzipSync } = require("node:zlib");
 const { spawn, execFileSync } = require("node:child_process");
 const { randomBytes } = require("node:crypto");
 const fs = require("node:fs");
@@ -27,6 +29,9 @@ const { Pool } = require("undici");
 
 const args = parseArgs(process.argv.slice(2));
 const SMALL = args.small === true || process.env.MATFRAME_LOAD_SMALL === "1";
+// --compression: every client asks for "br, gzip", as matframe does over a network (issue 12).
+const ACCEPT_ENCODING = args.compression === true ? "br, gzip" : undefined;
+let compressedResponses = 0;
 const SYNTHETIC = Number(args.synthetic ?? (SMALL ? 2_000 : 100_000));
 const CLIENTS = Number(args.clients ?? (SMALL ? 5 : 50));
 const LOGINS = Number(args.logins ?? (SMALL ? 100 : 1_000));
@@ -89,6 +94,8 @@ async function main() {
       materials: server.materials,
       clients: CLIENTS,
       fields: FIELDS ? "export columns" : "whole records",
+      acceptEncoding: ACCEPT_ENCODING ?? "none",
+      compressedResponses,
       pageSize: PAGE_SIZE,
       seconds: round(seconds, 1),
       walks: { completed: walkResults.filter((w) => w.ok).length, records, pages: pageLatencies.length, seconds: round(walksSeconds, 1) },
@@ -225,8 +232,19 @@ function credentialsOf(body) {
 }
 
 async function get(pool, path, headers) {
-  const res = await pool.request({ method: "GET", path, headers });
-  return { status: res.statusCode, headers: res.headers, body: await res.body.json().catch(() => undefined) };
+  const asked = ACCEPT_ENCODING ? { ...headers, "accept-encoding": ACCEPT_ENCODING } : headers;
+  const res = await pool.request({ method: "GET", path, headers: asked });
+  const raw = Buffer.from(await res.body.arrayBuffer());
+  const coding = res.headers["content-encoding"];
+  const text = coding === "br" ? brotliDecompressSync(raw) : coding === "gzip" ? gunzipSync(raw) : raw;
+  if (coding) compressedResponses += 1;
+  let body;
+  try {
+    body = JSON.parse(text.toString("utf8"));
+  } catch {
+    body = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, body };
 }
 
 async function post(pool, path, body) {

@@ -175,7 +175,7 @@ async function main(settings) {
       `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}, median of ${settings.reps} run(s) (min-max)`,
   );
   out.push(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`);
-  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server."))));
+  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server.") && !e.id.startsWith("link."))));
   if (settings.groups.has("server")) {
     const pageLabels = Object.fromEntries(
       Object.keys(cases["server.paired"] ?? {})
