@@ -105,6 +105,22 @@ function orderElements(counts, materialName) {
   });
 }
 
+/**
+ * The lattice with its `vectors` (`{ a, b, c, alat, units }`, as the platform's lattices carry
+ * them), from the parameters by matframe's cell maths (dist/structure/cell.js: a along x, b in
+ * the xy plane), rounded to 1e-10 Å.
+ */
+function withVectors(lattice) {
+  let cell;
+  try {
+    cell = require(path.join(__dirname, "..", "dist", "structure", "cell.js"));
+  } catch {
+    throw new Error("scripts/build-dataset.js needs the built package for the cell maths: run npm run build first.");
+  }
+  const [a, b, c] = cell.parametersToVectors(lattice).map((v) => v.map((x) => round(x, 10) + 0));
+  return { ...lattice, vectors: { a, b, c, alat: 1, units: "angstrom" } };
+}
+
 /** Cell volume from the six lattice parameters (Å, degrees). */
 function cellVolume({ a, b, c, alpha, beta, gamma }) {
   const rad = Math.PI / 180;
@@ -141,7 +157,7 @@ function convert(source, categoriesByName, index) {
     name: source.name,
     formula: formatFormula(counts, ordered, divisor),
     unitCellFormula: formatFormula(counts, ordered, 1),
-    lattice: source.lattice,
+    lattice: withVectors(source.lattice),
     basis: source.basis,
     derivedProperties: [
       { name: "volume", value: round(volume, 6), units: "angstrom^3" },

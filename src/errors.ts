@@ -280,6 +280,22 @@ export class RecordShapeError extends MatframeError {
   }
 }
 
+/**
+ * A structure cannot be written or read: a record whose basis and lattice disagree (counts, ids,
+ * units), or a POSCAR/CIF/XYZ text that is malformed or uses what the reader does not support.
+ */
+export class StructureError extends MatframeError {
+  override readonly code: string = "ERR_STRUCTURE";
+  override readonly name: string = "StructureError";
+  /** The `_id` of the record, when the structure came from one. */
+  readonly id: string | undefined;
+
+  constructor(message: string, id?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.id = id;
+  }
+}
+
 /** An optional package that a feature needs is not installed. */
 export class MissingDependencyError extends MatframeError {
   override readonly code: string = "ERR_MISSING_DEPENDENCY";

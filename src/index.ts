@@ -72,6 +72,7 @@ export {
   DuplicateRecordError,
   InvalidMethodError,
   RecordShapeError,
+  StructureError,
   MissingDependencyError,
   TargetExistsError,
   OutputError,
@@ -79,3 +80,21 @@ export {
   DatasetError,
 } from "./errors";
 export type { ApiErrorDetails } from "./errors";
+
+// Structures: POSCAR, CIF and extended XYZ out and in, and the cell maths (issue 14).
+export {
+  toPoscar,
+  fromPoscar,
+  toCif,
+  fromCif,
+  toXyz,
+  fromXyz,
+  structureOf,
+  cellOf,
+  parametersToVectors,
+  vectorsToParameters,
+  fractionalToCartesian,
+  cartesianToFractional,
+  cellVolume,
+} from "./structure";
+export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3 } from "./structure";

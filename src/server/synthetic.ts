@@ -20,6 +20,14 @@ function strainOf(round: number): number {
   return (step < 20 ? step - 20 : step - 19) * 0.0025;
 }
 
+type LatticeVectors = { a: number[]; b: number[]; c: number[]; alat?: number; units?: string };
+
+/** Vectors of a uniformly strained cell (every length times `scale`), as round as the lengths. */
+function scaledVectors(v: LatticeVectors, scale: number): LatticeVectors {
+  const scaled = (row: number[]) => row.map((x) => Math.round(x * scale * 1e10) / 1e10 + 0);
+  return { ...v, a: scaled(v.a), b: scaled(v.b), c: scaled(v.c) };
+}
+
 /**
  * `count` deterministic variants of the real materials, for scale: isotropically strained copies
  * (lattice lengths scaled, volume and density recomputed from the scale), each with its own id and
@@ -48,6 +56,7 @@ export function makeSyntheticMaterials(count: number, bases: readonly StoredReco
         a: round6((lattice.a as number) * scale),
         b: round6((lattice.b as number) * scale),
         c: round6((lattice.c as number) * scale),
+        ...(lattice.vectors ? { vectors: scaledVectors(lattice.vectors as LatticeVectors, scale) } : {}),
       },
       basis: base.basis,
       derivedProperties: ((base.derivedProperties as Array<{ name: string; value?: unknown }>) ?? []).map((p) =>

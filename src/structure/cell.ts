@@ -1,0 +1,90 @@
+// The cell maths in one place: lattice parameters <-> vectors, fractional <-> cartesian.
+// Orientation: the crystallographic convention CIF readers use (ASE's `cellpar_to_cell`, VESTA):
+// a along x, b in the xy plane, c completing a right-handed cell.
+
+/** Three row vectors, in Å: `[a, b, c]`. */
+export type Matrix3 = [Vector3, Vector3, Vector3];
+export type Vector3 = [number, number, number];
+
+/** The six lattice parameters: lengths in Å, angles in degrees (alpha = angle(b, c), ...). */
+export interface CellParameters {
+  a: number;
+  b: number;
+  c: number;
+  alpha: number;
+  beta: number;
+  gamma: number;
+}
+
+const RAD = Math.PI / 180;
+
+/** cos of an angle in degrees, exact at the right angles (so 90° gives 0, not 6e-17). */
+function cosDeg(degrees: number): number {
+  if (Math.abs(degrees - 90) < 1e-12) return 0;
+  if (Math.abs(degrees - 60) < 1e-12) return 0.5;
+  if (Math.abs(degrees - 120) < 1e-12) return -0.5;
+  return Math.cos(degrees * RAD);
+}
+
+/** The cell vectors of six lattice parameters; throws a RangeError for parameters no cell has. */
+export function parametersToVectors({ a, b, c, alpha, beta, gamma }: CellParameters): Matrix3 {
+  for (const [name, value] of Object.entries({ a, b, c })) {
+    if (!(value > 0 && Number.isFinite(value))) throw new RangeError(`lattice ${name} must be a positive length; got ${value}.`);
+  }
+  const [ca, cb, cg] = [cosDeg(alpha), cosDeg(beta), cosDeg(gamma)];
+  const sg = Math.sqrt(1 - cg * cg);
+  const cx = cb;
+  const cy = (ca - cb * cg) / sg;
+  const cz2 = 1 - cx * cx - cy * cy;
+  if (!(sg > 0) || !(cz2 > 0)) {
+    throw new RangeError(`lattice angles ${alpha}, ${beta}, ${gamma} do not make a cell (its volume would be zero or imaginary).`);
+  }
+  return [
+    [a, 0, 0],
+    [b * cg, b * sg, 0],
+    [c * cx, c * cy, c * Math.sqrt(cz2)],
+  ];
+}
+
+const norm = (v: Vector3): number => Math.hypot(v[0], v[1], v[2]);
+const dot = (u: Vector3, v: Vector3): number => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+const angle = (u: Vector3, v: Vector3): number => Math.acos(Math.max(-1, Math.min(1, dot(u, v) / (norm(u) * norm(v))))) / RAD;
+
+/** The six lattice parameters of three cell vectors. */
+export function vectorsToParameters([va, vb, vc]: Matrix3): CellParameters {
+  return { a: norm(va), b: norm(vb), c: norm(vc), alpha: angle(vb, vc), beta: angle(va, vc), gamma: angle(va, vb) };
+}
+
+/** The signed volume of a cell (Å³); positive for a right-handed one. */
+export function cellVolume([va, vb, vc]: Matrix3): number {
+  return dot(va, [vb[1] * vc[2] - vb[2] * vc[1], vb[2] * vc[0] - vb[0] * vc[2], vb[0] * vc[1] - vb[1] * vc[0]]);
+}
+
+/** Cartesian position (Å) of fractional coordinates in a cell: `f · [a; b; c]`. */
+export function fractionalToCartesian(f: readonly number[], [va, vb, vc]: Matrix3): Vector3 {
+  return [0, 1, 2].map((k) => f[0] * va[k] + f[1] * vb[k] + f[2] * vc[k]) as Vector3;
+}
+
+/** Fractional coordinates of a cartesian position (Å) in a cell. */
+export function cartesianToFractional(r: readonly number[], cell: Matrix3): Vector3 {
+  const inv = invert(cell);
+  return [0, 1, 2].map((k) => r[0] * inv[0][k] + r[1] * inv[1][k] + r[2] * inv[2][k]) as Vector3;
+}
+
+/** The inverse of a 3x3 matrix; throws for a singular (flat) cell. */
+export function invert(m: Matrix3): Matrix3 {
+  const [[a, b, c], [d, e, f], [g, h, i]] = m;
+  const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+  if (Math.abs(det) < 1e-12) throw new RangeError("the cell vectors are linearly dependent (a flat cell).");
+  return [
+    [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
+    [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
+    [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det],
+  ];
+}
+
+/** A fractional coordinate wrapped into [0, 1), with values a rounding error below 1 taken as 0. */
+export function wrapFractional(x: number): number {
+  const w = x - Math.floor(x);
+  return w > 1 - 1e-9 ? 0 : w;
+}

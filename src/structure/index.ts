@@ -1,0 +1,8 @@
+// Structures as files: pure functions over material records, no I/O (issue 14).
+export { parametersToVectors, vectorsToParameters, fractionalToCartesian, cartesianToFractional, cellVolume } from "./cell";
+export type { CellParameters, Matrix3, Vector3 } from "./cell";
+export { cellOf, structureOf } from "./structure";
+export type { StructureRecord, Structure, PlatformStructure } from "./structure";
+export { toPoscar, fromPoscar } from "./poscar";
+export { toCif, fromCif } from "./cif";
+export { toXyz, fromXyz } from "./xyz";
