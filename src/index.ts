@@ -44,6 +44,9 @@ export type {
   FrameWarning,
   ReadOptions,
   WarningHandler,
+  StructureExportOptions,
+  StructureExportResult,
+  StructureFormat,
 } from "./frame";
 
 // The local platform.

@@ -29,8 +29,11 @@ Options:
   --page-size N          records per request, 1-500 (default 500)
   --max-items N          stop after N records
   --paging offset|keyset paging strategy (default offset)
-  --format csv|ndjson    output format (default: ndjson for .ndjson/.jsonl files, else csv)
-  --output FILE|-        output file, or - for stdout (default -)
+  --format FORMAT        csv or ndjson (default: ndjson for .ndjson/.jsonl files, else csv), or a
+                         structure format: poscar, cif or xyz (one file per material in the
+                         --output directory, with an index.csv; xyz to an --output ending in .xyz
+                         writes one multi-frame file)
+  --output FILE|DIR|-    output file (or directory for poscar/cif/xyz), or - for stdout (default -)
   --force                overwrite an existing output file
   --no-formula-escape    write CSV text cells exactly as stored (by default a cell starting with
                          = + - @ tab or CR gets a leading ' so spreadsheets do not run it)
@@ -159,7 +162,11 @@ async function parse(argv: string[]): Promise<Parsed> {
     );
   }
   const paging = oneOf("--paging", values.paging, ["offset", "keyset"] as const);
-  const format = oneOf("--format", values.format, ["csv", "ndjson"] as const) ?? (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : "csv");
+  const format = oneOf("--format", values.format, ["csv", "ndjson", "poscar", "cif", "xyz"] as const) ?? (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : "csv");
+  if (["poscar", "cif", "xyz"].includes(format)) {
+    if (output === "-") throw new UsageError(`--format ${format} writes one file per material: give --output DIR (a directory to create).`);
+    if (values.columns !== undefined) throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
+  }
   const task: Parsed["task"] = {
     baseUrl: values["base-url"],
     query: jsonObject("--query", values.query, `'{"formula":"Si"}'`),

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/structure-export";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import { startServer, type ServerHandle } from "../server";
@@ -7,7 +9,7 @@ import { writeRows, type ExportResult } from "../frame/export";
 import type { FrameWarning } from "../frame/row-reader";
 import { planTableRead } from "../frame/collection-io";
 import { checkTarget } from "../frame/atomic-file";
-import { ValidationError } from "../errors";
+import { TargetExistsError, ValidationError } from "../errors";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;
@@ -56,7 +58,7 @@ export interface ExportTaskOptions {
    * Output format.
    * @default "csv"
    */
-  format?: "csv" | "ndjson";
+  format?: "csv" | "ndjson" | StructureFormat;
   /** A file path (written atomically) or a stream such as `process.stdout`. */
   output: string | Writable;
   /**
@@ -98,6 +100,10 @@ export interface ExportTaskResult extends ExportResult {
   readonly source: ExportSource;
 }
 
+function isStructureFormat(format: string | undefined): format is StructureFormat {
+  return (STRUCTURE_FORMATS as readonly string[]).includes(format ?? "");
+}
+
 /**
  * Exports a collection's materials as CSV or NDJSON, from the platform named by `baseUrl` or
  * `MATFRAME_BASE_URL`, or from the built-in local platform (demo account) when neither is set.
@@ -110,8 +116,13 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   // Mistakes the user can fix are reported before a server is started or a login sent; the
   // plan checked here is the one the export runs (nothing is checked twice).
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
-  const { plan, walk } = planTableRead({ query, columns, sort, pageSize, maxItems, paging, signal });
-  if (typeof options.output === "string") await checkTarget(options.output, options.force);
+  const structures = isStructureFormat(options.format)
+    ? planStructureExport({ format: options.format, singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output), query, sort, pageSize, maxItems, paging, signal })
+    : undefined;
+  const { plan, walk } = structures ? { plan: undefined, walk: structures.walk } : planTableRead({ query, columns, sort, pageSize, maxItems, paging, signal });
+  if (typeof options.output === "string" && (!structures || structures.singleFile)) await checkTarget(options.output, options.force);
+  if (structures && typeof options.output !== "string") throw new ValidationError("output", `--format ${options.format} writes one file per material: give --output DIR (a directory to create).`);
+  if (structures && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
   const env = options.env ?? process.env;
   const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
   if (baseUrl === undefined && options.username !== undefined) {
@@ -140,12 +151,10 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       source = { baseUrl: client.baseUrl, local: false };
     }
     events.onSource?.(source);
-    const result = await writeRows(client.materials.walk(walk), options.output, options.format ?? "csv", plan, {
-      force: options.force,
-      escapeFormulas: options.escapeFormulas,
-      onProgress: events.onProgress,
-      onWarning: events.onWarning,
-    });
+    const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
+    const result = structures
+      ? await writeStructures(client.materials.walk(walk), options.output as string, structures, events2)
+      : await writeRows(client.materials.walk(walk), options.output, (options.format ?? "csv") as "csv" | "ndjson", plan!, { ...events2, escapeFormulas: options.escapeFormulas });
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);

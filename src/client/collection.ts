@@ -1,3 +1,4 @@
+import type { StructureExportOptions, StructureExportResult } from "../frame/structure-export";
 import type { Fields, Projection, Query } from "../schemas";
 import type { Client } from "./client";
 import { ValidationError } from "../errors";
@@ -141,6 +142,19 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     const io = await import("../frame/collection-io.js");
     const { plan, walk } = io.planTableRead(options);
     return io.writeRows(this.walk(walk), target, "ndjson", plan, options);
+  }
+
+  /**
+   * Writes the structure of every matching material as a file (`format`: `"poscar"`, `"cif"` or
+   * `"xyz"`) into the directory `dir`, with an `index.csv`, page by page; the directory appears
+   * only when complete (an existing one needs `force`). xyz can also go to one multi-frame file
+   * (`singleFile: true`, `dir` is then the file).
+   * @example await client.materials.exportStructures("structures", { query: { formula: "Si" }, format: "cif" });
+   */
+  async exportStructures(dir: string, options: StructureExportOptions): Promise<StructureExportResult> {
+    const io = await import("../frame/structure-export.js");
+    const plan = io.planStructureExport(options);
+    return io.writeStructures(this.walk(plan.walk), dir, plan, options);
   }
 
   /**

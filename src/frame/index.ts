@@ -9,3 +9,4 @@ export { exportCsv, exportNdjson } from "./export";
 export type { ExportTarget, PageSource, ExportOptions, CsvExportOptions, ExportResult } from "./export";
 export type { FrameWarning, ReadOptions } from "./row-reader";
 export type { WarningHandler } from "./warnings";
+export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./structure-export";

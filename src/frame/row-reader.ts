@@ -5,8 +5,8 @@ import { InvalidMethodError } from "../errors";
 
 /** Something worth telling the user about the data, which did not stop the table. */
 export interface FrameWarning {
-  /** Stable code: `"INVALID_METHOD"` when method values failed the method schema. */
-  readonly code: "INVALID_METHOD";
+  /** Stable code: `"INVALID_METHOD"` when method values failed the method schema, `"INVALID_STRUCTURE"` when a structure export skipped records. */
+  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
   /** Dotted path of the method object, e.g. `"method"`. */

@@ -1,0 +1,216 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { randomBytes } from "node:crypto";
+import { OutputError, StructureError, TargetExistsError, ValidationError } from "../errors";
+import type { IterateOptions, Progress } from "../client/options";
+import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
+import { toCif, toPoscar, toXyz, type StructureRecord } from "../structure";
+import { openAtomicFile } from "./atomic-file";
+import { csvLine } from "./csv";
+import type { FrameWarning } from "./row-reader";
+import { reportWarnings, type WarningHandler } from "./warnings";
+
+/** The structure file formats. */
+export type StructureFormat = "poscar" | "cif" | "xyz";
+export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "xyz"];
+
+/** Options of `exportStructures`. */
+export interface StructureExportOptions extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate"> {
+  /** `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1) or `"xyz"` (extended XYZ). */
+  format: StructureFormat;
+  /**
+   * xyz only: write every structure as a frame of one file at the target path instead of a
+   * directory of files.
+   * @default false
+   */
+  singleFile?: boolean;
+  /** Replace an existing target (directory or file). @default false */
+  force?: boolean;
+  /** After each page: pages, structures written so far (`items`) and bytes. */
+  onProgress?: (progress: Progress) => void;
+  /** Records skipped because their basis and lattice disagree (code `INVALID_STRUCTURE`). */
+  onWarning?: WarningHandler;
+}
+
+/** What a structure export wrote. */
+export interface StructureExportResult {
+  /** Structures written. */
+  readonly items: number;
+  /** Records skipped (see `warnings`). */
+  readonly skipped: number;
+  readonly pages: number;
+  readonly bytes: number;
+  /** The absolute path of the directory (or the single xyz file). */
+  readonly path: string;
+  readonly warnings: readonly FrameWarning[];
+}
+
+/** A structure export, checked once before any request. */
+export interface StructureExportPlan {
+  readonly format: StructureFormat;
+  readonly singleFile: boolean;
+  readonly walk: ResolvedIterateOptions;
+}
+
+/** Only what the writers read is asked for. */
+const FIELDS = { _id: 1, name: 1, formula: 1, lattice: 1, basis: 1, "external.id": 1 } as const;
+const WRITERS = { poscar: toPoscar, cif: toCif, xyz: toXyz } as const;
+const EXTENSIONS = { poscar: "vasp", cif: "cif", xyz: "xyz" } as const;
+
+/** Checks the options of a structure export (format, walk) once. */
+export function planStructureExport(options: StructureExportOptions): StructureExportPlan {
+  if (options === null || typeof options !== "object") throw new ValidationError("options", 'exportStructures(dir, options) needs { format: "poscar" | "cif" | "xyz" }.');
+  const { format, singleFile = false, query, sort, pageSize, maxItems, paging, concurrency, signal } = options;
+  if (!STRUCTURE_FORMATS.includes(format)) {
+    throw new ValidationError("format", `format must be "poscar", "cif" or "xyz"; got ${JSON.stringify(format)}.`);
+  }
+  if (singleFile && format !== "xyz") throw new ValidationError("singleFile", "singleFile works with format \"xyz\" only (POSCAR and CIF hold one structure per file).");
+  const walk = validateIterateOptions({ query, fields: FIELDS, sort, pageSize, maxItems, paging, concurrency, signal });
+  return { format, singleFile, walk };
+}
+
+/** A file-name part that is safe on every file system: letters, digits, `.`, `_`, `-`. */
+function safe(part: unknown, max = 40): string {
+  return String(part ?? "").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+|-+$/g, "").slice(0, max);
+}
+
+/** `Si_mp-149_<id>.cif`: sorts by formula, then source id; unique even where case is ignored. */
+function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: Set<string>): string {
+  const base = [safe(record.formula) || "structure", safe(record.external?.id), safe(record._id, 64)].filter(Boolean).join("_");
+  let name = `${base}.${ext}`;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.${ext}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+const liveDirs = new Set<string>();
+let hooked = false;
+function trackDir(dir: string): void {
+  if (!hooked) {
+    hooked = true;
+    process.once("exit", () => {
+      for (const d of liveDirs) fs.rmSync(d, { recursive: true, force: true });
+    });
+  }
+  liveDirs.add(dir);
+}
+
+/**
+ * Writes each record's structure page by page into a temporary directory beside the target,
+ * with an `index.csv` (file, _id, name, formula, atoms), and renames it to the target when every
+ * page is written: the target appears complete or not at all. Records whose basis and lattice
+ * disagree are skipped and reported with their ids.
+ */
+export async function writeStructures(
+  pages: AsyncIterable<readonly unknown[]>,
+  target: string,
+  plan: StructureExportPlan,
+  options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning"> = {},
+): Promise<StructureExportResult> {
+  const final = path.resolve(target);
+  const exists = fs.existsSync(final);
+  if (exists && !options.force) throw new TargetExistsError(target);
+  if (plan.singleFile) return writeSingleXyz(pages, target, options);
+  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${randomBytes(4).toString("hex")}.partial`);
+  try {
+    fs.mkdirSync(temp, { recursive: false });
+  } catch (error) {
+    throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, target, { cause: error });
+  }
+  trackDir(temp);
+  const write = WRITERS[plan.format];
+  const ext = EXTENSIONS[plan.format];
+  const taken = new Set<string>(["index.csv"]);
+  const index: string[] = [csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n"];
+  const skipped: string[] = [];
+  let items = 0;
+  let pageCount = 0;
+  let bytes = 0;
+  try {
+    for await (const page of pages) {
+      for (const raw of page) {
+        const record = raw as StructureRecord & { _id: string };
+        let text: string;
+        try {
+          text = write(record);
+        } catch (error) {
+          if (!(error instanceof StructureError)) throw error;
+          skipped.push(record._id);
+          continue;
+        }
+        const name = fileName(record, ext, taken);
+        await fs.promises.writeFile(path.join(temp, name), text);
+        index.push(csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n");
+        bytes += Buffer.byteLength(text);
+        items++;
+      }
+      pageCount++;
+      options.onProgress?.({ pages: pageCount, items, bytes });
+    }
+    await fs.promises.writeFile(path.join(temp, "index.csv"), index.join(""));
+    if (exists) fs.rmSync(final, { recursive: true, force: true });
+    fs.renameSync(temp, final);
+    liveDirs.delete(temp);
+  } catch (error) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    liveDirs.delete(temp);
+    throw error;
+  }
+  const warnings = skippedWarnings(skipped);
+  reportWarnings(warnings, options.onWarning);
+  return { items, skipped: skipped.length, pages: pageCount, bytes, path: final, warnings };
+}
+
+async function writeSingleXyz(
+  pages: AsyncIterable<readonly unknown[]>,
+  target: string,
+  options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
+): Promise<StructureExportResult> {
+  const file = await openAtomicFile(target, { force: options.force });
+  const skipped: string[] = [];
+  let items = 0;
+  let pageCount = 0;
+  let bytes = 0;
+  try {
+    for await (const page of pages) {
+      let text = "";
+      for (const raw of page) {
+        const record = raw as StructureRecord & { _id: string };
+        try {
+          text += toXyz(record);
+          items++;
+        } catch (error) {
+          if (!(error instanceof StructureError)) throw error;
+          skipped.push(record._id);
+        }
+      }
+      if (!file.stream.write(text)) await new Promise<void>((resolve) => file.stream.once("drain", () => resolve()));
+      bytes += Buffer.byteLength(text);
+      pageCount++;
+      options.onProgress?.({ pages: pageCount, items, bytes });
+    }
+    await file.commit();
+  } catch (error) {
+    await file.abort();
+    throw error;
+  }
+  const warnings = skippedWarnings(skipped);
+  reportWarnings(warnings, options.onWarning);
+  return { items, skipped: skipped.length, pages: pageCount, bytes, path: file.path, warnings };
+}
+
+function skippedWarnings(ids: string[]): FrameWarning[] {
+  if (ids.length === 0) return [];
+  const shown = ids.slice(0, 10);
+  return [
+    {
+      code: "INVALID_STRUCTURE",
+      path: "basis",
+      rows: ids.length,
+      ids: shown,
+      message:
+        `${ids.length} material(s) skipped: their basis and lattice disagree (counts, ids or units), e.g. ` +
+        `${shown.join(", ")}${ids.length > shown.length ? ", ..." : ""}. toPoscar(record) names the problem.`,
+    },
+  ];
+}
