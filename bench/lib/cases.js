@@ -29,6 +29,7 @@ function clientCases({ groups, server, credentials, columnsFields, python }) {
   }
   add("export", "exportCsv.small.offset", "exportCsv (default columns), offset", "export-csv.js", { paging: "offset" }, { size: "small" });
   add("export", "exportCsv.small.keyset", "exportCsv (default columns), keyset", "export-csv.js", { paging: "keyset" }, { size: "small" });
+  add("structures", "exportStructures.cif", "exportStructures (cif, one file per material)", "export-structures.js", { format: "cif" }, { size: "small" });
   return cases;
 }
 

@@ -121,7 +121,9 @@ export async function writeStructures(
   const write = WRITERS[plan.format];
   const ext = EXTENSIONS[plan.format];
   const taken = new Set<string>(["index.csv"]);
-  const index: string[] = [csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n"];
+  // The index streams to its file as pages arrive, so memory stays flat in the collection size.
+  const index = fs.createWriteStream(path.join(temp, "index.csv"));
+  index.write(csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n");
   const skipped: string[] = [];
   let items = 0;
   let pageCount = 0;
@@ -140,18 +142,19 @@ export async function writeStructures(
         }
         const name = fileName(record, ext, taken);
         await fs.promises.writeFile(path.join(temp, name), text);
-        index.push(csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n");
+        index.write(csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n");
         bytes += Buffer.byteLength(text);
         items++;
       }
       pageCount++;
       options.onProgress?.({ pages: pageCount, items, bytes });
     }
-    await fs.promises.writeFile(path.join(temp, "index.csv"), index.join(""));
+    await new Promise<void>((resolve, reject) => index.end((error?: Error | null) => (error ? reject(error) : resolve())));
     if (exists) fs.rmSync(final, { recursive: true, force: true });
     fs.renameSync(temp, final);
     liveDirs.delete(temp);
   } catch (error) {
+    index.destroy();
     fs.rmSync(temp, { recursive: true, force: true });
     liveDirs.delete(temp);
     throw error;

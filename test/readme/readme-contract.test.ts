@@ -53,6 +53,7 @@ function coveredBy(line: string, section: string): string | undefined {
     "npx vitest run test/reliability": "npm test runs the same files",
     "npm run load -- --small": "test/reliability/load-small.test.ts",
     "npm run load": "not in CI: the full load run takes minutes; load-small.test.ts runs the same harness small",
+    "npm run bench -- --quick --only structures --synthetic N": "not a literal command (N is a size)",
     "npm run bench -- --only link": "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
     "npm run bench -- --only link --rtt 80 --mbit 20": "not in CI, as above",
     "npm run bench": "not in CI: the full run takes about 10 minutes; .ci/run runs the same harness with --quick",
