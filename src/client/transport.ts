@@ -162,7 +162,10 @@ export class Transport {
     const qs = o.search ? new URLSearchParams(o.search).toString() : "";
     const path = `${this.#basePath}/${o.path}${qs ? `?${qs}` : ""}`;
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
-    const maxAttempts = o.method === "GET" && !o.login ? this.#o.maxRetries + 1 : 1;
+    // A login is retried only when the server refused it before checking the password (503 with
+    // Retry-After from a full login queue: a class behind one address logging in at once), never
+    // after a network failure, when the password may have been checked already.
+    const maxAttempts = o.method === "GET" || o.login ? this.#o.maxRetries + 1 : 1;
     const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
     const key = cache ? cacheKey(this.#origin + path, o.cacheScope) : "";
     const kept = cache?.get(key);
@@ -172,7 +175,7 @@ export class Transport {
       const outcome = await this.#attempt(request, path, callerSignal);
       const retriesLeft = attempt < maxAttempts;
       if ("kind" in outcome) {
-        if (retriesLeft && (outcome.kind === "timeout" || outcome.kind === "connection" || outcome.kind === "decode")) {
+        if (retriesLeft && !o.login && (outcome.kind === "timeout" || outcome.kind === "connection" || outcome.kind === "decode")) {
           await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
           continue;
         }
@@ -189,7 +192,8 @@ export class Transport {
         return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
-      if (retriesLeft && RETRYABLE_STATUSES.has(outcome.status) && (wait ?? 0) <= MAX_RETRY_AFTER_MS) {
+      const retryable = o.login ? outcome.status === 503 && wait !== undefined : RETRYABLE_STATUSES.has(outcome.status);
+      if (retriesLeft && retryable && (wait ?? 0) <= MAX_RETRY_AFTER_MS) {
         await this.#wait(wait ?? backoffDelayMs(attempt - 1), callerSignal, endpoint);
         continue;
       }
