@@ -144,7 +144,7 @@ export async function writeRows(
 }
 
 /** Writes with backpressure and turns a stream's asynchronous 'error' into a rejection. */
-class Sink {
+export class Sink {
   bytes = 0;
   private failure: unknown;
   private readonly onError = (error: unknown): void => {

@@ -6,6 +6,7 @@ import type { IterateOptions, Progress } from "../client/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
 import { toCif, toPoscar, toXyz, type StructureRecord } from "../structure";
 import { openAtomicFile } from "./atomic-file";
+import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "./row-reader";
 import { reportWarnings, type WarningHandler } from "./warnings";
@@ -122,14 +123,17 @@ export async function writeStructures(
   const ext = EXTENSIONS[plan.format];
   const taken = new Set<string>(["index.csv"]);
   // The index streams to its file as pages arrive, so memory stays flat in the collection size.
-  const index = fs.createWriteStream(path.join(temp, "index.csv"));
-  index.write(csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n");
+  // A file handle, not a stream: every write is awaited, so an abort never leaves a write in flight.
+  let index: fs.promises.FileHandle | undefined;
   const skipped: string[] = [];
   let items = 0;
   let pageCount = 0;
   let bytes = 0;
   try {
+    index = await fs.promises.open(path.join(temp, "index.csv"), "w");
+    await index.write(csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n");
     for await (const page of pages) {
+      let lines = "";
       for (const raw of page) {
         const record = raw as StructureRecord & { _id: string };
         let text: string;
@@ -142,19 +146,21 @@ export async function writeStructures(
         }
         const name = fileName(record, ext, taken);
         await fs.promises.writeFile(path.join(temp, name), text);
-        index.write(csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n");
+        lines += csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n";
         bytes += Buffer.byteLength(text);
         items++;
       }
+      await index.write(lines);
       pageCount++;
       options.onProgress?.({ pages: pageCount, items, bytes });
     }
-    await new Promise<void>((resolve, reject) => index.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await index.close();
+    index = undefined;
     if (exists) fs.rmSync(final, { recursive: true, force: true });
     fs.renameSync(temp, final);
     liveDirs.delete(temp);
   } catch (error) {
-    index.destroy();
+    await index?.close().catch(() => undefined);
     fs.rmSync(temp, { recursive: true, force: true });
     liveDirs.delete(temp);
     throw error;
@@ -170,6 +176,7 @@ async function writeSingleXyz(
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
 ): Promise<StructureExportResult> {
   const file = await openAtomicFile(target, { force: options.force });
+  const sink = new Sink(file.stream, target);
   const skipped: string[] = [];
   let items = 0;
   let pageCount = 0;
@@ -187,15 +194,18 @@ async function writeSingleXyz(
           skipped.push(record._id);
         }
       }
-      if (!file.stream.write(text)) await new Promise<void>((resolve) => file.stream.once("drain", () => resolve()));
+      await sink.write(text);
       bytes += Buffer.byteLength(text);
       pageCount++;
       options.onProgress?.({ pages: pageCount, items, bytes });
     }
+    sink.check();
     await file.commit();
   } catch (error) {
     await file.abort();
     throw error;
+  } finally {
+    sink.release();
   }
   const warnings = skippedWarnings(skipped);
   reportWarnings(warnings, options.onWarning);
