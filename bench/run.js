@@ -151,7 +151,7 @@ async function main(settings) {
     }
   });
 
-  if (settings.groups.has("export")) {
+  if (settings.groups.has("export") || settings.groups.has("parquet")) {
     servers.big = await withServer(settings.big, async (server) => {
       const credentials = await login(server.baseUrl);
       const cases = bigExportCases({ groups: settings.groups, server, credentials });

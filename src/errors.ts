@@ -296,6 +296,32 @@ export class StructureError extends MatframeError {
   }
 }
 
+/**
+ * A value does not fit its column's type in a typed export (Parquet, Arrow): a column typed
+ * `double` from the platform's schema or from the first row group met text, for example.
+ */
+export class ColumnTypeError extends MatframeError {
+  override readonly code: string = "ERR_COLUMN_TYPE";
+  override readonly name: string = "ColumnTypeError";
+  /** The column's name, e.g. `"lattice.a"`. */
+  readonly column: string;
+  /** The type the column was given. */
+  readonly type: string;
+  /** The `_id` of the record whose value did not fit, when it has one. */
+  readonly id: string | undefined;
+
+  constructor(column: string, type: string, value: string, id: string | undefined) {
+    super(
+      `Column "${column}" is typed ${type}, but record ${id ?? "(no _id)"} has ${value} there. ` +
+        `Give the column a type that holds every value, e.g. types: { "${column}": "string" } ` +
+        `(CLI: --types ${column}=string), or leave it out.`,
+    );
+    this.column = column;
+    this.type = type;
+    this.id = id;
+  }
+}
+
 /** An optional package that a feature needs is not installed. */
 export class MissingDependencyError extends MatframeError {
   override readonly code: string = "ERR_MISSING_DEPENDENCY";

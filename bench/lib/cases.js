@@ -27,24 +27,29 @@ function clientCases({ groups, server, credentials, columnsFields, python }) {
   if (python.command && groups.has("python")) {
     add("python", "python", `Python requests + pandas.json_normalize`, "python_pandas.py", { fields: columnsFields }, { python: python.command });
   }
-  add("export", "exportCsv.small.offset", "exportCsv (default columns), offset", "export-csv.js", { paging: "offset" }, { size: "small" });
-  add("export", "exportCsv.small.keyset", "exportCsv (default columns), keyset", "export-csv.js", { paging: "keyset" }, { size: "small" });
+  add("export", "exportCsv.small.offset", "exportCsv (default columns), offset", "export-table.js", { paging: "offset" }, { size: "small" });
+  add("export", "exportCsv.small.keyset", "exportCsv (default columns), keyset", "export-table.js", { paging: "keyset" }, { size: "small" });
+  add("parquet", "parquet.exportCsv.small", "exportCsv (default columns), offset: the baseline", "export-table.js", { format: "csv" }, { size: "small" });
+  add("parquet", "exportParquet.small", "exportParquet (default columns), offset", "export-table.js", { format: "parquet" }, { size: "small" });
   add("structures", "exportStructures.cif", "exportStructures (cif, one file per material)", "export-structures.js", { format: "cif" }, { size: "small" });
   return cases;
 }
 
 /** The export cases against the large server (1,000,000 materials in a full run). */
 function bigExportCases({ groups, server, credentials }) {
-  if (!groups.has("export")) return [];
   const common = { baseUrl: server.baseUrl, credentials, expected: server.materialCount };
-  return ["offset", "keyset"].map((paging) => ({
-    group: "export",
-    id: `exportCsv.big.${paging}`,
-    label: `exportCsv (default columns), ${paging}`,
-    script: "export-csv.js",
-    size: "big",
-    params: { ...common, paging, label: `exportCsv.big.${paging}` },
-  }));
+  const cases = [];
+  if (groups.has("export")) {
+    for (const paging of ["offset", "keyset"]) {
+      const id = `exportCsv.big.${paging}`;
+      cases.push({ group: "export", id, label: `exportCsv (default columns), ${paging}`, script: "export-table.js", size: "big", params: { ...common, paging, label: id } });
+    }
+  }
+  if (groups.has("parquet")) {
+    const id = "exportParquet.big";
+    cases.push({ group: "parquet", id, label: "exportParquet (default columns), offset", script: "export-table.js", size: "big", params: { ...common, format: "parquet", label: id } });
+  }
+  return cases;
 }
 
 /** A query every material matches but the server must evaluate record by record. */

@@ -72,7 +72,10 @@ function linkCases({ groups, server, link, credentials, columnsFields, python, c
   add("link.iterate", `client.materials.iterate, whole records, c=${concurrency}`, "iterate.js", { paging: "offset", concurrency });
   add("link.toDataFrame", `toDataFrame (default columns), c=${concurrency}`, "to-dataframe.js", { concurrency });
   add("link.toDataFrame.cached", `toDataFrame re-run with cache: "memory", c=${concurrency}`, "to-dataframe-cached.js", { concurrency });
-  add("link.exportCsv", `exportCsv (default columns), c=${concurrency}`, "export-csv.js", { paging: "offset", concurrency });
+  add("link.exportCsv", `exportCsv (default columns), c=${concurrency}`, "export-table.js", { paging: "offset", concurrency });
+  add("link.exportParquet.keyset", "exportParquet (default columns), one keyset walk", "export-table.js", { format: "parquet", paging: "keyset" });
+  add("link.exportParquet.p4", "exportParquet (default columns), 4 partitions", "export-table.js", { format: "parquet", partitions: 4 });
+  add("link.exportParquet.offset", `exportParquet (default columns), one offset walk, c=${concurrency}`, "export-table.js", { format: "parquet", paging: "offset", concurrency });
   if (python.command) {
     add("link.python", "Python requests one page at a time + pandas (the platform client's pattern)", "python_pandas.py", { fields: columnsFields }, { python: python.command });
     add("link.python.threads", "Python requests.Session + 3 threads + pandas", "python_threads.py", { fields: columnsFields }, { python: python.command });

@@ -28,6 +28,10 @@ function computeRatios(cases, link) {
     ["link.python/toDataFrame", "link: Python one page at a time + pandas / toDataFrame", ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))), ">=", 5],
     ["link.python.threads/toDataFrame", "link: Python 3 threads + pandas / toDataFrame", ratio(seconds(c("link.python.threads")), seconds(c("link.toDataFrame"))), ">=", 1.5],
     ["link.cached/first", "link: toDataFrame re-run with the cache / first run", ratio(seconds(c("link.toDataFrame.cached")), c("link.toDataFrame.cached")?.firstSeconds?.median), "<=", 0.2],
+    ["parquet.time/csv", "exportParquet time / exportCsv time (default columns, small collection)", ratio(seconds(c("exportParquet.small")), seconds(c("parquet.exportCsv.small"))), "<=", 1.3],
+    ["parquet.bytes/csv", "exportParquet file size / exportCsv file size", ratio(c("exportParquet.small")?.megabytes?.median, c("parquet.exportCsv.small")?.megabytes?.median), "<=", 0.4],
+    ["parquet.rss.big/small", "exportParquet peak RSS big / small", ratio(MiB(c("exportParquet.big")), MiB(c("exportParquet.small"))), "<=", 1.3],
+    ["link.partitions4/keyset", "link: exportParquet one keyset walk / 4 partitions (time)", ratio(seconds(c("link.exportParquet.keyset")), seconds(c("link.exportParquet.p4"))), ">=", 2],
     ["exportCsv.rss.big/small", "exportCsv peak RSS big / small, offset (default)", ratio(MiB(c("exportCsv.big.offset")), MiB(c("exportCsv.small.offset"))), "<=", 1.3],
   ];
   const serverInfo = [];
@@ -56,6 +60,7 @@ function computeRatios(cases, link) {
     ["iterate.offset.c1/floor", "iterate offset c=1 time / floor c=1 (full records)", ratio(seconds(c("iterate.offset.c1")), seconds(c("floor.full.c1")))],
     ["iterate.offset.c3/floor", "iterate offset c=3 time / floor c=3 (full records)", ratio(seconds(c("iterate.offset.c3")), seconds(c("floor.full.c3")))],
     ["iterate.keyset/floor.c1", "iterate keyset time / floor c=1 (full records)", ratio(seconds(c("iterate.keyset")), seconds(c("floor.full.c1")))],
+    ["link.partitions4/offset", "link: exportParquet one offset walk (c=6) / 4 partitions (time)", ratio(seconds(c("link.exportParquet.offset")), seconds(c("link.exportParquet.p4")))],
     ["exportCsv.rss.big/small.keyset", "exportCsv peak RSS big / small, keyset", ratio(MiB(c("exportCsv.big.keyset")), MiB(c("exportCsv.small.keyset")))],
     ...serverInfo,
     ["server.cold.offsetDeep/first", "server deep / first page, offset, query never seen (cold)", ratio(seconds(c("server.cold.offsetDeep")), seconds(c("server.cold.offsetFirst")))],

@@ -1,10 +1,11 @@
 import type { StructureExportOptions, StructureExportResult } from "../frame/structure-export";
-import type { Fields, Projection, Query } from "../schemas";
+import { MAX_LIMIT, type Fields, type Projection, type Query } from "../schemas";
 import type { Client } from "./client";
 import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
 import { keysetPages } from "./paging/keyset";
+import { checkPartitions, partitionQuery, splitIdRange } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";
 import { recordArray, recordObject } from "./response-checks";
 import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./validate-options";
@@ -13,6 +14,7 @@ import type {
   CollectionCsvOptions,
   CollectionFrameOptions,
   CollectionNdjsonOptions,
+  CollectionParquetOptions,
 } from "../frame/collection-io";
 import type { DataFrame } from "../frame/dataframe";
 import type { ExportResult, ExportTarget } from "../frame/export";
@@ -129,8 +131,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportCsv(target: ExportTarget, options: CollectionCsvOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    const { plan, walk } = io.planTableRead(options);
-    return io.writeRows(this.walk(walk), target, "csv", plan, options);
+    return io.exportTable(this, "csv", target, options);
   }
 
   /**
@@ -140,8 +141,18 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportNdjson(target: ExportTarget, options: CollectionNdjsonOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    const { plan, walk } = io.planTableRead(options);
-    return io.writeRows(this.walk(walk), target, "ndjson", plan, options);
+    return io.exportTable(this, "ndjson", target, options);
+  }
+
+  /**
+   * Writes every matching record as one Parquet file with typed columns (double, int32/int64,
+   * boolean, string; nulls as nulls), a row group at a time while pages stream, atomically as
+   * {@link Collection.exportCsv}. DuckDB, pandas, polars and Spark read it in place.
+   * @example await client.materials.exportParquet("materials.parquet", { columns: ["formula", "lattice.a"] });
+   */
+  async exportParquet(target: ExportTarget, options: CollectionParquetOptions = {}): Promise<ExportResult> {
+    const io = await import("../frame/collection-io.js");
+    return io.exportTable(this, "parquet", target, options);
   }
 
   /**
@@ -168,6 +179,29 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
       this.#fetch(query, projection, signal, recordArray({ requireId: true, maxItems: projection.limit }));
     const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());
     return o.stripId ? withoutIds(pages) : pages;
+  }
+
+  /**
+   * The walks of a partitioned read: the `_id` range split into `parts` (see `splitIdRange`),
+   * each walked with its own keyset cursor. Costs two requests for a sample of ids first.
+   * @internal
+   */
+  async partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]> {
+    checkPartitions(parts);
+    if (resolved.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions; leave it out, or leave out partitions.");
+    if (Object.keys(resolved.sort).some((key) => key !== "_id") || resolved.sort._id !== 1) {
+      throw new ValidationError("sort", "A partitioned read walks in _id order; leave out sort, or leave out partitions.");
+    }
+    const merged = resolved.signal ? AbortSignal.any([resolved.signal, signal]) : signal;
+    const sample = async (direction: 1 | -1): Promise<string[]> => {
+      const projection: Projection = { fields: { _id: 1 }, sort: { _id: direction }, limit: MAX_LIMIT };
+      const records = await this.#fetch(resolved.query, projection, merged, recordArray({ requireId: true, maxItems: MAX_LIMIT }));
+      return records.map((record) => record._id);
+    };
+    const ids = parts === 1 ? [] : (await Promise.all([sample(1), sample(-1)])).flat();
+    return splitIdRange(ids, parts).map((part) =>
+      this.walk({ ...resolved, paging: "keyset", sort: { _id: 1 }, concurrency: 1, signal: merged, query: partitionQuery(resolved.query, part) }),
+    );
   }
 
   /** `GET /api/2018-10-01/{name}`, as errors name it. */

@@ -9,6 +9,10 @@ import { loadDanfo } from "./danfo";
 import type { DataFrame } from "./dataframe";
 import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export";
 import { finishFrame, type TableOptions } from "./to-dataframe";
+import { checkParquetOptions, writeParquet, type ParquetExportOptions } from "./parquet";
+import { writePartitioned, type PartitionOptions, type PartWriter } from "./partitioned-export";
+import type { ExportResult, ExportTarget } from "./export";
+import type { PlatformRecord } from "../client/collection";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived
@@ -23,10 +27,13 @@ export interface CollectionFrameOptions extends FrameIterateOptions, TableOption
 }
 
 /** `collection.exportCsv(target, options)`. */
-export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions;
+export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & PartitionOptions;
 
 /** `collection.exportNdjson(target, options)`. */
-export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions;
+export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & PartitionOptions;
+
+/** `collection.exportParquet(target, options)`. */
+export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions;
 
 /** A table read, checked once: the columns and the walk that fetches exactly what they need. */
 export interface TableRead {
@@ -56,4 +63,32 @@ export async function readFrame(open: () => PageSource, plan: ColumnPlan, option
   return finishFrame(builder, options.onWarning);
 }
 
-export { writeRows };
+/** What a table export needs from its collection: one walk, or the walks of a partitioned read. */
+export interface WalkSource {
+  walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]>;
+  partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]>;
+}
+
+/** The table formats a collection exports. */
+export type TableFormat = "csv" | "ndjson" | "parquet";
+
+/**
+ * A collection's table export: options checked once, then one walk into one file, or (with
+ * `partitions`) concurrent walks into a dataset directory of part files.
+ */
+export async function exportTable(
+  source: WalkSource,
+  format: TableFormat,
+  target: ExportTarget,
+  options: CollectionParquetOptions & CollectionCsvOptions,
+): Promise<ExportResult> {
+  const { plan, walk } = planTableRead(options);
+  const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
+  const write = (pages: PageSource, to: ExportTarget, onProgress = options.onProgress): Promise<ExportResult> =>
+    parquet ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet) : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
+  if (options.partitions === undefined) return write(source.walk(walk), target);
+  const part: PartWriter = (pages, file, onProgress) => write(pages, file, onProgress);
+  return writePartitioned((signal) => source.partitionWalks(walk, options.partitions!, signal), target, format, part, options);
+}
+
+export { writeRows, writeParquet, checkParquetOptions };

@@ -158,11 +158,11 @@ export class Sink {
     stream.on("error", this.onError);
   }
 
-  async write(text: string): Promise<void> {
-    if (text.length === 0) return;
+  async write(chunk: string | Uint8Array): Promise<void> {
+    if (chunk.length === 0) return;
     this.check();
-    this.bytes += Buffer.byteLength(text);
-    if (this.stream.write(text)) return;
+    this.bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength;
+    if (this.stream.write(chunk)) return;
     await new Promise<void>((resolve, reject) => {
       const done = (error?: unknown): void => {
         this.stream.off("drain", onDrain);

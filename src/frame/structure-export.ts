@@ -1,11 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
-import { OutputError, StructureError, TargetExistsError, ValidationError } from "../errors";
+import { StructureError, ValidationError } from "../errors";
 import type { IterateOptions, Progress } from "../client/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
 import { toCif, toPoscar, toXyz, type StructureRecord } from "../structure";
 import { openAtomicFile } from "./atomic-file";
+import { openAtomicDir } from "./atomic-dir";
 import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "./row-reader";
@@ -84,18 +84,6 @@ function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext
   return name;
 }
 
-const liveDirs = new Set<string>();
-let hooked = false;
-function trackDir(dir: string): void {
-  if (!hooked) {
-    hooked = true;
-    process.once("exit", () => {
-      for (const d of liveDirs) fs.rmSync(d, { recursive: true, force: true });
-    });
-  }
-  liveDirs.add(dir);
-}
-
 /**
  * Writes each record's structure page by page into a temporary directory beside the target,
  * with an `index.csv` (file, _id, name, formula, atoms), and renames it to the target when every
@@ -108,17 +96,9 @@ export async function writeStructures(
   plan: StructureExportPlan,
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning"> = {},
 ): Promise<StructureExportResult> {
-  const final = path.resolve(target);
-  const exists = fs.existsSync(final);
-  if (exists && !options.force) throw new TargetExistsError(target);
   if (plan.singleFile) return writeSingleXyz(pages, target, options);
-  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${randomBytes(4).toString("hex")}.partial`);
-  try {
-    fs.mkdirSync(temp, { recursive: false });
-  } catch (error) {
-    throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, target, { cause: error });
-  }
-  trackDir(temp);
+  const dir = openAtomicDir(target, { force: options.force });
+  const temp = dir.tempPath;
   const write = WRITERS[plan.format];
   const ext = EXTENSIONS[plan.format];
   const taken = new Set<string>(["index.csv"]);
@@ -156,18 +136,15 @@ export async function writeStructures(
     }
     await index.close();
     index = undefined;
-    if (exists) fs.rmSync(final, { recursive: true, force: true });
-    fs.renameSync(temp, final);
-    liveDirs.delete(temp);
+    await dir.commit();
   } catch (error) {
     await index?.close().catch(() => undefined);
-    fs.rmSync(temp, { recursive: true, force: true });
-    liveDirs.delete(temp);
+    await dir.abort();
     throw error;
   }
   const warnings = skippedWarnings(skipped);
   reportWarnings(warnings, options.onWarning);
-  return { items, skipped: skipped.length, pages: pageCount, bytes, path: final, warnings };
+  return { items, skipped: skipped.length, pages: pageCount, bytes, path: dir.path, warnings };
 }
 
 async function writeSingleXyz(

@@ -1,0 +1,81 @@
+import type { Query } from "../../schemas";
+import { ValidationError } from "../../errors";
+
+/** Most partitions one walk may be split into. */
+export const MAX_PARTITIONS = 64;
+
+/** One part of a partitioned walk: the `_id` range `[from, to)`; an open end is undefined. */
+export interface IdPartition {
+  readonly index: number;
+  readonly from?: string;
+  readonly to?: string;
+}
+
+/**
+ * Checks a `partitions` option: a whole number from 1 to {@link MAX_PARTITIONS}.
+ * @throws ValidationError (`option: "partitions"`).
+ */
+export function checkPartitions(partitions: unknown): number {
+  if (typeof partitions !== "number" || !Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+    throw new ValidationError("partitions", `partitions must be a whole number from 1 to ${MAX_PARTITIONS}; got ${JSON.stringify(partitions) ?? String(partitions)}.`);
+  }
+  return partitions;
+}
+
+/**
+ * Splits the `_id` range into `parts` contiguous ranges, as Spark's JDBC source splits a table by
+ * key range. The first range is open below and the last open above, so together they cover every
+ * possible `_id`: each record is in exactly one part, however good the split points are, and
+ * records added during the walk land in one part too.
+ *
+ * Split points are spread evenly between the smallest and largest sampled ids, reading the ids as
+ * numbers whose digits are the characters that the sample uses (Meteor's 55-letter alphabet,
+ * hexadecimal for ObjectIds): evenly spread for random ids, since every position of a random id
+ * is uniform over that alphabet.
+ *
+ * @param sample ids of the collection (or the query), including its smallest and largest.
+ */
+export function splitIdRange(sample: readonly string[], parts: number): IdPartition[] {
+  const ids = [...new Set(sample)].sort();
+  if (parts === 1 || ids.length < 2) return [{ index: 0 }];
+  const alphabet = [...new Set(ids.join(""))].sort();
+  const base = BigInt(alphabet.length);
+  const width = Math.max(...ids.map((id) => id.length));
+  const digit = new Map(alphabet.map((char, i) => [char, BigInt(i)]));
+  // Shorter ids are padded with the smallest digit, which keeps their order.
+  const toNumber = (id: string): bigint => {
+    let n = 0n;
+    for (let i = 0; i < width; i++) n = n * base + (i < id.length ? digit.get(id[i])! : 0n);
+    return n;
+  };
+  const toId = (n: bigint): string => {
+    const chars = new Array<string>(width);
+    for (let i = width - 1; i >= 0; i--) {
+      chars[i] = alphabet[Number(n % base)];
+      n /= base;
+    }
+    return chars.join("");
+  };
+  const low = toNumber(ids[0]);
+  const high = toNumber(ids[ids.length - 1]);
+  const points: string[] = [];
+  for (let i = 1; i < parts; i++) {
+    const point = toId(low + ((high - low) * BigInt(i)) / BigInt(parts));
+    if (point > ids[0] && (points.length === 0 || point > points[points.length - 1])) points.push(point);
+  }
+  return [undefined, ...points].map((from, index) => ({
+    index,
+    ...(from === undefined ? {} : { from }),
+    ...(index < points.length ? { to: points[index] } : {}),
+  }));
+}
+
+/** The query of one part: the caller's query and the part's `_id` range. */
+export function partitionQuery(query: Query, part: IdPartition): Query {
+  const range: Record<string, string> = {};
+  if (part.from !== undefined) range.$gte = part.from;
+  if (part.to !== undefined) range.$lt = part.to;
+  if (Object.keys(range).length === 0) return query;
+  const bound = { _id: range };
+  return Object.keys(query).length === 0 ? bound : { $and: [query, bound] };
+}

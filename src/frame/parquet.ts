@@ -1,0 +1,192 @@
+// Parquet export: typed columns written as row groups while pages stream, through
+// hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: README,
+// "Parquet and Arrow".
+import type { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
+import { openAtomicFile } from "./atomic-file";
+import type { ColumnPlan } from "./column-spec";
+import { checkColumnTypes, decideTypes, toTyped, type ColumnType, type TypedCell } from "./column-types";
+import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
+import { recordShapeError } from "./record-shape";
+import { RowReader } from "./row-reader";
+import { reportWarnings } from "./warnings";
+import { MissingDependencyError, ValidationError } from "../errors";
+
+/** The compressions a Parquet export can use. */
+export type ParquetCompression = "snappy" | "gzip" | "none";
+
+/** Options of `exportParquet`. */
+export interface ParquetExportOptions extends ExportOptions {
+  /**
+   * Page compression. Snappy (the Parquet default that Spark, DuckDB and pandas write) costs
+   * little time; gzip makes smaller files for ~2x the write time (README, "Parquet and Arrow").
+   * @default "snappy"
+   */
+  compression?: ParquetCompression;
+  /**
+   * Rows per row group: what the writer holds in memory at once, and what a reader skips by.
+   * The first group also decides the type of columns whose type is not known in advance.
+   * @default 50000
+   */
+  rowGroupSize?: number;
+  /**
+   * Column types, by column name, for columns the platform's schema does not type and whose
+   * first rows could mislead (e.g. numbers first, text later): `{ "tags.0": "string" }`.
+   * @default inferred: numbers -> double, booleans -> boolean, anything else -> string
+   */
+  types?: Readonly<Record<string, ColumnType>>;
+}
+
+const DEFAULT_ROW_GROUP = 50_000;
+const GZIP_LEVEL = 6;
+const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
+const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
+
+// The part of hyparquet-writer's API used here (its types are ESM-only, so they are restated).
+interface ByteWriterLike {
+  buffer: ArrayBuffer;
+  offset: number;
+  index: number;
+  flush?(): void | Promise<void>;
+  finish(): void | Promise<void>;
+}
+interface HyparquetWriter {
+  ByteWriter: new (initialSize?: number) => ByteWriterLike;
+  ParquetWriter: new (options: {
+    writer: ByteWriterLike;
+    schema: unknown[];
+    codec?: string;
+    compressors?: Record<string, (input: Uint8Array) => Uint8Array>;
+    createdBy?: string;
+  }) => {
+    write(options: { columnData: { name: string; data: unknown[]; statistics?: boolean }[]; rowGroupSize?: number }): void | Promise<void>;
+    finish(): void | Promise<void>;
+  };
+  schemaFromColumnData(options: { columnData: { name: string; data: unknown[]; type?: string; nullable?: boolean }[] }): unknown[];
+}
+
+let writerModule: HyparquetWriter | undefined;
+
+function loadWriter(): HyparquetWriter {
+  if (writerModule) return writerModule;
+  try {
+    writerModule = require("hyparquet-writer") as HyparquetWriter;
+  } catch (error) {
+    throw new MissingDependencyError("hyparquet-writer", "A Parquet export", { cause: error });
+  }
+  return writerModule;
+}
+
+/** Checks the Parquet-only options once, at the public entry. */
+export function checkParquetOptions(plan: ColumnPlan, options: ParquetExportOptions): ResolvedParquet {
+  const compression = options.compression ?? "snappy";
+  if (!(compression in CODECS)) {
+    throw new ValidationError("compression", `compression must be "snappy", "gzip" or "none"; got ${JSON.stringify(compression)}.`);
+  }
+  const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP;
+  if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1 || rowGroupSize > 10_000_000) {
+    throw new ValidationError("rowGroupSize", `rowGroupSize must be a whole number from 1 to 10000000; got ${String(rowGroupSize)}.`);
+  }
+  return { compression, rowGroupSize, types: checkColumnTypes(plan, options.types) };
+}
+
+/** Parquet options after checking. */
+export interface ResolvedParquet {
+  readonly compression: ParquetCompression;
+  readonly rowGroupSize: number;
+  readonly types: Readonly<Record<string, ColumnType>>;
+}
+
+/**
+ * Writes pages of records as one Parquet file, a row group at a time: memory holds one row
+ * group, whatever the collection's size. The target appears only when the footer is written.
+ */
+export async function writeParquet(
+  pages: PageSource,
+  target: ExportTarget,
+  plan: ColumnPlan,
+  options: ParquetExportOptions,
+  resolved: ResolvedParquet = checkParquetOptions(plan, options),
+): Promise<ExportResult> {
+  const hp = loadWriter();
+  const reader = new RowReader(plan, options);
+  const file = typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined;
+  const stream: Writable = file ? file.stream : (target as Writable);
+  const sink = new Sink(stream, typeof target === "string" ? target : undefined);
+  const out = new hp.ByteWriter(8 << 20);
+  // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
+  out.flush = async () => {
+    const bytes = new Uint8Array(out.buffer, 0, out.index).slice();
+    out.index = 0;
+    await sink.write(bytes);
+  };
+  out.finish = () => out.flush!();
+
+  const width = plan.names.length;
+  let types: ColumnType[] | undefined;
+  let writer: InstanceType<HyparquetWriter["ParquetWriter"]> | undefined;
+  // The row group being filled, column by column (no row objects), and each row's _id for errors.
+  let columns: unknown[][] = plan.names.map(() => []);
+  let ids: unknown[] = [];
+  let filled = 0;
+  let items = 0;
+  let pageCount = 0;
+
+  const start = (): void => {
+    types = decideTypes(plan, columns, resolved.types);
+    const columnData = plan.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
+    writer = new hp.ParquetWriter({
+      writer: out,
+      schema: hp.schemaFromColumnData({ columnData }),
+      codec: CODECS[resolved.compression],
+      compressors: { GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }) },
+      createdBy: "matframe (hyparquet-writer)",
+    });
+  };
+  const writeGroup = async (): Promise<void> => {
+    if (!writer) start();
+    const columnData = plan.names.map((name, c) => {
+      const data = columns[c];
+      for (let r = 0; r < filled; r++) data[r] = toTyped(data[r], types![c], name, ids[r]);
+      // Min/max of text (ids, names) costs a third of the encoding and helps no reader skip a group.
+      return { name, data, statistics: types![c] !== "string" };
+    });
+    const rows = filled;
+    columns = plan.names.map(() => []);
+    ids = [];
+    filled = 0;
+    if (rows > 0) await writer!.write({ columnData, rowGroupSize: rows });
+  };
+
+  try {
+    const row = new Array<unknown>(width);
+    for await (const page of pages) {
+      for (let i = 0; i < page.length; i++) {
+        const record = page[i];
+        try {
+          reader.read(record, row);
+        } catch (error) {
+          throw recordShapeError(error, record);
+        }
+        for (let c = 0; c < width; c++) columns[c].push(row[c]);
+        ids.push((record as { _id?: unknown } | null)?._id);
+        if (++filled === resolved.rowGroupSize) await writeGroup();
+      }
+      items += page.length;
+      pageCount++;
+      options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes + out.index });
+    }
+    await writeGroup();
+    await writer!.finish();
+    sink.check();
+    if (file) await file.commit();
+  } catch (error) {
+    await file?.abort();
+    throw error;
+  } finally {
+    sink.release();
+  }
+  const warnings = reader.warnings();
+  reportWarnings(warnings, options.onWarning);
+  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings };
+}
