@@ -309,6 +309,8 @@ export class ColumnTypeError extends MatframeError {
   readonly type: string;
   /** The `_id` of the record whose value did not fit, when it has one. */
   readonly id: string | undefined;
+  /** The value that did not fit, described (e.g. `"ZnO" (a string)`). */
+  readonly value: string;
 
   constructor(column: string, type: string, value: string, id: string | undefined) {
     super(
@@ -319,6 +321,7 @@ export class ColumnTypeError extends MatframeError {
     this.column = column;
     this.type = type;
     this.id = id;
+    this.value = value;
   }
 }
 

@@ -25,7 +25,7 @@ export type {
 } from "./client";
 
 // Tables and files from any records.
-export { toDataFrame, DEFAULT_COLUMNS, exportCsv, exportNdjson } from "./frame";
+export { toDataFrame, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
 export type {
   DataFrame,
   Series,
@@ -36,6 +36,16 @@ export type {
   CollectionFrameOptions,
   CollectionCsvOptions,
   CollectionNdjsonOptions,
+  CollectionParquetOptions,
+  CollectionArrowOptions,
+  ParquetExportOptions,
+  ParquetCompression,
+  ColumnType,
+  ArrowTable,
+  ArrowVector,
+  ArrowOptions,
+  PartitionOptions,
+  PartitionedExportResult,
   ExportTarget,
   PageSource,
   ExportOptions,
@@ -76,6 +86,7 @@ export {
   InvalidMethodError,
   RecordShapeError,
   StructureError,
+  ColumnTypeError,
   MissingDependencyError,
   TargetExistsError,
   OutputError,

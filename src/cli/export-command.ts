@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import {
   AbortError,
   ApiError,
+  ColumnTypeError,
   ConnectionError,
   DuplicateRecordError,
   OutputError,
@@ -10,6 +11,7 @@ import {
   ValidationError,
 } from "../errors";
 import type { Progress } from "../client/options";
+import type { ColumnType } from "../frame/column-types";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 
 /** Exit codes of `matframe export`, as the README documents them. */
@@ -17,7 +19,8 @@ export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
 
 const HELP = `Usage: matframe export [options]
 
-Writes materials as CSV (or NDJSON) to a file or stdout, page by page. Without --base-url or
+Writes materials as CSV, NDJSON or Parquet to a file or stdout (or structure files to a
+directory), page by page. Without --base-url or
 MATFRAME_BASE_URL it starts the built-in local platform and exports its materials.
 
 Options:
@@ -29,11 +32,18 @@ Options:
   --page-size N          records per request, 1-500 (default 500)
   --max-items N          stop after N records
   --paging offset|keyset paging strategy (default offset)
-  --format FORMAT        csv or ndjson (default: ndjson for .ndjson/.jsonl files, else csv), or a
+  --format FORMAT        csv, ndjson or parquet (default: ndjson for .ndjson/.jsonl files, parquet
+                         for .parquet files, else csv), or a
                          structure format: poscar, cif or xyz (one file per material in the
                          --output directory, with an index.csv; xyz to an --output ending in .xyz
                          writes one multi-frame file)
   --output FILE|DIR|-    output file (or directory for poscar/cif/xyz), or - for stdout (default -)
+  --partitions N         split the _id range into N parts (1-64), walk them concurrently and write
+                         a directory of part files (part-0000.parquet, ...) to --output DIR
+  --types COL=TYPE,...   parquet: column types (double, int32, int64, boolean, string) for
+                         columns the platform's schema does not type, e.g. tags.0=string
+  --parquet-compression snappy|gzip|none
+                         parquet page compression (default snappy)
   --force                overwrite an existing output file
   --no-formula-escape    write CSV text cells exactly as stored (by default a cell starting with
                          = + - @ tab or CR gets a leading ' so spreadsheets do not run it)
@@ -142,6 +152,9 @@ async function parse(argv: string[]): Promise<Parsed> {
         paging: { type: "string" },
         format: { type: "string" },
         output: { type: "string" },
+        partitions: { type: "string" },
+        types: { type: "string" },
+        "parquet-compression": { type: "string" },
         force: { type: "boolean" },
         "no-formula-escape": { type: "boolean" },
         quiet: { type: "boolean" },
@@ -162,7 +175,19 @@ async function parse(argv: string[]): Promise<Parsed> {
     );
   }
   const paging = oneOf("--paging", values.paging, ["offset", "keyset"] as const);
-  const format = oneOf("--format", values.format, ["csv", "ndjson", "poscar", "cif", "xyz"] as const) ?? (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : "csv");
+  const format =
+    oneOf("--format", values.format, ["csv", "ndjson", "parquet", "poscar", "cif", "xyz"] as const) ??
+    (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : /\.parquet$/i.test(output) ? "parquet" : "csv");
+  if (format === "parquet" && output === "-" && process.stdout.isTTY) {
+    throw new UsageError("--format parquet writes binary data: give --output FILE.parquet, or pipe stdout to a file or program.");
+  }
+  if (format !== "parquet") {
+    if (values.types !== undefined) throw new UsageError(`--types applies to --format parquet; --format ${format} writes values as they are.`);
+    if (values["parquet-compression"] !== undefined) throw new UsageError(`--parquet-compression applies to --format parquet.`);
+  }
+  if (values.partitions !== undefined && ["poscar", "cif", "xyz"].includes(format)) {
+    throw new UsageError(`--partitions applies to csv, ndjson and parquet; --format ${format} already writes one file per material.`);
+  }
   if (["poscar", "cif", "xyz"].includes(format)) {
     if (output === "-") throw new UsageError(`--format ${format} writes one file per material: give --output DIR (a directory to create).`);
     if (values.columns !== undefined) throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
@@ -179,6 +204,9 @@ async function parse(argv: string[]): Promise<Parsed> {
     output: output === "-" ? process.stdout : output,
     force: values.force ?? false,
     escapeFormulas: !values["no-formula-escape"],
+    partitions: integer("--partitions", values.partitions),
+    types: columnTypes(values.types),
+    parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
   };
   if (values.username !== undefined || values["password-stdin"]) {
     const username = values.username ?? process.env.MATFRAME_USERNAME;
@@ -211,6 +239,18 @@ function jsonObject(flag: string, text: string | undefined, example: string): Re
   return value as Record<string, unknown>;
 }
 
+/** `--types lattice.a=double,tags.0=string` as a map; the types themselves are checked with the columns. */
+function columnTypes(text: string | undefined): Record<string, ColumnType> | undefined {
+  if (text === undefined) return undefined;
+  const types: Record<string, ColumnType> = {};
+  for (const pair of text.split(",")) {
+    const at = pair.lastIndexOf("=");
+    if (at <= 0) throw new UsageError(`--types takes COLUMN=TYPE pairs separated by commas, e.g. tags.0=string; got "${pair}".`);
+    types[pair.slice(0, at).trim()] = pair.slice(at + 1).trim() as ColumnType;
+  }
+  return types;
+}
+
 function integer(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^[0-9]+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got "${text}".`);
@@ -235,6 +275,9 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   columns: "--columns",
   paging: "--paging",
   username: "--username",
+  partitions: "--partitions",
+  types: "--types",
+  compression: "--parquet-compression",
 };
 
 /** Prints one line for `error` (never a stack) and returns its exit code. */
@@ -242,6 +285,11 @@ function fail(error: unknown): number {
   let message = error instanceof Error ? error.message : String(error);
   const flag = error instanceof ValidationError ? FLAG_FOR_OPTION[error.option] : undefined;
   if (flag) message = `${flag}: ${message}`;
+  if (error instanceof ColumnTypeError) {
+    message =
+      `column "${error.column}" is typed ${error.type}, but record ${error.id ?? "(no _id)"} has ${error.value} there; ` +
+      `give it a type that holds every value with --types ${error.column}=string, or leave it out of --columns. Nothing was written.`;
+  }
   process.stderr.write(`matframe export: ${message.replace(/\s*\n\s*/g, " ")}\n`);
   return exitCode(error);
 }

@@ -5,9 +5,11 @@ import type { Query, Sort } from "../schemas";
 import { startServer, type ServerHandle } from "../server";
 import { Client } from "../client/client";
 import type { Progress } from "../client/options";
-import { writeRows, type ExportResult } from "../frame/export";
+import type { ExportResult } from "../frame/export";
+import type { ColumnType } from "../frame/column-types";
+import type { ParquetCompression } from "../frame/parquet";
 import type { FrameWarning } from "../frame/row-reader";
-import { planTableRead } from "../frame/collection-io";
+import { planTableExport, runTableExport, type TableFormat } from "../frame/collection-io";
 import { checkTarget } from "../frame/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
 
@@ -58,7 +60,7 @@ export interface ExportTaskOptions {
    * Output format.
    * @default "csv"
    */
-  format?: "csv" | "ndjson" | StructureFormat;
+  format?: TableFormat | StructureFormat;
   /** A file path (written atomically) or a stream such as `process.stdout`. */
   output: string | Writable;
   /**
@@ -71,6 +73,15 @@ export interface ExportTaskOptions {
    * @default true
    */
   escapeFormulas?: boolean;
+  /** Parquet only: column types by name (see `ParquetExportOptions.types`). */
+  types?: Record<string, ColumnType>;
+  /**
+   * Parquet only: page compression.
+   * @default "snappy"
+   */
+  parquetCompression?: ParquetCompression;
+  /** Split the walk into this many `_id` ranges and write a directory of part files. */
+  partitions?: number;
   /** Stops the export (not the login or logout); the partial file is removed. */
   signal?: AbortSignal;
   /** Where `MATFRAME_*` variables are read. @default process.env */
@@ -105,7 +116,7 @@ function isStructureFormat(format: string | undefined): format is StructureForma
 }
 
 /**
- * Exports a collection's materials as CSV or NDJSON, from the platform named by `baseUrl` or
+ * Exports a collection's materials as CSV, NDJSON, Parquet or structure files, from the platform named by `baseUrl` or
  * `MATFRAME_BASE_URL`, or from the built-in local platform (demo account) when neither is set.
  *
  * @example
@@ -119,10 +130,18 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   const structures = isStructureFormat(options.format)
     ? planStructureExport({ format: options.format, singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output), query, sort, pageSize, maxItems, paging, signal })
     : undefined;
-  const { plan, walk } = structures ? { plan: undefined, walk: structures.walk } : planTableRead({ query, columns, sort, pageSize, maxItems, paging, signal });
-  if (typeof options.output === "string" && (!structures || structures.singleFile)) await checkTarget(options.output, options.force);
-  if (structures && typeof options.output !== "string") throw new ValidationError("output", `--format ${options.format} writes one file per material: give --output DIR (a directory to create).`);
-  if (structures && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
+  const table = structures
+    ? undefined
+    : planTableExport((options.format ?? "csv") as TableFormat, {
+        query, columns, sort, pageSize, maxItems, paging, signal,
+        types: options.types, compression: options.parquetCompression, partitions: options.partitions,
+      });
+  const directory = structures ? !structures.singleFile : table!.partitions !== undefined;
+  if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
+  if (directory && typeof options.output !== "string") {
+    throw new ValidationError("output", structures ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).` : "--partitions writes a directory of part files: give --output DIR (a directory to create).");
+  }
+  if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
   const env = options.env ?? process.env;
   const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
   if (baseUrl === undefined && options.username !== undefined) {
@@ -153,8 +172,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     events.onSource?.(source);
     const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
     const result = structures
-      ? await writeStructures(client.materials.walk(walk), options.output as string, structures, events2)
-      : await writeRows(client.materials.walk(walk), options.output, (options.format ?? "csv") as "csv" | "ndjson", plan!, { ...events2, escapeFormulas: options.escapeFormulas });
+      ? await writeStructures(client.materials.walk(structures.walk), options.output as string, structures, events2)
+      : await runTableExport(client.materials, options.output, table!, { ...events2, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression });
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);

@@ -5,7 +5,7 @@ import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
 import { keysetPages } from "./paging/keyset";
-import { checkPartitions, partitionQuery, splitIdRange } from "./paging/partitions";
+import { partitionQuery, splitIdRange } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";
 import { recordArray, recordObject } from "./response-checks";
 import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./validate-options";
@@ -15,7 +15,9 @@ import type {
   CollectionFrameOptions,
   CollectionNdjsonOptions,
   CollectionParquetOptions,
+  CollectionArrowOptions,
 } from "../frame/collection-io";
+import type { ArrowTable } from "../frame/arrow";
 import type { DataFrame } from "../frame/dataframe";
 import type { ExportResult, ExportTarget } from "../frame/export";
 
@@ -123,6 +125,19 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   }
 
   /**
+   * Every matching record as one row of an apache-arrow `Table` with typed columns (the same
+   * columns and types as `exportParquet`), for any Arrow consumer (DuckDB, Arquero, Perspective)
+   * without copying through rows. apache-arrow (an optional peer) is loaded on first use.
+   * @example const table = await client.materials.toArrow({ columns: ["formula", "lattice.a"] });
+   */
+  async toArrow(options: CollectionArrowOptions = {}): Promise<ArrowTable> {
+    const io = await import("../frame/collection-io.js");
+    const { plan, walk } = io.planTableRead(options);
+    io.loadArrow(); // a missing package fails before any request
+    return io.readArrow(this.walk(walk), plan, options);
+  }
+
+  /**
    * Writes every matching record as CSV to a file (atomically: a temporary file renamed on
    * success; an existing file needs `force`) or to a writable stream, page by page.
    *
@@ -131,7 +146,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportCsv(target: ExportTarget, options: CollectionCsvOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    return io.exportTable(this, "csv", target, options);
+    return io.runTableExport(this, target, io.planTableExport("csv", options), options);
   }
 
   /**
@@ -141,7 +156,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportNdjson(target: ExportTarget, options: CollectionNdjsonOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    return io.exportTable(this, "ndjson", target, options);
+    return io.runTableExport(this, target, io.planTableExport("ndjson", options), options);
   }
 
   /**
@@ -152,7 +167,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportParquet(target: ExportTarget, options: CollectionParquetOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    return io.exportTable(this, "parquet", target, options);
+    return io.runTableExport(this, target, io.planTableExport("parquet", options), options);
   }
 
   /**
@@ -183,15 +198,11 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
 
   /**
    * The walks of a partitioned read: the `_id` range split into `parts` (see `splitIdRange`),
-   * each walked with its own keyset cursor. Costs two requests for a sample of ids first.
+   * each walked with its own keyset cursor. Costs two requests for a sample of ids first. The
+   * caller has checked the plan (`planTableExport`: parts in range, `_id` order, no maxItems).
    * @internal
    */
   async partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]> {
-    checkPartitions(parts);
-    if (resolved.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions; leave it out, or leave out partitions.");
-    if (Object.keys(resolved.sort).some((key) => key !== "_id") || resolved.sort._id !== 1) {
-      throw new ValidationError("sort", "A partitioned read walks in _id order; leave out sort, or leave out partitions.");
-    }
     const merged = resolved.signal ? AbortSignal.any([resolved.signal, signal]) : signal;
     const sample = async (direction: 1 | -1): Promise<string[]> => {
       const projection: Projection = { fields: { _id: 1 }, sort: { _id: direction }, limit: MAX_LIMIT };

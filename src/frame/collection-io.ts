@@ -9,7 +9,10 @@ import { loadDanfo } from "./danfo";
 import type { DataFrame } from "./dataframe";
 import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export";
 import { finishFrame, type TableOptions } from "./to-dataframe";
-import { checkParquetOptions, writeParquet, type ParquetExportOptions } from "./parquet";
+import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./parquet";
+import { loadArrow, readArrow, type ArrowOptions } from "./arrow";
+import { checkPartitions } from "../client/paging/partitions";
+import { ValidationError } from "../errors";
 import { writePartitioned, type PartitionOptions, type PartWriter } from "./partitioned-export";
 import type { ExportResult, ExportTarget } from "./export";
 import type { PlatformRecord } from "../client/collection";
@@ -31,6 +34,9 @@ export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & Part
 
 /** `collection.exportNdjson(target, options)`. */
 export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & PartitionOptions;
+
+/** `collection.toArrow(options)`. */
+export type CollectionArrowOptions = FrameIterateOptions & ArrowOptions;
 
 /** `collection.exportParquet(target, options)`. */
 export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions;
@@ -72,23 +78,46 @@ export interface WalkSource {
 /** The table formats a collection exports. */
 export type TableFormat = "csv" | "ndjson" | "parquet";
 
-/**
- * A collection's table export: options checked once, then one walk into one file, or (with
- * `partitions`) concurrent walks into a dataset directory of part files.
- */
-export async function exportTable(
-  source: WalkSource,
-  format: TableFormat,
-  target: ExportTarget,
-  options: CollectionParquetOptions & CollectionCsvOptions,
-): Promise<ExportResult> {
-  const { plan, walk } = planTableRead(options);
-  const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
-  const write = (pages: PageSource, to: ExportTarget, onProgress = options.onProgress): Promise<ExportResult> =>
-    parquet ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet) : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
-  if (options.partitions === undefined) return write(source.walk(walk), target);
-  const part: PartWriter = (pages, file, onProgress) => write(pages, file, onProgress);
-  return writePartitioned((signal) => source.partitionWalks(walk, options.partitions!, signal), target, format, part, options);
+/** A table export, checked once: the read, the format's own options and the partitions. */
+export interface TableExportPlan extends TableRead {
+  readonly format: TableFormat;
+  readonly parquet?: ResolvedParquet;
+  readonly partitions?: number;
 }
 
-export { writeRows, writeParquet, checkParquetOptions };
+/** Checks every option of a table export before any request (or any server start, in the CLI). */
+export function planTableExport(format: TableFormat, options: CollectionParquetOptions & CollectionCsvOptions): TableExportPlan {
+  const read = planTableRead(options);
+  const parquet = format === "parquet" ? checkParquetOptions(read.plan, options) : undefined;
+  const partitions = options.partitions === undefined ? undefined : checkPartitions(options.partitions);
+  if (partitions !== undefined) {
+    if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor; leave out paging.");
+    if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions; leave it out, or leave out partitions.");
+    if (Object.keys(read.walk.sort).some((key) => key !== "_id") || read.walk.sort._id !== 1) {
+      throw new ValidationError("sort", "A partitioned export walks in _id order; leave out sort, or leave out partitions.");
+    }
+  }
+  return { ...read, format, ...(parquet ? { parquet } : {}), ...(partitions !== undefined ? { partitions } : {}) };
+}
+
+/**
+ * Runs a planned table export: one walk into one file, or (with `partitions`) concurrent walks
+ * into a dataset directory of part files.
+ */
+export async function runTableExport(
+  source: WalkSource,
+  target: ExportTarget,
+  planned: TableExportPlan,
+  options: CollectionParquetOptions & CollectionCsvOptions,
+): Promise<ExportResult> {
+  const { plan, walk, parquet, format, partitions } = planned;
+  const write = (pages: PageSource, to: ExportTarget, onProgress = options.onProgress): Promise<ExportResult> =>
+    parquet
+      ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet)
+      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
+  if (partitions === undefined) return write(source.walk(walk), target);
+  const part: PartWriter = (pages, file, onProgress) => write(pages, file, onProgress);
+  return writePartitioned((signal) => source.partitionWalks(walk, partitions, signal), target, format, part, options);
+}
+
+export { writeRows, writeParquet, checkParquetOptions, readArrow, loadArrow };

@@ -3,7 +3,19 @@ export { toDataFrame } from "./to-dataframe";
 export type { TableOptions, ToDataFrameOptions } from "./to-dataframe";
 export type { DataFrame, Series } from "./dataframe";
 export type { Cell } from "./column-builder";
-export type { FrameIterateOptions, CollectionFrameOptions, CollectionCsvOptions, CollectionNdjsonOptions } from "./collection-io";
+export type {
+  FrameIterateOptions,
+  CollectionFrameOptions,
+  CollectionCsvOptions,
+  CollectionNdjsonOptions,
+  CollectionParquetOptions,
+  CollectionArrowOptions,
+} from "./collection-io";
+export { exportParquet } from "./parquet";
+export type { ParquetExportOptions, ParquetCompression } from "./parquet";
+export type { ColumnType } from "./column-types";
+export type { ArrowTable, ArrowVector, ArrowOptions } from "./arrow";
+export type { PartitionOptions, PartitionedExportResult } from "./partitioned-export";
 export { DEFAULT_COLUMNS } from "./column-spec";
 export { exportCsv, exportNdjson } from "./export";
 export type { ExportTarget, PageSource, ExportOptions, CsvExportOptions, ExportResult } from "./export";

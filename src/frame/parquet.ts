@@ -4,7 +4,7 @@
 import type { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { openAtomicFile } from "./atomic-file";
-import type { ColumnPlan } from "./column-spec";
+import { planColumns, type ColumnPlan } from "./column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType, type TypedCell } from "./column-types";
 import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
 import { recordShapeError } from "./record-shape";
@@ -189,4 +189,14 @@ export async function writeParquet(
   const warnings = reader.warnings();
   reportWarnings(warnings, options.onWarning);
   return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings };
+}
+
+/**
+ * Writes pages of records (as `collection.pages()` yields them, or arrays) as one Parquet file;
+ * see {@link writeParquet}. `client.materials.exportParquet` does the walk for you.
+ * @example await exportParquet(client.materials.pages(), "materials.parquet", { columns: ["formula", "lattice.a"] });
+ */
+export async function exportParquet(pages: PageSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
+  const plan = planColumns(options.columns);
+  return writeParquet(pages, target, plan, options, checkParquetOptions(plan, options));
 }
