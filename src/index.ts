@@ -25,7 +25,7 @@ export type {
 } from "./client";
 
 // Tables and files from any records.
-export { toDataFrame, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
+export { toDataFrame, toArrow, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
 export type {
   DataFrame,
   Series,

@@ -133,7 +133,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   async toArrow(options: CollectionArrowOptions = {}): Promise<ArrowTable> {
     const io = await import("../frame/collection-io.js");
     const { plan, walk } = io.planTableRead(options);
-    io.loadArrow(); // a missing package fails before any request
+    if (!options.arrow) io.loadArrow(); // a missing package fails before any request
     return io.readArrow(this.walk(walk), plan, options);
   }
 

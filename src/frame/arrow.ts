@@ -2,7 +2,7 @@
 // optional peer, loaded on first use). Nothing public names apache-arrow's types, so matframe's
 // .d.ts compiles in a project without it; `ArrowTable` is the structural subset matframe promises.
 import { MissingDependencyError } from "../errors";
-import type { ColumnPlan } from "./column-spec";
+import { planColumns, type ColumnPlan } from "./column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "./column-types";
 import type { PageSource } from "./export";
 import { recordShapeError } from "./record-shape";
@@ -42,6 +42,14 @@ export interface ArrowOptions extends TableOptions {
   types?: Readonly<Record<string, ColumnType>>;
   /** Called after each page is read. */
   onProgress?: (progress: Progress) => void;
+  /**
+   * The apache-arrow module to build the table with. apache-arrow ships separate CommonJS and ES
+   * module copies, and a Table of one copy is not an instance of the other's; matframe loads
+   * the CommonJS one. In an ES module, pass your own import so the table works with your
+   * `tableToIPC` and friends: `toArrow({ arrow: await import("apache-arrow") })`.
+   * @default require("apache-arrow")
+   */
+  arrow?: object;
 }
 
 type ArrowModule = {
@@ -75,7 +83,7 @@ export function loadArrow(): ArrowModule {
  * and UTF-8 vectors with nulls as nulls. Types not given or known come from every value read.
  */
 export async function readArrow(pages: PageSource, plan: ColumnPlan, options: ArrowOptions = {}): Promise<ArrowTable> {
-  const a = loadArrow(); // before the first request, so a missing package costs nothing
+  const a = (options.arrow as ArrowModule | undefined) ?? loadArrow(); // before the first request
   const given = checkColumnTypes(plan, options.types);
   const reader = new RowReader(plan, options);
   const columns: unknown[][] = plan.names.map(() => []);
@@ -107,4 +115,25 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
   });
   reportWarnings(reader.warnings(), options.onWarning);
   return new a.Table(vectors);
+}
+
+/**
+ * An Arrow table of any records (an array, iterable or async iterable), one row per record, with
+ * the columns asked for; see `collection.toArrow` for the walk.
+ * @example const table = await toArrow(records, { columns: ["formula", "lattice.a"] });
+ */
+export async function toArrow(records: Iterable<unknown> | AsyncIterable<unknown>, options: ArrowOptions = {}): Promise<ArrowTable> {
+  return readArrow(inPages(records), planColumns(options.columns), options);
+}
+
+async function* inPages(records: Iterable<unknown> | AsyncIterable<unknown>): AsyncGenerator<unknown[]> {
+  let page: unknown[] = [];
+  for await (const record of records) {
+    page.push(record);
+    if (page.length === 500) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
 }

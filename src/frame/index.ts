@@ -14,6 +14,7 @@ export type {
 export { exportParquet } from "./parquet";
 export type { ParquetExportOptions, ParquetCompression } from "./parquet";
 export type { ColumnType } from "./column-types";
+export { toArrow } from "./arrow";
 export type { ArrowTable, ArrowVector, ArrowOptions } from "./arrow";
 export type { PartitionOptions, PartitionedExportResult } from "./partitioned-export";
 export { DEFAULT_COLUMNS } from "./column-spec";

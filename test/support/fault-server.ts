@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Query } from "mingo";
 
 // A small, deliberately misbehaving stand-in for the platform, for fault tests: it serves a
 // materials collection with skip/limit and `_id > cursor` paging, and on command answers
@@ -122,7 +123,11 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       const { skip = 0, limit = 50 } = r.projection ?? {};
       const after = cursorOf(r.query);
       const size = Math.min(limit, options.pageCap ?? limit);
-      let page = records.filter((m) => after === undefined || m._id > after).slice(skip, skip + size);
+      // Queries beyond the keyset cursor (a partition's _id range, a filter) go through mingo;
+      // records are kept in _id order, and `sort: {_id: -1}` walks them backwards.
+      const matches = isCursorOnly(r.query) ? records.filter((m) => after === undefined || m._id > after) : records.filter((m) => new Query(r.query as object).test(m));
+      const ordered = r.projection?.sort?._id === -1 ? [...matches].reverse() : matches;
+      let page = ordered.slice(skip, skip + size);
       if (fault?.kind === "duplicate-first") page = [records.find((m) => m._id === fault.id)!, ...page.slice(1)];
       return send(res, 200, { status: "success", data: page });
     }
@@ -221,6 +226,16 @@ function loginBody(shape: LoginShape, accountId: string, authToken: string): unk
     case "jsend-camel":
       return { status: "success", data: camel };
   }
+}
+
+/** Whether a query is empty or only a keyset cursor, the forms this server reads without mingo. */
+function isCursorOnly(query: unknown): boolean {
+  if (query === undefined || query === null) return true;
+  const keys = Object.keys(query as object);
+  if (keys.length === 0) return true;
+  const q = query as { _id?: Record<string, unknown>; $and?: unknown[] };
+  if (keys.length === 1 && keys[0] === "_id") return Object.keys(q._id ?? {}).join() === "$gt";
+  return false;
 }
 
 /** `_id > cursor` from `{_id: {$gt}}` or `{$and: [..., {_id: {$gt}}]}`, the two forms keyset paging sends. */
