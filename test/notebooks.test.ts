@@ -29,6 +29,7 @@ const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
     { mime: "image/svg+xml", contains: 'aria-roledescription="text mark"' },
     { mime: "text/html", contains: '<table class="matframe-table"' },
   ],
+  "06-parquet-duckdb.ipynb": [{ mime: "text/html", contains: "mean density (g/cm3)</th>" }],
 };
 
 function codeOf(notebook: Notebook): string {
@@ -36,7 +37,7 @@ function codeOf(notebook: Notebook): string {
 }
 
 describe("the committed notebooks", () => {
-  it("are the five of issue 5", () => {
+  it("are the five of issue 5 and the Parquet one of issue 15", () => {
     expect(names).toEqual(Object.keys(EXPECTED_OUTPUT));
   });
 
