@@ -65,6 +65,7 @@ describe("partitioned export", () => {
   beforeAll(async () => {
     server = await startFaultServer({
       records: 3000,
+      evaluateQueries: true,
       // While the parts are walked, records keep arriving at random places in the _id order.
       fault: (request, n) => {
         if (!request.path.endsWith("/materials")) return undefined;

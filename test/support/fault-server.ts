@@ -41,6 +41,11 @@ export interface FaultServerOptions {
   loginShape?: LoginShape;
   /** Called for every request with its 1-based number among requests to the same route kind. */
   fault?: (request: LoggedRequest, n: { all: number; list: number }) => Fault | undefined;
+  /**
+   * Evaluate every query with mingo (and `sort: {_id: -1}`), as the platform does; by default only
+   * the keyset cursor is read and other conditions are ignored.
+   */
+  evaluateQueries?: boolean;
   /** Sends at most this many records per list page, whatever limit was asked (a capping server). */
   pageCap?: number;
 }
@@ -125,8 +130,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       const size = Math.min(limit, options.pageCap ?? limit);
       // Queries beyond the keyset cursor (a partition's _id range, a filter) go through mingo;
       // records are kept in _id order, and `sort: {_id: -1}` walks them backwards.
-      const matches = isCursorOnly(r.query) ? records.filter((m) => after === undefined || m._id > after) : records.filter((m) => new Query(r.query as object).test(m));
-      const ordered = r.projection?.sort?._id === -1 ? [...matches].reverse() : matches;
+      const matches = !options.evaluateQueries || isCursorOnly(r.query) ? records.filter((m) => after === undefined || m._id > after) : records.filter((m) => new Query(r.query as object).test(m));
+      const ordered = options.evaluateQueries && r.projection?.sort?._id === -1 ? [...matches].reverse() : matches;
       let page = ordered.slice(skip, skip + size);
       if (fault?.kind === "duplicate-first") page = [records.find((m) => m._id === fault.id)!, ...page.slice(1)];
       return send(res, 200, { status: "success", data: page });
