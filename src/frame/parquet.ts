@@ -5,7 +5,7 @@ import type { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { openAtomicFile } from "./atomic-file";
 import { planColumns, type ColumnPlan } from "./column-spec";
-import { checkColumnTypes, decideTypes, toTyped, type ColumnType, type TypedCell } from "./column-types";
+import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "./column-types";
 import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
 import { recordShapeError } from "./record-shape";
 import { RowReader } from "./row-reader";

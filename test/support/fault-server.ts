@@ -238,7 +238,7 @@ function isCursorOnly(query: unknown): boolean {
   if (query === undefined || query === null) return true;
   const keys = Object.keys(query as object);
   if (keys.length === 0) return true;
-  const q = query as { _id?: Record<string, unknown>; $and?: unknown[] };
+  const q = query as { _id?: Record<string, unknown> };
   if (keys.length === 1 && keys[0] === "_id") return Object.keys(q._id ?? {}).join() === "$gt";
   return false;
 }
