@@ -1,14 +1,18 @@
-import { inspect } from "node:util";
 import type * as Vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import { MissingDependencyError } from "../errors";
-import { tslabModule } from "./tslab-display";
+import { PNG_SCALE, pictureBundle, svgSize, svgToPng } from "./picture-bundle";
+import { RichOutput } from "./rich-output";
+import { inNotebook, type MimeBundle } from "./tslab-display";
 
 /**
- * A rendered chart. In a notebook it has already been displayed; its `svg`
- * is a standalone SVG document to save or embed.
+ * A rendered chart. In a notebook it has already been displayed (as a PNG with a text fallback,
+ * which survives HTML export); as a cell's last expression it is not shown a second time. Its
+ * `svg` is a standalone SVG document to save or embed.
  */
-export class Chart {
+export class Chart extends RichOutput {
+  #bundle: MimeBundle | undefined;
+
   constructor(
     /** "bar" or "scatter". */
     readonly kind: string,
@@ -16,16 +20,38 @@ export class Chart {
     readonly svg: string,
     /** Bars or points drawn. */
     readonly marks: number,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** Width and height of the whole chart in pixels (plotting area, axes, legend). */
+  get size(): { width: number; height: number } {
+    return svgSize(this.svg);
+  }
+
+  /**
+   * The chart as PNG, at `scale` pixels per SVG pixel (rendered with @resvg/resvg-js).
+   * @default scale 2
+   * @example fs.writeFileSync("chart.png", chart.png());
+   */
+  png(scale = PNG_SCALE): Buffer {
+    return svgToPng(this.svg, scale);
+  }
 
   /** The SVG, so a chart can be written straight to a file. */
-  toString(): string {
+  override toString(): string {
     return this.svg;
   }
 
-  // tslab prints a cell's last value with console.log: a one-line summary, not pages of SVG.
-  [inspect.custom](): string {
-    return `[${this.kind} chart: ${this.marks} ${this.kind === "bar" ? "bars" : "points"}]`;
+  mimeBundle(): MimeBundle {
+    this.#bundle ??= pictureBundle(this.svg, this.summary());
+    return this.#bundle;
+  }
+
+  summary(): string {
+    const { width, height } = this.size;
+    const unit = this.kind === "bar" ? "bar" : "point";
+    return `[${this.kind} chart: ${this.marks} ${unit}${this.marks === 1 ? "" : "s"}, ${width}×${height} px]`;
   }
 }
 
@@ -104,7 +130,7 @@ export async function renderChart(
   try {
     const svg = await view.toSVG();
     const chart = new Chart(kind, svg, marks);
-    tslabModule()?.display.svg(svg);
+    if (inNotebook()) chart.display();
     return chart;
   } finally {
     view.finalize();

@@ -11,3 +11,5 @@ export type { ChartOptions } from "./chart";
 export { progress } from "./progress";
 export type { Progress, ProgressOptions, ProgressUpdate } from "./progress";
 export { inNotebook } from "./tslab-display";
+export type { MimeBundle } from "./tslab-display";
+export { RichOutput, JUPYTER_DISPLAY } from "./rich-output";

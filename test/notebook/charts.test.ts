@@ -78,7 +78,7 @@ describe("barChart", () => {
 
   it("prints as a one-line summary, not as SVG text", async () => {
     const chart = await barChart([{ k: "a" }], { x: "k" });
-    expect(inspect(chart)).toBe("[bar chart: 1 bars]");
+    expect(inspect(chart)).toMatch(/^\[bar chart: 1 bar, \d+×\d+ px\]$/);
     expect(String(chart)).toBe(chart.svg);
   });
 });
