@@ -365,6 +365,22 @@ export class OutputError extends MatframeError {
   }
 }
 
+/**
+ * A resumed export cannot continue its saved progress: the saved request differs from this one
+ * (the message says what differs), or the partial output does not match its state file.
+ */
+export class ResumeError extends MatframeError {
+  override readonly code: string = "ERR_RESUME";
+  override readonly name: string = "ResumeError";
+  /** The export's target. */
+  readonly path: string;
+
+  constructor(message: string, path: string) {
+    super(message);
+    this.path = path;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The local platform
 

@@ -89,6 +89,7 @@ export {
   ColumnTypeError,
   MissingDependencyError,
   TargetExistsError,
+  ResumeError,
   OutputError,
   ServerOptionsError,
   DatasetError,

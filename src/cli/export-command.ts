@@ -13,6 +13,7 @@ import {
 import type { Progress } from "../client/options";
 import type { ColumnType } from "../frame/column-types";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
+import { savedRecords } from "../frame/resumable";
 
 /** Exit codes of `matframe export`, as the README documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
@@ -44,7 +45,12 @@ Options:
                          columns the platform's schema does not type, e.g. tags.0=string
   --parquet-compression snappy|gzip|none
                          parquet page compression (default snappy)
+  --row-group-size N     parquet: rows per row group (default 50000)
   --force                overwrite an existing output file
+  --resume               keep progress beside the output (hidden .NAME.matframe-partial and
+                         .NAME.matframe-resume.json) and continue an interrupted export of the same
+                         request from its last committed record; walks in _id order
+  --restart              discard saved progress and start over (implies --resume)
   --no-formula-escape    write CSV text cells exactly as stored (by default a cell starting with
                          = + - @ tab or CR gets a leading ' so spreadsheets do not run it)
   --quiet                no progress bar and no summary line
@@ -117,16 +123,27 @@ export async function runExport(argv: string[]): Promise<number> {
     bar?.clear();
     if (signalled && (error instanceof AbortError || controller.signal.aborted)) {
       const output = typeof parsed.task.output === "string" ? `; ${parsed.task.output} was not written` : "";
-      process.stderr.write(`matframe export: interrupted by ${signalled}${output}.\n`);
+      process.stderr.write(`matframe export: interrupted by ${signalled}${output}${await savedNote(parsed.task)}.\n`);
       return signalExitCode(signalled);
     }
     // The reader of our stdout went away (e.g. `| head`): what it wanted, it got.
     if (error instanceof OutputError && (error.cause as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT.ok;
-    return fail(error);
+    const code = fail(error);
+    const note = await savedNote(parsed.task);
+    if (note) process.stderr.write(`matframe export: ${note.slice(2)}.\n`);
+    return code;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** Where a resumable export stands after a failure, for the closing message; "" when nothing is saved. */
+async function savedNote(task: Parsed["task"]): Promise<string> {
+  if (!task.resume || typeof task.output !== "string") return "";
+  const items = await savedRecords(task.output).catch(() => undefined);
+  if (items === undefined) return "";
+  return `; ${items.toLocaleString("en-US")} records are saved: run the same command again with --resume to continue, or with --restart to start over`;
 }
 
 async function parse(argv: string[]): Promise<Parsed> {
@@ -155,7 +172,10 @@ async function parse(argv: string[]): Promise<Parsed> {
         partitions: { type: "string" },
         types: { type: "string" },
         "parquet-compression": { type: "string" },
+        "row-group-size": { type: "string" },
         force: { type: "boolean" },
+        resume: { type: "boolean" },
+        restart: { type: "boolean" },
         "no-formula-escape": { type: "boolean" },
         quiet: { type: "boolean" },
         username: { type: "string" },
@@ -184,6 +204,7 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (format !== "parquet") {
     if (values.types !== undefined) throw new UsageError(`--types applies to --format parquet; --format ${format} writes values as they are.`);
     if (values["parquet-compression"] !== undefined) throw new UsageError(`--parquet-compression applies to --format parquet.`);
+    if (values["row-group-size"] !== undefined) throw new UsageError(`--row-group-size applies to --format parquet.`);
   }
   if (values.partitions !== undefined && ["poscar", "cif", "xyz"].includes(format)) {
     throw new UsageError(`--partitions applies to csv, ndjson and parquet; --format ${format} already writes one file per material.`);
@@ -191,6 +212,10 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (["poscar", "cif", "xyz"].includes(format)) {
     if (output === "-") throw new UsageError(`--format ${format} writes one file per material: give --output DIR (a directory to create).`);
     if (values.columns !== undefined) throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
+  }
+  const resume = (values.resume ?? false) || (values.restart ?? false);
+  if (resume && output === "-") {
+    throw new UsageError(`--${values.resume ? "resume" : "restart"} keeps the progress beside the output file: give --output FILE (or DIR).`);
   }
   const task: Parsed["task"] = {
     baseUrl: values["base-url"],
@@ -205,7 +230,9 @@ async function parse(argv: string[]): Promise<Parsed> {
     force: values.force ?? false,
     escapeFormulas: !values["no-formula-escape"],
     partitions: integer("--partitions", values.partitions),
+    ...(resume ? { resume: true, restart: values.restart ?? false } : {}),
     types: columnTypes(values.types),
+    parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
   };
   if (values.username !== undefined || values["password-stdin"]) {
@@ -278,6 +305,9 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   partitions: "--partitions",
   types: "--types",
   compression: "--parquet-compression",
+  rowGroupSize: "--row-group-size",
+  resume: "--resume",
+  restart: "--restart",
 };
 
 /** Prints one line for `error` (never a stack) and returns its exit code. */

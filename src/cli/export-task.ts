@@ -80,8 +80,24 @@ export interface ExportTaskOptions {
    * @default "snappy"
    */
   parquetCompression?: ParquetCompression;
+  /**
+   * Parquet only: rows per row group (a resumed Parquet export continues after the last complete one).
+   * @default 50000
+   */
+  parquetRowGroupSize?: number;
   /** Split the walk into this many `_id` ranges and write a directory of part files. */
   partitions?: number;
+  /**
+   * Keep progress beside the output and continue an interrupted export of the same request
+   * (see `ResumeOptions.resume`).
+   * @default false
+   */
+  resume?: boolean;
+  /**
+   * With `resume`: discard saved progress first.
+   * @default false
+   */
+  restart?: boolean;
   /** Stops the export (not the login or logout); the partial file is removed. */
   signal?: AbortSignal;
   /** Where `MATFRAME_*` variables are read. @default process.env */
@@ -128,13 +144,18 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   // plan checked here is the one the export runs (nothing is checked twice).
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
   const structures = isStructureFormat(options.format)
-    ? planStructureExport({ format: options.format, singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output), query, sort, pageSize, maxItems, paging, signal })
+    ? planStructureExport({
+        format: options.format,
+        singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output),
+        query, sort, pageSize, maxItems, paging, signal, resume: options.resume, restart: options.restart,
+      })
     : undefined;
   const table = structures
     ? undefined
     : planTableExport((options.format ?? "csv") as TableFormat, {
         query, columns, sort, pageSize, maxItems, paging, signal,
-        types: options.types, compression: options.parquetCompression, partitions: options.partitions,
+        types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
+        resume: options.resume, restart: options.restart,
       });
   const directory = structures ? !structures.singleFile : table!.partitions !== undefined;
   if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
@@ -170,10 +191,18 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       source = { baseUrl: client.baseUrl, local: false };
     }
     events.onSource?.(source);
+    // The built-in platform listens on a new port each run: a resumed export reads "the local platform" again.
+    const local = source.local ? { platform: "local (built-in)", account: client.accountId } : undefined;
     const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
     const result = structures
-      ? await writeStructures(client.materials.walk(structures.walk), options.output as string, structures, events2)
-      : await runTableExport(client.materials, options.output, table!, { ...events2, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression });
+      ? await writeStructures(client.materials, options.output as string, structures, events2, local)
+      : await runTableExport(
+          client.materials,
+          options.output,
+          table!,
+          { ...events2, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
+          local,
+        );
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);

@@ -5,7 +5,7 @@ import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
 import { keysetPages } from "./paging/keyset";
-import { partitionQuery, splitIdRange } from "./paging/partitions";
+import { afterId, partitionQuery, splitIdRange, type IdPartition } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";
 import { recordArray, recordObject } from "./response-checks";
 import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./validate-options";
@@ -180,7 +180,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   async exportStructures(dir: string, options: StructureExportOptions): Promise<StructureExportResult> {
     const io = await import("../frame/structure-export.js");
     const plan = io.planStructureExport(options);
-    return io.writeStructures(this.walk(plan.walk), dir, plan, options);
+    return io.writeStructures(this, dir, plan, options);
   }
 
   /**
@@ -203,16 +203,45 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @internal
    */
   async partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]> {
+    const ranges = await this.partitionRanges(resolved, parts, signal);
+    return ranges.map((part) => this.partWalk(resolved, part, signal));
+  }
+
+  /**
+   * The `_id` ranges of a partitioned read (see `splitIdRange`), from a sample of the first and
+   * last ids (two requests).
+   * @internal
+   */
+  async partitionRanges(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<IdPartition[]> {
+    if (parts === 1) return splitIdRange([], 1);
     const merged = resolved.signal ? AbortSignal.any([resolved.signal, signal]) : signal;
     const sample = async (direction: 1 | -1): Promise<string[]> => {
       const projection: Projection = { fields: { _id: 1 }, sort: { _id: direction }, limit: MAX_LIMIT };
       const records = await this.#fetch(resolved.query, projection, merged, recordArray({ requireId: true, maxItems: MAX_LIMIT }));
       return records.map((record) => record._id);
     };
-    const ids = parts === 1 ? [] : (await Promise.all([sample(1), sample(-1)])).flat();
-    return splitIdRange(ids, parts).map((part) =>
-      this.walk({ ...resolved, paging: "keyset", sort: { _id: 1 }, concurrency: 1, signal: merged, query: partitionQuery(resolved.query, part) }),
-    );
+    return splitIdRange((await Promise.all([sample(1), sample(-1)])).flat(), parts);
+  }
+
+  /**
+   * One part's walk, with its own keyset cursor (after `cursor` when a resumed export continues it).
+   * @internal
+   */
+  partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]> {
+    const merged = resolved.signal ? AbortSignal.any([resolved.signal, signal]) : signal;
+    const query = afterId(partitionQuery(resolved.query, part), cursor);
+    return this.walk({ ...resolved, paging: "keyset", sort: { _id: 1 }, concurrency: 1, signal: merged, query });
+  }
+
+  /**
+   * Where a resumed export must read from again: the base URL without credentials, and the account.
+   * @internal
+   */
+  get source(): { platform: string; account: string } {
+    const url = new URL(this.client.baseUrl);
+    url.username = "";
+    url.password = "";
+    return { platform: url.href.replace(/\/$/, ""), account: this.client.accountId };
   }
 
   /** `GET /api/2018-10-01/{name}`, as errors name it. */

@@ -123,7 +123,7 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
       await finished(stream);
       await fsync(fd);
       await closeFd();
-      await place(tempPath, file, target, force);
+      await placeFile(tempPath, file, target, force);
     } catch (error) {
       await abort();
       if (error instanceof TargetExistsError) throw error;
@@ -137,7 +137,8 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
   return { path: file, tempPath, stream, commit, abort };
 }
 
-async function place(tempPath: string, file: string, target: string, force: boolean): Promise<void> {
+/** Moves a finished file to its target; without `force`, never over a file that appeared meanwhile. */
+export async function placeFile(tempPath: string, file: string, target: string, force: boolean): Promise<void> {
   if (force) {
     await fs.promises.rename(tempPath, file);
     return;

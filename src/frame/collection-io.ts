@@ -16,6 +16,9 @@ import { ValidationError } from "../errors";
 import { writePartitioned, type PartitionOptions, type PartWriter } from "./partitioned-export";
 import type { ExportResult, ExportTarget } from "./export";
 import type { PlatformRecord } from "../client/collection";
+import type { IdPartition } from "../client/paging/partitions";
+import { checkResume, continueWalk, idOrder, ResumableFile, type ResumeOptions, type ResumeRequest } from "./resumable";
+import { writePartitionedResumable } from "./partitioned-resume";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived
@@ -30,16 +33,16 @@ export interface CollectionFrameOptions extends FrameIterateOptions, TableOption
 }
 
 /** `collection.exportCsv(target, options)`. */
-export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & PartitionOptions;
+export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & PartitionOptions & ResumeOptions;
 
 /** `collection.exportNdjson(target, options)`. */
-export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & PartitionOptions;
+export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & PartitionOptions & ResumeOptions;
 
 /** `collection.toArrow(options)`. */
 export type CollectionArrowOptions = FrameIterateOptions & ArrowOptions;
 
 /** `collection.exportParquet(target, options)`. */
-export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions;
+export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions & ResumeOptions;
 
 /** A table read, checked once: the columns and the walk that fetches exactly what they need. */
 export interface TableRead {
@@ -73,6 +76,10 @@ export async function readFrame(open: () => PageSource, plan: ColumnPlan, option
 export interface WalkSource {
   walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]>;
   partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]>;
+  partitionRanges(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<IdPartition[]>;
+  partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]>;
+  /** The platform (base URL without credentials) and account a resumed export must read from again. */
+  readonly source: { readonly platform: string; readonly account: string };
 }
 
 /** The table formats a collection exports. */
@@ -83,6 +90,8 @@ export interface TableExportPlan extends TableRead {
   readonly format: TableFormat;
   readonly parquet?: ResolvedParquet;
   readonly partitions?: number;
+  /** Set when the export keeps its progress for a later run (`resume`). */
+  readonly resume?: { readonly restart: boolean };
 }
 
 /** Checks every option of a table export before any request (or any server start, in the CLI). */
@@ -93,11 +102,17 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
   if (partitions !== undefined) {
     if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor; leave out paging.");
     if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions; leave it out, or leave out partitions.");
-    if (Object.keys(read.walk.sort).some((key) => key !== "_id") || read.walk.sort._id !== 1) {
-      throw new ValidationError("sort", "A partitioned export walks in _id order; leave out sort, or leave out partitions.");
-    }
+    if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order; leave out sort, or leave out partitions.");
   }
-  return { ...read, format, ...(parquet ? { parquet } : {}), ...(partitions !== undefined ? { partitions } : {}) };
+  const resume = checkResume(options, read.walk);
+  return {
+    ...read,
+    ...(resume ? { walk: { ...read.walk, paging: "keyset" as const, sort: { _id: 1 as const } } } : {}),
+    format,
+    ...(parquet ? { parquet } : {}),
+    ...(partitions !== undefined ? { partitions } : {}),
+    ...(resume ? { resume } : {}),
+  };
 }
 
 /**
@@ -109,15 +124,47 @@ export async function runTableExport(
   target: ExportTarget,
   planned: TableExportPlan,
   options: CollectionParquetOptions & CollectionCsvOptions,
+  from: WalkSource["source"] = source.source,
 ): Promise<ExportResult> {
-  const { plan, walk, parquet, format, partitions } = planned;
-  const write = (pages: PageSource, to: ExportTarget, onProgress = options.onProgress): Promise<ExportResult> =>
+  const { plan, walk, parquet, format, partitions, resume } = planned;
+  const write = (pages: PageSource, to: ExportTarget | ResumableFile, onProgress = options.onProgress): Promise<ExportResult> =>
     parquet
       ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet)
       : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
+  if (resume) {
+    if (typeof target !== "string") {
+      throw new ValidationError("resume", "A resumable export keeps its progress beside a file: give a file path as the target, not a stream.");
+    }
+    const request = resumeRequest(planned, options, from);
+    if (partitions !== undefined) {
+      return writePartitionedResumable(source, walk, partitions, target, request, { force: options.force, restart: resume.restart, onProgress: options.onProgress }, write);
+    }
+    const file = await ResumableFile.open(target, request, { force: options.force, restart: resume.restart });
+    return write(continueWalk(source, walk, file.resumed), file);
+  }
   if (partitions === undefined) return write(source.walk(walk), target);
   const part: PartWriter = (pages, file, onProgress) => write(pages, file, onProgress);
   return writePartitioned((signal) => source.partitionWalks(walk, partitions, signal), target, format, part, options);
+}
+
+/** What a resumed run must share with the saved one: everything that changes the bytes written. */
+function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptions & CollectionCsvOptions, source: WalkSource["source"]): ResumeRequest {
+  const formatOptions: Record<string, unknown> =
+    planned.format === "csv"
+      ? { header: options.header ?? true, escapeFormulas: options.escapeFormulas ?? true }
+      : planned.parquet
+        ? { compression: planned.parquet.compression, rowGroupSize: planned.parquet.rowGroupSize, types: planned.parquet.types }
+        : {};
+  if (planned.partitions !== undefined) formatOptions.partitions = planned.partitions;
+  return {
+    format: planned.format,
+    columns: planned.plan.names,
+    query: planned.walk.query,
+    maxItems: planned.walk.maxItems === Infinity ? null : planned.walk.maxItems,
+    options: formatOptions,
+    platform: source.platform,
+    account: source.account,
+  };
 }
 
 export { writeRows, writeParquet, checkParquetOptions, readArrow, loadArrow };

@@ -1,7 +1,8 @@
 import type { Writable } from "node:stream";
 import { planColumns, type ColumnPlan } from "./column-spec";
 import { RowReader, type FrameWarning } from "./row-reader";
-import { openAtomicFile, type AtomicFile } from "./atomic-file";
+import { openAtomicFile } from "./atomic-file";
+import { ResumableFile } from "./resumable";
 import { csvLine } from "./csv";
 import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "./warnings";
@@ -95,7 +96,7 @@ export type RowFormat = "csv" | "ndjson";
 /** Writes pages as rows of `format`, with the columns already planned (validated once, by the caller). */
 export async function writeRows(
   pages: PageSource,
-  target: ExportTarget,
+  target: ExportTarget | ResumableFile,
   rowFormat: RowFormat,
   plan: ColumnPlan,
   options: CsvExportOptions,
@@ -104,13 +105,16 @@ export async function writeRows(
   const reader = new RowReader(plan, options);
   const line = format.line(plan.names);
   // Opened before the first page is asked for, so an existing target fails fast.
-  const file = typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined;
+  const resumable = target instanceof ResumableFile ? target : undefined;
+  const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
   const stream: Writable = file ? file.stream : (target as Writable);
-  const sink = new Sink(stream, typeof target === "string" ? target : undefined);
-  let items = 0;
-  let pageCount = 0;
+  const sink = new Sink(stream, file?.path);
+  const resumed = resumable?.resumed;
+  sink.bytes = resumed?.bytes ?? 0;
+  let items = resumed?.items ?? 0;
+  let pageCount = resumed?.pages ?? 0;
   // The header goes out with the first page, so a request that fails at once leaves stdout empty.
-  let header = format.header(plan.names);
+  let header = resumed ? "" : format.header(plan.names);
   try {
     const row = new Array<unknown>(plan.names.length);
     for await (const page of pages) {
@@ -127,6 +131,7 @@ export async function writeRows(
       await sink.write(text);
       items += page.length;
       pageCount++;
+      if (resumable && page.length > 0) await resumable.checkpoint({ cursor: lastId(page), items, pages: pageCount, bytes: sink.bytes });
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
     }
     await sink.write(header);
@@ -141,6 +146,11 @@ export async function writeRows(
   const warnings = reader.warnings();
   reportWarnings(warnings, options.onWarning);
   return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings };
+}
+
+/** The `_id` of a page's last record: a resumable export's cursor. */
+export function lastId(page: readonly unknown[]): string {
+  return String((page[page.length - 1] as { _id?: unknown })._id);
 }
 
 /** Writes with backpressure and turns a stream's asynchronous 'error' into a rejection. */

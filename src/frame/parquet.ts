@@ -10,7 +10,8 @@ import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type Pa
 import { recordShapeError } from "./record-shape";
 import { RowReader } from "./row-reader";
 import { reportWarnings } from "./warnings";
-import { MissingDependencyError, ValidationError } from "../errors";
+import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
+import { MissingDependencyError, OutputError, ValidationError } from "../errors";
 
 /** The compressions a Parquet export can use. */
 export type ParquetCompression = "snappy" | "gzip" | "none";
@@ -103,16 +104,19 @@ export interface ResolvedParquet {
  */
 export async function writeParquet(
   pages: PageSource,
-  target: ExportTarget,
+  target: ExportTarget | ResumableFile,
   plan: ColumnPlan,
   options: ParquetExportOptions,
   resolved: ResolvedParquet = checkParquetOptions(plan, options),
 ): Promise<ExportResult> {
   const hp = loadWriter();
   const reader = new RowReader(plan, options);
-  const file = typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined;
+  const resumable = target instanceof ResumableFile ? target : undefined;
+  const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
   const stream: Writable = file ? file.stream : (target as Writable);
-  const sink = new Sink(stream, typeof target === "string" ? target : undefined);
+  const sink = new Sink(stream, file?.path);
+  const resumed = resumable?.resumed;
+  sink.bytes = resumed?.bytes ?? 0;
   const out = new hp.ByteWriter(8 << 20);
   // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
   out.flush = async () => {
@@ -129,11 +133,14 @@ export async function writeParquet(
   let columns: unknown[][] = plan.names.map(() => []);
   let ids: unknown[] = [];
   let filled = 0;
-  let items = 0;
-  let pageCount = 0;
+  let items = resumed?.items ?? 0;
+  let pageCount = resumed?.pages ?? 0;
+  // Rows in the row groups written so far: what a resumed run keeps.
+  let grouped = items;
 
   const start = (): void => {
-    types = decideTypes(plan, columns, resolved.types);
+    const saved = resumed?.writer as SavedParquetWriter | undefined;
+    types = saved ? saved.types : decideTypes(plan, columns, resolved.types);
     const columnData = plan.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
     writer = new hp.ParquetWriter({
       writer: out,
@@ -142,6 +149,7 @@ export async function writeParquet(
       compressors: { GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }) },
       createdBy: "matframe (hyparquet-writer)",
     });
+    if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
   };
   const writeGroup = async (): Promise<void> => {
     if (!writer) start();
@@ -152,10 +160,17 @@ export async function writeParquet(
       return { name, data, statistics: types![c] !== "string" };
     });
     const rows = filled;
+    const cursor = ids[rows - 1];
     columns = plan.names.map(() => []);
     ids = [];
     filled = 0;
-    if (rows > 0) await writer!.write({ columnData, rowGroupSize: rows });
+    if (rows === 0) return;
+    await writer!.write({ columnData, rowGroupSize: rows });
+    grouped += rows;
+    if (resumable) {
+      const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
+      await resumable.checkpoint({ cursor: String(cursor), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state }, true);
+    }
   };
 
   try {
@@ -181,6 +196,9 @@ export async function writeParquet(
     sink.check();
     if (file) await file.commit();
   } catch (error) {
+    // An interrupted resumable export keeps the rows it has read: they become one more (short)
+    // row group, unless the output itself failed.
+    if (resumable && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
     await file?.abort();
     throw error;
   } finally {
@@ -199,4 +217,45 @@ export async function writeParquet(
 export async function exportParquet(pages: PageSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
   const plan = planColumns(options.columns);
   return writeParquet(pages, target, plan, options, checkParquetOptions(plan, options));
+}
+
+// A resumed Parquet export continues the file after its last complete row group: the writer gets
+// back the row group metadata and page indexes that its footer will list (hyparquet-writer keeps
+// them as the public fields row_groups, num_rows and pendingIndexes).
+interface SavedParquetWriter {
+  readonly types: ColumnType[];
+  readonly rowGroups: unknown;
+  readonly numRows: unknown;
+  readonly indexes: unknown;
+}
+
+interface WriterInternals {
+  row_groups: { columns: object[] }[];
+  num_rows: bigint;
+  pendingIndexes: { chunk: object; columnIndex?: unknown; offsetIndex?: unknown }[];
+}
+
+function snapshotWriter(writer: object): Omit<SavedParquetWriter, "types"> {
+  const w = writer as WriterInternals;
+  return {
+    rowGroups: toTaggedJson(w.row_groups),
+    numRows: toTaggedJson(w.num_rows),
+    indexes: toTaggedJson(w.pendingIndexes.map(({ columnIndex, offsetIndex }) => ({ columnIndex, offsetIndex }))),
+  };
+}
+
+function restoreWriter(writer: object, out: ByteWriterLike, saved: SavedParquetWriter, bytes: number): void {
+  const w = writer as WriterInternals;
+  if (!Array.isArray(w.row_groups) || !Array.isArray(w.pendingIndexes)) {
+    throw new Error("this version of hyparquet-writer keeps its row groups elsewhere; restart the export");
+  }
+  // The constructor wrote the magic number again: the file already starts with it.
+  out.index = 0;
+  out.offset = bytes;
+  w.row_groups = fromTaggedJson(saved.rowGroups) as WriterInternals["row_groups"];
+  w.num_rows = fromTaggedJson(saved.numRows) as bigint;
+  const chunks = w.row_groups.flatMap((group) => group.columns);
+  const indexes = fromTaggedJson(saved.indexes) as { columnIndex?: unknown; offsetIndex?: unknown }[];
+  // The footer's chunks and the indexes' chunks are the same objects (writeIndexes sets offsets on them).
+  w.pendingIndexes = indexes.map((index, i) => ({ ...index, chunk: chunks[i] }));
 }

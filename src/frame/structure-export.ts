@@ -10,13 +10,16 @@ import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "./row-reader";
 import { reportWarnings, type WarningHandler } from "./warnings";
+import { checkResume, type ResumeOptions } from "./resumable";
+import { writeStructuresResumable } from "./structure-resume";
+import type { PlatformRecord } from "../client/collection";
 
 /** The structure file formats. */
 export type StructureFormat = "poscar" | "cif" | "xyz";
 export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "xyz"];
 
 /** Options of `exportStructures`. */
-export interface StructureExportOptions extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate"> {
+export interface StructureExportOptions extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate">, ResumeOptions {
   /** `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1) or `"xyz"` (extended XYZ). */
   format: StructureFormat;
   /**
@@ -51,12 +54,20 @@ export interface StructureExportPlan {
   readonly format: StructureFormat;
   readonly singleFile: boolean;
   readonly walk: ResolvedIterateOptions;
+  /** Set when the export keeps its progress for a later run (`resume`). */
+  readonly resume?: { readonly restart: boolean };
+}
+
+/** What a structure export reads from: a collection (`client.materials`). */
+export interface StructureSource {
+  walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]>;
+  readonly source: { readonly platform: string; readonly account: string };
 }
 
 /** Only what the writers read is asked for. */
 const FIELDS = { _id: 1, name: 1, formula: 1, lattice: 1, basis: 1, "external.id": 1 } as const;
-const WRITERS = { poscar: toPoscar, cif: toCif, xyz: toXyz } as const;
-const EXTENSIONS = { poscar: "vasp", cif: "cif", xyz: "xyz" } as const;
+export const WRITERS = { poscar: toPoscar, cif: toCif, xyz: toXyz } as const;
+export const EXTENSIONS = { poscar: "vasp", cif: "cif", xyz: "xyz" } as const;
 
 /** Checks the options of a structure export (format, walk) once. */
 export function planStructureExport(options: StructureExportOptions): StructureExportPlan {
@@ -67,7 +78,9 @@ export function planStructureExport(options: StructureExportOptions): StructureE
   }
   if (singleFile && format !== "xyz") throw new ValidationError("singleFile", "singleFile works with format \"xyz\" only (POSCAR and CIF hold one structure per file).");
   const walk = validateIterateOptions({ query, fields: FIELDS, sort, pageSize, maxItems, paging, concurrency, signal });
-  return { format, singleFile, walk };
+  const resume = checkResume(options, walk);
+  if (!resume) return { format, singleFile, walk };
+  return { format, singleFile, walk: { ...walk, paging: "keyset", sort: { _id: 1 } }, resume };
 }
 
 /** A file-name part that is safe on every file system: letters, digits, `.`, `_`, `-`. */
@@ -76,7 +89,7 @@ function safe(part: unknown, max = 40): string {
 }
 
 /** `Si_mp-149_<id>.cif`: sorts by formula, then source id; unique even where case is ignored. */
-function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: Set<string>): string {
+export function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: Set<string>): string {
   const base = [safe(record.formula) || "structure", safe(record.external?.id), safe(record._id, 64)].filter(Boolean).join("_");
   let name = `${base}.${ext}`;
   for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.${ext}`;
@@ -91,11 +104,14 @@ function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext
  * disagree are skipped and reported with their ids.
  */
 export async function writeStructures(
-  pages: AsyncIterable<readonly unknown[]>,
+  source: StructureSource,
   target: string,
   plan: StructureExportPlan,
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning"> = {},
+  from: StructureSource["source"] = source.source,
 ): Promise<StructureExportResult> {
+  if (plan.resume) return writeStructuresResumable(source, target, plan, options, from);
+  const pages = source.walk(plan.walk);
   if (plan.singleFile) return writeSingleXyz(pages, target, options);
   const dir = openAtomicDir(target, { force: options.force });
   const temp = dir.tempPath;
@@ -115,7 +131,7 @@ export async function writeStructures(
     for await (const page of pages) {
       let lines = "";
       for (const raw of page) {
-        const record = raw as StructureRecord & { _id: string };
+        const record = raw as unknown as StructureRecord & { _id: string };
         let text: string;
         try {
           text = write(record);
@@ -162,7 +178,7 @@ async function writeSingleXyz(
     for await (const page of pages) {
       let text = "";
       for (const raw of page) {
-        const record = raw as StructureRecord & { _id: string };
+        const record = raw as unknown as StructureRecord & { _id: string };
         try {
           text += toXyz(record);
           items++;
@@ -189,18 +205,19 @@ async function writeSingleXyz(
   return { items, skipped: skipped.length, pages: pageCount, bytes, path: file.path, warnings };
 }
 
-function skippedWarnings(ids: string[]): FrameWarning[] {
-  if (ids.length === 0) return [];
+/** The warning for skipped records: `count` of them, the first of whose ids are `ids`. */
+export function skippedWarnings(ids: readonly string[], count = ids.length): FrameWarning[] {
+  if (count === 0) return [];
   const shown = ids.slice(0, 10);
   return [
     {
       code: "INVALID_STRUCTURE",
       path: "basis",
-      rows: ids.length,
+      rows: count,
       ids: shown,
       message:
-        `${ids.length} material(s) skipped: their basis and lattice disagree (counts, ids or units), e.g. ` +
-        `${shown.join(", ")}${ids.length > shown.length ? ", ..." : ""}. toPoscar(record) names the problem.`,
+        `${count} material(s) skipped: their basis and lattice disagree (counts, ids or units), e.g. ` +
+        `${shown.join(", ")}${count > shown.length ? ", ..." : ""}. toPoscar(record) names the problem.`,
     },
   ];
 }

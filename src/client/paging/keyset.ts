@@ -1,4 +1,5 @@
-import type { Projection, Query } from "../../schemas";
+import type { Projection } from "../../schemas";
+import { afterId } from "./partitions";
 import type { PlatformRecord } from "../collection";
 import { ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
@@ -17,7 +18,6 @@ export async function* keysetPages(
   o: ResolvedIterateOptions,
   endpoint: string,
 ): AsyncGenerator<PlatformRecord[], void, undefined> {
-  const hasQuery = Object.keys(o.query).length > 0;
   let after: string | undefined;
   let page = 0;
   let total = 0;
@@ -25,8 +25,7 @@ export async function* keysetPages(
     const limit = Math.min(o.pageSize, o.maxItems - total);
     const projection: Projection = { sort: { _id: 1 }, limit };
     if (o.fields) projection.fields = o.fields;
-    const query: Query =
-      after === undefined ? o.query : hasQuery ? { $and: [o.query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
+    const query = afterId(o.query, after);
     const records = await fetchPage({ query, projection }, o.signal);
     if (records.length > 0) page += 1;
     // Every _id must come after the cursor and after the one before it: a server that ignored

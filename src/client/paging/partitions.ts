@@ -79,3 +79,10 @@ export function partitionQuery(query: Query, part: IdPartition): Query {
   const bound = { _id: range };
   return Object.keys(query).length === 0 ? bound : { $and: [query, bound] };
 }
+
+/** The caller's query, after an `_id` cursor: how a keyset walk continues. */
+export function afterId(query: Query, cursor: string | undefined): Query {
+  if (cursor === undefined) return query;
+  const bound = { _id: { $gt: cursor } };
+  return Object.keys(query).length === 0 ? bound : { $and: [query, bound] };
+}
