@@ -197,7 +197,7 @@ export class ResumableFile {
         resumed = progress;
       } else {
         // A partial file without a state file holds nothing committed.
-        handle = await fs.promises.open(partial, "w", 0o666);
+        handle = await fs.promises.open(partial, "w+", 0o666);
       }
     } catch (error) {
       if (error instanceof ResumeError) throw error;
