@@ -1,4 +1,5 @@
 import { axisTitle, fieldValue, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
+import { estimateTextWidth } from "./label-placement";
 import { recordsOf, type TableInput } from "./table-input";
 
 /** Options of {@link barChart}. */
@@ -15,12 +16,12 @@ export interface BarChartOptions extends ChartOptions {
   y?: string;
   /**
    * Title of the category axis.
-   * @default the `x` column name
+   * @default the `x` column's readable name ("method.subtype" → "subtype")
    */
   xTitle?: string;
   /**
    * Title of the value axis.
-   * @default the `y` column name, or "count"
+   * @default the `y` column's readable name, or "count"
    */
   yTitle?: string;
   /**
@@ -61,7 +62,7 @@ export async function barChart(table: TableInput, options: BarChartOptions): Pro
           type: "nominal",
           title: axisTitle(options.x, options.xTitle),
           sort: sort === "none" ? null : { field: "value", order: sort },
-          axis: { labelAngle: -30 },
+          axis: { labelAngle: labelsFitFlat(bars, chartFrame(options).width) ? 0 : -30 },
         },
         y: {
           field: "value",
@@ -72,6 +73,15 @@ export async function barChart(table: TableInput, options: BarChartOptions): Pro
     },
     bars.length,
   );
+}
+
+/** Font size of axis labels (CONFIG in chart.ts). */
+const LABEL_FONT_SIZE = 11;
+
+/** True when every category label fits under its bar unrotated (short labels read best flat). */
+function labelsFitFlat(bars: [string, number][], width: number): boolean {
+  const band = width / Math.max(1, bars.length);
+  return bars.every(([category]) => estimateTextWidth(category, LABEL_FONT_SIZE) <= band - 4);
 }
 
 /** [category, value] per bar: the `y` values as given, or row counts per category. */

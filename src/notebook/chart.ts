@@ -1,6 +1,7 @@
 import type * as Vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import { MissingDependencyError } from "../errors";
+import { readableTitle } from "./axis-defaults";
 import { PNG_SCALE, pictureBundle, svgSize, svgToPng } from "./picture-bundle";
 import { RichOutput } from "./rich-output";
 import { inNotebook, type MimeBundle } from "./tslab-display";
@@ -137,9 +138,12 @@ export async function renderChart(
   }
 }
 
-/** "volume per atom (Å³)": an axis title with its unit, when there is one. */
+/**
+ * "volume per atom (Å³)": an axis title with its unit, when there is one; without a title, the
+ * column's readable name ("derivedProperties.density" → "density").
+ */
 export function axisTitle(column: string, title?: string, unit?: string): string {
-  const base = title ?? column;
+  const base = title ?? readableTitle(column);
   return unit ? `${base} (${unit})` : base;
 }
 

@@ -1,6 +1,7 @@
 import type * as Vega from "vega";
 import { axisTitle, fieldValue, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
-import { placeLabels } from "./label-placement";
+import { niceDomain, readableTitle } from "./axis-defaults";
+import { DIRECTIONS, placeLabels } from "./label-placement";
 import { recordsOf, type TableInput } from "./table-input";
 
 const POINT_AREA = 60;
@@ -20,7 +21,7 @@ export interface ScatterChartOptions extends ChartOptions {
   y: string;
   /**
    * Title of the horizontal axis.
-   * @default the `x` column name
+   * @default the `x` column's readable name ("volumePerAtom" → "volume per atom")
    */
   xTitle?: string;
   /**
@@ -30,7 +31,7 @@ export interface ScatterChartOptions extends ChartOptions {
   xUnit?: string;
   /**
    * Title of the vertical axis.
-   * @default the `y` column name
+   * @default the `y` column's readable name ("derivedProperties.density" → "density")
    */
   yTitle?: string;
   /**
@@ -52,7 +53,7 @@ export interface ScatterChartOptions extends ChartOptions {
   color?: string;
   /**
    * Title of the colour legend.
-   * @default the `color` column name
+   * @default the `color` column's readable name
    */
   colorTitle?: string;
 }
@@ -60,7 +61,9 @@ export interface ScatterChartOptions extends ChartOptions {
 /**
  * Draws a scatter plot to SVG, optionally with labelled and coloured points,
  * displays it in a notebook and returns it. Rows whose x or y is not a number
- * are left out (the returned chart's `marks` says how many were drawn).
+ * are left out (the returned chart's `marks` says how many were drawn). Axes run between round
+ * values around the data, from 0 at the lowest for data that is never negative. Labels never
+ * overlap: one that cannot be placed clear of the others is left out.
  *
  * @example
  * await scatterChart(rows, { x: "volumePerAtom", xUnit: "Å³", y: "density", yUnit: "g/cm³", label: "formula" });
@@ -74,14 +77,14 @@ export async function scatterChart(table: TableInput, options: ScatterChartOptio
       color: options.color === undefined ? undefined : String(fieldValue(r, options.color) ?? "(none)"),
     }))
     .filter((p) => isFiniteNumber(p.x) && isFiniteNumber(p.y));
-  // Padding keeps points at the extremes (and their labels) inside the plotting area.
-  const scale = { zero: false, padding: 16 };
-  const x = { field: "x", type: "quantitative" as const, title: axisTitle(options.x, options.xTitle, options.xUnit), scale };
-  const y = { field: "y", type: "quantitative" as const, title: axisTitle(options.y, options.yTitle, options.yUnit), scale };
+  // Round domains with room at the extremes, never crossing zero where the data does not.
+  const scale = (axis: "x" | "y") => ({ domain: niceDomain(values.map((v) => v[axis] as number)), nice: false, zero: false });
+  const x = { field: "x", type: "quantitative" as const, title: axisTitle(options.x, options.xTitle, options.xUnit), scale: scale("x") };
+  const y = { field: "y", type: "quantitative" as const, title: axisTitle(options.y, options.yTitle, options.yUnit), scale: scale("y") };
   const color =
     options.color === undefined
       ? {}
-      : { color: { field: "color", type: "nominal" as const, title: options.colorTitle ?? options.color } };
+      : { color: { field: "color", type: "nominal" as const, title: options.colorTitle ?? readableTitle(options.color) } };
   const points = { mark: { type: "point" as const, filled: true, size: POINT_AREA, tooltip: true }, encoding: { x, y, ...color } };
   const labels = {
     mark: { type: "text" as const, fontSize: LABEL_FONT_SIZE },
@@ -118,7 +121,8 @@ async function spreadLabels(compiled: Vega.Spec, vega: typeof Vega): Promise<voi
       values.map((v) => ({ x: xScale(v.x), y: yScale(v.y), text: v.label ?? "" })),
       { width: view.width(), height: view.height(), fontSize: LABEL_FONT_SIZE, pointRadius: Math.sqrt(POINT_AREA / Math.PI) },
     );
-    values.forEach((v, i) => Object.assign(v, { labelPlacement: placements[i] }));
+    // A label that would overlap another is left out; its point keeps its tooltip.
+    values.forEach((v, i) => Object.assign(v, placements[i] ? { labelPlacement: placements[i] } : { label: "", labelPlacement: DIRECTIONS[0] }));
   } finally {
     view.finalize();
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { placeLabels } from "../../src/notebook/label-placement";
+import fc from "fast-check";
+import { estimateTextWidth, placeLabels, type LabelPlacement } from "../../src/notebook/label-placement";
 
 const area = { width: 400, height: 300, fontSize: 10, pointRadius: 4 };
 
@@ -22,8 +23,49 @@ describe("placeLabels", () => {
 
   it("keeps labels inside the plotting area at the edges", () => {
     const [right] = placeLabels([{ x: 398, y: 150, text: "Te2Mo" }], area);
-    expect(right.align).toBe("right");
+    expect(right?.align).toBe("right");
     const [top] = placeLabels([{ x: 200, y: 1, text: "Au" }], area);
-    expect(top.baseline).not.toBe("bottom");
+    expect(top?.baseline).not.toBe("bottom");
+  });
+});
+
+/** The box a placed label covers (without margin), as a renderer would draw it. */
+function box(p: { x: number; y: number; text: string }, c: LabelPlacement, fontSize: number) {
+  const w = estimateTextWidth(p.text, fontSize);
+  const x = p.x + c.dx;
+  const y = p.y + c.dy;
+  const left = c.align === "left" ? x : x - w;
+  const top = c.baseline === "bottom" ? y - fontSize : c.baseline === "top" ? y : y - fontSize / 2;
+  return { left, top, right: left + w, bottom: top + fontSize };
+}
+
+describe("placeLabels never lets two labels overlap", () => {
+  it("leaves out the labels of a tight cluster that cannot all be placed", () => {
+    const cluster = Array.from({ length: 12 }, (_, i) => ({ x: 200 + (i % 3), y: 150 + Math.floor(i / 3), text: `Label${i}` }));
+    const placed = placeLabels(cluster, area);
+    expect(placed[0]).not.toBeNull();
+    expect(placed.filter((p) => p === null).length).toBeGreaterThan(0);
+  });
+
+  it("for any points and texts", () => {
+    const point = fc.record({
+      x: fc.double({ min: 0, max: 400, noNaN: true }),
+      y: fc.double({ min: 0, max: 300, noNaN: true }),
+      text: fc.stringMatching(/^[A-Za-z0-9]{1,8}$/),
+    });
+    fc.assert(
+      fc.property(fc.array(point, { maxLength: 40 }), (points) => {
+        const placed = placeLabels(points, area);
+        const boxes = placed.flatMap((c, i) => (c ? [box(points[i], c, area.fontSize)] : []));
+        for (let i = 0; i < boxes.length; i += 1) {
+          for (let j = i + 1; j < boxes.length; j += 1) {
+            const [a, b] = [boxes[i], boxes[j]];
+            const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+            if (!apart) return false;
+          }
+        }
+        return true;
+      }),
+    );
   });
 });
