@@ -8,6 +8,8 @@ export { scatterChart } from "./scatter-chart";
 export type { ScatterChartOptions } from "./scatter-chart";
 export { Chart } from "./chart";
 export type { ChartOptions } from "./chart";
+export { structureView, StructureView } from "./structure-view";
+export type { StructureViewOptions } from "./structure-view";
 export { progress } from "./progress";
 export type { Progress, ProgressOptions, ProgressUpdate } from "./progress";
 export { inNotebook } from "./tslab-display";
