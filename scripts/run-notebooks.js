@@ -19,8 +19,6 @@ const notebookDir = path.join(root, "notebooks");
 const KERNEL = "tslab";
 const CELL_TIMEOUT_S = 600;
 const EXIT_MISSING = 4;
-// The chart pictured in the README: the first SVG output of the cell tagged "readme-chart".
-const README_CHART = { notebook: "05-teaching-crystals.ipynb", tag: "readme-chart", file: path.join(root, "docs", "chart.svg") };
 
 function kernelEnv() {
   const env = { ...process.env };
@@ -125,17 +123,6 @@ function numberCells(file) {
   fs.writeFileSync(file, JSON.stringify(nb, null, 1) + "\n");
 }
 
-function writeReadmeChart() {
-  const nb = JSON.parse(fs.readFileSync(path.join(notebookDir, README_CHART.notebook), "utf8"));
-  const cell = nb.cells.find((c) => (c.metadata?.tags ?? []).includes(README_CHART.tag));
-  const output = cell?.outputs?.find((o) => o.data?.["image/svg+xml"]);
-  if (!output) throw new Error(`${README_CHART.notebook}: no SVG output in the cell tagged "${README_CHART.tag}"`);
-  const svg = output.data["image/svg+xml"];
-  fs.mkdirSync(path.dirname(README_CHART.file), { recursive: true });
-  fs.writeFileSync(README_CHART.file, (Array.isArray(svg) ? svg.join("") : svg).trimEnd() + "\n");
-  console.log(`wrote ${path.relative(root, README_CHART.file)} from ${README_CHART.notebook}`);
-}
-
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const env = kernelEnv();
@@ -157,9 +144,6 @@ function main() {
       const lastLines = result.log.trim().split("\n").slice(-15).join("\n");
       console.error(`${lastLines}\n\nFirst problems in ${name}:\n${diagnose(name, env)}`);
     }
-  }
-  if (!args.outputDir && failed === 0 && (args.names.length === 0 || args.names.includes(README_CHART.notebook))) {
-    writeReadmeChart();
   }
   return failed === 0 ? 0 : 1;
 }

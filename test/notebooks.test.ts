@@ -21,12 +21,14 @@ const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
   "01-quickstart.ipynb": [{ mime: "text/html", contains: '<table class="matframe-table"' }],
   "02-queries-and-projections.ipynb": [{ mime: "text/html", contains: '<table class="matframe-table"' }],
   "03-methods.ipynb": [
-    { mime: "image/svg+xml", contains: 'aria-roledescription="bar"' },
+    { mime: "text/plain", contains: "[bar chart: 4 bars, " },
     { mime: "text/html", contains: '<table class="matframe-table"' },
   ],
   "04-batch-export.ipynb": [{ mime: "text/html", contains: '<div class="matframe-progress"><progress' }],
   "05-teaching-crystals.ipynb": [
-    { mime: "image/svg+xml", contains: 'aria-roledescription="text mark"' },
+    { mime: "text/plain", contains: "[scatter chart: 22 points, " },
+    { mime: "text/plain", contains: "[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]" },
+    { mime: "text/plain", contains: "[structure view: Na, Cl, conventional cubic cell" },
     { mime: "text/html", contains: '<table class="matframe-table"' },
   ],
   "06-parquet-duckdb.ipynb": [{ mime: "text/html", contains: "mean density (g/cm3)</th>" }],

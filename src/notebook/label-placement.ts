@@ -33,7 +33,7 @@ export const DIRECTIONS: LabelPlacement[] = [
 // The same directions a little further out, for crowded points, before a label is left out.
 const CANDIDATES: LabelPlacement[] = [1, 2.2].flatMap((k) => DIRECTIONS.map((d) => ({ ...d, dx: d.dx * k, dy: d.dy * k })));
 
-/** Space kept between a label and anything else, in pixels. */
+/** Space kept between two labels, in pixels. */
 const MARGIN = 1;
 
 /**
@@ -73,7 +73,7 @@ export function placeLabels(
     let bestCost = Infinity;
     for (const candidate of CANDIDATES) {
       const box = labelBox(point, candidate, textWidth, fontSize);
-      if (labels.some((other) => overlap(box, other) > 0)) continue;
+      if (labels.some((other) => overlap(grow(box, MARGIN), other) > 0)) continue;
       const cost = dots.reduce((sum, o) => sum + overlap(box, o), 0) + outside(box, width, height);
       if (cost < bestCost) {
         best = { placement: candidate, box };
@@ -87,13 +87,17 @@ export function placeLabels(
   });
 }
 
-/** The box a label covers, with {@link MARGIN} around it. */
+/** The box a label covers. */
 function labelBox(p: LabelPoint, c: LabelPlacement, textWidth: number, textHeight: number): Box {
   const x = p.x + c.dx;
   const y = p.y + c.dy;
   const left = c.align === "left" ? x : x - textWidth;
   const top = c.baseline === "bottom" ? y - textHeight : c.baseline === "top" ? y : y - textHeight / 2;
-  return { left: left - MARGIN, top: top - MARGIN, right: left + textWidth + MARGIN, bottom: top + textHeight + MARGIN };
+  return { left, top, right: left + textWidth, bottom: top + textHeight };
+}
+
+function grow(box: Box, by: number): Box {
+  return { left: box.left - by, top: box.top - by, right: box.right + by, bottom: box.bottom + by };
 }
 
 function overlap(a: Box, b: Box): number {

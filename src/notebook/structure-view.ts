@@ -234,15 +234,6 @@ function drawSvg(input: {
   });
 
   const parts: string[] = [];
-  // Shaded spheres: one radial gradient per element, lit from the upper left.
-  parts.push("<defs>");
-  for (const element of elements) {
-    const { colour } = elementStyle(element);
-    parts.push(
-      `<radialGradient id="atom-${element}" cx="0.35" cy="0.35" r="0.7"><stop offset="0" stop-color="#ffffff"/><stop offset="0.35" stop-color="${colour}"/><stop offset="1" stop-color="${shade(colour)}"/></radialGradient>`,
-    );
-  }
-  parts.push("</defs>");
   parts.push(`<rect width="${width}" height="${height}" fill="white"/>`);
   parts.push(`<text x="8" y="18" font-size="14" font-family="sans-serif" fill="#000">${escapeHtml(title)}</text>`);
   parts.push(`<text x="8" y="36" font-size="11" font-family="sans-serif" fill="#444">${escapeHtml(cellLine(parameters))}</text>`);
@@ -269,7 +260,7 @@ function drawSvg(input: {
     const p = px(atom);
     items.push({
       depth: atom.depth,
-      svg: `<circle class="atom" data-element="${atom.element}" cx="${fmt(p.x)}" cy="${fmt(p.y)}" r="${fmt(atom.radius * scale)}" fill="url(#atom-${atom.element})" stroke="#222" stroke-width="0.6"/>`,
+      svg: sphere(atom.element, p.x, p.y, atom.radius * scale, ` class="atom" data-element="${atom.element}"`),
     });
   }
   items.sort((p, q) => p.depth - q.depth);
@@ -305,10 +296,23 @@ function legend(elements: string[], left: number, top: number): string {
   const rows = elements.map((element, i) => {
     const { radius } = elementStyle(element);
     const y = top + 14 + i * 24;
-    return `<circle cx="${left + 12}" cy="${y}" r="8" fill="url(#atom-${element})" stroke="#222" stroke-width="0.6"/><text x="${left + 26}" y="${y + 4}" font-size="12" font-family="sans-serif" fill="#000">${element}  <tspan fill="#555" font-size="10">r = ${radius.toFixed(2)} Å</tspan></text>`;
+    return `${sphere(element, left + 12, y, 8, "")}<text x="${left + 26}" y="${y + 4}" font-size="12" font-family="sans-serif" fill="#000">${element}  <tspan fill="#555" font-size="10">r = ${radius.toFixed(2)} Å</tspan></text>`;
   });
   const note = `<text x="${left}" y="${top + 14 + elements.length * 24}" font-size="9" font-family="sans-serif" fill="#777">covalent radii:</text><text x="${left}" y="${top + 25 + elements.length * 24}" font-size="9" font-family="sans-serif" fill="#777">Cordero et al. 2008</text>`;
   return `<g class="legend">${rows.join("")}${note}</g>`;
+}
+
+/**
+ * An atom: a disc in the element's colour with a soft highlight to the upper left. Flat fills
+ * rather than a radial gradient keep the PNG small (a gradient's smooth ramps compress poorly:
+ * the rock-salt picture was 3 times larger).
+ */
+function sphere(element: string, x: number, y: number, r: number, attributes: string): string {
+  const { colour } = elementStyle(element);
+  return (
+    `<circle${attributes} cx="${fmt(x)}" cy="${fmt(y)}" r="${fmt(r)}" fill="${colour}" stroke="${shade(colour)}" stroke-width="1"/>` +
+    `<circle cx="${fmt(x - 0.32 * r)}" cy="${fmt(y - 0.32 * r)}" r="${fmt(0.32 * r)}" fill="#fff" fill-opacity="0.55"/>`
+  );
 }
 
 /** A darker shade of a "#RRGGBB" colour, for sphere rims and bonds. */

@@ -74,8 +74,9 @@ export function outputProblems(notebook: Notebook): string[] {
         const where = `cell ${i + 1} (${kind})`;
         if (kind === "error") problems.push(`${where}: error output ${text}`);
         if (kind === "stream/stderr") problems.push(`${where}: stderr output ${text.slice(0, 300)}`);
-        // SVG path data is long runs of digits and letters; charts hold no secrets or paths.
-        if (kind === "image/svg+xml") continue;
+        // SVG path data and base64 images are long runs of digits and letters; pictures hold no
+        // secrets or paths (their text/plain fallback is still checked).
+        if (kind === "image/svg+xml" || kind === "image/png") continue;
         for (const [re, what] of [...SECRET_PATTERNS, ...paths]) {
           const hit = re.exec(text);
           if (hit) problems.push(`${where}: shows ${what}: ...${text.slice(Math.max(0, hit.index - 40), hit.index + 40)}...`);

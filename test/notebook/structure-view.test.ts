@@ -58,8 +58,8 @@ describe("structureView", () => {
     const view = structureView(find("NaCl"));
     expect(view.elements.sort()).toEqual(["Cl", "Na"]);
     expect(view.atoms).toBe(27); // rock salt: 14 of one kind on corners and faces, 13 on edges and centre
-    expect(view.svg).toContain('stop-color="#AB5CF2"'); // Na
-    expect(view.svg).toContain('stop-color="#1FF01F"'); // Cl
+    expect(view.svg).toContain('fill="#AB5CF2"'); // Na
+    expect(view.svg).toContain('fill="#1FF01F"'); // Cl
     expect(view.svg).toContain("Na  <tspan");
     expect(view.svg).toContain("r = 1.02 Å"); // Cl, Cordero et al. 2008
     const atoms = atomsIn(view.svg);
