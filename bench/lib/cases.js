@@ -29,6 +29,9 @@ function clientCases({ groups, server, credentials, columnsFields, python }) {
   }
   add("export", "exportCsv.small.offset", "exportCsv (default columns), offset", "export-table.js", { paging: "offset" }, { size: "small" });
   add("export", "exportCsv.small.keyset", "exportCsv (default columns), keyset", "export-table.js", { paging: "keyset" }, { size: "small" });
+  add("export", "exportCsv.small.resume", "exportCsv (default columns), resume: true (keyset, progress committed every second)", "export-table.js", { resume: true }, { size: "small" });
+  add("parquet", "exportParquet.small.keyset", "exportParquet (default columns), keyset", "export-table.js", { format: "parquet", paging: "keyset" }, { size: "small" });
+  add("parquet", "exportParquet.small.resume", "exportParquet (default columns), resume: true (progress committed every row group)", "export-table.js", { format: "parquet", resume: true }, { size: "small" });
   add("parquet", "parquet.exportCsv.small", "exportCsv (default columns), offset: the baseline", "export-table.js", { format: "csv" }, { size: "small" });
   add("parquet", "exportParquet.small", "exportParquet (default columns), offset", "export-table.js", { format: "parquet" }, { size: "small" });
   add("structures", "exportStructures.cif", "exportStructures (cif, one file per material)", "export-structures.js", { format: "cif" }, { size: "small" });

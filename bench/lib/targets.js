@@ -32,6 +32,8 @@ function computeRatios(cases, link) {
     ["parquet.bytes/csv", "exportParquet file size / exportCsv file size", ratio(c("exportParquet.small")?.megabytes?.median, c("parquet.exportCsv.small")?.megabytes?.median), "<=", 0.4],
     ["parquet.rss.big/small", "exportParquet peak RSS big / small", ratio(MiB(c("exportParquet.big")), MiB(c("exportParquet.small"))), "<=", 1.3],
     ["link.partitions4/keyset", "link: exportParquet one keyset walk / 4 partitions (time)", ratio(seconds(c("link.exportParquet.keyset")), seconds(c("link.exportParquet.p4"))), ">=", 2],
+    ["resume.csv/keyset", "exportCsv resume: true / exportCsv keyset (time)", ratio(seconds(c("exportCsv.small.resume")), seconds(c("exportCsv.small.keyset"))), "<=", 1.1],
+    ["resume.parquet/keyset", "exportParquet resume: true / exportParquet keyset (time)", ratio(seconds(c("exportParquet.small.resume")), seconds(c("exportParquet.small.keyset"))), "<=", 1.1],
     ["exportCsv.rss.big/small", "exportCsv peak RSS big / small, offset (default)", ratio(MiB(c("exportCsv.big.offset")), MiB(c("exportCsv.small.offset"))), "<=", 1.3],
   ];
   const serverInfo = [];

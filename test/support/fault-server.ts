@@ -238,15 +238,21 @@ function isCursorOnly(query: unknown): boolean {
   if (query === undefined || query === null) return true;
   const keys = Object.keys(query as object);
   if (keys.length === 0) return true;
-  const q = query as { _id?: Record<string, unknown> };
+  const q = query as { _id?: Record<string, unknown>; $and?: unknown[] };
   if (keys.length === 1 && keys[0] === "_id") return Object.keys(q._id ?? {}).join() === "$gt";
+  // A resumed keyset walk ands its saved cursor with the walk's own.
+  if (keys.length === 1 && keys[0] === "$and") return Array.isArray(q.$and) && q.$and.every(isCursorOnly);
   return false;
 }
 
-/** `_id > cursor` from `{_id: {$gt}}` or `{$and: [..., {_id: {$gt}}]}`, the two forms keyset paging sends. */
+/**
+ * `_id > cursor` from `{_id: {$gt}}` or `{$and: [..., {_id: {$gt}}]}`, the forms keyset paging
+ * sends (nested when a resumed walk ands two cursors: the larger one counts).
+ */
 function cursorOf(query: unknown): string | undefined {
-  const q = query as { _id?: { $gt?: string }; $and?: Array<{ _id?: { $gt?: string } }> } | undefined;
-  return q?._id?.$gt ?? q?.$and?.find((c) => c._id?.$gt !== undefined)?._id?.$gt;
+  const q = query as { _id?: { $gt?: string }; $and?: unknown[] } | undefined;
+  const bounds = [q?._id?.$gt, ...(Array.isArray(q?.$and) ? q.$and.map(cursorOf) : [])].filter((b): b is string => b !== undefined);
+  return bounds.length === 0 ? undefined : bounds.reduce((a, b) => (a > b ? a : b));
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
