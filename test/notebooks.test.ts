@@ -1,14 +1,17 @@
 // Runs every example notebook (notebooks/*.ipynb) on the real tslab kernel through Jupyter's
 // nbconvert, into a temporary folder, checks their outputs (no error, stderr, secret, machine
 // path or timing) and that the committed outputs are those of a clean run, and checks the
-// committed notebooks read clean. Without Jupyter the run is skipped with a loud notice, unless
-// MATFRAME_REQUIRE_JUPYTER=1 (set by .ci/run).
+// committed notebooks read clean; then exports each executed notebook to HTML and checks in
+// headless Chromium that every picture shows. Without Jupyter (or Chromium, for the export check)
+// the run is skipped with a loud notice, unless MATFRAME_REQUIRE_JUPYTER=1 (set by .ci/run).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joined, outputProblems, outputTexts, readNotebook, type Notebook } from "./notebook/notebook-scan";
+// The handout check is shared with scripts/readme-pictures.js, which cuts the README's pictures from it.
+import { checkHandout, handoutMissing } from "../scripts/handout.js";
 
 const root = path.resolve(__dirname, "..");
 const notebookDir = path.join(root, "notebooks");
@@ -33,6 +36,9 @@ const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
   ],
   "06-parquet-duckdb.ipynb": [{ mime: "text/html", contains: "mean density (g/cm3)</th>" }],
 };
+
+/** Pictures (charts, structure views) each notebook shows; every one must survive the HTML export. */
+const PICTURES: Record<string, number> = { "03-methods.ipynb": 1, "05-teaching-crystals.ipynb": 5 };
 
 function codeOf(notebook: Notebook): string {
   return notebook.cells.filter((c) => c.cell_type === "code").map((c) => joined(c.source)).join("\n");
@@ -109,6 +115,27 @@ describe("the notebooks executed on the tslab kernel", () => {
         outputs.some((o) => o.kind === mime && o.text.includes(contains)),
         `${name} should display ${mime} containing ${contains}`,
       ).toBe(true);
+    }
+  });
+
+  // A student's copy: nbconvert's HTML export of the executed notebook, opened in headless Chromium.
+  it.for(names)("%s exported to HTML shows every picture in Chromium", { timeout: 300_000 }, (name, ctx) => {
+    if (missing) ctx.skip(`Jupyter or the tslab kernel is missing: ${missing}`);
+    const noBrowser = handoutMissing();
+    if (noBrowser) {
+      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${noBrowser}`);
+      console.warn(`\n!! HANDOUT NOT CHECKED: ${noBrowser}\n`);
+      ctx.skip(noBrowser);
+    }
+    const executed = path.join(outputDir, name);
+    expect(existsSync(executed), `${name} did not execute (see the test above)`).toBe(true);
+    const workDir = mkdtempSync(path.join(outputDir, "handout-"));
+    const handout = checkHandout(executed, { workDir });
+    expect(handout.problems).toEqual([]);
+    expect(handout.pictures).toHaveLength(PICTURES[name] ?? 0);
+    for (const picture of handout.pictures) {
+      expect(picture.mime).toBe("image/png");
+      expect(picture.inkShown, `cell ${picture.cell}: ink on screen`).toBeGreaterThan(0.02);
     }
   });
 });

@@ -265,7 +265,7 @@ function drawSvg(input: {
   }
   items.sort((p, q) => p.depth - q.depth);
   parts.push(...items.map((item) => item.svg));
-  parts.push(axesGlyph(cell, project, { x: 14, y: height - 14 }));
+  parts.push(axesGlyph(cell, project, { x: drawing + 24, y: height - 24 }));
   parts.push(legend(elements, drawing, TITLE_HEIGHT + margin));
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(title)}">${parts.join("")}</svg>\n`;
 }
@@ -279,7 +279,7 @@ function cellLine(p: { a: number; b: number; c: number; alpha: number; beta: num
   return `${group(["a", "b", "c"], [p.a, p.b, p.c], 3, " Å")}; ${group(["α", "β", "γ"], [p.alpha, p.beta, p.gamma], 1, "°")}`;
 }
 
-/** A small a, b, c axes glyph in the lower left, so the viewing direction can be read. */
+/** A small a, b, c axes glyph under the legend, so the viewing direction can be read. */
 function axesGlyph(cell: Matrix3, project: ReturnType<typeof camera>, at: { x: number; y: number }): string {
   const origin = project([0, 0, 0]);
   const names = ["a", "b", "c"];
