@@ -248,10 +248,11 @@ function drawSvg(input: {
   for (const [i, j] of bonds) {
     const [p, q] = [px(placed[i]), px(placed[j])];
     const mid = { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 };
-    // Each half in its atom's colour, as ball-and-stick models do.
+    // Each half in its atom's colour, as ball-and-stick models do, drawn just behind its atom,
+    // which then hides the part of the stick inside the sphere.
     for (const [end, atom] of [[p, placed[i]], [q, placed[j]]] as const) {
       items.push({
-        depth: (placed[i].depth + placed[j].depth) / 2 - 1e-3,
+        depth: atom.depth - 1e-3,
         svg: `<line class="bond" x1="${fmt(end.x)}" y1="${fmt(end.y)}" x2="${fmt(mid.x)}" y2="${fmt(mid.y)}" stroke="${shade(elementStyle(atom.element).colour)}" stroke-width="${fmt(Math.max(2, 0.16 * scale))}" stroke-linecap="round"/>`,
       });
     }
