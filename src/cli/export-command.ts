@@ -337,7 +337,8 @@ function signalExitCode(signal: NodeJS.Signals): number {
 function summary(result: ExportTaskResult): string {
   const items = `${result.items.toLocaleString("en-US")} ${result.items === 1 ? "material" : "materials"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
-  return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}.`;
+  const resumed = result.resumedFrom ? `, continuing the ${result.resumedFrom.toLocaleString("en-US")} saved by an earlier run` : "";
+  return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}${resumed}.`;
 }
 
 /** A one-line progress display on a terminal's stderr, redrawn at most ten times a second. */

@@ -57,6 +57,8 @@ export interface ExportResult {
   readonly path?: string;
   /** Data warnings, also passed to `onWarning` (or emitted). */
   readonly warnings: readonly FrameWarning[];
+  /** With `resume`: records kept from earlier runs (included in `items`); absent when nothing was resumed. */
+  readonly resumedFrom?: number;
 }
 
 interface Format {
@@ -145,7 +147,7 @@ export async function writeRows(
   }
   const warnings = reader.warnings();
   reportWarnings(warnings, options.onWarning);
-  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings };
+  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }
 
 /** The `_id` of a page's last record: a resumable export's cursor. */

@@ -206,7 +206,7 @@ export async function writeParquet(
   }
   const warnings = reader.warnings();
   reportWarnings(warnings, options.onWarning);
-  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings };
+  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }
 
 /**

@@ -28,6 +28,8 @@ export interface PartSource {
   partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]>;
 }
 
+type PartDone = Pick<ExportResult, "items" | "bytes" | "warnings" | "resumedFrom">;
+
 type Write = (pages: PageSource, to: ResumableFile, onProgress: (progress: Progress) => void) => Promise<ExportResult>;
 
 /** Writes (or continues) a partitioned export whose progress is kept for a later run. */
@@ -86,10 +88,10 @@ export async function writePartitionedResumable(
 
   let first: { error: unknown } | undefined;
   const results = await Promise.allSettled(
-    saved.ranges.map(async (range, i): Promise<{ items: number; bytes: number; warnings: ExportResult["warnings"] }> => {
+    saved.ranges.map(async (range, i): Promise<PartDone> => {
       const file = path.join(dir, names[i]);
       if (finished[range.index] !== undefined && fs.existsSync(file)) {
-        return { items: finished[range.index], bytes: (await fs.promises.stat(file)).size, warnings: [] };
+        return { items: finished[range.index], bytes: (await fs.promises.stat(file)).size, warnings: [], resumedFrom: finished[range.index] };
       }
       try {
         const part = await ResumableFile.open(file, { ...request, options: { ...request.options, part: range.index } }, { label: `${target} (${names[i]})`, force: true });
@@ -109,7 +111,8 @@ export async function writePartitionedResumable(
   );
   if (first) throw first.error;
   await saving;
-  const done = results.map((r) => (r as PromiseFulfilledResult<{ items: number; bytes: number; warnings: ExportResult["warnings"] }>).value);
+  const done = results.map((r) => (r as PromiseFulfilledResult<PartDone>).value);
+  const kept = done.reduce((n, r) => n + (r.resumedFrom ?? 0), 0);
   try {
     if (fs.existsSync(final)) {
       if (!options.force) throw new TargetExistsError(target);
@@ -128,6 +131,7 @@ export async function writePartitionedResumable(
     path: final,
     parts: done.map((r, i) => ({ path: path.join(final, names[i]), items: r.items })),
     warnings: done.flatMap((r) => r.warnings),
+    ...(kept > 0 ? { resumedFrom: kept } : {}),
   };
 }
 

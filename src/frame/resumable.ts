@@ -100,11 +100,47 @@ export function continueWalk(
 }
 
 /** Names of the hidden files beside a target. */
-export function resumePaths(target: string): { partial: string; state: string } {
+export function resumePaths(target: string): { partial: string; state: string; lock: string } {
   const file = path.resolve(target);
   const dir = path.dirname(file);
   const base = path.basename(file);
-  return { partial: path.join(dir, `.${base}.matframe-partial`), state: path.join(dir, `.${base}.matframe-resume.json`) };
+  return {
+    partial: path.join(dir, `.${base}.matframe-partial`),
+    state: path.join(dir, `.${base}.matframe-resume.json`),
+    lock: path.join(dir, `.${base}.matframe-lock`),
+  };
+}
+
+/**
+ * Takes the lock of a resumable output (a file holding this process's id, created exclusively):
+ * two runs continuing the same export would write over each other. A lock whose process has
+ * ended (killed) is taken over.
+ */
+async function takeLock(file: string, label: string): Promise<string> {
+  const { lock } = resumePaths(file);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.promises.writeFile(lock, String(process.pid), { flag: "wx", mode: 0o600 });
+      return lock;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
+      const pid = Number(await fs.promises.readFile(lock, "utf8").catch(() => ""));
+      if (attempt > 0 || (Number.isInteger(pid) && pid > 0 && running(pid))) {
+        throw new ResumeError(`Another export (process ${pid}) is writing ${label}; wait for it to finish, or stop it, then run this again.`, file);
+      }
+      await fs.promises.rm(lock, { force: true });
+    }
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /**
@@ -120,6 +156,8 @@ export class ResumableFile {
   readonly path: string;
   readonly partialPath: string;
   readonly statePath: string;
+  /** Held while this run writes: a second run of the same export is refused. */
+  readonly lockPath: string;
   /** The stream the format writer writes to. */
   readonly stream: Writable;
   /** Progress this run continues from; undefined when it starts from the beginning. */
@@ -143,7 +181,7 @@ export class ResumableFile {
     private readonly interval: number,
   ) {
     this.path = target;
-    ({ partial: this.partialPath, state: this.statePath } = resumePaths(target));
+    ({ partial: this.partialPath, state: this.statePath, lock: this.lockPath } = resumePaths(target));
     this.handle = handle;
     this.hash = hash;
     this.resumed = resumed;
@@ -176,10 +214,17 @@ export class ResumableFile {
     const file = await checkTarget(target, options.force ?? false);
     const { partial, state } = resumePaths(file);
     if (options.restart) await discardProgress(file);
-    const saved = await readState(state, label);
+    const lock = await takeLock(file, label);
+    let saved: StateFile | undefined;
+    try {
+      saved = await readState(state, label);
+    } catch (error) {
+      await fs.promises.rm(lock, { force: true });
+      throw error;
+    }
     let resumed: SavedProgress | undefined;
     const hash = createHash("sha256");
-    let handle: fs.promises.FileHandle;
+    let handle: fs.promises.FileHandle | undefined;
     try {
       if (saved) {
         const differences = compareRequests(saved.request, request);
@@ -190,7 +235,10 @@ export class ResumableFile {
             file,
           );
         }
-        handle = await fs.promises.open(partial, "r+");
+        handle = await fs.promises.open(partial, "r+").catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== "ENOENT") throw error;
+          throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}; pass --restart (restart: true) to start over.`, file);
+        });
         await verifyPrefix(handle, saved.progress.bytes, saved.progress.sha256, hash, label, file);
         await handle.truncate(saved.progress.bytes);
         const { sha256: _sha, ...progress } = saved.progress;
@@ -200,6 +248,8 @@ export class ResumableFile {
         handle = await fs.promises.open(partial, "w+", 0o666);
       }
     } catch (error) {
+      await handle?.close().catch(() => undefined);
+      await fs.promises.rm(lock, { force: true });
       if (error instanceof ResumeError) throw error;
       throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
     }
@@ -231,6 +281,7 @@ export class ResumableFile {
     } finally {
       this.stream.destroy();
       await this.handle.close().catch(() => undefined);
+      await fs.promises.rm(this.lockPath, { force: true });
     }
   }
 
@@ -246,10 +297,12 @@ export class ResumableFile {
       await placeFile(this.partialPath, this.path, this.label, this.force);
     } catch (error) {
       await this.handle.close().catch(() => undefined);
+      await fs.promises.rm(this.lockPath, { force: true });
       if (error instanceof TargetExistsError || error instanceof OutputError) throw error;
       throw new OutputError(`Cannot write ${this.label}: ${(error as Error).message}.`, this.path, { cause: error });
     }
     await fs.promises.rm(this.statePath, { force: true });
+    await fs.promises.rm(this.lockPath, { force: true });
   }
 
   /** Resolves when every chunk given to the stream is in the file. */

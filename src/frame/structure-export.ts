@@ -47,6 +47,8 @@ export interface StructureExportResult {
   /** The absolute path of the directory (or the single xyz file). */
   readonly path: string;
   readonly warnings: readonly FrameWarning[];
+  /** With `resume`: structures kept from earlier runs (included in `items`). */
+  readonly resumedFrom?: number;
 }
 
 /** A structure export, checked once before any request. */

@@ -66,7 +66,7 @@ export async function writeStructuresResumable(
   const taken = new Set<string>(["index.csv"]);
   if (index.resumed) for (const name of await indexedNames(index.partialPath, index.resumed.bytes)) taken.add(name.toLowerCase());
   // Files written after the last commit (or by a run whose progress was discarded) are not in the index.
-  const own = new Set([path.basename(index.partialPath), path.basename(index.statePath)]);
+  const own = new Set([path.basename(index.partialPath), path.basename(index.statePath), path.basename(index.lockPath)]);
   for (const name of await fs.promises.readdir(dir)) {
     if (!own.has(name) && !taken.has(name.toLowerCase())) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
   }
@@ -156,7 +156,7 @@ async function writeFrames(
   }
   const warnings = skippedWarnings(skipped, skippedCount);
   reportWarnings(warnings, options.onWarning);
-  return { items, skipped: skippedCount, pages: pageCount, bytes, path: final, warnings };
+  return { items, skipped: skippedCount, pages: pageCount, bytes, path: final, warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }
 
 /** The file names listed in the committed part of an index.csv (names are CSV-safe: no quotes or commas). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
@@ -66,6 +67,7 @@ describe("a resumed table export", () => {
     const before = listRequests().length;
     const result = await run(target, { columns: COLUMNS, pageSize: 100, resume: true });
     expect(result.items).toBe(3000);
+    expect(result.resumedFrom).toBe(1200);
     expect(readFileSync(target)).toEqual(readFileSync(reference));
     // The second run asked only for what came after the cursor.
     const first = listRequests()[before];
@@ -191,6 +193,20 @@ describe("a resumed table export", () => {
     expect(readdirSync(target)).toEqual(readdirSync(reference));
     for (const name of readdirSync(reference)) expect(readFileSync(join(target, name), "utf8")).toBe(readFileSync(join(reference, name), "utf8"));
     expect(readdirSync(dir).filter((name) => name.includes("resumed-parts."))).toEqual([]);
+  });
+
+  it("refuses a second run while another one writes the same export, and takes over a killed run's lock", async () => {
+    const target = join(dir, "locked.csv");
+    const { lock } = resumePaths(target);
+    writeFileSync(lock, String(process.pid)); // a live process holds it
+    await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(
+      new RegExp(`Another export \\(process ${process.pid}\\) is writing .*locked\\.csv`),
+    );
+    const gone = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid!; // a process that has ended
+    writeFileSync(lock, String(gone));
+    const result = await client.materials.exportCsv(target, { columns: COLUMNS, resume: true });
+    expect(result.items).toBe(3000);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it("refuses what a cursor cannot continue, before any request", async () => {

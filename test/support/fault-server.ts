@@ -251,7 +251,7 @@ function isCursorOnly(query: unknown): boolean {
  */
 function cursorOf(query: unknown): string | undefined {
   const q = query as { _id?: { $gt?: string }; $and?: unknown[] } | undefined;
-  const bounds = [q?._id?.$gt, ...(Array.isArray(q?.$and) ? q.$and.map(cursorOf) : [])].filter((b): b is string => b !== undefined);
+  const bounds = [q?._id?.$gt, ...(Array.isArray(q?.$and) ? q!.$and.map(cursorOf) : [])].filter((b): b is string => b !== undefined);
   return bounds.length === 0 ? undefined : bounds.reduce((a, b) => (a > b ? a : b));
 }
 
