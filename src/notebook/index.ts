@@ -1,5 +1,5 @@
 // matframe/notebook: display helpers for notebooks on the tslab kernel (plain text elsewhere).
-export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS } from "./show";
+export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./show";
 export type { ShowOptions } from "./show";
 export type { TableInput, DataFrameLike } from "./table-input";
 export { barChart } from "./bar-chart";

@@ -1,7 +1,9 @@
+import { tableCaption } from "./caption";
 import { renderHtmlTable } from "./html-table";
-import { sliceTable, type TableInput } from "./table-input";
+import { RichOutput } from "./rich-output";
+import { sliceTable, type TableInput, type TableSlice } from "./table-input";
 import { renderTextTable } from "./text-table";
-import { tslabModule } from "./tslab-display";
+import { inNotebook, type MimeBundle } from "./tslab-display";
 
 /** Options of {@link show}. */
 export interface ShowOptions {
@@ -22,22 +24,51 @@ export interface ShowOptions {
 export const DEFAULT_MAX_ROWS = 20;
 
 /**
+ * A table as {@link show} displays it: HTML in a notebook with the aligned text as its fallback.
+ * As a cell's last expression it is shown once (tslab) or through `Jupyter.display` (Deno).
+ */
+export class Table extends RichOutput {
+  constructor(
+    /** Column names and the rows shown (the first `maxRows`). */
+    readonly slice: TableSlice,
+  ) {
+    super();
+  }
+
+  /** The HTML table: cells escaped, numbers right-aligned, a caption with the row count. */
+  get html(): string {
+    return renderHtmlTable(this.slice);
+  }
+
+  /** The aligned plain-text table. */
+  get text(): string {
+    return renderTextTable(this.slice);
+  }
+
+  mimeBundle(): MimeBundle {
+    return { data: { "text/html": this.html, "text/plain": this.text }, metadata: {} };
+  }
+
+  summary(): string {
+    return `[table: ${tableCaption(this.slice)}]`;
+  }
+}
+
+/**
  * Shows a table: as an HTML table in a tslab notebook (cells escaped, numbers
- * right-aligned, a caption with the row count), as aligned text elsewhere.
- * Returns nothing, so that a notebook does not print the table twice.
+ * right-aligned, a caption with the row count, the text table as fallback), as aligned text
+ * elsewhere. Returns the {@link Table}, which a notebook does not show a second time as the
+ * cell's last value.
  *
  * @example
  * const df = await client.materials.toDataFrame({ fields: { formula: 1, "lattice.a": 1 } });
  * show(df, { maxRows: 10 });
  */
-export function show(table: TableInput, options: ShowOptions = {}): void {
-  const slice = sliceTable(table, maxRowsOf(options));
-  const tslab = tslabModule();
-  if (tslab) {
-    tslab.display.html(renderHtmlTable(slice));
-    return;
-  }
-  (options.output ?? process.stdout).write(renderTextTable(slice) + "\n");
+export function show(table: TableInput, options: ShowOptions = {}): Table {
+  const shown = new Table(sliceTable(table, maxRowsOf(options)));
+  if (inNotebook()) shown.display();
+  else (options.output ?? process.stdout).write(shown.text + "\n");
+  return shown;
 }
 
 /**

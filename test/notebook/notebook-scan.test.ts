@@ -43,4 +43,13 @@ describe("outputProblems, the notebook test's scan", () => {
     const svg = `<svg><path d="M${"3873A3873".repeat(10)}"/></svg>`;
     expect(outputProblems(notebookWith({ output_type: "display_data", data: { "image/svg+xml": svg } }))).toEqual([]);
   });
+
+  it("does not read a PNG's base64 or a text table's rule as tokens, but checks the text beside them", () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAA".repeat(5);
+    const table = `name\n${"-".repeat(45)}\nSilicon, a long name`;
+    const picture = { output_type: "display_data", data: { "image/png": png, "text/plain": table } };
+    expect(outputProblems(notebookWith(picture))).toEqual([]);
+    const leaky = { output_type: "display_data", data: { "image/png": png, "text/plain": `token ${"q1Zx-9_ab".repeat(8)}` } };
+    expect(outputProblems(notebookWith(leaky))).toEqual([expect.stringMatching(/text\/plain.*a token-like string/)]);
+  });
 });

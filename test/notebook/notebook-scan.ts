@@ -47,7 +47,8 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/\b(?:x-auth-token|authToken)["']?\s*[:=]\s*["']?[A-Za-z0-9_-]/i, "an auth token value"],
   [/\bdemo[:/]demo\b/, "the demo credentials"],
   // The local platform's tokens are 64 base64url characters; ids are 17, words and formulas shorter.
-  [/[A-Za-z0-9_-]{40,}/, "a token-like string"],
+  // A text table's rule under a long column is a run of dashes only, which no token is.
+  [/(?!-{40})[A-Za-z0-9_-]{40,}/, "a token-like string"],
 ];
 
 /** Absolute paths of this machine: the checkout, home and temp folders, and common roots. */

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { inspect } from "node:util";
 import { PNG } from "pngjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { barChart, scatterChart, type Chart } from "../../src/notebook";
+import { barChart, scatterChart, show, type Chart } from "../../src/notebook";
 import { resetResvgForTests } from "../../src/notebook/picture-bundle";
 
 const requireHere = createRequire(__filename);
@@ -117,10 +117,10 @@ describe("in tslab's executor", () => {
     return { displays: [...displays], stdout };
   }
 
-  const state = globalThis as unknown as { matframeTest: { barChart: typeof barChart; chart?: Chart } };
+  const state = globalThis as unknown as { matframeTest: { barChart: typeof barChart; show: typeof show; chart?: Chart } };
 
   it("hands the test's objects to the cells through a global", async () => {
-    state.matframeTest = { barChart };
+    state.matframeTest = { barChart, show };
     const cell = await runCell(`const matframeTest = (globalThis as any).matframeTest;`);
     expect(cell.stdout).toBe("");
   });
@@ -150,5 +150,13 @@ describe("in tslab's executor", () => {
     const cell = await runCell(`[matframeTest.chart]`);
     expect(cell.displays).toHaveLength(0);
     expect(cell.stdout).toMatch(/^\[ \[bar chart: 1 bar, \d+×\d+ px\] \]\n$/);
+  });
+
+  it("show() as a cell's last expression displays the table once, HTML with its text fallback", async () => {
+    const cell = await runCell(`matframeTest.show([{ formula: "Si", atoms: 2 }])`);
+    expect(cell.displays).toHaveLength(1);
+    expect(Object.keys(cell.displays[0].data).sort()).toEqual(["text/html", "text/plain"]);
+    expect(cell.displays[0].data["text/plain"]).toContain("(1 row × 2 columns)");
+    expect(cell.stdout).toBe("");
   });
 });

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { DataFrame } from "danfojs-node";
 import { show, toHtmlTable, toTextTable } from "../../src/notebook";
@@ -109,7 +110,7 @@ describe("show outside a notebook", () => {
   it("prints plain text, not HTML", () => {
     const out = sink();
     const result = show(rows, { maxRows: 2, output: out });
-    expect(result).toBeUndefined();
+    expect(inspect(result)).toBe("[table: first 2 of 3 rows × 3 columns]");
     expect(out.text).not.toContain("<table");
     expect(out.text).toContain("Silicon <b>bold</b>"); // plain text is not escaped
     expect(out.text).toContain("(first 2 of 3 rows × 3 columns)");
@@ -120,5 +121,16 @@ describe("show outside a notebook", () => {
     const out = sink();
     show(Array.from({ length: 30 }, (_, i) => ({ i })), { output: out });
     expect(out.text).toContain("(first 20 of 30 rows × 1 column)");
+  });
+});
+
+describe("the table show returns", () => {
+  it("carries the HTML table and the text table as its fallback, for Deno's Jupyter.display too", () => {
+    const table = show(rows, { maxRows: 2, output: sink() });
+    const bundle = table.mimeBundle();
+    expect(bundle.data["text/html"]).toBe(toHtmlTable(rows, { maxRows: 2 }));
+    expect(bundle.data["text/plain"]).toBe(toTextTable(rows, { maxRows: 2 }));
+    const display = (table as unknown as Record<symbol, () => Record<string, string>>)[Symbol.for("Jupyter.display")];
+    expect(display.call(table)).toEqual(bundle.data);
   });
 });
