@@ -1,5 +1,5 @@
 import { escapeHtml } from "./escape-html";
-import { tslabModule, type NotebookDisplay } from "./tslab-display";
+import { newBundleDisplay, type BundleDisplay } from "./tslab-display";
 
 /**
  * What a progress callback receives: a running count, or the `Progress` that `onPage` of
@@ -45,8 +45,8 @@ const LOG_INTERVAL_MS = 5_000;
 
 /**
  * An in-place progress display to pass as an `onPage`/`onProgress` callback.
- * In a tslab notebook it is one output that updates in place (tslab's
- * `newDisplay`); elsewhere it is a line on stderr.
+ * In a tslab notebook it is one output that updates in place (HTML with a text fallback);
+ * elsewhere it is a line on stderr.
  *
  * @example
  * const onExport = progress({ label: "materials", expected: 20_000 });
@@ -56,8 +56,8 @@ const LOG_INTERVAL_MS = 5_000;
 export function progress(options: ProgressOptions = {}): Progress {
   const label = options.label ?? "items";
   const expected = options.expected;
-  const notebook = options.output === undefined ? tslabModule() : undefined;
-  const render = notebook ? notebookRenderer(notebook.newDisplay()) : streamRenderer(options.output ?? process.stderr);
+  const notebook = options.output === undefined ? newBundleDisplay() : undefined;
+  const render = notebook ? notebookRenderer(notebook) : streamRenderer(options.output ?? process.stderr);
   const interval = notebook ? NOTEBOOK_INTERVAL_MS : render.tty ? TTY_INTERVAL_MS : LOG_INTERVAL_MS;
   let count = 0;
   let lastDraw = -Infinity;
@@ -108,14 +108,20 @@ export function progressText({ count, expected, label }: ProgressState): string 
   return `${n(count)} / ${n(expected)} ${label} (${percent}%)`;
 }
 
-function notebookRenderer(display: NotebookDisplay) {
+function notebookRenderer(display: BundleDisplay) {
   return {
     tty: false,
     draw(state: ProgressState) {
       const bar =
         state.expected === undefined ? "" : `<progress value="${state.count}" max="${state.expected}" style="width:240px"></progress> `;
       const mark = state.final ? "done: " : "";
-      display.html(`<div class="matframe-progress">${bar}${mark}${escapeHtml(progressText(state))}</div>`);
+      display.show({
+        data: {
+          "text/html": `<div class="matframe-progress">${bar}${mark}${escapeHtml(progressText(state))}</div>`,
+          "text/plain": mark + progressText(state),
+        },
+        metadata: {},
+      });
     },
   };
 }

@@ -89,6 +89,40 @@ export function displayBundle(bundle: MimeBundle, fallbackType: string): unknown
   return tslab;
 }
 
+/** One output that shows MIME bundles and is updated in place (progress displays). */
+export interface BundleDisplay {
+  show(bundle: MimeBundle): void;
+}
+
+/**
+ * A display that replaces its own output with each bundle shown, like tslab's `newDisplay()` but
+ * with every MIME type in one message (Jupyter's `display_id` and `update_display_data`). Without
+ * the kernel's writer it falls back to `newDisplay()` and the bundle's HTML. Undefined outside a
+ * notebook.
+ */
+export function newBundleDisplay(): BundleDisplay | undefined {
+  const tslab = tslabModule();
+  if (!tslab) return undefined;
+  const id = `matframe-${process.pid}-${(nextDisplayId += 1)}`;
+  let shown = false;
+  let fallback: NotebookDisplay | undefined;
+  return {
+    show(bundle) {
+      // The writer of the cell running now: a display may be updated after its cell has finished.
+      const writer = kernelWriter(tslab);
+      if (writer) {
+        writer({ data: bundle.data, metadata: bundle.metadata, transient: { display_id: id } }, shown);
+        shown = true;
+        return;
+      }
+      fallback ??= tslab.newDisplay();
+      fallback.html(bundle.data["text/html"] ?? bundle.data["text/plain"]);
+    },
+  };
+}
+
+let nextDisplayId = 0;
+
 /** The token {@link displayBundle} returns for the running cell, or undefined outside a notebook. */
 export function currentCellToken(): unknown {
   const tslab = tslabModule();

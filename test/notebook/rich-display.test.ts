@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { inspect } from "node:util";
 import { PNG } from "pngjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { barChart, scatterChart, show, type Chart } from "../../src/notebook";
+import { barChart, progress, scatterChart, show, type Chart } from "../../src/notebook";
 import { resetResvgForTests } from "../../src/notebook/picture-bundle";
 
 const requireHere = createRequire(__filename);
@@ -77,7 +77,7 @@ describe("in tslab's executor", () => {
   type Executor = { execute(code: string): Promise<boolean> };
   let executor: Executor;
   let jupyter: { lastWriteDisplayData: unknown };
-  const displays: { data: Record<string, string>; metadata: Record<string, unknown> }[] = [];
+  const displays: { data: Record<string, string>; metadata: Record<string, unknown>; transient: { display_id?: string }; update: boolean }[] = [];
   let stdout = "";
   const realWrite = process.stdout.write;
   // The kernel's console writes to process.stdout; vitest's own console writes elsewhere.
@@ -101,7 +101,7 @@ describe("in tslab's executor", () => {
   async function runCell(code: string): Promise<{ displays: typeof displays; stdout: string }> {
     displays.length = 0;
     stdout = "";
-    jupyter.lastWriteDisplayData = (content: (typeof displays)[number]) => displays.push(content);
+    jupyter.lastWriteDisplayData = (content: (typeof displays)[number], update: boolean) => displays.push({ ...content, update });
     process.stdout.write = ((chunk: string) => {
       stdout += chunk;
       return true;
@@ -117,10 +117,10 @@ describe("in tslab's executor", () => {
     return { displays: [...displays], stdout };
   }
 
-  const state = globalThis as unknown as { matframeTest: { barChart: typeof barChart; show: typeof show; chart?: Chart } };
+  const state = globalThis as unknown as { matframeTest: { barChart: typeof barChart; show: typeof show; progress: typeof progress; chart?: Chart } };
 
   it("hands the test's objects to the cells through a global", async () => {
-    state.matframeTest = { barChart, show };
+    state.matframeTest = { barChart, show, progress };
     const cell = await runCell(`const matframeTest = (globalThis as any).matframeTest;`);
     expect(cell.stdout).toBe("");
   });
@@ -158,5 +158,16 @@ describe("in tslab's executor", () => {
     expect(Object.keys(cell.displays[0].data).sort()).toEqual(["text/html", "text/plain"]);
     expect(cell.displays[0].data["text/plain"]).toContain("(1 row × 2 columns)");
     expect(cell.stdout).toBe("");
+  });
+
+  it("a progress display updates one output in place, each state HTML with a text fallback", async () => {
+    const cell = await runCell(`const p = matframeTest.progress({ label: "materials", expected: 10 }); p.done(10);`);
+    expect(cell.displays.length).toBeGreaterThanOrEqual(1);
+    const ids = new Set(cell.displays.map((d) => d.transient.display_id));
+    expect(ids.size).toBe(1);
+    expect(cell.displays.map((d) => d.update)).toEqual(cell.displays.map((_, i) => i > 0));
+    const last = cell.displays.at(-1)!;
+    expect(last.data["text/plain"]).toBe("done: 10 / 10 materials (100%)");
+    expect(last.data["text/html"]).toContain('<progress value="10" max="10"');
   });
 });
