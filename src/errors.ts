@@ -296,6 +296,26 @@ export class StructureError extends MatframeError {
   }
 }
 
+/** With `strict: true`, a column came out null in every row (often a misspelt path). */
+export class EmptyColumnError extends MatframeError {
+  override readonly code: string = "ERR_EMPTY_COLUMN";
+  override readonly name: string = "EmptyColumnError";
+  /** The column's name, as asked for. */
+  readonly column: string;
+  /** The known path nearest to it, when it looks like a typo. */
+  readonly suggestion: string | undefined;
+
+  constructor(column: string, rows: number, suggestion?: string) {
+    super(
+      `Column "${column}" is empty: none of the ${rows} records has a value at that path` +
+        (suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling.") +
+        " Nothing was written (strict).",
+    );
+    this.column = column;
+    this.suggestion = suggestion;
+  }
+}
+
 /**
  * A value does not fit its column's type in a typed export (Parquet, Arrow): a column typed
  * `double` from the platform's schema or from the first row group met text, for example.

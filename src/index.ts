@@ -87,6 +87,7 @@ export {
   RecordShapeError,
   StructureError,
   ColumnTypeError,
+  EmptyColumnError,
   MissingDependencyError,
   TargetExistsError,
   ResumeError,

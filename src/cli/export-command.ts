@@ -5,6 +5,7 @@ import {
   ColumnTypeError,
   ConnectionError,
   DuplicateRecordError,
+  EmptyColumnError,
   OutputError,
   ResponseValidationError,
   TimeoutError,
@@ -47,6 +48,8 @@ Options:
                          parquet page compression (default snappy)
   --row-group-size N     parquet: rows per row group (default 50000)
   --force                overwrite an existing output file
+  --strict               fail (writing nothing) when a column is empty in every row, e.g. a
+                         misspelt path, or a method fails the method schema; by default a warning
   --resume               keep progress beside the output (hidden .NAME.matframe-partial and
                          .NAME.matframe-resume.json) and continue an interrupted export of the same
                          request from its last committed record; walks in _id order
@@ -175,6 +178,7 @@ async function parse(argv: string[]): Promise<Parsed> {
         "row-group-size": { type: "string" },
         force: { type: "boolean" },
         resume: { type: "boolean" },
+        strict: { type: "boolean" },
         restart: { type: "boolean" },
         "no-formula-escape": { type: "boolean" },
         quiet: { type: "boolean" },
@@ -231,6 +235,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     escapeFormulas: !values["no-formula-escape"],
     partitions: integer("--partitions", values.partitions),
     ...(resume ? { resume: true, restart: values.restart ?? false } : {}),
+    ...(values.strict ? { strict: true } : {}),
     types: columnTypes(values.types),
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
@@ -315,6 +320,7 @@ function fail(error: unknown): number {
   let message = error instanceof Error ? error.message : String(error);
   const flag = error instanceof ValidationError ? FLAG_FOR_OPTION[error.option] : undefined;
   if (flag) message = `${flag}: ${message}`;
+  if (error instanceof EmptyColumnError) message = message.replace("(strict)", "(--strict)");
   if (error instanceof ColumnTypeError) {
     message =
       `column "${error.column}" is typed ${error.type}, but record ${error.id ?? "(no _id)"} has ${error.value} there; ` +

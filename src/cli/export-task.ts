@@ -85,6 +85,11 @@ export interface ExportTaskOptions {
    * @default 50000
    */
   parquetRowGroupSize?: number;
+  /**
+   * Fail when a column is empty in every row, or a method fails the method schema (see `ReadOptions.strict`).
+   * @default false
+   */
+  strict?: boolean;
   /** Split the walk into this many `_id` ranges and write a directory of part files. */
   partitions?: number;
   /**
@@ -200,7 +205,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
           client.materials,
           options.output,
           table!,
-          { ...events2, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
+          { ...events2, strict: options.strict, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
           local,
         );
     return { ...result, seconds: (performance.now() - started) / 1000, source };

@@ -113,7 +113,7 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
     vectors[name] = a.vectorFromArray(values, arrowType(types[c]));
     columns[c] = [];
   });
-  reportWarnings(reader.warnings(), options.onWarning);
+  reportWarnings(reader.finish(), options.onWarning);
   return new a.Table(vectors);
 }
 

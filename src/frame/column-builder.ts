@@ -118,7 +118,7 @@ export class ColumnBuilder {
       data[name] = this.values[i];
       return dtype;
     });
-    return { names, data, dtypes, rows: this.reader.rows, warnings: this.reader.warnings() };
+    return { names, data, dtypes, rows: this.reader.rows, warnings: this.reader.finish() };
   }
 }
 

@@ -104,7 +104,6 @@ export async function writeRows(
   options: CsvExportOptions,
 ): Promise<ExportResult> {
   const format = rowFormat === "csv" ? CSV(options.header ?? true, options.escapeFormulas ?? true) : NDJSON;
-  const reader = new RowReader(plan, options);
   const line = format.line(plan.names);
   // Opened before the first page is asked for, so an existing target fails fast.
   const resumable = target instanceof ResumableFile ? target : undefined;
@@ -113,10 +112,13 @@ export async function writeRows(
   const sink = new Sink(stream, file?.path);
   const resumed = resumable?.resumed;
   sink.bytes = resumed?.bytes ?? 0;
+  // A resumed run reads only the rest of the table: whether a column is empty is not its to say.
+  const reader = new RowReader(plan, options, !resumed);
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
   // The header goes out with the first page, so a request that fails at once leaves stdout empty.
   let header = resumed ? "" : format.header(plan.names);
+  let warnings: FrameWarning[] = [];
   try {
     const row = new Array<unknown>(plan.names.length);
     for await (const page of pages) {
@@ -137,6 +139,7 @@ export async function writeRows(
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
     }
     await sink.write(header);
+    warnings = reader.finish();
     sink.check();
     if (file) await file.commit();
   } catch (error) {
@@ -145,7 +148,6 @@ export async function writeRows(
   } finally {
     sink.release();
   }
-  const warnings = reader.warnings();
   reportWarnings(warnings, options.onWarning);
   return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }

@@ -8,7 +8,7 @@ import { planColumns, type ColumnPlan } from "./column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "./column-types";
 import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
 import { recordShapeError } from "./record-shape";
-import { RowReader } from "./row-reader";
+import { RowReader, type FrameWarning } from "./row-reader";
 import { reportWarnings } from "./warnings";
 import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
 import { MissingDependencyError, OutputError, ValidationError } from "../errors";
@@ -110,13 +110,14 @@ export async function writeParquet(
   resolved: ResolvedParquet = checkParquetOptions(plan, options),
 ): Promise<ExportResult> {
   const hp = loadWriter();
-  const reader = new RowReader(plan, options);
   const resumable = target instanceof ResumableFile ? target : undefined;
   const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
   const stream: Writable = file ? file.stream : (target as Writable);
   const sink = new Sink(stream, file?.path);
   const resumed = resumable?.resumed;
   sink.bytes = resumed?.bytes ?? 0;
+  // A resumed run reads only the rest of the table: whether a column is empty is not its to say.
+  const reader = new RowReader(plan, options, !resumed);
   const out = new hp.ByteWriter(8 << 20);
   // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
   out.flush = async () => {
@@ -173,6 +174,7 @@ export async function writeParquet(
     }
   };
 
+  let warnings: FrameWarning[] = [];
   try {
     const row = new Array<unknown>(width);
     for await (const page of pages) {
@@ -192,6 +194,7 @@ export async function writeParquet(
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes + out.index });
     }
     await writeGroup();
+    warnings = reader.finish();
     await writer!.finish();
     sink.check();
     if (file) await file.commit();
@@ -204,7 +207,6 @@ export async function writeParquet(
   } finally {
     sink.release();
   }
-  const warnings = reader.warnings();
   reportWarnings(warnings, options.onWarning);
   return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }

@@ -1,18 +1,25 @@
 import type { ColumnPlan } from "./column-spec";
 import { compileGetter, type Getter } from "./getters";
 import { isValidMethod } from "./method-check";
-import { InvalidMethodError } from "../errors";
+import { EmptyColumnError, InvalidMethodError } from "../errors";
+import { nearestPath } from "./suggest";
 
 /** Something worth telling the user about the data, which did not stop the table. */
 export interface FrameWarning {
-  /** Stable code: `"INVALID_METHOD"` when method values failed the method schema, `"INVALID_STRUCTURE"` when a structure export skipped records. */
-  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE";
+  /**
+   * Stable code: `"INVALID_METHOD"` when method values failed the method schema,
+   * `"INVALID_STRUCTURE"` when a structure export skipped records, `"EMPTY_COLUMN"` when a
+   * column is null in every row (often a misspelt path: see `suggestion`).
+   */
+  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
-  /** Dotted path of the method object, e.g. `"method"`. */
+  /** Dotted path: of the method object (`"method"`), or the empty column's name. */
   readonly path: string;
-  /** How many rows had an invalid method there. */
+  /** How many rows had an invalid method there (the empty column: every row read). */
   readonly rows: number;
+  /** EMPTY_COLUMN: the known path nearest to the column's, when it looks like a typo. */
+  readonly suggestion?: string;
   /** The first few of their ids (all of them when `rows` is small). */
   readonly ids: readonly string[];
 }
@@ -21,7 +28,8 @@ export interface FrameWarning {
 export interface ReadOptions {
   /**
    * Throw `InvalidMethodError` at the first method value that fails the method schema, instead
-   * of giving nulls in its method columns and a warning.
+   * of giving nulls in its method columns and a warning; and `EmptyColumnError` when a column
+   * is null in every row (e.g. a misspelt path), before a file is written.
    * @default false
    */
   strict?: boolean;
@@ -51,10 +59,16 @@ export class RowReader {
   private readonly valueIndexes: number[] = [];
   private readonly valueGetters: Getter[] = [];
   private readonly groups: MethodGroup[] = [];
+  /** Per column: whether any row had a value there. */
+  private readonly filled: boolean[];
+  private unfilled: number;
 
-  constructor(plan: ColumnPlan, options: ReadOptions = {}) {
+  /** @param checkEmpty false when the rows read are not the whole table (a resumed export). */
+  constructor(plan: ColumnPlan, options: ReadOptions = {}, private readonly checkEmpty = true) {
     this.plan = plan;
     this.strict = options.strict ?? false;
+    this.filled = plan.columns.map(() => false);
+    this.unfilled = plan.columns.length;
     plan.columns.forEach((column, index) => {
       if (!column.method) {
         this.valueIndexes.push(index);
@@ -94,10 +108,49 @@ export class RowReader {
     const indexes = this.valueIndexes;
     const getters = this.valueGetters;
     for (let i = 0; i < getters.length; i++) out[indexes[i]] = getters[i](record);
+    if (this.unfilled > 0) this.markFilled(out);
   }
 
-  /** One warning per method path that had invalid values; empty when all were valid. */
+  private markFilled(row: readonly unknown[]): void {
+    for (let c = 0; c < row.length; c++) {
+      if (!this.filled[c] && row[c] !== undefined && row[c] !== null) {
+        this.filled[c] = true;
+        this.unfilled--;
+      }
+    }
+  }
+
+  /**
+   * The warnings of the whole read (see {@link warnings}); with `strict`, throws
+   * `EmptyColumnError` for the first empty column instead. Call it before committing an output.
+   */
+  finish(): FrameWarning[] {
+    const warnings = this.warnings();
+    const empty = warnings.find((w) => w.code === "EMPTY_COLUMN");
+    if (this.strict && empty) throw new EmptyColumnError(empty.path, this.rows, empty.suggestion);
+    return warnings;
+  }
+
+  /** One warning per method path that had invalid values, and one per empty column. */
   warnings(): FrameWarning[] {
+    return [...this.methodWarnings(), ...this.emptyColumnWarnings()];
+  }
+
+  private emptyColumnWarnings(): FrameWarning[] {
+    if (!this.checkEmpty || this.rows === 0 || this.unfilled === 0) return [];
+    return this.plan.columns
+      .filter((_, c) => !this.filled[c])
+      .map((column): FrameWarning => {
+        const suggestion = nearestPath(column.name);
+        const rows = this.rows;
+        const message =
+          `column "${column.name}" is empty: none of the ${rows} ${rows === 1 ? "record has" : "records have"} a value at that path` +
+          (suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (README, Column rules).");
+        return { code: "EMPTY_COLUMN", message, path: column.name, rows, ids: [], ...(suggestion ? { suggestion } : {}) };
+      });
+  }
+
+  private methodWarnings(): FrameWarning[] {
     return this.groups
       .filter((group) => group.invalid > 0)
       .map((group) => {

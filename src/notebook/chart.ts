@@ -2,18 +2,15 @@ import type * as Vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import { MissingDependencyError } from "../errors";
 import { readableTitle } from "./axis-defaults";
-import { PNG_SCALE, pictureBundle, svgSize, svgToPng } from "./picture-bundle";
-import { RichOutput } from "./rich-output";
-import { inNotebook, type MimeBundle } from "./tslab-display";
+import { Picture } from "./picture";
+import { inNotebook } from "./tslab-display";
 
 /**
  * A rendered chart. In a notebook it has already been displayed (as a PNG with a text fallback,
  * which survives HTML export); as a cell's last expression it is not shown a second time. Its
  * `svg` is a standalone SVG document to save or embed.
  */
-export class Chart extends RichOutput {
-  #bundle: MimeBundle | undefined;
-
+export class Chart extends Picture {
   constructor(
     /** "bar" or "scatter". */
     readonly kind: string,
@@ -23,30 +20,6 @@ export class Chart extends RichOutput {
     readonly marks: number,
   ) {
     super();
-  }
-
-  /** Width and height of the whole chart in pixels (plotting area, axes, legend). */
-  get size(): { width: number; height: number } {
-    return svgSize(this.svg);
-  }
-
-  /**
-   * The chart as PNG, at `scale` pixels per SVG pixel (rendered with @resvg/resvg-js).
-   * @default scale 2
-   * @example fs.writeFileSync("chart.png", chart.png());
-   */
-  png(scale = PNG_SCALE): Buffer {
-    return svgToPng(this.svg, scale);
-  }
-
-  /** The SVG, so a chart can be written straight to a file. */
-  override toString(): string {
-    return this.svg;
-  }
-
-  mimeBundle(): MimeBundle {
-    this.#bundle ??= pictureBundle(this.svg, this.summary());
-    return this.#bundle;
   }
 
   summary(): string {

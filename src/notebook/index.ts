@@ -15,3 +15,4 @@ export type { Progress, ProgressOptions, ProgressUpdate } from "./progress";
 export { inNotebook } from "./tslab-display";
 export type { MimeBundle } from "./tslab-display";
 export { RichOutput, JUPYTER_DISPLAY } from "./rich-output";
+export { Picture } from "./picture";

@@ -3,9 +3,8 @@ import { structureOf, type StructureRecord } from "../structure/structure";
 import { cellToDraw } from "./conventional-cell";
 import { elementStyle } from "./element-style";
 import { escapeHtml } from "./escape-html";
-import { PNG_SCALE, pictureBundle, svgToPng } from "./picture-bundle";
-import { RichOutput } from "./rich-output";
-import { inNotebook, type MimeBundle } from "./tslab-display";
+import { Picture } from "./picture";
+import { inNotebook } from "./tslab-display";
 
 /** Options of {@link structureView}. */
 export interface StructureViewOptions {
@@ -62,9 +61,7 @@ const ON_FACE = 1e-4;
  * A picture of a crystal structure (SVG drawn in Node, no network). Displayed like a chart: a PNG
  * with a text fallback in notebooks, `svg` to save.
  */
-export class StructureView extends RichOutput {
-  #bundle: MimeBundle | undefined;
-
+export class StructureView extends Picture {
   constructor(
     /** The SVG document, starting with `<svg`. */
     readonly svg: string,
@@ -80,20 +77,6 @@ export class StructureView extends RichOutput {
     readonly elements: string[],
   ) {
     super();
-  }
-
-  /** The picture as PNG (rendered with @resvg/resvg-js), at `scale` pixels per SVG pixel. @default scale 2 */
-  png(scale = PNG_SCALE): Buffer {
-    return svgToPng(this.svg, scale);
-  }
-
-  override toString(): string {
-    return this.svg;
-  }
-
-  mimeBundle(): MimeBundle {
-    this.#bundle ??= pictureBundle(this.svg, this.summary());
-    return this.#bundle;
   }
 
   summary(): string {

@@ -11,6 +11,6 @@ export {
   LogoutResult,
 } from "./login";
 export { Method } from "./method";
-export { Lattice, NamedValue, Material, MaterialRecord } from "./material";
+export { Lattice, NamedValue, Material, MaterialRecord, MATERIAL_PATHS } from "./material";
 export { Fields, Sort, Projection } from "./projection";
 export type { Query } from "./projection";

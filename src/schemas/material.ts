@@ -52,3 +52,46 @@ export const MaterialRecord = Material.extend({
   isSynthetic: z.boolean().optional(),
 });
 export type MaterialRecord = z.infer<typeof MaterialRecord>;
+
+/**
+ * Dotted paths a material record is known to hold (the platform's material schema in
+ * @mat3ra/esse, and the records `matframe serve` ships), as column names: named entries by name
+ * (`derivedProperties.density`). Used to suggest a column when one comes out empty.
+ */
+export const MATERIAL_PATHS: readonly string[] = Object.freeze([
+  "_id",
+  "name",
+  "formula",
+  "unitCellFormula",
+  "createdAt",
+  "isNonPeriodic",
+  "isSynthetic",
+  "tags",
+  "lattice",
+  "lattice.type",
+  ...["a", "b", "c", "alpha", "beta", "gamma"].map((k) => `lattice.${k}`),
+  "lattice.units.length",
+  "lattice.units.angle",
+  "lattice.vectors.a",
+  "lattice.vectors.b",
+  "lattice.vectors.c",
+  "lattice.vectors.alat",
+  "lattice.vectors.units",
+  "basis",
+  "basis.elements",
+  "basis.coordinates",
+  "basis.units",
+  "derivedProperties",
+  "derivedProperties.volume",
+  "derivedProperties.density",
+  "external.id",
+  "external.source",
+  "external.doi",
+  "external.url",
+  "external.origin",
+  "owner._id",
+  "owner.slug",
+  "method",
+  "method.type",
+  "method.subtype",
+]);

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { Client, EmptyColumnError, startServer, toDataFrame, type FrameWarning, type ServerHandle } from "../../src";
+import { editDistance, nearestPath } from "../../src/frame/suggest";
+import { runCli } from "../cli-export/run-cli";
+
+// Issue 13: a misspelt column is not silently empty. A column that is null in every row gives a
+// warning naming it and the nearest known path; `strict` makes it an error before anything is written.
+
+describe("nearestPath", () => {
+  it.each([
+    ["lattice.aa", "lattice.a"],
+    ["densty", "derivedProperties.density"],
+    ["density", "derivedProperties.density"],
+    ["derivedProperties.densty", "derivedProperties.density"],
+    ["lattcie.b", "lattice.b"],
+    ["fromula", "formula"],
+    ["Formula", "formula"],
+    ["method.subtyp", "method.subtype"],
+  ])("%s -> %s", (typo, known) => {
+    expect(nearestPath(typo)).toBe(known);
+  });
+
+  it("suggests nothing for a known path or one far from every known path", () => {
+    expect(nearestPath("lattice.a")).toBeUndefined();
+    expect(nearestPath("bandGap.direct")).toBeUndefined();
+    expect(nearestPath("x")).toBeUndefined();
+  });
+
+  it("counts a swap of two neighbours as one edit", () => {
+    expect(editDistance("lattcie", "lattice")).toBe(1);
+    expect(editDistance("", "abc")).toBe(3);
+    expect(editDistance("kitten", "sitting")).toBe(3);
+  });
+});
+
+describe("empty columns", () => {
+  const records = [
+    { _id: "a", formula: "Si", lattice: { a: 3.8 }, derivedProperties: [{ name: "density", value: 2.3 }] },
+    { _id: "b", formula: "GaAs", lattice: { a: 4.0 }, derivedProperties: [{ name: "density", value: 5.3 }] },
+  ];
+
+  it("warn with the nearest known path, and leave filled and partly filled columns alone", async () => {
+    const warnings: FrameWarning[] = [];
+    const df = await toDataFrame([...records, { _id: "c", formula: "X" }], {
+      columns: ["formula", "lattice.aa", "densty", "lattice.a"],
+      onWarning: (w) => warnings.push(w),
+    });
+    expect(df.shape).toEqual([3, 5]);
+    expect(warnings.map((w) => [w.code, w.path, w.suggestion, w.rows])).toEqual([
+      ["EMPTY_COLUMN", "lattice.aa", "lattice.a", 3],
+      ["EMPTY_COLUMN", "densty", "derivedProperties.density", 3],
+    ]);
+    expect(warnings[0].message).toBe('column "lattice.aa" is empty: none of the 3 records have a value at that path; did you mean lattice.a?');
+  });
+
+  it("say to check the spelling when no known path is near", async () => {
+    const warnings: FrameWarning[] = [];
+    await toDataFrame(records, { columns: ["bandGap.direct"], onWarning: (w) => warnings.push(w) });
+    expect(warnings[0].message).toMatch(/column "bandGap.direct" is empty: .*check the path's spelling/);
+    expect(warnings[0].suggestion).toBeUndefined();
+  });
+
+  it("give no warning for an empty table", async () => {
+    const warnings: FrameWarning[] = [];
+    await toDataFrame([], { columns: ["lattice.aa"], onWarning: (w) => warnings.push(w) });
+    expect(warnings).toEqual([]);
+  });
+
+  it("with strict, are an EmptyColumnError", async () => {
+    const error = await toDataFrame(records, { columns: ["formula", "lattice.aa"], strict: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmptyColumnError);
+    expect(error).toMatchObject({ code: "ERR_EMPTY_COLUMN", column: "lattice.aa", suggestion: "lattice.a" });
+  });
+});
+
+describe("empty columns in exports", () => {
+  let server: ServerHandle;
+  let client: Client;
+  let dir: string;
+
+  beforeAll(async () => {
+    server = await startServer({ port: 0 });
+    client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+    dir = mkdtempSync(join(tmpdir(), "matframe-empty-"));
+  });
+
+  afterAll(async () => {
+    await client?.logout();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("exportCsv and exportParquet with strict write nothing", async () => {
+    for (const [method, file] of [["exportCsv", "strict.csv"], ["exportParquet", "strict.parquet"]] as const) {
+      const target = join(dir, file);
+      await expect(client.materials[method](target, { columns: ["formula", "lattice.aa"], strict: true })).rejects.toThrow(EmptyColumnError);
+      expect(existsSync(target)).toBe(false);
+    }
+  });
+
+  it("the CLI warns on stderr with the suggestion and exits 0; with --strict it exits 1 and writes nothing", async () => {
+    const target = join(dir, "typos.csv");
+    const warned = await runCli(["export", "--columns", "formula,lattice.aa,densty", "--output", target, "--quiet"]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain("warning: column \"lattice.aa\" is empty: none of the 29 records have a value at that path; did you mean lattice.a?");
+    expect(warned.stderr).toContain("did you mean derivedProperties.density?");
+    expect((parse(readFileSync(target, "utf8"), { columns: true }) as unknown[]).length).toBe(29);
+
+    const strictTarget = join(dir, "strict-typos.csv");
+    const strict = await runCli(["export", "--columns", "formula,lattice.aa", "--output", strictTarget, "--strict", "--quiet"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toBe('matframe export: Column "lattice.aa" is empty: none of the 29 records has a value at that path; did you mean lattice.a? Nothing was written (--strict).\n');
+    expect(existsSync(strictTarget)).toBe(false);
+  });
+});
