@@ -18,7 +18,7 @@ export abstract class RichOutput {
   /** The MIME bundle a notebook shows: always with a `text/plain` fallback. */
   abstract mimeBundle(): MimeBundle;
 
-  /** One line for logs and the REPL, e.g. "[bar chart: 6 bars, 480×300]". */
+  /** One line for logs and the REPL, e.g. "[bar chart: 6 bars, 411×287 px]". */
   abstract summary(): string;
 
   /**
@@ -32,7 +32,7 @@ export abstract class RichOutput {
     this.#shownIn = displayBundle(bundle, fallback) ?? this.#shownIn;
   }
 
-  /** Displays once per cell: what the chart helpers call when they have drawn. */
+  /** Displays unless already shown in the running cell (by its helper, when it was drawn there). */
   protected displayInCell(): void {
     const token = currentCellToken();
     if (token !== undefined && token !== this.#shownIn) this.display();
