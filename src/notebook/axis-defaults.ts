@@ -1,9 +1,14 @@
 /**
  * A readable axis title for a column path: the last segment, camelCase and underscores spaced
  * ("derivedProperties.density" → "density", "volumePerAtom" → "volume per atom"); a segment of one
- * or two letters keeps its parent ("lattice.a" → "lattice a"). Names with spaces are kept as given.
+ * or two letters keeps its parent ("lattice.a" → "lattice a"); a unit in brackets goes in
+ * parentheses ("derivedProperties.density [g/cm^3]" → "density (g/cm^3)"). Other names with spaces
+ * are kept as given.
  */
 export function readableTitle(column: string): string {
+  // A column labelled with its unit, as `units: true` names them (issue 13): "path [unit]".
+  const labelled = /^(\S+) \[([^\]]+)\]$/.exec(column);
+  if (labelled) return `${readableTitle(labelled[1])} (${labelled[2]})`;
   if (/\s/.test(column)) return column;
   const parts = column.split(".").filter((p) => p !== "");
   if (parts.length === 0) return column;

@@ -44,6 +44,8 @@ describe("readableTitle", () => {
     expect(readableTitle("lattice.a")).toBe("lattice a");
     expect(readableTitle("band_gap")).toBe("band gap");
     expect(readableTitle("volume per atom (Å³)")).toBe("volume per atom (Å³)");
+    expect(readableTitle("derivedProperties.density [g/cm^3]")).toBe("density (g/cm^3)");
+    expect(readableTitle("lattice.a [angstrom]")).toBe("lattice a (angstrom)");
   });
 });
 
