@@ -114,4 +114,23 @@ describe("structureView", () => {
     expect(coloured).toBeGreaterThan(0.03 * png.width * png.height);
     expect(inspect(view)).toBe("[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]");
   });
+
+  it("draws every bundled structure, FCC ones as cubes of four times the primitive volume", () => {
+    for (const material of materials as Record[]) {
+      const view = structureView(material);
+      expect(view.atoms, material.formula).toBeGreaterThanOrEqual(material.basis.elements.length);
+      if (material.lattice.type === "FCC") {
+        expect(view.cellKind, material.formula).toBe("conventional cubic");
+        expect(view.parameters.a / Math.cbrt(4 * Math.abs(volumeOf(material)))).toBeCloseTo(1, 4);
+      } else {
+        expect(view.cellKind, material.formula).toBe("unit");
+      }
+    }
+  });
 });
+
+/** Volume of a record's own cell, from its vectors. */
+function volumeOf(material: Record): number {
+  const [a, b, c] = [material.lattice.vectors.a, material.lattice.vectors.b, material.lattice.vectors.c];
+  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+}
