@@ -7,6 +7,7 @@ import {
   DuplicateRecordError,
   EmptyColumnError,
   OutputError,
+  TargetExistsError,
   ResponseValidationError,
   TimeoutError,
   ValidationError,
@@ -57,7 +58,8 @@ Options:
   --no-formula-escape    write CSV text cells exactly as stored (by default a cell starting with
                          = + - @ tab or CR gets a leading ' so spreadsheets do not run it)
   --quiet                no progress bar and no summary line
-  --username NAME        log in as NAME; the password comes from MATFRAME_PASSWORD or --password-stdin
+  --username NAME        log in as NAME; the password comes from MATFRAME_PASSWORD, --password-stdin,
+                         or a prompt on the terminal
   --password-stdin       read the password from standard input
   -h, --help             show this help
 
@@ -100,7 +102,9 @@ export async function runExport(argv: string[]): Promise<number> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const bar = !quiet && process.stderr.isTTY ? new ProgressBar(parsed.task.maxItems) : undefined;
+  // Not when the data itself goes to the terminal: the bar would be drawn into the rows.
+  const toTerminal = parsed.task.output === process.stdout && process.stdout.isTTY;
+  const bar = !quiet && process.stderr.isTTY && !toTerminal ? new ProgressBar(parsed.task.maxItems) : undefined;
   try {
     const result = await exportTask(
       { ...parsed.task, signal: controller.signal },
@@ -243,8 +247,16 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (values.username !== undefined || values["password-stdin"]) {
     const username = values.username ?? process.env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--password-stdin needs a user: pass --username or set MATFRAME_USERNAME.");
-    const password = values["password-stdin"] ? await readPassword() : process.env.MATFRAME_PASSWORD;
-    if (!password) throw new UsageError("--username needs a password: set MATFRAME_PASSWORD or pass --password-stdin.");
+    const baseUrl = values["base-url"] || process.env.MATFRAME_BASE_URL;
+    if (!baseUrl) {
+      throw new UsageError(
+        "--username needs a platform to log in to: set --base-url or MATFRAME_BASE_URL (without one, matframe exports from the built-in local platform, which needs no login).",
+      );
+    }
+    const password = values["password-stdin"]
+      ? await readPassword()
+      : process.env.MATFRAME_PASSWORD || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${new URL(baseUrl).host}: `) : undefined);
+    if (!password) throw new UsageError("--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.");
     task.username = username;
     task.password = password;
   }
@@ -289,6 +301,44 @@ function integer(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/**
+ * Asks for a password on the terminal without echoing it (as ssh and sudo do): raw mode, one
+ * character at a time; Enter ends it, Backspace deletes, Ctrl-C or Ctrl-D cancels.
+ */
+function promptPassword(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = "";
+    const finish = (): void => {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+    };
+    const onData = (chunk: string): void => {
+      for (const char of chunk) {
+        if (char === "\r" || char === "\n") {
+          finish();
+          resolve(value);
+          return;
+        }
+        if (char === "\u0003" || char === "\u0004") {
+          finish();
+          reject(new UsageError("no password given: the prompt was cancelled."));
+          return;
+        }
+        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}
+
 async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) {
     throw new UsageError(`--password-stdin reads the password from a pipe, e.g. printf '%s' "$PASSWORD" | matframe export --password-stdin ...`);
@@ -300,6 +350,9 @@ async function readPassword(): Promise<string> {
 
 /** The flag that sets each library option, so a refused option is named as the user typed it. */
 const FLAG_FOR_OPTION: Record<string, string> = {
+  baseUrl: "--base-url",
+  format: "--format",
+  output: "--output",
   pageSize: "--page-size",
   maxItems: "--max-items",
   query: "--query",
@@ -319,7 +372,14 @@ const FLAG_FOR_OPTION: Record<string, string> = {
 function fail(error: unknown): number {
   let message = error instanceof Error ? error.message : String(error);
   const flag = error instanceof ValidationError ? FLAG_FOR_OPTION[error.option] : undefined;
-  if (flag) message = `${flag}: ${message}`;
+  if (flag) {
+    // "maxItems must be ..." becomes "--max-items must be ...": the words of the flag the user typed.
+    const option = (error as ValidationError).option;
+    if (message.startsWith(`${option} `)) message = `${flag}${message.slice(option.length)}`;
+    else if (!message.startsWith("--")) message = `${flag}: ${message}`;
+  }
+  if (error instanceof TargetExistsError) message = `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
+  message = message.replace(/ \((?:restart|force|resume): true\)/g, "");
   if (error instanceof EmptyColumnError) message = message.replace("(strict)", "(--strict)");
   if (error instanceof ColumnTypeError) {
     message =

@@ -12,6 +12,7 @@ import type { FrameWarning } from "../frame/row-reader";
 import { planTableExport, runTableExport, type TableFormat } from "../frame/collection-io";
 import { checkTarget } from "../frame/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
+import { normaliseBaseUrl } from "../client/validate-options";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;
@@ -170,6 +171,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
   const env = options.env ?? process.env;
   const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
+  // The address is checked before the credentials, so a mistyped one is named first.
+  if (baseUrl !== undefined) normaliseBaseUrl(baseUrl);
   if (baseUrl === undefined && options.username !== undefined) {
     throw new ValidationError(
       "username",

@@ -103,11 +103,11 @@ describe("matframe export usage errors (exit 1)", () => {
     [["--query", "{nope"], "--query must be a JSON object"],
     [["--query", "[1]"], "--query must be a JSON object"],
     [["--page-size", "ten"], '--page-size must be a whole number; got "ten".'],
-    [["--page-size", "900"], "--page-size: pageSize must be an integer from 1 to 500"],
+    [["--page-size", "900"], "--page-size must be an integer from 1 to 500"],
     [["--columns", "lattice..a"], 'Column "lattice..a" has an empty segment'],
     [["--bogus"], "--help"],
     [["--password", "hunter2"], "--password is not accepted"],
-    [["--username", "alice"], "--username needs a password"],
+    [["--username", "alice"], "--username needs a platform to log in to"],
   ])("%j", async (args, message) => {
     const result = await runCli(["export", "--output", "-", ...args], { cwd: dir });
     expect(result.code).toBe(1);
@@ -122,7 +122,7 @@ describe("matframe export usage errors that need the environment or the disk", (
     const result = await runCli(["export", "--output", "-", "--username", "alice"], { cwd: dir, env: { MATFRAME_PASSWORD: "x" } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expectOneLineError(result.stderr, "--username: a username needs a platform to log in to");
+    expectOneLineError(result.stderr, "--username needs a platform to log in to");
   });
 
   it("a directory as --output is refused before anything starts, even with --force", async () => {

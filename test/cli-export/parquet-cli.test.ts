@@ -45,11 +45,11 @@ describe("matframe export, Parquet", () => {
   });
 
   it.each([
-    [["--types", "formula=float", "--output", "t.parquet"], "matframe export: --types: types gives \"formula\" the type \"float\"; use one of double, int32, int64, boolean, string."],
+    [["--types", "formula=float", "--output", "t.parquet"], "matframe export: --types gives \"formula\" the type \"float\"; use one of double, int32, int64, boolean, string."],
     [["--types", "formula", "--output", "t.parquet"], "matframe export: --types takes COLUMN=TYPE pairs separated by commas, e.g. tags.0=string; got \"formula\"."],
     [["--types", "formula=string", "--output", "t.csv"], "matframe export: --types applies to --format parquet; --format csv writes values as they are."],
     [["--partitions", "two", "--output", "d"], "matframe export: --partitions must be a whole number; got \"two\"."],
-    [["--partitions", "99", "--output", "d"], "matframe export: --partitions: partitions must be a whole number from 1 to 64; got 99."],
+    [["--partitions", "99", "--output", "d"], "matframe export: --partitions must be a whole number from 1 to 64; got 99."],
     [["--partitions", "2", "--output", "-"], "matframe export: --partitions writes a directory of part files: give --output DIR (a directory to create)."],
     [["--parquet-compression", "zstd", "--output", "t.parquet"], "matframe export: --parquet-compression must be snappy or gzip or none; got \"zstd\"."],
   ])("refuses %j in the words of the flag", async (args, message) => {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { CLI, cleanEnv } from "./run-cli";
+import { startServer, type ServerHandle } from "../../src/server";
 
 const run = promisify(execFile);
 
@@ -45,5 +46,40 @@ describe.skipIf(!tty)("progress on a terminal", () => {
   it("draws nothing with --quiet", async () => {
     const out = await onTerminal("--output quiet.csv --page-size 1 --quiet");
     expect(out).toBe("");
+  });
+});
+
+describe.skipIf(!tty)("the terminal as the output, and as the password's source", () => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, users: ["alice:s3cret-horse"] });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("draws no progress into the rows when the data goes to the terminal", async () => {
+    const out = await onTerminal("--page-size 1 --columns formula");
+    expect(out).not.toContain("exporting:");
+    expect(out).not.toContain("\x1b[K");
+    const rows = out.split("\r\n").filter((line) => line !== "" && !line.startsWith("No --base-url") && !line.startsWith("Exported"));
+    expect(rows[0]).toBe("_id,formula");
+    expect(rows).toHaveLength(30);
+  });
+
+  it("asks for the password without echoing it when --username has no other source", async () => {
+    const command = `"${process.execPath}" "${CLI}" export --base-url ${server.baseUrl} --username alice --output prompted.csv --quiet`;
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: dir, env: cleanEnv() });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      // Typed only once the prompt is up (raw mode, no echo), as a person would.
+      if (out.includes("Password for alice at ") && !child.stdin.writableEnded) child.stdin.end("s3cret-horse\r");
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(out).toContain(`Password for alice at ${new URL(server.baseUrl).host}: `);
+    expect(out).not.toContain("s3cret");
+    expect(code).toBe(0);
+    expect(readFileSync(join(dir, "prompted.csv"), "utf8").split("\n").length).toBeGreaterThan(29);
   });
 });
