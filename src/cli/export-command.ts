@@ -49,6 +49,8 @@ Options:
                          parquet page compression (default snappy)
   --row-group-size N     parquet: rows per row group (default 50000)
   --force                overwrite an existing output file
+  --units                label numeric columns with the units their records carry, e.g.
+                         "lattice.a [angstrom]", "derivedProperties.density [g/cm^3]"
   --strict               fail (writing nothing) when a column is empty in every row, e.g. a
                          misspelt path, or a method fails the method schema; by default a warning
   --resume               keep progress beside the output (hidden .NAME.matframe-partial and
@@ -183,6 +185,7 @@ async function parse(argv: string[]): Promise<Parsed> {
         force: { type: "boolean" },
         resume: { type: "boolean" },
         strict: { type: "boolean" },
+        units: { type: "boolean" },
         restart: { type: "boolean" },
         "no-formula-escape": { type: "boolean" },
         quiet: { type: "boolean" },
@@ -220,6 +223,7 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (["poscar", "cif", "xyz"].includes(format)) {
     if (output === "-") throw new UsageError(`--format ${format} writes one file per material: give --output DIR (a directory to create).`);
     if (values.columns !== undefined) throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
+    if (values.units) throw new UsageError(`--units labels table columns; --format ${format} writes whole structures (their own formats say the units).`);
   }
   const resume = (values.resume ?? false) || (values.restart ?? false);
   if (resume && output === "-") {
@@ -240,6 +244,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     partitions: integer("--partitions", values.partitions),
     ...(resume ? { resume: true, restart: values.restart ?? false } : {}),
     ...(values.strict ? { strict: true } : {}),
+    ...(values.units ? { units: true } : {}),
     types: columnTypes(values.types),
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
@@ -307,8 +312,9 @@ function integer(flag: string, text: string | undefined): number | undefined {
  */
 function promptPassword(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
+  // Echo off before the prompt shows, so nothing typed after it can be echoed.
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.setEncoding("utf8");
   stdin.resume();
   return new Promise((resolve, reject) => {

@@ -91,6 +91,11 @@ export interface ExportTaskOptions {
    * @default false
    */
   strict?: boolean;
+  /**
+   * Label numeric columns with their units (see `ReadOptions.units`).
+   * @default false
+   */
+  units?: boolean;
   /** Split the walk into this many `_id` ranges and write a directory of part files. */
   partitions?: number;
   /**
@@ -159,7 +164,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   const table = structures
     ? undefined
     : planTableExport((options.format ?? "csv") as TableFormat, {
-        query, columns, sort, pageSize, maxItems, paging, signal,
+        query, columns, sort, pageSize, maxItems, paging, signal, units: options.units,
         types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
         resume: options.resume, restart: options.restart,
       });
@@ -208,7 +213,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
           client.materials,
           options.output,
           table!,
-          { ...events2, strict: options.strict, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
+          { ...events2, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
           local,
         );
     return { ...result, seconds: (performance.now() - started) / 1000, source };

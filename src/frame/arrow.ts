@@ -110,7 +110,7 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
   plan.names.forEach((name, c) => {
     const values = columns[c];
     for (let r = 0; r < values.length; r++) values[r] = toTyped(values[r], types[c], name, ids[r]);
-    vectors[name] = a.vectorFromArray(values, arrowType(types[c]));
+    vectors[reader.names[c]] = a.vectorFromArray(values, arrowType(types[c]));
     columns[c] = [];
   });
   reportWarnings(reader.finish(), options.onWarning);
@@ -123,7 +123,7 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
  * @example const table = await toArrow(records, { columns: ["formula", "lattice.a"] });
  */
 export async function toArrow(records: Iterable<unknown> | AsyncIterable<unknown>, options: ArrowOptions = {}): Promise<ArrowTable> {
-  return readArrow(inPages(records), planColumns(options.columns), options);
+  return readArrow(inPages(records), planColumns(options.columns, options), options);
 }
 
 async function* inPages(records: Iterable<unknown> | AsyncIterable<unknown>): AsyncGenerator<unknown[]> {

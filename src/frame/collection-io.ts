@@ -51,8 +51,8 @@ export interface TableRead {
 }
 
 /** Checks the columns and the walk options of a table read, once, before any request. */
-export function planTableRead(options: FrameIterateOptions & { columns?: readonly string[] }): TableRead {
-  const plan = planColumns(options.columns);
+export function planTableRead(options: FrameIterateOptions & { columns?: readonly string[]; units?: boolean }): TableRead {
+  const plan = planColumns(options.columns, options);
   // Only the iterate options, by name, so frame-only options never reach the walk's checks.
   const { query, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate } = options;
   const walk = validateIterateOptions({ query, fields: plan.fields, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate });
@@ -156,6 +156,7 @@ function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptio
         ? { compression: planned.parquet.compression, rowGroupSize: planned.parquet.rowGroupSize, types: planned.parquet.types }
         : {};
   if (planned.partitions !== undefined) formatOptions.partitions = planned.partitions;
+  if (options.units) formatOptions.units = true;
   return {
     format: planned.format,
     columns: planned.plan.names,

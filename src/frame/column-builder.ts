@@ -110,7 +110,7 @@ export class ColumnBuilder {
 
   /** Decides each column's dtype and returns the columns; the builder must not be used after. */
   finish(): BuiltColumns {
-    const names = this.reader.plan.names;
+    const names = this.reader.names;
     const data: Record<string, Cell[]> = {};
     const dtypes = names.map((name, i) => {
       const dtype = dtypeOf(this.seen[i]);

@@ -1,5 +1,6 @@
 import { FORBIDDEN_KEYS, type Fields } from "../schemas";
 import { ValidationError } from "../errors";
+import { unitFields } from "./units";
 
 /**
  * The columns a table gets when none are named: identity, composition, the computational method,
@@ -71,11 +72,12 @@ export function isIndexSegment(segment: string): boolean {
  * - Repeated columns are kept once, at their first position.
  *
  * @param columns dotted paths; `undefined` means {@link DEFAULT_COLUMNS}.
+ * @param options `units`: also fetch the fields that hold the columns' units (see `ReadOptions.units`).
  * @throws ValidationError (`option: "columns"`) for an empty list or a malformed path.
  * @example planColumns(["formula", "lattice.a", "lattice"]).fields // { _id: 1, formula: 1, lattice: 1 }
  * @example planColumns(["formula", "-_id"]).names // ["formula"]
  */
-export function planColumns(columns?: readonly string[]): ColumnPlan {
+export function planColumns(columns?: readonly string[], options: { units?: boolean } = {}): ColumnPlan {
   const requested = columns ?? DEFAULT_COLUMNS;
   if (!Array.isArray(requested)) {
     throw new ValidationError("columns", "columns must be an array of dotted paths, e.g. [\"formula\", \"lattice.a\"].");
@@ -96,7 +98,7 @@ export function planColumns(columns?: readonly string[]): ColumnPlan {
   }
   if (!excludeId && !names.includes("_id")) names.unshift("_id");
   const defs = names.map(toColumnDef);
-  return { names, columns: defs, fields: deriveFields(defs) };
+  return { names, columns: defs, fields: deriveFields(defs, options.units ? defs.flatMap(unitFields) : []) };
 }
 
 function checkPath(column: unknown): string {
@@ -171,8 +173,8 @@ function fieldPath(def: ColumnDef): string {
   return kept.join(".");
 }
 
-function deriveFields(defs: readonly ColumnDef[]): Fields {
-  const paths = [...new Set(defs.map(fieldPath))].sort();
+function deriveFields(defs: readonly ColumnDef[], extra: readonly string[] = []): Fields {
+  const paths = [...new Set([...defs.map(fieldPath), ...extra])].sort();
   // `_id` is fetched even when its column is left out: it is short, paging needs it, and
   // warnings name rows by it.
   const fields: Fields = { _id: 1 };

@@ -4,6 +4,7 @@ import type * as DanfoModule from "danfojs-node";
 import type { BuiltColumns } from "./column-builder";
 import type { DataFrame } from "./dataframe";
 import { MissingDependencyError } from "../errors";
+import { patchFrameClass } from "./frame-display";
 
 type Danfo = typeof DanfoModule;
 
@@ -22,6 +23,7 @@ export function loadDanfo(): Danfo {
   if (danfo) return danfo;
   try {
     danfo = require("danfojs-node") as Danfo;
+    patchFrameClass(danfo.DataFrame);
   } catch (error) {
     const missing =
       (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");

@@ -84,12 +84,12 @@ const NDJSON: Format = { header: () => "", line: ndjsonLineFormatter };
  * });
  */
 export async function exportCsv(pages: PageSource, target: ExportTarget, options: CsvExportOptions = {}): Promise<ExportResult> {
-  return writeRows(pages, target, "csv", planColumns(options.columns), options);
+  return writeRows(pages, target, "csv", planColumns(options.columns, options), options);
 }
 
 /** Writes pages of records as NDJSON, one object per line keyed by column name; see {@link exportCsv}. */
 export async function exportNdjson(pages: PageSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
-  return writeRows(pages, target, "ndjson", planColumns(options.columns), options);
+  return writeRows(pages, target, "ndjson", planColumns(options.columns, options), options);
 }
 
 /** The row formats a table export can write. */
@@ -104,7 +104,6 @@ export async function writeRows(
   options: CsvExportOptions,
 ): Promise<ExportResult> {
   const format = rowFormat === "csv" ? CSV(options.header ?? true, options.escapeFormulas ?? true) : NDJSON;
-  const line = format.line(plan.names);
   // Opened before the first page is asked for, so an existing target fails fast.
   const resumable = target instanceof ResumableFile ? target : undefined;
   const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
@@ -116,12 +115,19 @@ export async function writeRows(
   const reader = new RowReader(plan, options, !resumed);
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
-  // The header goes out with the first page, so a request that fails at once leaves stdout empty.
+  // The header goes out with the first page, so a request that fails at once leaves stdout empty;
+  // names are settled there too (with `units`, from the first page's records).
   let header = resumed ? "" : format.header(plan.names);
+  let line: ((cells: readonly unknown[]) => string) | undefined;
   let warnings: FrameWarning[] = [];
   try {
     const row = new Array<unknown>(plan.names.length);
     for await (const page of pages) {
+      if (!line) {
+        reader.observeUnits(page);
+        line = format.line(reader.names);
+        if (!resumed) header = format.header(reader.names);
+      }
       let text = header;
       header = "";
       for (let i = 0; i < page.length; i++) {

@@ -142,7 +142,7 @@ export async function writeParquet(
   const start = (): void => {
     const saved = resumed?.writer as SavedParquetWriter | undefined;
     types = saved ? saved.types : decideTypes(plan, columns, resolved.types);
-    const columnData = plan.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
+    const columnData = reader.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
     writer = new hp.ParquetWriter({
       writer: out,
       schema: hp.schemaFromColumnData({ columnData }),
@@ -154,9 +154,9 @@ export async function writeParquet(
   };
   const writeGroup = async (): Promise<void> => {
     if (!writer) start();
-    const columnData = plan.names.map((name, c) => {
+    const columnData = reader.names.map((name, c) => {
       const data = columns[c];
-      for (let r = 0; r < filled; r++) data[r] = toTyped(data[r], types![c], name, ids[r]);
+      for (let r = 0; r < filled; r++) data[r] = toTyped(data[r], types![c], plan.names[c], ids[r]);
       // Min/max of text (ids, names) costs a third of the encoding and helps no reader skip a group.
       return { name, data, statistics: types![c] !== "string" };
     });
@@ -217,7 +217,7 @@ export async function writeParquet(
  * @example await exportParquet(client.materials.pages(), "materials.parquet", { columns: ["formula", "lattice.a"] });
  */
 export async function exportParquet(pages: PageSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
-  const plan = planColumns(options.columns);
+  const plan = planColumns(options.columns, options);
   return writeParquet(pages, target, plan, options, checkParquetOptions(plan, options));
 }
 

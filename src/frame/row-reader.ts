@@ -3,6 +3,7 @@ import { compileGetter, type Getter } from "./getters";
 import { isValidMethod } from "./method-check";
 import { EmptyColumnError, InvalidMethodError } from "../errors";
 import { nearestPath } from "./suggest";
+import { UnitLabels } from "./units";
 
 /** Something worth telling the user about the data, which did not stop the table. */
 export interface FrameWarning {
@@ -33,6 +34,13 @@ export interface ReadOptions {
    * @default false
    */
   strict?: boolean;
+  /**
+   * Label numeric columns with the units their records carry: `lattice.a [angstrom]`,
+   * `derivedProperties.density [g/cm^3]` (from the first records that have them). The units'
+   * fields are fetched too (`lattice.units`).
+   * @default false
+   */
+  units?: boolean;
 }
 
 /** How many ids a warning lists. */
@@ -62,12 +70,14 @@ export class RowReader {
   /** Per column: whether any row had a value there. */
   private readonly filled: boolean[];
   private unfilled: number;
+  private readonly units: UnitLabels | undefined;
 
   /** @param checkEmpty false when the rows read are not the whole table (a resumed export). */
   constructor(plan: ColumnPlan, options: ReadOptions = {}, private readonly checkEmpty = true) {
     this.plan = plan;
     this.strict = options.strict ?? false;
     this.filled = plan.columns.map(() => false);
+    this.units = options.units ? new UnitLabels(plan.columns) : undefined;
     this.unfilled = plan.columns.length;
     plan.columns.forEach((column, index) => {
       if (!column.method) {
@@ -89,6 +99,7 @@ export class RowReader {
   /** Writes the raw cells of `record` into `out` (length = number of columns); missing is `undefined`. */
   read(record: unknown, out: unknown[]): void {
     const row = this.rows++;
+    if (this.units?.pending) this.units.observeRecord(record);
     for (let g = 0; g < this.groups.length; g++) {
       const group = this.groups[g];
       const method = group.get(record) as { type: string; subtype: string } | null | undefined;
@@ -109,6 +120,16 @@ export class RowReader {
     const getters = this.valueGetters;
     for (let i = 0; i < getters.length; i++) out[indexes[i]] = getters[i](record);
     if (this.unfilled > 0) this.markFilled(out);
+  }
+
+  /** Output column names: the plan's, with units when `units` is set (see {@link observeUnits}). */
+  get names(): readonly string[] {
+    return this.units?.names ?? this.plan.names;
+  }
+
+  /** Reads units from a page before its rows, for a writer that names its columns first. */
+  observeUnits(records: readonly unknown[]): void {
+    if (this.units?.pending) this.units.observe(records);
   }
 
   private markFilled(row: readonly unknown[]): void {

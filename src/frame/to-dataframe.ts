@@ -48,7 +48,7 @@ export async function toDataFrame(
   records: Iterable<unknown> | AsyncIterable<unknown>,
   options: ToDataFrameOptions = {},
 ): Promise<DataFrame> {
-  return recordsToFrame(records, planColumns(options.columns), options);
+  return recordsToFrame(records, planColumns(options.columns, options), options);
 }
 
 /** {@link toDataFrame} with its columns already planned. */

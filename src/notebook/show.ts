@@ -1,3 +1,5 @@
+import { inspect } from "node:util";
+import { setFrameDisplay } from "../frame/frame-display";
 import { tableCaption } from "./caption";
 import { renderHtmlTable } from "./html-table";
 import { RichOutput } from "./rich-output";
@@ -94,3 +96,13 @@ function maxRowsOf(options: Pick<ShowOptions, "maxRows">): number {
   }
   return maxRows;
 }
+
+// A DataFrame as a cell's last value shows as this table (see src/frame/frame-display.ts).
+setFrameDisplay({
+  inspect: (frame, depth, options) => {
+    const table = new Table(sliceTable(frame as TableInput, DEFAULT_MAX_ROWS));
+    // In tslab, the HTML table as the cell's output; in a script or the REPL, the text table.
+    return inNotebook() ? table[inspect.custom](depth, options as { depth?: number | null }) : table.text;
+  },
+  bundle: (frame) => new Table(sliceTable(frame as TableInput, DEFAULT_MAX_ROWS)).mimeBundle().data,
+});

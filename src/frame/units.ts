@@ -1,0 +1,82 @@
+// Units in column names (issue 13): `units: true` labels a numeric column with the unit its
+// records carry, e.g. `lattice.a [angstrom]`, `derivedProperties.density [g/cm^3]`.
+import type { ColumnDef } from "./column-spec";
+import { compileGetter, type Getter } from "./getters";
+
+// Which key of a `units` object holds a field's unit: the platform's lattice records
+// `units: { length: "angstrom", angle: "degree" }` beside `a`, `b`, `c`, `alpha`, `beta`, `gamma`.
+const UNIT_KIND: Readonly<Record<string, string>> = { a: "length", b: "length", c: "length", alpha: "angle", beta: "angle", gamma: "angle", alat: "length" };
+
+/**
+ * Where a column's unit is recorded, as a getter, or undefined when it has none:
+ * - a named entry's value (`derivedProperties.density`) reads the entry's `units`;
+ * - any other field reads its parent's `units`: a string (`lattice.vectors.units` for
+ *   `lattice.vectors.a`), or an object keyed by the field or its kind (`lattice.units.length`).
+ */
+export function unitGetter(def: ColumnDef): Getter | undefined {
+  const { segments } = def;
+  if (def.method || segments.length < 2 || segments[segments.length - 1] === "units") return undefined;
+  if (def.namedEntryAt === segments.length - 1) return compileGetter([...segments, "units"], def.namedEntryAt);
+  const parent = compileGetter(segments.slice(0, -1), def.namedEntryAt);
+  const key = segments[segments.length - 1];
+  return (record) => {
+    const units = (parent(record) as { units?: unknown } | undefined)?.units;
+    if (typeof units === "string") return units;
+    if (units === null || typeof units !== "object") return undefined;
+    const byKey = (units as Record<string, unknown>)[key];
+    if (typeof byKey === "string") return byKey;
+    const kind = UNIT_KIND[key];
+    return kind === undefined ? undefined : (units as Record<string, unknown>)[kind];
+  };
+}
+
+/** The projection paths a column's unit needs beside its own (the parent's `units`). */
+export function unitFields(def: ColumnDef): string[] {
+  const { segments } = def;
+  if (def.method || def.namedEntryAt !== undefined || segments.length < 2 || segments[segments.length - 1] === "units") return [];
+  const parent = segments.slice(0, -1);
+  const index = parent.findIndex((s) => /^(0|[1-9][0-9]*)$/.test(s));
+  // Under an array index the projection names the array, which already holds the units.
+  return index === -1 ? [[...parent, "units"].join(".")] : [];
+}
+
+/** Labels columns with units, from the first records that carry them. */
+export class UnitLabels {
+  /** Column names, with ` [unit]` once a unit is seen. */
+  readonly names: string[];
+  private readonly getters: (Getter | undefined)[];
+  private readonly values: Getter[];
+  private unlabelled: number;
+
+  constructor(columns: readonly ColumnDef[]) {
+    this.names = columns.map((c) => c.name);
+    this.getters = columns.map(unitGetter);
+    this.values = columns.map((c) => compileGetter(c.segments, c.namedEntryAt));
+    this.unlabelled = this.getters.filter(Boolean).length;
+  }
+
+  /** True while some column with a unit source has no label yet. */
+  get pending(): boolean {
+    return this.unlabelled > 0;
+  }
+
+  /** Reads units from `records` for the columns still unlabelled; cheap once all are labelled. */
+  observe(records: readonly unknown[]): void {
+    for (let r = 0; r < records.length && this.unlabelled > 0; r++) this.observeRecord(records[r]);
+  }
+
+  observeRecord(record: unknown): void {
+    for (let c = 0; c < this.getters.length; c++) {
+      const get = this.getters[c];
+      if (!get) continue;
+      const value = this.values[c](record);
+      // Only numbers have units: a column of text or objects keeps its name.
+      if (typeof value !== "number" && !(Array.isArray(value) && typeof value[0] === "number")) continue;
+      const unit = get(record);
+      if (typeof unit !== "string" || unit === "") continue;
+      this.names[c] = `${this.names[c]} [${unit}]`;
+      this.getters[c] = undefined;
+      this.unlabelled--;
+    }
+  }
+}
