@@ -20,7 +20,10 @@ export function setFrameDisplay(next: FrameDisplay): void {
 
 /** Gives a DataFrame class (danfo's, once loaded) `[util.inspect.custom]` and `Jupyter.display`. */
 export function patchFrameClass(frameClass: { prototype: object }): void {
-  const proto = frameClass.prototype;
+  // danfojs-node's DataFrame extends danfojs-base's, and the base class is what `head()`,
+  // `sortValues()` and the other methods construct: its prototype is the one to give the display.
+  let proto = frameClass.prototype;
+  for (let up = Object.getPrototypeOf(proto); up && up.constructor?.name === "DataFrame"; up = Object.getPrototypeOf(up)) proto = up;
   if (patched.has(proto)) return;
   patched.add(proto);
   Object.defineProperty(proto, inspect.custom, {

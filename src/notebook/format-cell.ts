@@ -42,3 +42,35 @@ function truncate(text: string): string {
   const oneLine = text.replace(/\s*\n\s*/g, " ");
   return oneLine.length <= MAX_CELL_CHARS ? oneLine : oneLine.slice(0, MAX_CELL_CHARS - 1) + "…";
 }
+
+/** Most decimals a column is lined up to (enough for lattice lengths in Å). */
+const MAX_DECIMALS = 4;
+
+/**
+ * Formats a table's cells column by column, lining up decimal points: in a column holding
+ * numbers with fractions, every number gets the same count of decimals (the most any of them
+ * needs, up to four), so `5.017` prints `5.0170` under `5.3068`, as pandas prints a float column.
+ * Very small numbers (below 0.01) keep their three significant digits.
+ * @returns cells by row, then column.
+ */
+export function formatRows(rows: readonly (readonly unknown[])[], columns: number): FormattedCell[][] {
+  const out = rows.map((row) => Array.from({ length: columns }, (_, c) => formatCell(row[c])));
+  for (let c = 0; c < columns; c++) {
+    let decimals = 0;
+    let small = false;
+    for (const row of rows) {
+      const value = row[c];
+      if (typeof value !== "number" || !Number.isFinite(value) || Number.isInteger(value)) continue;
+      if (Math.abs(value) < 0.01) small = true;
+      const text = String(Number(value.toFixed(MAX_DECIMALS)));
+      const dot = text.indexOf(".");
+      if (dot !== -1 && !text.includes("e")) decimals = Math.max(decimals, text.length - dot - 1);
+    }
+    if (decimals === 0 || small) continue;
+    rows.forEach((row, r) => {
+      const value = row[c];
+      if (typeof value === "number" && Number.isFinite(value)) out[r][c] = { text: value.toFixed(decimals), numeric: true };
+    });
+  }
+  return out;
+}

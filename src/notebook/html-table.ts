@@ -1,6 +1,6 @@
 import { tableCaption } from "./caption";
 import { escapeHtml } from "./escape-html";
-import { formatCell } from "./format-cell";
+import { formatRows } from "./format-cell";
 import type { TableSlice } from "./table-input";
 
 // Inline alignment rather than a <style> block, which code hosts that render notebooks strip;
@@ -12,12 +12,9 @@ const TEXT_CELL = "text-align:left";
 /** Renders a table slice as an HTML table whose every cell and name is escaped. */
 export function renderHtmlTable(slice: TableSlice): string {
   const header = slice.columns.map((c) => `<th style="${TEXT_CELL}">${escapeHtml(c)}</th>`).join("");
-  const body = slice.rows
+  const body = formatRows(slice.rows, slice.columns.length)
     .map((row) => {
-      const cells = slice.columns.map((_, i) => {
-        const cell = formatCell(row[i]);
-        return `<td style="${cell.numeric ? NUMBER_CELL : TEXT_CELL}">${escapeHtml(cell.text)}</td>`;
-      });
+      const cells = row.map((cell) => `<td style="${cell.numeric ? NUMBER_CELL : TEXT_CELL}">${escapeHtml(cell.text)}</td>`);
       return `<tr>${cells.join("")}</tr>`;
     })
     .join("\n");

@@ -3,7 +3,12 @@ import { setFrameDisplay } from "../frame/frame-display";
 import { tableCaption } from "./caption";
 import { renderHtmlTable } from "./html-table";
 import { RichOutput } from "./rich-output";
-import { sliceTable, type TableInput, type TableSlice } from "./table-input";
+import { idLast, sliceTable, type TableInput, type TableSlice } from "./table-input";
+
+/** What the tables show: the first rows, `_id` last. */
+function readingSlice(table: TableInput, maxRows: number): TableSlice {
+  return idLast(sliceTable(table, maxRows));
+}
 import { renderTextTable } from "./text-table";
 import { inNotebook, type MimeBundle } from "./tslab-display";
 
@@ -67,7 +72,7 @@ export class Table extends RichOutput {
  * show(df, { maxRows: 10 });
  */
 export function show(table: TableInput, options: ShowOptions = {}): Table {
-  const shown = new Table(sliceTable(table, maxRowsOf(options)));
+  const shown = new Table(readingSlice(table, maxRowsOf(options)));
   if (inNotebook()) shown.display();
   else (options.output ?? process.stdout).write(shown.text + "\n");
   return shown;
@@ -78,7 +83,7 @@ export function show(table: TableInput, options: ShowOptions = {}): Table {
  * @example fs.writeFileSync("table.html", toHtmlTable(df, { maxRows: 50 }));
  */
 export function toHtmlTable(table: TableInput, options: Pick<ShowOptions, "maxRows"> = {}): string {
-  return renderHtmlTable(sliceTable(table, maxRowsOf(options)));
+  return renderHtmlTable(readingSlice(table, maxRowsOf(options)));
 }
 
 /**
@@ -86,7 +91,7 @@ export function toHtmlTable(table: TableInput, options: Pick<ShowOptions, "maxRo
  * @example console.log(toTextTable(rows, { maxRows: 5 }));
  */
 export function toTextTable(table: TableInput, options: Pick<ShowOptions, "maxRows"> = {}): string {
-  return renderTextTable(sliceTable(table, maxRowsOf(options)));
+  return renderTextTable(readingSlice(table, maxRowsOf(options)));
 }
 
 function maxRowsOf(options: Pick<ShowOptions, "maxRows">): number {
@@ -100,9 +105,9 @@ function maxRowsOf(options: Pick<ShowOptions, "maxRows">): number {
 // A DataFrame as a cell's last value shows as this table (see src/frame/frame-display.ts).
 setFrameDisplay({
   inspect: (frame, depth, options) => {
-    const table = new Table(sliceTable(frame as TableInput, DEFAULT_MAX_ROWS));
+    const table = new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS));
     // In tslab, the HTML table as the cell's output; in a script or the REPL, the text table.
     return inNotebook() ? table[inspect.custom](depth, options as { depth?: number | null }) : table.text;
   },
-  bundle: (frame) => new Table(sliceTable(frame as TableInput, DEFAULT_MAX_ROWS)).mimeBundle().data,
+  bundle: (frame) => new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS)).mimeBundle().data,
 });

@@ -77,3 +77,12 @@ export function recordsOf(input: TableInput): Row[] {
   const { columns, rows } = sliceTable(input, Infinity);
   return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
 }
+
+/**
+ * The slice with a leading `_id` column moved to the end: a 17-character id is for looking a
+ * record up, not for reading across, and tables read from their first columns.
+ */
+export function idLast(slice: TableSlice): TableSlice {
+  if (slice.columns[0] !== "_id" || slice.columns.length === 1) return slice;
+  return { ...slice, columns: [...slice.columns.slice(1), "_id"], rows: slice.rows.map((row) => [...row.slice(1), row[0]]) };
+}

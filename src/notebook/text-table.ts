@@ -1,11 +1,11 @@
 import { tableCaption } from "./caption";
-import { formatCell } from "./format-cell";
+import { formatRows } from "./format-cell";
 import type { TableSlice } from "./table-input";
 
 /** Renders a table slice as aligned plain text (numbers right-aligned), for terminals and logs. */
 export function renderTextTable(slice: TableSlice): string {
   const header = slice.columns.map((c) => ({ text: c, numeric: false }));
-  const body = slice.rows.map((row) => slice.columns.map((_, i) => formatCell(row[i])));
+  const body = formatRows(slice.rows, slice.columns.length);
   const widths = slice.columns.map((_, i) =>
     Math.max(header[i].text.length, ...body.map((cells) => cells[i].text.length)),
   );

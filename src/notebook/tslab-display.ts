@@ -1,3 +1,4 @@
+import { dirname as pathDirname } from "node:path";
 /** The part of tslab's `Display` the helpers use (see tslab's `public.d.ts`). */
 export interface NotebookDisplay {
   html(s: string): void;
@@ -149,7 +150,8 @@ export function printedAsCellValue(depth: number, options: { depth?: number | nu
   } finally {
     Error.prepareStackTrace = original;
   }
-  const ownDir = __dirname;
+  // matframe's own frames (this room and the frame room, whose DataFrame hook calls in here).
+  const ownDir = pathDirname(__dirname);
   const caller = sites.find((site) => {
     const file = site.getFileName() ?? "";
     return !file.startsWith("node:") && !file.startsWith(ownDir);

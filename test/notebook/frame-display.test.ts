@@ -34,9 +34,16 @@ describe("a DataFrame printed or displayed", () => {
     const out = run(`${FRAME}
       const { toTextTable } = require(process.env.DIST + "/notebook");
       toDataFrame(records, { columns: ["formula", "lattice.a"] }).then((df) => {
-        process.stdout.write(JSON.stringify({ inspected: util.inspect(df), text: toTextTable(df), bundle: df[Symbol.for("Jupyter.display")]() }));
+        // A frame made by danfo's own methods (head, sortValues: danfo's base class) shows the same way.
+        const head = df.sortValues("lattice.a").head(1);
+        process.stdout.write(JSON.stringify({
+          inspected: util.inspect(df), text: toTextTable(df), bundle: df[Symbol.for("Jupyter.display")](),
+          head: util.inspect(head), headText: toTextTable(head),
+        }));
       });`);
-    const { inspected, text, bundle } = JSON.parse(out) as { inspected: string; text: string; bundle: Record<string, string> };
+    const { inspected, text, bundle, head, headText } = JSON.parse(out) as { inspected: string; text: string; bundle: Record<string, string>; head: string; headText: string };
+    expect(head).toBe(headText);
+    expect(head).toContain("Si");
     expect(inspected).toBe(text);
     expect(bundle["text/html"]).toMatch(/<table[\s\S]*GaAs[\s\S]*<\/table>/);
     expect(bundle["text/plain"]).toBe(text);

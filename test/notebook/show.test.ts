@@ -15,6 +15,27 @@ const rows = [
   { formula: "NaCl", name: "Salt", "lattice.a": 3.9922 },
 ];
 
+describe("table cells", () => {
+  it("line up decimal points: a float column gets the decimals its longest fraction needs, up to four", () => {
+    const text = toTextTable([
+      { formula: "AlN", c: 5.017, n: 2, tiny: 0.00123 },
+      { formula: "ZnO", c: 5.3068, n: 4, tiny: 0.5 },
+      { formula: "Au", c: 23.36251, n: 1, tiny: null },
+    ]);
+    const lines = text.split("\n");
+    expect(lines[2]).toBe("AlN       5.0170  2  0.00123");
+    expect(lines[3]).toBe("ZnO       5.3068  4      0.5");
+    expect(lines[4]).toBe("Au       23.3625  1");
+  });
+
+  it("put a leading _id last: tables read from their first columns", () => {
+    const text = toTextTable([{ _id: "2rSzeBnPq6SRikyPh", formula: "ZnO" }]);
+    expect(text.split("\n")[0]).toBe("formula  _id");
+    expect(text.split("\n")[2]).toBe("ZnO      2rSzeBnPq6SRikyPh");
+    expect(toHtmlTable([{ _id: "x", formula: "Si" }])).toMatch(/<th[^>]*>formula<\/th><th[^>]*>_id<\/th>/);
+  });
+});
+
 describe("toHtmlTable", () => {
   it("escapes markup in cells and column names", () => {
     const html = toHtmlTable([{ "<script>": "<img src=x onerror=alert(1)>", ok: "a & b" }]);
@@ -33,7 +54,7 @@ describe("toHtmlTable", () => {
   it("right-aligns numbers and left-aligns text", () => {
     const html = toHtmlTable(rows);
     const cells = [...html.matchAll(/<td style="([^"]*)">([^<]*)<\/td>/g)];
-    const number = cells.find((c) => c[2] === "3.867");
+    const number = cells.find((c) => c[2] === "3.8670");
     const text = cells.find((c) => c[2] === "Si");
     expect(number?.[1]).toContain("text-align:right");
     expect(text?.[1]).toContain("text-align:left");
