@@ -401,6 +401,12 @@ export class ResumeError extends MatframeError {
   }
 }
 
+/** The saved-credentials file cannot be used: readable by others, not matframe's, or a bad profile name. */
+export class CredentialsFileError extends MatframeError {
+  override readonly code: string = "ERR_CREDENTIALS_FILE";
+  override readonly name: string = "CredentialsFileError";
+}
+
 // ---------------------------------------------------------------------------------------------
 // The local platform
 

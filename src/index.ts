@@ -91,6 +91,7 @@ export {
   MissingDependencyError,
   TargetExistsError,
   ResumeError,
+  CredentialsFileError,
   OutputError,
   ServerOptionsError,
   DatasetError,

@@ -16,6 +16,7 @@ import type { Progress } from "../client/options";
 import type { ColumnType } from "../frame/column-types";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 import { savedRecords } from "../frame/resumable";
+import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 
 /** Exit codes of `matframe export`, as the README documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
@@ -63,14 +64,14 @@ Options:
   --username NAME        log in as NAME; the password comes from MATFRAME_PASSWORD, --password-stdin,
                          or a prompt on the terminal
   --password-stdin       read the password from standard input
+  --profile NAME         read with the login saved by \`matframe login --profile NAME\` (its platform
+                         unless --base-url is given; default: $MATFRAME_PROFILE)
   -h, --help             show this help
 
 Credentials: MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, or MATFRAME_USERNAME + MATFRAME_PASSWORD.
 Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.
 `;
 
-/** A mistake in the command line; exit code 1. */
-class UsageError extends Error {}
 
 /** What the command line asked for, beyond the task's options. */
 interface Parsed {
@@ -190,6 +191,7 @@ async function parse(argv: string[]): Promise<Parsed> {
         "no-formula-escape": { type: "boolean" },
         quiet: { type: "boolean" },
         username: { type: "string" },
+        profile: { type: "string" },
         "password-stdin": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -245,6 +247,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     ...(resume ? { resume: true, restart: values.restart ?? false } : {}),
     ...(values.strict ? { strict: true } : {}),
     ...(values.units ? { units: true } : {}),
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
     types: columnTypes(values.types),
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
@@ -259,7 +262,7 @@ async function parse(argv: string[]): Promise<Parsed> {
       );
     }
     const password = values["password-stdin"]
-      ? await readPassword()
+      ? await readPasswordFromStdin("export")
       : process.env.MATFRAME_PASSWORD || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${new URL(baseUrl).host}: `) : undefined);
     if (!password) throw new UsageError("--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.");
     task.username = username;
@@ -306,54 +309,6 @@ function integer(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/**
- * Asks for a password on the terminal without echoing it (as ssh and sudo do): raw mode, one
- * character at a time; Enter ends it, Backspace deletes, Ctrl-C or Ctrl-D cancels.
- */
-function promptPassword(prompt: string): Promise<string> {
-  const stdin = process.stdin;
-  // Echo off before the prompt shows, so nothing typed after it can be echoed.
-  stdin.setRawMode(true);
-  process.stderr.write(prompt);
-  stdin.setEncoding("utf8");
-  stdin.resume();
-  return new Promise((resolve, reject) => {
-    let value = "";
-    const finish = (): void => {
-      stdin.off("data", onData);
-      stdin.setRawMode(false);
-      stdin.pause();
-      process.stderr.write("\n");
-    };
-    const onData = (chunk: string): void => {
-      for (const char of chunk) {
-        if (char === "\r" || char === "\n") {
-          finish();
-          resolve(value);
-          return;
-        }
-        if (char === "\u0003" || char === "\u0004") {
-          finish();
-          reject(new UsageError("no password given: the prompt was cancelled."));
-          return;
-        }
-        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
-        else value += char;
-      }
-    };
-    stdin.on("data", onData);
-  });
-}
-
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) {
-    throw new UsageError(`--password-stdin reads the password from a pipe, e.g. printf '%s' "$PASSWORD" | matframe export --password-stdin ...`);
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
-}
-
 /** The flag that sets each library option, so a refused option is named as the user typed it. */
 const FLAG_FOR_OPTION: Record<string, string> = {
   baseUrl: "--base-url",
@@ -367,6 +322,7 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   paging: "--paging",
   username: "--username",
   partitions: "--partitions",
+  profile: "--profile",
   types: "--types",
   compression: "--parquet-compression",
   rowGroupSize: "--row-group-size",

@@ -111,6 +111,12 @@ export interface ExportTaskOptions {
   restart?: boolean;
   /** Stops the export (not the login or logout); the partial file is removed. */
   signal?: AbortSignal;
+  /**
+   * Read from this saved login (`matframe login --profile NAME`): its platform, unless `baseUrl`
+   * is given too (then it must be the same platform).
+   * @default MATFRAME_PROFILE
+   */
+  profile?: string;
   /** Where `MATFRAME_*` variables are read. @default process.env */
   env?: NodeJS.ProcessEnv;
 }
@@ -184,6 +190,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       "a username needs a platform to log in to: set --base-url or MATFRAME_BASE_URL (without one, matframe exports from the built-in local platform, which needs no login).",
     );
   }
+  // A saved login (`matframe login`) is used when named: --profile or MATFRAME_PROFILE.
+  const profile = options.profile ?? (env.MATFRAME_PROFILE || undefined);
   let server: ServerHandle | undefined;
   let client: Client | undefined;
   // A client logged in here is logged out at the end; a token from the environment is only
@@ -191,21 +199,23 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   let loggedIn = true;
   try {
     let source: ExportSource;
-    if (baseUrl === undefined) {
+    if (baseUrl === undefined && profile === undefined) {
       server = await startServer({ port: 0 });
       client = await Client.login({ baseUrl: server.baseUrl, ...DEMO });
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
-    } else if (options.username !== undefined) {
+    } else if (options.username !== undefined && baseUrl !== undefined) {
       client = await Client.login({ baseUrl, username: options.username, password: options.password ?? "" });
       source = { baseUrl: client.baseUrl, local: false };
     } else {
-      loggedIn = !(env.MATFRAME_ACCOUNT_ID && env.MATFRAME_AUTH_TOKEN);
-      client = await Client.fromEnv({ baseUrl }, env);
+      // Only a username and password are logged in (and out) here; tokens from the environment
+      // or a saved profile belong to the user and stay valid.
+      loggedIn = Boolean(baseUrl && env.MATFRAME_USERNAME && env.MATFRAME_PASSWORD && !(env.MATFRAME_ACCOUNT_ID && env.MATFRAME_AUTH_TOKEN));
+      client = await Client.fromEnv({ ...(baseUrl ? { baseUrl } : {}), ...(profile ? { profile } : {}) }, env);
       source = { baseUrl: client.baseUrl, local: false };
     }
     events.onSource?.(source);
     // The built-in platform listens on a new port each run: a resumed export reads "the local platform" again.
-    const local = source.local ? { platform: "local (built-in)", account: client.accountId } : undefined;
+    const local = source.local ? { platform: "local (built-in)", account: client.identity } : undefined;
     const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
     const result = structures
       ? await writeStructures(client.materials, options.output as string, structures, events2, local)

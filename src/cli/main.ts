@@ -5,12 +5,16 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { runServe } from "./serve-command";
 import { runExport } from "./export-command";
+import { runLogin, runLogout } from "./login-command";
 
 const USAGE = `Usage: matframe <command> [options]
 
 Commands:
   serve       serve the Materials Platform API (2018-10-01) locally, with real materials
-  export      write materials as CSV or NDJSON (from the local platform when no base URL is set)
+  export      write materials as CSV, NDJSON, Parquet or structure files (from the local platform
+              when no base URL or profile is given)
+  login       log in once and save the account id and token for later commands and notebooks
+  logout      revoke a saved login and remove it
 
 Options:
   -h, --help      show this help (matframe <command> --help for a command's options)
@@ -30,6 +34,10 @@ async function main(argv: string[]): Promise<number> {
       return runServe(rest);
     case "export":
       return runExport(rest);
+    case "login":
+      return runLogin(rest);
+    case "logout":
+      return runLogout(rest);
     case "--version":
     case "-v":
       process.stdout.write(`${version()}\n`);

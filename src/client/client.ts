@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type MaterialRecord } from "../schemas";
 import { Collection, type PlatformRecord } from "./collection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
@@ -5,7 +6,9 @@ import { jsendData } from "./jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./options";
 import type { ResponseCheck } from "./response-checks";
 import { Transport } from "./transport";
-import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./validate-options";
+import { checkHeaderSecret, checkSecretString, normaliseBaseUrl, resolveTransportSettings } from "./validate-options";
+import { withoutUrlCredentials } from "./redact";
+import { credentialsPath, DEFAULT_PROFILE, readProfile } from "./profile";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -35,24 +38,50 @@ type State = "open" | "logged-out" | "closed";
 export class Client {
   /** The normalised versioned base, e.g. `http://127.0.0.1:4000/api/2018-10-01`. */
   readonly baseUrl: string;
-  /** The account the client acts for (sent as `X-Account-Id`). */
-  readonly accountId: string;
+  /** The account the client acts for (sent as `X-Account-Id`); undefined with a Bearer `accessToken` that came without one. */
+  readonly accountId: string | undefined;
   // Private fields: the token stays out of util.inspect, console.log and JSON.stringify.
   readonly #authToken: string;
+  readonly #bearer: boolean;
   readonly #transport: Transport;
   #state: State = "open";
 
   constructor(options: ClientOptions) {
     if (options === null || typeof options !== "object") {
-      throw new ValidationError("options", "new Client(options) needs { baseUrl, accountId, authToken }.");
+      throw new ValidationError("options", "new Client(options) needs { baseUrl, accountId, authToken } or { baseUrl, accessToken }.");
     }
-    checkHeaderSecret("accountId", options.accountId, "it is the X-Account-Id of a login result or of the account preferences.");
-    checkHeaderSecret("authToken", options.authToken, "it is the X-Auth-Token of a login result or of the account preferences.");
+    if (options.accessToken !== undefined) {
+      if (options.authToken !== undefined) {
+        throw new ValidationError("accessToken", "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.");
+      }
+      checkHeaderSecret("accessToken", options.accessToken, "it is an OIDC access token (OIDC_ACCESS_TOKEN), or a token from a login.");
+      if (options.accountId !== undefined) checkHeaderSecret("accountId", options.accountId, "it is the account the access token belongs to.");
+    } else {
+      checkHeaderSecret("accountId", options.accountId, "it is the X-Account-Id of a login result or of the account preferences.");
+      checkHeaderSecret("authToken", options.authToken, "it is the X-Auth-Token of a login result or of the account preferences.");
+    }
     const settings = resolveTransportSettings(options);
     this.baseUrl = settings.baseUrl.href;
     this.accountId = options.accountId;
-    this.#authToken = options.authToken;
+    this.#bearer = options.accessToken !== undefined;
+    this.#authToken = (options.accessToken ?? options.authToken)!;
     this.#transport = new Transport(settings);
+  }
+
+  /** The authentication headers: the Bearer token, or the id/token pair. */
+  #authHeaders(): Record<string, string> {
+    return this.#bearer
+      ? { authorization: `Bearer ${this.#authToken}` }
+      : { [ACCOUNT_ID_HEADER]: this.accountId!, [AUTH_TOKEN_HEADER]: this.#authToken };
+  }
+
+  /**
+   * Who this client reads as, for keys that must differ between accounts (the response cache, a
+   * resumable export's state): the account id, or a digest of a Bearer token (never the token).
+   * @internal
+   */
+  get identity(): string {
+    return this.accountId ?? `bearer:${createHash("sha256").update(this.#authToken).digest("hex").slice(0, 16)}`;
   }
 
   /**
@@ -65,30 +94,72 @@ export class Client {
   }
 
   /**
-   * A client from the environment: `MATFRAME_BASE_URL`, and either `MATFRAME_ACCOUNT_ID` +
-   * `MATFRAME_AUTH_TOKEN` (used as they are) or `MATFRAME_USERNAME` + `MATFRAME_PASSWORD`
-   * (which log in). `overrides` win over the environment.
+   * A client from the environment, looked for in this order (`overrides` win over all of it):
+   * 1. the address: `MATFRAME_BASE_URL`, else the platform's own client's `API_HOST` (with
+   *    `API_PORT`, `API_SECURE`), else the saved profile's;
+   * 2. the credentials: `MATFRAME_ACCOUNT_ID` + `MATFRAME_AUTH_TOKEN` (used as they are),
+   *    `MATFRAME_USERNAME` + `MATFRAME_PASSWORD` (which log in), then the platform client's
+   *    `OIDC_ACCESS_TOKEN` (a Bearer token) or `ACCOUNT_ID` + `AUTH_TOKEN`, then the profile that
+   *    `matframe login` saved (`MATFRAME_PROFILE`, default `"default"`) for that address.
    * @example const client = await Client.fromEnv({ timeout: 60_000 });
    */
-  static async fromEnv(overrides: FromEnvOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
+  static async fromEnv(overrides: FromEnvOptions & { profile?: string } = {}, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
     const read = (key: keyof FromEnvOptions, variable: string): string | undefined =>
       (overrides[key] as string | undefined) || env[variable] || undefined;
-    const baseUrl = read("baseUrl", "MATFRAME_BASE_URL");
-    if (!baseUrl) {
-      throw new ValidationError("MATFRAME_BASE_URL", `Set MATFRAME_BASE_URL to the platform's address (e.g. "http://127.0.0.1:4000"), or pass baseUrl.`);
-    }
-    const { username: _u, password: _p, accountId: _a, authToken: _t, ...settings } = overrides;
+    const { username: _u, password: _p, accountId: _a, authToken: _t, accessToken: _o, profile: profileName, ...settings } = overrides;
+    const profile = profileName ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
+    const baseUrl = read("baseUrl", "MATFRAME_BASE_URL") ?? apiHostUrl(env);
     const accountId = read("accountId", "MATFRAME_ACCOUNT_ID");
     const authToken = read("authToken", "MATFRAME_AUTH_TOKEN");
     const username = read("username", "MATFRAME_USERNAME");
     const password = read("password", "MATFRAME_PASSWORD");
-    if (accountId && authToken) return new Client({ ...settings, baseUrl, accountId, authToken });
-    if (username && password) return login({ ...settings, baseUrl, username, password });
-    const half = accountId || authToken ? "MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN must both be set. " : username || password ? "MATFRAME_USERNAME and MATFRAME_PASSWORD must both be set. " : "";
+    const accessToken = overrides.accessToken || env.OIDC_ACCESS_TOKEN || undefined;
+    const half =
+      accountId || authToken ? "MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN must both be set. " : username || password ? "MATFRAME_USERNAME and MATFRAME_PASSWORD must both be set. " : "";
+    if (baseUrl) {
+      if (accountId && authToken) return new Client({ ...settings, baseUrl, accountId, authToken });
+      if (username && password) return login({ ...settings, baseUrl, username, password });
+      if (!half && accessToken) return new Client({ ...settings, baseUrl, accessToken, ...(env.ACCOUNT_ID ? { accountId: env.ACCOUNT_ID } : {}) });
+      if (!half && env.ACCOUNT_ID && env.AUTH_TOKEN) return new Client({ ...settings, baseUrl, accountId: env.ACCOUNT_ID, authToken: env.AUTH_TOKEN });
+    }
+    // Nothing in the environment: the login `matframe login` saved, for this address or its own.
+    const saved = half ? undefined : readProfile(profile, env);
+    if (saved && (!baseUrl || sameBase(saved.baseUrl, baseUrl))) {
+      return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken });
+    }
+    if (!baseUrl) {
+      throw new ValidationError(
+        "MATFRAME_BASE_URL",
+        `Set MATFRAME_BASE_URL to the platform's address (e.g. "http://127.0.0.1:4000"), or pass baseUrl, or run \`matframe login\` once to save a login.`,
+      );
+    }
+    const other = saved ? ` (the saved profile "${profile}" is for ${saved.baseUrl})` : "";
     throw new ValidationError(
       "credentials",
-      `${half}Set MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN (from the account preferences), or MATFRAME_USERNAME and MATFRAME_PASSWORD.`,
+      `${half}Set MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN (from the account preferences), or MATFRAME_USERNAME and MATFRAME_PASSWORD, ` +
+        `or OIDC_ACCESS_TOKEN, or run \`matframe login --base-url ${withoutUrlCredentials(baseUrl)}\` once to save a login${other}.`,
     );
+  }
+
+  /**
+   * A client from a login saved by `matframe login` (`profile`, default `"default"`).
+   * @throws ValidationError when there is no such profile; CredentialsFileError when the file is
+   *   readable by others or not matframe's.
+   * @example const client = Client.fromProfile("work");
+   */
+  static fromProfile(profile: string = DEFAULT_PROFILE, settings: Omit<TransportSettings, "baseUrl"> = {}, env: NodeJS.ProcessEnv = process.env): Client {
+    const saved = readProfile(profile, env);
+    if (!saved) throw new ValidationError("profile", `No saved login named "${profile}" in ${credentialsPath(env)}; run \`matframe login --profile ${profile}\` first.`);
+    return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken });
+  }
+
+  /**
+   * What `matframe login` saves: the address and the credentials (never a password).
+   * @internal
+   */
+  savedCredentials(): { baseUrl: string; accountId: string; authToken: string } {
+    if (this.#bearer || this.accountId === undefined) throw new ValidationError("accessToken", "A client with an OIDC access token has no account token to save.");
+    return { baseUrl: this.baseUrl, accountId: this.accountId, authToken: this.#authToken };
   }
 
   /**
@@ -124,9 +195,9 @@ export class Client {
       path,
       search: options.search,
       signal: options.signal,
-      headers: { [ACCOUNT_ID_HEADER]: this.accountId, [AUTH_TOKEN_HEADER]: this.#authToken },
+      headers: this.#authHeaders(),
       secrets: [this.#authToken],
-      cacheScope: this.accountId,
+      cacheScope: this.identity,
     });
     const data = jsendData(res, [this.#authToken]);
     if (!options.check) return data as T;
@@ -138,6 +209,27 @@ export class Client {
       `${res.endpoint} answered ${res.status} with data of an unexpected shape${where}: ${first?.message ?? "invalid"}.`,
       { endpoint: res.endpoint, status: res.status, issues: checked.issues },
     );
+  }
+
+  /**
+   * Low level: an authenticated write (`PUT`, `PATCH`, `POST`, `DELETE` of `{baseUrl}/{path}`,
+   * with a JSON body when given), returning the JSend `data`. Never retried unless the request
+   * surely did not reach the server (the connection was refused): a write that may have been
+   * applied is not sent twice. The collections' `create`, `update`, `delete`, `copy` and
+   * `importStructure` use it.
+   * @internal
+   */
+  async writeData(method: "PUT" | "PATCH" | "POST" | "DELETE", path: string, options: { body?: unknown; signal?: AbortSignal } = {}): Promise<unknown> {
+    this.#assertOpen(path, method);
+    const res = await this.#transport.send({
+      method,
+      path,
+      signal: options.signal,
+      headers: { ...this.#authHeaders(), ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      secrets: [this.#authToken],
+    });
+    return jsendData(res, [this.#authToken]);
   }
 
   /**
@@ -160,9 +252,9 @@ export class Client {
     await this.#transport.close();
   }
 
-  #assertOpen(path: string): void {
+  #assertOpen(path: string, method = "GET"): void {
     if (this.#state === "open") return;
-    const what = this.#transport.endpoint("GET", path);
+    const what = this.#transport.endpoint(method, path);
     throw new ClientClosedError(
       this.#state === "logged-out"
         ? `Cannot send ${what}: this client has logged out, which revoked its token. Log in again (Client.login) to make more requests.`
@@ -201,5 +293,23 @@ async function login(options: LoginOptions): Promise<Client> {
   } finally {
     // The login pool is not handed to the client: one extra connection setup is cheaper than shared ownership.
     await transport.close();
+  }
+}
+
+/** The platform client's address variables (`API_HOST`, `API_PORT`, `API_SECURE`) as a base URL. */
+function apiHostUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const host = env.API_HOST;
+  if (!host) return undefined;
+  const secure = !/^(0|false|no|off)$/i.test(env.API_SECURE ?? "true");
+  const port = env.API_PORT ?? (secure ? "443" : "80");
+  const defaultPort = (secure && port === "443") || (!secure && port === "80");
+  return `${secure ? "https" : "http"}://${host}${defaultPort ? "" : `:${port}`}`;
+}
+
+function sameBase(a: string, b: string): boolean {
+  try {
+    return normaliseBaseUrl(a).href === normaliseBaseUrl(b).href;
+  } catch {
+    return false;
   }
 }

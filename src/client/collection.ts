@@ -1,7 +1,8 @@
 import type { StructureExportOptions, StructureExportResult } from "../frame/structure-export";
 import { MAX_LIMIT, type Fields, type Projection, type Query } from "../schemas";
 import type { Client } from "./client";
-import { ValidationError } from "../errors";
+import { ResponseValidationError, ValidationError } from "../errors";
+import { checkImport, checkModifier, checkRecordBody, type ImportOptions, type Modifier, type WriteOptions } from "./writes";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
 import { keysetPages } from "./paging/keyset";
@@ -88,6 +89,76 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     }
     const record = await this.client.getData(`${this.name}/${encodeURIComponent(id)}`, { signal: options.signal, check: recordObject });
     return record as RecordOf<T, R, {}>;
+  }
+
+  /**
+   * Creates a record: `PUT /{name}/create` with the record as JSON. Resolves to the record the
+   * platform stored (with its new `_id` and `owner`). Never retried once it may have reached the
+   * server, so a network error leaves you to check (e.g. by a query on a unique name) before
+   * creating again.
+   * @example const mine = await client.materials.create({ name: "Si, strained 1%", lattice, basis });
+   */
+  async create<T extends object = never>(record: Record<string, unknown>, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+    checkRecordBody("record", record);
+    return this.#written(await this.client.writeData("PUT", `${this.name}/create`, { body: record, signal: options.signal })) as RecordOf<T, R, {}>;
+  }
+
+  /**
+   * Changes a record you own: `PATCH /{name}/{id}` with a MongoDB modifier (`$set`, `$unset`,
+   * `$push`, `$pull`, `$addToSet`). Resolves to the updated record.
+   * @example await client.materials.update(id, { $set: { name: "Si (relaxed)" }, $addToSet: { tags: "relaxed" } });
+   */
+  async update<T extends object = never>(id: string, modifier: Modifier, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+    checkModifier(modifier);
+    return this.#written(await this.client.writeData("PATCH", this.#path(id), { body: modifier, signal: options.signal })) as RecordOf<T, R, {}>;
+  }
+
+  /**
+   * Deletes a record you own: `DELETE /{name}/{id}`.
+   * @example await client.materials.delete(id);
+   */
+  async delete(id: string, options: WriteOptions = {}): Promise<void> {
+    await this.client.writeData("DELETE", this.#path(id), { signal: options.signal });
+  }
+
+  /**
+   * Copies a record you can read (the platform's public materials included) into your account:
+   * `POST /{name}/{id}/copy`. Resolves to the copy, with its own `_id`.
+   * @example const copy = await client.materials.copy(si._id);
+   */
+  async copy<T extends object = never>(id: string, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+    return this.#written(await this.client.writeData("POST", `${this.#path(id)}/copy`, { signal: options.signal })) as RecordOf<T, R, {}>;
+  }
+
+  /**
+   * Imports a structure file as a new material: `POST /materials/import` with
+   * `{ name, content, format, tags }`, as the platform's own client sends it. The text is read
+   * here first (`fromPoscar` / `fromCif`), so a malformed file fails with the reader's
+   * `StructureError` before anything is sent. Resolves to the material the platform made of it
+   * (formula, lattice, basis, derived properties).
+   * @example const si = await client.materials.importStructure({ name: "Si", content: fs.readFileSync("Si.vasp", "utf8"), format: "poscar" });
+   */
+  async importStructure<T extends object = never>(file: ImportOptions, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+    if (this.name !== "materials") throw new ValidationError("collection", `importStructure imports materials; use client.materials, not client.collection("${this.name}").`);
+    const body = checkImport(file);
+    return this.#written(await this.client.writeData("POST", "materials/import", { body, signal: options.signal })) as RecordOf<T, R, {}>;
+  }
+
+  #path(id: unknown): string {
+    if (typeof id !== "string" || id === "") {
+      throw new ValidationError("id", `id must be a non-empty string (a record's _id); got ${typeof id === "string" ? "an empty string" : typeof id}.`);
+    }
+    return `${this.name}/${encodeURIComponent(id)}`;
+  }
+
+  #written(data: unknown): PlatformRecord {
+    const checked = recordObject(data);
+    if (checked.ok) return checked.value;
+    throw new ResponseValidationError(`${this.name}: the platform answered a write without the record it wrote (${checked.issues[0]?.message ?? "not a record"}).`, {
+      endpoint: `${this.name}`,
+      status: 200,
+      issues: checked.issues,
+    });
   }
 
   /**
@@ -241,7 +312,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     const url = new URL(this.client.baseUrl);
     url.username = "";
     url.password = "";
-    return { platform: url.href.replace(/\/$/, ""), account: this.client.accountId };
+    return { platform: url.href.replace(/\/$/, ""), account: this.client.identity };
   }
 
   /** `GET /api/2018-10-01/{name}`, as errors name it. */

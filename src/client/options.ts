@@ -69,10 +69,15 @@ export interface TransportSettings {
 
 /** `new Client(options)`: credentials from the account preferences, or from a previous login. */
 export interface ClientOptions extends TransportSettings {
-  /** Sent as `X-Account-Id`. */
-  accountId: string;
-  /** Sent as `X-Auth-Token`; never printed, logged or put in an error. */
-  authToken: string;
+  /** Sent as `X-Account-Id` (with `authToken`). */
+  accountId?: string;
+  /** Sent as `X-Auth-Token` (with `accountId`); never printed, logged or put in an error. */
+  authToken?: string;
+  /**
+   * An OIDC access token, sent as `Authorization: Bearer ...` instead of the id/token pair, as the
+   * platform's own client does with `OIDC_ACCESS_TOKEN`; never printed, logged or put in an error.
+   */
+  accessToken?: string;
 }
 
 /** `Client.login(options)`. */

@@ -43,7 +43,7 @@ export interface TransportOptions {
 
 /** One request, relative to the base. */
 export interface SendOptions {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path below the base, e.g. `"materials"` or `"materials/abc"`. */
   path: string;
   search?: Record<string, string>;
@@ -176,6 +176,11 @@ export class Transport {
       const retriesLeft = attempt < maxAttempts;
       if ("kind" in outcome) {
         if (retriesLeft && !o.login && (outcome.kind === "timeout" || outcome.kind === "connection" || outcome.kind === "decode")) {
+          await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
+          continue;
+        }
+        // A write is sent again only when it surely never reached the server (connection refused).
+        if (o.method !== "GET" && !o.login && attempt <= this.#o.maxRetries && outcome.kind === "connection" && neverSent(outcome.cause)) {
           await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
           continue;
         }
@@ -431,4 +436,17 @@ function serverMessage(text: string, secrets: readonly (string | undefined)[]): 
     // Not JSON (a proxy's HTML page, say): the status alone has to do.
   }
   return undefined;
+}
+
+/** Failures that happen before a request can reach the server: nothing was received there. */
+const NEVER_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+function neverSent(cause: unknown): boolean {
+  for (let c = cause as { code?: unknown; cause?: unknown } | undefined, depth = 0; c && depth < 4; c = c.cause as typeof c, depth++) {
+    if (NEVER_SENT_CODES.has(String(c.code))) return true;
+    // Several addresses tried (happy eyeballs): refused on every one.
+    const errors = (c as { errors?: unknown[] }).errors;
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => NEVER_SENT_CODES.has(String((e as { code?: unknown })?.code)))) return true;
+  }
+  return false;
 }

@@ -116,7 +116,9 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       state.revoked = false;
       return send(res, 200, loginBody(options.loginShape ?? "jsend", state.accountId, state.authToken));
     }
-    const authorised = r.headers["x-account-id"] === state.accountId && r.headers["x-auth-token"] === state.authToken;
+    const authorised =
+      (r.headers["x-account-id"] === state.accountId && r.headers["x-auth-token"] === state.authToken) ||
+      r.headers.authorization === `Bearer ${state.authToken}`;
     if (!authorised || state.revoked) {
       return send(res, 401, { status: "error", message: "Authentication required", code: 401 });
     }

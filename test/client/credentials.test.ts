@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
+import { credentialsPath, deleteProfile, listProfiles, readProfile, saveProfile } from "../../src/client/profile";
+import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { runCli } from "../cli-export/run-cli";
+
+// Issue 16: the platform's own variable names, Bearer tokens, and a login saved once
+// (`matframe login`) in a file only its owner can read.
+
+let dir: string;
+const envWith = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ MATFRAME_CREDENTIALS_FILE: join(dir, "credentials.json"), ...extra });
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "matframe-credentials-"));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the credentials file", () => {
+  it("is created readable by its owner only, holds no password, and keeps several profiles", () => {
+    const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "nested", "deeper", "credentials.json") });
+    saveProfile("default", { baseUrl: "http://127.0.0.1:4000/api/2018-10-01", accountId: "acct", authToken: "tok-1", username: "ada" }, env);
+    saveProfile("work", { baseUrl: "https://platform.example.org/api/2018-10-01", accountId: "acct2", authToken: "tok-2" }, env);
+    const file = credentialsPath(env);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "nested", "deeper")).mode & 0o777).toBe(0o700);
+    expect(readProfile("work", env)).toMatchObject({ accountId: "acct2", authToken: "tok-2" });
+    expect(listProfiles(env).map((p) => p.name)).toEqual(["default", "work"]);
+    expect(JSON.stringify(listProfiles(env))).not.toContain("tok-");
+    expect(deleteProfile("work", env)?.authToken).toBe("tok-2");
+    expect(readProfile("work", env)).toBeUndefined();
+    expect(deleteProfile("default", env)).toBeDefined();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("is refused when others can read it, saying how to fix it", () => {
+    const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "open.json") });
+    saveProfile("default", { baseUrl: "http://x/api/2018-10-01", accountId: "a", authToken: "t" }, env);
+    chmodSync(credentialsPath(env), 0o644);
+    expect(() => readProfile("default", env)).toThrow(CredentialsFileError);
+    expect(() => readProfile("default", env)).toThrow(/can be read by other users \(mode 644\); matframe will not use it\. Run `chmod 600 /);
+  });
+
+  it("refuses a profile name that is not a plain name", () => {
+    expect(() => readProfile("../etc/passwd", envWith())).toThrow(/A profile name is 1 to 64 letters/);
+  });
+});
+
+describe("Client.fromEnv: the platform client's names, Bearer tokens and the saved profile", () => {
+  let server: FaultServer;
+  beforeAll(async () => {
+    server = await startFaultServer({ records: 3 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const lastHeaders = () => server.requests[server.requests.length - 1].headers;
+
+  it("sends OIDC_ACCESS_TOKEN as Authorization: Bearer, without the X- pair", async () => {
+    const client = await Client.fromEnv({}, { MATFRAME_BASE_URL: server.origin, OIDC_ACCESS_TOKEN: server.authToken });
+    expect(await client.materials.list()).toHaveLength(3);
+    expect(lastHeaders().authorization).toBe(`Bearer ${server.authToken}`);
+    expect(lastHeaders()["x-auth-token"]).toBeUndefined();
+    expect(client.accountId).toBeUndefined();
+    expect(client.identity).toMatch(/^bearer:[0-9a-f]{16}$/);
+    expect(client.identity).not.toContain(server.authToken.slice(0, 8));
+    await client.close();
+  });
+
+  it("reads API_HOST, API_PORT, API_SECURE, ACCOUNT_ID and AUTH_TOKEN as the platform's own client does", async () => {
+    const port = new URL(server.origin).port;
+    const client = await Client.fromEnv({}, { API_HOST: "127.0.0.1", API_PORT: port, API_SECURE: "false", ACCOUNT_ID: server.accountId, AUTH_TOKEN: server.authToken });
+    expect(client.baseUrl).toBe(`http://127.0.0.1:${port}/api/2018-10-01`);
+    expect(await client.materials.list()).toHaveLength(3);
+    expect(lastHeaders()["x-account-id"]).toBe(server.accountId);
+    await client.close();
+  });
+
+  it("prefers MATFRAME_* over the platform client's names", async () => {
+    const client = await Client.fromEnv({}, {
+      MATFRAME_BASE_URL: server.origin,
+      MATFRAME_ACCOUNT_ID: server.accountId,
+      MATFRAME_AUTH_TOKEN: server.authToken,
+      OIDC_ACCESS_TOKEN: "not-this-one",
+    });
+    await client.materials.list();
+    expect(lastHeaders().authorization).toBeUndefined();
+    await client.close();
+  });
+
+  it("uses the saved profile when nothing is set, and says so when the address has another one", async () => {
+    const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "profile.json") });
+    saveProfile("default", { baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken }, env);
+    const client = await Client.fromEnv({}, env);
+    expect(client.baseUrl).toBe(server.baseUrl);
+    expect(await client.materials.list()).toHaveLength(3);
+    await client.close();
+    const elsewhere = await Client.fromEnv({}, { ...env, MATFRAME_BASE_URL: "http://127.0.0.1:9/api/2018-10-01" }).catch((e: unknown) => e);
+    expect(elsewhere).toBeInstanceOf(ValidationError);
+    expect((elsewhere as Error).message).toContain(`the saved profile "default" is for ${server.baseUrl}`);
+    expect((elsewhere as Error).message).toContain("matframe login --base-url http://127.0.0.1:9/api/2018-10-01");
+    expect(() => Client.fromProfile("absent", {}, env)).toThrow(/No saved login named "absent"/);
+  });
+
+  it("refuses an access token together with an auth token", () => {
+    expect(() => new Client({ baseUrl: server.origin, accessToken: "a", authToken: "b", accountId: "c" })).toThrow(/not both/);
+  });
+});
+
+describe("matframe login and logout", () => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, users: ["alice:correct-horse-9"] });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("logs in once, saves no password, exports with --profile, and logout revokes the token", async () => {
+    const file = join(dir, "cli.json");
+    const env = { MATFRAME_CREDENTIALS_FILE: file };
+    const login = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin", "--profile", "lab"], { env, stdin: "correct-horse-9\n" });
+    expect(login.stderr).toMatch(new RegExp(`^Logged in to 127\\.0\\.0\\.1:\\d+ as alice; saved as profile "lab" in ${file.replace(/[.]/g, "\\.")}\\.\\n$`));
+    expect(login.code).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toContain("correct-horse");
+    const token = (JSON.parse(text) as { profiles: { lab: { authToken: string } } }).profiles.lab.authToken;
+
+    const exported = await runCli(["export", "--profile", "lab", "--columns", "formula", "--max-items", "3", "--output", "-", "--quiet"], { env });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.split("\n")[0]).toBe("_id,formula");
+    expect(exported.stdout.trim().split("\n")).toHaveLength(4);
+
+    const logout = await runCli(["logout", "--profile", "lab"], { env });
+    expect(logout.code).toBe(0);
+    expect(logout.stderr).toMatch(/^Logged out of 127\.0\.0\.1:\d+: removed profile "lab" from .* and revoked its token\.\n$/);
+    expect(existsSync(file)).toBe(false);
+    const revoked = await new Client({ baseUrl: server.baseUrl, accountId: JSON.parse(text).profiles.lab.accountId, authToken: token }).materials.list().catch((e: unknown) => e);
+    expect((revoked as Error).name).toBe("AuthenticationError");
+  });
+
+  it("a wrong password saves nothing and exits 2; --password is refused", async () => {
+    const file = join(dir, "wrong.json");
+    const wrong = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin"], { env: { MATFRAME_CREDENTIALS_FILE: file }, stdin: "nope\n" });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).not.toContain("nope");
+    expect(existsSync(file)).toBe(false);
+    const flag = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password", "x"], { env: { MATFRAME_CREDENTIALS_FILE: file } });
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toMatch(/--password is not accepted/);
+  });
+
+  it("logout without a saved login says so", async () => {
+    const none = await runCli(["logout"], { env: { MATFRAME_CREDENTIALS_FILE: join(dir, "none.json") } });
+    expect(none.code).toBe(0);
+    expect(none.stderr).toMatch(/no saved login named "default"/);
+  });
+});
