@@ -6,8 +6,12 @@ export { API_VERSION, DEFAULT_LIMIT, MAX_LIMIT, Method, MaterialRecord, Lattice,
 export type { Query } from "./schemas";
 
 // The client and its collections.
-export { Client, Collection } from "./client";
+export { Client, Collection, credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./client";
 export type {
+  WriteOptions,
+  Modifier,
+  ImportOptions,
+  SavedCredentials,
   ClientOptions,
   LoginOptions,
   TransportSettings,
@@ -57,6 +61,7 @@ export type {
   StructureExportOptions,
   StructureExportResult,
   StructureFormat,
+  ResumeOptions,
 } from "./frame";
 
 // The local platform.

@@ -14,3 +14,6 @@ export type {
 } from "./options";
 export type { ResponseCheck, CheckResult } from "./response-checks";
 export type { CacheSetting } from "./response-cache";
+export type { WriteOptions, Modifier, ImportOptions } from "./writes";
+export { credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./profile";
+export type { SavedCredentials } from "./profile";

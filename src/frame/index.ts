@@ -23,3 +23,4 @@ export type { ExportTarget, PageSource, ExportOptions, CsvExportOptions, ExportR
 export type { FrameWarning, ReadOptions } from "./row-reader";
 export type { WarningHandler } from "./warnings";
 export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./structure-export";
+export type { ResumeOptions } from "./resumable";
