@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { DatasetError, ServerOptionsError } from "../errors";
+import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer } from "../server";
 
 export const SERVE_USAGE = `Usage: matframe serve [options]
@@ -18,6 +18,9 @@ Options:
   --max-failed-logins N  failed logins per user and address before a lockout (default 5)
   --lockout DURATION     how long failures count and lock out, e.g. 15m, 90s, 1h (default 15m)
   --compression MODE     off, gzip, br or auto (default auto: the coding the client prefers)
+  --store DIR            keep records written through the API (create, update, delete,
+                         copy, import) in an LMDB database in DIR, so they survive a
+                         restart; without it they live in memory (needs the package lmdb)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -75,6 +78,7 @@ function parseServeArgs(argv: string[]) {
         "max-failed-logins": { type: "string" },
         lockout: { type: "string" },
         compression: { type: "string" },
+        store: { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -119,6 +123,7 @@ export async function runServe(argv: string[]): Promise<number> {
       maxConnections: positive(parseCount(flags["max-connections"], "--max-connections", 1_000_000), "--max-connections"),
       sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
       compression: parseCompression(flags.compression),
+      store: flags.store,
       loginThrottle: {
         maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
         windowMs: parseDuration(flags.lockout, "--lockout"),
@@ -128,7 +133,12 @@ export async function runServe(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ServerOptionsError || error instanceof DatasetError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ServerOptionsError ||
+      error instanceof DatasetError ||
+      error instanceof MissingDependencyError
+    ) {
       process.stderr.write(`matframe serve: ${error.message}\nRun "matframe serve --help" for the options.\n`);
       return 1;
     }

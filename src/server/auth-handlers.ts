@@ -3,6 +3,7 @@ import { HttpError, tooManyRequests, unauthorized } from "./http-errors";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { success } from "./reply";
 import { LoginQueueFull } from "./auth";
+import type { Caller } from "./owners";
 import { parseLoginBody, readBody } from "./request-input";
 
 /** Longest username or password looked at; longer ones cannot match an account. */
@@ -46,32 +47,56 @@ function formatWait(seconds: number): string {
   return `${Math.ceil(seconds / 60)} minutes`;
 }
 
-function readCredentials({ req }: RequestInfo): { accountId: string; authToken: string } {
+/** What a request authenticates with: the id/token pair, or a Bearer token (`accountId` undefined). */
+interface PresentedCredentials {
+  accountId: string | undefined;
+  authToken: string;
+}
+
+/**
+ * Reads `Authorization: Bearer <token>` (a token POST /login issued; the platform's own client
+ * sends it without the X- headers) or else the X-Account-Id / X-Auth-Token pair.
+ */
+function readCredentials({ req }: RequestInfo): PresentedCredentials {
+  const authorization = req.headers.authorization;
+  if (typeof authorization === "string" && authorization !== "") {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) {
+      throw unauthorized(
+        `The Authorization header must be "Bearer <token>" with a token from POST /login, or leave it out and send the ${ACCOUNT_ID_HEADER} and ${AUTH_TOKEN_HEADER} headers.`,
+      );
+    }
+    return { accountId: undefined, authToken: match[1] };
+  }
   const accountId = req.headers[ACCOUNT_ID_HEADER.toLowerCase()];
   const authToken = req.headers[AUTH_TOKEN_HEADER.toLowerCase()];
   if (typeof accountId !== "string" || typeof authToken !== "string" || accountId === "" || authToken === "") {
     throw unauthorized(
-      `Authentication required: send the ${ACCOUNT_ID_HEADER} and ${AUTH_TOKEN_HEADER} headers that POST /login returns.`,
+      `Authentication required: send the ${ACCOUNT_ID_HEADER} and ${AUTH_TOKEN_HEADER} headers that POST /login returns, or its token as Authorization: Bearer <token>.`,
     );
   }
   return { accountId, authToken };
 }
 
-function invalidCredentials(): HttpError {
+function invalidCredentials(bearer: boolean): HttpError {
   return unauthorized(
-    `The ${ACCOUNT_ID_HEADER}/${AUTH_TOKEN_HEADER} pair is not valid (unknown, expired or logged out); log in again with POST /login.`,
+    bearer
+      ? "The Bearer token is not valid (unknown, expired or logged out); log in again with POST /login and send its token."
+      : `The ${ACCOUNT_ID_HEADER}/${AUTH_TOKEN_HEADER} pair is not valid (unknown, expired or logged out); log in again with POST /login.`,
   );
 }
 
-/** Throws 401 unless the request carries a live id/token pair. */
-export function requireSession(info: RequestInfo, state: ServerState): void {
+/** The caller's account; throws 401 unless the request carries a live id/token pair or Bearer token. */
+export function requireSession(info: RequestInfo, state: ServerState): Caller {
   const { accountId, authToken } = readCredentials(info);
-  if (!state.auth.verify(accountId, authToken)) throw invalidCredentials();
+  const account = state.auth.accountFor(accountId, authToken);
+  if (!account) throw invalidCredentials(accountId === undefined);
+  return account;
 }
 
-/** GET or POST /logout: ends the session; the pair gets 401 from then on. */
+/** GET or POST /logout: ends the session; the pair (or Bearer token) gets 401 from then on. */
 export async function handleLogout(info: RequestInfo, state: ServerState): Promise<Reply> {
   const { accountId, authToken } = readCredentials(info);
-  if (!state.auth.logout(accountId, authToken)) throw invalidCredentials();
+  if (!state.auth.logout(accountId, authToken)) throw invalidCredentials(accountId === undefined);
   return success({ message: "You are successfully logged out" });
 }

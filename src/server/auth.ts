@@ -59,6 +59,8 @@ interface StoredAccount {
 }
 
 interface Session {
+  /** Kept so a Bearer token (the token alone) finds its account. */
+  accountId: string;
   accountIdHash: Buffer;
   tokenHash: Buffer;
   expiresAt: number;
@@ -76,13 +78,17 @@ export interface IssuedCredentials {
  */
 export class AuthRegistry {
   private readonly sessions = new Map<string, Session>();
+  /** Account id to username, the slug records' `owner` carries. */
+  private readonly slugs = new Map<string, string>();
   private readonly hashes = new FairHashQueue(MAX_HASHES_WAITING, MAX_HASHES_PER_SOURCE);
 
   private constructor(
     private readonly accounts: Map<string, StoredAccount>,
     /** Verified against when the username is unknown, so timing does not reveal which names exist. */
     private readonly decoy: StoredAccount,
-  ) {}
+  ) {
+    for (const [username, account] of accounts) this.slugs.set(account.accountId, username);
+  }
 
   static async create(users: readonly UserAccount[]): Promise<AuthRegistry> {
     const accounts = new Map<string, StoredAccount>();
@@ -116,6 +122,7 @@ export class AuthRegistry {
     const selector = randomBytes(SELECTOR_BYTES).toString("base64url");
     const authToken = selector + randomBytes(SECRET_BYTES).toString("base64url");
     this.sessions.set(selector, {
+      accountId,
       accountIdHash: sha256(accountId),
       tokenHash: sha256(authToken),
       expiresAt: Date.now() + SESSION_TTL_MS,
@@ -126,8 +133,8 @@ export class AuthRegistry {
     return { accountId, authToken };
   }
 
-  /** The session's key when the id/token pair is valid, otherwise undefined. */
-  private find(accountId: string, authToken: string): string | undefined {
+  /** The live session a token opens (its selector finds it, its hash is compared in constant time). */
+  private sessionOf(authToken: string): [string, Session] | undefined {
     if (authToken.length !== TOKEN_CHARS) return undefined;
     const selector = authToken.slice(0, SELECTOR_CHARS);
     const session = this.sessions.get(selector);
@@ -136,10 +143,29 @@ export class AuthRegistry {
       this.sessions.delete(selector);
       return undefined;
     }
-    // Both comparisons always run, in constant time, so timing tells nothing about which failed.
-    const tokenMatches = timingSafeEqual(sha256(authToken), session.tokenHash);
-    const accountMatches = timingSafeEqual(sha256(accountId), session.accountIdHash);
-    return tokenMatches && accountMatches ? selector : undefined;
+    return timingSafeEqual(sha256(authToken), session.tokenHash) ? [selector, session] : undefined;
+  }
+
+  /**
+   * The session's key when the token is valid and, for the id/token pair, belongs to `accountId`;
+   * a Bearer token (`accountId` undefined) is the token alone.
+   */
+  private find(accountId: string | undefined, authToken: string): string | undefined {
+    const found = this.sessionOf(authToken);
+    if (!found) return undefined;
+    if (accountId === undefined) return found[0];
+    return timingSafeEqual(sha256(accountId), found[1].accountIdHash) ? found[0] : undefined;
+  }
+
+  /**
+   * The account (`{ _id, slug }`) of a live session: the id/token pair, or a Bearer token alone
+   * (`accountId` undefined). Undefined when not valid.
+   */
+  accountFor(accountId: string | undefined, authToken: string): { _id: string; slug: string } | undefined {
+    const selector = this.find(accountId, authToken);
+    if (selector === undefined) return undefined;
+    const id = this.sessions.get(selector)!.accountId;
+    return { _id: id, slug: this.slugs.get(id) ?? id };
   }
 
   /** Whether the id/token pair belongs to a live session. */
@@ -147,8 +173,8 @@ export class AuthRegistry {
     return this.find(accountId, authToken) !== undefined;
   }
 
-  /** Ends the session; false if the pair was not valid. */
-  logout(accountId: string, authToken: string): boolean {
+  /** Ends the session (a Bearer token when `accountId` is undefined); false if it was not valid. */
+  logout(accountId: string | undefined, authToken: string): boolean {
     const selector = this.find(accountId, authToken);
     if (selector === undefined) return false;
     this.sessions.delete(selector);

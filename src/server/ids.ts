@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 /**
  * The alphabet of the platform's 17-character (Meteor-style) ids; scripts/build-dataset.js uses
@@ -14,4 +14,16 @@ export function deterministicId(seed: string): string {
   // Mapped in place and read once: one string per id, which matters for 100,000 synthetic ones.
   for (let i = 0; i < ID_LENGTH; i += 1) digest[i] = ALPHABET_CODES[digest[i] % ALPHABET_CODES.length];
   return digest.toString("latin1", 0, ID_LENGTH);
+}
+
+/** A new random platform-like id (17 characters of the same alphabet, about 98 bits). */
+export function randomId(): string {
+  const bytes = randomBytes(ID_LENGTH * 2);
+  let id = "";
+  // Rejection sampling keeps every character equally likely (256 is not a multiple of 55).
+  const limit = 256 - (256 % ID_ALPHABET.length);
+  for (let i = 0; i < bytes.length && id.length < ID_LENGTH; i += 1) {
+    if (bytes[i] < limit) id += ID_ALPHABET[bytes[i] % ID_ALPHABET.length];
+  }
+  return id.length === ID_LENGTH ? id : randomId();
 }

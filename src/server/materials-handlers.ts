@@ -5,6 +5,8 @@ import type { Reply, RequestInfo, ServerState } from "./reply";
 import { successValidated } from "./reply";
 import { requireSession } from "./auth-handlers";
 import { parseJsonParam } from "./request-input";
+import { findVisible } from "./visible-find";
+import { readableRecord } from "./write-handlers";
 
 /** Parameters some clients put at the top level; the API wants them inside `projection`. */
 const MISPLACED_PARAMS = ["fields", "sort", "skip", "limit"];
@@ -16,24 +18,30 @@ function orEmpty(value: unknown): unknown {
 
 /** GET /materials?query=...&projection=... */
 export async function handleListMaterials(info: RequestInfo, state: ServerState): Promise<Reply> {
-  requireSession(info, state);
+  const caller = requireSession(info, state);
   for (const name of MISPLACED_PARAMS) {
     if (info.params.has(name)) {
       throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
     }
   }
-  const query = validateQuery(orEmpty(parseJsonParam(info.params, "query")), state.store.longestString);
+  // The caller sees the served materials and their own records, in one order.
+  const own = state.written.storeOf(caller._id);
+  const query = validateQuery(
+    orEmpty(parseJsonParam(info.params, "query")),
+    Math.max(state.store.longestString, own?.longestString ?? 0),
+  );
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
-  const records = await state.store.find({ query, sort: options.sort, skip: options.skip, limit: options.limit });
+  const records = await findVisible(state.store, own, { query, sort: options.sort, skip: options.skip, limit: options.limit });
   const select = makeFieldSelector(options.fields);
   return successValidated(records.map(select));
 }
 
 /** GET /materials/<id> (optionally with projection={"fields": ...}). */
 export async function handleGetMaterial(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
-  requireSession(info, state);
+  const caller = requireSession(info, state);
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
-  const record = state.store.get(id);
+  // Another account's record is as unknown as a missing one.
+  const record = readableRecord(state, caller, id);
   if (!record) throw notFound(`No material has the id "${id.slice(0, 100)}"; list ids with GET /materials.`);
   return successValidated(makeFieldSelector(options.fields)(record));
 }

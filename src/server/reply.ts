@@ -1,7 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "./auth";
 import type { LoginThrottle } from "./login-throttle";
+import type { Owner } from "./owners";
 import type { MaterialStore } from "./store";
+import type { WrittenRecords } from "./written-records";
 
 /** What a handler answers; the server serialises it as JSON. */
 export interface Reply {
@@ -14,7 +16,11 @@ export interface Reply {
 
 /** Everything a handler needs besides the request. */
 export interface ServerState {
+  /** The served materials (bundled, --data, synthetic): read-only, owned by `publicOwner`. */
   store: MaterialStore;
+  /** Records accounts wrote through the API (in memory, or kept in LMDB with --store). */
+  written: WrittenRecords;
+  publicOwner: Readonly<Owner>;
   auth: AuthRegistry;
   throttle: LoginThrottle;
 }

@@ -3,7 +3,7 @@ import { badRequest, HttpError, payloadTooLarge } from "./http-errors";
 
 /** Longest request URL accepted (414 beyond). */
 export const MAX_URL_LENGTH = 8192;
-/** Largest request body accepted (413 beyond); only login has a body. */
+/** Largest request body of a login or logout (413 beyond); writes have their own cap (record-rules.ts). */
 export const MAX_BODY_BYTES = 8192;
 
 /**
@@ -104,4 +104,20 @@ export function parseLoginBody(body: string, contentType: string | undefined): {
     throw badRequest("Login needs a username and a password: send the form username=...&password=... or the same as JSON.");
   }
   return { username, password };
+}
+
+/** A JSON object body (of a write); 400 naming `what` and showing `example` otherwise. */
+export function parseJsonObjectBody(body: string, what: string, example: string): Record<string, unknown> {
+  if (body.trim() === "") throw badRequest(`${what} is empty; send a JSON object such as ${example} with Content-Type: application/json.`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : "it is nested too deeply";
+    throw badRequest(`${what} is not valid JSON (${reason}); send a JSON object such as ${example}.`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw badRequest(`${what} must be a JSON object such as ${example}, not ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`}.`);
+  }
+  return parsed as Record<string, unknown>;
 }

@@ -3,10 +3,14 @@ import { handleLogin, handleLogout } from "./auth-handlers";
 import { badRequest, methodNotAllowed, notFound, uriTooLong } from "./http-errors";
 import { handleGetMaterial, handleListMaterials } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
+import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
 import { MAX_URL_LENGTH, parseParams } from "./request-input";
 import type { IncomingMessage } from "node:http";
 
-const ENDPOINTS = `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, GET ${API_PREFIX}/materials/<id>`;
+const ENDPOINTS =
+  `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
+  `GET|PATCH|DELETE ${API_PREFIX}/materials/<id>, PUT ${API_PREFIX}/materials/create, ` +
+  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import`;
 
 function decodeSegment(segment: string): string {
   try {
@@ -52,9 +56,22 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     allow("GET");
     return handleListMaterials(info(), state);
   }
+  // "create" and "import" are verbs only with their methods: GET /materials/create is still an id.
+  if (rest[0] === "materials" && rest.length === 2 && rest[1] === "create" && method === "PUT") {
+    return handleCreate(info(), state);
+  }
+  if (rest[0] === "materials" && rest.length === 2 && rest[1] === "import" && method === "POST") {
+    return handleImport(info(), state);
+  }
   if (rest[0] === "materials" && rest.length === 2 && rest[1] !== "") {
-    allow("GET");
+    allow("GET", "PATCH", "DELETE");
+    if (method === "PATCH") return handleUpdate(info(), state, rest[1]);
+    if (method === "DELETE") return handleDelete(info(), state, rest[1]);
     return handleGetMaterial(info(), state, rest[1]);
+  }
+  if (rest[0] === "materials" && rest.length === 3 && rest[1] !== "" && rest[2] === "copy") {
+    allow("POST");
+    return handleCopy(info(), state, rest[1]);
   }
   throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${ENDPOINTS}.`);
 }

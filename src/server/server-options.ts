@@ -71,6 +71,16 @@ export interface StartServerOptions {
    * @default "auto"
    */
   compression?: CompressionMode;
+  /**
+   * A directory that keeps the records written through the API (create, update, delete, copy,
+   * import) in an embedded LMDB database, so they survive a restart or a crash: every write is
+   * one transaction, acknowledged only once committed. Needs the optional package `lmdb`.
+   * Without it, written records live in memory until the server stops. The served materials
+   * are never written there.
+   * @default undefined (in memory)
+   * @example "./matframe-store"
+   */
+  store?: string;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -137,6 +147,9 @@ export function resolveOptions(options: StartServerOptions) {
   if (!["off", "gzip", "br", "auto"].includes(compression)) {
     throw new ServerOptionsError(`compression must be "off", "gzip", "br" or "auto", not ${JSON.stringify(compression)}.`);
   }
+  if (options.store !== undefined && (typeof options.store !== "string" || options.store.trim() === "")) {
+    throw new ServerOptionsError("store must be the path of a directory (it is created if missing).");
+  }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -160,5 +173,6 @@ export function resolveOptions(options: StartServerOptions) {
     maxConnections,
     sendTimeoutMs,
     compression,
+    store: options.store,
   };
 }

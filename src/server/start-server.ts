@@ -15,6 +15,9 @@ import { ServerOptionsError } from "../errors";
 import { resolveOptions, type StartServerOptions } from "./server-options";
 import { longestStringIn, MaterialStore } from "./store";
 import { makeSyntheticMaterials } from "./synthetic";
+import { PUBLIC_OWNER } from "./owners";
+import { LmdbBackend, MemoryBackend } from "./record-backend";
+import { WrittenRecords } from "./written-records";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -173,6 +176,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
       ),
     }),
+    written: new WrittenRecords(resolved.store === undefined ? new MemoryBackend() : LmdbBackend.open(resolved.store), resolved.scanBudgetMs),
+    publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
   };
@@ -203,13 +208,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     log,
   );
   server.on("clientError", answerClientError);
-  await listen(server, resolved.host, resolved.port);
+  try {
+    await listen(server, resolved.host, resolved.port);
+  } catch (error) {
+    await state.written.close();
+    throw error;
+  }
 
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : resolved.port;
   const hostInUrl = resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
   const baseUrl = `http://${hostInUrl}:${port}${API_PREFIX}`;
   log(`serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}`);
+  if (resolved.store !== undefined) log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
   let closing: Promise<void> | undefined;
   return {
@@ -221,7 +232,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => state.written.close());
       return closing;
     },
   };

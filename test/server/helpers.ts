@@ -42,6 +42,10 @@ export function rawRequest(
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           let body: Body;
+          if (text === "" && res.statusCode === 304) {
+            resolve({ status: 304, headers: res.headers, text, body: { status: "" } });
+            return;
+          }
           try {
             body = JSON.parse(text) as Body;
           } catch {

@@ -1,0 +1,101 @@
+import { update } from "mingo/updater";
+import { FORBIDDEN_KEYS } from "../schemas";
+import { badRequest } from "./http-errors";
+import { describe } from "./query-filter";
+import { checkValue } from "./record-rules";
+
+/** The update operators PATCH accepts: the platform's everyday ones, none that computes or renames. */
+export const MODIFIER_OPERATORS = ["$set", "$unset", "$push", "$pull", "$addToSet"] as const;
+type ModifierOperator = (typeof MODIFIER_OPERATORS)[number];
+
+/** Paths the server owns: never changed by a modifier (nor anything below them). */
+export const PROTECTED_PATHS = ["_id", "owner", "createdAt"];
+
+/** A checked modifier: operators from the allow-list over checked paths and values. */
+export type Modifier = Partial<Record<ModifierOperator, Record<string, unknown>>>;
+
+function checkModifierPath(path: string, operator: string): void {
+  const where = `${operator}.${path}`;
+  for (const segment of path.split(".")) {
+    if (segment === "") throw badRequest(`"${path}" (in ${operator}) is not a valid dotted path.`);
+    if (FORBIDDEN_KEYS.has(segment)) throw badRequest(`The key "${segment}" is not allowed (in ${where}).`);
+    if (segment.startsWith("$")) {
+      throw badRequest(`"${segment}" (in ${where}) is not allowed: paths may not hold $ operators (positional updates are not supported).`);
+    }
+  }
+  const top = path.split(".")[0];
+  if (PROTECTED_PATHS.includes(top)) {
+    throw badRequest(`${where} is refused: ${top} is set by the server and cannot be changed${top === "owner" ? " (a record keeps its owner; copy it to get your own)" : ""}.`);
+  }
+}
+
+/**
+ * Checks a PATCH body: an object of allowed operators, each an object of dotted paths to values.
+ * Values follow the record rules (no `$` or prototype keys, bounded depth), except that `$push`
+ * and `$addToSet` take `{ $each: [...] }`. Throws a 400 naming what was refused.
+ */
+export function checkModifier(value: unknown): Modifier {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw badRequest(`The modifier must be a JSON object such as {"$set": {"name": "..."}}, not ${describe(value)}.`);
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0) throw badRequest(`The modifier is empty; give at least one of ${MODIFIER_OPERATORS.join(", ")}.`);
+  for (const [operator, fields] of entries) {
+    if (!(MODIFIER_OPERATORS as readonly string[]).includes(operator)) {
+      const hint = operator.startsWith("$") ? "" : ` (a bare field is not a modifier: use {"$set": {"${operator.slice(0, 40)}": ...}})`;
+      throw badRequest(`The update operator "${operator.slice(0, 40)}" is not supported${hint}. Allowed: ${MODIFIER_OPERATORS.join(" ")}.`);
+    }
+    if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
+      throw badRequest(`${operator} takes an object of field paths to values, not ${describe(fields)}.`);
+    }
+    if (Object.keys(fields).length === 0) throw badRequest(`${operator} is empty; give at least one field.`);
+    for (const [path, fieldValue] of Object.entries(fields as Record<string, unknown>)) {
+      checkModifierPath(path, operator);
+      const where = `${operator}.${path}`;
+      const eachAllowed = operator === "$push" || operator === "$addToSet";
+      if (eachAllowed && typeof fieldValue === "object" && fieldValue !== null && !Array.isArray(fieldValue) && "$each" in fieldValue) {
+        const keys = Object.keys(fieldValue);
+        if (keys.length !== 1) throw badRequest(`${where} may hold only $each (no $slice, $sort or $position).`);
+        const each = (fieldValue as { $each: unknown }).$each;
+        if (!Array.isArray(each)) throw badRequest(`${where}.$each must be an array, not ${describe(each)}.`);
+        checkValue(each, `${where}.$each`);
+      } else {
+        checkValue(fieldValue, where);
+      }
+    }
+  }
+  return value as Modifier;
+}
+
+/**
+ * The record with the modifier applied, on a deep copy: the original is untouched, so a refused
+ * update leaves nothing half-applied. Throws a 400 when MongoDB's rules refuse the update (for
+ * instance two operators on the same path, or `$push` on a field that is not an array).
+ */
+export function applyModifier<T extends Record<string, unknown>>(record: T, modifier: Modifier): T {
+  // mingo skips an array operator on a field that is not an array; MongoDB refuses it, and so do we.
+  for (const operator of ["$push", "$pull", "$addToSet"] as const) {
+    for (const path of Object.keys(modifier[operator] ?? {})) {
+      const current = valueAt(record, path);
+      if (current !== undefined && !Array.isArray(current)) {
+        throw badRequest(`The modifier cannot be applied: ${operator}.${path} needs an array, but ${path} is ${describe(current)}.`);
+      }
+    }
+  }
+  const copy = structuredClone(record);
+  try {
+    update(copy, modifier as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
+  } catch (error) {
+    throw badRequest(`The modifier cannot be applied: ${(error as Error).message}.`);
+  }
+  return copy;
+}
+
+function valueAt(record: Record<string, unknown>, path: string): unknown {
+  let value: unknown = record;
+  for (const segment of path.split(".")) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, segment)) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}

@@ -1,0 +1,105 @@
+import { mkdirSync } from "node:fs";
+import * as path from "node:path";
+import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
+import type { StoredRecord } from "./store";
+
+/**
+ * Where written records are kept: in memory only, or in an embedded database (LMDB) with
+ * `--store DIR`. Each `put` or `remove` is one transaction, resolved only once committed to disk,
+ * so a `kill -9` leaves every acknowledged write whole and no write half-applied.
+ */
+export interface RecordBackend {
+  /** Every record kept, read once at start. */
+  load(): StoredRecord[];
+  put(record: StoredRecord): Promise<void>;
+  remove(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Without `--store`: writes live as long as the process. */
+export class MemoryBackend implements RecordBackend {
+  load(): StoredRecord[] {
+    return [];
+  }
+  async put(): Promise<void> {}
+  async remove(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+/** The file inside the store directory (LMDB keeps a `-lock` file beside it). */
+export const STORE_FILE = "materials.mdb";
+
+interface LmdbDatabase {
+  put(key: string, value: unknown): Promise<boolean>;
+  remove(key: string): Promise<boolean>;
+  getRange(options?: object): Iterable<{ key: unknown; value: unknown }>;
+  close(): Promise<void>;
+}
+
+type LmdbOpen = (options: Record<string, unknown>) => LmdbDatabase;
+
+function loadLmdb(): LmdbOpen {
+  try {
+    // Loaded only with --store: an optional dependency with a native binary.
+    return (require("lmdb") as { open: LmdbOpen }).open;
+  } catch (error) {
+    throw new MissingDependencyError("lmdb", "matframe serve --store (keeping written records on disk)", {
+      cause: error,
+      hint: "Without --store, written records live in memory until the server stops.",
+    });
+  }
+}
+
+/** Records in LMDB, one JSON value per `_id`. */
+export class LmdbBackend implements RecordBackend {
+  private constructor(
+    private readonly db: LmdbDatabase,
+    private readonly file: string,
+  ) {}
+
+  /** Opens (creating it if needed) the store in `dir`. */
+  static open(dir: string): LmdbBackend {
+    const open = loadLmdb();
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
+    }
+    const file = path.join(dir, STORE_FILE);
+    try {
+      // JSON values (not msgpack) so the file holds the records as the API shows them.
+      return new LmdbBackend(open({ path: file, encoding: "json", compression: false }), file);
+    } catch (error) {
+      throw new ServerOptionsError(`Cannot open the store ${file}: ${(error as Error).message}. Is it an LMDB store matframe wrote?`);
+    }
+  }
+
+  load(): StoredRecord[] {
+    const records: StoredRecord[] = [];
+    try {
+      for (const { key, value } of this.db.getRange()) {
+        const record = value as StoredRecord;
+        if (typeof key !== "string" || typeof record !== "object" || record === null || record._id !== key) {
+          throw new DatasetError(`The store ${this.file} holds an entry that is not a record (key ${JSON.stringify(key)}).`);
+        }
+        records.push(record);
+      }
+    } catch (error) {
+      if (error instanceof DatasetError) throw error;
+      throw new DatasetError(`Cannot read the store ${this.file}: ${(error as Error).message}.`);
+    }
+    return records;
+  }
+
+  async put(record: StoredRecord): Promise<void> {
+    await this.db.put(record._id, record);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.db.remove(id);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
