@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
 import { join } from "node:path";
 import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
 import { credentialsPath, deleteProfile, listProfiles, readProfile, saveProfile } from "../../src/client/profile";
@@ -154,6 +158,29 @@ describe("matframe login and logout", () => {
     const flag = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password", "x"], { env: { MATFRAME_CREDENTIALS_FILE: file } });
     expect(flag.code).toBe(1);
     expect(flag.stderr).toMatch(/--password is not accepted/);
+  });
+
+  it("the README's login lines work as written (against a local platform on a free port)", async () => {
+    const readme = readFileSync(join(__dirname, "../../README.md"), "utf8");
+    const lines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split("\n")).filter((l) => /npx matframe login /.test(l));
+    expect(lines.length).toBeGreaterThan(0);
+    const demo = await startServer({ port: 0 });
+    try {
+      for (const line of lines) {
+        const file = join(dir, `readme-${lines.indexOf(line)}.json`);
+        const command = line
+          .replace(/http:\/\/127\.0\.0\.1:4100/, new URL(demo.baseUrl).origin)
+          .replace("npx matframe", `"${process.execPath}" "${join(__dirname, "../../dist/cli/main.js")}"`);
+        // Asynchronously: the platform answers from this process.
+        const done = await execFileAsync("sh", ["-c", command], { env: { ...process.env, MATFRAME_CREDENTIALS_FILE: file }, encoding: "utf8" });
+        expect(done.stderr).toMatch(/Logged in to .* as demo; saved as profile "default"/);
+        const client = Client.fromProfile("default", {}, { MATFRAME_CREDENTIALS_FILE: file });
+        expect((await client.materials.list({ projection: { limit: 2 } })).length).toBe(2);
+        await client.close();
+      }
+    } finally {
+      await demo.close();
+    }
   });
 
   it("logout without a saved login says so", async () => {

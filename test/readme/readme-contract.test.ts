@@ -45,6 +45,7 @@ function coveredBy(line: string, section: string): string | undefined {
   if (section === "Use matframe in your own project") return "test/consumer/consumer.test.ts (runs the section's commands in order)";
   if (/(^|\| )(\w+=\S+ )*npx matframe export /.test(line)) return "test/cli-export/readme-examples.test.ts";
   if (/^npx matframe serve\b/.test(line)) return "this file (serve lines)";
+  if (/(^|\| )npx matframe login /.test(line)) return "test/client/credentials.test.ts (runs the README's login lines)";
   const ciLines = ciScript.split("\n").map((l) => l.trim());
   if (ciLines.includes(line)) return ".ci/run";
   const elsewhere: Record<string, string> = {
