@@ -35,6 +35,10 @@ const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
     { mime: "text/html", contains: '<table class="matframe-table"' },
   ],
   "06-parquet-duckdb.ipynb": [{ mime: "text/html", contains: "mean density (g/cm3)</th>" }],
+  "07-write-loop.ipynb": [
+    { mime: "text/html", contains: "Si, 2% tensile strain" },
+    { mime: "stream/stdout", contains: "left with the tag: 0" },
+  ],
 };
 
 /** Pictures (charts, structure views) each notebook shows; every one must survive the HTML export. */
@@ -45,7 +49,7 @@ function codeOf(notebook: Notebook): string {
 }
 
 describe("the committed notebooks", () => {
-  it("are the five of issue 5 and the Parquet one of issue 15", () => {
+  it("are the five of issue 5, the Parquet one of issue 15 and the write loop of issue 16", () => {
     expect(names).toEqual(Object.keys(EXPECTED_OUTPUT));
   });
 
