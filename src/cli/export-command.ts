@@ -48,7 +48,7 @@ Options:
                          columns the platform's schema does not type, e.g. tags.0=string
   --parquet-compression snappy|gzip|none
                          parquet page compression (default snappy)
-  --row-group-size N     parquet: rows per row group (default 50000)
+  --row-group-size N     parquet: rows per row group (default 20000)
   --force                overwrite an existing output file
   --units                label numeric columns with the units their records carry, e.g.
                          "lattice.a [angstrom]", "derivedProperties.density [g/cm^3]"

@@ -83,7 +83,7 @@ export interface ExportTaskOptions {
   parquetCompression?: ParquetCompression;
   /**
    * Parquet only: rows per row group (a resumed Parquet export continues after the last complete one).
-   * @default 50000
+   * @default 20000
    */
   parquetRowGroupSize?: number;
   /**

@@ -27,7 +27,7 @@ export interface ParquetExportOptions extends ExportOptions {
   /**
    * Rows per row group: what the writer holds in memory at once, and what a reader skips by.
    * The first group also decides the type of columns whose type is not known in advance.
-   * @default 50000
+   * @default 20000
    */
   rowGroupSize?: number;
   /**
@@ -38,7 +38,7 @@ export interface ParquetExportOptions extends ExportOptions {
   types?: Readonly<Record<string, ColumnType>>;
 }
 
-const DEFAULT_ROW_GROUP = 50_000;
+const DEFAULT_ROW_GROUP = 20_000;
 const GZIP_LEVEL = 6;
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
 const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
