@@ -40,7 +40,7 @@ type LmdbOpen = (options: Record<string, unknown>) => LmdbDatabase;
 
 function loadLmdb(): LmdbOpen {
   try {
-    // Loaded only with --store: an optional dependency with a native binary.
+    // Loaded only with --store: an optional peer dependency with a native binary.
     return (require("lmdb") as { open: LmdbOpen }).open;
   } catch (error) {
     throw new MissingDependencyError("lmdb", "matframe serve --store (keeping written records on disk)", {
