@@ -307,7 +307,7 @@ export class EmptyColumnError extends MatframeError {
 
   constructor(column: string, rows: number, suggestion?: string) {
     super(
-      `Column "${column}" is empty: none of the ${rows} records has a value at that path` +
+      `Column "${column}" is empty: none of the ${rows.toLocaleString("en-US")} records has a value at that path` +
         (suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling.") +
         " Nothing was written (strict).",
     );

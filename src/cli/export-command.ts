@@ -139,7 +139,9 @@ export async function runExport(argv: string[]): Promise<number> {
     // The reader of our stdout went away (e.g. `| head`): what it wanted, it got.
     if (error instanceof OutputError && (error.cause as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT.ok;
     const code = fail(error);
-    const note = await savedNote(parsed.task);
+    // Only after a failure that another run can get past (the network, the server, the disk).
+    const transient = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ApiError || error instanceof OutputError || error instanceof ResponseValidationError;
+    const note = transient ? await savedNote(parsed.task) : "";
     if (note) process.stderr.write(`matframe export: ${note.slice(2)}.\n`);
     return code;
   } finally {
@@ -340,6 +342,8 @@ function fail(error: unknown): number {
     if (message.startsWith(`${option} `)) message = `${flag}${message.slice(option.length)}`;
     else if (!message.startsWith("--")) message = `${flag}: ${message}`;
   }
+  // "leave out sort, or leave out resume": in the words of the flags.
+  message = message.replace(/\bleave out (\w+)\b/g, (whole, option: string) => (FLAG_FOR_OPTION[option] ? `leave out ${FLAG_FOR_OPTION[option]}` : whole));
   if (error instanceof TargetExistsError) message = `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
   message = message.replace(/ \((?:restart|force|resume): true\)/g, "");
   if (error instanceof EmptyColumnError) message = message.replace("(strict)", "(--strict)");

@@ -13,6 +13,7 @@ import { planTableExport, runTableExport, type TableFormat } from "../frame/coll
 import { checkTarget } from "../frame/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
 import { normaliseBaseUrl } from "../client/validate-options";
+import { credentialsPath, readProfile } from "../client/profile";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;
@@ -192,6 +193,9 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   }
   // A saved login (`matframe login`) is used when named: --profile or MATFRAME_PROFILE.
   const profile = options.profile ?? (env.MATFRAME_PROFILE || undefined);
+  if (profile !== undefined && !options.username && !readProfile(profile, env)) {
+    throw new ValidationError("profile", `No saved login named "${profile}" in ${credentialsPath(env)}; run \`matframe login --profile ${profile}\` first, or leave out --profile.`);
+  }
   let server: ServerHandle | undefined;
   let client: Client | undefined;
   // A client logged in here is logged out at the end; a token from the environment is only

@@ -44,7 +44,8 @@ export function checkProfileName(name: unknown): string {
   return name;
 }
 
-function readFile(file: string): CredentialsFile | undefined {
+/** @param forDeletion read even a file others can read: removing a profile is how to fix one. */
+function readFile(file: string, forDeletion = false): CredentialsFile | undefined {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -53,7 +54,7 @@ function readFile(file: string): CredentialsFile | undefined {
     throw new CredentialsFileError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);
   }
   // As ssh refuses a private key others can read: the token in it is as good as a password.
-  if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
+  if (!forDeletion && process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
     throw new CredentialsFileError(
       `The credentials file ${file} can be read by other users (mode ${(stat.mode & 0o777).toString(8)}); ` +
         `matframe will not use it. Run \`chmod 600 ${file}\`, or \`matframe logout\` and log in again.`,
@@ -105,7 +106,7 @@ export function saveProfile(profile: string, credentials: Omit<SavedCredentials,
 export function deleteProfile(profile: string = DEFAULT_PROFILE, env: NodeJS.ProcessEnv = process.env): SavedCredentials | undefined {
   checkProfileName(profile);
   const file = credentialsPath(env);
-  const current = readFile(file);
+  const current = readFile(file, true);
   const saved = current?.profiles[profile];
   if (!current || !saved) return undefined;
   const { [profile]: _gone, ...rest } = current.profiles;

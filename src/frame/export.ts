@@ -7,7 +7,7 @@ import { csvLine } from "./csv";
 import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "./warnings";
 import type { TableOptions } from "./to-dataframe";
-import { OutputError } from "../errors";
+import { EmptyColumnError, OutputError } from "../errors";
 import { recordShapeError } from "./record-shape";
 import type { Progress } from "../client/options";
 
@@ -111,8 +111,8 @@ export async function writeRows(
   const sink = new Sink(stream, file?.path);
   const resumed = resumable?.resumed;
   sink.bytes = resumed?.bytes ?? 0;
-  // A resumed run reads only the rest of the table: whether a column is empty is not its to say.
-  const reader = new RowReader(plan, options, !resumed);
+  // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
+  const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
   // The header goes out with the first page, so a request that fails at once leaves stdout empty;
@@ -120,6 +120,8 @@ export async function writeRows(
   let header = resumed ? "" : format.header(plan.names);
   let line: ((cells: readonly unknown[]) => string) | undefined;
   let warnings: FrameWarning[] = [];
+  let held: string[] | undefined = options.strict && !file ? [] : undefined;
+  let heldBytes = 0;
   try {
     const row = new Array<unknown>(plan.names.length);
     for await (const page of pages) {
@@ -138,18 +140,35 @@ export async function writeRows(
           throw recordShapeError(error, page[i]);
         }
       }
-      await sink.write(text);
+      if (held) {
+        // strict to a stream: rows wait until every column has had a value (or the end), since
+        // what reaches a pipe cannot be taken back.
+        held.push(text);
+        heldBytes += text.length;
+        if (!reader.hasEmptyColumn) {
+          await sink.write(held.join(""));
+          held = undefined;
+        } else if (heldBytes > MAX_HELD_CHARS) {
+          const empty = reader.warnings().find((w) => w.code === "EMPTY_COLUMN");
+          throw new EmptyColumnError(empty?.path ?? "?", reader.rows, empty?.suggestion);
+        }
+      } else {
+        await sink.write(text);
+      }
       items += page.length;
       pageCount++;
-      if (resumable && page.length > 0) await resumable.checkpoint({ cursor: lastId(page), items, pages: pageCount, bytes: sink.bytes });
+      if (resumable && page.length > 0) await resumable.checkpoint({ cursor: lastId(page), items, pages: pageCount, bytes: sink.bytes, filled: [...reader.filledColumns] });
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
     }
-    await sink.write(header);
     warnings = reader.finish();
+    if (held) await sink.write(held.join(""));
+    await sink.write(header);
     sink.check();
     if (file) await file.commit();
   } catch (error) {
-    await file?.abort();
+    // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
+    if (error instanceof EmptyColumnError && resumable) await resumable.discard();
+    else await file?.abort();
     throw error;
   } finally {
     sink.release();
@@ -157,6 +176,12 @@ export async function writeRows(
   reportWarnings(warnings, options.onWarning);
   return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }
+
+/**
+ * Most text a strict export to a stream holds back while a column is still empty (64 Mi
+ * characters): a column empty that far into the table is refused there, with nothing written.
+ */
+const MAX_HELD_CHARS = 64 * 2 ** 20;
 
 /** The `_id` of a page's last record: a resumable export's cursor. */
 export function lastId(page: readonly unknown[]): string {

@@ -11,7 +11,7 @@ import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning } from "./row-reader";
 import { reportWarnings } from "./warnings";
 import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
-import { MissingDependencyError, OutputError, ValidationError } from "../errors";
+import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../errors";
 
 /** The compressions a Parquet export can use. */
 export type ParquetCompression = "snappy" | "gzip" | "none";
@@ -116,8 +116,8 @@ export async function writeParquet(
   const sink = new Sink(stream, file?.path);
   const resumed = resumable?.resumed;
   sink.bytes = resumed?.bytes ?? 0;
-  // A resumed run reads only the rest of the table: whether a column is empty is not its to say.
-  const reader = new RowReader(plan, options, !resumed);
+  // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
+  const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
   const out = new hp.ByteWriter(8 << 20);
   // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
   out.flush = async () => {
@@ -170,7 +170,7 @@ export async function writeParquet(
     grouped += rows;
     if (resumable) {
       const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
-      await resumable.checkpoint({ cursor: String(cursor), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state }, true);
+      await resumable.checkpoint({ cursor: String(cursor), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
     }
   };
 
@@ -202,7 +202,9 @@ export async function writeParquet(
     // An interrupted resumable export keeps the rows it has read: they become one more (short)
     // row group, unless the output itself failed.
     if (resumable && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
-    await file?.abort();
+    // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
+    if (error instanceof EmptyColumnError && resumable) await resumable.discard();
+    else await file?.abort();
     throw error;
   } finally {
     sink.release();

@@ -51,6 +51,8 @@ export interface Checkpoint {
   readonly bytes: number;
   /** The format writer's own state (Parquet: row group metadata), as tagged JSON. */
   readonly writer?: unknown;
+  /** Which columns had a value in some row so far, so a resumed run can tell an empty column. */
+  readonly filled?: readonly boolean[];
 }
 
 /** Progress read back from a state file and checked against the partial output. */
@@ -231,7 +233,7 @@ export class ResumableFile {
         const differences = compareRequests(saved.request, request);
         if (differences.length > 0) {
           throw new ResumeError(
-            `The saved progress of ${label} (${saved.progress.items} records) is of another export: ${differences.join("; ")}. ` +
+            `The saved progress of ${label} (${saved.progress.items.toLocaleString("en-US")} records) is of another export: ${differences.join("; ")}. ` +
               `Run again with the same options to continue it, or pass --restart (restart: true) to discard it.`,
             file,
           );
@@ -284,6 +286,15 @@ export class ResumableFile {
       await this.handle.close().catch(() => undefined);
       await fs.promises.rm(this.lockPath, { force: true });
     }
+  }
+
+  /** Drops the progress (partial file, state, lock): for a failure that a second run would meet again. */
+  async discard(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    this.stream.destroy();
+    await this.handle.close().catch(() => undefined);
+    for (const file of [this.partialPath, this.statePath, this.lockPath]) await fs.promises.rm(file, { force: true });
   }
 
   /** Flushes, fsyncs and places the partial file at the target; removes the state file. */

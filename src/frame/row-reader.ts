@@ -70,15 +70,23 @@ export class RowReader {
   /** Per column: whether any row had a value there. */
   private readonly filled: boolean[];
   private unfilled: number;
+  private readonly earlierRows: number;
+  private readonly checkEmpty: boolean;
   private readonly units: UnitLabels | undefined;
 
-  /** @param checkEmpty false when the rows read are not the whole table (a resumed export). */
-  constructor(plan: ColumnPlan, options: ReadOptions = {}, private readonly checkEmpty = true) {
+  /**
+   * @param earlier what an earlier run of a resumed export read: its rows and which columns had a
+   *   value, so that a column is called empty only when it is empty in the whole table.
+   */
+  constructor(plan: ColumnPlan, options: ReadOptions = {}, earlier?: { rows: number; filled?: readonly boolean[] }) {
     this.plan = plan;
     this.strict = options.strict ?? false;
-    this.filled = plan.columns.map(() => false);
+    this.filled = plan.columns.map((_, c) => earlier?.filled?.[c] ?? false);
+    this.earlierRows = earlier?.rows ?? 0;
+    // An earlier run that did not say which columns it filled: nothing can be said about emptiness.
+    this.checkEmpty = earlier === undefined || earlier.filled?.length === plan.columns.length;
     this.units = options.units ? new UnitLabels(plan.columns) : undefined;
-    this.unfilled = plan.columns.length;
+    this.unfilled = this.filled.filter((f) => !f).length;
     plan.columns.forEach((column, index) => {
       if (!column.method) {
         this.valueIndexes.push(index);
@@ -122,6 +130,16 @@ export class RowReader {
     if (this.unfilled > 0) this.markFilled(out);
   }
 
+  /** Which columns had a value in some row so far (saved by a resumable export). */
+  get filledColumns(): readonly boolean[] {
+    return this.filled;
+  }
+
+  /** True while some column has had no value in any row. */
+  get hasEmptyColumn(): boolean {
+    return this.unfilled > 0;
+  }
+
   /** Output column names: the plan's, with units when `units` is set (see {@link observeUnits}). */
   get names(): readonly string[] {
     return this.units?.names ?? this.plan.names;
@@ -148,7 +166,7 @@ export class RowReader {
   finish(): FrameWarning[] {
     const warnings = this.warnings();
     const empty = warnings.find((w) => w.code === "EMPTY_COLUMN");
-    if (this.strict && empty) throw new EmptyColumnError(empty.path, this.rows, empty.suggestion);
+    if (this.strict && empty) throw new EmptyColumnError(empty.path, empty.rows, empty.suggestion);
     return warnings;
   }
 
@@ -158,14 +176,14 @@ export class RowReader {
   }
 
   private emptyColumnWarnings(): FrameWarning[] {
-    if (!this.checkEmpty || this.rows === 0 || this.unfilled === 0) return [];
+    if (!this.checkEmpty || this.rows + this.earlierRows === 0 || this.unfilled === 0) return [];
     return this.plan.columns
       .filter((_, c) => !this.filled[c])
       .map((column): FrameWarning => {
         const suggestion = nearestPath(column.name);
-        const rows = this.rows;
+        const rows = this.rows + this.earlierRows;
         const message =
-          `column "${column.name}" is empty: none of the ${rows} ${rows === 1 ? "record has" : "records have"} a value at that path` +
+          `column "${column.name}" is empty: none of the ${rows.toLocaleString("en-US")} ${rows === 1 ? "record has" : "records has"} a value at that path` +
           (suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (README, Column rules).");
         return { code: "EMPTY_COLUMN", message, path: column.name, rows, ids: [], ...(suggestion ? { suggestion } : {}) };
       });

@@ -2,6 +2,7 @@ import { requireSession } from "./auth-handlers";
 import { badRequest, HttpError, notFound } from "./http-errors";
 import { randomId } from "./ids";
 import { computedFields, hasStructure, IMPORT_FORMATS, parseStructureFile } from "./material-fields";
+import { parametersToVectors, vectorsToParameters, type CellParameters, type Matrix3, type Vector3 } from "../structure";
 import { applyModifier, checkModifier, PROTECTED_PATHS } from "./modifier";
 import type { Caller } from "./owners";
 import { checkRecordSize, checkValue, MAX_WRITE_BODY_BYTES } from "./record-rules";
@@ -107,6 +108,7 @@ export async function handleUpdate(info: RequestInfo, state: ServerState, id: st
     // Looked up inside the write queue, so it sees every earlier write to the same record.
     const current = ownedRecord(state, caller, id);
     let next = applyModifier(current, modifier);
+    if (restructured) next = consistentLattice(next, touched, `Material ${short(id)} after the update`);
     if (restructured && hasStructure(next)) next = { ...next, ...computedFields(next as never, `Material ${short(id)} after the update`) };
     for (const path of PROTECTED_PATHS) next[path] = current[path];
     checkRecordSize(next, `Material ${short(id)} after the update`);
@@ -171,4 +173,30 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
   checkValue(fields, "the imported material");
   const record = newRecord(state, caller, fields, "The imported material");
   return success(await state.written.write(() => ({ put: record, result: record })));
+}
+
+/**
+ * Keeps a lattice's parameters and vectors telling the same story after an update: a modifier that
+ * sets `lattice.a` (or another parameter) gets new `vectors` from the parameters, one that sets the
+ * vectors gets new parameters from them. (Setting both, or the whole lattice, is taken as given.)
+ */
+function consistentLattice<T extends Record<string, unknown>>(record: T, touched: readonly string[], what: string): T {
+  const lattice = record.lattice as (CellParameters & { vectors?: { a: Vector3; b: Vector3; c: Vector3; alat?: number; units?: string } }) | undefined;
+  if (!lattice || typeof lattice !== "object") return record;
+  const parameters = touched.some((path) => /^lattice\.(a|b|c|alpha|beta|gamma)$/.test(path));
+  const vectors = touched.some((path) => /^lattice\.vectors(\.|$)/.test(path));
+  try {
+    if (parameters && !vectors && lattice.vectors) {
+      const [a, b, c] = parametersToVectors(lattice);
+      return { ...record, lattice: { ...lattice, vectors: { ...lattice.vectors, a, b, c, alat: 1, units: "angstrom" } } };
+    }
+    if (vectors && !parameters && lattice.vectors) {
+      const scale = lattice.vectors.alat ?? 1;
+      const cell = [lattice.vectors.a, lattice.vectors.b, lattice.vectors.c].map((v) => v.map((x) => x * scale)) as Matrix3;
+      return { ...record, lattice: { ...lattice, ...vectorsToParameters(cell) } };
+    }
+  } catch (error) {
+    throw badRequest(`${what}: ${(error as Error).message}`);
+  }
+  return record;
 }

@@ -183,6 +183,21 @@ describe("matframe login and logout", () => {
     }
   });
 
+  it("logout removes a profile from a file others can read (the fix the refusal suggests); export --profile names a missing profile", async () => {
+    const file = join(dir, "open-cli.json");
+    const env = { MATFRAME_CREDENTIALS_FILE: file };
+    saveProfile("default", { baseUrl: server.baseUrl, accountId: "a", authToken: "not-a-real-token" }, env);
+    chmodSync(file, 0o644);
+    const exported = await runCli(["export", "--profile", "default", "--output", "-"], { env });
+    expect(exported.stderr).toMatch(/can be read by other users/);
+    const logout = await runCli(["logout"], { env });
+    expect(logout.code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    const missing = await runCli(["export", "--profile", "nosuch", "--output", "-"], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No saved login named "nosuch" in .*; run `matframe login --profile nosuch` first/);
+  });
+
   it("logout without a saved login says so", async () => {
     const none = await runCli(["logout"], { env: { MATFRAME_CREDENTIALS_FILE: join(dir, "none.json") } });
     expect(none.code).toBe(0);

@@ -54,7 +54,7 @@ describe("empty columns", () => {
       ["EMPTY_COLUMN", "lattice.aa", "lattice.a", 3],
       ["EMPTY_COLUMN", "densty", "derivedProperties.density", 3],
     ]);
-    expect(warnings[0].message).toBe('column "lattice.aa" is empty: none of the 3 records have a value at that path; did you mean lattice.a?');
+    expect(warnings[0].message).toBe('column "lattice.aa" is empty: none of the 3 records has a value at that path; did you mean lattice.a?');
   });
 
   it("say to check the spelling when no known path is near", async () => {
@@ -94,6 +94,37 @@ describe("empty columns in exports", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("strict to a stream holds rows back until every column has a value: nothing reaches the pipe of a failing export", async () => {
+    const { PassThrough } = await import("node:stream");
+    const failing = new PassThrough();
+    let sent = "";
+    failing.on("data", (chunk: Buffer) => (sent += chunk.toString()));
+    await expect(client.materials.exportCsv(failing, { columns: ["formula", "densty"], strict: true, pageSize: 5 })).rejects.toThrow(EmptyColumnError);
+    expect(sent).toBe("");
+    const passing = new PassThrough();
+    let out = "";
+    passing.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    await client.materials.exportCsv(passing, { columns: ["formula", "lattice.a"], strict: true, pageSize: 5 });
+    expect(out.trim().split("\n")).toHaveLength(30);
+  });
+
+  it("a resumed export still knows which columns an earlier run filled: the warning, and strict's refusal, hold across runs", async () => {
+    const target = join(dir, "resumed-empty.csv");
+    const stop = new AbortController();
+    await client.materials
+      .exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, signal: stop.signal, onWarning: () => {}, onProgress: (p) => p.pages === 2 && stop.abort() })
+      .catch(() => undefined);
+    const warnings: FrameWarning[] = [];
+    await client.materials.exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, onWarning: (w) => warnings.push(w) });
+    expect(warnings.map((w) => [w.path, w.rows])).toEqual([["densty", 29]]);
+
+    const strictTarget = join(dir, "resumed-strict.csv");
+    await expect(client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
+    // Nothing kept: a second run would meet the same refusal.
+    await expect(client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
+    expect(existsSync(strictTarget)).toBe(false);
+  });
+
   it("exportCsv and exportParquet with strict write nothing", async () => {
     for (const [method, file] of [["exportCsv", "strict.csv"], ["exportParquet", "strict.parquet"]] as const) {
       const target = join(dir, file);
@@ -106,7 +137,7 @@ describe("empty columns in exports", () => {
     const target = join(dir, "typos.csv");
     const warned = await runCli(["export", "--columns", "formula,lattice.aa,densty", "--output", target, "--quiet"]);
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toContain("warning: column \"lattice.aa\" is empty: none of the 29 records have a value at that path; did you mean lattice.a?");
+    expect(warned.stderr).toContain("warning: column \"lattice.aa\" is empty: none of the 29 records has a value at that path; did you mean lattice.a?");
     expect(warned.stderr).toContain("did you mean derivedProperties.density?");
     expect((parse(readFileSync(target, "utf8"), { columns: true }) as unknown[]).length).toBe(29);
 
@@ -114,6 +145,9 @@ describe("empty columns in exports", () => {
     const strict = await runCli(["export", "--columns", "formula,lattice.aa", "--output", strictTarget, "--strict", "--quiet"]);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toBe('matframe export: Column "lattice.aa" is empty: none of the 29 records has a value at that path; did you mean lattice.a? Nothing was written (--strict).\n');
+    const toStdout = await runCli(["export", "--columns", "formula,densty", "--output", "-", "--strict", "--quiet"]);
+    expect(toStdout.code).toBe(1);
+    expect(toStdout.stdout).toBe("");
     expect(existsSync(strictTarget)).toBe(false);
   });
 });
