@@ -468,7 +468,9 @@ export function errorFromStatus(ctx: StatusErrorContext): ApiError {
   }
   if (status === 429) {
     const wait = ctx.retryAfterMs !== undefined ? ` The server asked to wait ${formatWait(ctx.retryAfterMs)}.` : "";
-    return new RateLimitError(`Rate limited${tries}: ${head}${wait} Wait, then retry; or lower \`concurrency\`.`, {
+    // A refused login is about failed attempts (or a full login queue), not about pages in flight.
+    const advice = ctx.login ? "Wait, then log in again." : "Wait, then retry; or lower `concurrency`.";
+    return new RateLimitError(`Rate limited${tries}: ${head}${wait} ${advice}`, {
       ...details,
       retryAfterMs: ctx.retryAfterMs,
     });

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import {
   AbortError,
   ApiError,
+  AuthenticationError,
   ColumnTypeError,
   ConnectionError,
   DuplicateRecordError,
@@ -344,6 +345,10 @@ function fail(error: unknown): number {
   }
   // "leave out sort, or leave out resume": in the words of the flags.
   message = message.replace(/\bleave out (\w+)\b/g, (whole, option: string) => (FLAG_FOR_OPTION[option] ? `leave out ${FLAG_FOR_OPTION[option]}` : whole));
+  // A saved or exported token that stopped working: the CLI's way to get a new one.
+  if (error instanceof AuthenticationError && /: log in again\.$/.test(message)) {
+    message = message.replace(/: log in again\.$/, ": log in again (`matframe login`, or new MATFRAME_* credentials).");
+  }
   if (error instanceof TargetExistsError) message = `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
   message = message.replace(/ \((?:restart|force|resume): true\)/g, "");
   if (error instanceof EmptyColumnError) message = message.replace("(strict)", "(--strict)");
