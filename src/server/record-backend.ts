@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import type { StoredRecord } from "./store";
@@ -55,6 +55,7 @@ export class LmdbBackend implements RecordBackend {
   private constructor(
     private readonly db: LmdbDatabase,
     private readonly file: string,
+    private readonly lock: string,
   ) {}
 
   /** Opens (creating it if needed) the store in `dir`. */
@@ -66,10 +67,12 @@ export class LmdbBackend implements RecordBackend {
       throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
     }
     const file = path.join(dir, STORE_FILE);
+    const lock = takeStoreLock(dir);
     try {
       // JSON values (not msgpack) so the file holds the records as the API shows them.
-      return new LmdbBackend(open({ path: file, encoding: "json", compression: false }), file);
+      return new LmdbBackend(open({ path: file, encoding: "json", compression: false }), file, lock);
     } catch (error) {
+      rmSync(lock, { force: true });
       throw new ServerOptionsError(`Cannot open the store ${file}: ${(error as Error).message}. Is it an LMDB store matframe wrote?`);
     }
   }
@@ -99,7 +102,43 @@ export class LmdbBackend implements RecordBackend {
     await this.db.remove(id);
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.db.close();
+    rmSync(this.lock, { force: true });
+  }
+}
+
+/** The file that marks a store as open by one server: its process id. */
+export const STORE_LOCK = "matframe-serve.lock";
+
+/**
+ * One server per store: each keeps the written records in memory too, so a second server on the
+ * same directory would neither see the first one's writes nor be seen. A lock left by a server
+ * that was killed (its process is gone) is taken over.
+ */
+function takeStoreLock(dir: string): string {
+  const lock = path.join(dir, STORE_LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
+      return lock;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`);
+      const pid = Number(readFileSync(lock, "utf8"));
+      if (Number.isInteger(pid) && pid > 0 && running(pid)) {
+        throw new ServerOptionsError(`The store ${dir} is in use by another matframe serve (process ${pid}); stop that one, or give this server another --store.`);
+      }
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new ServerOptionsError(`Cannot lock the store ${dir}: another server keeps taking it.`);
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

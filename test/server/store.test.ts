@@ -39,6 +39,22 @@ async function ownRecords(server: ServerHandle | { port: number }, session: Sess
 }
 
 describe("startServer({ store })", () => {
+  it("refuses a second server on a store in use, and takes over the lock of one that was killed", async () => {
+    const store = freshDir();
+    const first = await startTestServer({ store });
+    try {
+      await expect(startTestServer({ store })).rejects.toThrow(/The store .* is in use by another matframe serve \(process \d+\); stop that one, or give this server another --store/);
+    } finally {
+      await first.close();
+    }
+    // A lock whose process is gone (a kill -9) does not keep the store closed.
+    const { spawnSync } = await import("node:child_process");
+    writeFileSync(path.join(store, "matframe-serve.lock"), String(spawnSync(process.execPath, ["-e", "0"]).pid));
+    const again = await startTestServer({ store });
+    await again.close();
+    expect(existsSync(path.join(store, "matframe-serve.lock"))).toBe(false);
+  });
+
   it("keeps created, updated and deleted records across a restart", async () => {
     const store = freshDir();
     let server = await startTestServer({ store });
