@@ -2,8 +2,8 @@ import { StructureError } from "../errors";
 
 /**
  * Standard atomic weights in g/mol: IUPAC/CIAAW 2021, abridged to five significant figures (for
- * elements given as an interval, the conventional value). The same table scripts/build-dataset.js
- * computed the bundled materials' densities with.
+ * elements given as an interval, the conventional value). scripts/build-dataset.js computes the
+ * bundled materials' formulas and densities with this module too.
  */
 export const ATOMIC_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
   H: 1.008, He: 4.0026, Li: 6.94, Be: 9.0122, B: 10.81, C: 12.011, N: 14.007, O: 15.999,
