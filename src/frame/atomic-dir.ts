@@ -55,16 +55,11 @@ export function openAtomicDir(target: string, options: { force?: boolean } = {})
       if (settled) throw new OutputError(`The write to ${target} was already finished or abandoned.`, final);
       settled = true;
       try {
-        if (fs.existsSync(final)) {
-          if (!options.force) throw new TargetExistsError(target);
-          await fs.promises.rm(final, { recursive: true, force: true });
-        }
-        await fs.promises.rename(tempPath, final);
+        await placeDir(tempPath, final, target, options.force ?? false);
       } catch (error) {
         await fs.promises.rm(tempPath, { recursive: true, force: true });
         live.delete(tempPath);
-        if (error instanceof TargetExistsError) throw error;
-        throw new OutputError(`Cannot write ${target}: ${(error as Error).message}.`, final, { cause: error });
+        throw error;
       }
       live.delete(tempPath);
     },
@@ -75,4 +70,22 @@ export function openAtomicDir(target: string, options: { force?: boolean } = {})
       live.delete(tempPath);
     },
   };
+}
+
+/**
+ * Moves a finished directory to its target: refused with TargetExistsError when the target exists
+ * and `force` is not set, else the old one is replaced. The source is left where it was on failure.
+ * @throws TargetExistsError, OutputError
+ */
+export async function placeDir(from: string, final: string, target: string, force: boolean): Promise<void> {
+  try {
+    if (fs.existsSync(final)) {
+      if (!force) throw new TargetExistsError(target);
+      await fs.promises.rm(final, { recursive: true, force: true });
+    }
+    await fs.promises.rename(from, final);
+  } catch (error) {
+    if (error instanceof TargetExistsError) throw error;
+    throw new OutputError(`Cannot write ${target}: ${(error as Error).message}.`, final, { cause: error });
+  }
 }

@@ -8,6 +8,7 @@ import type { Progress } from "../client/options";
 import type { IdPartition } from "../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../client/validate-options";
 import { OutputError, ResumeError, TargetExistsError } from "../errors";
+import { placeDir } from "./atomic-dir";
 import type { ExportResult } from "./export";
 import type { PageSource } from "./export";
 import type { PartitionedExportResult } from "./partitioned-export";
@@ -113,16 +114,7 @@ export async function writePartitionedResumable(
   await saving;
   const done = results.map((r) => (r as PromiseFulfilledResult<PartDone>).value);
   const kept = done.reduce((n, r) => n + (r.resumedFrom ?? 0), 0);
-  try {
-    if (fs.existsSync(final)) {
-      if (!options.force) throw new TargetExistsError(target);
-      await fs.promises.rm(final, { recursive: true, force: true });
-    }
-    await fs.promises.rename(dir, final);
-  } catch (error) {
-    if (error instanceof TargetExistsError) throw error;
-    throw new OutputError(`Cannot write ${target}: ${(error as Error).message}.`, final, { cause: error });
-  }
+  await placeDir(dir, final, target, options.force ?? false);
   await fs.promises.rm(statePath, { force: true });
   return {
     items: done.reduce((n, r) => n + r.items, 0),

@@ -10,6 +10,7 @@ import type { PlatformRecord } from "../client/collection";
 import { afterId } from "../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../client/validate-options";
 import { checkTarget, placeFile } from "./atomic-file";
+import { takePidLock } from "../pid-lock";
 
 /** Options of an export that can be resumed. */
 export interface ResumeOptions {
@@ -118,31 +119,18 @@ export function resumePaths(target: string): { partial: string; state: string; l
  * two runs continuing the same export would write over each other. A lock whose process has
  * ended (killed) is taken over.
  */
-async function takeLock(file: string, label: string): Promise<string> {
+function takeLock(file: string, label: string): string {
   const { lock } = resumePaths(file);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await fs.promises.writeFile(lock, String(process.pid), { flag: "wx", mode: 0o600 });
-      return lock;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "EEXIST") throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
-      const pid = Number(await fs.promises.readFile(lock, "utf8").catch(() => ""));
-      if (attempt > 0 || (Number.isInteger(pid) && pid > 0 && running(pid))) {
-        throw new ResumeError(`Another export (process ${pid}) is writing ${label}; wait for it to finish, or stop it, then run this again.`, file);
-      }
-      await fs.promises.rm(lock, { force: true });
-    }
-  }
-}
-
-function running(pid: number): boolean {
+  let held;
   try {
-    process.kill(pid, 0);
-    return true;
+    held = takePidLock(lock);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
   }
+  if (!held.taken) {
+    throw new ResumeError(`Another export (process ${held.pid}) is writing ${label}; wait for it to finish, or stop it, then run this again.`, file);
+  }
+  return lock;
 }
 
 /**
@@ -217,7 +205,7 @@ export class ResumableFile {
     const file = await checkTarget(target, options.force ?? false);
     const { partial, state } = resumePaths(file);
     if (options.restart) await discardProgress(file);
-    const lock = await takeLock(file, label);
+    const lock = takeLock(file, label);
     let saved: StateFile | undefined;
     try {
       saved = await readState(state, label);

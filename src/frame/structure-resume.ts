@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { OutputError, StructureError, TargetExistsError } from "../errors";
 import { toXyz, type StructureRecord } from "../structure";
+import { placeDir } from "./atomic-dir";
 import { csvLine } from "./csv";
 import { lastId, Sink } from "./export";
 import { continueWalk, discardProgress, ResumableFile, resumePaths, type ResumeRequest, type SavedProgress } from "./resumable";
@@ -72,16 +73,7 @@ export async function writeStructuresResumable(
   }
   return writeFrames(source, plan, index, { dir, taken }, final, options, async () => {
     await index.commit();
-    try {
-      if (fs.existsSync(final)) {
-        if (!options.force) throw new TargetExistsError(target);
-        await fs.promises.rm(final, { recursive: true, force: true });
-      }
-      await fs.promises.rename(dir, final);
-    } catch (error) {
-      if (error instanceof TargetExistsError) throw error;
-      throw new OutputError(`Cannot write ${target}: ${(error as Error).message}.`, final, { cause: error });
-    }
+    await placeDir(dir, final, target, options.force ?? false);
   });
 }
 

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
+import { takePidLock } from "../pid-lock";
 import * as path from "node:path";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import type { StoredRecord } from "./store";
@@ -118,27 +119,14 @@ export const STORE_LOCK = "matframe-serve.lock";
  */
 function takeStoreLock(dir: string): string {
   const lock = path.join(dir, STORE_LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
-      return lock;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`);
-      const pid = Number(readFileSync(lock, "utf8"));
-      if (Number.isInteger(pid) && pid > 0 && running(pid)) {
-        throw new ServerOptionsError(`The store ${dir} is in use by another matframe serve (process ${pid}); stop that one, or give this server another --store.`);
-      }
-      rmSync(lock, { force: true });
-    }
-  }
-  throw new ServerOptionsError(`Cannot lock the store ${dir}: another server keeps taking it.`);
-}
-
-function running(pid: number): boolean {
+  let held;
   try {
-    process.kill(pid, 0);
-    return true;
+    held = takePidLock(lock);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`);
   }
+  if (!held.taken) {
+    throw new ServerOptionsError(`The store ${dir} is in use by another matframe serve (process ${held.pid}); stop that one, or give this server another --store.`);
+  }
+  return lock;
 }
