@@ -40,6 +40,9 @@ export function unitFields(def: ColumnDef): string[] {
   return index === -1 ? [[...parent, "units"].join(".")] : [];
 }
 
+/** Records looked at for units before a column without any is left as it is. */
+const OBSERVED_RECORDS = 500;
+
 /** Labels columns with units, from the first records that carry them. */
 export class UnitLabels {
   /** Column names, with ` [unit]` once a unit is seen. */
@@ -47,6 +50,7 @@ export class UnitLabels {
   private readonly getters: (Getter | undefined)[];
   private readonly values: Getter[];
   private unlabelled: number;
+  private observed = 0;
 
   constructor(columns: readonly ColumnDef[]) {
     this.names = columns.map((c) => c.name);
@@ -66,6 +70,12 @@ export class UnitLabels {
   }
 
   observeRecord(record: unknown): void {
+    // Units are the same on every record where they exist: a column still unlabelled after a
+    // page's worth of records has none, and the rest of the walk need not look again.
+    if (++this.observed > OBSERVED_RECORDS) {
+      this.unlabelled = 0;
+      return;
+    }
     for (let c = 0; c < this.getters.length; c++) {
       const get = this.getters[c];
       if (!get) continue;
