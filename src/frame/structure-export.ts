@@ -129,22 +129,19 @@ export async function writeStructures(
   let bytes = 0;
   try {
     index = await fs.promises.open(path.join(temp, "index.csv"), "w");
-    await index.write(csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n");
+    await index.write(INDEX_HEADER);
     for await (const page of pages) {
       let lines = "";
       for (const raw of page) {
         const record = raw as unknown as StructureRecord & { _id: string };
-        let text: string;
-        try {
-          text = write(record);
-        } catch (error) {
-          if (!(error instanceof StructureError)) throw error;
+        const text = structureText(write, record);
+        if (text === undefined) {
           skipped.push(record._id);
           continue;
         }
         const name = fileName(record, ext, taken);
         await fs.promises.writeFile(path.join(temp, name), text);
-        lines += csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n";
+        lines += indexLine(name, record);
         bytes += Buffer.byteLength(text);
         items++;
       }
@@ -181,13 +178,13 @@ async function writeSingleXyz(
       let text = "";
       for (const raw of page) {
         const record = raw as unknown as StructureRecord & { _id: string };
-        try {
-          text += toXyz(record);
-          items++;
-        } catch (error) {
-          if (!(error instanceof StructureError)) throw error;
+        const frame = structureText(toXyz, record);
+        if (frame === undefined) {
           skipped.push(record._id);
+          continue;
         }
+        text += frame;
+        items++;
       }
       await sink.write(text);
       bytes += Buffer.byteLength(text);
@@ -205,6 +202,24 @@ async function writeSingleXyz(
   const warnings = skippedWarnings(skipped);
   reportWarnings(warnings, options.onWarning);
   return { items, skipped: skipped.length, pages: pageCount, bytes, path: file.path, warnings };
+}
+
+/** The first line of a structure directory's index.csv. */
+export const INDEX_HEADER = csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n";
+
+/** One index.csv line: the file and what it holds. */
+export function indexLine(name: string, record: StructureRecord & { _id: string }): string {
+  return csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n";
+}
+
+/** A record's structure file text, or undefined when its basis and lattice disagree (the record is skipped). */
+export function structureText(write: (record: StructureRecord) => string, record: StructureRecord): string | undefined {
+  try {
+    return write(record);
+  } catch (error) {
+    if (!(error instanceof StructureError)) throw error;
+    return undefined;
+  }
 }
 
 /** The warning for skipped records: `count` of them, the first of whose ids are `ids`. */

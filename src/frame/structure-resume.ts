@@ -4,15 +4,17 @@
 // the cursor. One multi-frame xyz file resumes as the table exports do.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { OutputError, StructureError, TargetExistsError } from "../errors";
+import { OutputError, TargetExistsError } from "../errors";
 import { toXyz, type StructureRecord } from "../structure";
 import { placeDir } from "./atomic-dir";
-import { csvLine } from "./csv";
 import { lastId, Sink } from "./export";
 import { continueWalk, discardProgress, ResumableFile, resumePaths, type ResumeRequest, type SavedProgress } from "./resumable";
 import {
   EXTENSIONS,
   fileName,
+  indexLine,
+  INDEX_HEADER,
+  structureText,
   skippedWarnings,
   WRITERS,
   type StructureExportOptions,
@@ -106,16 +108,13 @@ async function writeFrames(
   // The walk's maxItems counts skipped records too.
   const walked: SavedProgress | undefined = resumed ? { ...resumed, items: items + skippedCount } : undefined;
   try {
-    if (directory && !resumed) await sink.write(csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n");
+    if (directory && !resumed) await sink.write(INDEX_HEADER);
     for await (const page of continueWalk(source, plan.walk, walked)) {
       let text = "";
       for (const raw of page) {
         const record = raw as unknown as StructureRecord & { _id: string };
-        let structure: string;
-        try {
-          structure = write(record);
-        } catch (error) {
-          if (!(error instanceof StructureError)) throw error;
+        const structure = structureText(write, record);
+        if (structure === undefined) {
           if (skipped.length < SHOWN_SKIPPED) skipped.push(record._id);
           skippedCount++;
           continue;
@@ -123,7 +122,7 @@ async function writeFrames(
         if (directory) {
           const name = fileName(record, ext, directory.taken);
           await fs.promises.writeFile(path.join(directory.dir, name), structure);
-          text += csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n";
+          text += indexLine(name, record);
         } else {
           text += structure;
         }
