@@ -21,6 +21,11 @@ export interface GetDataOptions<T> {
   signal?: AbortSignal;
   /** Checks the JSend `data`; a failure becomes a `ResponseValidationError`. */
   check?: ResponseCheck<T>;
+  /**
+   * Told the answer's validator (its `ETag`, or undefined without one) once it has arrived.
+   * @internal
+   */
+  onValidator?: (etag: string | undefined) => void;
 }
 
 type State = "open" | "logged-out" | "closed";
@@ -185,6 +190,35 @@ export class Client {
   }
 
   /**
+   * The size of the kept answer to `GET {baseUrl}/{path}?{search}` when the client has a cache
+   * holding one (sending it again is a revalidation: a round trip, no body), else undefined.
+   * @internal
+   */
+  keptBytes(path: string, search?: Record<string, string>): number | undefined {
+    return this.#transport.keptBytes({ path, search, cacheScope: this.identity });
+  }
+
+  /**
+   * Whether the client keeps whole reads in memory to confirm by their validators (`cache:
+   * "memory"`), so that a re-run of the same read costs a revalidation of its answers.
+   * @internal
+   */
+  get keepsReads(): boolean {
+    return this.#transport.keepsReads;
+  }
+
+  /**
+   * Asks whether the answer to `GET {baseUrl}/{path}?{search}` still has the validator `etag`
+   * (one conditional request, not retried): true on 304. A different answer is kept in the
+   * response cache for the next read, so it does not cross the wire twice.
+   * @internal
+   */
+  revalidate(path: string, search: Record<string, string> | undefined, etag: string, signal?: AbortSignal): Promise<boolean> {
+    this.#assertOpen(path);
+    return this.#transport.revalidate({ method: "GET", path, search, signal, headers: this.#authHeaders(), cacheScope: this.identity }, etag);
+  }
+
+  /**
    * Low level: an authenticated `GET {baseUrl}/{path}` with retries, returning the JSend `data`
    * (checked by `check` when given). `collection()` covers the documented endpoints.
    */
@@ -200,6 +234,8 @@ export class Client {
       cacheScope: this.identity,
     });
     const data = jsendData(res, [this.#authToken]);
+    const etag = res.headers.etag;
+    options.onValidator?.(typeof etag === "string" && etag !== "" ? etag : undefined);
     if (!options.check) return data as T;
     const checked = options.check(data);
     if (checked.ok) return checked.value;

@@ -5,6 +5,7 @@ import { ResponseValidationError, ValidationError } from "../errors";
 import { checkImport, checkModifier, checkRecordBody, type ImportOptions, type Modifier, type WriteOptions } from "./writes";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
+import type { ReadAnswer, ReadKeeping } from "../frame/kept-reads";
 import { keysetPages } from "./paging/keyset";
 import { afterId, partitionQuery, splitIdRange, type IdPartition } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";
@@ -191,8 +192,14 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async toDataFrame(options: CollectionFrameOptions = {}): Promise<DataFrame> {
     const io = await import("../frame/collection-io.js");
-    const { plan, walk } = io.planTableRead(options);
-    return io.readFrame(() => this.walk(walk), plan, options);
+    const read = io.planTableRead(options);
+    // With the cache in memory, a read is kept and confirmed as a whole (not when repeats are
+    // reported to onDuplicate: a read from memory could not report them again).
+    const keeping: ReadKeeping | undefined =
+      this.client.keepsReads && !read.walk.onDuplicate
+        ? { key: io.readKey({ identity: this.client.identity, baseUrl: this.client.baseUrl, name: this.name }, read, options), confirm: (answers, signal) => this.#confirm(answers, signal) }
+        : undefined;
+    return io.readFrame((onAnswer) => this.walk(read.walk, onAnswer), read.plan, options, keeping);
   }
 
   /**
@@ -256,13 +263,18 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
 
   /**
    * The pages of a walk whose options were already checked and resolved (by `pages()`, or once
-   * by a table read or the CLI), so no option is checked twice.
+   * by a table read or the CLI), so no option is checked twice. `onAnswer` is told each answer's
+   * request and validator (undefined for an answer without one), for a read to be kept.
    * @internal
    */
-  walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]> {
+  walk(resolved: ResolvedIterateOptions, onAnswer?: (answer: ReadAnswer | undefined) => void): AsyncIterable<PlatformRecord[]> {
     const o = { ...resolved, concurrency: resolved.concurrency ?? this.client.defaultConcurrency };
-    const fetchPage: FetchPage = ({ query, projection }, signal) =>
-      this.#fetch(query, projection, signal, recordArray({ requireId: true, maxItems: projection.limit }));
+    const fetchPage: FetchPage = ({ query, projection }, signal) => {
+      const search = listSearch(query, projection);
+      const onValidator = onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
+      return this.client.getData(this.name, { search, signal, check: recordArray({ requireId: true, maxItems: projection.limit }), onValidator });
+    };
+    fetchPage.keptBytes = ({ query, projection }) => this.client.keptBytes(this.name, listSearch(query, projection));
     const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());
     return o.stripId ? withoutIds(pages) : pages;
   }
@@ -315,6 +327,12 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     return { platform: url.href.replace(/\/$/, ""), account: this.client.identity };
   }
 
+  /** Revalidates the answers of a kept read, all at once: true when every one is unchanged. */
+  async #confirm(answers: readonly ReadAnswer[], signal: AbortSignal | undefined): Promise<boolean> {
+    const confirmed = await Promise.all(answers.map((a) => this.client.revalidate(this.name, { ...a.search }, a.etag, signal)));
+    return confirmed.every(Boolean);
+  }
+
   /** `GET /api/2018-10-01/{name}`, as errors name it. */
   #endpoint(): string {
     return `GET ${new URL(this.client.baseUrl).pathname}/${this.name}`;
@@ -326,10 +344,15 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     signal: AbortSignal | undefined,
     check: ReturnType<typeof recordArray>,
   ): Promise<PlatformRecord[]> {
-    const search: Record<string, string> = { query: JSON.stringify(query) };
-    if (projection) search.projection = JSON.stringify(projection);
-    return this.client.getData(this.name, { search, signal, check });
+    return this.client.getData(this.name, { search: listSearch(query, projection), signal, check });
   }
+}
+
+/** The query string of a list request. */
+function listSearch(query: Query, projection: Projection | undefined): Record<string, string> {
+  const search: Record<string, string> = { query: JSON.stringify(query) };
+  if (projection) search.projection = JSON.stringify(projection);
+  return search;
 }
 
 async function* flatten<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T, void, undefined> {

@@ -20,7 +20,11 @@ export interface CachedResponse {
  * with a 304, so a lost or evicted entry costs a body, never correctness.
  */
 export interface ResponseCache {
+  /** True for the process's memory (`"memory"`), which may also keep whole reads. */
+  readonly inMemory: boolean;
   get(key: string): CachedResponse | undefined;
+  /** The kept body's length in characters, without using the entry (no LRU touch), or undefined. */
+  sizeOf(key: string): number | undefined;
   set(key: string, value: CachedResponse): void;
   delete(key: string): void;
 }
@@ -36,6 +40,7 @@ export function cacheKey(url: string, accountId: string | undefined): string {
 
 /** Least recently used entries go first once the bodies pass `maxBytes`. */
 class MemoryCache implements ResponseCache {
+  readonly inMemory = true;
   readonly #entries = new Map<string, CachedResponse>();
   #bytes = 0;
   constructor(readonly maxBytes: number) {}
@@ -47,6 +52,10 @@ class MemoryCache implements ResponseCache {
       this.#entries.set(key, hit);
     }
     return hit;
+  }
+
+  sizeOf(key: string): number | undefined {
+    return this.#entries.get(key)?.text.length;
   }
 
   set(key: string, value: CachedResponse): void {
@@ -76,6 +85,7 @@ class MemoryCache implements ResponseCache {
  * holds the account's records. Past `maxBytes`, the oldest files are removed.
  */
 class DirectoryCache implements ResponseCache {
+  readonly inMemory = false;
   #bytes: number | undefined;
   constructor(
     readonly dir: string,
@@ -95,6 +105,14 @@ class DirectoryCache implements ResponseCache {
     const etag = newline > 0 ? raw.slice(0, newline) : "";
     if (!etag.startsWith('"')) return undefined;
     return { etag, text: raw.slice(newline + 1) };
+  }
+
+  sizeOf(key: string): number | undefined {
+    try {
+      return statSync(join(this.dir, `${key}.json`)).size;
+    } catch {
+      return undefined;
+    }
   }
 
   set(key: string, value: CachedResponse): void {

@@ -16,6 +16,14 @@ import { redact, redactedExcerpt } from "./redact";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
+/**
+ * Revalidations (conditional GETs the cache can answer with a 304 and no body) go over a pool of
+ * their own that pipelines them: a re-run of a walk then costs about one round trip per
+ * `connections × pipelining` pages instead of one per page in flight. Pages with bodies keep the
+ * main pool, one request per connection, so that no big page waits behind another.
+ */
+const REVALIDATION_POOL = { connections: 4, pipelining: 16 } as const;
+
 function loadUndici(): typeof import("undici") {
   return require("undici") as typeof import("undici");
 }
@@ -131,6 +139,7 @@ type Raw = { status: number; headers: IncomingHttpHeaders; text: string };
 export class Transport {
   readonly #o: TransportOptions;
   readonly #dispatcher: Dispatcher;
+  #revalidator: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   readonly #origin: string;
   readonly #basePath: string;
@@ -150,6 +159,43 @@ export class Transport {
     return this.#o.concurrency;
   }
 
+  /**
+   * The size of the kept answer to this GET when the cache holds one (it will be revalidated,
+   * which costs a round trip and no body), else undefined. Walks use it to keep more such pages
+   * in flight.
+   */
+  keptBytes(o: Pick<SendOptions, "path" | "search" | "cacheScope">): number | undefined {
+    if (!this.#o.cache || o.cacheScope === undefined) return undefined;
+    return this.#o.cache.sizeOf(cacheKey(this.#origin + this.#requestPath(o), o.cacheScope));
+  }
+
+  /** Whether whole reads may be kept in memory to confirm later (the `"memory"` cache). */
+  get keepsReads(): boolean {
+    return this.#o.cache?.inMemory === true;
+  }
+
+  /**
+   * One conditional GET with `If-None-Match: etag`, not retried: true when the server answers
+   * 304. A 200 is kept in the response cache (when it may be), so the read that follows gets it
+   * by a 304 instead of a second body; anything else is false, and that read meets it properly.
+   */
+  async revalidate(o: SendOptions, etag: string): Promise<boolean> {
+    const path = this.#requestPath(o);
+    const outcome = await this.#attempt({ ...o, headers: { ...o.headers, "if-none-match": etag } }, path, mergeSignals(this.#o.signal, o.signal));
+    if ("kind" in outcome) return false;
+    if (outcome.status === 304) return true;
+    if (outcome.status === 200 && this.#o.cache && o.cacheScope !== undefined && isJson(outcome)) {
+      keepOrForget(this.#o.cache, cacheKey(this.#origin + path, o.cacheScope), outcome);
+    }
+    return false;
+  }
+
+  /** The request target: base path, path, and the query string in the order given. */
+  #requestPath(o: Pick<SendOptions, "path" | "search">): string {
+    const qs = o.search ? new URLSearchParams(o.search).toString() : "";
+    return `${this.#basePath}/${o.path}${qs ? `?${qs}` : ""}`;
+  }
+
   /** Method and path of a request, as errors name it: never the query string. */
   endpoint(method: string, path: string): string {
     return `${method} ${this.#basePath}/${path}`;
@@ -159,8 +205,7 @@ export class Transport {
   async send(o: SendOptions): Promise<SendResult> {
     const endpoint = this.endpoint(o.method, o.path);
     if (this.#closed) throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
-    const qs = o.search ? new URLSearchParams(o.search).toString() : "";
-    const path = `${this.#basePath}/${o.path}${qs ? `?${qs}` : ""}`;
+    const path = this.#requestPath(o);
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
     // A login is retried only when the server refused it before checking the password (503 with
     // Retry-After from a full login queue: a class behind one address logging in at once), never
@@ -218,7 +263,7 @@ export class Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) await Promise.all([this.#dispatcher.close(), this.#revalidator?.close()]);
   }
 
   async #attempt(o: SendOptions, path: string, callerSignal: AbortSignal | undefined): Promise<Raw | Failure> {
@@ -232,10 +277,13 @@ export class Transport {
     try {
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.#dispatcher.request({
+        const dispatcher = this.#dispatcherFor(o);
+        response = await dispatcher.request({
           origin: this.#origin,
           path,
           method: o.method,
+          // undici holds a pipeline while a response is awaited unless told it will be quick.
+          ...(dispatcher === this.#revalidator ? { blocking: false } : {}),
           headers: { accept: "application/json", "accept-encoding": this.#o.compression ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
           body: o.body,
           signal,
@@ -270,6 +318,12 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The pipelining pool for a revalidation (only with a pool of our own), else the main one. */
+  #dispatcherFor(o: SendOptions): Dispatcher {
+    if (!this.#ownsDispatcher || o.method !== "GET" || o.headers?.["if-none-match"] === undefined) return this.#dispatcher;
+    return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
   }
 
   async #wait(ms: number, signal: AbortSignal | undefined, endpoint: string): Promise<void> {
@@ -395,9 +449,15 @@ async function readWithin(body: Readable, headers: IncomingHttpHeaders, limit: n
 }
 
 /** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
-function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
+/** Whether the body says it is JSON (or says nothing). */
+function isJson(raw: Raw): boolean {
   const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  if (type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json") return;
+  return type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json";
+}
+
+function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
+  if (isJson(raw)) return;
+  const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   const excerpt = redactedExcerpt(raw.text, secrets, 80);
   throw new ResponseValidationError(
     `${endpoint} answered ${raw.status} with ${type}, not JSON (starting ${JSON.stringify(excerpt)}); ` +

@@ -5,10 +5,13 @@ import type { IterateOptions, Progress } from "../client/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
 import { ColumnBuilder } from "./column-builder";
 import { planColumns, type ColumnPlan } from "./column-spec";
-import { loadDanfo } from "./danfo";
+import { frameFromColumns, loadDanfo } from "./danfo";
 import type { DataFrame } from "./dataframe";
 import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export";
-import { finishFrame, type TableOptions } from "./to-dataframe";
+import type { TableOptions } from "./to-dataframe";
+import { copyColumns, keptReads, type ReadAnswer, type ReadKeeping } from "./kept-reads";
+import type { ReadOptions } from "./row-reader";
+import { reportWarnings } from "./warnings";
 import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./parquet";
 import { loadArrow, readArrow, type ArrowOptions } from "./arrow";
 import { checkPartitions } from "../client/paging/partitions";
@@ -59,17 +62,46 @@ export function planTableRead(options: FrameIterateOptions & { columns?: readonl
   return { plan, walk };
 }
 
-/** Reads the pages `open()` gives into a DataFrame; danfo is loaded before the first request. */
-export async function readFrame(open: () => PageSource, plan: ColumnPlan, options: CollectionFrameOptions): Promise<DataFrame> {
+/** What decides a table read's result, as a key for `keptReads`: the walk and the columns. */
+export function readKey(source: { identity: string; baseUrl: string; name: string }, read: TableRead, options: ReadOptions): string {
+  const { query, fields, stripId, sort, pageSize, maxItems, paging } = read.walk;
+  return JSON.stringify([source.identity, source.baseUrl, source.name, query, fields, stripId, sort, pageSize, maxItems, paging, read.plan.names, options.strict ?? false, options.units ?? false]);
+}
+
+/**
+ * Reads the pages `open()` gives into a DataFrame; danfo is loaded before the first request.
+ * With `keeping` (the client's cache is in memory), a read whose every answer the server
+ * confirms unchanged is given back from memory (its warnings reported again), and a read
+ * whose every answer carried a validator is kept.
+ */
+export async function readFrame(
+  open: (onAnswer?: (answer: ReadAnswer | undefined) => void) => PageSource,
+  plan: ColumnPlan,
+  options: CollectionFrameOptions,
+  keeping?: ReadKeeping,
+): Promise<DataFrame> {
   loadDanfo(); // fail before downloading anything when danfojs-node is missing
+  const kept = keeping && keptReads.get(keeping.key);
+  if (kept && (await keeping.confirm(kept.answers, options.signal))) {
+    options.onProgress?.({ pages: kept.pages, items: kept.built.rows });
+    reportWarnings(kept.built.warnings, options.onWarning);
+    return frameFromColumns(copyColumns(kept.built));
+  }
   const builder = new ColumnBuilder(plan, options);
+  const answers: ReadAnswer[] = [];
+  let validated = keeping !== undefined;
+  const onAnswer = (answer: ReadAnswer | undefined) => (answer ? answers.push(answer) : (validated = false));
   let pages = 0;
-  for await (const page of open()) {
+  for await (const page of open(keeping && onAnswer)) {
     builder.addPage(page);
     pages++;
     options.onProgress?.({ pages, items: builder.rows });
   }
-  return finishFrame(builder, options.onWarning);
+  const built = builder.finish();
+  reportWarnings(built.warnings, options.onWarning);
+  if (!keeping || !validated) return frameFromColumns(built);
+  keptReads.set(keeping.key, { answers, built, pages });
+  return frameFromColumns(copyColumns(built));
 }
 
 /** What a table export needs from its collection: one walk, or the walks of a partitioned read. */

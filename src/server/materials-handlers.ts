@@ -2,7 +2,7 @@ import { badRequest, notFound } from "./http-errors";
 import { makeFieldSelector, parseProjection } from "./projection";
 import { validateQuery } from "./query-filter";
 import type { Reply, RequestInfo, ServerState } from "./reply";
-import { successValidated } from "./reply";
+import { matchesValidator, notModified, readValidator, successValidated } from "./reply";
 import { requireSession } from "./auth-handlers";
 import { parseJsonParam } from "./request-input";
 import { findVisible } from "./visible-find";
@@ -31,17 +31,22 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
     Math.max(state.store.longestString, own?.longestString ?? 0),
   );
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
+  // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
+  const etag = readValidator(info, state, caller._id);
+  if (matchesValidator(info, etag)) return notModified(etag);
   const records = await findVisible(state.store, own, { query, sort: options.sort, skip: options.skip, limit: options.limit });
   const select = makeFieldSelector(options.fields);
-  return successValidated(records.map(select));
+  return successValidated(records.map(select), etag);
 }
 
 /** GET /materials/<id> (optionally with projection={"fields": ...}). */
 export async function handleGetMaterial(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
   const caller = requireSession(info, state);
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
+  const etag = readValidator(info, state, caller._id);
   // Another account's record is as unknown as a missing one.
   const record = readableRecord(state, caller, id);
   if (!record) throw notFound(`No material has the id "${id.slice(0, 100)}"; list ids with GET /materials.`);
-  return successValidated(makeFieldSelector(options.fields)(record));
+  if (matchesValidator(info, etag)) return notModified(etag);
+  return successValidated(makeFieldSelector(options.fields)(record), etag);
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "./auth";
 import type { LoginThrottle } from "./login-throttle";
@@ -10,8 +11,12 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
-  /** A read of records: sent with a strong ETag and `Cache-Control: private, no-cache`, and answered 304 to a matching `If-None-Match`. */
-  validated?: boolean;
+  /**
+   * A read of records: its strong validator (without the coding suffix), sent as the ETag with
+   * `Cache-Control: private, no-cache`. With status 304 the reply has no body: the request's
+   * `If-None-Match` named this validator.
+   */
+  etag?: string;
 }
 
 /** Everything a handler needs besides the request. */
@@ -38,7 +43,34 @@ export function success(data: unknown): Reply {
   return { status: 200, body: { status: "success", data } };
 }
 
-/** A successful read of records, which clients may keep and revalidate. */
-export function successValidated(data: unknown): Reply {
-  return { status: 200, body: { status: "success", data }, validated: true };
+/**
+ * The validator of a read: a hash of what decides its answer, namely the request (path and
+ * query string), the account, and the version of that account's records (which changes with
+ * every write of theirs and every start of the server; the served materials never change while
+ * it runs). Computed before any record is looked at, so that a revalidation costs no scan and a
+ * write during a read leaves that read's tag obsolete, never pointing at newer data.
+ */
+export function readValidator(info: RequestInfo, state: ServerState, accountId: string): string {
+  return createHash("sha256")
+    .update(`${state.written.versionFor(accountId)}\n${accountId}\n${info.req.url ?? ""}`)
+    .digest("base64url")
+    .slice(0, 32);
+}
+
+/** Whether `If-None-Match` names this validator (in any coding's tag, or `*`). */
+export function matchesValidator(info: RequestInfo, etag: string): boolean {
+  const header = info.req.headers["if-none-match"];
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "").replace(/-(gzip|br)$/, "") === etag);
+}
+
+/** The answer to a read whose `If-None-Match` matched: 304, no body. */
+export function notModified(etag: string): Reply {
+  return { status: 304, body: undefined, etag };
+}
+
+/** A successful read of records, which clients may keep and revalidate by `etag`. */
+export function successValidated(data: unknown, etag: string): Reply {
+  return { status: 200, body: { status: "success", data }, etag };
 }

@@ -4,7 +4,6 @@ import { API_PREFIX } from "../schemas";
 import { AuthRegistry } from "./auth";
 import { checkRecords, loadBundledData, loadDataset } from "./dataset";
 import { errorBody, HttpError } from "./http-errors";
-import { createHash } from "node:crypto";
 import { chooseCoding, compress, MIN_COMPRESS_BYTES, type CompressionMode } from "./compression";
 import { ConnectionGuard } from "./connections";
 import { LoginThrottle } from "./login-throttle";
@@ -47,25 +46,31 @@ const JSON_HEADERS = {
 
 /**
  * Writes a reply: compressed when the client asks and it is worth it, and for reads of records
- * with a strong ETag (a hash of the JSON, so it changes whenever the data or the request does;
- * suffixed with the coding, since each coding is another representation) and `Cache-Control:
- * private, no-cache`, answering a matching `If-None-Match` with 304 and no body. Returns the
- * status sent.
+ * with their strong ETag (suffixed with the coding negotiated, since each is another representation)
+ * and `Cache-Control: private, no-cache`; a 304 reply goes out with its tag and no body. Returns
+ * the status sent.
  */
 async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mode: CompressionMode): Promise<number> {
+  if (reply.status === 304 && reply.etag) {
+    const coding = chooseCoding(req.headers["accept-encoding"], mode);
+    res.writeHead(304, {
+      ETag: `"${reply.etag}${coding ? `-${coding}` : ""}"`,
+      "Cache-Control": "private, no-cache",
+      ...(mode !== "off" ? { Vary: "Accept-Encoding" } : {}),
+    });
+    res.end();
+    return 304;
+  }
   const body = Buffer.from(JSON.stringify(reply.body));
   const headers: Record<string, string | number> = { ...JSON_HEADERS, ...reply.headers };
-  const coding = body.length >= MIN_COMPRESS_BYTES ? chooseCoding(req.headers["accept-encoding"], mode) : undefined;
+  const negotiated = chooseCoding(req.headers["accept-encoding"], mode);
+  const coding = body.length >= MIN_COMPRESS_BYTES ? negotiated : undefined;
   if (mode !== "off") headers.Vary = "Accept-Encoding";
-  if (reply.validated && reply.status === 200) {
-    const hash = createHash("sha256").update(body).digest("base64url").slice(0, 32);
-    headers.ETag = `"${hash}${coding ? `-${coding}` : ""}"`;
+  if (reply.etag && reply.status === 200) {
+    // Suffixed with the coding negotiated, applied or not (a small body is sent plain): the 304
+    // that cannot know the body's size must send the same tag, and one tag still names one body.
+    headers.ETag = `"${reply.etag}${negotiated ? `-${negotiated}` : ""}"`;
     headers["Cache-Control"] = "private, no-cache";
-    if (matchesEtag(req.headers["if-none-match"], hash)) {
-      res.writeHead(304, { ETag: headers.ETag, "Cache-Control": headers["Cache-Control"], ...(headers.Vary ? { Vary: headers.Vary } : {}) });
-      res.end();
-      return 304;
-    }
   }
   const payload = coding ? await compress(body, coding) : body;
   if (res.destroyed) return reply.status;
@@ -74,13 +79,6 @@ async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mod
   res.writeHead(reply.status, headers);
   res.end(payload);
   return reply.status;
-}
-
-/** Whether `If-None-Match` names this body's hash (in any coding's tag, or `*`). */
-function matchesEtag(header: string | undefined, hash: string): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "").replace(/-(gzip|br)$/, "") === hash);
 }
 
 function toReply(error: unknown): Reply {

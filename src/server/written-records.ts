@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { RecordBackend } from "./record-backend";
 import { MaterialStore, type StoredRecord } from "./store";
 
@@ -12,6 +13,11 @@ export class WrittenRecords {
   private readonly idsByOwner = new Map<string, Set<string>>();
   private readonly stores = new Map<string, MaterialStore>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Changes so far; each owner remembers the count at its last change, so a version never repeats. */
+  private changes = 0;
+  private readonly changedAt = new Map<string, number>();
+  /** Differs on every start, so a version from an earlier run (whose records may differ) never matches. */
+  private readonly epoch = randomBytes(12).toString("base64url");
 
   constructor(
     private readonly backend: RecordBackend,
@@ -27,6 +33,15 @@ export class WrittenRecords {
   /** The record with this id, whoever owns it. */
   get(id: string): StoredRecord | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * What an account sees of the written records, as a short string that changes whenever one of
+   * its records is written or removed (and with every start of the server). Reads take it before
+   * they look at any record, so a write during a read makes its answer's version obsolete at once.
+   */
+  versionFor(ownerId: string): string {
+    return `${this.epoch}.${this.changedAt.get(ownerId) ?? 0}`;
   }
 
   /** The records of `ownerId` as a store to query, or undefined when it has none. */
@@ -80,6 +95,7 @@ export class WrittenRecords {
     if (!ids) this.idsByOwner.set(owner, (ids = new Set()));
     ids.add(record._id);
     this.stores.delete(owner);
+    this.changedAt.set(owner, ++this.changes);
   }
 
   private forget(id: string): void {
@@ -89,5 +105,6 @@ export class WrittenRecords {
     const owner = this.ownerOf(record);
     this.idsByOwner.get(owner)?.delete(id);
     this.stores.delete(owner);
+    this.changedAt.set(owner, ++this.changes);
   }
 }

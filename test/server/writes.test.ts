@@ -306,6 +306,60 @@ describe("ETags after writes", () => {
   });
 });
 
+describe("ETags from the version of the caller's records", () => {
+  const all = `/materials?projection=${encodeURIComponent('{"limit":5}')}`;
+
+  it("keeps an account's tags through another account's writes, and changes them with its own", async () => {
+    const tag = String((await send("GET", all, alice)).headers.etag);
+    await create(bob, { name: "bob's", tags: ["other-account"] });
+    expect((await send("GET", all, { ...alice, "If-None-Match": tag })).status).toBe(304);
+    const mine = (await create(alice, { name: "alice's", tags: ["version-test"] })).body.data;
+    // The first page of the served materials did not change, but a list may now include the new
+    // record: every read of alice's is asked again.
+    const after = await send("GET", all, { ...alice, "If-None-Match": tag });
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(tag);
+    await send("DELETE", `/materials/${mine._id}`, alice);
+    expect((await send("GET", all, { ...alice, "If-None-Match": String(after.headers.etag) })).status).toBe(200);
+  });
+
+  it("gives the same request of the same account another tag after a restart", async () => {
+    const read = async (headers: Record<string, string> = {}) => {
+      const restarted = await startTestServer({ users: ["carol:carol-pass"] });
+      try {
+        const session = await login(restarted, "carol", "carol-pass");
+        return await rawRequest(restarted, "GET", `${PREFIX}${all}`, { headers: { ...session, ...headers } });
+      } finally {
+        await restarted.close();
+      }
+    };
+    const before = await read();
+    const after = await read({ "If-None-Match": String(before.headers.etag) });
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it("answers a revalidation of a request it would refuse with the refusal, not 304", async () => {
+    const bad = `/materials?query=${encodeURIComponent('{"$where":"1"}')}`;
+    const res = await send("GET", bad, { ...alice, "If-None-Match": "*" });
+    expect(res.status).toBe(400);
+    const missing = await send("GET", "/materials/no-such-id", { ...alice, "If-None-Match": "*" });
+    expect(missing.status).toBe(404);
+  });
+
+  it("sends on a 304 the tag its 200 carried, coding included, for a small answer sent plain", async () => {
+    const one = `/materials?projection=${encodeURIComponent('{"limit":1,"fields":{"_id":1}}')}`;
+    const first = await send("GET", one, { ...alice, "Accept-Encoding": "gzip" });
+    expect(first.headers["content-encoding"]).toBeUndefined();
+    const tag = String(first.headers.etag);
+    expect(tag).toMatch(/-gzip"$/);
+    const again = await send("GET", one, { ...alice, "Accept-Encoding": "gzip", "If-None-Match": tag });
+    expect(again.status).toBe(304);
+    expect(again.headers.etag).toBe(tag);
+  });
+});
+
 describe("routes", () => {
   it("answers 405 with Allow for a method an endpoint does not take", async () => {
     const res = await send("PUT", `/materials/${PUBLIC_ID}/copy`, alice);

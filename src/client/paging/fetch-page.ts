@@ -1,5 +1,18 @@
 import type { Projection, Query } from "../../schemas";
 import type { PlatformRecord } from "../collection";
 
-/** One list request of a walk: the query and projection to send, and the walk's signal. */
-export type FetchPage = (request: { query: Query; projection: Projection }, signal?: AbortSignal) => Promise<PlatformRecord[]>;
+/** One list request of a walk: the query and projection to send. */
+export interface PageRequest {
+  query: Query;
+  projection: Projection;
+}
+
+/** Fetches one page of a walk (with the walk's signal). */
+export interface FetchPage {
+  (request: PageRequest, signal?: AbortSignal): Promise<PlatformRecord[]>;
+  /**
+   * The size of the client's kept answer to this request, when its cache holds one: fetching it
+   * is a revalidation, which costs a round trip and no body. Undefined without a cache.
+   */
+  keptBytes?(request: PageRequest): number | undefined;
+}

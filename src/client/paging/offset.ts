@@ -2,18 +2,31 @@ import type { Projection } from "../../schemas";
 import type { PlatformRecord } from "../collection";
 import { DuplicateRecordError, ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../validate-options";
-import type { FetchPage } from "./fetch-page";
+import type { FetchPage, PageRequest } from "./fetch-page";
 import { firstOutOfOrder } from "./id-order";
 
 interface PendingPage {
   skip: number;
   limit: number;
   records: Promise<PlatformRecord[]>;
+  /** Characters of the kept answer being revalidated, or 0 for a page fetched with its body. */
+  kept: number;
 }
+
+/**
+ * Revalidations of kept pages cost a round trip and no body, so a walk keeps up to this many in
+ * flight beyond `concurrency` (a re-run then waits a few round trips, not one per few pages),
+ * bounded by the size of the kept answers, which are all parsed as their 304s arrive.
+ */
+export const MAX_REVALIDATIONS_IN_FLIGHT = 64;
+export const MAX_REVALIDATION_CHARS = 32 * 1024 * 1024;
 
 /**
  * The specification's paging: `limit=N`, then `skip=N, limit=N`, ..., up to `concurrency` pages
  * in flight, yielded in order.
+ *
+ * Pages the client's cache holds (`fetchPage.keptBytes`) are only revalidated, so up to
+ * {@link MAX_REVALIDATIONS_IN_FLIGHT} of them may be in flight besides.
  *
  * A short page usually ends the walk, but a server may cap pages below the limit asked for
  * (issue 11, defect 8: 100 of 500 ended a 5,000-record export as a success). So a short page is
@@ -45,19 +58,29 @@ export async function* offsetPages(
   let page = 0;
   let total = 0;
 
-  const request = (skip: number, limit: number): void => {
+  const pageRequest = (skip: number, limit: number): PageRequest => {
     const projection: Projection = { sort: o.sort, limit };
     if (o.fields) projection.fields = o.fields;
     if (skip > 0) projection.skip = skip;
-    const records = fetchPage({ query: o.query, projection }, signal);
-    // Awaited in order below; this only keeps an early failure from counting as unhandled.
-    records.catch(() => {});
-    pending.push({ skip, limit, records });
+    return { query: o.query, projection };
+  };
+  /** Whether one more page fits in flight: `kept` characters when the cache holds it, else 0. */
+  const fits = (kept: number): boolean => {
+    if (confirming || pending.length === 0) return pending.length === 0;
+    if (kept === 0) return pending.filter((p) => p.kept === 0).length < o.concurrency;
+    const keptInFlight = pending.reduce((sum, p) => sum + p.kept, 0);
+    return pending.length < o.concurrency + MAX_REVALIDATIONS_IN_FLIGHT && keptInFlight + kept <= MAX_REVALIDATION_CHARS;
   };
   const fillPipeline = () => {
-    while (pending.length < (confirming ? 1 : o.concurrency) && nextSkip < o.maxItems) {
+    while (nextSkip < o.maxItems) {
       const limit = Math.min(pageSize, o.maxItems - nextSkip);
-      request(nextSkip, limit);
+      const request = pageRequest(nextSkip, limit);
+      const kept = fetchPage.keptBytes?.(request) ?? 0;
+      if (!fits(kept)) return;
+      const records = fetchPage(request, signal);
+      // Awaited in order below; this only keeps an early failure from counting as unhandled.
+      records.catch(() => {});
+      pending.push({ skip: nextSkip, limit, records, kept });
       nextSkip += limit;
     }
   };

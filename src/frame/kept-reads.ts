@@ -1,0 +1,85 @@
+// Whole reads kept in memory and confirmed by their answers' validators (issue 12): with the
+// client's `cache: "memory"`, re-running `toDataFrame` against an unchanged collection costs one
+// revalidation per page, all in flight at once, and no parsing.
+import type { BuiltColumns, Cell } from "./column-builder";
+
+/** One answer a read was built from: its query string and the validator it came with. */
+export interface ReadAnswer {
+  readonly search: Readonly<Record<string, string>>;
+  readonly etag: string;
+}
+
+/** How a read may be kept and confirmed; given by a client whose cache is in memory. */
+export interface ReadKeeping {
+  /** What decides the read's result: account, platform, collection, walk and columns. */
+  readonly key: string;
+  /** Sends every answer's request with its validator; true when the server confirms them all. */
+  confirm(answers: readonly ReadAnswer[], signal?: AbortSignal): Promise<boolean>;
+}
+
+/** A finished read: every answer it came from (each with a validator) and the columns built. */
+export interface KeptRead {
+  readonly answers: readonly ReadAnswer[];
+  readonly built: BuiltColumns;
+  readonly pages: number;
+}
+
+/** Kept reads per process, least recently used first out. */
+export const MAX_KEPT_READS = 8;
+/** Cells (rows × columns) all kept reads may hold together: about 20 bytes each, 400 MB at most. */
+export const MAX_KEPT_CELLS = 20_000_000;
+
+/**
+ * The process's kept reads: like the memory response cache, shared by every client of the
+ * process, so a notebook cell that makes a new client still finds them. A kept read is used only
+ * after the server has confirmed every answer it came from, so a stale one is never served.
+ */
+class KeptReads {
+  readonly #reads = new Map<string, KeptRead>();
+  #cells = 0;
+
+  get(key: string): KeptRead | undefined {
+    const read = this.#reads.get(key);
+    if (read) {
+      this.#reads.delete(key);
+      this.#reads.set(key, read);
+    }
+    return read;
+  }
+
+  set(key: string, read: KeptRead): void {
+    this.delete(key);
+    const cells = cellsOf(read);
+    if (cells > MAX_KEPT_CELLS) return;
+    this.#reads.set(key, read);
+    this.#cells += cells;
+    // The newest fits by itself, so the oldest go until the rest fit beside it.
+    for (const oldest of this.#reads.keys()) {
+      if (this.#cells <= MAX_KEPT_CELLS && this.#reads.size <= MAX_KEPT_READS) break;
+      this.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    const read = this.#reads.get(key);
+    if (!read) return;
+    this.#reads.delete(key);
+    this.#cells -= cellsOf(read);
+  }
+}
+
+function cellsOf(read: KeptRead): number {
+  return read.built.rows * read.built.names.length;
+}
+
+export const keptReads = new KeptReads();
+
+/**
+ * A copy of built columns whose arrays no DataFrame shares: danfo may change the arrays it is
+ * given, and a user the frame, while the kept read must stay as the server confirmed it.
+ */
+export function copyColumns(built: BuiltColumns): BuiltColumns {
+  const data: Record<string, Cell[]> = {};
+  for (const name of built.names) data[name] = built.data[name].slice();
+  return { ...built, data };
+}
