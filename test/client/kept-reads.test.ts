@@ -46,7 +46,7 @@ describe("toDataFrame with cache: \"memory\"", () => {
     expect(again.columns).toEqual(first.columns);
     expect(progress).toEqual([first.shape[0]]);
     // The frames share nothing with each other or with what is kept.
-    again.addColumn("extra", Array(again.shape[0]).fill(1), { inplace: true });
+    (again as unknown as { addColumn(name: string, values: number[], o: { inplace: boolean }): void }).addColumn("extra", Array(again.shape[0]).fill(1), { inplace: true });
     (first.values[0] as unknown[])[1] = "changed";
     const third = await (await clientOf(server.baseUrl)).materials.toDataFrame({ pageSize: 10 });
     expect(third.columns).toEqual(first.columns);
