@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "./auth";
 import type { LoginThrottle } from "./login-throttle";
 import type { Owner } from "./owners";
+import type { SerializedRecords } from "./serialized";
 import type { MaterialStore } from "./store";
 import type { WrittenRecords } from "./written-records";
 
@@ -10,6 +11,8 @@ import type { WrittenRecords } from "./written-records";
 export interface Reply {
   status: number;
   body: unknown;
+  /** The body already serialised (as JSON.stringify would write `body`), when a handler has it. */
+  json?: Buffer;
   headers?: Record<string, string>;
   /**
    * A read of records: its strong validator (without the coding suffix), sent as the ETag with
@@ -28,6 +31,8 @@ export interface ServerState {
   publicOwner: Readonly<Owner>;
   auth: AuthRegistry;
   throttle: LoginThrottle;
+  /** Whole records' JSON, kept for answers that send records whole. */
+  serialized: SerializedRecords;
 }
 
 /** One request, split once into what handlers use. */
@@ -73,4 +78,9 @@ export function notModified(etag: string): Reply {
 /** A successful read of records, which clients may keep and revalidate by `etag`. */
 export function successValidated(data: unknown, etag: string): Reply {
   return { status: 200, body: { status: "success", data }, etag };
+}
+
+/** A successful read of whole records, sent from their kept JSON. */
+export function successWholeRecords(records: readonly object[], state: ServerState, etag: string): Reply {
+  return { status: 200, body: undefined, json: state.serialized.successBody(records), etag };
 }

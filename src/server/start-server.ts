@@ -17,6 +17,7 @@ import { makeSyntheticMaterials } from "./synthetic";
 import { PUBLIC_OWNER } from "./owners";
 import { LmdbBackend, MemoryBackend } from "./record-backend";
 import { WrittenRecords } from "./written-records";
+import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./serialized";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -61,7 +62,7 @@ async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mod
     res.end();
     return 304;
   }
-  const body = Buffer.from(JSON.stringify(reply.body));
+  const body = reply.json ?? Buffer.from(JSON.stringify(reply.body));
   const headers: Record<string, string | number> = { ...JSON_HEADERS, ...reply.headers };
   const negotiated = chooseCoding(req.headers["accept-encoding"], mode);
   const coding = body.length >= MIN_COMPRESS_BYTES ? negotiated : undefined;
@@ -178,6 +179,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
+    serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { SerializedRecords } from "../../src/server/serialized";
+
+// Issue 12: whole-record answers are sent from each record's kept JSON bytes.
+
+const records = [
+  { _id: "a", name: "Si", lattice: { a: 5.468, type: "FCC" }, tags: [] },
+  { _id: "b", name: "Gd₂O₃ — ünïcode", formula: "Gd2O3", note: 'quote " and \\ backslash\n' },
+  { _id: "c", name: "😀 astral", values: [1, 2.5, -0, 1e21, null], nested: { deep: { deeper: true } } },
+];
+
+describe("SerializedRecords", () => {
+  it("writes the JSend body byte for byte as JSON.stringify does, cold and warm, in any order", () => {
+    const kept = new SerializedRecords(1024 * 1024);
+    const expected = (list: object[]) => Buffer.from(JSON.stringify({ status: "success", data: list }));
+    expect(kept.successBody(records).equals(expected(records))).toBe(true);
+    expect(kept.successBody(records).equals(expected(records))).toBe(true);
+    const mixed = [records[2], { _id: "d", name: "new" }, records[0]];
+    expect(kept.successBody(mixed).equals(expected(mixed))).toBe(true);
+    expect(kept.successBody([]).equals(expected([]))).toBe(true);
+  });
+
+  it("stays correct past its budget, and never answers from a record's earlier version", () => {
+    const tiny = new SerializedRecords(120);
+    for (let round = 0; round < 3; round++) {
+      expect(tiny.successBody(records).toString()).toBe(JSON.stringify({ status: "success", data: records }));
+    }
+    const kept = new SerializedRecords(1024 * 1024);
+    const before = { _id: "x", name: "before" };
+    kept.successBody([before]);
+    // A write puts a new object; the kept bytes belong to the old one.
+    const after = { ...before, name: "after" };
+    expect(JSON.parse(kept.successBody([after]).toString()).data[0].name).toBe("after");
+  });
+});
