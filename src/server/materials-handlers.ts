@@ -2,7 +2,7 @@ import { badRequest, notFound } from "./http-errors";
 import { makeFieldSelector, parseProjection } from "./projection";
 import { validateQuery } from "./query-filter";
 import type { Reply, RequestInfo, ServerState } from "./reply";
-import { matchesValidator, notModified, readValidator, successValidated, successWholeRecords } from "./reply";
+import { matchesValidator, notModified, readValidator, successRecords, successValidated } from "./reply";
 import { requireSession } from "./auth-handlers";
 import { parseJsonParam } from "./request-input";
 import { findVisible } from "./visible-find";
@@ -35,8 +35,8 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
   const etag = readValidator(info, state, caller._id);
   if (matchesValidator(info, etag)) return notModified(etag);
   const records = await findVisible(state.store, own, { query, sort: options.sort, skip: options.skip, limit: options.limit });
-  if (Object.keys(options.fields).length === 0) return successWholeRecords(records, state, etag);
-  return successValidated(records.map(makeFieldSelector(options.fields)), etag);
+  const whole = Object.keys(options.fields).length === 0;
+  return successRecords(records, state, etag, whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) });
 }
 
 /** GET /materials/<id> (optionally with projection={"fields": ...}). */

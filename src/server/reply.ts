@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "./auth";
 import type { LoginThrottle } from "./login-throttle";
 import type { Owner } from "./owners";
-import type { SerializedRecords } from "./serialized";
+import type { RecordProjection, SerializedRecords } from "./serialized";
 import type { MaterialStore } from "./store";
 import type { WrittenRecords } from "./written-records";
 
@@ -80,7 +80,7 @@ export function successValidated(data: unknown, etag: string): Reply {
   return { status: 200, body: { status: "success", data }, etag };
 }
 
-/** A successful read of whole records, sent from their kept JSON. */
-export function successWholeRecords(records: readonly object[], state: ServerState, etag: string): Reply {
-  return { status: 200, body: undefined, json: state.serialized.successBody(records), etag };
+/** A successful read of records, whole or projected, sent from their kept JSON. */
+export function successRecords(records: readonly Record<string, unknown>[], state: ServerState, etag: string, projection?: RecordProjection): Reply {
+  return { status: 200, body: undefined, json: state.serialized.successBody(records, projection), etag };
 }

@@ -33,3 +33,16 @@ describe("SerializedRecords", () => {
     expect(JSON.parse(kept.successBody([after]).toString()).data[0].name).toBe("after");
   });
 });
+
+describe("SerializedRecords with a projection", () => {
+  it("keeps each projection apart from the whole record and from other projections", () => {
+    const kept = new SerializedRecords(1024 * 1024);
+    const names = { key: '{"name":1}', select: (r: Record<string, unknown>) => ({ _id: r._id, name: r.name }) };
+    const ids = { key: '{"_id":1}', select: (r: Record<string, unknown>) => ({ _id: r._id }) };
+    for (let round = 0; round < 2; round++) {
+      expect(kept.successBody(records).toString()).toBe(JSON.stringify({ status: "success", data: records }));
+      expect(kept.successBody(records, names).toString()).toBe(JSON.stringify({ status: "success", data: records.map(names.select) }));
+      expect(kept.successBody(records, ids).toString()).toBe(JSON.stringify({ status: "success", data: records.map(ids.select) }));
+    }
+  });
+});
