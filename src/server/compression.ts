@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { brotliCompress, constants, gzip } from "node:zlib";
 import { promisify } from "node:util";
 
@@ -30,6 +31,51 @@ export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
     ? gzipAsync(body, { level: GZIP_LEVEL })
     : brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
 }
+
+/**
+ * Compressed bodies by the hash of what they compress, so that the same page asked for by many
+ * clients (a class pulling one collection, a re-run) is compressed once: hashing a page costs a
+ * tenth of compressing it. Compressions under way are shared too. The least recently used go
+ * first once the compressed bytes pass the budget.
+ */
+export class CompressedBodies {
+  readonly #done = new Map<string, Buffer>();
+  readonly #running = new Map<string, Promise<Buffer>>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  async compress(body: Buffer, coding: Coding): Promise<Buffer> {
+    const key = `${coding}:${createHash("sha256").update(body).digest("base64url")}`;
+    const done = this.#done.get(key);
+    if (done) {
+      this.#done.delete(key);
+      this.#done.set(key, done);
+      return done;
+    }
+    let running = this.#running.get(key);
+    if (!running) {
+      running = compress(body, coding).finally(() => this.#running.delete(key));
+      this.#running.set(key, running);
+      running.then((compressed) => this.#keep(key, compressed), () => undefined);
+    }
+    return running;
+  }
+
+  #keep(key: string, compressed: Buffer): void {
+    if (compressed.length > this.maxBytes || this.#done.has(key)) return;
+    this.#done.set(key, compressed);
+    this.#bytes += compressed.length;
+    for (const [oldest, kept] of this.#done) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#done.delete(oldest);
+      this.#bytes -= kept.length;
+    }
+  }
+}
+
+/** Room for the compressed pages of several whole walks of 100,000 materials (8 to 40 MB each). */
+export const COMPRESSED_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /**
  * The coding to answer with, from the request's `Accept-Encoding` (RFC 9110 section 12.5.3):

@@ -4,7 +4,7 @@ import { API_PREFIX } from "../schemas";
 import { AuthRegistry } from "./auth";
 import { checkRecords, loadBundledData, loadDataset } from "./dataset";
 import { errorBody, HttpError } from "./http-errors";
-import { chooseCoding, compress, MIN_COMPRESS_BYTES, type CompressionMode } from "./compression";
+import { chooseCoding, COMPRESSED_BUDGET_BYTES, CompressedBodies, MIN_COMPRESS_BYTES, type CompressionMode } from "./compression";
 import { ConnectionGuard } from "./connections";
 import { LoginThrottle } from "./login-throttle";
 import type { Reply, ServerState } from "./reply";
@@ -51,7 +51,7 @@ const JSON_HEADERS = {
  * and `Cache-Control: private, no-cache`; a 304 reply goes out with its tag and no body. Returns
  * the status sent.
  */
-async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mode: CompressionMode): Promise<number> {
+async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mode: CompressionMode, compressed: CompressedBodies): Promise<number> {
   if (reply.status === 304 && reply.etag) {
     const coding = chooseCoding(req.headers["accept-encoding"], mode);
     res.writeHead(304, {
@@ -73,7 +73,7 @@ async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mod
     headers.ETag = `"${reply.etag}${negotiated ? `-${negotiated}` : ""}"`;
     headers["Cache-Control"] = "private, no-cache";
   }
-  const payload = coding ? await compress(body, coding) : body;
+  const payload = coding ? await compressed.compress(body, coding) : body;
   if (res.destroyed) return reply.status;
   if (coding) headers["Content-Encoding"] = coding;
   headers["Content-Length"] = payload.length;
@@ -182,6 +182,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
   };
 
+  const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     let reply: Reply;
@@ -192,7 +193,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       if (!(error instanceof HttpError)) log(`internal error: ${(error as Error)?.name ?? "unknown"}`);
     }
     if (res.writableEnded || res.destroyed) return;
-    const status = await send(req, res, reply, resolved.compression);
+    const status = await send(req, res, reply, resolved.compression, compressed);
     // Only the path: query strings may hold values a user considers private.
     const path = (req.url ?? "").split("?")[0].slice(0, 200);
     log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);

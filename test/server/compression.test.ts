@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { login, PREFIX, startTestServer, type Session } from "./helpers";
+import { CompressedBodies } from "../../src/server/compression";
 
 interface BytesResponse {
   status: number;
@@ -178,5 +179,31 @@ describe("compression does not stall other clients", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("compressed bodies kept by their content", () => {
+  const page = (n: number) => Buffer.from(JSON.stringify({ status: "success", data: Array.from({ length: 300 }, (_, i) => ({ _id: `${n}-${i}`, formula: "Si", a: i * 0.5 })) }));
+
+  it("compresses the same body once for many askers, and each answer decodes to it", async () => {
+    const kept = new CompressedBodies(1024 * 1024);
+    const body = page(1);
+    const at = Promise.all([kept.compress(body, "br"), kept.compress(Buffer.from(body), "br"), kept.compress(body, "gzip")]);
+    const [br1, br2, gz] = await at;
+    expect(br1).toBe(br2);
+    expect(brotliDecompressSync(br1).equals(body)).toBe(true);
+    expect(gunzipSync(gz).equals(body)).toBe(true);
+    expect(await kept.compress(body, "br")).toBe(br1);
+    const other = await kept.compress(page(2), "br");
+    expect(brotliDecompressSync(other).equals(page(2))).toBe(true);
+  });
+
+  it("forgets the least recently used past its budget, and still answers correctly", async () => {
+    const small = new CompressedBodies(1500);
+    const first = await small.compress(page(1), "gzip");
+    for (let n = 2; n < 6; n++) await small.compress(page(n), "gzip");
+    const again = await small.compress(page(1), "gzip");
+    expect(again).not.toBe(first);
+    expect(gunzipSync(again).equals(page(1))).toBe(true);
   });
 });
