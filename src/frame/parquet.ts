@@ -5,12 +5,14 @@ import type { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { openAtomicFile } from "./atomic-file";
 import { planColumns, type ColumnPlan } from "./column-spec";
-import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "./column-types";
+import { checkColumnTypes, decideTypes, toTyped, type ColumnType, type TypedCell } from "./column-types";
 import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning } from "./row-reader";
 import { reportWarnings } from "./warnings";
 import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
+import { writeChunk, type ChunkKit, type RleWriter, type WrittenChunk } from "./parquet-chunk";
+import { snappyCompress } from "./snappy";
 import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../errors";
 
 /** The compressions a Parquet export can use. */
@@ -40,18 +42,21 @@ export interface ParquetExportOptions extends ExportOptions {
 
 const DEFAULT_ROW_GROUP = 20_000;
 const GZIP_LEVEL = 6;
+const COMPRESSORS: Record<string, (input: Uint8Array) => Uint8Array> = {
+  SNAPPY: snappyCompress,
+  GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
+};
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
 const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
+// hyparquet-writer's default page size: a new page once a chunk's values reach 1 MiB.
+const PAGE_SIZE = 1 << 20;
 
 // The part of hyparquet-writer's API used here (its types are ESM-only, so they are restated).
-interface ByteWriterLike {
-  buffer: ArrayBuffer;
-  offset: number;
-  index: number;
+interface ByteWriterLike extends RleWriter {
   flush?(): void | Promise<void>;
   finish(): void | Promise<void>;
 }
-interface HyparquetWriter {
+interface HyparquetWriter extends ChunkKit {
   ByteWriter: new (initialSize?: number) => ByteWriterLike;
   ParquetWriter: new (options: {
     writer: ByteWriterLike;
@@ -60,10 +65,11 @@ interface HyparquetWriter {
     compressors?: Record<string, (input: Uint8Array) => Uint8Array>;
     createdBy?: string;
   }) => {
-    write(options: { columnData: { name: string; data: unknown[]; statistics?: boolean }[]; rowGroupSize?: number }): void | Promise<void>;
     finish(): void | Promise<void>;
   };
   schemaFromColumnData(options: { columnData: { name: string; data: unknown[]; type?: string; nullable?: boolean }[] }): unknown[];
+  /** Writes one column chunk of any type (src/column.js); used for the types writeChunk does not take. */
+  writeColumn(options: { writer: ByteWriterLike; column: object; pageData: object }): WrittenChunk;
 }
 
 let writerModule: HyparquetWriter | undefined;
@@ -71,7 +77,14 @@ let writerModule: HyparquetWriter | undefined;
 function loadWriter(): HyparquetWriter {
   if (writerModule) return writerModule;
   try {
-    writerModule = require("hyparquet-writer") as HyparquetWriter;
+    // The row group is written column by column here (see writeRowGroup), with hyparquet-writer's
+    // own page header, RLE and column writers, which it exports as modules of src/.
+    writerModule = {
+      ...require("hyparquet-writer"),
+      writeColumn: require("hyparquet-writer/src/column.js").writeColumn,
+      writePageHeader: require("hyparquet-writer/src/datapage.js").writePageHeader,
+      writeRleBitPackedHybrid: require("hyparquet-writer/src/encoding.js").writeRleBitPackedHybrid,
+    } as HyparquetWriter;
   } catch (error) {
     throw new MissingDependencyError("hyparquet-writer", "A Parquet export", { cause: error });
   }
@@ -147,26 +160,26 @@ export async function writeParquet(
       writer: out,
       schema: hp.schemaFromColumnData({ columnData }),
       codec: CODECS[resolved.compression],
-      compressors: { GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }) },
+      compressors: COMPRESSORS,
       createdBy: "matframe (hyparquet-writer)",
     });
     if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
   };
   const writeGroup = async (): Promise<void> => {
     if (!writer) start();
-    const columnData = reader.names.map((name, c) => {
-      const data = columns[c];
-      for (let r = 0; r < filled; r++) data[r] = toTyped(data[r], types![c], plan.names[c], ids[r]);
-      // Min/max of text (ids, names) costs a third of the encoding and helps no reader skip a group.
-      return { name, data, statistics: types![c] !== "string" };
-    });
     const rows = filled;
     const cursor = ids[rows - 1];
+    const group = columns;
+    for (let c = 0; c < width; c++) {
+      const data = group[c];
+      for (let r = 0; r < rows; r++) data[r] = toTyped(data[r], types![c], plan.names[c], ids[r]);
+    }
     columns = plan.names.map(() => []);
     ids = [];
     filled = 0;
     if (rows === 0) return;
-    await writer!.write({ columnData, rowGroupSize: rows });
+    writeRowGroup(hp, writer!, out, reader.names, types!, group as TypedCell[][], CODECS[resolved.compression]);
+    await out.flush!();
     grouped += rows;
     if (resumable) {
       const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
@@ -221,6 +234,47 @@ export async function writeParquet(
 export async function exportParquet(pages: PageSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
   const plan = planColumns(options.columns, options);
   return writeParquet(pages, target, plan, options, checkParquetOptions(plan, options));
+}
+
+/**
+ * Appends one row group to the file, column by column, and records it in the writer's footer
+ * state as hyparquet-writer's own `write` does (src/parquet-writer.js). Text and double columns
+ * go through writeChunk; the other types through hyparquet-writer's writeColumn.
+ */
+function writeRowGroup(
+  hp: HyparquetWriter,
+  writer: object,
+  out: ByteWriterLike,
+  names: readonly string[],
+  types: readonly ColumnType[],
+  columns: TypedCell[][],
+  codec: string,
+): void {
+  const w = writer as WriterInternals & { schema: object[] };
+  const groupStart = out.offset;
+  const rows = columns[0].length;
+  const chunks: object[] = [];
+  let totalBytes = 0n;
+  for (let c = 0; c < names.length; c++) {
+    const type = types[c];
+    // Min/max of text (ids, names) costs a third of the encoding and helps no reader skip a group.
+    const statistics = type !== "string";
+    let written: WrittenChunk;
+    if (type === "string" || type === "double") {
+      written = writeChunk(hp, out, type, columns[c] as (string | number | null)[], { name: names[c], codec, compress: COMPRESSORS[codec], pageSize: PAGE_SIZE, statistics });
+    } else {
+      const values = columns[c];
+      const definitionLevels = values.map((value) => (value === null ? 0 : 1));
+      const element = w.schema[c + 1];
+      const column = { columnName: names[c], element, schemaPath: [w.schema[0], element], codec, compressors: COMPRESSORS, stats: statistics, pageSize: PAGE_SIZE, columnIndex: false, offsetIndex: true };
+      written = hp.writeColumn({ writer: out, column, pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 } });
+    }
+    chunks.push(written.chunk);
+    w.pendingIndexes.push(written as WriterInternals["pendingIndexes"][number]);
+    totalBytes += (written.chunk.meta_data.total_uncompressed_size as bigint | undefined) ?? 0n;
+  }
+  w.num_rows += BigInt(rows);
+  w.row_groups.push({ columns: chunks, total_byte_size: totalBytes, num_rows: BigInt(rows), total_compressed_size: BigInt(out.offset - groupStart) } as WriterInternals["row_groups"][number]);
 }
 
 // A resumed Parquet export continues the file after its last complete row group: the writer gets

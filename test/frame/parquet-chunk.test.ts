@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { exportParquet } from "../../src";
+import { snappyCompress } from "../../src/frame/snappy";
+
+// matframe's Snappy compressor and its text/double column chunks, checked by code it does not
+// contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor and
+// column writer (the bytes must be theirs), and DuckDB.
+
+interface Hyparquet {
+  snappyUncompress(input: Uint8Array, output: Uint8Array): void;
+  asyncBufferFromFile(file: string): Promise<unknown>;
+  parquetReadObjects(options: { file: unknown }): Promise<Record<string, unknown>[]>;
+  parquetMetadataAsync(file: unknown): Promise<{ row_groups: { columns: { meta_data?: { encodings: string[] }; offset_index_offset?: bigint }[] }[] }>;
+}
+let hyparquet: Hyparquet;
+let writerSnappy: (input: Uint8Array) => Uint8Array;
+let dir: string;
+let duck: DuckDBConnection;
+
+beforeAll(async () => {
+  hyparquet = (await import("hyparquet")) as unknown as Hyparquet;
+  writerSnappy = ((await import("hyparquet-writer/src/snappy.js")) as { snappyCompress: (input: Uint8Array) => Uint8Array }).snappyCompress;
+  dir = mkdtempSync(join(tmpdir(), "matframe-parquet-chunk-"));
+  duck = await (await DuckDBInstance.create(":memory:")).connect();
+});
+
+afterAll(() => {
+  duck?.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("snappyCompress", () => {
+  const text = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `Si2, silicon FCC, synthetic +${(i % 40) / 4}% strain #${i}\n`).join(""));
+  const inputs: [string, Uint8Array][] = [
+    ["empty", new Uint8Array(0)],
+    ["one byte", new Uint8Array([7])],
+    ["shorter than the match margin", Buffer.from("abcdabcdabcd")],
+    ["repetitive text of 2 MB (copies, offsets beyond 64 KiB)", text],
+    ["one byte repeated (copies longer than 64)", new Uint8Array(300_000).fill(9)],
+    ["random bytes (literals longer than 65536)", randomBytes(200_000)],
+    ["random ids", Buffer.from(Array.from({ length: 20_000 }, () => randomBytes(12).toString("base64url")).join(""))],
+  ];
+  it.each(inputs)("%s: hyparquet's decoder gives the input back", (_, input) => {
+    const compressed = snappyCompress(input);
+    const output = new Uint8Array(input.length);
+    hyparquet.snappyUncompress(compressed, output);
+    expect(Buffer.from(output).equals(Buffer.from(input))).toBe(true);
+    expect(compressed.length).toBeLessThanOrEqual(32 + input.length + input.length / 6);
+  });
+  it.each(inputs)("%s: the same bytes as hyparquet-writer's compressor", (_, input) => {
+    expect(Buffer.from(snappyCompress(input)).equals(Buffer.from(writerSnappy(input)))).toBe(true);
+  });
+  it("shrinks repetitive text as Snappy should", () => {
+    expect(snappyCompress(text).length).toBeLessThan(text.length / 4);
+  });
+});
+
+describe("text and double column chunks", () => {
+  // Columns of every kind writeChunk decides between: unique text long enough for several pages,
+  // repeated text (a dictionary), doubles with NaN, -0 and nulls, repeated doubles, non-ASCII text,
+  // and a column that is null in every row.
+  const rows = 30_000;
+  const kinds = ["Si", "GaAs", "Al2O3", "Fe₂O₃ ⚛", null];
+  const records = Array.from({ length: rows }, (_, i) => ({
+    _id: `id${String(i).padStart(6, "0")}`,
+    name: `${kinds[i % 4]} material number ${i}, a name long enough to fill more than one page: ${"x".repeat(i % 50)}`,
+    kind: kinds[i % 5],
+    a: i % 7 === 0 ? null : i % 11 === 0 ? NaN : i % 13 === 0 ? -0 : i * 0.125,
+    b: [1.5, 2.25, -3, null][i % 4],
+    empty: null,
+  }));
+  const columns = ["_id", "name", "kind", "a", "b", "empty"];
+  const types = { kind: "string", empty: "string", a: "double", b: "double" } as const;
+
+  it("writes the bytes hyparquet-writer's own writer writes for the same columns", async () => {
+    const file = join(dir, "chunks.parquet");
+    await exportParquet([records.slice(0, 12_345), records.slice(12_345)], file, { columns, types, rowGroupSize: 25_000, onWarning: () => {} });
+    const columnData = columns.map((name) => ({
+      name,
+      data: records.slice(0, 25_000).map((record) => record[name as keyof typeof record]),
+      type: name === "a" || name === "b" ? "DOUBLE" : "STRING",
+      nullable: true,
+      statistics: name === "a" || name === "b",
+    }));
+    const rest = columnData.map((column) => ({ ...column, data: records.slice(25_000).map((record) => record[column.name as keyof typeof record]) }));
+    // Two writes, two row groups of 25,000 and 5,000 rows, as the export's rowGroupSize makes.
+    const { ByteWriter, ParquetWriter, schemaFromColumnData } = (await import("hyparquet-writer")) as never as {
+      ByteWriter: new () => { getBuffer(): ArrayBuffer };
+      ParquetWriter: new (options: object) => { write(options: object): void; finish(): void };
+      schemaFromColumnData(options: object): unknown[];
+    };
+    const out = new ByteWriter();
+    const theirs = new ParquetWriter({ writer: out, schema: schemaFromColumnData({ columnData }), codec: "SNAPPY", createdBy: "matframe (hyparquet-writer)" });
+    theirs.write({ columnData, rowGroupSize: 25_000 });
+    theirs.write({ columnData: rest, rowGroupSize: 25_000 });
+    theirs.finish();
+    expect(Buffer.from(readFileSync(file)).equals(Buffer.from(out.getBuffer()))).toBe(true);
+  });
+
+  it("reads back in hyparquet and DuckDB as the records' values, nulls as nulls, over several pages", async () => {
+    const file = join(dir, "read.parquet");
+    await exportParquet([records], file, { columns, types, rowGroupSize: 30_000, onWarning: () => {} });
+    const buffer = await hyparquet.asyncBufferFromFile(file);
+    const metadata = await hyparquet.parquetMetadataAsync(buffer);
+    const [, nameChunk, kindChunk] = metadata.row_groups[0].columns;
+    expect(nameChunk.offset_index_offset).toBeDefined(); // more than one page, so an offset index
+    expect(kindChunk.meta_data?.encodings).toContain("RLE_DICTIONARY");
+    const read = await hyparquet.parquetReadObjects({ file: buffer });
+    expect(read).toHaveLength(rows);
+    const sameDouble = (got: unknown, want: number | null) => (want === null ? got === null : Object.is(got, want));
+    for (let i = 0; i < rows; i++) {
+      const [got, want] = [read[i], records[i]];
+      if (got._id !== want._id || got.name !== want.name || got.kind !== want.kind || got.empty !== null || !sameDouble(got.a, want.a) || !sameDouble(got.b, want.b)) {
+        expect({ row: i, ...got }).toEqual({ row: i, ...want });
+      }
+    }
+    const reader = await duck.runAndReadAll(
+      `SELECT count(*)::INTEGER, count(a)::INTEGER, count(kind)::INTEGER, count(empty)::INTEGER, sum(length(name))::INTEGER, max(kind) FROM '${file}'`,
+    );
+    const names = records.reduce((sum, record) => sum + [...record.name].length, 0);
+    expect(reader.getRows()[0]).toEqual([rows, records.filter((r) => r.a !== null).length, records.filter((r) => r.kind !== null).length, 0, names, "Si"]);
+  });
+});
