@@ -251,15 +251,19 @@ async function get(pool, path, headers) {
 /**
  * A login as a well-behaved client makes it: a 503 or 429 with Retry-After (the server's full
  * login queue, issue 11) is tried again after the wait it asks for, as matframe's own client
- * does. A wrong password's 429 is an answer, not retried.
+ * does, for as long as a patient user would (the burst's 1,000 logins from this one address take
+ * a minute or more to hash, one at a time, and everyone here shares that address). A wrong
+ * password's 429 is an answer, not retried.
  */
+const LOGIN_PATIENCE_MS = 180_000;
 let loginRetries = 0;
 async function loginRetrying(pool, account, wrong = false) {
-  for (let attempt = 1; ; attempt++) {
+  const started = Date.now();
+  for (;;) {
     const res = await post(pool, `${API}/login`, form(account));
     const wait = Number(res.headers["retry-after"]);
     const refusedBeforeChecking = res.status === 503 || (res.status === 429 && !wrong);
-    if (!refusedBeforeChecking || !Number.isFinite(wait) || attempt >= 20) return res;
+    if (!refusedBeforeChecking || !Number.isFinite(wait) || Date.now() - started > LOGIN_PATIENCE_MS) return res;
     loginRetries += 1;
     await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 10) * 1000));
   }

@@ -7,9 +7,9 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { exportParquet } from "../../src";
 import { snappyCompress } from "../../src/frame/snappy";
 
-// matframe's Snappy compressor and its text/double column chunks, checked by code it does not
-// contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor and
-// column writer (the bytes must be theirs), and DuckDB.
+// Snappy (snappyjs) and matframe's text/double column chunks, checked by code they do not
+// contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor (for
+// size) and column writer (the bytes must be theirs, given the same compressor), and DuckDB.
 
 interface Hyparquet {
   snappyUncompress(input: Uint8Array, output: Uint8Array): void;
@@ -52,8 +52,10 @@ describe("snappyCompress", () => {
     expect(Buffer.from(output).equals(Buffer.from(input))).toBe(true);
     expect(compressed.length).toBeLessThanOrEqual(32 + input.length + input.length / 6);
   });
-  it.each(inputs)("%s: the same bytes as hyparquet-writer's compressor", (_, input) => {
-    expect(Buffer.from(snappyCompress(input)).equals(Buffer.from(writerSnappy(input)))).toBe(true);
+  it.each(inputs)("%s: about as small as hyparquet-writer's compressor makes it", (_, input) => {
+    // snappyjs, like Google's reference, compresses 64 KiB blocks on their own; hyparquet-writer's
+    // copy also matches across them, which is up to 13% smaller on long repetitive text.
+    expect(snappyCompress(input).length).toBeLessThanOrEqual(Math.ceil(writerSnappy(input).length * 1.15) + 8);
   });
   it("shrinks repetitive text as Snappy should", () => {
     expect(snappyCompress(text).length).toBeLessThan(text.length / 4);
@@ -95,7 +97,14 @@ describe("text and double column chunks", () => {
       schemaFromColumnData(options: object): unknown[];
     };
     const out = new ByteWriter();
-    const theirs = new ParquetWriter({ writer: out, schema: schemaFromColumnData({ columnData }), codec: "SNAPPY", createdBy: "matframe (hyparquet-writer)" });
+    // Given the same Snappy (snappyjs: its own copy of the algorithm splits blocks differently).
+    const theirs = new ParquetWriter({
+      writer: out,
+      schema: schemaFromColumnData({ columnData }),
+      codec: "SNAPPY",
+      compressors: { SNAPPY: snappyCompress },
+      createdBy: "matframe (hyparquet-writer)",
+    });
     theirs.write({ columnData, rowGroupSize: 25_000 });
     theirs.write({ columnData: rest, rowGroupSize: 25_000 });
     theirs.finish();
