@@ -16,6 +16,13 @@ export interface RecordProjection {
 export class SerializedRecords {
   /** Record -> projection key ("" for the whole record) -> its JSON bytes. */
   readonly #bytes = new Map<object, Map<string, Buffer>>();
+  /**
+   * Records in the order they were first kept, for eviction: a queue, because taking the first
+   * entry of a Map again and again walks over the holes earlier deletions left (quadratic over a
+   * walk of a million records).
+   */
+  #order: object[] = [];
+  #head = 0;
   #total = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -63,13 +70,20 @@ export class SerializedRecords {
   #keep(record: object, key: string, bytes: Buffer): void {
     if (bytes.length > this.maxBytes) return;
     let forms = this.#bytes.get(record);
-    if (!forms) this.#bytes.set(record, (forms = new Map()));
+    if (!forms) {
+      this.#bytes.set(record, (forms = new Map()));
+      this.#order.push(record);
+    }
     this.#total += bytes.length - (forms.get(key)?.length ?? 0);
     forms.set(key, bytes);
-    for (const [oldest, kept] of this.#bytes) {
-      if (this.#total <= this.maxBytes) break;
+    while (this.#total > this.maxBytes && this.#head < this.#order.length) {
+      const oldest = this.#order[this.#head++];
+      for (const form of this.#bytes.get(oldest)?.values() ?? []) this.#total -= form.length;
       this.#bytes.delete(oldest);
-      for (const form of kept.values()) this.#total -= form.length;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
+      this.#order = this.#order.slice(this.#head);
+      this.#head = 0;
     }
   }
 }
