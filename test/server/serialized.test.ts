@@ -20,7 +20,7 @@ describe("SerializedRecords", () => {
     expect(kept.successBody([]).equals(expected([]))).toBe(true);
   });
 
-  it("stays correct past its budget, and never answers from a record's earlier version", () => {
+  it("stays correct once its budget is spent, and never answers from a record's earlier version", () => {
     const tiny = new SerializedRecords(120);
     for (let round = 0; round < 3; round++) {
       expect(tiny.successBody(records).toString()).toBe(JSON.stringify({ status: "success", data: records }));
