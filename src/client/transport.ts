@@ -448,13 +448,13 @@ async function readWithin(body: Readable, headers: IncomingHttpHeaders, limit: n
   return Buffer.concat(chunks, size).toString("utf8");
 }
 
-/** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
 /** Whether the body says it is JSON (or says nothing). */
 function isJson(raw: Raw): boolean {
   const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   return type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json";
 }
 
+/** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
 function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
   if (isJson(raw)) return;
   const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
