@@ -79,10 +79,10 @@ describe("matframe in a fresh project, installed as the README says", () => {
     expect(output).not.toMatch(/matframe@[^ ]* \((prepare|install|postinstall|preinstall)/);
     const pkg = JSON.parse(readFileSync(join(project, "node_modules", "matframe", "package.json"), "utf8"));
     expect(pkg.scripts).toBeUndefined();
-    // A light install: matframe, its four dependencies (hyparquet-writer brings hyparquet, 1 MB
-    // together), and the TypeScript the README adds.
+    // A light install: matframe, its five dependencies (hyparquet-writer brings hyparquet, 1 MB
+    // together; snappyjs, 20 KB), and the TypeScript the README adds.
     const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
-    expect(installed.sort()).toEqual(["@types", "hyparquet", "hyparquet-writer", "matframe", "mingo", "typescript", "undici", "undici-types", "zod"]);
+    expect(installed.sort()).toEqual(["@types", "hyparquet", "hyparquet-writer", "matframe", "mingo", "snappyjs", "typescript", "undici", "undici-types", "zod"]);
 
     // Strict, skipLibCheck off, and no danfojs-node anywhere in the project.
     expect(() => require.resolve("danfojs-node", { paths: [project] })).toThrow();
