@@ -5,7 +5,7 @@ import { ResponseValidationError, ValidationError } from "../errors";
 import { checkImport, checkModifier, checkRecordBody, type ImportOptions, type Modifier, type WriteOptions } from "./writes";
 import type { IterateOptions, ListOptions } from "./options";
 import type { FetchPage } from "./paging/fetch-page";
-import type { ReadAnswer, ReadKeeping } from "../frame/kept-reads";
+import type { ReadAnswer, ReadKeeping } from "./read-answers";
 import { keysetPages } from "./paging/keyset";
 import { afterId, partitionQuery, splitIdRange, type IdPartition } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";

@@ -1,21 +1,8 @@
 // Whole reads kept in memory and confirmed by their answers' validators (issue 12): with the
 // client's `cache: "memory"`, re-running `toDataFrame` against an unchanged collection costs one
 // revalidation per page, all in flight at once, and no parsing.
+import type { ReadAnswer } from "../client/read-answers";
 import type { BuiltColumns, Cell } from "./column-builder";
-
-/** One answer a read was built from: its query string and the validator it came with. */
-export interface ReadAnswer {
-  readonly search: Readonly<Record<string, string>>;
-  readonly etag: string;
-}
-
-/** How a read may be kept and confirmed; given by a client whose cache is in memory. */
-export interface ReadKeeping {
-  /** What decides the read's result: account, platform, collection, walk and columns. */
-  readonly key: string;
-  /** Sends every answer's request with its validator; true when the server confirms them all. */
-  confirm(answers: readonly ReadAnswer[], signal?: AbortSignal): Promise<boolean>;
-}
 
 /** A finished read: every answer it came from (each with a validator) and the columns built. */
 export interface KeptRead {
