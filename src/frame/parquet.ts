@@ -2,6 +2,7 @@
 // hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: README,
 // "Parquet and Arrow".
 import type { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { openAtomicFile } from "./atomic-file";
 import { planColumns, type ColumnPlan } from "./column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType, type TypedCell } from "./column-types";
@@ -9,12 +10,13 @@ import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type Pa
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning } from "./row-reader";
 import { reportWarnings } from "./warnings";
-import { ResumableFile } from "./resumable";
-import { checkWriterInstalled, CODECS, type EncoderSetup, type ParquetCompression, type SavedParquetWriter } from "./parquet-encoder";
-import { threadEncoder, warmWorker, workerAvailable, workerEncoder, type GroupEncoder } from "./parquet-pool";
-import { EmptyColumnError, OutputError, ValidationError } from "../errors";
+import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
+import { writeChunk, type ChunkKit, type RleWriter, type WrittenChunk } from "./parquet-chunk";
+import { snappyCompress } from "./snappy";
+import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../errors";
 
-export type { ParquetCompression } from "./parquet-encoder";
+/** The compressions a Parquet export can use. */
+export type ParquetCompression = "snappy" | "gzip" | "none";
 
 /** Options of `exportParquet`. */
 export interface ParquetExportOptions extends ExportOptions {
@@ -36,16 +38,58 @@ export interface ParquetExportOptions extends ExportOptions {
    * @default inferred: numbers -> double, booleans -> boolean, anything else -> string
    */
   types?: Readonly<Record<string, ColumnType>>;
-  /**
-   * Where row groups are encoded: `"auto"` uses the worker thread once a first row group is full
-   * (when the compiled worker is there), `"thread"` never, `"worker"` always (tests compare them).
-   * @internal
-   * @default "auto"
-   */
-  encodeIn?: "auto" | "thread" | "worker";
 }
 
 const DEFAULT_ROW_GROUP = 20_000;
+const GZIP_LEVEL = 6;
+const COMPRESSORS: Record<string, (input: Uint8Array) => Uint8Array> = {
+  SNAPPY: snappyCompress,
+  GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
+};
+const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
+const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
+// hyparquet-writer's default page size: a new page once a chunk's values reach 1 MiB.
+const PAGE_SIZE = 1 << 20;
+
+// The part of hyparquet-writer's API used here (its types are ESM-only, so they are restated).
+interface ByteWriterLike extends RleWriter {
+  flush?(): void | Promise<void>;
+  finish(): void | Promise<void>;
+}
+interface HyparquetWriter extends ChunkKit {
+  ByteWriter: new (initialSize?: number) => ByteWriterLike;
+  ParquetWriter: new (options: {
+    writer: ByteWriterLike;
+    schema: unknown[];
+    codec?: string;
+    compressors?: Record<string, (input: Uint8Array) => Uint8Array>;
+    createdBy?: string;
+  }) => {
+    finish(): void | Promise<void>;
+  };
+  schemaFromColumnData(options: { columnData: { name: string; data: unknown[]; type?: string; nullable?: boolean }[] }): unknown[];
+  /** Writes one column chunk of any type (src/column.js); used for the types writeChunk does not take. */
+  writeColumn(options: { writer: ByteWriterLike; column: object; pageData: object }): WrittenChunk;
+}
+
+let writerModule: HyparquetWriter | undefined;
+
+function loadWriter(): HyparquetWriter {
+  if (writerModule) return writerModule;
+  try {
+    // The row group is written column by column here (see writeRowGroup), with hyparquet-writer's
+    // own page header, RLE and column writers, which it exports as modules of src/.
+    writerModule = {
+      ...require("hyparquet-writer"),
+      writeColumn: require("hyparquet-writer/src/column.js").writeColumn,
+      writePageHeader: require("hyparquet-writer/src/datapage.js").writePageHeader,
+      writeRleBitPackedHybrid: require("hyparquet-writer/src/encoding.js").writeRleBitPackedHybrid,
+    } as HyparquetWriter;
+  } catch (error) {
+    throw new MissingDependencyError("hyparquet-writer", "A Parquet export", { cause: error });
+  }
+  return writerModule;
+}
 
 /** Checks the Parquet-only options once, at the public entry. */
 export function checkParquetOptions(plan: ColumnPlan, options: ParquetExportOptions): ResolvedParquet {
@@ -78,7 +122,7 @@ export async function writeParquet(
   options: ParquetExportOptions,
   resolved: ResolvedParquet = checkParquetOptions(plan, options),
 ): Promise<ExportResult> {
-  checkWriterInstalled();
+  const hp = loadWriter();
   const resumable = target instanceof ResumableFile ? target : undefined;
   const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
   const stream: Writable = file ? file.stream : (target as Writable);
@@ -87,11 +131,18 @@ export async function writeParquet(
   sink.bytes = resumed?.bytes ?? 0;
   // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
   const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
-  const encodeIn = options.encodeIn ?? "auto";
+  const out = new hp.ByteWriter(8 << 20);
+  // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
+  out.flush = async () => {
+    const bytes = new Uint8Array(out.buffer, 0, out.index).slice();
+    out.index = 0;
+    await sink.write(bytes);
+  };
+  out.finish = () => out.flush!();
 
   const width = plan.names.length;
   let types: ColumnType[] | undefined;
-  let encoder: GroupEncoder | undefined;
+  let writer: InstanceType<HyparquetWriter["ParquetWriter"]> | undefined;
   // The row group being filled, column by column (no row objects), and each row's _id for errors.
   let columns: unknown[][] = plan.names.map(() => []);
   let ids: unknown[] = [];
@@ -100,32 +151,25 @@ export async function writeParquet(
   let pageCount = resumed?.pages ?? 0;
   // Rows in the row groups written so far: what a resumed run keeps.
   let grouped = items;
-  // The row group being encoded while the next one fills: its bytes are written, and the progress
-  // checkpointed, before the next group is handed over, so at most one group is in flight.
-  let inFlight: Promise<void> | undefined;
-  // An export that reaches a quarter of a row group will most likely fill one: the worker starts then.
-  const warmAt = Math.max(1, resolved.rowGroupSize >> 2);
-  let releaseWarm: (() => void) | undefined;
 
-  const start = (fullGroup: boolean): GroupEncoder => {
+  const start = (): void => {
     const saved = resumed?.writer as SavedParquetWriter | undefined;
     types = saved ? saved.types : decideTypes(plan, columns, resolved.types);
-    const setup: EncoderSetup = { names: reader.names, types, compression: resolved.compression, ...(saved ? { resumed: { writer: saved, bytes: resumed!.bytes } } : {}) };
-    // Starting the worker costs more than it saves on an export of less than one row group.
-    const useWorker = encodeIn === "worker" || (encodeIn === "auto" && fullGroup && workerAvailable());
-    return useWorker ? workerEncoder(setup) : threadEncoder(setup);
-  };
-  const settle = async (): Promise<void> => {
-    const previous = inFlight;
-    inFlight = undefined;
-    await previous;
+    const columnData = reader.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
+    writer = new hp.ParquetWriter({
+      writer: out,
+      schema: hp.schemaFromColumnData({ columnData }),
+      codec: CODECS[resolved.compression],
+      compressors: COMPRESSORS,
+      createdBy: "matframe (hyparquet-writer)",
+    });
+    if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
   };
   const writeGroup = async (): Promise<void> => {
-    encoder ??= start(filled === resolved.rowGroupSize);
+    if (!writer) start();
     const rows = filled;
     const cursor = ids[rows - 1];
     const group = columns;
-    // Types are checked here, in the export's thread, so a ColumnTypeError names the record.
     for (let c = 0; c < width; c++) {
       const data = group[c];
       for (let r = 0; r < rows; r++) data[r] = toTyped(data[r], types![c], plan.names[c], ids[r]);
@@ -133,17 +177,14 @@ export async function writeParquet(
     columns = plan.names.map(() => []);
     ids = [];
     filled = 0;
-    await settle();
     if (rows === 0) return;
-    const checkpoint = resumable ? { cursor: String(cursor), items: grouped + rows, pages: pageCount, filled: [...reader.filledColumns] } : undefined;
+    writeRowGroup(hp, writer!, out, reader.names, types!, group as TypedCell[][], CODECS[resolved.compression]);
+    await out.flush!();
     grouped += rows;
-    const encoded = encoder.group(group as TypedCell[][], resumable !== undefined);
-    inFlight = encoded.then(async ({ bytes, state }) => {
-      await sink.write(bytes);
-      if (checkpoint) await resumable!.checkpoint({ ...checkpoint, bytes: sink.bytes, writer: state }, true);
-    });
-    // Its failure is met at the next settle(); until then the walk goes on.
-    inFlight.catch(() => undefined);
+    if (resumable) {
+      const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
+      await resumable.checkpoint({ cursor: String(cursor), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
+    }
   };
 
   let warnings: FrameWarning[] = [];
@@ -159,34 +200,26 @@ export async function writeParquet(
         }
         for (let c = 0; c < width; c++) columns[c].push(row[c]);
         ids.push((record as { _id?: unknown } | null)?._id);
-        if (++filled === warmAt && !encoder && !releaseWarm && encodeIn === "auto" && warmAt < resolved.rowGroupSize && workerAvailable()) releaseWarm = warmWorker();
-        if (filled === resolved.rowGroupSize) await writeGroup();
+        if (++filled === resolved.rowGroupSize) await writeGroup();
       }
       items += page.length;
       pageCount++;
-      options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
+      options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes + out.index });
     }
     await writeGroup();
-    await settle();
     warnings = reader.finish();
-    await sink.write(await encoder!.finish());
+    await writer!.finish();
     sink.check();
     if (file) await file.commit();
   } catch (error) {
-    // An interrupted resumable export keeps the rows it has read: the group being encoded is
-    // written, and the rows read since become one more (short) row group, unless the output failed.
-    if (!resumable) encoder?.close();
-    else if (!(error instanceof OutputError)) {
-      const kept = settle().then(() => (filled > 0 ? writeGroup().then(settle) : undefined));
-      await kept.catch(() => undefined);
-    }
+    // An interrupted resumable export keeps the rows it has read: they become one more (short)
+    // row group, unless the output itself failed.
+    if (resumable && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
     // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
     if (error instanceof EmptyColumnError && resumable) await resumable.discard();
     else await file?.abort();
     throw error;
   } finally {
-    encoder?.close();
-    releaseWarm?.();
     sink.release();
   }
   reportWarnings(warnings, options.onWarning);
@@ -201,4 +234,86 @@ export async function writeParquet(
 export async function exportParquet(pages: PageSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
   const plan = planColumns(options.columns, options);
   return writeParquet(pages, target, plan, options, checkParquetOptions(plan, options));
+}
+
+/**
+ * Appends one row group to the file, column by column, and records it in the writer's footer
+ * state as hyparquet-writer's own `write` does (src/parquet-writer.js). Text and double columns
+ * go through writeChunk; the other types through hyparquet-writer's writeColumn.
+ */
+function writeRowGroup(
+  hp: HyparquetWriter,
+  writer: object,
+  out: ByteWriterLike,
+  names: readonly string[],
+  types: readonly ColumnType[],
+  columns: TypedCell[][],
+  codec: string,
+): void {
+  const w = writer as WriterInternals & { schema: object[] };
+  const groupStart = out.offset;
+  const rows = columns[0].length;
+  const chunks: object[] = [];
+  let totalBytes = 0n;
+  for (let c = 0; c < names.length; c++) {
+    const type = types[c];
+    // Min/max of text (ids, names) costs a third of the encoding and helps no reader skip a group.
+    const statistics = type !== "string";
+    let written: WrittenChunk;
+    if (type === "string" || type === "double") {
+      written = writeChunk(hp, out, type, columns[c] as (string | number | null)[], { name: names[c], codec, compress: COMPRESSORS[codec], pageSize: PAGE_SIZE, statistics });
+    } else {
+      const values = columns[c];
+      const definitionLevels = values.map((value) => (value === null ? 0 : 1));
+      const element = w.schema[c + 1];
+      const column = { columnName: names[c], element, schemaPath: [w.schema[0], element], codec, compressors: COMPRESSORS, stats: statistics, pageSize: PAGE_SIZE, columnIndex: false, offsetIndex: true };
+      written = hp.writeColumn({ writer: out, column, pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 } });
+    }
+    chunks.push(written.chunk);
+    w.pendingIndexes.push(written as WriterInternals["pendingIndexes"][number]);
+    totalBytes += (written.chunk.meta_data.total_uncompressed_size as bigint | undefined) ?? 0n;
+  }
+  w.num_rows += BigInt(rows);
+  w.row_groups.push({ columns: chunks, total_byte_size: totalBytes, num_rows: BigInt(rows), total_compressed_size: BigInt(out.offset - groupStart) } as WriterInternals["row_groups"][number]);
+}
+
+// A resumed Parquet export continues the file after its last complete row group: the writer gets
+// back the row group metadata and page indexes that its footer will list (hyparquet-writer keeps
+// them as the public fields row_groups, num_rows and pendingIndexes).
+interface SavedParquetWriter {
+  readonly types: ColumnType[];
+  readonly rowGroups: unknown;
+  readonly numRows: unknown;
+  readonly indexes: unknown;
+}
+
+interface WriterInternals {
+  row_groups: { columns: object[] }[];
+  num_rows: bigint;
+  pendingIndexes: { chunk: object; columnIndex?: unknown; offsetIndex?: unknown }[];
+}
+
+function snapshotWriter(writer: object): Omit<SavedParquetWriter, "types"> {
+  const w = writer as WriterInternals;
+  return {
+    rowGroups: toTaggedJson(w.row_groups),
+    numRows: toTaggedJson(w.num_rows),
+    indexes: toTaggedJson(w.pendingIndexes.map(({ columnIndex, offsetIndex }) => ({ columnIndex, offsetIndex }))),
+  };
+}
+
+function restoreWriter(writer: object, out: ByteWriterLike, saved: SavedParquetWriter, bytes: number): void {
+  const w = writer as WriterInternals;
+  if (!Array.isArray(w.row_groups) || !Array.isArray(w.pendingIndexes)) {
+    throw new Error("this version of hyparquet-writer keeps its row groups elsewhere; restart the export");
+  }
+  // The constructor wrote the magic number again: the file already starts with it.
+  out.index = 0;
+  out.offset = bytes;
+  w.row_groups = fromTaggedJson(saved.rowGroups) as WriterInternals["row_groups"];
+  w.num_rows = fromTaggedJson(saved.numRows) as bigint;
+  const chunks = w.row_groups.flatMap((group) => group.columns);
+  const indexes = fromTaggedJson(saved.indexes) as { columnIndex?: unknown; offsetIndex?: unknown }[];
+  // The footer's chunks and the indexes' chunks are the same objects (writeIndexes sets offsets on them).
+  w.pendingIndexes = indexes.map((index, i) => ({ ...index, chunk: chunks[i] }));
 }
