@@ -223,17 +223,8 @@ export class Client {
    * (checked by `check` when given). `collection()` covers the documented endpoints.
    */
   async getData<T = unknown>(path: string, options: GetDataOptions<T> = {}): Promise<T> {
-    return (await this.getDataLater(path, options))();
-  }
-
-  /**
-   * {@link getData}, with the answer read off the wire now and parsed, unwrapped and checked when
-   * the returned function is called (once): walks hold the pages they fetched ahead as text.
-   * @internal
-   */
-  async getDataLater<T = unknown>(path: string, options: GetDataOptions<T> = {}): Promise<() => T> {
     this.#assertOpen(path);
-    const pending = await this.#transport.sendPending({
+    const res = await this.#transport.send({
       method: "GET",
       path,
       search: options.search,
@@ -242,21 +233,18 @@ export class Client {
       secrets: [this.#authToken],
       cacheScope: this.identity,
     });
-    return () => {
-      const res = pending.parse();
-      const data = jsendData(res, [this.#authToken]);
-      const etag = res.headers.etag;
-      options.onValidator?.(typeof etag === "string" && etag !== "" ? etag : undefined);
-      if (!options.check) return data as T;
-      const checked = options.check(data);
-      if (checked.ok) return checked.value;
-      const first = checked.issues[0];
-      const where = first && first.path.length ? ` at ${first.path.map(String).join(".")}` : "";
-      throw new ResponseValidationError(
-        `${res.endpoint} answered ${res.status} with data of an unexpected shape${where}: ${first?.message ?? "invalid"}.`,
-        { endpoint: res.endpoint, status: res.status, issues: checked.issues },
-      );
-    };
+    const data = jsendData(res, [this.#authToken]);
+    const etag = res.headers.etag;
+    options.onValidator?.(typeof etag === "string" && etag !== "" ? etag : undefined);
+    if (!options.check) return data as T;
+    const checked = options.check(data);
+    if (checked.ok) return checked.value;
+    const first = checked.issues[0];
+    const where = first && first.path.length ? ` at ${first.path.map(String).join(".")}` : "";
+    throw new ResponseValidationError(
+      `${res.endpoint} answered ${res.status} with data of an unexpected shape${where}: ${first?.message ?? "invalid"}.`,
+      { endpoint: res.endpoint, status: res.status, issues: checked.issues },
+    );
   }
 
   /**

@@ -272,7 +272,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     const fetchPage: FetchPage = ({ query, projection }, signal) => {
       const search = listSearch(query, projection);
       const onValidator = onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
-      return this.client.getDataLater(this.name, { search, signal, check: recordArray({ requireId: true, maxItems: projection.limit }), onValidator });
+      return this.client.getData(this.name, { search, signal, check: recordArray({ requireId: true, maxItems: projection.limit }), onValidator });
     };
     fetchPage.keptBytes = ({ query, projection }) => this.client.keptBytes(this.name, listSearch(query, projection));
     const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());

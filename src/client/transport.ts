@@ -78,19 +78,6 @@ export interface SendResult {
   endpoint: string;
 }
 
-/**
- * A 2xx response whose body is parsed only when asked (`parse()`, once): a walk holds the pages
- * fetched ahead as text, so their records are made when they are used and die young, instead of
- * waiting as objects long enough for the garbage collector to move them to the old generation.
- */
-export interface PendingResult {
-  status: number;
-  headers: IncomingHttpHeaders;
-  endpoint: string;
-  /** Parses the body (a `ResponseValidationError` when it is not JSON) and keeps it in the cache when it may be. */
-  parse(): SendResult;
-}
-
 /** An error body longer than this is cut: only its `message` is wanted. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -216,11 +203,6 @@ export class Transport {
 
   /** Sends one request, retrying GETs; resolves with the parsed 2xx body or throws a MatframeError. */
   async send(o: SendOptions): Promise<SendResult> {
-    return (await this.sendPending(o)).parse();
-  }
-
-  /** {@link send}, with the body parsed when the caller asks for it. */
-  async sendPending(o: SendOptions): Promise<PendingResult> {
     const endpoint = this.endpoint(o.method, o.path);
     if (this.#closed) throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
     const path = this.#requestPath(o);
@@ -251,12 +233,13 @@ export class Transport {
       }
       if (outcome.status === 304 && kept) {
         // The server confirmed the kept body (RFC 9110 section 13.1.2): the only way one is used.
-        return pending({ ...outcome, status: 200, text: kept.text }, endpoint, o.secrets);
+        return { status: 200, headers: outcome.headers, body: parseJson({ ...outcome, text: kept.text }, endpoint, o.secrets), endpoint };
       }
       if (outcome.status >= 200 && outcome.status < 300) {
         checkContentType(outcome, endpoint, o.secrets ?? []);
-        // Kept only once it parsed: an answer that is not JSON is never given back by a 304.
-        return pending(outcome, endpoint, o.secrets, cache && (() => keepOrForget(cache, key, outcome)));
+        const body = parseJson(outcome, endpoint, o.secrets);
+        if (cache) keepOrForget(cache, key, outcome);
+        return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
       const retryable = o.login ? outcome.status === 503 && wait !== undefined : RETRYABLE_STATUSES.has(outcome.status);
@@ -485,23 +468,6 @@ function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string 
       `the baseUrl may point at a web page or a proxy rather than the platform API.`,
     { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: `Content-Type ${type} is not JSON` }] },
   );
-}
-
-/** A 2xx answer to parse later, once; `keep` runs after it parsed. */
-function pending(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[] | undefined, keep?: () => void): PendingResult {
-  let result: SendResult | undefined;
-  return {
-    status: raw.status,
-    headers: raw.headers,
-    endpoint,
-    parse() {
-      if (!result) {
-        result = { status: raw.status, headers: raw.headers, body: parseJson(raw, endpoint, secrets), endpoint };
-        keep?.();
-      }
-      return result;
-    },
-  };
 }
 
 function parseJson(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[] = []): unknown {

@@ -108,11 +108,10 @@ describe("an offset walk over kept pages", () => {
       inFlight++;
       most = Math.max(most, inFlight);
       const skip = request.projection.skip ?? 0;
-      return new Promise<() => PlatformRecord[]>((resolve) => {
+      return new Promise<PlatformRecord[]>((resolve) => {
         release.push(() => {
           inFlight--;
-          const page = skip >= 80 ? [] : [{ _id: `id${String(skip).padStart(3, "0")}` }, { _id: `id${String(skip + 1).padStart(3, "0")}` }];
-          resolve(() => page);
+          resolve(skip >= 80 ? [] : [{ _id: `id${String(skip).padStart(3, "0")}` }, { _id: `id${String(skip + 1).padStart(3, "0")}` }]);
         });
       });
     };

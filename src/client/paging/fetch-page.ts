@@ -7,13 +7,9 @@ export interface PageRequest {
   projection: Projection;
 }
 
-/**
- * Fetches one page of a walk (with the walk's signal). It resolves once the answer is read, to a
- * function that parses and checks it (once): pages fetched ahead wait as text, and their records
- * are made when the walk gets to them (see `PendingResult` in transport.ts).
- */
+/** Fetches one page of a walk (with the walk's signal). */
 export interface FetchPage {
-  (request: PageRequest, signal?: AbortSignal): Promise<() => PlatformRecord[]>;
+  (request: PageRequest, signal?: AbortSignal): Promise<PlatformRecord[]>;
   /**
    * The size of the client's kept answer to this request, when its cache holds one: fetching it
    * is a revalidation, which costs a round trip and no body. Undefined without a cache.

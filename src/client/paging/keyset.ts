@@ -26,7 +26,7 @@ export async function* keysetPages(
     const projection: Projection = { sort: { _id: 1 }, limit };
     if (o.fields) projection.fields = o.fields;
     const query = afterId(o.query, after);
-    const records = (await fetchPage({ query, projection }, o.signal))();
+    const records = await fetchPage({ query, projection }, o.signal);
     if (records.length > 0) page += 1;
     // Every _id must come after the cursor and after the one before it: a server that ignored
     // the cursor or the sort would otherwise repeat records, or send the same page forever.

@@ -8,7 +8,7 @@ import { firstOutOfOrder } from "./id-order";
 interface PendingPage {
   skip: number;
   limit: number;
-  records: Promise<() => PlatformRecord[]>;
+  records: Promise<PlatformRecord[]>;
   /** Characters of the kept answer being revalidated, or 0 for a page fetched with its body. */
   kept: number;
 }
@@ -89,7 +89,7 @@ export async function* offsetPages(
     fillPipeline();
     while (pending.length > 0) {
       const { skip, limit, records } = pending.shift()!;
-      const received = (await records)();
+      const received = await records;
       if (received.length === 0) return;
       page += 1;
       const full = received.length === limit;
