@@ -327,10 +327,27 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     return { platform: url.href.replace(/\/$/, ""), account: this.client.identity };
   }
 
-  /** Revalidates the answers of a kept read, all at once: true when every one is unchanged. */
+  /**
+   * Revalidates the answers of a kept read, `CONFIRM_IN_FLIGHT` at a time (what the pipelining
+   * pool sends at once): true when every one is unchanged. The first changed answer stops the
+   * rest, since the read then runs again anyway.
+   */
   async #confirm(answers: readonly ReadAnswer[], signal: AbortSignal | undefined): Promise<boolean> {
-    const confirmed = await Promise.all(answers.map((a) => this.client.revalidate(this.name, { ...a.search }, a.etag, signal)));
-    return confirmed.every(Boolean);
+    const stop = new AbortController();
+    const merged = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    let next = 0;
+    let confirmed = true;
+    const confirmSome = async (): Promise<void> => {
+      while (confirmed && next < answers.length) {
+        const answer = answers[next++];
+        if (!(await this.client.revalidate(this.name, { ...answer.search }, answer.etag, merged))) {
+          confirmed = false;
+          stop.abort();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONFIRM_IN_FLIGHT, answers.length) }, confirmSome));
+    return confirmed;
   }
 
   /** `GET /api/2018-10-01/{name}`, as errors name it. */
@@ -347,6 +364,9 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     return this.client.getData(this.name, { search: listSearch(query, projection), signal, check });
   }
 }
+
+/** Revalidations of a kept read in flight at once: the pipelining pool's 4 connections × 16. */
+const CONFIRM_IN_FLIGHT = 64;
 
 /** The query string of a list request. */
 function listSearch(query: Query, projection: Projection | undefined): Record<string, string> {

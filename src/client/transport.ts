@@ -17,10 +17,11 @@ import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
 /**
- * Revalidations (conditional GETs the cache can answer with a 304 and no body) go over a pool of
- * their own that pipelines them: a re-run of a walk then costs about one round trip per
- * `connections × pipelining` pages instead of one per page in flight. Pages with bodies keep the
- * main pool, one request per connection, so that no big page waits behind another.
+ * Revalidations of a kept read (`revalidate`: conditional GETs expected to come back 304 with no
+ * body) go over a pool of their own that pipelines them: confirming a read then costs about one
+ * round trip per `connections × pipelining` pages instead of one per page in flight. Everything
+ * else keeps the main pool, one request per connection, so that no page with a body waits behind
+ * another.
  */
 const REVALIDATION_POOL = { connections: 4, pipelining: 16 } as const;
 
@@ -62,6 +63,8 @@ export interface SendOptions {
   login?: boolean;
   /** Strings that must never appear in an error message (password, token). */
   secrets?: readonly (string | undefined)[];
+  /** A revalidation expected to be answered 304 (`revalidate`): sent over the pipelining pool. */
+  revalidation?: boolean;
   /**
    * Whose response this is (the account id), for GETs that may be kept and revalidated when the
    * client has a cache. Without it, nothing is cached.
@@ -181,7 +184,8 @@ export class Transport {
    */
   async revalidate(o: SendOptions, etag: string): Promise<boolean> {
     const path = this.#requestPath(o);
-    const outcome = await this.#attempt({ ...o, headers: { ...o.headers, "if-none-match": etag } }, path, mergeSignals(this.#o.signal, o.signal));
+    if (this.#closed) return false;
+    const outcome = await this.#attempt({ ...o, revalidation: true, headers: { ...o.headers, "if-none-match": etag } }, path, mergeSignals(this.#o.signal, o.signal));
     if ("kind" in outcome) return false;
     if (outcome.status === 304) return true;
     if (outcome.status === 200 && this.#o.cache && o.cacheScope !== undefined && isJson(outcome)) {
@@ -320,9 +324,13 @@ export class Transport {
     }
   }
 
-  /** The pipelining pool for a revalidation (only with a pool of our own), else the main one. */
+  /**
+   * The pipelining pool for a revalidation (only with a pool of our own, and never once closed),
+   * else the main one. A walk's conditional GETs keep the main pool: their kept copy may be
+   * stale, and a body queued 16 deep behind others could outlast its timeout on a slow link.
+   */
   #dispatcherFor(o: SendOptions): Dispatcher {
-    if (!this.#ownsDispatcher || o.method !== "GET" || o.headers?.["if-none-match"] === undefined) return this.#dispatcher;
+    if (!this.#ownsDispatcher || this.#closed || !o.revalidation) return this.#dispatcher;
     return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
   }
 

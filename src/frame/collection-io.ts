@@ -101,7 +101,8 @@ export async function readFrame(
   const built = builder.finish();
   reportWarnings(built.warnings, options.onWarning);
   if (!keeping || !validated) return frameFromColumns(built);
-  keptReads.set(keeping.key, { answers, built, pages });
+  // A copy: pages fetched ahead and dropped by the walk may still report their answers later.
+  keptReads.set(keeping.key, { answers: answers.slice(), built, pages });
   return frameFromColumns(copyColumns(built));
 }
 

@@ -22,23 +22,23 @@ export const MAX_KEPT_CELLS = 20_000_000;
  * after the server has confirmed every answer it came from, so a stale one is never served.
  */
 class KeptReads {
-  readonly #reads = new Map<string, KeptRead>();
+  readonly #reads = new Map<string, { read: KeptRead; cells: number }>();
   #cells = 0;
 
   get(key: string): KeptRead | undefined {
-    const read = this.#reads.get(key);
-    if (read) {
+    const entry = this.#reads.get(key);
+    if (entry) {
       this.#reads.delete(key);
-      this.#reads.set(key, read);
+      this.#reads.set(key, entry);
     }
-    return read;
+    return entry?.read;
   }
 
   set(key: string, read: KeptRead): void {
     this.delete(key);
     const cells = cellsOf(read);
     if (cells > MAX_KEPT_CELLS) return;
-    this.#reads.set(key, read);
+    this.#reads.set(key, { read, cells });
     this.#cells += cells;
     // The newest fits by itself, so the oldest go until the rest fit beside it.
     for (const oldest of this.#reads.keys()) {
@@ -48,15 +48,20 @@ class KeptReads {
   }
 
   delete(key: string): void {
-    const read = this.#reads.get(key);
-    if (!read) return;
+    const entry = this.#reads.get(key);
+    if (!entry) return;
     this.#reads.delete(key);
-    this.#cells -= cellsOf(read);
+    this.#cells -= entry.cells;
   }
 }
 
+/** A kept read's size in cells, a long string counting as one cell per 16 characters beyond the first 16. */
 function cellsOf(read: KeptRead): number {
-  return read.built.rows * read.built.names.length;
+  let cells = read.built.rows * read.built.names.length;
+  for (const name of read.built.names) {
+    for (const cell of read.built.data[name]) if (typeof cell === "string" && cell.length > 16) cells += (cell.length - 16) >> 4;
+  }
+  return cells;
 }
 
 export const keptReads = new KeptReads();

@@ -19,8 +19,12 @@ export interface RecordProjection {
  * records for the garbage); the records kept first stay fast instead.
  */
 export class SerializedRecords {
-  /** Record -> projection key ("" for the whole record) -> its JSON bytes. */
-  readonly #bytes = new Map<object, Map<string, Buffer>>();
+  /**
+   * Record -> projection key ("" for the whole record) -> its JSON bytes. Weak, so the bytes of a
+   * record a write replaced go with it (the budget they used is not given back: it bounds what
+   * was ever kept).
+   */
+  readonly #bytes = new WeakMap<object, Map<string, Buffer>>();
   #total = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -66,13 +70,18 @@ export class SerializedRecords {
       forms.set(key, view);
       at = end;
     }
-    this.#total += block.length;
+    // A view, its map entry and a record's map cost about this much besides the bytes: a small
+    // projection would otherwise count a tenth of what it holds.
+    this.#total += block.length + ENTRY_OVERHEAD_BYTES * records.length;
     return views;
   }
 }
 
 /** Enough for the whole records of 100,000 materials (about 110 MB) and one projection of them. */
 export const SERIALIZED_BUDGET_BYTES = 192 * 1024 * 1024;
+
+/** Heap a kept view costs besides its bytes (a Buffer view, a Map entry, a share of a Map), measured. */
+const ENTRY_OVERHEAD_BYTES = 200;
 
 const SUCCESS_HEAD = Buffer.from('{"status":"success","data":[');
 const COMMA = Buffer.from(",");

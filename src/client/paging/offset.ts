@@ -18,8 +18,8 @@ interface PendingPage {
  * flight beyond `concurrency` (a re-run then waits a few round trips, not one per few pages),
  * bounded by the size of the kept answers, which are all parsed as their 304s arrive.
  */
-export const MAX_REVALIDATIONS_IN_FLIGHT = 64;
-export const MAX_REVALIDATION_CHARS = 32 * 1024 * 1024;
+export const MAX_REVALIDATIONS_IN_FLIGHT = 32;
+export const MAX_REVALIDATION_CHARS = 8 * 1024 * 1024;
 
 /**
  * The specification's paging: `limit=N`, then `skip=N, limit=N`, ..., up to `concurrency` pages
