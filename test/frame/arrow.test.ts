@@ -1,39 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { parse } from "csv-parse/sync";
 import { tableFromIPC, tableToIPC } from "apache-arrow";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { startServer, type ServerHandle } from "../../src/server";
-import { Client, toArrow } from "../../src";
+import { toArrow } from "../../src";
+import { usePlatform } from "../support/platform";
 
-let server: ServerHandle;
-let client: Client;
-let dir: string;
-
-beforeAll(async () => {
-  server = await startServer({ port: 0, synthetic: 300 });
-  client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
-  dir = mkdtempSync(join(tmpdir(), "matframe-arrow-"));
-});
-
-afterAll(async () => {
-  await client?.logout();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const platform = usePlatform("matframe-arrow-", { synthetic: 300 });
 
 describe("toArrow", () => {
   it("gives an apache-arrow Table with the export's typed columns and the CSV's values", async () => {
     const columns = ["formula", "lattice.a", "isSynthetic", "method", "tags"];
-    const table = await client.materials.toArrow({ columns });
-    const csvFile = join(dir, "same.csv");
-    await client.materials.exportCsv(csvFile, { columns, escapeFormulas: false });
+    const table = await platform.client.materials.toArrow({ columns });
+    const csvFile = join(platform.dir, "same.csv");
+    await platform.client.materials.exportCsv(csvFile, { columns, escapeFormulas: false });
     const csv = parse(readFileSync(csvFile, "utf8"), { columns: true }) as Record<string, string>[];
 
-    expect(table.numRows).toBe(server.materialCount);
+    expect(table.numRows).toBe(platform.server.materialCount);
     expect(table.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual([
       "_id:Utf8",
       "formula:Utf8",
@@ -55,14 +40,14 @@ describe("toArrow", () => {
 
   it("is apache-arrow's own Table, which serialises to Arrow IPC, and agrees with DuckDB on the Parquet export", async () => {
     // By default a Table of the CommonJS copy of apache-arrow, which matframe requires...
-    const table = await client.materials.toArrow({ columns: ["formula", "derivedProperties.density"] });
+    const table = await platform.client.materials.toArrow({ columns: ["formula", "derivedProperties.density"] });
     const cjs = createRequire(__filename)("apache-arrow") as typeof import("apache-arrow");
     expect(cjs.tableFromIPC(cjs.tableToIPC(table as never, "stream")).numRows).toBe(table.numRows);
     // ...or of the caller's own copy (here the ES module one this test imports).
-    const mine = await client.materials.toArrow({ columns: ["formula", "derivedProperties.density"], arrow: await import("apache-arrow") });
+    const mine = await platform.client.materials.toArrow({ columns: ["formula", "derivedProperties.density"], arrow: await import("apache-arrow") });
     expect(tableFromIPC(tableToIPC(mine as never, "stream")).numRows).toBe(table.numRows);
-    const parquet = join(dir, "same.parquet");
-    await client.materials.exportParquet(parquet, { columns: ["formula", "derivedProperties.density"] });
+    const parquet = join(platform.dir, "same.parquet");
+    await platform.client.materials.exportParquet(parquet, { columns: ["formula", "derivedProperties.density"] });
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
     const [{ total }] = (await duck.runAndReadAll(`SELECT sum("derivedProperties.density") AS total FROM read_parquet('${parquet}')`)).getRowObjectsJS() as { total: number }[];
     duck.closeSync();

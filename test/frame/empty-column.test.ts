@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { Client, EmptyColumnError, startServer, toDataFrame, type FrameWarning, type ServerHandle } from "../../src";
+import { EmptyColumnError, toDataFrame, type FrameWarning } from "../../src";
 import { editDistance, nearestPath } from "../../src/frame/suggest";
 import { runCli } from "../cli-export/run-cli";
+import { usePlatform } from "../support/platform";
 
 // Issue 13: a misspelt column is not silently empty. A column that is null in every row gives a
 // warning naming it and the nearest known path; `strict` makes it an error before anything is written.
@@ -78,70 +78,56 @@ describe("empty columns", () => {
 });
 
 describe("empty columns in exports", () => {
-  let server: ServerHandle;
-  let client: Client;
-  let dir: string;
-
-  beforeAll(async () => {
-    server = await startServer({ port: 0 });
-    client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
-    dir = mkdtempSync(join(tmpdir(), "matframe-empty-"));
-  });
-
-  afterAll(async () => {
-    await client?.logout();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const platform = usePlatform("matframe-empty-");
 
   it("strict to a stream holds rows back until every column has a value: nothing reaches the pipe of a failing export", async () => {
     const { PassThrough } = await import("node:stream");
     const failing = new PassThrough();
     let sent = "";
     failing.on("data", (chunk: Buffer) => (sent += chunk.toString()));
-    await expect(client.materials.exportCsv(failing, { columns: ["formula", "densty"], strict: true, pageSize: 5 })).rejects.toThrow(EmptyColumnError);
+    await expect(platform.client.materials.exportCsv(failing, { columns: ["formula", "densty"], strict: true, pageSize: 5 })).rejects.toThrow(EmptyColumnError);
     expect(sent).toBe("");
     const passing = new PassThrough();
     let out = "";
     passing.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    await client.materials.exportCsv(passing, { columns: ["formula", "lattice.a"], strict: true, pageSize: 5 });
+    await platform.client.materials.exportCsv(passing, { columns: ["formula", "lattice.a"], strict: true, pageSize: 5 });
     expect(out.trim().split("\n")).toHaveLength(30);
   });
 
   it("a resumed export still knows which columns an earlier run filled: the warning, and strict's refusal, hold across runs", async () => {
-    const target = join(dir, "resumed-empty.csv");
+    const target = join(platform.dir, "resumed-empty.csv");
     const stop = new AbortController();
-    await client.materials
+    await platform.client.materials
       .exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, signal: stop.signal, onWarning: () => {}, onProgress: (p) => p.pages === 2 && stop.abort() })
       .catch(() => undefined);
     const warnings: FrameWarning[] = [];
-    await client.materials.exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, onWarning: (w) => warnings.push(w) });
+    await platform.client.materials.exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, onWarning: (w) => warnings.push(w) });
     expect(warnings.map((w) => [w.path, w.rows])).toEqual([["densty", 29]]);
 
-    const strictTarget = join(dir, "resumed-strict.csv");
-    await expect(client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
+    const strictTarget = join(platform.dir, "resumed-strict.csv");
+    await expect(platform.client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
     // Nothing kept: a second run would meet the same refusal.
-    await expect(client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
+    await expect(platform.client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
     expect(existsSync(strictTarget)).toBe(false);
   });
 
   it("exportCsv and exportParquet with strict write nothing", async () => {
     for (const [method, file] of [["exportCsv", "strict.csv"], ["exportParquet", "strict.parquet"]] as const) {
-      const target = join(dir, file);
-      await expect(client.materials[method](target, { columns: ["formula", "lattice.aa"], strict: true })).rejects.toThrow(EmptyColumnError);
+      const target = join(platform.dir, file);
+      await expect(platform.client.materials[method](target, { columns: ["formula", "lattice.aa"], strict: true })).rejects.toThrow(EmptyColumnError);
       expect(existsSync(target)).toBe(false);
     }
   });
 
   it("the CLI warns on stderr with the suggestion and exits 0; with --strict it exits 1 and writes nothing", async () => {
-    const target = join(dir, "typos.csv");
+    const target = join(platform.dir, "typos.csv");
     const warned = await runCli(["export", "--columns", "formula,lattice.aa,densty", "--output", target, "--quiet"]);
     expect(warned.code).toBe(0);
     expect(warned.stderr).toContain("warning: column \"lattice.aa\" is empty: none of the 29 records has a value at that path; did you mean lattice.a?");
     expect(warned.stderr).toContain("did you mean derivedProperties.density?");
     expect((parse(readFileSync(target, "utf8"), { columns: true }) as unknown[]).length).toBe(29);
 
-    const strictTarget = join(dir, "strict-typos.csv");
+    const strictTarget = join(platform.dir, "strict-typos.csv");
     const strict = await runCli(["export", "--columns", "formula,lattice.aa", "--output", strictTarget, "--strict", "--quiet"]);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toBe('matframe export: Column "lattice.aa" is empty: none of the 29 records has a value at that path; did you mean lattice.a? Nothing was written (--strict).\n');

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { startServer, type ServerHandle } from "../../src/server";
 import type { FrameWarning } from "../../src/frame/row-reader";
 import { Client, Collection, type Progress } from "../../src";
+import { usePlatform } from "../support/platform";
 
 // Records as a platform might hold them: keys in different orders, fields missing, names that
 // need CSV quoting, one method that is not a method.
@@ -16,28 +15,14 @@ const records = [
   { _id: "m04", name: "empty", lattice: { a: 1 }, extra: { nested: [1, 2] } },
 ];
 
-let server: ServerHandle;
-let client: Client;
-let dir: string;
-
-beforeAll(async () => {
-  server = await startServer({ port: 0, data: records });
-  client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
-  dir = mkdtempSync(join(tmpdir(), "matframe-frame-"));
-});
-
-afterAll(async () => {
-  await client?.logout();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const platform = usePlatform("matframe-frame-", { data: records });
 
 describe("Client", () => {
   it("is one Client whose collections read tables too", () => {
-    expect(client).toBeInstanceOf(Client);
-    expect(client.materials).toBeInstanceOf(Collection);
-    expect(client.collection("materials")).toBeInstanceOf(Collection);
-    expect(typeof client.materials.toDataFrame).toBe("function");
+    expect(platform.client).toBeInstanceOf(Client);
+    expect(platform.client.materials).toBeInstanceOf(Collection);
+    expect(platform.client.collection("materials")).toBeInstanceOf(Collection);
+    expect(typeof platform.client.materials.toDataFrame).toBe("function");
   });
 });
 
@@ -45,7 +30,7 @@ describe("FrameCollection.toDataFrame", () => {
   it("reads the default columns over HTTP, page by page, with progress and warnings", async () => {
     const progress: Progress[] = [];
     const warnings: FrameWarning[] = [];
-    const df = await client.materials.toDataFrame({
+    const df = await platform.client.materials.toDataFrame({
       pageSize: 3,
       onProgress: (p) => progress.push(p),
       onWarning: (w) => warnings.push(w),
@@ -65,7 +50,7 @@ describe("FrameCollection.toDataFrame", () => {
   });
 
   it("applies query, sort and maxItems, and fetches only the needed fields", async () => {
-    const df = await client.materials.toDataFrame({
+    const df = await platform.client.materials.toDataFrame({
       query: { formula: { $in: ["Si", "C", "Fe2O3"] } },
       sort: { formula: 1 },
       columns: ["formula", "extra"],
@@ -78,14 +63,14 @@ describe("FrameCollection.toDataFrame", () => {
   });
 
   it("gives an empty DataFrame with the columns when nothing matches", async () => {
-    const df = await client.materials.toDataFrame({ query: { formula: "Unobtainium" }, columns: ["formula", "method"] });
+    const df = await platform.client.materials.toDataFrame({ query: { formula: "Unobtainium" }, columns: ["formula", "method"] });
     expect(df.shape).toEqual([0, 4]);
     expect(df.columns).toEqual(["_id", "formula", "method.type", "method.subtype"]);
   });
 
   it("turns nested values into JSON strings and leaves _id out on request, with keyset paging", async () => {
     const warnings: FrameWarning[] = [];
-    const df = await client.materials.toDataFrame({
+    const df = await platform.client.materials.toDataFrame({
       columns: ["-_id", "extra", "method.subtype"],
       paging: "keyset",
       pageSize: 2,
@@ -98,15 +83,15 @@ describe("FrameCollection.toDataFrame", () => {
   });
 
   it("rejects bad options before any request", async () => {
-    await expect(client.materials.toDataFrame({ columns: ["a..b"] })).rejects.toMatchObject({ code: "ERR_INVALID_OPTION" });
-    await expect(client.materials.toDataFrame({ pageSize: 0 })).rejects.toMatchObject({ code: "ERR_INVALID_OPTION" });
+    await expect(platform.client.materials.toDataFrame({ columns: ["a..b"] })).rejects.toMatchObject({ code: "ERR_INVALID_OPTION" });
+    await expect(platform.client.materials.toDataFrame({ pageSize: 0 })).rejects.toMatchObject({ code: "ERR_INVALID_OPTION" });
   });
 });
 
 describe("FrameCollection.exportCsv / exportNdjson", () => {
   it("writes a CSV file that reads back through csv-parse", async () => {
-    const target = join(dir, "materials.csv");
-    const result = await client.materials.exportCsv(target, {
+    const target = join(platform.dir, "materials.csv");
+    const result = await platform.client.materials.exportCsv(target, {
       columns: ["name", "formula", "lattice.a", "derivedProperties.density"],
       pageSize: 2,
       onWarning: () => undefined,
@@ -122,20 +107,20 @@ describe("FrameCollection.exportCsv / exportNdjson", () => {
   });
 
   it("refuses to overwrite without force and makes no request", async () => {
-    const target = join(dir, "materials.csv");
-    await expect(client.materials.exportCsv(target)).rejects.toMatchObject({ code: "ERR_TARGET_EXISTS" });
-    const again = await client.materials.exportCsv(target, { force: true, columns: ["formula"] });
+    const target = join(platform.dir, "materials.csv");
+    await expect(platform.client.materials.exportCsv(target)).rejects.toMatchObject({ code: "ERR_TARGET_EXISTS" });
+    const again = await platform.client.materials.exportCsv(target, { force: true, columns: ["formula"] });
     expect(again.items).toBe(4);
   });
 
   it("writes NDJSON keyed by column", async () => {
-    const target = join(dir, "materials.ndjson");
+    const target = join(platform.dir, "materials.ndjson");
     const warnings: FrameWarning[] = [];
-    await client.materials.exportNdjson(target, { columns: ["method", "lattice"], onWarning: (w) => warnings.push(w) });
+    await platform.client.materials.exportNdjson(target, { columns: ["method", "lattice"], onWarning: (w) => warnings.push(w) });
     const lines = readFileSync(target, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
     expect(lines[0]).toEqual({ _id: "m01", "method.type": "DFT", "method.subtype": "GGA", lattice: { a: 5.03, b: 5.03, c: 13.7 } });
     expect(lines[2]).toEqual({ _id: "m03", "method.type": null, "method.subtype": null, lattice: null });
     expect(warnings[0].ids).toEqual(["m03"]);
-    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    expect(readdirSync(platform.dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { Client, startServer, toDataFrame, type ServerHandle } from "../../src";
+import { toDataFrame } from "../../src";
 import { planColumns } from "../../src/frame/column-spec";
 import { runCli } from "../cli-export/run-cli";
+import { usePlatform } from "../support/platform";
 
 // Issue 13: `units: true` labels numeric columns with the units their records carry.
 
@@ -49,32 +49,18 @@ describe("units", () => {
 });
 
 describe("units in exports", () => {
-  let server: ServerHandle;
-  let client: Client;
-  let dir: string;
-
-  beforeAll(async () => {
-    server = await startServer({ port: 0 });
-    client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
-    dir = mkdtempSync(join(tmpdir(), "matframe-units-"));
-  });
-
-  afterAll(async () => {
-    await client?.logout();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const platform = usePlatform("matframe-units-");
 
   it("CSV headers and Parquet column names carry the units the platform stores", async () => {
     const columns = ["formula", "lattice.a", "lattice.gamma", "derivedProperties.density"];
-    const csv = join(dir, "units.csv");
-    await client.materials.exportCsv(csv, { columns, units: true });
+    const csv = join(platform.dir, "units.csv");
+    await platform.client.materials.exportCsv(csv, { columns, units: true });
     const rows = parse(readFileSync(csv, "utf8"), { columns: true }) as Record<string, string>[];
     expect(Object.keys(rows[0])).toEqual(["_id", "formula", "lattice.a [angstrom]", "lattice.gamma [degree]", "derivedProperties.density [g/cm^3]"]);
     expect(rows).toHaveLength(29);
 
-    const parquet = join(dir, "units.parquet");
-    await client.materials.exportParquet(parquet, { columns, units: true });
+    const parquet = join(platform.dir, "units.parquet");
+    await platform.client.materials.exportParquet(parquet, { columns, units: true });
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
     const described = (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${parquet}'`)).getRows().map((r) => [r[0], r[1]]);
     expect(described).toEqual([
@@ -91,7 +77,7 @@ describe("units in exports", () => {
     const out = await runCli(["export", "--columns", "formula,derivedProperties.volume", "--units", "--output", "-", "--quiet"]);
     expect(out.code).toBe(0);
     expect(out.stdout.split("\n")[0]).toBe("_id,formula,derivedProperties.volume [angstrom^3]");
-    const refused = await runCli(["export", "--format", "cif", "--units", "--output", join(dir, "s")]);
+    const refused = await runCli(["export", "--format", "cif", "--units", "--output", join(platform.dir, "s")]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/--units labels table columns/);
   });
