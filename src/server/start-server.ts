@@ -55,7 +55,7 @@ async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mod
   if (reply.status === 304 && reply.etag) {
     const coding = chooseCoding(req.headers["accept-encoding"], mode);
     res.writeHead(304, {
-      ETag: `"${reply.etag}${coding ? `-${coding}` : ""}"`,
+      ETag: etagHeader(reply.etag, coding),
       "Cache-Control": "private, no-cache",
       ...(mode !== "off" ? { Vary: "Accept-Encoding" } : {}),
     });
@@ -70,7 +70,7 @@ async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mod
   if (reply.etag && reply.status === 200) {
     // Suffixed with the coding negotiated, applied or not (a small body is sent plain): the 304
     // that cannot know the body's size must send the same tag, and one tag still names one body.
-    headers.ETag = `"${reply.etag}${negotiated ? `-${negotiated}` : ""}"`;
+    headers.ETag = etagHeader(reply.etag, negotiated);
     headers["Cache-Control"] = "private, no-cache";
   }
   const payload = coding ? await compressed.compress(body, coding) : body;
@@ -80,6 +80,11 @@ async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mod
   res.writeHead(reply.status, headers);
   res.end(payload);
   return reply.status;
+}
+
+/** The ETag header for a validator and the coding negotiated (each coding is its own representation). */
+function etagHeader(etag: string, coding: string | undefined): string {
+  return `"${etag}${coding ? `-${coding}` : ""}"`;
 }
 
 function toReply(error: unknown): Reply {
