@@ -8,11 +8,14 @@ export type Dtype = "float32" | "int32" | "string" | "boolean";
 /** A cell as a table holds it: objects and arrays have become JSON strings. */
 export type Cell = number | string | boolean | null;
 
-/** What a finished builder hands to a DataFrame: one array per column, all the same length. */
+/**
+ * What a finished builder hands to a DataFrame: the table row by row, each row's cells in column
+ * order, which is how danfo keeps a frame (given columns, it would transpose them into rows).
+ */
 export interface BuiltColumns {
   readonly names: readonly string[];
-  /** Column name -> values, keys in column order. */
-  readonly data: Record<string, Cell[]>;
+  /** One array per row, `names.length` cells each. */
+  readonly table: Cell[][];
   readonly dtypes: readonly Dtype[];
   readonly rows: number;
   readonly warnings: readonly FrameWarning[];
@@ -27,7 +30,7 @@ const STRING = 8;
 const NULL = 16;
 
 /**
- * Fills column arrays as records arrive, page by page, and never keeps a row object.
+ * Fills the table's rows as records arrive, page by page, and never keeps a record object.
  *
  * - missing -> `null`, in its own column whatever the records' key order;
  * - numbers stay numbers, booleans booleans, strings strings;
@@ -39,15 +42,14 @@ const NULL = 16;
  */
 export class ColumnBuilder {
   private readonly reader: RowReader;
-  private readonly values: Cell[][];
+  private readonly table: Cell[][] = [];
   private readonly seen: number[];
-  private readonly row: unknown[];
+  private readonly width: number;
 
   constructor(plan: ColumnPlan, options: ReadOptions = {}) {
     this.reader = new RowReader(plan, options);
-    this.values = plan.names.map(() => []);
     this.seen = plan.names.map(() => 0);
-    this.row = new Array<unknown>(plan.names.length);
+    this.width = plan.names.length;
   }
 
   /** Rows added so far. */
@@ -65,9 +67,9 @@ export class ColumnBuilder {
   }
 
   private addRecord(record: unknown): void {
-    const row = this.row;
+    // The reader's raw cells land in the row that the table keeps, each replaced by its cell.
+    const row = new Array<unknown>(this.width);
     this.reader.read(record, row);
-    const values = this.values;
     const seen = this.seen;
     for (let i = 0; i < row.length; i++) {
       const value = row[i];
@@ -98,9 +100,10 @@ export class ColumnBuilder {
           cell = null;
           kind = NULL;
       }
-      values[i].push(cell);
+      row[i] = cell;
       seen[i] |= kind;
     }
+    this.table.push(row as Cell[]);
   }
 
   /** Adds every record of a page, in order. */
@@ -108,18 +111,23 @@ export class ColumnBuilder {
     for (let i = 0; i < records.length; i++) this.add(records[i]);
   }
 
-  /** Decides each column's dtype and returns the columns; the builder must not be used after. */
+  /** Decides each column's dtype and returns the table; the builder must not be used after. */
   finish(): BuiltColumns {
     const names = this.reader.names;
-    const data: Record<string, Cell[]> = {};
-    const dtypes = names.map((name, i) => {
-      const dtype = dtypeOf(this.seen[i]);
-      if (dtype === "string" && (this.seen[i] & (INT | FLOAT | BOOL)) !== 0) stringify(this.values[i]);
-      data[name] = this.values[i];
+    const dtypes = names.map((_, c) => {
+      const dtype = dtypeOf(this.seen[c]);
+      if (dtype === "string" && (this.seen[c] & (INT | FLOAT | BOOL)) !== 0) stringify(this.table, c);
       return dtype;
     });
-    return { names, data, dtypes, rows: this.reader.rows, warnings: this.reader.finish() };
+    return { names, table: this.table, dtypes, rows: this.reader.rows, warnings: this.reader.finish() };
   }
+}
+
+/** One column of a built table, as an array of its cells. */
+export function columnOf(built: BuiltColumns, name: string): Cell[] {
+  const c = built.names.indexOf(name);
+  if (c < 0) throw new RangeError(`no column ${JSON.stringify(name)} among ${built.names.join(", ")}`);
+  return built.table.map((row) => row[c]);
 }
 
 function dtypeOf(seen: number): Dtype {
@@ -131,9 +139,10 @@ function dtypeOf(seen: number): Dtype {
   return "float32";
 }
 
-function stringify(values: Cell[]): void {
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (value !== null && typeof value !== "string") values[i] = String(value);
+/** Turns column `c`'s numbers and booleans into their text. */
+function stringify(table: Cell[][], c: number): void {
+  for (let r = 0; r < table.length; r++) {
+    const value = table[r][c];
+    if (value !== null && typeof value !== "string") table[r][c] = String(value);
   }
 }

@@ -41,13 +41,13 @@ export function loadDanfo(): Danfo {
 }
 
 /**
- * Builds the DataFrame once, from column arrays with explicit names and dtypes (danfo maps row
- * objects by key position, so a row with reordered or missing keys would land in the wrong
- * columns), in danfo's low-memory mode, which skips keeping a second, transposed copy.
+ * Builds the DataFrame once, from the built rows (cell arrays in column order, never row objects:
+ * danfo maps those by key position, so a row with reordered or missing keys would land in the
+ * wrong columns) with explicit names and dtypes, in danfo's low-memory mode, which skips keeping
+ * a second, transposed copy. danfo keeps the rows as given.
  */
 export function frameFromColumns(built: BuiltColumns): DataFrame {
   const { DataFrame } = loadDanfo();
   const options = { columns: [...built.names], dtypes: [...built.dtypes], config: { lowMemoryMode: true } };
-  // danfo cannot size an index from a dict of empty arrays; an empty array with columns works.
-  return built.rows === 0 ? new DataFrame([], options) : new DataFrame(built.data, options);
+  return new DataFrame(built.table, options);
 }

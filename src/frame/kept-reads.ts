@@ -58,8 +58,8 @@ class KeptReads {
 /** A kept read's size in cells, a long string counting as one cell per 16 characters beyond the first 16. */
 function cellsOf(read: KeptRead): number {
   let cells = read.built.rows * read.built.names.length;
-  for (const name of read.built.names) {
-    for (const cell of read.built.data[name]) if (typeof cell === "string" && cell.length > 16) cells += (cell.length - 16) >> 4;
+  for (const row of read.built.table) {
+    for (const cell of row) if (typeof cell === "string" && cell.length > 16) cells += (cell.length - 16) >> 4;
   }
   return cells;
 }
@@ -67,11 +67,12 @@ function cellsOf(read: KeptRead): number {
 export const keptReads = new KeptReads();
 
 /**
- * A copy of built columns whose arrays no DataFrame shares: danfo may change the arrays it is
- * given, and a user the frame, while the kept read must stay as the server confirmed it.
+ * A copy of a built table whose rows no DataFrame shares: danfo keeps the rows it is given, and
+ * may change them (as a user may change the frame), while the kept read must stay as the server
+ * confirmed it.
  */
 export function copyColumns(built: BuiltColumns): BuiltColumns {
-  const data: Record<string, Cell[]> = {};
-  for (const name of built.names) data[name] = built.data[name].slice();
-  return { ...built, data };
+  const table: Cell[][] = new Array(built.table.length);
+  for (let r = 0; r < table.length; r++) table[r] = built.table[r].slice();
+  return { ...built, table };
 }

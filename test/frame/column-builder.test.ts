@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ColumnBuilder } from "../../src/frame/column-builder";
+import { ColumnBuilder, columnOf } from "../../src/frame/column-builder";
 import { planColumns } from "../../src/frame/column-spec";
 import { InvalidMethodError } from "../../src/errors";
 
 function build(records: unknown[], columns?: string[], strict = false) {
   const builder = new ColumnBuilder(planColumns(columns), { strict });
   builder.addPage(records);
-  return builder.finish();
+  const built = builder.finish();
+  // Every row has one cell per column; the checks below read the table by column.
+  for (const row of built.table) expect(row).toHaveLength(built.names.length);
+  return { ...built, data: Object.fromEntries(built.names.map((name) => [name, columnOf(built, name)])) };
 }
 
 describe("ColumnBuilder", () => {
