@@ -70,6 +70,15 @@ const BOOL = 2;
 const TEXT = 4;
 
 /**
+ * Every column's type when no column needs data to decide it (each is given in `types` or known
+ * from the platform's records, as {@link decideTypes} would take it), else `undefined`.
+ */
+export function typesWithoutData(plan: ColumnPlan, types: Readonly<Record<string, ColumnType>>): ColumnType[] | undefined {
+  const decided = plan.columns.map((def) => types[def.name] ?? knownType(def));
+  return decided.every((type) => type !== undefined) ? (decided as ColumnType[]) : undefined;
+}
+
+/**
  * Decides every column's type: the caller's `types` first, then what the platform's records are
  * known to hold, then the values in `columns` (the first row group, column by column): numbers -> `double` (JSON has
  * one number type, and an integer-looking first group says nothing about the next), booleans ->

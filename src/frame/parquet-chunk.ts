@@ -4,7 +4,9 @@
 // does not need: a TextEncoder call and a Uint8Array per string, copies of the values for the
 // schema walk, the page slices and the null filter. Text goes straight into the page buffer as
 // UTF-8. The result has writeColumn's shape, so hyparquet-writer's footer, page indexes and the
-// resume state (src/frame/parquet.ts) treat both alike. Why: README, "Parquet and Arrow".
+// resume state (src/frame/parquet.ts) treat both alike. A chunk is encoded first and written
+// once its pages are compressed, so that a row group's pages compress together, off the
+// JavaScript thread where the codec allows (src/frame/parquet.ts). Why: README, "Parquet and Arrow".
 
 /** The parts of hyparquet-writer this file uses (its types are ESM-only, so they are restated). */
 export interface ChunkKit {
@@ -33,7 +35,6 @@ export interface WrittenChunk {
 export interface ChunkOptions {
   readonly name: string;
   readonly codec: string;
-  readonly compress?: (input: Uint8Array) => Uint8Array;
   readonly pageSize: number;
   /** Min/max/null statistics in the footer (and page encoding statistics, as writeColumn ties them). */
   readonly statistics: boolean;
@@ -46,8 +47,12 @@ const SAMPLE_REJECTION = 0.9;
 
 /** Growable page buffer with the UTF-8 and float writes a Node Buffer has. */
 class PageBuffer {
-  bytes = Buffer.allocUnsafe(1 << 16);
+  bytes: Buffer;
   length = 0;
+
+  constructor(initialSize = 1 << 16) {
+    this.bytes = Buffer.allocUnsafe(initialSize);
+  }
 
   reserve(extra: number): void {
     if (this.length + extra <= this.bytes.length) return;
@@ -70,51 +75,324 @@ class PageBuffer {
     this.length += 8;
   }
 
+  /** The bytes written (a view: each page has a buffer of its own). */
   view(): Uint8Array {
     return this.bytes.subarray(0, this.length);
   }
 }
 
+/** One page of an encoded chunk, before compression: its header's fields and its bytes. */
+interface EncodedPage {
+  /** The page header without its compressed size, which compression decides. */
+  readonly header: { type: string; dictionary_page_header?: object; data_page_header_v2?: object };
+  /** Definition levels (data pages): never compressed in a DATA_PAGE_V2. */
+  readonly levels?: Uint8Array;
+  /** The values' bytes, which the codec compresses. */
+  readonly raw: Uint8Array;
+  /** The page's first row in the chunk (data pages). */
+  readonly firstRow: number;
+}
+
 /**
- * Writes one column chunk of `values` (strings or numbers, `null` for missing) to `out` and
- * returns its metadata. `type` is the column's Parquet type: `"string"` (BYTE_ARRAY, UTF8) or
- * `"double"`.
+ * A column chunk encoded into pages whose values are not compressed yet: compression, the one
+ * part of a row group's encoding that can run off the JavaScript thread, happens between
+ * {@link encodeChunk} and {@link writeEncodedChunk}.
  */
-export function writeChunk(kit: ChunkKit, out: RleWriter, type: "string" | "double", values: readonly (string | number | null)[], options: ChunkOptions): WrittenChunk {
-  const n = values.length;
+export interface EncodedChunk {
+  readonly type: "string" | "double";
+  readonly options: ChunkOptions;
+  readonly rows: number;
+  readonly dictionary?: EncodedPage;
+  readonly pages: readonly EncodedPage[];
+  readonly statistics?: Record<string, unknown>;
+}
+
+/**
+ * Encodes one column chunk as its values arrive, row by row, so that a row group holds bytes
+ * and indexes rather than the parsed values (which then die young, and cost the garbage
+ * collector little). Text and double values are written as hyparquet-writer's writeColumn
+ * writes them: dictionary encoding when the dictionary and its indexes at most halve the plain
+ * bytes, else PLAIN; pages cut where their value bytes reach `pageSize`; min/max statistics of
+ * doubles. One difference: writeColumn decides against a dictionary from a sample of 1,000
+ * values spread over the chunk, this builder from the chunk's first 1,000 values (it cannot see
+ * the rest yet); the final rule is the same.
+ */
+export class ChunkBuilder {
+  readonly type: "string" | "double";
+  readonly options: ChunkOptions;
+  private readonly kit: ChunkKit;
+  private readonly isText: boolean;
+  private rows = 0;
+  private nulls = 0;
+  private levels = new Uint8Array(1024);
+  // Dictionary trial: each distinct value's index, and each row's index (unset for nulls).
+  private index: Map<string | number, number> | undefined = new Map();
+  private values: (string | number)[] = [];
+  private rowIndex = new Int32Array(1024);
+  private nonNull = 0;
+  private dictionaryBytes = 0;
+  private plainBytes = 0;
+  // PLAIN: the finished pages and the one being filled.
+  private pages: EncodedPage[] = [];
+  private page: PageBuffer | undefined;
+  private pageFrom = 0;
+  private pageBytes = 0;
+  private pageNulls = 0;
+  // Statistics of doubles (NaN skipped), kept as values arrive in PLAIN, or as distinct values join the dictionary.
+  private min: number | undefined;
+  private max: number | undefined;
+  private nan = 0;
+
+  constructor(kit: ChunkKit, type: "string" | "double", options: ChunkOptions) {
+    this.kit = kit;
+    this.type = type;
+    this.isText = type === "string";
+    this.options = options;
+  }
+
+  /** Rows added since the chunk began. */
+  get length(): number {
+    return this.rows;
+  }
+
+  /** Adds one row's value: a string (text) or number (double), or null. */
+  add(value: string | number | null): void {
+    const row = this.rows++;
+    if (row === this.levels.length) this.grow();
+    if (value === null) {
+      if (this.index) this.nulls++;
+      else this.addPlainNull(row);
+      return;
+    }
+    this.levels[row] = 1;
+    if (this.index) this.addToDictionary(value, row);
+    else this.addPlain(value, row);
+  }
+
+  private grow(): void {
+    const levels = new Uint8Array(this.levels.length * 2);
+    levels.set(this.levels);
+    this.levels = levels;
+    if (this.index) {
+      const rowIndex = new Int32Array(this.levels.length);
+      rowIndex.set(this.rowIndex);
+      this.rowIndex = rowIndex;
+    }
+  }
+
+  private addToDictionary(value: string | number, row: number): void {
+    const index = this.index!;
+    const size = this.isText ? (value as string).length + 4 : 8;
+    this.plainBytes += size;
+    let at = index.get(value);
+    if (at === undefined) {
+      at = this.values.length;
+      index.set(value, at);
+      this.values.push(value);
+      this.dictionaryBytes += size;
+      // min/max over the distinct values are those of all values; NaNs are counted one by one.
+      if (!this.isText && value === value) this.observe(value as number);
+    }
+    if (value !== value) this.nan++;
+    this.rowIndex[row] = at;
+    // writeColumn's first test: distinct bytes above 90% of the values' bytes rule a dictionary out.
+    if (++this.nonNull === SAMPLE && this.dictionaryBytes / this.plainBytes > SAMPLE_REJECTION) this.toPlain(row + 1);
+  }
+
+  private observe(value: number): void {
+    if (Number.isNaN(value)) this.nan++;
+    else {
+      if (this.min === undefined || value < this.min) this.min = value;
+      if (this.max === undefined || value > this.max) this.max = value;
+    }
+  }
+
+  /** Leaves the dictionary trial: the rows so far become PLAIN pages, and so do the rows to come. */
+  private toPlain(rows: number): void {
+    const { values, rowIndex, levels } = this;
+    this.index = undefined;
+    this.values = [];
+    this.rowIndex = new Int32Array(0);
+    this.nulls = 0;
+    this.min = this.max = undefined;
+    this.nan = 0;
+    this.page = new PageBuffer();
+    for (let row = 0; row < rows; row++) {
+      if (levels[row]) this.addPlain(values[rowIndex[row]], row);
+      else this.addPlainNull(row);
+    }
+  }
+
+  private addPlainNull(row: number): void {
+    // A page whose first value alone reached pageSize ends at the next row, even a null.
+    if (this.pageBytes >= this.options.pageSize && row > this.pageFrom) {
+      this.closePage(row);
+      this.page = new PageBuffer();
+      this.pageBytes = 0;
+    }
+    this.nulls++;
+    this.pageNulls++;
+  }
+
+  private addPlain(value: string | number, row: number): void {
+    let page = this.page;
+    if (!page) page = this.page = new PageBuffer();
+    const mark = page.length;
+    if (this.isText) page.text(value as string);
+    else {
+      page.double(value as number);
+      this.observe(value as number);
+    }
+    this.pageBytes += page.length - mark - (this.isText ? 4 : 0);
+    // A new page starts at the value that brings the page's value bytes to pageSize, as
+    // writeColumn's getPageBoundaries decides.
+    if (this.pageBytes >= this.options.pageSize && row > this.pageFrom) {
+      const bytes = page.bytes.subarray(mark, page.length);
+      page.length = mark;
+      this.closePage(row);
+      this.page = page = new PageBuffer(Math.max(1 << 16, bytes.length * 2));
+      page.reserve(bytes.length);
+      page.bytes.set(bytes, 0);
+      page.length = bytes.length;
+      this.pageBytes = bytes.length - (this.isText ? 4 : 0);
+    }
+  }
+
+  /** Ends the PLAIN page being filled before row `to`. */
+  private closePage(to: number): void {
+    this.pages.push(this.dataPage(this.pageFrom, to, this.pageNulls, this.page!.view()));
+    this.pageFrom = to;
+    this.pageNulls = 0;
+  }
+
+  private dataPage(from: number, to: number, nulls: number, raw: Uint8Array): EncodedPage {
+    const levelWriter = new this.kit.ByteWriter(64 + ((to - from) >> 3));
+    const levelBytes = this.kit.writeRleBitPackedHybrid(levelWriter, this.levels.subarray(from, to), 1);
+    return {
+      header: {
+        type: "DATA_PAGE_V2",
+        data_page_header_v2: {
+          num_values: to - from,
+          num_nulls: nulls,
+          num_rows: to - from,
+          encoding: this.index ? "RLE_DICTIONARY" : "PLAIN",
+          definition_levels_byte_length: levelBytes,
+          repetition_levels_byte_length: 0,
+          is_compressed: true,
+        },
+      },
+      levels: levelWriter.getBytes(),
+      raw,
+      firstRow: from,
+    };
+  }
+
+  /**
+   * The chunk of the rows added, encoded into pages whose values the codec compresses next; the
+   * builder is empty again afterwards, for the next row group.
+   */
+  finish(): EncodedChunk {
+    const n = this.rows;
+    // writeColumn's first test, for a chunk of fewer values than the sample; its second test:
+    // dictionary and indexes must at most halve the plain bytes.
+    if (this.index && this.nonNull < SAMPLE && this.dictionaryBytes > SAMPLE_REJECTION * this.plainBytes) this.toPlain(n);
+    if (this.index && (this.nonNull === 0 || 2 * (this.dictionaryBytes + Math.ceil((this.nonNull * bitWidthOf(this.values.length)) / 8)) > this.plainBytes)) {
+      this.toPlain(n);
+    }
+    let dictionary: EncodedPage | undefined;
+    const pages = this.pages;
+    if (this.index) {
+      const page = new PageBuffer();
+      for (const value of this.values) {
+        if (this.isText) page.text(value as string);
+        else page.double(value as number);
+      }
+      dictionary = { header: { type: "DICTIONARY_PAGE", dictionary_page_header: { num_values: this.values.length, encoding: "PLAIN" } }, raw: page.view(), firstRow: 0 };
+      // Pages of indexes, each up to pageSize at 4 bytes per value, as writeColumn counts them,
+      // with as many bits per index as the page's largest index needs.
+      const indexes = new Int32Array(Math.min(n, Math.ceil(this.options.pageSize / 4)) + 1);
+      let from = 0;
+      do {
+        let bytes = 0;
+        let count = 0;
+        let nulls = 0;
+        let largest = 0;
+        let to = from;
+        for (; to < n; to++) {
+          const present = this.levels[to];
+          const next = present ? bytes + 4 : bytes;
+          if (next >= this.options.pageSize && to > from) break;
+          bytes = next;
+          if (present) {
+            const at = this.rowIndex[to];
+            indexes[count++] = at;
+            if (at > largest) largest = at;
+          } else nulls++;
+        }
+        const bitWidth = bitWidthOf(largest + 1);
+        const rle = new this.kit.ByteWriter(16 + count);
+        rle.appendUint8(bitWidth);
+        this.kit.writeRleBitPackedHybrid(rle, indexes.subarray(0, count), bitWidth);
+        pages.push(this.dataPage(from, to, nulls, rle.getBytes()));
+        from = to;
+      } while (from < n);
+    } else if (this.page || n === 0 || pages.length === 0) {
+      // The last PLAIN page (a chunk of nulls only has one, with no values).
+      pages.push(this.dataPage(this.pageFrom, n, this.pageNulls, this.page ? this.page.view() : new Uint8Array(0)));
+    }
+    let min = this.min;
+    let max = this.max;
+    if (min === 0) min = -0;
+    if (max === 0) max = 0;
+    const statistics = this.options.statistics && !this.isText ? { min_value: min, max_value: max, null_count: BigInt(this.nulls), nan_count: BigInt(this.nan) } : undefined;
+    const chunk: EncodedChunk = { type: this.type, options: this.options, rows: n, dictionary, pages, statistics };
+    this.reset();
+    return chunk;
+  }
+
+  private reset(): void {
+    this.rows = this.nulls = this.nonNull = this.dictionaryBytes = this.plainBytes = 0;
+    this.index = new Map();
+    this.values = [];
+    this.rowIndex = new Int32Array(this.levels.length);
+    this.levels = new Uint8Array(this.levels.length);
+    this.pages = [];
+    this.page = undefined;
+    this.pageFrom = this.pageBytes = this.pageNulls = 0;
+    this.min = this.max = undefined;
+    this.nan = 0;
+  }
+}
+
+/** Bits per dictionary index, as writeColumn computes them. */
+function bitWidthOf(distinct: number): number {
+  return Math.ceil(Math.log2(distinct));
+}
+
+/** The bytes an encoded chunk's codec compresses, dictionary page first. */
+export function rawPages(chunk: EncodedChunk): Uint8Array[] {
+  return [...(chunk.dictionary ? [chunk.dictionary.raw] : []), ...chunk.pages.map((page) => page.raw)];
+}
+
+/**
+ * Writes an encoded chunk to `out` with its pages' compressed bodies (in {@link rawPages}'
+ * order) and returns its metadata, in the shape hyparquet-writer's writeColumn returns.
+ */
+export function writeEncodedChunk(kit: ChunkKit, out: RleWriter, chunk: EncodedChunk, bodies: readonly Uint8Array[]): WrittenChunk {
+  const { type, options, dictionary, pages } = chunk;
   const isText = type === "string";
   const start = out.offset;
   let uncompressed = 0;
+  let body = 0;
   const encodings: string[] = [];
-
-  const levels = new Uint8Array(n);
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (values[i] === null) nulls++;
-    else levels[i] = 1;
-  }
-  const statistics = options.statistics && !isText ? doubleStatistics(values as readonly (number | null)[], nulls) : undefined;
-
-  const dictionary = buildDictionary(values, isText, n - nulls);
   let dictionaryOffset: bigint | undefined;
   if (dictionary) {
     dictionaryOffset = BigInt(out.offset);
-    const page = new PageBuffer();
-    for (const value of dictionary.values) {
-      if (isText) page.text(value as string);
-      else page.double(value as number);
-    }
-    const raw = page.view();
-    const body = options.compress ? options.compress(raw) : raw;
+    const compressed = bodies[body++];
     const headerStart = out.offset;
-    kit.writePageHeader(out, {
-      type: "DICTIONARY_PAGE",
-      uncompressed_page_size: raw.length,
-      compressed_page_size: body.length,
-      dictionary_page_header: { num_values: dictionary.values.length, encoding: "PLAIN" },
-    });
-    uncompressed += out.offset - headerStart + raw.length;
-    out.appendBytes(body);
+    kit.writePageHeader(out, { ...dictionary.header, uncompressed_page_size: dictionary.raw.length, compressed_page_size: compressed.length });
+    uncompressed += out.offset - headerStart + dictionary.raw.length;
+    out.appendBytes(compressed);
     encodings.push("PLAIN");
   }
   const encoding = dictionary ? "RLE_DICTIONARY" : "PLAIN";
@@ -122,70 +400,22 @@ export function writeChunk(kit: ChunkKit, out: RleWriter, type: "string" | "doub
 
   const dataOffset = BigInt(out.offset);
   const locations: NonNullable<WrittenChunk["offsetIndex"]>["page_locations"] = [];
-  const levelWriter = new kit.ByteWriter(1024);
-  const page = new PageBuffer();
-  let from = 0;
-  do {
-    // A new page starts at the value that brings the page's value bytes (UTF-8 bytes for text, 4
-    // per dictionary index) to pageSize, as writeColumn's getPageBoundaries decides.
+  for (const page of pages) {
     const pageOffset = out.offset;
-    page.length = 0;
-    let bytes = 0;
-    let pageNulls = 0;
-    let to = from;
-    for (; to < n; to++) {
-      const value = values[to];
-      const mark = page.length;
-      if (value !== null && !dictionary) {
-        if (isText) page.text(value as string);
-        else page.double(value as number);
-      }
-      bytes += value === null ? 0 : dictionary ? 4 : isText ? page.length - mark - 4 : 8;
-      if (bytes >= options.pageSize && to > from) {
-        page.length = mark;
-        break;
-      }
-      if (value === null) pageNulls++;
-    }
-    levelWriter.index = levelWriter.offset = 0;
-    const levelBytes = kit.writeRleBitPackedHybrid(levelWriter, levels.subarray(from, to), 1);
-    let raw = page.view();
-    if (dictionary) {
-      const { indexes } = dictionary;
-      let count = 0;
-      for (let i = from; i < to; i++) if (levels[i]) indexes[count++] = dictionary.rowIndex[i];
-      // writeColumn's bit width is that of the page's largest index; the dictionary's is as valid
-      // for readers, and equal whenever a page holds the last distinct value.
-      const bitWidth = Math.ceil(Math.log2(dictionary.values.length));
-      const rle = new kit.ByteWriter(16 + count);
-      rle.appendUint8(bitWidth);
-      kit.writeRleBitPackedHybrid(rle, indexes.subarray(0, count), bitWidth);
-      raw = rle.getBytes();
-    }
-    const body = options.compress ? options.compress(raw) : raw;
-    const headerStart = out.offset;
+    const levels = page.levels!;
+    const compressed = bodies[body++];
     kit.writePageHeader(out, {
-      type: "DATA_PAGE_V2",
-      uncompressed_page_size: levelBytes + raw.length,
-      compressed_page_size: levelBytes + body.length,
-      data_page_header_v2: {
-        num_values: to - from,
-        num_nulls: pageNulls,
-        num_rows: to - from,
-        encoding,
-        definition_levels_byte_length: levelBytes,
-        repetition_levels_byte_length: 0,
-        is_compressed: true,
-      },
+      ...page.header,
+      uncompressed_page_size: levels.length + page.raw.length,
+      compressed_page_size: levels.length + compressed.length,
     });
-    uncompressed += out.offset - headerStart + levelBytes + raw.length;
-    out.appendBytes(levelWriter.getBytes());
-    out.appendBytes(body);
-    locations.push({ offset: BigInt(pageOffset), compressed_page_size: out.offset - pageOffset, first_row_index: BigInt(from) });
-    from = to;
-  } while (from < n);
+    uncompressed += out.offset - pageOffset + levels.length + page.raw.length;
+    out.appendBytes(levels);
+    out.appendBytes(compressed);
+    locations.push({ offset: BigInt(pageOffset), compressed_page_size: out.offset - pageOffset, first_row_index: BigInt(page.firstRow) });
+  }
 
-  const pages = locations.length;
+  const count = locations.length;
   return {
     chunk: {
       meta_data: {
@@ -193,92 +423,18 @@ export function writeChunk(kit: ChunkKit, out: RleWriter, type: "string" | "doub
         encodings,
         path_in_schema: [options.name],
         codec: options.codec,
-        num_values: BigInt(n),
+        num_values: BigInt(chunk.rows),
         total_compressed_size: BigInt(out.offset - start),
         total_uncompressed_size: BigInt(uncompressed),
         data_page_offset: dataOffset,
         dictionary_page_offset: dictionaryOffset,
-        statistics,
+        statistics: chunk.statistics,
         encoding_stats: options.statistics
-          ? [...(dictionary ? [{ page_type: "DICTIONARY_PAGE", encoding: "PLAIN", count: 1 }] : []), { page_type: "DATA_PAGE_V2", encoding, count: pages }]
+          ? [...(dictionary ? [{ page_type: "DICTIONARY_PAGE", encoding: "PLAIN", count: 1 }] : []), { page_type: "DATA_PAGE_V2", encoding, count }]
           : undefined,
       },
       file_offset: BigInt(start),
     },
-    offsetIndex: pages > 1 ? { page_locations: locations } : undefined,
+    offsetIndex: count > 1 ? { page_locations: locations } : undefined,
   };
-}
-
-interface Dictionary {
-  values: (string | number)[];
-  /** Each row's index into `values` (unset for nulls). */
-  rowIndex: Int32Array;
-  /** Scratch for one page's non-null indexes. */
-  indexes: Int32Array;
-}
-
-/** The values' byte estimate as writeColumn makes it: a string's length (plus 4), 8 per double. */
-function sizeOf(value: string | number, isText: boolean): number {
-  return isText ? (value as string).length + 4 : 8;
-}
-
-function buildDictionary(values: readonly (string | number | null)[], isText: boolean, nonNull: number): Dictionary | undefined {
-  const n = values.length;
-  if (nonNull === 0) return undefined;
-  const sample = Math.min(n, SAMPLE);
-  const seen = new Set<string | number | null>();
-  let sampleDistinct = 0;
-  let sampleTotal = 0;
-  for (let i = 0; i < sample; i++) {
-    const value = values[sample === 1 ? 0 : Math.floor((i * (n - 1)) / (sample - 1))];
-    if (value === null) continue;
-    const size = sizeOf(value, isText);
-    sampleTotal += size;
-    if (!seen.has(value)) {
-      seen.add(value);
-      sampleDistinct += size;
-    }
-  }
-  if (!sampleTotal || sampleDistinct / sampleTotal > SAMPLE_REJECTION) return undefined;
-
-  const index = new Map<string | number, number>();
-  const dictionary: (string | number)[] = [];
-  const rowIndex = new Int32Array(n);
-  let dictionaryBytes = 0;
-  let plainBytes = 0;
-  for (let i = 0; i < n; i++) {
-    const value = values[i];
-    if (value === null) continue;
-    const size = sizeOf(value, isText);
-    plainBytes += size;
-    let at = index.get(value);
-    if (at === undefined) {
-      at = dictionary.length;
-      index.set(value, at);
-      dictionary.push(value);
-      dictionaryBytes += size;
-    }
-    rowIndex[i] = at;
-  }
-  const indexBytes = Math.ceil((nonNull * Math.ceil(Math.log2(dictionary.length))) / 8);
-  if (2 * (dictionaryBytes + indexBytes) > plainBytes) return undefined;
-  return { values: dictionary, rowIndex, indexes: new Int32Array(n) };
-}
-
-/** Footer statistics of a double column as writeColumn computes them (NaN skipped, signed zeros). */
-function doubleStatistics(values: readonly (number | null)[], nulls: number): Record<string, unknown> {
-  let min: number | undefined;
-  let max: number | undefined;
-  let nan = 0;
-  for (const value of values) {
-    if (value === null) continue;
-    if (Number.isNaN(value)) nan++;
-    else {
-      if (min === undefined || value < min) min = value;
-      if (max === undefined || value > max) max = value;
-    }
-  }
-  if (min === 0) min = -0;
-  if (max === 0) max = 0;
-  return { min_value: min, max_value: max, null_count: BigInt(nulls), nan_count: BigInt(nan) };
 }

@@ -2,17 +2,18 @@
 // hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: README,
 // "Parquet and Arrow".
 import type { Writable } from "node:stream";
-import { gzipSync } from "node:zlib";
+import { gzip, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
 import { openAtomicFile } from "./atomic-file";
 import { planColumns, type ColumnPlan } from "./column-spec";
-import { checkColumnTypes, decideTypes, toTyped, type ColumnType, type TypedCell } from "./column-types";
+import { checkColumnTypes, decideTypes, toTyped, typesWithoutData, type ColumnType, type TypedCell } from "./column-types";
 import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning } from "./row-reader";
 import { reportWarnings } from "./warnings";
 import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
-import { writeChunk, type ChunkKit, type RleWriter, type WrittenChunk } from "./parquet-chunk";
-import { snappyCompress } from "./snappy";
+import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit, type EncodedChunk, type RleWriter, type WrittenChunk } from "./parquet-chunk";
+import { snappyCompress, snappyCompressAsync } from "./snappy";
 import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../errors";
 
 /** The compressions a Parquet export can use. */
@@ -42,9 +43,17 @@ export interface ParquetExportOptions extends ExportOptions {
 
 const DEFAULT_ROW_GROUP = 20_000;
 const GZIP_LEVEL = 6;
+const gzipAsync = promisify(gzip);
+// On this thread, for hyparquet-writer's column writer (integer and boolean columns)...
 const COMPRESSORS: Record<string, (input: Uint8Array) => Uint8Array> = {
-  SNAPPY: snappyCompress,
+  SNAPPY: (input) => snappyCompress(input),
   GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
+};
+// ...and off it where the codec's library can (native Snappy, zlib), for the text and double
+// columns, whose pages a row group compresses all at once.
+const ASYNC_COMPRESSORS: Record<string, (input: Uint8Array) => Promise<Uint8Array>> = {
+  SNAPPY: snappyCompressAsync,
+  GZIP: (input) => gzipAsync(input, { level: GZIP_LEVEL }),
 };
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
 const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
@@ -141,20 +150,44 @@ export async function writeParquet(
   out.finish = () => out.flush!();
 
   const width = plan.names.length;
+  const saved = resumed?.writer as SavedParquetWriter | undefined;
   let types: ColumnType[] | undefined;
   let writer: InstanceType<HyparquetWriter["ParquetWriter"]> | undefined;
-  // The row group being filled, column by column (no row objects), and each row's _id for errors.
-  let columns: unknown[][] = plan.names.map(() => []);
-  let ids: unknown[] = [];
+  // The row group being filled, column by column (no row objects): text and double columns
+  // encoded as values arrive, the others as typed values. Until the types are decided (by the
+  // first row group, when some column's type is not known), the raw values and each row's _id.
+  let builders: (ChunkBuilder | undefined)[] = [];
+  let typed: (TypedCell[] | undefined)[] = [];
+  let raw: { columns: unknown[][]; ids: unknown[] } | undefined;
   let filled = 0;
+  let lastId: unknown;
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
   // Rows in the row groups written so far: what a resumed run keeps.
   let grouped = items;
+  const cells = new Array<TypedCell>(width);
 
-  const start = (): void => {
-    const saved = resumed?.writer as SavedParquetWriter | undefined;
-    types = saved ? saved.types : decideTypes(plan, columns, resolved.types);
+  /** Adds one row, converted to the column types first, so that a value that does not fit adds nothing. */
+  const addRow = (row: readonly unknown[], id: unknown): void => {
+    for (let c = 0; c < width; c++) {
+      const value = row[c];
+      const builder = builders[c];
+      cells[c] =
+        builder === undefined
+          ? toTyped(value, types![c], plan.names[c], id)
+          : builder.type === "double"
+            ? typeof value === "number" ? value : toTyped(value, "double", plan.names[c], id)
+            : typeof value === "string" ? value : toTyped(value, "string", plan.names[c], id);
+    }
+    for (let c = 0; c < width; c++) {
+      const builder = builders[c];
+      if (builder === undefined) typed[c]!.push(cells[c]);
+      else builder.add(cells[c] as string | number | null);
+    }
+  };
+
+  const start = (decided: ColumnType[]): void => {
+    types = decided;
     const columnData = reader.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
     writer = new hp.ParquetWriter({
       writer: out,
@@ -164,26 +197,40 @@ export async function writeParquet(
       createdBy: "matframe (hyparquet-writer)",
     });
     if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
-  };
-  const writeGroup = async (): Promise<void> => {
-    if (!writer) start();
-    const rows = filled;
-    const cursor = ids[rows - 1];
-    const group = columns;
-    for (let c = 0; c < width; c++) {
-      const data = group[c];
-      for (let r = 0; r < rows; r++) data[r] = toTyped(data[r], types![c], plan.names[c], ids[r]);
+    const codec = CODECS[resolved.compression];
+    builders = types.map((type, c) =>
+      type === "string" || type === "double"
+        ? new ChunkBuilder(hp, type, { name: reader.names[c], codec, pageSize: PAGE_SIZE, statistics: type !== "string" })
+        : undefined,
+    );
+    typed = builders.map((builder) => (builder ? undefined : []));
+    if (raw) {
+      const { columns, ids } = raw;
+      raw = undefined;
+      const row = new Array<unknown>(width);
+      for (let r = 0; r < ids.length; r++) {
+        for (let c = 0; c < width; c++) row[c] = columns[c][r];
+        addRow(row, ids[r]);
+      }
     }
-    columns = plan.names.map(() => []);
-    ids = [];
+  };
+  // Types known without data: the writer starts at the first page (once its units are read).
+  const known = saved ? saved.types : typesWithoutData(plan, resolved.types);
+  if (!known) raw = { columns: plan.names.map(() => []), ids: [] };
+
+  const writeGroup = async (): Promise<void> => {
+    if (!writer) start(known ?? decideTypes(plan, raw!.columns, resolved.types));
+    const rows = filled;
     filled = 0;
     if (rows === 0) return;
-    writeRowGroup(hp, writer!, out, reader.names, types!, group as TypedCell[][], CODECS[resolved.compression]);
+    const group = builders.map((builder, c) => builder?.finish() ?? typed[c]!);
+    typed = typed.map((values) => values && []);
+    await writeRowGroup(hp, writer!, out, reader.names, group, CODECS[resolved.compression]);
     await out.flush!();
     grouped += rows;
     if (resumable) {
       const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
-      await resumable.checkpoint({ cursor: String(cursor), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
+      await resumable.checkpoint({ cursor: String(lastId), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
     }
   };
 
@@ -191,6 +238,10 @@ export async function writeParquet(
   try {
     const row = new Array<unknown>(width);
     for await (const page of pages) {
+      if (!writer && known) {
+        reader.observeUnits(page);
+        start(known);
+      }
       for (let i = 0; i < page.length; i++) {
         const record = page[i];
         try {
@@ -198,8 +249,12 @@ export async function writeParquet(
         } catch (error) {
           throw recordShapeError(error, record);
         }
-        for (let c = 0; c < width; c++) columns[c].push(row[c]);
-        ids.push((record as { _id?: unknown } | null)?._id);
+        const id = (record as { _id?: unknown } | null)?._id;
+        if (raw) {
+          for (let c = 0; c < width; c++) raw.columns[c].push(row[c]);
+          raw.ids.push(id);
+        } else addRow(row, id);
+        lastId = id;
         if (++filled === resolved.rowGroupSize) await writeGroup();
       }
       items += page.length;
@@ -239,34 +294,36 @@ export async function exportParquet(pages: PageSource, target: ExportTarget, opt
 /**
  * Appends one row group to the file, column by column, and records it in the writer's footer
  * state as hyparquet-writer's own `write` does (src/parquet-writer.js). Text and double columns
- * go through writeChunk; the other types through hyparquet-writer's writeColumn.
+ * come encoded (ChunkBuilder), their pages compressed here all together (off this thread where
+ * the codec allows); the other types are typed values for hyparquet-writer's writeColumn.
  */
-function writeRowGroup(
+async function writeRowGroup(
   hp: HyparquetWriter,
   writer: object,
   out: ByteWriterLike,
   names: readonly string[],
-  types: readonly ColumnType[],
-  columns: TypedCell[][],
+  group: readonly (EncodedChunk | TypedCell[])[],
   codec: string,
-): void {
+): Promise<void> {
   const w = writer as WriterInternals & { schema: object[] };
+  const compress = ASYNC_COMPRESSORS[codec];
+  const bodies = await Promise.all(group.map((chunk) => (Array.isArray(chunk) ? undefined : Promise.all(rawPages(chunk).map((raw) => (compress ? compress(raw) : raw))))));
   const groupStart = out.offset;
-  const rows = columns[0].length;
   const chunks: object[] = [];
+  let rows = 0;
   let totalBytes = 0n;
   for (let c = 0; c < names.length; c++) {
-    const type = types[c];
-    // Min/max of text (ids, names) costs a third of the encoding and helps no reader skip a group.
-    const statistics = type !== "string";
+    const chunk = group[c];
     let written: WrittenChunk;
-    if (type === "string" || type === "double") {
-      written = writeChunk(hp, out, type, columns[c] as (string | number | null)[], { name: names[c], codec, compress: COMPRESSORS[codec], pageSize: PAGE_SIZE, statistics });
+    if (!Array.isArray(chunk)) {
+      written = writeEncodedChunk(hp, out, chunk, bodies[c]!);
+      rows = chunk.rows;
     } else {
-      const values = columns[c];
+      const values = chunk;
+      rows = values.length;
       const definitionLevels = values.map((value) => (value === null ? 0 : 1));
       const element = w.schema[c + 1];
-      const column = { columnName: names[c], element, schemaPath: [w.schema[0], element], codec, compressors: COMPRESSORS, stats: statistics, pageSize: PAGE_SIZE, columnIndex: false, offsetIndex: true };
+      const column = { columnName: names[c], element, schemaPath: [w.schema[0], element], codec, compressors: COMPRESSORS, stats: true, pageSize: PAGE_SIZE, columnIndex: false, offsetIndex: true };
       written = hp.writeColumn({ writer: out, column, pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 } });
     }
     chunks.push(written.chunk);

@@ -1,19 +1,56 @@
-// Snappy for Parquet pages, from snappyjs (MIT, Zhipeng Jia; pure JavaScript, loaded on first
-// use). Its compressor writes into one array sized for the worst case; hyparquet-writer's own
-// copy of the same algorithm grows its output a byte call at a time, which made Snappy about 10%
-// of a Parquet export's CPU. Same algorithm, same bytes (test/frame/parquet-chunk.test.ts).
+// Snappy for Parquet pages. The Rust implementation (the snap crate) through the `snappy` package
+// (napi-rs, MIT; an optional dependency whose native binary for each platform is an npm package
+// of its own), which also compresses off the JavaScript thread; where no binary fits the platform, or it is not
+// installed, snappyjs (MIT, Zhipeng Jia; pure JavaScript). Both write the raw block format that
+// Parquet's SNAPPY codec uses, checked against hyparquet's decoder (test/frame/parquet-chunk.test.ts).
 import { MissingDependencyError } from "../errors";
 
-let compressImpl: ((input: Uint8Array) => Uint8Array) | undefined;
+/** Which Snappy compresses: the native library, or its pure JavaScript port. */
+export type SnappyBackend = "native" | "js";
 
-/** Compresses `input` as one Snappy block (the raw format Parquet's SNAPPY codec uses). */
-export function snappyCompress(input: Uint8Array): Uint8Array {
-  if (!compressImpl) {
+type Compress = (input: Uint8Array) => Uint8Array;
+
+let native: { compressSync: Compress; compress(input: Uint8Array): Promise<Uint8Array> } | null | undefined;
+let js: Compress | undefined;
+
+function loadNative(): typeof native {
+  if (native === undefined) {
     try {
-      compressImpl = (require("snappyjs") as { compress(input: Uint8Array): Uint8Array }).compress;
+      native = require("snappy") as NonNullable<typeof native>;
+    } catch {
+      native = null; // no binary for this platform, or the optional dependency was left out
+    }
+  }
+  return native;
+}
+
+function loadJs(): Compress {
+  if (!js) {
+    try {
+      js = (require("snappyjs") as { compress: Compress }).compress;
     } catch (error) {
       throw new MissingDependencyError("snappyjs", "A Parquet export with Snappy compression", { cause: error });
     }
   }
-  return compressImpl(input);
+  return js;
+}
+
+/** The backend this process uses: native when the `snappy` package loads, else JavaScript. */
+export function snappyBackend(): SnappyBackend {
+  return loadNative() ? "native" : "js";
+}
+
+/** Compresses `input` as one Snappy block, on this thread. */
+export function snappyCompress(input: Uint8Array, backend: SnappyBackend = snappyBackend()): Uint8Array {
+  return backend === "native" && loadNative() ? loadNative()!.compressSync(input) : loadJs()(input);
+}
+
+/**
+ * Compresses `input` as one Snappy block; the native backend works on libuv's thread pool, so a
+ * row group's pages compress in parallel while the JavaScript thread goes on parsing pages.
+ */
+export function snappyCompressAsync(input: Uint8Array): Promise<Uint8Array> {
+  const lib = loadNative();
+  if (lib) return lib.compress(input);
+  return Promise.resolve(loadJs()(input));
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { exportParquet } from "../../src";
 import { snappyCompress } from "../../src/frame/snappy";
+import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit } from "../../src/frame/parquet-chunk";
 
 // Snappy (snappyjs) and matframe's text/double column chunks, checked by code they do not
 // contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor (for
@@ -133,5 +134,76 @@ describe("text and double column chunks", () => {
     );
     const names = records.reduce((sum, record) => sum + [...record.name].length, 0);
     expect(reader.getRows()[0]).toEqual([rows, records.filter((r) => r.a !== null).length, records.filter((r) => r.kind !== null).length, 0, names, "Si"]);
+  });
+});
+
+describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
+  // The chunk writer of the export, fed one value at a time, and hyparquet-writer's column writer
+  // given the whole column: the same bytes and metadata, uncompressed (compression comes after
+  // both), at page sizes that cut pages at every value up to one page for everything.
+  interface Kit extends ChunkKit {
+    schemaFromColumnData(options: object): { type?: string }[];
+    writeColumn(options: object): { chunk: object; offsetIndex?: object };
+  }
+  let kit: Kit;
+  beforeAll(async () => {
+    kit = {
+      ...((await import("hyparquet-writer")) as object),
+      writeColumn: ((await import("hyparquet-writer/src/column.js")) as unknown as { writeColumn: Kit["writeColumn"] }).writeColumn,
+      writePageHeader: ((await import("hyparquet-writer/src/datapage.js")) as unknown as { writePageHeader: Kit["writePageHeader"] }).writePageHeader,
+      writeRleBitPackedHybrid: ((await import("hyparquet-writer/src/encoding.js")) as unknown as { writeRleBitPackedHybrid: Kit["writeRleBitPackedHybrid"] }).writeRleBitPackedHybrid,
+    } as Kit;
+  });
+
+  const repeat = <T>(n: number, f: (i: number) => T) => Array.from({ length: n }, (_, i) => f(i));
+  const columns: [string, "string" | "double", (string | number | null)[]][] = [
+    ["unique text with nulls", "string", repeat(3000, (i) => (i % 9 === 0 ? null : `material ${i} ${"é⚛".repeat(i % 5)}`))],
+    ["repeated text (a dictionary)", "string", repeat(3000, (i) => ["Si", "GaAs", "Fe₂O₃", "🧪"][i % 4])],
+    ["repeated text, nulls first", "string", repeat(2500, (i) => (i < 1200 ? null : ["a", "b"][i % 2]))],
+    ["fewer values than the sample, unique", "string", repeat(300, (i) => `id-${i}`)],
+    ["fewer values than the sample, repeated", "string", repeat(300, (i) => `kind-${i % 3}`)],
+    ["a value longer than the page", "string", ["x".repeat(5000), null, "y", "z".repeat(3000), null, null, "w"]],
+    ["nulls only", "string", repeat(50, () => null)],
+    ["unique doubles with NaN and -0", "double", repeat(3000, (i) => (i % 7 === 0 ? null : i % 11 === 0 ? NaN : i % 13 === 0 ? -0 : i * 0.37))],
+    ["repeated doubles with NaN", "double", repeat(3000, (i) => [1.5, -2.25, NaN, 0, null][i % 5])],
+    ["one double", "double", [42]],
+    ["doubles nulls only", "double", [null, null, null]],
+  ];
+  const pageSizes = [1, 4, 5, 64, 4096, 1 << 20];
+
+  it.each(columns)("%s: the bytes and metadata writeColumn writes, at every page size", (name, type, values) => {
+    const [, element] = kit.schemaFromColumnData({ columnData: [{ name, data: [], type: type === "string" ? "STRING" : "DOUBLE", nullable: true }] });
+    const root = { name: "root", num_children: 1 };
+    for (const pageSize of pageSizes) {
+      const statistics = type === "double";
+      const theirs = new kit.ByteWriter(1024);
+      const expected = kit.writeColumn({
+        writer: theirs,
+        column: { columnName: name, element, schemaPath: [root, element], codec: "UNCOMPRESSED", compressors: {}, stats: statistics, pageSize, columnIndex: false, offsetIndex: true },
+        pageData: { values, definitionLevels: values.map((v) => (v === null ? 0 : 1)), repetitionLevels: [], maxDefinitionLevel: 1 },
+      });
+      const builder = new ChunkBuilder(kit, type, { name, codec: "UNCOMPRESSED", pageSize, statistics });
+      // Twice: the second chunk shows the builder starts clean for the next row group.
+      for (const round of [1, 2]) {
+        for (const value of values) builder.add(value);
+        const ours = new kit.ByteWriter(1024);
+        const chunk = builder.finish();
+        const written = writeEncodedChunk(kit, ours, chunk, rawPages(chunk));
+        expect({ pageSize, round, bytes: Buffer.from(ours.getBytes()).equals(Buffer.from(theirs.getBytes())) }).toEqual({ pageSize, round, bytes: true });
+        expect(written.chunk).toEqual(expected.chunk);
+        expect(written.offsetIndex).toEqual(expected.offsetIndex);
+      }
+    }
+  });
+
+  it("decides against a dictionary from the first 1,000 values, where writeColumn samples the whole chunk", () => {
+    // Unique for 1,000 values, then one value repeated: writeColumn's spread sample sees mostly
+    // repeats and keeps a dictionary; the builder has already chosen PLAIN. Both read back the same.
+    const values = repeat(20_000, (i) => (i < 1000 ? `unique ${i}` : "same"));
+    const builder = new ChunkBuilder(kit, "string", { name: "c", codec: "UNCOMPRESSED", pageSize: 1 << 20, statistics: false });
+    for (const value of values) builder.add(value);
+    const chunk = builder.finish();
+    expect(chunk.dictionary).toBeUndefined();
+    expect(chunk.pages.reduce((sum, page) => sum + (page.header.data_page_header_v2 as { num_values: number }).num_values, 0)).toBe(values.length);
   });
 });
