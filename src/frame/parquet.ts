@@ -167,22 +167,30 @@ export async function writeParquet(
   let grouped = items;
   const cells = new Array<TypedCell>(width);
 
-  /** Adds one row, converted to the column types first, so that a value that does not fit adds nothing. */
+  // Per column, the JavaScript type a cell has when it needs no conversion ("" for other columns).
+  let plain: string[] = [];
+  /** Adds one row; a value that does not fit its column throws before any of the row is added. */
   const addRow = (row: readonly unknown[], id: unknown): void => {
+    let fits = true;
     for (let c = 0; c < width; c++) {
       const value = row[c];
-      const builder = builders[c];
-      cells[c] =
-        builder === undefined
-          ? toTyped(value, types![c], plan.names[c], id)
-          : builder.type === "double"
-            ? typeof value === "number" ? value : toTyped(value, "double", plan.names[c], id)
-            : typeof value === "string" ? value : toTyped(value, "string", plan.names[c], id);
+      if (typeof value !== plain[c] && value !== undefined && value !== null) fits = false;
     }
+    if (fits) {
+      for (let c = 0; c < width; c++) {
+        const value = row[c];
+        const builder = builders[c];
+        if (builder !== undefined) builder.add(value === undefined ? null : (value as string | number | null));
+        else typed[c]!.push(value === undefined ? null : (value as TypedCell));
+      }
+      return;
+    }
+    // Text columns take numbers, booleans and objects as text; anything else that does not fit throws.
+    for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], types![c], plan.names[c], id);
     for (let c = 0; c < width; c++) {
       const builder = builders[c];
-      if (builder === undefined) typed[c]!.push(cells[c]);
-      else builder.add(cells[c] as string | number | null);
+      if (builder !== undefined) builder.add(cells[c] as string | number | null);
+      else typed[c]!.push(cells[c]);
     }
   };
 
@@ -204,6 +212,8 @@ export async function writeParquet(
         : undefined,
     );
     typed = builders.map((builder) => (builder ? undefined : []));
+    // int32, int64 and booleans go through toTyped (an int32 must be whole, an int64 becomes a bigint).
+    plain = types.map((type) => (type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : ""));
     if (raw) {
       const { columns, ids } = raw;
       raw = undefined;
