@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { exportParquet } from "../../src";
-import { snappyCompress } from "../../src/frame/snappy";
+import { snappyBackend, snappyCompress, snappyCompressAsync } from "../../src/frame/snappy";
 import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit } from "../../src/frame/parquet-chunk";
 
 // Snappy (snappyjs) and matframe's text/double column chunks, checked by code they do not
@@ -46,17 +46,25 @@ describe("snappyCompress", () => {
     ["random bytes (literals longer than 65536)", randomBytes(200_000)],
     ["random ids", Buffer.from(Array.from({ length: 20_000 }, () => randomBytes(12).toString("base64url")).join(""))],
   ];
-  it.each(inputs)("%s: hyparquet's decoder gives the input back", (_, input) => {
-    const compressed = snappyCompress(input);
-    const output = new Uint8Array(input.length);
-    hyparquet.snappyUncompress(compressed, output);
-    expect(Buffer.from(output).equals(Buffer.from(input))).toBe(true);
-    expect(compressed.length).toBeLessThanOrEqual(32 + input.length + input.length / 6);
+  it("is the native library here (the optional dependency installs on this platform)", () => {
+    expect(snappyBackend()).toBe("native");
+  });
+  it.each(inputs)("%s: hyparquet's decoder gives the input back, from either backend, on or off the thread", async (_, input) => {
+    for (const compressed of [snappyCompress(input, "native"), snappyCompress(input, "js"), await snappyCompressAsync(input)]) {
+      const output = new Uint8Array(input.length);
+      hyparquet.snappyUncompress(compressed, output);
+      expect(Buffer.from(output).equals(Buffer.from(input))).toBe(true);
+      expect(compressed.length).toBeLessThanOrEqual(32 + input.length + input.length / 6);
+    }
+    // The row group's pages (compressed off the thread) and other columns' (on it) are the same bytes.
+    expect(Buffer.from(await snappyCompressAsync(input)).equals(Buffer.from(snappyCompress(input)))).toBe(true);
   });
   it.each(inputs)("%s: about as small as hyparquet-writer's compressor makes it", (_, input) => {
     // snappyjs, like Google's reference, compresses 64 KiB blocks on their own; hyparquet-writer's
     // copy also matches across them, which is up to 13% smaller on long repetitive text.
-    expect(snappyCompress(input).length).toBeLessThanOrEqual(Math.ceil(writerSnappy(input).length * 1.15) + 8);
+    for (const backend of ["native", "js"] as const) {
+      expect(snappyCompress(input, backend).length).toBeLessThanOrEqual(Math.ceil(writerSnappy(input).length * 1.15) + 8);
+    }
   });
   it("shrinks repetitive text as Snappy should", () => {
     expect(snappyCompress(text).length).toBeLessThan(text.length / 4);

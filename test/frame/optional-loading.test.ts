@@ -1,6 +1,11 @@
+// Optional dependencies as a user without them meets matframe: loaded on first use only, or
+// replaced (native Snappy by snappyjs), checked in a child process whose require refuses them.
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -49,5 +54,31 @@ describe("danfojs-node is loaded lazily", () => {
     expect(out).toBe(
       "MissingDependencyError ERR_MISSING_DEPENDENCY A DataFrame needs the optional package danfojs-node, which is not installed: run `npm install danfojs-node`. Version 1.2.0 also needs \"overrides\" in your package.json: see \"Installing danfojs-node\" in matframe's README.",
     );
+  });
+});
+
+describe("native Snappy is optional", () => {
+  it("a Parquet export falls back to snappyjs where the snappy package does not load, and DuckDB reads the file", async () => {
+    const withoutSnappy = WITHOUT_DANFO.replace('request === "danfojs-node"', 'request === "snappy"').replace("'danfojs-node'", "'snappy'");
+    const file = join(tmpdir(), `matframe-no-native-snappy-${process.pid}.parquet`);
+    try {
+      const out = await node(
+        `
+        const records = Array.from({ length: 3000 }, (_, i) => ({ _id: "id" + i, name: "material number " + i, lattice: { a: i / 8 } }));
+        require("./index.js").exportParquet([records], ${JSON.stringify(file)}, { columns: ["name", "lattice.a"], force: true })
+          .then((r) => console.log(r.items, require("./frame/snappy.js").snappyBackend(), Object.keys(require.cache).some((k) => k.includes("@napi-rs"))));
+      `,
+        withoutSnappy,
+      );
+      expect(out).toBe("3000 js false");
+      const duck = await (await DuckDBInstance.create(":memory:")).connect();
+      const codecs = await duck.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata('${file}')`);
+      expect(codecs.getRows()).toEqual([["SNAPPY"]]);
+      const sums = await duck.runAndReadAll(`SELECT count(*)::INTEGER, sum("lattice.a"), count(DISTINCT name)::INTEGER FROM '${file}'`);
+      expect(sums.getRows()[0]).toEqual([3000, (2999 * 3000) / 2 / 8, 3000]);
+      duck.closeSync();
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });
