@@ -1,18 +1,17 @@
 // One column chunk of a row group, for the flat, optional text and double columns that a table
 // export writes: the pages hyparquet-writer's writeColumn would write (same encodings, page
-// boundaries, dictionary rule and statistics), without its per-value work that a flat column
-// does not need: a TextEncoder call and a Uint8Array per string, copies of the values for the
-// schema walk, the page slices and the null filter. Text goes straight into the page buffer as
-// UTF-8. The result has writeColumn's shape, so hyparquet-writer's footer, page indexes and the
-// resume state (src/frame/parquet.ts) treat both alike. A chunk is encoded first and written
-// once its pages are compressed, so that a row group's pages compress together, off the
-// JavaScript thread where the codec allows (src/frame/parquet.ts). Why: README, "Parquet and Arrow".
+// boundaries, dictionary rule and statistics), encoded as values arrive (ChunkBuilder) instead
+// of from arrays of the row group's values, and without writeColumn's per-value work that a flat
+// column does not need (a TextEncoder call and a Uint8Array per string, copies of the values for
+// the schema walk, the page slices, the null filter, a call per byte of RLE). A finished chunk
+// is written once its pages are compressed (writeEncodedChunk), in writeColumn's shape, so that
+// hyparquet-writer's footer, page indexes and the resume state (src/frame/parquet.ts) treat both
+// alike. Why: README, "Parquet and Arrow".
 
 /** The parts of hyparquet-writer this file uses (its types are ESM-only, so they are restated). */
 export interface ChunkKit {
   ByteWriter: new (initialSize?: number) => RleWriter;
   writePageHeader(writer: RleWriter, header: object): void;
-  writeRleBitPackedHybrid(writer: RleWriter, values: ArrayLike<number>, bitWidth: number): number;
 }
 
 /** hyparquet-writer's ByteWriter, as far as this file uses it. */
@@ -94,9 +93,8 @@ interface EncodedPage {
 }
 
 /**
- * A column chunk encoded into pages whose values are not compressed yet: compression, the one
- * part of a row group's encoding that can run off the JavaScript thread, happens between
- * {@link encodeChunk} and {@link writeEncodedChunk}.
+ * A column chunk encoded into pages whose values are not compressed yet: the codec compresses
+ * {@link rawPages} between {@link ChunkBuilder.finish} and {@link writeEncodedChunk}.
  */
 export interface EncodedChunk {
   readonly type: "string" | "double";
@@ -266,8 +264,7 @@ export class ChunkBuilder {
   }
 
   private dataPage(from: number, to: number, nulls: number, raw: Uint8Array): EncodedPage {
-    const levelWriter = new this.kit.ByteWriter(64 + ((to - from) >> 3));
-    const levelBytes = this.kit.writeRleBitPackedHybrid(levelWriter, this.levels.subarray(from, to), 1);
+    const levels = encodeHybrid(this.levels.subarray(from, to), 1);
     return {
       header: {
         type: "DATA_PAGE_V2",
@@ -276,12 +273,12 @@ export class ChunkBuilder {
           num_nulls: nulls,
           num_rows: to - from,
           encoding: this.index ? "RLE_DICTIONARY" : "PLAIN",
-          definition_levels_byte_length: levelBytes,
+          definition_levels_byte_length: levels.length,
           repetition_levels_byte_length: 0,
           is_compressed: true,
         },
       },
-      levels: levelWriter.getBytes(),
+      levels,
       raw,
       firstRow: from,
     };
@@ -330,10 +327,8 @@ export class ChunkBuilder {
           } else nulls++;
         }
         const bitWidth = bitWidthOf(largest + 1);
-        const rle = new this.kit.ByteWriter(16 + count);
-        rle.appendUint8(bitWidth);
-        this.kit.writeRleBitPackedHybrid(rle, indexes.subarray(0, count), bitWidth);
-        pages.push(this.dataPage(from, to, nulls, rle.getBytes()));
+        // The page's values: the bit width in one byte, then the indexes.
+        pages.push(this.dataPage(from, to, nulls, encodeHybrid(indexes.subarray(0, count), bitWidth, bitWidth)));
         from = to;
       } while (from < n);
     } else if (this.page || n === 0 || pages.length === 0) {
@@ -362,6 +357,69 @@ export class ChunkBuilder {
     this.min = this.max = undefined;
     this.nan = 0;
   }
+}
+
+/**
+ * Parquet's RLE/bit-packing hybrid of `values` at `bitWidth` bits each (after one `lead` byte
+ * when given), byte for byte what hyparquet-writer's writeRleBitPackedHybrid writes: a run of 8
+ * or more equal values becomes an RLE run; other values go in bit-packed groups of 8, the last
+ * group padded with zeros. Written into one array instead of a call per byte.
+ */
+export function encodeHybrid(values: Uint8Array | Int32Array, bitWidth: number, lead?: number): Uint8Array {
+  const n = values.length;
+  // Worst case: an RLE run (5 header bytes, 4 value bytes) per 8 values, or bit-packed groups.
+  const out = new Uint8Array(16 + Math.ceil(n / 8) * (9 + bitWidth));
+  let pos = 0;
+  if (lead !== undefined) out[pos++] = lead;
+  const varint = (value: number): void => {
+    while ((value & ~0x7f) !== 0) {
+      out[pos++] = (value & 0x7f) | 0x80;
+      value >>>= 7;
+    }
+    out[pos++] = value;
+  };
+  const valueBytes = (bitWidth + 7) >> 3;
+  const mask = (1 << bitWidth) - 1;
+  const pack = (start: number, groups: number): void => {
+    varint((groups << 1) | 1);
+    if (bitWidth === 0) return;
+    let buffer = 0;
+    let bits = 0;
+    const end = start + groups * 8;
+    for (let i = start; i < end; i++) {
+      buffer |= (i < n ? values[i] & mask : 0) << bits;
+      bits += bitWidth;
+      while (bits >= 8) {
+        out[pos++] = buffer & 0xff;
+        buffer >>>= 8;
+        bits -= 8;
+      }
+    }
+    if (bits > 0) out[pos++] = buffer & 0xff;
+  };
+  let groups = 0;
+  let groupStart = 0;
+  let i = 0;
+  while (i < n) {
+    const first = values[i];
+    let run = 1;
+    while (i + run < n && values[i + run] === first) run++;
+    if (run >= 8) {
+      if (groups) {
+        pack(groupStart, groups);
+        groups = 0;
+      }
+      varint(run << 1);
+      for (let j = 0; j < valueBytes; j++) out[pos++] = (first >> (j << 3)) & 0xff;
+      i += run;
+    } else {
+      if (groups === 0) groupStart = i;
+      groups++;
+      i += 8;
+    }
+  }
+  if (groups) pack(groupStart, groups);
+  return out.subarray(0, pos);
 }
 
 /** Bits per dictionary index, as writeColumn computes them. */
