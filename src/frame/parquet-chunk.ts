@@ -127,6 +127,8 @@ export class ChunkBuilder {
   private index: Map<string | number, number> | undefined = new Map();
   private values: (string | number)[] = [];
   private rowIndex = new Int32Array(1024);
+  private last: string | number | undefined;
+  private lastAt = 0;
   private nonNull = 0;
   private dictionaryBytes = 0;
   private plainBytes = 0;
@@ -182,7 +184,8 @@ export class ChunkBuilder {
     const index = this.index!;
     const size = this.isText ? (value as string).length + 4 : 8;
     this.plainBytes += size;
-    let at = index.get(value);
+    // A run of one value (a method's type, say) skips the lookup.
+    let at = value === this.last ? this.lastAt : index.get(value);
     if (at === undefined) {
       at = this.values.length;
       index.set(value, at);
@@ -191,6 +194,8 @@ export class ChunkBuilder {
       // min/max over the distinct values are those of all values; NaNs are counted one by one.
       if (!this.isText && value === value) this.observe(value as number);
     }
+    this.last = value;
+    this.lastAt = at;
     if (value !== value) this.nan++;
     this.rowIndex[row] = at;
     // writeColumn's first test: distinct bytes above 90% of the values' bytes rule a dictionary out.
@@ -349,6 +354,7 @@ export class ChunkBuilder {
     this.rows = this.nulls = this.nonNull = this.dictionaryBytes = this.plainBytes = 0;
     this.index = new Map();
     this.values = [];
+    this.last = undefined;
     this.rowIndex = new Int32Array(this.levels.length);
     this.levels = new Uint8Array(this.levels.length);
     this.pages = [];
