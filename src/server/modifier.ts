@@ -30,20 +30,36 @@ function checkModifierPath(path: string, operator: string): void {
 }
 
 /**
- * Checks a PATCH body: an object of allowed operators, each an object of dotted paths to values.
- * Values follow the record rules (no `$` or prototype keys, bounded depth), except that `$push`
- * and `$addToSet` take `{ $each: [...] }`. Throws a 400 naming what was refused.
+ * A plain object of fields (`{"name": "new"}`, no key starting with `$`) is `$set` of those
+ * fields: the platform's Python client sends updates that way ("a dictionary of key-values to
+ * update entity with"). A body that mixes fields and operators is refused: which one was meant?
  */
-export function checkModifier(value: unknown): Modifier {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw badRequest(`The modifier must be a JSON object such as {"$set": {"name": "..."}}, not ${describe(value)}.`);
+function asOperators(value: object): object {
+  const keys = Object.keys(value);
+  const fields = keys.filter((key) => !key.startsWith("$"));
+  if (fields.length === 0) return value;
+  if (fields.length < keys.length) {
+    throw badRequest(`The modifier mixes fields (${fields.slice(0, 3).map((f) => JSON.stringify(f.slice(0, 40))).join(", ")}) with operators; give either a plain object of fields (set as given) or operators only, such as {"$set": {"name": "..."}}.`);
   }
+  return { $set: value };
+}
+
+/**
+ * Checks a PATCH body: an object of allowed operators, each an object of dotted paths to values,
+ * or a plain object of fields, taken as `$set` of them. Values follow the record rules (no `$` or
+ * prototype keys, bounded depth), except that `$push` and `$addToSet` take `{ $each: [...] }`.
+ * Throws a 400 naming what was refused.
+ */
+export function checkModifier(body: unknown): Modifier {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw badRequest(`The modifier must be a JSON object such as {"$set": {"name": "..."}} or {"name": "..."}, not ${describe(body)}.`);
+  }
+  const value = asOperators(body);
   const entries = Object.entries(value);
-  if (entries.length === 0) throw badRequest(`The modifier is empty; give at least one of ${MODIFIER_OPERATORS.join(", ")}.`);
+  if (entries.length === 0) throw badRequest(`The modifier is empty; give at least one of ${MODIFIER_OPERATORS.join(", ")}, or fields to set.`);
   for (const [operator, fields] of entries) {
     if (!(MODIFIER_OPERATORS as readonly string[]).includes(operator)) {
-      const hint = operator.startsWith("$") ? "" : ` (a bare field is not a modifier: use {"$set": {"${operator.slice(0, 40)}": ...}})`;
-      throw badRequest(`The update operator "${operator.slice(0, 40)}" is not supported${hint}. Allowed: ${MODIFIER_OPERATORS.join(" ")}.`);
+      throw badRequest(`The update operator "${operator.slice(0, 40)}" is not supported. Allowed: ${MODIFIER_OPERATORS.join(" ")}.`);
     }
     if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
       throw badRequest(`${operator} takes an object of field paths to values, not ${describe(fields)}.`);

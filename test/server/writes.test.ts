@@ -172,6 +172,13 @@ describe("PATCH /materials/<id> modifiers", () => {
     expect((await send("GET", `/materials/${id}`, alice)).body.data).toEqual(res.body.data);
   });
 
+  it("takes a plain object of fields as $set of them, as the platform's Python client sends", async () => {
+    const res = await patch({ name: "plain", "data.x": 7 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ _id: id, name: "plain", data: { x: 7 } });
+    expect((await send("GET", `/materials/${id}`, alice)).body.data).toEqual(res.body.data);
+  });
+
   it("recomputes formula and density when the structure changes", async () => {
     const res = await patch({ $set: { lattice: silicon.lattice, basis: silicon.basis } });
     expect(res.body.data.formula).toBe("Si");
@@ -186,7 +193,10 @@ describe("PATCH /materials/<id> modifiers", () => {
     [{ $where: "this.a" }, /"\$where" is not supported/],
     [{ $rename: { name: "title" } }, /"\$rename" is not supported/],
     [{ $inc: { n: 1 } }, /"\$inc" is not supported/],
-    [{ name: "bare" }, /not a modifier/],
+    [{ name: "bare", $unset: { tags: "" } }, /mixes fields/],
+    [{ _id: "other" }, /_id is set by the server/],
+    [{ owner: { _id: "x" } }, /owner is set by the server/],
+    [JSON.parse('{"__proto__": {"polluted": true}}'), /"__proto__" is not allowed/],
     [JSON.parse('{"$set": {"__proto__": {"polluted": true}}}'), /"__proto__" is not allowed/],
     [{ $set: { "constructor.prototype": 1 } }, /"constructor" is not allowed/],
     [{ $set: { "a.__proto__.b": 1 } }, /"__proto__" is not allowed/],
