@@ -106,12 +106,14 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
 
   /**
    * Changes a record you own: `PATCH /{name}/{id}` with a MongoDB modifier (`$set`, `$unset`,
-   * `$push`, `$pull`, `$addToSet`). Resolves to the updated record.
+   * `$push`, `$pull`, `$addToSet`), or a plain object of fields, sent as `$set` of them (the form
+   * the platform's Python client uses). Resolves to the updated record.
    * @example await client.materials.update(id, { $set: { name: "Si (relaxed)" }, $addToSet: { tags: "relaxed" } });
+   * @example await client.materials.update(id, { name: "Si (relaxed)" });
    */
-  async update<T extends object = never>(id: string, modifier: Modifier, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
-    checkModifier(modifier);
-    return this.#written(await this.client.writeData("PATCH", this.#path(id), { body: modifier, signal: options.signal })) as RecordOf<T, R, {}>;
+  async update<T extends object = never>(id: string, modifier: Modifier | Record<string, unknown>, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+    const body = checkModifier(modifier);
+    return this.#written(await this.client.writeData("PATCH", this.#path(id), { body, signal: options.signal })) as RecordOf<T, R, {}>;
   }
 
   /**

@@ -41,15 +41,23 @@ export function checkRecordBody(name: string, record: unknown): void {
   if ("_id" in record) throw new ValidationError(name, `${name} must not have an _id: the platform gives the new record one. Use update(id, modifier) to change an existing record.`);
 }
 
-/** A modifier: operators the platform accepts, each with an object of paths. */
-export function checkModifier(modifier: unknown): asserts modifier is Modifier {
-  if (!isPlainObject(modifier) || Object.keys(modifier).length === 0) {
-    throw new ValidationError("modifier", `modifier must be an object of operators, e.g. { $set: { name: "Si (relaxed)" } }.`);
+/**
+ * A modifier: operators the platform accepts, each with an object of paths; or a plain object of
+ * fields (no key starting with `$`), which is `$set` of those fields, as the platform's own
+ * Python client sends. Returns the operator form, the one sent.
+ */
+export function checkModifier(update: unknown): Modifier {
+  if (!isPlainObject(update) || Object.keys(update).length === 0) {
+    throw new ValidationError("modifier", `modifier must be an object of operators, e.g. { $set: { name: "Si (relaxed)" } }, or of fields to set, e.g. { name: "Si (relaxed)" }.`);
   }
+  const fields = Object.keys(update).filter((key) => !key.startsWith("$"));
+  if (fields.length > 0 && fields.length < Object.keys(update).length) {
+    throw new ValidationError("modifier", `modifier mixes fields (${fields.slice(0, 3).map((f) => JSON.stringify(f)).join(", ")}) with operators; give either fields to set or operators only, e.g. { $set: { name: "x" } }.`);
+  }
+  const modifier: Record<string, unknown> = fields.length > 0 ? { $set: update } : update;
   for (const [operator, paths] of Object.entries(modifier)) {
     if (!(MODIFIER_OPERATORS as readonly string[]).includes(operator)) {
-      const hint = operator.startsWith("$") ? "" : ` A field name on its own would replace the record; write { $set: { ${JSON.stringify(operator)}: ... } }.`;
-      throw new ValidationError("modifier", `modifier operator ${JSON.stringify(operator)} is not one the platform accepts (${MODIFIER_OPERATORS.join(", ")}).${hint}`);
+      throw new ValidationError("modifier", `modifier operator ${JSON.stringify(operator)} is not one the platform accepts (${MODIFIER_OPERATORS.join(", ")}).`);
     }
     if (!isPlainObject(paths) || Object.keys(paths).length === 0) {
       throw new ValidationError("modifier", `${operator} needs an object of dotted paths and values, e.g. { ${operator}: { name: "x" } }.`);
@@ -59,6 +67,7 @@ export function checkModifier(modifier: unknown): asserts modifier is Modifier {
       if (path === "owner" || path.startsWith("owner.")) throw new ValidationError("modifier", `${operator} cannot change owner: a record stays with the account that owns it.`);
     }
   }
+  return modifier as Modifier;
 }
 
 /** An import: name, format, and a text the structure readers accept; the body the platform's client sends. */

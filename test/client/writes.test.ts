@@ -42,6 +42,9 @@ describe("writing records", () => {
     expect(updated.name).toBe("Si, strained 1% (relaxed)");
     expect(updated.tags).toEqual(["strained", "relaxed"]);
     expect((await client.materials.get(created._id)).name).toBe("Si, strained 1% (relaxed)");
+    const renamed = await client.materials.update(created._id, { name: "Si, plain fields" });
+    expect(renamed).toMatchObject({ name: "Si, plain fields", tags: ["strained", "relaxed"] });
+    expect((await client.materials.get(created._id)).name).toBe("Si, plain fields");
     const mine = await client.materials.list({ query: { "owner.slug": "ada" } });
     expect(mine.map((m) => m._id)).toContain(created._id);
 
@@ -109,7 +112,8 @@ describe("write inputs are checked before anything is sent", () => {
   it.each([
     ["a record with an _id", () => client.materials.create({ _id: "x", name: "y" }), ValidationError, /must not have an _id/],
     ["an unknown operator", () => client.materials.update("x", { $rename: { a: "b" } } as never), ValidationError, /"\$rename" is not one the platform accepts/],
-    ["a field without an operator", () => client.materials.update("x", { name: "y" } as never), ValidationError, /write \{ \$set: \{ "name": \.\.\. \} \}/],
+    ["fields mixed with operators", () => client.materials.update("x", { name: "y", $unset: { tags: "" } }), ValidationError, /mixes fields \("name"\) with operators/],
+    ["a field _id", () => client.materials.update("x", { _id: "y" }), ValidationError, /cannot change _id/],
     ["a change of _id", () => client.materials.update("x", { $set: { _id: "y" } }), ValidationError, /cannot change _id/],
     ["a change of owner", () => client.materials.update("x", { $set: { "owner._id": "y" } }), ValidationError, /cannot change owner/],
     ["a malformed POSCAR", () => client.materials.importStructure({ name: "bad", content: "not a poscar", format: "poscar" }), StructureError, /POSCAR/],
