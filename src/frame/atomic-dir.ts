@@ -74,18 +74,29 @@ export function openAtomicDir(target: string, options: { force?: boolean } = {})
 
 /**
  * Moves a finished directory to its target: refused with TargetExistsError when the target exists
- * and `force` is not set, else the old one is replaced. The source is left where it was on failure.
+ * and `force` is not set, else the old one is replaced. The old directory is renamed aside first,
+ * the new one renamed in, and only then is the old one deleted: at every moment one of the two
+ * holds the target's name or the aside name, so a crash never loses both. If the new one cannot
+ * be renamed in, the old one is put back. The source is left where it was on failure.
  * @throws TargetExistsError, OutputError
  */
 export async function placeDir(from: string, final: string, target: string, force: boolean): Promise<void> {
+  let aside: string | undefined;
   try {
     if (fs.existsSync(final)) {
       if (!force) throw new TargetExistsError(target);
-      await fs.promises.rm(final, { recursive: true, force: true });
+      aside = path.join(path.dirname(final), `.${path.basename(final)}.${randomBytes(4).toString("hex")}.replaced`);
+      await fs.promises.rename(final, aside);
     }
     await fs.promises.rename(from, final);
   } catch (error) {
+    if (aside !== undefined && !fs.existsSync(final)) {
+      await fs.promises.rename(aside, final).catch(() => undefined);
+    }
     if (error instanceof TargetExistsError) throw error;
     throw new OutputError(`Cannot write ${target}: ${(error as Error).message}.`, final, { cause: error });
   }
+  // The new directory is in place; a failure to delete the old one leaves it under the aside name,
+  // never in the way.
+  if (aside !== undefined) await fs.promises.rm(aside, { recursive: true, force: true }).catch(() => undefined);
 }
