@@ -42,6 +42,12 @@ def loop(materials, account_id, label):
     check(updated["name"] == f"{label} renamed" and updated["tags"] == ["python", "updated"], f"update: {updated}")
     step(f"{label}:update", updated["name"])
 
+    # The client's own integration test (test_update_material) renames with a plain dictionary of
+    # fields, which the platform takes as $set of them.
+    renamed = materials.update(created["_id"], {"name": f"{label} plain"})
+    check(renamed["name"] == f"{label} plain" and renamed["tags"] == ["python", "updated"], f"update with fields: {renamed}")
+    step(f"{label}:update-fields", renamed["name"])
+
     copied = materials.copy(public[0]["_id"])
     check(copied["_id"] != public[0]["_id"] and copied["name"] == public[0]["name"], f"copy: {copied}")
     check(copied["owner"]["_id"] == account_id, f"copy owner: {copied['owner']}")

@@ -99,8 +99,8 @@ it("the platform's Python client does the whole loop against matframe serve, wit
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as { step: string; value: unknown });
   expect(steps.map((s) => s.step)).toEqual([
-    ...["create", "list", "get", "update", "copy", "import", "delete"].map((s) => `headers:${s}`),
-    ...["create", "list", "get", "update", "copy", "import", "delete"].map((s) => `bearer:${s}`),
+    ...["create", "list", "get", "update", "update-fields", "copy", "import", "delete"].map((s) => `headers:${s}`),
+    ...["create", "list", "get", "update", "update-fields", "copy", "import", "delete"].map((s) => `bearer:${s}`),
     "access_token:get",
   ]);
   const imported = steps.find((s) => s.step === "headers:import")!.value as { formula: string; density: number };
