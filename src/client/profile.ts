@@ -1,6 +1,7 @@
 // Saved credentials (issue 16): `matframe login` keeps the account id and token (never the
 // password) of each platform in a per-user file, as `gh auth login` or Materials Project's
 // ~/.pmgrc.yaml do, so notebooks and scripts need no secrets in their code or environment.
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -53,6 +54,7 @@ function readFile(file: string, forDeletion = false): CredentialsFile | undefine
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new CredentialsFileError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);
   }
+  if (!forDeletion) checkFolder(file);
   // As ssh refuses a private key others can read: the token in it is as good as a password.
   if (!forDeletion && process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
     throw new CredentialsFileError(
@@ -118,9 +120,11 @@ export function deleteProfile(profile: string = DEFAULT_PROFILE, env: NodeJS.Pro
 function writePrivate(file: string, content: CredentialsFile): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  // Created 0600 from the start (never briefly readable), then renamed over the old file.
-  const fd = fs.openSync(temp, "w", 0o600);
+  checkFolder(file);
+  // A random name created exclusively ("wx" never opens through a symlink planted there), 0600
+  // from the start (never briefly readable), then renamed over the old file.
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`);
+  const fd = fs.openSync(temp, "wx", 0o600);
   try {
     fs.writeFileSync(fd, `${JSON.stringify(content, null, 2)}\n`);
     fs.fsyncSync(fd);
@@ -129,4 +133,25 @@ function writePrivate(file: string, content: CredentialsFile): void {
   }
   fs.chmodSync(temp, 0o600); // whatever the umask did
   fs.renameSync(temp, file);
+}
+
+/**
+ * Refuses a credentials folder other users can write, as ssh refuses a ~/.ssh others can write:
+ * they could replace the file, or plant a link where matframe writes the token.
+ */
+function checkFolder(file: string): void {
+  if (process.platform === "win32") return;
+  const dir = path.dirname(file);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    return; // no folder: nothing to read, and writePrivate creates it 0700
+  }
+  if ((stat.mode & 0o022) !== 0) {
+    throw new CredentialsFileError(
+      `The folder ${dir} of the credentials file can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); matframe will not keep or read a token there. ` +
+        `Run \`chmod 700 ${dir}\`, or set MATFRAME_CREDENTIALS_FILE to a file in a folder of your own.`,
+    );
+  }
 }

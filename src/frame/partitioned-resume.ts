@@ -12,7 +12,7 @@ import { placeDir } from "./atomic-dir";
 import type { ExportResult } from "./export";
 import type { PageSource } from "./export";
 import type { PartitionedExportResult } from "./partitioned-export";
-import { compareRequests, discardProgress, ResumableFile, resumePaths, writeFileAtomic, type ResumeRequest } from "./resumable";
+import { checkProgressDirectory, compareRequests, discardProgress, ResumableFile, resumePaths, sealOf, writeFileAtomic, type ResumeRequest } from "./resumable";
 import type { PlatformRecord } from "../client/collection";
 
 interface DatasetState {
@@ -58,7 +58,7 @@ export async function writePartitionedResumable(
         final,
       );
     }
-    if (!fs.existsSync(dir)) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}; pass --restart (restart: true) to start over.`, final);
+    await checkProgressDirectory(dir, target, final);
   } else {
     const ranges = await source.partitionRanges(walk, partitions, stop.signal);
     await fs.promises.rm(dir, { recursive: true, force: true });
@@ -68,7 +68,7 @@ export async function writePartitionedResumable(
       throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, final, { cause: error });
     }
     state = { matframeResume: 1, request, ranges, finished: {} };
-    await writeFileAtomic(statePath, `${JSON.stringify(state, null, 1)}\n`);
+    await writeFileAtomic(statePath, datasetStateText(state));
   }
 
   const saved: DatasetState = state;
@@ -83,7 +83,7 @@ export async function writePartitionedResumable(
   const finished: Record<string, number> = { ...saved.finished };
   const record = (index: number, items: number): Promise<void> => {
     finished[index] = items;
-    saving = saving.then(() => writeFileAtomic(statePath, `${JSON.stringify({ ...saved, finished }, null, 1)}\n`));
+    saving = saving.then(() => writeFileAtomic(statePath, datasetStateText({ ...saved, finished })));
     return saving;
   };
 
@@ -135,11 +135,26 @@ async function readDatasetState(file: string, target: string): Promise<DatasetSt
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new OutputError(`Cannot read the saved progress of ${target}: ${(error as Error).message}.`, file, { cause: error });
   }
+  let state: DatasetState & { seal?: unknown };
   try {
-    const state = JSON.parse(text) as DatasetState;
+    state = JSON.parse(text) as DatasetState;
     if (state?.matframeResume !== 1 || !Array.isArray(state.ranges) || typeof state.finished !== "object") throw new Error("layout");
-    return state;
   } catch {
     throw new ResumeError(`The saved progress of ${target} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
   }
+  if (state.seal !== sealOf(state.request, { ranges: state.ranges, finished: state.finished })) {
+    throw new ResumeError(
+      `The saved progress of ${target} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
+        "Pass --restart (restart: true) to discard it and start over.",
+      file,
+    );
+  }
+  const { seal: _seal, ...rest } = state;
+  return rest;
+}
+
+/** A dataset's state file, sealed over its request, ranges and finished parts. */
+function datasetStateText(state: DatasetState): string {
+  const seal = sealOf(state.request, { ranges: state.ranges, finished: state.finished });
+  return `${JSON.stringify({ ...state, seal }, null, 1)}\n`;
 }

@@ -3,14 +3,17 @@
 // starting over. The target still appears only when complete.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createHash, type Hash } from "node:crypto";
+import { createHash, randomBytes, type Hash } from "node:crypto";
 import { Writable } from "node:stream";
 import { OutputError, ResumeError, TargetExistsError, ValidationError } from "../errors";
 import type { PlatformRecord } from "../client/collection";
 import { afterId } from "../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../client/validate-options";
 import { checkTarget, placeFile } from "./atomic-file";
-import { takePidLock } from "../pid-lock";
+import { describeOwner, releasePidLock, takePidLock } from "../pid-lock";
+
+/** Opens never follow a symbolic link where the partial file should be (0 where there is no such flag). */
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
 /** Options of an export that can be resumed. */
 export interface ResumeOptions {
@@ -64,6 +67,16 @@ interface StateFile {
   readonly request: ResumeRequest;
   readonly progress: Checkpoint & { readonly sha256: string };
   readonly updated: string;
+  /**
+   * SHA-256 of the request and the progress (cursor, counts, bytes, the data's checksum): a state
+   * whose cursor or counts were changed by hand is refused, never continued short.
+   */
+  readonly seal: string;
+}
+
+/** The checksum a state file carries over what it describes. */
+export function sealOf(request: unknown, progress: unknown): string {
+  return createHash("sha256").update(`matframe-resume-1\n${canonical(request)}\n${canonical(progress)}`).digest("hex");
 }
 
 /** True when a walk goes in `_id` order, the order a cursor can continue. */
@@ -128,7 +141,7 @@ function takeLock(file: string, label: string): string {
     throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
   }
   if (!held.taken) {
-    throw new ResumeError(`Another export (process ${held.pid}) is writing ${label}; wait for it to finish, or stop it, then run this again.`, file);
+    throw new ResumeError(`Another export (${describeOwner(held.owner)}) is writing ${label}; wait for it to finish, or stop it, then run this again.`, file);
   }
   return lock;
 }
@@ -210,7 +223,7 @@ export class ResumableFile {
     try {
       saved = await readState(state, label);
     } catch (error) {
-      await fs.promises.rm(lock, { force: true });
+      releasePidLock(lock);
       throw error;
     }
     let resumed: SavedProgress | undefined;
@@ -226,7 +239,7 @@ export class ResumableFile {
             file,
           );
         }
-        handle = await fs.promises.open(partial, "r+").catch((error: NodeJS.ErrnoException) => {
+        handle = await fs.promises.open(partial, fs.constants.O_RDWR | NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== "ENOENT") throw error;
           throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}; pass --restart (restart: true) to start over.`, file);
         });
@@ -235,12 +248,14 @@ export class ResumableFile {
         const { sha256: _sha, ...progress } = saved.progress;
         resumed = progress;
       } else {
-        // A partial file without a state file holds nothing committed.
-        handle = await fs.promises.open(partial, "w+", 0o666);
+        // A partial file without a state file holds nothing committed. Removed (a symlink there
+        // is removed, not followed) and created anew exclusively: never written through a link.
+        await fs.promises.rm(partial, { force: true });
+        handle = await fs.promises.open(partial, "wx+", 0o666);
       }
     } catch (error) {
       await handle?.close().catch(() => undefined);
-      await fs.promises.rm(lock, { force: true });
+      releasePidLock(lock);
       if (error instanceof ResumeError) throw error;
       throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
     }
@@ -272,7 +287,7 @@ export class ResumableFile {
     } finally {
       this.stream.destroy();
       await this.handle.close().catch(() => undefined);
-      await fs.promises.rm(this.lockPath, { force: true });
+      releasePidLock(this.lockPath);
     }
   }
 
@@ -282,7 +297,8 @@ export class ResumableFile {
     this.settled = true;
     this.stream.destroy();
     await this.handle.close().catch(() => undefined);
-    for (const file of [this.partialPath, this.statePath, this.lockPath]) await fs.promises.rm(file, { force: true });
+    for (const file of [this.partialPath, this.statePath]) await fs.promises.rm(file, { force: true });
+    releasePidLock(this.lockPath);
   }
 
   /** Flushes, fsyncs and places the partial file at the target; removes the state file. */
@@ -297,12 +313,12 @@ export class ResumableFile {
       await placeFile(this.partialPath, this.path, this.label, this.force);
     } catch (error) {
       await this.handle.close().catch(() => undefined);
-      await fs.promises.rm(this.lockPath, { force: true });
+      releasePidLock(this.lockPath);
       if (error instanceof TargetExistsError || error instanceof OutputError) throw error;
       throw new OutputError(`Cannot write ${this.label}: ${(error as Error).message}.`, this.path, { cause: error });
     }
     await fs.promises.rm(this.statePath, { force: true });
-    await fs.promises.rm(this.lockPath, { force: true });
+    releasePidLock(this.lockPath);
   }
 
   /** Resolves when every chunk given to the stream is in the file. */
@@ -312,9 +328,31 @@ export class ResumableFile {
 
   private async save(progress: Checkpoint, sha256: string): Promise<void> {
     await this.handle.datasync();
-    const state: StateFile = { matframeResume: 1, request: this.request, progress: { ...progress, sha256 }, updated: new Date().toISOString() };
+    const sealed = { ...progress, sha256 };
+    const state: StateFile = { matframeResume: 1, request: this.request, progress: sealed, updated: new Date().toISOString(), seal: sealOf(this.request, sealed) };
     await writeFileAtomic(this.statePath, `${JSON.stringify(state, null, 1)}\n`);
     this.lastCommit = Date.now();
+  }
+}
+
+/**
+ * Checks that a saved export's progress directory is one matframe made: a real directory (not a
+ * symbolic link someone planted, which would send the parts' files, and their clean-up, into a
+ * folder of their choosing), owned by this user.
+ *
+ * @throws ResumeError when it is missing, a link, not a directory or another user's.
+ */
+export async function checkProgressDirectory(dir: string, target: string, file: string): Promise<void> {
+  const stat = await fs.promises.lstat(dir).catch(() => undefined);
+  if (!stat) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}; pass --restart (restart: true) to start over.`, file);
+  const uid = process.getuid?.();
+  if (stat.isSymbolicLink() || !stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) {
+    const what = stat.isSymbolicLink() ? "a symbolic link" : !stat.isDirectory() ? "not a directory" : "owned by another user";
+    throw new ResumeError(
+      `The progress directory ${dir} of ${target} is ${what}, not one matframe made; matframe will not write through it. ` +
+        "Remove it, or pass --restart (restart: true) to start over.",
+      file,
+    );
   }
 }
 
@@ -353,16 +391,24 @@ async function readState(file: string, label: string): Promise<StateFile | undef
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new OutputError(`Cannot read the saved progress of ${label} (${file}): ${(error as Error).message}.`, file, { cause: error });
   }
+  let state: StateFile;
   try {
-    const state = JSON.parse(text) as StateFile;
+    state = JSON.parse(text) as StateFile;
     const p = state?.progress;
-    if (state?.matframeResume !== 1 || !state.request || typeof p?.bytes !== "number" || typeof p.sha256 !== "string" || typeof p.cursor !== "string") {
+    if (state?.matframeResume !== 1 || !state.request || typeof p?.bytes !== "number" || typeof p.sha256 !== "string" || typeof p.cursor !== "string" || p.cursor === "") {
       throw new Error("unknown layout");
     }
-    return state;
   } catch {
     throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
   }
+  if (typeof state.seal !== "string" || state.seal !== sealOf(state.request, state.progress)) {
+    throw new ResumeError(
+      `The saved progress of ${label} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
+        `Pass --restart (restart: true) to discard it and start over.`,
+      file,
+    );
+  }
+  return state;
 }
 
 /** What differs between two requests, in the user's words; empty when they match. */
@@ -426,10 +472,14 @@ async function writeAll(handle: fs.promises.FileHandle, chunk: Buffer, position:
   }
 }
 
-/** Writes a small file under a temporary name, fsyncs it and renames it into place. */
+/**
+ * Writes a small file under a temporary name, fsyncs it and renames it into place. The temporary
+ * name is random and created exclusively, so a symlink planted beside the target is never
+ * written through.
+ */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.tmp`;
-  const handle = await fs.promises.open(temp, "w", 0o600);
+  const temp = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+  const handle = await fs.promises.open(temp, "wx", 0o600);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -8,7 +8,7 @@ import { OutputError, TargetExistsError } from "../errors";
 import { toXyz, type StructureRecord } from "../structure";
 import { placeDir } from "./atomic-dir";
 import { lastId, Sink } from "./export";
-import { continueWalk, discardProgress, ResumableFile, resumePaths, type ResumeRequest, type SavedProgress } from "./resumable";
+import { checkProgressDirectory, continueWalk, discardProgress, ResumableFile, resumePaths, type ResumeRequest, type SavedProgress } from "./resumable";
 import {
   EXTENSIONS,
   fileName,
@@ -61,10 +61,13 @@ export async function writeStructuresResumable(
   if (restart) await discardProgress(final);
   const dir = resumePaths(final).partial;
   try {
-    await fs.promises.mkdir(dir, { recursive: true });
+    // Not recursive: the parent is the target's own folder, and an existing entry (a directory
+    // from an earlier run, or a planted link) is checked below rather than followed.
+    await fs.promises.mkdir(dir);
   } catch (error) {
-    throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, final, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, final, { cause: error });
   }
+  await checkProgressDirectory(dir, target, final);
   const index = await ResumableFile.open(path.join(dir, "index.csv"), request, { force: true, label: target });
   const taken = new Set<string>(["index.csv"]);
   if (index.resumed) for (const name of await indexedNames(index.partialPath, index.resumed.bytes)) taken.add(name.toLowerCase());

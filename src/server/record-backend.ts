@@ -1,5 +1,6 @@
-import { mkdirSync, rmSync } from "node:fs";
-import { takePidLock } from "../pid-lock";
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync } from "node:fs";
+import { describeOwner, releasePidLock, takePidLock } from "../pid-lock";
+import { checkLmdbFile } from "./lmdb-file";
 import * as path from "node:path";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import type { StoredRecord } from "./store";
@@ -62,18 +63,21 @@ export class LmdbBackend implements RecordBackend {
   /** Opens (creating it if needed) the store in `dir`. */
   static open(dir: string): LmdbBackend {
     const open = loadLmdb();
-    try {
-      mkdirSync(dir, { recursive: true });
-    } catch (error) {
-      throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
-    }
+    preparePrivateDirectory(dir);
     const file = path.join(dir, STORE_FILE);
     const lock = takeStoreLock(dir);
     try {
+      // A damaged file is refused here, with a message: LMDB maps it into memory and would die of
+      // a signal (SIGSEGV, SIGBUS) on the first page that is not there.
+      checkLmdbFile(file);
+      // The store holds every account's records: its files are the owner's only, created so
+      // before LMDB opens them (it would create them with the umask's 0644).
+      for (const name of [STORE_FILE, `${STORE_FILE}-lock`]) createPrivate(path.join(dir, name));
       // JSON values (not msgpack) so the file holds the records as the API shows them.
       return new LmdbBackend(open({ path: file, encoding: "json", compression: false }), file, lock);
     } catch (error) {
-      rmSync(lock, { force: true });
+      releasePidLock(lock);
+      if (error instanceof ServerOptionsError) throw error;
       throw new ServerOptionsError(`Cannot open the store ${file}: ${(error as Error).message}. Is it an LMDB store matframe wrote?`);
     }
   }
@@ -105,7 +109,7 @@ export class LmdbBackend implements RecordBackend {
 
   async close(): Promise<void> {
     await this.db.close();
-    rmSync(this.lock, { force: true });
+    releasePidLock(this.lock);
   }
 }
 
@@ -126,7 +130,44 @@ function takeStoreLock(dir: string): string {
     throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`);
   }
   if (!held.taken) {
-    throw new ServerOptionsError(`The store ${dir} is in use by another matframe serve (process ${held.pid}); stop that one, or give this server another --store.`);
+    throw new ServerOptionsError(
+      `The store ${dir} is in use by another matframe serve (${describeOwner(held.owner)}); stop that one, or give this server another --store. ` +
+        `If no server uses it (that host is gone), remove ${path.join(dir, STORE_LOCK)}.`,
+    );
   }
   return lock;
+}
+
+/**
+ * Creates the store directory 0700, or checks an existing one: a directory others can write is
+ * refused (they could plant the lock or the data file), and one others can read is tightened.
+ */
+function preparePrivateDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
+  }
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) throw new ServerOptionsError(`The store ${dir} is a symbolic link; give --store the real directory.`);
+  if (process.platform === "win32") return;
+  if ((stat.mode & 0o022) !== 0) {
+    throw new ServerOptionsError(
+      `The store directory ${dir} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); matframe will not keep records there. ` +
+        `Run \`chmod 700 ${dir}\`, or give --store a directory of your own.`,
+    );
+  }
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, stat.mode & 0o700);
+}
+
+/** Creates `file` 0600 if it is missing (never through a symlink), or makes an existing one 0600. */
+function createPrivate(file: string): void {
+  try {
+    closeSync(openSync(file, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const stat = lstatSync(file);
+    if (!stat.isFile()) throw new ServerOptionsError(`${file} in the store is not a regular file (a symbolic link?); matframe will not open it.`);
+    if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
@@ -198,10 +198,15 @@ describe("a resumed table export", () => {
   it("refuses a second run while another one writes the same export, and takes over a killed run's lock", async () => {
     const target = join(dir, "locked.csv");
     const { lock } = resumePaths(target);
-    writeFileSync(lock, String(process.pid)); // a live process holds it
-    await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(
-      new RegExp(`Another export \\(process ${process.pid}\\) is writing .*locked\\.csv`),
-    );
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]); // a live process holds it
+    writeFileSync(lock, String(holder.pid));
+    try {
+      await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(
+        new RegExp(`Another export \\(process ${holder.pid}\\) is writing .*locked\\.csv`),
+      );
+    } finally {
+      holder.kill();
+    }
     const gone = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid!; // a process that has ended
     writeFileSync(lock, String(gone));
     const result = await client.materials.exportCsv(target, { columns: COLUMNS, resume: true });
