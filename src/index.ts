@@ -33,6 +33,11 @@ export { toDataFrame, toArrow, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportP
 export type {
   DataFrame,
   Series,
+  GroupBy,
+  StringAccessor,
+  Comparand,
+  Dtype,
+  Scalar,
   Cell,
   TableOptions,
   ToDataFrameOptions,

@@ -5,6 +5,8 @@ import { MissingDependencyError } from "../errors";
 import { planColumns, type ColumnPlan } from "./column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "./column-types";
 import type { PageSource } from "./export";
+import type { DataFrame } from "./dataframe";
+import { frameSource, isDataFrame } from "./frame-source";
 import { recordShapeError } from "./record-shape";
 import { RowReader } from "./row-reader";
 import type { TableOptions } from "./to-dataframe";
@@ -119,10 +121,15 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
 
 /**
  * An Arrow table of any records (an array, iterable or async iterable), one row per record, with
- * the columns asked for; see `collection.toArrow` for the walk.
+ * the columns asked for; see `collection.toArrow` for the walk. A DataFrame gives its own
+ * columns, by name, with their dtypes.
  * @example const table = await toArrow(records, { columns: ["formula", "lattice.a"] });
  */
-export async function toArrow(records: Iterable<unknown> | AsyncIterable<unknown>, options: ArrowOptions = {}): Promise<ArrowTable> {
+export async function toArrow(records: Iterable<unknown> | AsyncIterable<unknown> | DataFrame, options: ArrowOptions = {}): Promise<ArrowTable> {
+  if (isDataFrame(records)) {
+    const { pages, plan, types } = frameSource(records, options.columns);
+    return readArrow(pages, plan, { ...options, types: { ...types, ...options.types } });
+  }
   return readArrow(inPages(records), planColumns(options.columns, options), options);
 }
 

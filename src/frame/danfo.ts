@@ -2,7 +2,7 @@
 // matframe's published .d.ts never names danfojs-node (an optional peer): see dataframe.ts.
 import type * as DanfoModule from "danfojs-node";
 import type { BuiltColumns } from "./column-builder";
-import type { DataFrame } from "./dataframe";
+import type { DataFrame, GroupBy, Series } from "./dataframe";
 import { MissingDependencyError } from "../errors";
 import { patchFrameClass } from "./frame-display";
 
@@ -11,6 +11,8 @@ type Danfo = typeof DanfoModule;
 // Compile-time proof that danfo's classes have every member our structural types promise.
 type Assert<T extends true> = T;
 export type DanfoFrameFits = Assert<InstanceType<Danfo["DataFrame"]> extends DataFrame ? true : false>;
+export type DanfoSeriesFits = Assert<InstanceType<Danfo["Series"]> extends Series ? true : false>;
+export type DanfoGroupByFits = Assert<ReturnType<InstanceType<Danfo["DataFrame"]>["groupby"]> extends GroupBy ? true : false>;
 
 let danfo: Danfo | undefined;
 

@@ -1,13 +1,41 @@
 // The DataFrame as matframe's public types describe it: a structural subset of danfojs-node's
 // DataFrame and Series, so that a project without danfojs-node (an optional peer) still
 // compiles against matframe's .d.ts with skipLibCheck off, and `DataFrame` is never `any`.
-// `src/frame/danfo.ts` checks at compile time that danfo's classes satisfy these interfaces.
+// `src/frame/danfo.ts` checks at compile time that danfo's classes satisfy these interfaces, so
+// every member named here exists at run time. The subset is what analysis needs: boolean masks,
+// `query`, `loc`/`iloc`, `groupby`, new columns, `apply`/`map`, sorting and summaries. Columns are
+// reached with `df.column("name")` (danfo's `df["name"]` is untyped: an index signature would let
+// a misspelt method name compile).
 
 import type { Cell } from "./column-builder";
 
+/** A single cell value as danfo hands it out. */
+export type Scalar = number | string | boolean;
+
+/** What a comparison takes: another column (row by row), one value, or one value per row. */
+export type Comparand = Series | Scalar | number[] | string[] | boolean[];
+
+/** A dtype danfo can convert a column to. */
+export type Dtype = "float32" | "int32" | "string" | "boolean";
+
+/** Text operations on a string column (`series.str`), each returning a new column. */
+export interface StringAccessor {
+  toLowerCase(): Series;
+  toUpperCase(): Series;
+  /** Whether each value contains `text`: a boolean mask. */
+  includes(text: string): Series;
+  startsWith(text: string): Series;
+  endsWith(text: string): Series;
+  /** Characters `start` to `end` (exclusive) of each value. */
+  slice(start: number, end: number): Series;
+  replace(search: string, replacement: string): Series;
+  /** Each value's length. */
+  len(): Series;
+  trim(): Series;
+}
+
 /** One column of a {@link DataFrame} (a danfo `Series`). */
 export interface Series {
-
   /** The column's values, in row order (danfo types them loosely; a column's cells are `Cell`s). */
   readonly values: Array<Cell | Cell[]>;
   /** danfo's dtype: `"float32"`, `"int32"`, `"string"` or `"boolean"`. */
@@ -15,25 +43,99 @@ export interface Series {
   /** `[rows]`. */
   readonly shape: number[];
   readonly index: Array<string | number>;
+  /** Text operations, for a string column. */
+  readonly str: StringAccessor;
+
+  /**
+   * Row-by-row comparisons, giving a boolean mask for {@link DataFrame.query} or `loc`.
+   * @example df.query(df.column("density").gt(5))
+   */
+  gt(other: Comparand): Series;
+  lt(other: Comparand): Series;
+  ge(other: Comparand): Series;
+  le(other: Comparand): Series;
+  eq(other: Comparand): Series;
+  ne(other: Comparand): Series;
+  /**
+   * Both masks true, row by row.
+   * @example df.query(df.column("density").gt(5).and(df.column("nelements").eq(2)))
+   */
+  and(other: Series | boolean[]): Series;
+  /** Either mask true, row by row. */
+  or(other: Series | boolean[]): Series;
+
+  add(other: Series | number | number[]): Series;
+  sub(other: Series | number | number[]): Series;
+  mul(other: Series | number | number[]): Series;
+  div(other: Series | number | number[]): Series;
+  abs(): Series;
+  round(decimals?: number): Series;
+
   mean(): number;
+  median(): number;
   min(): number;
   max(): number;
   sum(): number;
+  std(): number;
+  var(): number;
   /** Values that are not null. */
   count(): number;
+  /** How many distinct values. */
+  nUnique(): number;
   unique(): Series;
   /** How often each value occurs (the values are the index). */
   valueCounts(): Series;
+  /** Count, mean, std, min, median and max. */
+  describe(): Series;
+
+  /** A mask of the missing values. */
+  isNa(): Series;
+  fillNa(value: Scalar): Series;
+  dropNa(): Series;
+  /** Each value through `fn` (or looked up in an object). */
+  map(fn: ((value: any, index: number) => any) | Record<string | number, any>): Series;
+  apply(fn: (value: any) => any): Series;
+  asType(dtype: Dtype): Series;
+  sortValues(options?: { ascending?: boolean }): Series;
+  /** The rows at these positions (or where a mask is true). */
+  iloc(rows: Array<number | string | boolean>): Series;
+  /** The rows with these index labels. */
+  loc(rows: Array<number | string | boolean>): Series;
   head(rows?: number): Series;
   tail(rows?: number): Series;
+  /** The value at a position. */
+  iat(row: number): Scalar | undefined;
   /** Prints the column as a text table. */
   print(): void;
 }
 
+/** `df.groupby([...])`: aggregations give one row per group. */
+export interface GroupBy {
+  /** Restricts the aggregation to these columns. */
+  col(columns: string[]): GroupBy;
+  count(): DataFrame;
+  sum(): DataFrame;
+  mean(): DataFrame;
+  min(): DataFrame;
+  max(): DataFrame;
+  std(): DataFrame;
+  var(): DataFrame;
+  /** Rows per group. */
+  size(): DataFrame;
+  first(): DataFrame;
+  last(): DataFrame;
+  /**
+   * Several aggregations at once, by column.
+   * @example df.groupby(["method.type"]).agg({ "derivedProperties.density": ["mean", "count"] })
+   */
+  agg(operations: Record<string, string | string[]>): DataFrame;
+  /** The rows of one group. */
+  getGroup(keys: Array<string | number>): DataFrame;
+}
+
 /**
- * A danfo `DataFrame` as `toDataFrame` returns it (danfojs-node 1.2). This interface names the
- * members matframe's documentation uses; the object is danfo's own, so every other danfo method
- * is there at run time too (cast to danfo's type from `danfojs-node` to call them typed).
+ * A danfo `DataFrame` as `toDataFrame` returns it (danfojs-node 1.2). The object is danfo's own,
+ * so its other methods are there at run time too; these are the ones typed here.
  */
 export interface DataFrame {
   /** Column names, in order. */
@@ -47,12 +149,58 @@ export interface DataFrame {
   readonly values: unknown[];
   /** One column by name. */
   column(name: string): Series;
-  /** The first `rows` rows (default 5). */
-  head(rows?: number): DataFrame;
+  /**
+   * The rows where `mask` is true.
+   * @example const dense = df.query(df.column("derivedProperties.density").gt(5))
+   */
+  query(mask: Series | boolean[]): DataFrame;
+  /** Rows by index label or boolean mask, and columns by name. */
+  loc(selection: { rows?: Series | Array<string | number | boolean>; columns?: string[] }): DataFrame;
+  /** Rows and columns by position (or rows by boolean mask). */
+  iloc(selection: { rows?: Series | Array<string | number | boolean>; columns?: Array<string | number> }): DataFrame;
+  /**
+   * Groups rows by the values of these columns.
+   * @example df.groupby(["method.type"]).col(["derivedProperties.density"]).mean()
+   */
+  groupby(columns: string[]): GroupBy;
+  /** A copy with a column added (or replaced). */
+  addColumn(name: string, values: Series | Scalar[], options?: { atIndex?: number | string }): DataFrame;
+  /** A copy without these columns (or rows). */
+  drop(options: { columns?: string | string[]; index?: Array<string | number> }): DataFrame;
+  /** A copy with columns renamed, `{ old: "new" }`. */
+  rename(mapper: Record<string, string>): DataFrame;
+  /** A function applied to each column (axis 0) or row (axis 1). */
+  apply(fn: (values: any) => any, options?: { axis?: 0 | 1 }): DataFrame | Series;
+  /** A function applied to every cell. */
+  applyMap(fn: (value: any) => any): DataFrame;
   /** A sorted copy. */
   sortValues(column: string, options?: { ascending?: boolean }): DataFrame;
   /** Count, mean, std, min, median and max of each numeric column. */
   describe(): DataFrame;
+  mean(options?: { axis?: 0 | 1 }): Series;
+  median(options?: { axis?: 0 | 1 }): Series;
+  min(options?: { axis?: 0 | 1 }): Series;
+  max(options?: { axis?: 0 | 1 }): Series;
+  sum(options?: { axis?: 0 | 1 }): Series;
+  /** Values that are not null, per column (or row). */
+  count(options?: { axis?: 0 | 1 }): Series;
+  isNa(): DataFrame;
+  fillNa(values: Scalar | Scalar[], options?: { columns?: string[] }): DataFrame;
+  /** A copy without rows (axis 1) or columns (axis 0) that have a missing value. */
+  dropNa(options?: { axis: 0 | 1 }): DataFrame;
+  /** The numeric (or other) columns only, e.g. `["float32", "int32"]`. */
+  selectDtypes(include: string[]): DataFrame;
+  asType(column: string, dtype: Dtype): DataFrame;
+  copy(): DataFrame;
+  resetIndex(): DataFrame;
+  /** The first `rows` rows (default 5). */
+  head(rows?: number): DataFrame;
+  /** The last `rows` rows (default 5). */
+  tail(rows?: number): DataFrame;
+  /** The value at a row position and column position. */
+  iat(row: number, column: number): Scalar | undefined;
+  /** The value at a row label and column name. */
+  at(row: string | number, column: string): Scalar | undefined;
   /** Prints the table as text. */
   print(): void;
 }

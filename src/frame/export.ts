@@ -10,12 +10,29 @@ import type { TableOptions } from "./to-dataframe";
 import { EmptyColumnError, OutputError } from "../errors";
 import { recordShapeError } from "./record-shape";
 import type { Progress } from "../client/options";
+import type { DataFrame } from "./dataframe";
+import type { ColumnType } from "./column-types";
+import { frameSource, isDataFrame } from "./frame-source";
 
 /** Where an export goes: a file path (written atomically) or a writable stream (left open). */
 export type ExportTarget = string | Writable;
 
 /** Pages of records, as `collection.pages()` yields them; arrays of pages work too. */
 export type PageSource = AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>;
+
+/**
+ * What a file export reads: pages of records, or a DataFrame (say, one filtered after
+ * `toDataFrame`), whose columns are written as they are: by name (`lattice.a` is one column),
+ * with their dtypes and nulls, and no default column added. `columns` then picks frame columns
+ * by exact name.
+ */
+export type TableSource = PageSource | DataFrame;
+
+/** The pages and column plan of a source: a DataFrame's own columns, or the planned `columns` of records. */
+export function planSource(source: TableSource, options: { columns?: readonly string[]; units?: boolean }): { pages: PageSource; plan: ColumnPlan; types?: Readonly<Record<string, ColumnType>> } {
+  if (isDataFrame(source)) return frameSource(source, options.columns);
+  return { pages: source, plan: planColumns(options.columns, options) };
+}
 
 
 /** Options of `exportCsv` and `exportNdjson`. */
@@ -76,20 +93,22 @@ const NDJSON: Format = { header: () => "", line: ndjsonLineFormatter };
 /**
  * Writes pages of records as CSV (RFC 4180 quoting, LF line endings, header first), one page
  * per write as pages arrive, waiting for the stream to drain: memory stays flat however large
- * the collection is.
+ * the collection is. A DataFrame is written with its own columns (see {@link TableSource}).
  *
  * @example
  * const { items } = await exportCsv(client.materials.pages({ pageSize: 500 }), "materials.csv", {
  *   columns: ["formula", "lattice.a"],
  * });
  */
-export async function exportCsv(pages: PageSource, target: ExportTarget, options: CsvExportOptions = {}): Promise<ExportResult> {
-  return writeRows(pages, target, "csv", planColumns(options.columns, options), options);
+export async function exportCsv(source: TableSource, target: ExportTarget, options: CsvExportOptions = {}): Promise<ExportResult> {
+  const { pages, plan } = planSource(source, options);
+  return writeRows(pages, target, "csv", plan, options);
 }
 
-/** Writes pages of records as NDJSON, one object per line keyed by column name; see {@link exportCsv}. */
-export async function exportNdjson(pages: PageSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
-  return writeRows(pages, target, "ndjson", planColumns(options.columns, options), options);
+/** Writes pages of records (or a DataFrame) as NDJSON, one object per line keyed by column name; see {@link exportCsv}. */
+export async function exportNdjson(source: TableSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
+  const { pages, plan } = planSource(source, options);
+  return writeRows(pages, target, "ndjson", plan, options);
 }
 
 /** The row formats a table export can write. */

@@ -1,7 +1,7 @@
 // The frame layer's surface; src/index.ts re-exports it by name.
 export { toDataFrame } from "./to-dataframe";
 export type { TableOptions, ToDataFrameOptions } from "./to-dataframe";
-export type { DataFrame, Series } from "./dataframe";
+export type { Comparand, DataFrame, Dtype, GroupBy, Scalar, Series, StringAccessor } from "./dataframe";
 export type { Cell } from "./column-builder";
 export type {
   FrameIterateOptions,

@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { openAtomicFile } from "./atomic-file";
 import { planColumns, type ColumnPlan } from "./column-spec";
 import { checkColumnTypes, decideTypes, toTyped, typesWithoutData, type ColumnType, type TypedCell } from "./column-types";
-import { Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource } from "./export";
+import { planSource, Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource, type TableSource } from "./export";
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning } from "./row-reader";
 import { reportWarnings } from "./warnings";
@@ -288,9 +288,10 @@ export async function writeParquet(
  * see {@link writeParquet}. `client.materials.exportParquet` does the walk for you.
  * @example await exportParquet(client.materials.pages(), "materials.parquet", { columns: ["formula", "lattice.a"] });
  */
-export async function exportParquet(pages: PageSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
-  const plan = planColumns(options.columns, options);
-  return writeParquet(pages, target, plan, options, checkParquetOptions(plan, options));
+export async function exportParquet(source: TableSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
+  const { pages, plan, types } = planSource(source, options);
+  const resolved = checkParquetOptions(plan, options);
+  return writeParquet(pages, target, plan, options, types ? { ...resolved, types: { ...types, ...resolved.types } } : resolved);
 }
 
 /**
