@@ -173,8 +173,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     : planTableExport((options.format ?? "csv") as TableFormat, {
         query, columns, sort, pageSize, maxItems, paging, signal, units: options.units,
         types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
-        resume: options.resume, restart: options.restart,
-      });
+        resume: options.resume, restart: options.restart, strict: options.strict, onWarning: events.onWarning,
+      }, "materials");
   const directory = structures ? !structures.singleFile : table!.partitions !== undefined;
   if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
   if (directory && typeof options.output !== "string") {

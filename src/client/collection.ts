@@ -194,7 +194,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async toDataFrame(options: CollectionFrameOptions = {}): Promise<DataFrame> {
     const io = await import("../frame/collection-io.js");
-    const read = io.planTableRead(options);
+    const read = io.planTableRead(options, this.name);
     // With the cache in memory, a read is kept and confirmed as a whole (not when repeats are
     // reported to onDuplicate: a read from memory could not report them again).
     const keeping: ReadKeeping | undefined =
@@ -212,7 +212,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async toArrow(options: CollectionArrowOptions = {}): Promise<ArrowTable> {
     const io = await import("../frame/collection-io.js");
-    const { plan, walk } = io.planTableRead(options);
+    const { plan, walk } = io.planTableRead(options, this.name);
     if (!options.arrow) io.loadArrow(); // a missing package fails before any request
     return io.readArrow(this.walk(walk), plan, options);
   }
@@ -226,7 +226,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportCsv(target: ExportTarget, options: CollectionCsvOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    return io.runTableExport(this, target, io.planTableExport("csv", options), options);
+    return io.runTableExport(this, target, io.planTableExport("csv", options, this.name), options);
   }
 
   /**
@@ -236,7 +236,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportNdjson(target: ExportTarget, options: CollectionNdjsonOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    return io.runTableExport(this, target, io.planTableExport("ndjson", options), options);
+    return io.runTableExport(this, target, io.planTableExport("ndjson", options, this.name), options);
   }
 
   /**
@@ -247,7 +247,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async exportParquet(target: ExportTarget, options: CollectionParquetOptions = {}): Promise<ExportResult> {
     const io = await import("../frame/collection-io.js");
-    return io.runTableExport(this, target, io.planTableExport("parquet", options), options);
+    return io.runTableExport(this, target, io.planTableExport("parquet", options, this.name), options);
   }
 
   /**

@@ -13,6 +13,7 @@ import { copyColumns, keptReads } from "./kept-reads";
 import type { ReadAnswer, ReadKeeping } from "../client/read-answers";
 import type { ReadOptions } from "./row-reader";
 import { reportWarnings } from "./warnings";
+import { checkQueryPaths } from "./query-paths";
 import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./parquet";
 import { loadArrow, readArrow, type ArrowOptions } from "./arrow";
 import { checkPartitions } from "../client/paging/partitions";
@@ -55,8 +56,13 @@ export interface TableRead {
 }
 
 /** Checks the columns and the walk options of a table read, once, before any request. */
-export function planTableRead(options: FrameIterateOptions & { columns?: readonly string[]; units?: boolean }): TableRead {
+export function planTableRead(
+  options: FrameIterateOptions & { columns?: readonly string[]; units?: boolean; strict?: boolean; onWarning?: TableOptions["onWarning"] },
+  collection?: string,
+): TableRead {
   const plan = planColumns(options.columns, options);
+  // Material queries are checked against the material record's shape before any request.
+  if (collection === "materials") reportWarnings(checkQueryPaths(options.query, options.strict ?? false), options.onWarning);
   // Only the iterate options, by name, so frame-only options never reach the walk's checks.
   const { query, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate } = options;
   const walk = validateIterateOptions({ query, fields: plan.fields, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate });
@@ -129,8 +135,8 @@ export interface TableExportPlan extends TableRead {
 }
 
 /** Checks every option of a table export before any request (or any server start, in the CLI). */
-export function planTableExport(format: TableFormat, options: CollectionParquetOptions & CollectionCsvOptions): TableExportPlan {
-  const read = planTableRead(options);
+export function planTableExport(format: TableFormat, options: CollectionParquetOptions & CollectionCsvOptions, collection?: string): TableExportPlan {
+  const read = planTableRead(options, collection);
   const parquet = format === "parquet" ? checkParquetOptions(read.plan, options) : undefined;
   const partitions = options.partitions === undefined ? undefined : checkPartitions(options.partitions);
   if (partitions !== undefined) {

@@ -10,16 +10,21 @@ export interface FrameWarning {
   /**
    * Stable code: `"INVALID_METHOD"` when method values failed the method schema,
    * `"INVALID_STRUCTURE"` when a structure export skipped records, `"EMPTY_COLUMN"` when a
-   * column is null in every row (often a misspelt path: see `suggestion`).
+   * column is null in every row (often a misspelt path: see `suggestion`), `"QUERY_PATH"` when a
+   * query path cannot match a material (reported before the request; `suggestion` is the form
+   * that works).
    */
-  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN";
+  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN" | "QUERY_PATH";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
   /** Dotted path: of the method object (`"method"`), or the empty column's name. */
   readonly path: string;
   /** How many rows had an invalid method there (the empty column: every row read). */
   readonly rows: number;
-  /** EMPTY_COLUMN: the known path nearest to the column's, when it looks like a typo. */
+  /**
+   * EMPTY_COLUMN: the known path nearest to the column's, when it looks like a typo. QUERY_PATH:
+   * the nearest known path, or the `$elemMatch` query (as JSON) for a named entry.
+   */
   readonly suggestion?: string;
   /** The first few of their ids (all of them when `rows` is small). */
   readonly ids: readonly string[];
