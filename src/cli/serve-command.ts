@@ -21,6 +21,8 @@ Options:
   --store DIR            keep records written through the API (create, update, delete,
                          copy, import) in an LMDB database in DIR, so they survive a
                          restart; without it they live in memory (needs the package lmdb)
+  --quota-records N      records one account may keep (default 10000)
+  --quota-mib N          MiB one account's records may take together (default 256)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -35,6 +37,10 @@ function parseCount(text: string | undefined, flag: string, max: number): number
     throw new UsageError(`${flag} takes a whole number from 0 to ${max}, not "${text}".`);
   }
   return Number(text);
+}
+
+function mebibytes(count: number | undefined): number | undefined {
+  return count === undefined ? undefined : count * 1024 * 1024;
 }
 
 /** "15m", "90s", "1h", "2h30m" or a number of seconds, as milliseconds. */
@@ -75,6 +81,8 @@ function parseServeArgs(argv: string[]) {
         synthetic: { type: "string" },
         "max-connections": { type: "string" },
         "send-timeout": { type: "string" },
+        "quota-records": { type: "string" },
+        "quota-mib": { type: "string" },
         "max-failed-logins": { type: "string" },
         lockout: { type: "string" },
         compression: { type: "string" },
@@ -124,6 +132,8 @@ export async function runServe(argv: string[]): Promise<number> {
       sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
       compression: parseCompression(flags.compression),
       store: flags.store,
+      quotaRecords: parseCount(flags["quota-records"], "--quota-records", 100_000_000),
+      quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
       loginThrottle: {
         maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
         windowMs: parseDuration(flags.lockout, "--lockout"),

@@ -3,7 +3,10 @@ import type { Socket } from "node:net";
 
 /** How much one client connection may hold, and how many there may be (issue 11). */
 export interface ConnectionLimits {
-  /** Open connections at most; at the cap, the oldest idle one is closed for a new one. */
+  /**
+   * Open connections at most; at the cap, the oldest idle one (kept alive after an answer) is
+   * closed for a new one, and when none is idle the new one is answered 503 with Retry-After.
+   */
   maxConnections: number;
   /** A response that the client does not read within this many ms closes its connection. */
   sendTimeoutMs: number;
@@ -14,6 +17,14 @@ export interface ConnectionLimits {
 interface Connection {
   /** Requests received and not yet answered in full (the one being answered included). */
   pending: number;
+  /**
+   * Requests answered in full. A connection is idle (and may be closed for a newcomer) only once
+   * it has had an answer and waits for nothing: a new one whose first request is still on its way
+   * is not idle, and closing it would drop that request with no answer.
+   */
+  answered: number;
+  /** When it was accepted (ms, monotonic). */
+  since: number;
   /** Resolves when the connection's last queued answer has been flushed to the socket. */
   tail: Promise<void>;
 }
@@ -66,6 +77,7 @@ export class ConnectionGuard {
         }
       } finally {
         connection.pending -= 1;
+        connection.answered += 1;
       }
     });
   }
@@ -76,14 +88,19 @@ export class ConnectionGuard {
       refuse(socket, this.#limits.maxConnections);
       return;
     }
-    this.#open.set(socket, { pending: 0, tail: Promise.resolve() });
+    this.#open.set(socket, { pending: 0, answered: 0, since: performance.now(), tail: Promise.resolve() });
     socket.once("close", () => this.#open.delete(socket));
   }
 
-  /** Closes the oldest connection with no request in progress; false when there is none. */
+  /**
+   * Closes the oldest idle connection; false when there is none. Idle: nothing in progress, and
+   * either answered before (kept alive) or silent for longer than a client takes to send its
+   * first request (a socket opened and left, which must not hold a place for ever).
+   */
   #closeIdle(): boolean {
+    const silentSince = performance.now() - FIRST_REQUEST_GRACE_MS;
     for (const [socket, connection] of this.#open) {
-      if (connection.pending === 0) {
+      if (connection.pending === 0 && (connection.answered > 0 || connection.since < silentSince)) {
         this.#open.delete(socket);
         socket.destroy();
         return true;
@@ -112,6 +129,12 @@ export class ConnectionGuard {
     });
   }
 }
+
+/**
+ * How long a new connection may take to send its first request before it counts as idle: a
+ * client sends it as soon as it is connected, so a second is generous even on a slow link.
+ */
+const FIRST_REQUEST_GRACE_MS = 1_000;
 
 function refuse(socket: Socket, cap: number): void {
   const body = JSON.stringify({

@@ -19,7 +19,7 @@ export function computedFields(record: StructureRecord, what: string): Record<st
     if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).");
     return { formula, unitCellFormula, derivedProperties: derivedProperties(mass, volume) };
   } catch (error) {
-    if (error instanceof StructureError) throw badRequest(`${what}: ${error.message}`);
+    if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`${what}: ${error.message}`);
     throw error;
   }
 }
@@ -35,7 +35,8 @@ export function parseStructureFile(content: string, format: (typeof IMPORT_FORMA
   try {
     parsed = format === "poscar" ? fromPoscar(content) : fromCif(content);
   } catch (error) {
-    if (error instanceof StructureError) throw badRequest(`The ${format.toUpperCase()} content cannot be read: ${error.message}`);
+    // RangeError: the cell arithmetic's word for a cell no structure has (a flat cell).
+    if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`The ${format.toUpperCase()} content cannot be read: ${error.message}`);
     throw error;
   }
   const { name, lattice, basis } = parsed;

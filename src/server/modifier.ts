@@ -11,6 +11,22 @@ type ModifierOperator = (typeof MODIFIER_OPERATORS)[number];
 /** Paths the server owns: never changed by a modifier (nor anything below them). */
 export const PROTECTED_PATHS = ["_id", "owner", "createdAt"];
 
+/**
+ * Fields the platform derives from the structure (`lattice` and `basis`): recomputed on every
+ * write that changes the structure, never set by hand, or the record would disagree with itself.
+ */
+export const DERIVED_PATHS = ["formula", "unitCellFormula", "derivedProperties"];
+
+/** The structure itself: its parts may change, but a material does not lose it. */
+const STRUCTURE_PATHS = ["lattice", "basis"];
+
+/**
+ * The largest array index a path may name: any larger and MongoDB-style padding would build an
+ * array of that many nulls before the record's size could be checked. Arrays of a record are at
+ * most as long as its basis can be (a structure's atom limit).
+ */
+export const MAX_ARRAY_INDEX = 100_000;
+
 /** A checked modifier: operators from the allow-list over checked paths and values. */
 export type Modifier = Partial<Record<ModifierOperator, Record<string, unknown>>>;
 
@@ -23,7 +39,18 @@ function checkModifierPath(path: string, operator: string): void {
       throw badRequest(`"${segment}" (in ${where}) is not allowed: paths may not hold $ operators (positional updates are not supported).`);
     }
   }
+  for (const segment of path.split(".")) {
+    if (/^\d+$/.test(segment) && Number(segment) > MAX_ARRAY_INDEX) {
+      throw badRequest(`${where} names array index ${segment.length > 12 ? `${segment.slice(0, 12)}...` : segment}; an index may be at most ${MAX_ARRAY_INDEX} (use $push to append).`);
+    }
+  }
   const top = path.split(".")[0];
+  if (DERIVED_PATHS.includes(top)) {
+    throw badRequest(`${where} is refused: ${top} is computed from the structure (lattice and basis) on every write; change the structure instead.`);
+  }
+  if (operator === "$unset" && STRUCTURE_PATHS.includes(path)) {
+    throw badRequest(`${where} is refused: a material keeps its ${path}; change its parts with $set instead.`);
+  }
   if (PROTECTED_PATHS.includes(top)) {
     throw badRequest(`${where} is refused: ${top} is set by the server and cannot be changed${top === "owner" ? " (a record keeps its owner; copy it to get your own)" : ""}.`);
   }
@@ -98,6 +125,10 @@ export function applyModifier<T extends Record<string, unknown>>(record: T, modi
       }
     }
   }
+  // An index past an array's end would pad it with nulls: refused, so the padding never exists.
+  for (const fields of Object.values(modifier)) {
+    for (const path of Object.keys(fields ?? {})) checkIndexes(record, path);
+  }
   const copy = structuredClone(record);
   try {
     update(copy, modifier as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
@@ -114,4 +145,20 @@ function valueAt(record: Record<string, unknown>, path: string): unknown {
     value = (value as Record<string, unknown>)[segment];
   }
   return value;
+}
+
+/** Refuses a path whose array index lies past the end of the array it indexes. */
+function checkIndexes(record: Record<string, unknown>, path: string): void {
+  let value: unknown = record;
+  const segments = path.split(".");
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if (Array.isArray(value) && /^\d+$/.test(segment) && Number(segment) > value.length) {
+      throw badRequest(
+        `The modifier cannot be applied: ${segments.slice(0, i).join(".")} has ${value.length} entries, so index ${segment} would leave a gap; use an index up to ${value.length}, or $push to append.`,
+      );
+    }
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, segment)) return;
+    value = (value as Record<string, unknown>)[segment];
+  }
 }

@@ -4,6 +4,7 @@ import { DEMO_ACCOUNT, type UserAccount } from "./auth";
 import type { CompressionMode } from "./compression";
 import type { LoginThrottleOptions } from "./login-throttle";
 import { MAX_SYNTHETIC } from "./synthetic";
+import { DEFAULT_QUOTA } from "./written-records";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -81,6 +82,17 @@ export interface StartServerOptions {
    * @example "./matframe-store"
    */
   store?: string;
+  /**
+   * Records one account may keep (created, copied or imported; the served materials do not
+   * count). A write past it is answered 403 with a message.
+   * @default 10000
+   */
+  quotaRecords?: number;
+  /**
+   * Bytes (of their JSON) one account's records may take together.
+   * @default 268435456 (256 MiB)
+   */
+  quotaBytes?: number;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -150,6 +162,10 @@ export function resolveOptions(options: StartServerOptions) {
   if (options.store !== undefined && (typeof options.store !== "string" || options.store.trim() === "")) {
     throw new ServerOptionsError("store must be the path of a directory (it is created if missing).");
   }
+  const quotaRecords = options.quotaRecords ?? DEFAULT_QUOTA.records;
+  if (!Number.isInteger(quotaRecords) || quotaRecords < 0) throw new ServerOptionsError(`quotaRecords must be a whole number, not ${String(quotaRecords)}.`);
+  const quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA.bytes;
+  if (!Number.isInteger(quotaBytes) || quotaBytes < 0) throw new ServerOptionsError(`quotaBytes must be a whole number of bytes, not ${String(quotaBytes)}.`);
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -174,5 +190,6 @@ export function resolveOptions(options: StartServerOptions) {
     sendTimeoutMs,
     compression,
     store: options.store,
+    quota: { records: quotaRecords, bytes: quotaBytes },
   };
 }

@@ -180,7 +180,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
       ),
     }),
-    written: new WrittenRecords(resolved.store === undefined ? new MemoryBackend() : LmdbBackend.open(resolved.store), resolved.scanBudgetMs),
+    written: new WrittenRecords(resolved.store === undefined ? new MemoryBackend() : LmdbBackend.open(resolved.store), resolved.scanBudgetMs, resolved.quota),
     publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),

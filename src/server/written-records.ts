@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { RecordBackend } from "./record-backend";
+import { HttpError } from "./http-errors";
 import { MaterialStore, type StoredRecord } from "./store";
 
 /**
@@ -8,8 +9,22 @@ import { MaterialStore, type StoredRecord } from "./store";
  * read after a change, so the served materials' store (and its cached walks) is never rebuilt.
  * Writes run one at a time, and memory changes only after the backend committed.
  */
+/** What one account may keep on the local platform. */
+export interface AccountQuota {
+  /** Records at most. */
+  readonly records: number;
+  /** Bytes of their JSON, together, at most. */
+  readonly bytes: number;
+}
+
+/** Default quota: room for a class's work, not for filling the server's memory or disk. */
+export const DEFAULT_QUOTA: AccountQuota = { records: 10_000, bytes: 256 * 1024 * 1024 };
+
 export class WrittenRecords {
   private readonly byId = new Map<string, StoredRecord>();
+  /** JSON bytes of each record, and their sum per owner, for the quota. */
+  private readonly sizeById = new Map<string, number>();
+  private readonly bytesByOwner = new Map<string, number>();
   private readonly idsByOwner = new Map<string, Set<string>>();
   private readonly stores = new Map<string, MaterialStore>();
   private queue: Promise<unknown> = Promise.resolve();
@@ -22,6 +37,7 @@ export class WrittenRecords {
   constructor(
     private readonly backend: RecordBackend,
     private readonly scanBudgetMs?: number,
+    private readonly quota: AccountQuota = DEFAULT_QUOTA,
   ) {
     for (const record of backend.load()) this.remember(record);
   }
@@ -64,6 +80,7 @@ export class WrittenRecords {
     const run = this.queue.then(async () => {
       const next = change();
       if ("put" in next) {
+        this.checkQuota(next.put);
         await this.backend.put(next.put);
         this.remember(next.put);
       } else {
@@ -82,6 +99,20 @@ export class WrittenRecords {
     await this.backend.close();
   }
 
+  /** Refuses a put that would take its owner past the quota (a replaced record's own size is freed). */
+  private checkQuota(record: StoredRecord): void {
+    const owner = this.ownerOf(record);
+    const previous = this.sizeById.get(record._id);
+    const records = (this.idsByOwner.get(owner)?.size ?? 0) + (previous === undefined ? 1 : 0);
+    if (records > this.quota.records) {
+      throw new HttpError(403, `Your account has ${records - 1} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`);
+    }
+    const bytes = (this.bytesByOwner.get(owner) ?? 0) - (previous ?? 0) + Buffer.byteLength(JSON.stringify(record));
+    if (bytes > this.quota.bytes) {
+      throw new HttpError(403, `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`);
+    }
+  }
+
   private ownerOf(record: StoredRecord): string {
     return String((record.owner as { _id?: unknown } | undefined)?._id ?? "");
   }
@@ -91,6 +122,9 @@ export class WrittenRecords {
     if (previous) this.forget(record._id);
     this.byId.set(record._id, record);
     const owner = this.ownerOf(record);
+    const size = Buffer.byteLength(JSON.stringify(record));
+    this.sizeById.set(record._id, size);
+    this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) + size);
     let ids = this.idsByOwner.get(owner);
     if (!ids) this.idsByOwner.set(owner, (ids = new Set()));
     ids.add(record._id);
@@ -103,6 +137,8 @@ export class WrittenRecords {
     if (!record) return;
     this.byId.delete(id);
     const owner = this.ownerOf(record);
+    this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) - (this.sizeById.get(id) ?? 0));
+    this.sizeById.delete(id);
     this.idsByOwner.get(owner)?.delete(id);
     this.stores.delete(owner);
     this.changedAt.set(owner, ++this.changes);

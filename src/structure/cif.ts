@@ -1,7 +1,7 @@
 import { StructureError } from "../errors";
 import { parametersToVectors, vectorsToParameters, wrapFractional, type Vector3 } from "./cell";
 import { num } from "./format";
-import { structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
+import { MAX_ATOMS, structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
 
 /** A CIF string value, quoted when it has to be. */
 function quote(text: string): string {
@@ -63,7 +63,11 @@ export function toCif(record: StructureRecord): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** CIF tokens: bare words, quoted strings (quotes removed), `;` text fields; comments dropped. */
+/**
+ * CIF tokens: bare words, quoted strings (quotes removed), `;` text fields; comments dropped. A
+ * scanner, not a regular expression: V8's regex engine recurses per character of a quoted
+ * string, and a 10 MB name overflowed the stack. Linear in the text.
+ */
 function tokenize(text: string): string[] {
   const tokens: string[] = [];
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
@@ -75,13 +79,34 @@ function tokenize(text: string): string[] {
       tokens.push(field.join("\n").trim());
       continue;
     }
-    const re = /'((?:[^']|'(?=\S))*)'(?=\s|$)|"((?:[^"]|"(?=\S))*)"(?=\s|$)|(#.*$)|(\S+)/g;
-    for (const m of line.matchAll(re)) {
-      if (m[3] !== undefined) break;
-      tokens.push(m[1] ?? m[2] ?? m[4]);
-    }
+    scanLine(line, tokens);
   }
   return tokens;
+}
+
+const SPACE = /\s/;
+
+function scanLine(line: string, tokens: string[]): void {
+  let at = 0;
+  while (at < line.length) {
+    while (at < line.length && SPACE.test(line[at])) at++;
+    if (at >= line.length || line[at] === "#") return;
+    const quote = line[at];
+    if (quote === "'" || quote === '"') {
+      // A quote closes a string only when whitespace (or the line's end) follows it.
+      let end = line.indexOf(quote, at + 1);
+      while (end !== -1 && end + 1 < line.length && !SPACE.test(line[end + 1])) end = line.indexOf(quote, end + 1);
+      if (end !== -1) {
+        tokens.push(line.slice(at + 1, end));
+        at = end + 1;
+        continue;
+      }
+    }
+    let end = at;
+    while (end < line.length && !SPACE.test(line[end])) end++;
+    tokens.push(line.slice(at, end));
+    at = end;
+  }
 }
 
 interface CifBlock {
@@ -152,12 +177,51 @@ export function parseSymmetryOperation(op: string): (f: Vector3) => Vector3 {
 
 const SYMOP_TAGS = ["_symmetry_equiv_pos_as_xyz", "_space_group_symop_operation_xyz"];
 
+/** How close (in fractional coordinates, each axis) two positions are to be one site. */
+const SAME_SITE = 1e-4;
+
 /** Whether two fractional positions are the same site of the periodic crystal. */
 function samePosition(p: Vector3, q: Vector3): boolean {
   return p.every((x, k) => {
     const d = Math.abs(x - q[k]) % 1;
-    return Math.min(d, 1 - d) < 1e-4;
+    return Math.min(d, 1 - d) < SAME_SITE;
   });
+}
+
+/** Grid cells per axis: each cell is wider than SAME_SITE, so a match is in a neighbouring cell. */
+const GRID = Math.floor(1 / (2 * SAME_SITE));
+
+/**
+ * The sites placed so far, in a periodic grid over the cell: whether a new position repeats one
+ * is a look at 27 neighbouring cells, not a scan of every site (which made an import of 4,000
+ * atoms with 10 operations take 10 s).
+ */
+class SiteGrid {
+  private readonly cells = new Map<string, { element: string; position: Vector3 }[]>();
+
+  private static cellOf(position: Vector3): number[] {
+    return position.map((x) => Math.floor((((x % 1) + 1) % 1) * GRID) % GRID);
+  }
+
+  has(element: string, position: Vector3): boolean {
+    const [i, j, k] = SiteGrid.cellOf(position);
+    for (let di = -1; di <= 1; di++) {
+      for (let dj = -1; dj <= 1; dj++) {
+        for (let dk = -1; dk <= 1; dk++) {
+          const key = `${(i + di + GRID) % GRID},${(j + dj + GRID) % GRID},${(k + dk + GRID) % GRID}`;
+          for (const site of this.cells.get(key) ?? []) if (site.element === element && samePosition(site.position, position)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  add(element: string, position: Vector3): void {
+    const key = SiteGrid.cellOf(position).join(",");
+    const list = this.cells.get(key);
+    if (list) list.push({ element, position });
+    else this.cells.set(key, [{ element, position }]);
+  }
 }
 
 /**
@@ -197,6 +261,11 @@ export function fromCif(text: string): PlatformStructure & { name: string } {
   if (!symbols) throw new StructureError("The CIF's atom sites have neither _atom_site_type_symbol nor _atom_site_label.");
   const occupancy = atoms.get("_atom_site_occupancy");
   const sites: { element: string; fractional: Vector3 }[] = [];
+  const placedSites = new SiteGrid();
+  const declared = atoms.get("_atom_site_fract_x")!.length;
+  if (declared * operations.length > MAX_ATOMS * 64) {
+    throw new StructureError(`The CIF has ${declared} atom sites and ${operations.length} symmetry operations, more than the ${MAX_ATOMS.toLocaleString("en-US")} atoms a structure may have can come from.`);
+  }
   atoms.get("_atom_site_fract_x")!.forEach((x, i) => {
     const element = /^[A-Z][a-z]?/.exec(symbols[i])?.[0];
     if (!element) throw new StructureError(`The CIF's atom site ${symbols[i]} has no element symbol.`);
@@ -209,14 +278,14 @@ export function fromCif(text: string): PlatformStructure & { name: string } {
       cifNumber(atoms.get("_atom_site_fract_y")?.[i], "_atom_site_fract_y"),
       cifNumber(atoms.get("_atom_site_fract_z")?.[i], "_atom_site_fract_z"),
     ];
-    const own: Vector3[] = [];
     for (const op of operations) {
       const image = op(f);
       const placed = (operations.length > 1 ? image.map(wrapFractional) : image) as Vector3;
-      if (own.some((q) => samePosition(q, placed)) || sites.some((s) => s.element === element && samePosition(s.fractional, placed))) continue;
-      own.push(placed);
+      if (placedSites.has(element, placed)) continue;
+      placedSites.add(element, placed);
+      sites.push({ element, fractional: placed });
+      if (sites.length > MAX_ATOMS) throw new StructureError(`The CIF expands to more than ${MAX_ATOMS.toLocaleString("en-US")} atoms, the most a structure may have.`);
     }
-    for (const fractional of own) sites.push({ element, fractional });
   });
   const name = tags.get("_chemical_name_common") ?? tags.get("_chemical_formula_sum") ?? "";
   return { ...toPlatform(cell, sites), name };

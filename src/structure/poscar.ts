@@ -1,7 +1,7 @@
 import { StructureError } from "../errors";
 import { cartesianToFractional, cellVolume, type Matrix3, type Vector3 } from "./cell";
 import { num, runs, titleOf } from "./format";
-import { structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
+import { MAX_ATOMS, structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
 
 /**
  * A material as a VASP 5 POSCAR: title (name and id), scale 1, the cell vectors in Å, the species
@@ -46,6 +46,7 @@ export function fromPoscar(text: string): PlatformStructure & { name: string } {
   if (scale < 0) {
     scale = Math.cbrt(-scale / Math.abs(cellVolume(cell)));
   }
+  if (!(Number.isFinite(scale) && scale > 0)) throw new StructureError("POSCAR line 2: the scale factor (or the volume it gives) makes no cell: the cell vectors may be flat.");
   cell = cell.map((v) => v.map((x) => x * scale)) as Matrix3;
   const speciesLine = (lines[5] ?? "").trim();
   if (/^[\d\s]+$/.test(speciesLine)) {
@@ -54,11 +55,18 @@ export function fromPoscar(text: string): PlatformStructure & { name: string } {
   const species = speciesLine.split(/\s+/).map((s) => s.replace(/[_/].*$/, ""));
   const counts = numbers(lines[6], species.length, "one count per species", 7);
   if (counts.some((n) => !Number.isInteger(n) || n < 0)) throw new StructureError("POSCAR line 7: counts must be whole numbers.");
+  // Checked before any array of that size is made: the counts are the file's word, not its content.
+  const total = counts.reduce((sum, n) => sum + n, 0);
+  if (total > MAX_ATOMS) throw new StructureError(`POSCAR line 7 declares ${total.toLocaleString("en-US")} atoms; a structure may have at most ${MAX_ATOMS.toLocaleString("en-US")}.`);
+  if (total === 0) throw new StructureError("POSCAR line 7 declares no atoms.");
   let at = 7;
   if (/^s/i.test((lines[at] ?? "").trim())) at += 1; // Selective dynamics
   const mode = (lines[at] ?? "").trim();
   const cartesian = /^[ck]/i.test(mode);
   if (!cartesian && !/^d/i.test(mode)) throw new StructureError(`POSCAR line ${at + 1}: expected "Direct" or "Cartesian"; got ${JSON.stringify(mode.slice(0, 40))}.`);
+  const available = lines.slice(at + 1).filter((line) => line.trim() !== "").length;
+  if (available < total) throw new StructureError(`POSCAR line 7 declares ${total.toLocaleString("en-US")} atoms, but the file has ${available} coordinate lines after line ${at + 1}.`);
+  if (cartesian && !(Math.abs(cellVolume(cell)) > 1e-12)) throw new StructureError("POSCAR: the cell vectors are linearly dependent (a flat cell), so cartesian coordinates cannot be placed in it.");
   const elements = species.flatMap((e, i) => Array<string>(counts[i]).fill(e));
   const sites = elements.map((element, i) => {
     const value = numbers(lines[at + 1 + i], 3, `the coordinates of atom ${i + 1}`, at + 2 + i) as Vector3;

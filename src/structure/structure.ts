@@ -2,6 +2,13 @@ import { StructureError } from "../errors";
 import { cartesianToFractional, fractionalToCartesian, parametersToVectors, vectorsToParameters, type Matrix3, type Vector3 } from "./cell";
 
 /** The parts of a material record a structure needs (the platform's `lattice` and `basis`). */
+/**
+ * The most atoms one structure may have (a POSCAR's counts, a CIF's expanded sites): checked
+ * before anything of that size is built, so a file that declares two billion atoms in 92 bytes is
+ * refused instead of exhausting memory.
+ */
+export const MAX_ATOMS = 100_000;
+
 export interface StructureRecord {
   _id?: string;
   name?: string;
