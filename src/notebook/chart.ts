@@ -3,7 +3,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { MissingDependencyError } from "../errors";
 import { readableTitle } from "./axis-defaults";
 import { Picture } from "./picture";
-import { inNotebook } from "./tslab-display";
+import { inNotebook } from "./kernel";
 
 /**
  * A rendered chart. In a notebook it has already been displayed (as a PNG with a text fallback,

@@ -33,7 +33,7 @@ describe("a chart's MIME bundle", () => {
     expect(bundle.data["text/plain"]).toBe(chart.summary());
     const { width, height } = chart.size;
     expect(bundle.metadata["image/png"]).toEqual({ width, height });
-    const png = inkOf(bundle.data["image/png"]);
+    const png = inkOf(bundle.data["image/png"] as string);
     expect([png.width, png.height]).toEqual([2 * width, 2 * height]);
     // Two bars, axes and labels: far more than a blank image's none, far less than all.
     expect(png.ink).toBeGreaterThan(0.02 * png.width * png.height);
@@ -48,7 +48,7 @@ describe("a chart's MIME bundle", () => {
   it("without resvg, holds the SVG inside an <img> as HTML", async () => {
     resetResvgForTests("missing");
     const chart = await barChart(bars, { x: "k" });
-    const html = chart.mimeBundle().data["text/html"];
+    const html = chart.mimeBundle().data["text/html"] as string;
     const { width, height } = chart.size;
     expect(html).toMatch(new RegExp(`^<img src="data:image/svg\\+xml;base64,[A-Za-z0-9+/=]+" width="${width}" height="${height}" alt="\\[bar chart: 2 bars`));
     const src = /src="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)![1];
