@@ -16,3 +16,5 @@ export { inNotebook } from "./kernel";
 export type { MimeBundle } from "./mime-bundle";
 export { RichOutput, JUPYTER_DISPLAY } from "./rich-output";
 export { Picture } from "./picture";
+export { matframeCommand } from "./command";
+export type { Command } from "./command";
