@@ -20,5 +20,10 @@ export function reportWarnings(warnings: readonly FrameWarning[], onWarning?: Wa
  * to the kernel's own stderr, which no notebook shows (checked with Deno 2.9).
  */
 function inDenoNotebook(): boolean {
-  return typeof (globalThis as { Deno?: { jupyter?: { broadcast?: unknown } } }).Deno?.jupyter?.broadcast === "function";
+  try {
+    return typeof (globalThis as { Deno?: { jupyter?: { broadcast?: unknown } } }).Deno?.jupyter?.broadcast === "function";
+  } catch {
+    // Outside `deno jupyter`, reading `Deno.jupyter` throws.
+    return false;
+  }
 }

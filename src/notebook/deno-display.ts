@@ -26,8 +26,13 @@ function denoGlobal(): DenoGlobal | undefined {
 
 /** `Deno.jupyter` when this code runs inside Deno's Jupyter kernel, otherwise undefined. */
 export function denoJupyter(): DenoJupyter | undefined {
-  const jupyter = denoGlobal()?.jupyter;
-  return typeof jupyter?.broadcast === "function" ? (jupyter as DenoJupyter) : undefined;
+  try {
+    const jupyter = denoGlobal()?.jupyter;
+    return typeof jupyter?.broadcast === "function" ? (jupyter as DenoJupyter) : undefined;
+  } catch {
+    // Outside `deno jupyter`, reading `Deno.jupyter` throws ("only available in `deno jupyter`").
+    return undefined;
+  }
 }
 
 function send(jupyter: DenoJupyter, msgType: string, bundle: MimeBundle, transient: Record<string, unknown>): void {
@@ -78,7 +83,7 @@ let hooked: boolean | undefined;
  */
 export function hookDenoCellValues(handler: CellValueHandler): void {
   cellValueHandler = handler;
-  if (hooked !== undefined) return;
+  if (hooked !== undefined || !denoJupyter()) return;
   const deno = denoGlobal();
   const internals = deno?.internal === undefined ? undefined : deno[deno.internal]?.jupyter;
   const original = internals?.broadcastResult;
