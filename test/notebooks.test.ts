@@ -139,6 +139,10 @@ describe.each(["tslab", "deno"] as const)("the notebooks executed on the %s kern
       expect(onDeno.vegaLite, `${name}: Vega-Lite charts on Deno`).toBeGreaterThanOrEqual(onTslab.vegaLite);
     }
 
+    // A progress display is one output updated in place, not one output per update.
+    const progressOutputs = executed.cells.map((c) => (c.outputs ?? []).flatMap(outputTexts).filter((o) => o.text.includes('class="matframe-progress"')).length);
+    expect(Math.max(0, ...progressOutputs), `${name}: progress outputs in one cell`).toBeLessThanOrEqual(1);
+
     const outputs = executed.cells.flatMap((c) => c.outputs ?? []).flatMap(outputTexts);
     // Deno 2.9's kernel can publish a cell's last console lines after it reports the cell done,
     // and nbconvert then drops them (seen about one run in five on a busy machine): on Deno the
