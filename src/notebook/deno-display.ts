@@ -92,11 +92,25 @@ export function hookDenoCellValues(handler: CellValueHandler): void {
   internals.broadcastResult = async function (this: unknown, executionCount: number, value: unknown) {
     try {
       const shown = cellValueHandler?.(value) === true;
-      return await original.call(this, executionCount, shown ? undefined : value);
+      await original.call(this, executionCount, shown ? undefined : value);
+      await settle();
     } finally {
       finishedCells += 1;
     }
   };
+}
+
+/**
+ * How long a cell's end waits for the kernel to publish what the cell sent. Deno 2.9's kernel
+ * publishes displays and console output from a queue on another thread, while the cell's reply
+ * and "idle" status go out directly; whatever the queue publishes after "idle" is dropped by
+ * nbconvert (about one run in six of notebook 01 lost its last table on a busy machine). The
+ * kernel sends the reply when this hook returns, so a short wait here lets the queue drain first.
+ */
+const SETTLE_MS = 50;
+
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 }
 
 /** A token of the running cell (the same for every call in one cell), or undefined without the hook. */
