@@ -1,11 +1,15 @@
-// Executes the example notebooks on the tslab kernel with Jupyter's nbconvert.
+// Executes the example notebooks with Jupyter's nbconvert, on the tslab kernel or on Deno's.
 //
 //   node scripts/run-notebooks.js                  refresh the committed outputs in place (npm run notebooks)
 //   node scripts/run-notebooks.js --output-dir D   write executed copies to D instead (the notebook tests)
-//   node scripts/run-notebooks.js --check          only say whether Jupyter and the tslab kernel are usable
+//   node scripts/run-notebooks.js --check          only say whether Jupyter and the kernel are usable
+//   ... --kernel deno                              on Deno's kernel (`deno jupyter`) instead of tslab;
+//                                                  with --output-dir or --check only: the committed
+//                                                  outputs are the tslab kernel's
 //   ... [NAME.ipynb ...]                           only these notebooks
 //
-// Exit codes: 0 all ran clean, 1 a notebook failed, 4 Jupyter or the tslab kernel is missing.
+// The same .ipynb files run on both kernels: only the kernel nbconvert starts differs.
+// Exit codes: 0 all ran clean, 1 a notebook failed, 4 Jupyter or the kernel is missing.
 // The notebooks always run against the built-in local platform: MATFRAME_* variables are removed
 // from their environment, so committed outputs are the same on every machine.
 "use strict";
@@ -16,7 +20,17 @@ const { linkSelf } = require("./link-self");
 
 const root = path.join(__dirname, "..");
 const notebookDir = path.join(root, "notebooks");
-const KERNEL = "tslab";
+/** The kernels the notebooks run on: the kernelspec name, its binary here, how to register it. */
+const KERNELS = {
+  tslab: {
+    binary: path.join(root, "node_modules", ".bin", "tslab"),
+    register: 'npx tslab install --python=/usr/bin/python3 --binary "$PWD/node_modules/.bin/tslab"',
+  },
+  deno: {
+    binary: path.join(root, "node_modules", ".bin", "deno"),
+    register: "npx deno jupyter --install",
+  },
+};
 const CELL_TIMEOUT_S = 600;
 const EXIT_MISSING = 4;
 
@@ -28,8 +42,8 @@ function kernelEnv() {
   return env;
 }
 
-/** Why the notebooks cannot run here, or undefined when they can. */
-function missingReason(env) {
+/** Why the notebooks cannot run here on `kernelName`, or undefined when they can. */
+function missingReason(env, kernelName) {
   const nbconvert = spawnSync("jupyter", ["nbconvert", "--version"], { env, encoding: "utf8" });
   if (nbconvert.error || nbconvert.status !== 0) {
     return "Jupyter's nbconvert is not installed (Debian: apt-get install jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)";
@@ -41,34 +55,40 @@ function missingReason(env) {
   } catch {
     return "`jupyter kernelspec list --json` did not answer JSON";
   }
-  const kernel = kernels[KERNEL];
-  const howTo = 'run: npx tslab install --python=/usr/bin/python3 --binary "$PWD/node_modules/.bin/tslab"';
-  if (!kernel) return `the tslab kernel is not registered with Jupyter (${howTo})`;
-  // A kernel registered as the bare command `tslab` starts only when tslab is on PATH, which a
-  // local install is not: the README registers it with the absolute path of the local binary.
+  const kernel = kernels[kernelName];
+  const howTo = `run: ${KERNELS[kernelName].register}`;
+  if (!kernel) return `the ${kernelName} kernel is not registered with Jupyter (${howTo})`;
+  // A kernel registered as a bare command starts only when it is on PATH, which a local install
+  // is not: the README registers tslab with the absolute path of the local binary (Deno's
+  // registration always writes the absolute path of the binary that ran it).
   const argv0 = kernel.spec?.argv?.[0];
-  if (argv0 && !path.isAbsolute(argv0)) return `the tslab kernel is registered as the bare command ${JSON.stringify(argv0)}, which is not on PATH for a local tslab (${howTo})`;
-  if (!fs.existsSync(path.join(root, "node_modules", ".bin", "tslab"))) return "tslab is not installed in node_modules (run: npm ci)";
+  if (argv0 && !path.isAbsolute(argv0)) return `the ${kernelName} kernel is registered as the bare command ${JSON.stringify(argv0)}, which is not on PATH for a local install (${howTo})`;
+  if (argv0 && !fs.existsSync(argv0)) return `the ${kernelName} kernel is registered with ${JSON.stringify(argv0)}, which does not exist (${howTo} again)`;
+  if (!fs.existsSync(KERNELS[kernelName].binary)) return `${kernelName} is not installed in node_modules (run: npm ci)`;
   if (!fs.existsSync(path.join(root, "dist", "index.js"))) return "the package is not built (run: npm run build)";
   return undefined;
 }
 
 function parseArgs(argv) {
-  const args = { outputDir: undefined, check: false, names: [] };
+  const args = { outputDir: undefined, check: false, kernel: "tslab", names: [] };
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === "--output-dir") args.outputDir = path.resolve(argv[++i] ?? "");
     else if (argv[i] === "--check") args.check = true;
+    else if (argv[i] === "--kernel") {
+      args.kernel = argv[++i];
+      if (!Object.hasOwn(KERNELS, args.kernel ?? "")) throw new Error(`--kernel must be one of ${Object.keys(KERNELS).join(", ")}; got ${JSON.stringify(args.kernel)}`);
+    }
     else if (argv[i].endsWith(".ipynb")) args.names.push(path.basename(argv[i]));
     else throw new Error(`unknown argument ${JSON.stringify(argv[i])}; see the top of scripts/run-notebooks.js`);
   }
   return args;
 }
 
-function execute(name, outputDir, env, { allowErrors = false } = {}) {
+function execute(name, outputDir, env, kernel, { allowErrors = false } = {}) {
   const args = [
     "nbconvert", "--to", "notebook", "--execute",
     ...(allowErrors ? ["--allow-errors"] : []),
-    `--ExecutePreprocessor.kernel_name=${KERNEL}`,
+    `--ExecutePreprocessor.kernel_name=${kernel}`,
     `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
     // Per-cell timestamps would make every run a diff, and are timings no reader needs.
     "--ExecutePreprocessor.record_timing=False",
@@ -80,19 +100,14 @@ function execute(name, outputDir, env, { allowErrors = false } = {}) {
 }
 
 /**
- * Numbers the code cells 1, 2, 3... after a clean run. tslab sends no `execute_input` message,
- * so nbconvert leaves every count empty; a clean nbconvert run executes the cells exactly once,
- * top to bottom, which is what these numbers then say.
- */
-/**
  * What went wrong in a failed notebook. tslab's error replies carry no message, so nbconvert
  * only says "<Error>"; the cause is in the cell's stderr. Re-running with --allow-errors into a
  * scratch folder keeps those outputs.
  */
-function diagnose(name, env) {
+function diagnose(name, env, kernel) {
   const scratch = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "matframe-nb-diag-"));
   try {
-    execute(name, scratch, env, { allowErrors: true });
+    execute(name, scratch, env, kernel, { allowErrors: true });
     const file = path.join(scratch, name);
     if (!fs.existsSync(file)) return "(no output: the kernel did not start)";
     const nb = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -110,6 +125,11 @@ function diagnose(name, env) {
   }
 }
 
+/**
+ * Numbers the code cells 1, 2, 3... after a clean run. tslab sends no `execute_input` message,
+ * so nbconvert leaves every count empty; a clean nbconvert run executes the cells exactly once,
+ * top to bottom, which is what these numbers then say.
+ */
 function numberCells(file) {
   const nb = JSON.parse(fs.readFileSync(file, "utf8"));
   let count = 0;
@@ -126,23 +146,26 @@ function numberCells(file) {
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const env = kernelEnv();
-  const missing = missingReason(env);
+  const missing = missingReason(env, args.kernel);
   if (missing) {
-    console.error(`Cannot run the notebooks: ${missing}.`);
+    console.error(`Cannot run the notebooks on ${args.kernel}: ${missing}.`);
     return EXIT_MISSING;
   }
   if (args.check) return 0;
+  if (args.kernel !== "tslab" && !args.outputDir) {
+    throw new Error(`--kernel ${args.kernel} needs --output-dir: the committed outputs are the tslab kernel's`);
+  }
   linkSelf();
   const names = args.names.length > 0 ? args.names : fs.readdirSync(notebookDir).filter((f) => f.endsWith(".ipynb")).sort();
   let failed = 0;
   for (const name of names) {
-    const result = execute(name, args.outputDir, env);
-    console.log(`${result.ok ? "ok  " : "FAIL"} ${name}`);
+    const result = execute(name, args.outputDir, env, args.kernel);
+    console.log(`${result.ok ? "ok  " : "FAIL"} ${name}${args.kernel === "tslab" ? "" : ` (${args.kernel})`}`);
     if (result.ok) numberCells(path.join(args.outputDir ?? notebookDir, name));
     else {
       failed += 1;
       const lastLines = result.log.trim().split("\n").slice(-15).join("\n");
-      console.error(`${lastLines}\n\nFirst problems in ${name}:\n${diagnose(name, env)}`);
+      console.error(`${lastLines}\n\nFirst problems in ${name}:\n${diagnose(name, env, args.kernel)}`);
     }
   }
   return failed === 0 ? 0 : 1;

@@ -7,7 +7,7 @@ import { inspect } from "node:util";
 /** What `matframe/notebook` registers: how a frame displays as a cell value, and its MIME bundle. */
 export interface FrameDisplay {
   inspect(frame: object, depth: number, options: object): string;
-  bundle(frame: object): Record<string, string>;
+  bundle(frame: object): Record<string, string | object>;
 }
 
 let display: FrameDisplay | undefined;
@@ -36,7 +36,7 @@ export function patchFrameClass(frameClass: { prototype: object }): void {
   Object.defineProperty(proto, Symbol.for("Jupyter.display"), {
     configurable: true,
     writable: true,
-    value(this: { toString(): string }): Record<string, string> {
+    value(this: { toString(): string }): Record<string, string | object> {
       return display ? display.bundle(this) : { "text/plain": this.toString() };
     },
   });

@@ -3,12 +3,18 @@ import type { TopLevelSpec } from "vega-lite";
 import { MissingDependencyError } from "../errors";
 import { readableTitle } from "./axis-defaults";
 import { Picture } from "./picture";
-import { inNotebook } from "./tslab-display";
+import { inNotebook } from "./kernel";
+import type { MimeBundle } from "./mime-bundle";
+
+/** The MIME type of a Vega-Lite 5 spec, which JupyterLab and VS Code draw as an interactive chart. */
+export const VEGA_LITE_MIME = "application/vnd.vegalite.v5+json";
+const VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json";
 
 /**
  * A rendered chart. In a notebook it has already been displayed (as a PNG with a text fallback,
- * which survives HTML export); as a cell's last expression it is not shown a second time. Its
- * `svg` is a standalone SVG document to save or embed.
+ * which survives HTML export, and its Vega-Lite spec, which front ends that draw Vega-Lite show
+ * interactively); as a cell's last expression it is not shown a second time. Its `svg` is a
+ * standalone SVG document to save or embed.
  */
 export class Chart extends Picture {
   constructor(
@@ -18,8 +24,21 @@ export class Chart extends Picture {
     readonly svg: string,
     /** Bars or points drawn. */
     readonly marks: number,
+    /**
+     * The Vega-Lite 5 spec drawn, data included (a scatter chart's labels sit on their points
+     * there: the placement that keeps them apart is made for the picture only).
+     * @default none (the bundle then holds the picture only)
+     */
+    readonly vegaLite?: Record<string, unknown>,
   ) {
     super();
+  }
+
+  /** The picture's bundle (PNG and text), with the Vega-Lite spec beside them. */
+  override mimeBundle(): MimeBundle {
+    const bundle = super.mimeBundle();
+    if (!this.vegaLite) return bundle;
+    return { data: { ...bundle.data, [VEGA_LITE_MIME]: this.vegaLite }, metadata: bundle.metadata };
   }
 
   summary(): string {
@@ -98,12 +117,14 @@ export async function renderChart(
   adjust?: (compiled: Vega.Spec, vega: typeof Vega) => Promise<void>,
 ): Promise<Chart> {
   const { vega, vegaLite } = loadVega();
+  // A copy as JSON (what the bundle carries) before `adjust` may change shared data objects.
+  const interactive = JSON.parse(JSON.stringify({ $schema: VEGA_LITE_SCHEMA, config: CONFIG, ...spec })) as Record<string, unknown>;
   const compiled = vegaLite.compile({ config: CONFIG, ...spec } as TopLevelSpec).spec;
   await adjust?.(compiled, vega);
   const view = new vega.View(vega.parse(compiled), { renderer: "none" });
   try {
     const svg = await view.toSVG();
-    const chart = new Chart(kind, svg, marks);
+    const chart = new Chart(kind, svg, marks, interactive);
     if (inNotebook()) chart.display();
     return chart;
   } finally {

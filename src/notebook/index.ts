@@ -1,4 +1,4 @@
-// matframe/notebook: display helpers for notebooks on the tslab kernel (plain text elsewhere).
+// matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./show";
 export type { ShowOptions } from "./show";
 export type { TableInput, DataFrameLike } from "./table-input";
@@ -12,7 +12,9 @@ export { structureView, StructureView } from "./structure-view";
 export type { StructureViewOptions } from "./structure-view";
 export { progress } from "./progress";
 export type { Progress, ProgressOptions, ProgressUpdate } from "./progress";
-export { inNotebook } from "./tslab-display";
-export type { MimeBundle } from "./tslab-display";
+export { inNotebook } from "./kernel";
+export type { MimeBundle } from "./mime-bundle";
 export { RichOutput, JUPYTER_DISPLAY } from "./rich-output";
 export { Picture } from "./picture";
+export { matframeCommand } from "./command";
+export type { Command } from "./command";

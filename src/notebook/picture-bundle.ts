@@ -1,7 +1,7 @@
 import type * as ResvgModule from "@resvg/resvg-js";
 import { MissingDependencyError } from "../errors";
 import { escapeHtml } from "./escape-html";
-import type { MimeBundle } from "./tslab-display";
+import type { MimeBundle } from "./mime-bundle";
 
 /**
  * Pixels per SVG pixel in the PNG: 2 keeps text sharp on high-density screens and in print; the

@@ -1,6 +1,6 @@
 import { PNG_SCALE, pictureBundle, svgSize, svgToPng } from "./picture-bundle";
 import { RichOutput } from "./rich-output";
-import type { MimeBundle } from "./tslab-display";
+import type { MimeBundle } from "./mime-bundle";
 
 /**
  * A picture drawn as SVG (a chart, a structure view): shown in notebooks as a PNG with a text

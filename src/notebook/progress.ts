@@ -1,5 +1,6 @@
 import { escapeHtml } from "./escape-html";
-import { newBundleDisplay, type BundleDisplay } from "./tslab-display";
+import { notebookKernel } from "./kernel";
+import type { BundleDisplay } from "./mime-bundle";
 
 /**
  * What a progress callback receives: a running count, or the `Progress` that `onPage` of
@@ -45,7 +46,7 @@ const LOG_INTERVAL_MS = 5_000;
 
 /**
  * An in-place progress display to pass as an `onPage`/`onProgress` callback.
- * In a tslab notebook it is one output that updates in place (HTML with a text fallback);
+ * In a notebook (tslab or Deno) it is one output that updates in place (HTML with a text fallback);
  * elsewhere it is a line on stderr.
  *
  * @example
@@ -56,7 +57,7 @@ const LOG_INTERVAL_MS = 5_000;
 export function progress(options: ProgressOptions = {}): Progress {
   const label = options.label ?? "items";
   const expected = options.expected;
-  const notebook = options.output === undefined ? newBundleDisplay() : undefined;
+  const notebook = options.output === undefined ? notebookKernel()?.newDisplay() : undefined;
   const render = notebook ? notebookRenderer(notebook) : streamRenderer(options.output ?? process.stderr);
   const interval = notebook ? NOTEBOOK_INTERVAL_MS : render.tty ? TTY_INTERVAL_MS : LOG_INTERVAL_MS;
   let count = 0;

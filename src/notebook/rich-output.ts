@@ -1,5 +1,8 @@
 import { inspect } from "node:util";
-import { currentCellToken, displayBundle, inNotebook, printedAsCellValue, swallowNextBlankLine, type MimeBundle } from "./tslab-display";
+import { hookDenoCellValues } from "./deno-display";
+import { notebookKernel } from "./kernel";
+import type { MimeBundle } from "./mime-bundle";
+import { printedAsCellValue, swallowNextBlankLine } from "./tslab-display";
 
 /** Deno's Jupyter kernel displays any value that has this method as a cell's last expression. */
 export const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
@@ -9,7 +12,8 @@ export const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
  * TypeScript kernels' conventions for a cell's last expression:
  * - tslab prints the value with `console.log`, so `[util.inspect.custom]` displays the MIME bundle
  *   (unless it was displayed in the same cell already) and prints no text line;
- * - Deno calls `[Symbol.for("Jupyter.display")]()` and shows the bundle it returns.
+ * - Deno shows a cell's value through `[Symbol.for("Jupyter.display")]()`; matframe takes the
+ *   value first (see `hookDenoCellValues`) to show the bundle with its metadata, once per cell.
  * Elsewhere (a script, the REPL) it inspects as a one-line summary.
  */
 export abstract class RichOutput {
@@ -22,24 +26,35 @@ export abstract class RichOutput {
   abstract summary(): string;
 
   /**
-   * Displays this output in a tslab notebook now (again, if it was already); does nothing elsewhere.
+   * Displays this output in a notebook (tslab or Deno) now, again if it was already; does nothing
+   * elsewhere.
    * @example chart.display();
    */
   display(): void {
-    if (!inNotebook()) return;
-    const bundle = this.mimeBundle();
-    const fallback = Object.keys(bundle.data).find((type) => type !== "text/plain") ?? "text/plain";
-    this.#shownIn = displayBundle(bundle, fallback) ?? this.#shownIn;
+    const kernel = notebookKernel();
+    if (!kernel) return;
+    kernel.display(this.mimeBundle());
+    this.#shownIn = kernel.cellToken() ?? this.#shownIn;
   }
 
   /** Displays unless already shown in the running cell (by its helper, when it was drawn there). */
   protected displayInCell(): void {
-    const token = currentCellToken();
+    const token = notebookKernel()?.cellToken();
     if (token !== undefined && token !== this.#shownIn) this.display();
   }
 
+  static {
+    // Deno: a matframe output as a cell's value is shown here, with its metadata, unless its helper
+    // showed it in that cell already; any other value goes on to Deno's own display.
+    hookDenoCellValues((value) => {
+      if (!(value instanceof RichOutput)) return false;
+      value.displayInCell();
+      return true;
+    });
+  }
+
   /** Deno's Jupyter kernel: the MIME bundle's data, shown when this is a cell's last expression. */
-  [JUPYTER_DISPLAY](): Record<string, string> {
+  [JUPYTER_DISPLAY](): MimeBundle["data"] {
     return this.mimeBundle().data;
   }
 

@@ -10,7 +10,8 @@ function readingSlice(table: TableInput, maxRows: number): TableSlice {
   return idLast(sliceTable(table, maxRows));
 }
 import { renderTextTable } from "./text-table";
-import { inNotebook, type MimeBundle } from "./tslab-display";
+import { inNotebook, notebookKernel } from "./kernel";
+import type { MimeBundle } from "./mime-bundle";
 
 /** Options of {@link show}. */
 export interface ShowOptions {
@@ -62,7 +63,7 @@ export class Table extends RichOutput {
 }
 
 /**
- * Shows a table: as an HTML table in a tslab notebook (cells escaped, numbers
+ * Shows a table: as an HTML table in a notebook (tslab or Deno) (cells escaped, numbers
  * right-aligned, a caption with the row count, the text table as fallback), as aligned text
  * elsewhere. Returns the {@link Table}, which a notebook does not show a second time as the
  * cell's last value.
@@ -106,8 +107,9 @@ function maxRowsOf(options: Pick<ShowOptions, "maxRows">): number {
 setFrameDisplay({
   inspect: (frame, depth, options) => {
     const table = new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS));
-    // In tslab, the HTML table as the cell's output; in a script or the REPL, the text table.
-    return inNotebook() ? table[inspect.custom](depth, options as { depth?: number | null }) : table.text;
+    // In tslab, the HTML table as the cell's output; in a script, the REPL or a `console.log` on
+    // Deno (whose kernel shows a cell's value through `Jupyter.display`, below), the text table.
+    return notebookKernel()?.name === "tslab" ? table[inspect.custom](depth, options as { depth?: number | null }) : table.text;
   },
   bundle: (frame) => new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS)).mimeBundle().data,
 });

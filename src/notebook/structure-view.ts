@@ -4,7 +4,7 @@ import { cellToDraw } from "./conventional-cell";
 import { elementStyle } from "./element-style";
 import { escapeHtml } from "./escape-html";
 import { Picture } from "./picture";
-import { inNotebook } from "./tslab-display";
+import { inNotebook } from "./kernel";
 
 /** Options of {@link structureView}. */
 export interface StructureViewOptions {

@@ -1,4 +1,6 @@
+// The tslab kernel's side of the notebook display (see kernel.ts for the kernel in use).
 import { dirname as pathDirname } from "node:path";
+import type { BundleDisplay, MimeBundle } from "./mime-bundle";
 /** The part of tslab's `Display` the helpers use (see tslab's `public.d.ts`). */
 export interface NotebookDisplay {
   html(s: string): void;
@@ -11,15 +13,6 @@ export interface NotebookDisplay {
 interface TslabModule {
   display: NotebookDisplay;
   newDisplay(): NotebookDisplay;
-}
-
-/**
- * A Jupyter MIME bundle: the `data` and `metadata` of one `display_data` message. Binary types
- * (image/png) are base64 text, as in an .ipynb file.
- */
-export interface MimeBundle {
-  data: Record<string, string>;
-  metadata: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -46,12 +39,7 @@ export function tslabModule(): TslabModule | undefined {
   return undefined;
 }
 
-/** True when rich output (HTML, SVG, in-place updates) can be shown. */
-export function inNotebook(): boolean {
-  return tslabModule() !== undefined;
-}
-
-type DisplayWriter = (content: { data: Record<string, string>; metadata: object; transient: object }, update: boolean) => void;
+type DisplayWriter = (content: { data: Record<string, string | object>; metadata: object; transient: object }, update: boolean) => void;
 
 /**
  * The kernel's writer of `display_data` messages for the running cell, or undefined.
@@ -86,13 +74,8 @@ export function displayBundle(bundle: MimeBundle, fallbackType: string): unknown
     writer({ data: bundle.data, metadata: bundle.metadata, transient: {} }, false);
     return writer;
   }
-  tslab.display.raw(fallbackType, bundle.data[fallbackType]);
+  tslab.display.raw(fallbackType, textOf(bundle, fallbackType));
   return tslab;
-}
-
-/** One output that shows MIME bundles and is updated in place (progress displays). */
-export interface BundleDisplay {
-  show(bundle: MimeBundle): void;
 }
 
 /**
@@ -117,12 +100,18 @@ export function newBundleDisplay(): BundleDisplay | undefined {
         return;
       }
       fallback ??= tslab.newDisplay();
-      fallback.html(bundle.data["text/html"] ?? bundle.data["text/plain"]);
+      fallback.html(textOf(bundle, "text/html" in bundle.data ? "text/html" : "text/plain"));
     },
   };
 }
 
 let nextDisplayId = 0;
+
+/** A text type of a bundle (tslab's public API takes one string per message). */
+function textOf(bundle: MimeBundle, type: string): string {
+  const value = bundle.data[type];
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
 
 /** The token {@link displayBundle} returns for the running cell, or undefined outside a notebook. */
 export function currentCellToken(): unknown {

@@ -8,13 +8,17 @@ import { promisify } from "node:util";
 // matframe as a user's project meets it (issue 10): the packed tarball installed into a fresh
 // project with the README's own commands (run as written, in order), a strict TypeScript build
 // with skipLibCheck off before and after danfojs-node is installed, a script, an ESM import, and
-// a notebook on the tslab kernel registered as the README says. Needs the npm registry (CI has it).
+// a notebook on the tslab kernel registered as the README says; then Deno from the npm registry:
+// `deno check` and `deno run` of a script importing matframe, and the same notebook on Deno's
+// kernel. Needs the npm registry (CI has it).
 
 const run = promisify(execFile);
 const root = join(__dirname, "../..");
 const fixture = join(__dirname, "project");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const DEBIAN_PYTHON = "/usr/bin/python3";
+/** The Deno this repository pins (a user's project installs the same from the npm registry). */
+const DENO_VERSION = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies.deno;
 
 /** The shell lines of the README's "Use matframe in your own project" section, block by block. */
 function sectionCommands(): string[][] {
@@ -136,5 +140,47 @@ describe("matframe in a fresh project, installed as the README says", () => {
     expect(html).toMatch(/Si/);
     const text = outputs.map((o) => (Array.isArray(o.text) ? o.text.join("") : (o.text ?? ""))).join("");
     expect(text).toMatch(/^\S+ \d+\.\d{3}$/m);
+  });
+
+  it("with Deno from the npm registry, a script importing matframe type-checks and runs", async () => {
+    await sh(`npm install --save-dev --save-exact deno@${DENO_VERSION}`);
+    await sh("npx deno check deno-check.mts");
+    // The types are matframe's own, not `any`: a wrong one is refused.
+    const refused = await sh("npx deno check deno-type-error.mts").then(
+      () => undefined,
+      (error: { stderr?: string }) => error,
+    );
+    expect(refused?.stderr).toMatch(/TS2322 .*Type 'string' is not assignable to type 'number'/);
+    const { stdout } = await sh("npx deno run --allow-all deno-check.mts");
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({ version: "2018-10-01", formula: "Si", a: expect.any(Number), rows: 1, cli: true });
+  });
+
+  it("runs the same notebook on Deno's kernel, registered with `deno jupyter --install`", async (context) => {
+    const jupyter = spawnSync(DEBIAN_PYTHON, ["-m", "nbconvert", "--version"], { encoding: "utf8" });
+    if (jupyter.status !== 0) {
+      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`Jupyter's nbconvert is missing: ${jupyter.stderr}`);
+      context.skip();
+    }
+    // Deno writes its kernelspec under $XDG_DATA_HOME/jupyter: here one of the test's own, so the
+    // machine's kernels stay as they are.
+    const dataHome = join(project, ".deno-data");
+    await sh(`XDG_DATA_HOME="${dataHome}" npx deno jupyter --install`);
+    const spec = JSON.parse(readFileSync(join(dataHome, "jupyter", "kernels", "deno", "kernel.json"), "utf8")) as { argv: string[] };
+    expect(spec.argv[0]).toBe(join(project, "node_modules", ".bin", "deno"));
+    const kernelEnv: NodeJS.ProcessEnv = { ...env, JUPYTER_PATH: join(dataHome, "jupyter"), PYDEVD_DISABLE_FILE_VALIDATION: "1" };
+    kernelEnv.PATH = (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
+    const executed = await run(
+      DEBIAN_PYTHON,
+      ["-m", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=deno", "--ExecutePreprocessor.timeout=300", "--output", "executed-deno.ipynb", "notebook.ipynb"],
+      { cwd: project, env: kernelEnv, timeout: 300_000 },
+    );
+    expect(executed.stderr).toMatch(/Writing \d+ bytes to executed-deno\.ipynb/);
+    const notebook = JSON.parse(readFileSync(join(project, "executed-deno.ipynb"), "utf8"));
+    const outputs = notebook.cells.flatMap((cell: { outputs: unknown[] }) => cell.outputs) as Array<Record<string, any>>;
+    expect(outputs.filter((o) => o.output_type === "error" || o.name === "stderr")).toEqual([]);
+    // show(df) as the HTML table, from the package in the project's node_modules.
+    const html = outputs.map((o) => [].concat(o.data?.["text/html"] ?? []).join("")).join("");
+    expect(html).toMatch(/<table class="matframe-table"/);
+    expect(html).toMatch(/<td[^>]*>Si<\/td>/);
   });
 });

@@ -9,7 +9,7 @@ export interface NotebookOutput {
   output_type: string;
   name?: string;
   text?: string | string[];
-  data?: Record<string, string | string[]>;
+  data?: Record<string, string | string[] | object>;
   ename?: string;
   evalue?: string;
 }
@@ -39,7 +39,11 @@ export function joined(text: string | string[] | undefined): string {
 export function outputTexts(output: NotebookOutput): { kind: string; text: string }[] {
   if (output.output_type === "stream") return [{ kind: `stream/${output.name}`, text: joined(output.text) }];
   if (output.output_type === "error") return [{ kind: "error", text: `${output.ename}: ${output.evalue}` }];
-  return Object.entries(output.data ?? {}).map(([kind, text]) => ({ kind, text: joined(text) }));
+  // JSON types (a chart's Vega-Lite spec) are objects in an .ipynb: checked as their JSON text.
+  return Object.entries(output.data ?? {}).map(([kind, value]) => ({
+    kind,
+    text: typeof value === "string" || Array.isArray(value) ? joined(value as string | string[]) : JSON.stringify(value),
+  }));
 }
 
 const SECRET_PATTERNS: [RegExp, string][] = [

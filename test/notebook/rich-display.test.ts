@@ -29,15 +29,33 @@ describe("a chart's MIME bundle", () => {
   it("holds a PNG at twice the SVG's size, drawn, with the display size in its metadata, and a text fallback", async () => {
     const chart = await barChart(bars, { x: "k" });
     const bundle = chart.mimeBundle();
-    expect(Object.keys(bundle.data).sort()).toEqual(["image/png", "text/plain"]);
+    expect(Object.keys(bundle.data).sort()).toEqual(["application/vnd.vegalite.v5+json", "image/png", "text/plain"]);
     expect(bundle.data["text/plain"]).toBe(chart.summary());
     const { width, height } = chart.size;
     expect(bundle.metadata["image/png"]).toEqual({ width, height });
-    const png = inkOf(bundle.data["image/png"]);
+    const png = inkOf(bundle.data["image/png"] as string);
     expect([png.width, png.height]).toEqual([2 * width, 2 * height]);
     // Two bars, axes and labels: far more than a blank image's none, far less than all.
     expect(png.ink).toBeGreaterThan(0.02 * png.width * png.height);
     expect(png.ink).toBeLessThan(0.8 * png.width * png.height);
+  });
+
+  it("carries its Vega-Lite 5 spec, data included, which Vega draws with the same bars", async () => {
+    const chart = await barChart(bars, { x: "k", title: "Two kinds" });
+    const spec = chart.mimeBundle().data["application/vnd.vegalite.v5+json"] as { $schema: string; data: { values: unknown[] } };
+    expect(spec.$schema).toBe("https://vega.github.io/schema/vega-lite/v5.json");
+    expect(spec.data.values).toEqual([
+      { category: "alpha", value: 1 },
+      { category: "beta", value: 2 },
+    ]);
+    // Drawn by Vega itself (as a front end would): two bars, the title, no error.
+    const vega = requireHere("vega") as typeof import("vega");
+    const vegaLite = requireHere("vega-lite") as typeof import("vega-lite");
+    const view = new vega.View(vega.parse(vegaLite.compile(spec as never).spec), { renderer: "none" });
+    const svg = await view.toSVG();
+    view.finalize();
+    expect(svg.match(/aria-label="k: [a-z]+; count: \d"/g)).toEqual(['aria-label="k: alpha; count: 1"', 'aria-label="k: beta; count: 2"']);
+    expect(svg).toContain("Title text 'Two kinds'");
   });
 
   it("holds no SVG, which nbconvert's HTML export would pick and strip", async () => {
@@ -48,7 +66,7 @@ describe("a chart's MIME bundle", () => {
   it("without resvg, holds the SVG inside an <img> as HTML", async () => {
     resetResvgForTests("missing");
     const chart = await barChart(bars, { x: "k" });
-    const html = chart.mimeBundle().data["text/html"];
+    const html = chart.mimeBundle().data["text/html"] as string;
     const { width, height } = chart.size;
     expect(html).toMatch(new RegExp(`^<img src="data:image/svg\\+xml;base64,[A-Za-z0-9+/=]+" width="${width}" height="${height}" alt="\\[bar chart: 2 bars`));
     const src = /src="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)![1];
@@ -128,7 +146,7 @@ describe("in tslab's executor", () => {
   it("a chart drawn in a cell is displayed once, as one bundle, and as the cell's last value adds no text line", async () => {
     const cell = await runCell(`await matframeTest.barChart([{ k: "a" }, { k: "b" }], { x: "k" })`);
     expect(cell.displays).toHaveLength(1);
-    expect(Object.keys(cell.displays[0].data).sort()).toEqual(["image/png", "text/plain"]);
+    expect(Object.keys(cell.displays[0].data).sort()).toEqual(["application/vnd.vegalite.v5+json", "image/png", "text/plain"]);
     expect(cell.stdout).toBe("");
   });
 

@@ -104,7 +104,7 @@ describe("structureView", () => {
     const view = structureView(find("Si", "FCC"));
     const bundle = view.mimeBundle();
     expect(Object.keys(bundle.data).sort()).toEqual(["image/png", "text/plain"]);
-    const png = PNG.sync.read(Buffer.from(bundle.data["image/png"], "base64"));
+    const png = PNG.sync.read(Buffer.from(bundle.data["image/png"] as string, "base64"));
     let coloured = 0;
     for (let i = 0; i < png.data.length; i += 4) {
       const [r, g, b] = png.data.subarray(i, i + 3);
