@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import {
   AbortError,
   ApiError,
@@ -18,6 +17,7 @@ import type { ColumnType } from "../frame/column-types";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 import { savedRecords } from "../frame/resumable";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
+import { parseFlags, wrapHelp } from "./cli-args";
 
 /** Exit codes of `matframe export`, as the README documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
@@ -93,7 +93,7 @@ export async function runExport(argv: string[]): Promise<number> {
     return fail(error);
   }
   if (parsed.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(`${wrapHelp(HELP.trimEnd())}\n`);
     return EXIT.ok;
   }
   const { quiet } = parsed;
@@ -159,6 +159,33 @@ async function savedNote(task: Parsed["task"]): Promise<string> {
   return `; ${items.toLocaleString("en-US")} records are saved: run the same command again with --resume to continue, or with --restart to start over`;
 }
 
+const EXPORT_FLAGS = {
+  "base-url": { type: "string" },
+  query: { type: "string" },
+  columns: { type: "string" },
+  sort: { type: "string" },
+  "page-size": { type: "string" },
+  "max-items": { type: "string" },
+  paging: { type: "string" },
+  format: { type: "string" },
+  output: { type: "string" },
+  partitions: { type: "string" },
+  types: { type: "string" },
+  "parquet-compression": { type: "string" },
+  "row-group-size": { type: "string" },
+  force: { type: "boolean" },
+  resume: { type: "boolean" },
+  strict: { type: "boolean" },
+  units: { type: "boolean" },
+  restart: { type: "boolean" },
+  "no-formula-escape": { type: "boolean" },
+  quiet: { type: "boolean" },
+  username: { type: "string" },
+  profile: { type: "string" },
+  "password-stdin": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 async function parse(argv: string[]): Promise<Parsed> {
   if (argv.some((arg) => arg === "--password" || arg.startsWith("--password="))) {
     throw new UsageError(
@@ -166,42 +193,7 @@ async function parse(argv: string[]): Promise<Parsed> {
         "Set MATFRAME_PASSWORD or use --password-stdin.",
     );
   }
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        "base-url": { type: "string" },
-        query: { type: "string" },
-        columns: { type: "string" },
-        sort: { type: "string" },
-        "page-size": { type: "string" },
-        "max-items": { type: "string" },
-        paging: { type: "string" },
-        format: { type: "string" },
-        output: { type: "string" },
-        partitions: { type: "string" },
-        types: { type: "string" },
-        "parquet-compression": { type: "string" },
-        "row-group-size": { type: "string" },
-        force: { type: "boolean" },
-        resume: { type: "boolean" },
-        strict: { type: "boolean" },
-        units: { type: "boolean" },
-        restart: { type: "boolean" },
-        "no-formula-escape": { type: "boolean" },
-        quiet: { type: "boolean" },
-        username: { type: "string" },
-        profile: { type: "string" },
-        "password-stdin": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\.$/, "")}. Run \`matframe export --help\` for the options.`);
-  }
+  const values = parseFlags("export", argv, EXPORT_FLAGS);
   const output = values.output ?? "-";
   if (values["base-url"] !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(values["base-url"])) {
     // Not echoed: the value holds a password, which also shows in the process list.

@@ -1,6 +1,7 @@
-import { parseArgs } from "node:util";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer } from "../server";
+import { parseFlags, wrapHelp } from "./cli-args";
+import { UsageError } from "./password";
 
 export const SERVE_USAGE = `Usage: matframe serve [options]
 
@@ -29,7 +30,6 @@ Options:
 The first line printed on stdout is the base URL, e.g. http://127.0.0.1:4000/api/2018-10-01.
 Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
-class UsageError extends Error {}
 
 function parseCount(text: string | undefined, flag: string, max: number): number | undefined {
   if (text === undefined) return undefined;
@@ -67,33 +67,26 @@ function positive(value: number | undefined, flag: string): number | undefined {
   return value;
 }
 
+const SERVE_FLAGS = {
+  host: { type: "string" },
+  port: { type: "string" },
+  data: { type: "string" },
+  user: { type: "string", multiple: true },
+  synthetic: { type: "string" },
+  "max-connections": { type: "string" },
+  "send-timeout": { type: "string" },
+  "quota-records": { type: "string" },
+  "quota-mib": { type: "string" },
+  "max-failed-logins": { type: "string" },
+  lockout: { type: "string" },
+  compression: { type: "string" },
+  store: { type: "string" },
+  quiet: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseServeArgs(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        host: { type: "string" },
-        port: { type: "string" },
-        data: { type: "string" },
-        user: { type: "string", multiple: true },
-        synthetic: { type: "string" },
-        "max-connections": { type: "string" },
-        "send-timeout": { type: "string" },
-        "quota-records": { type: "string" },
-        "quota-mib": { type: "string" },
-        "max-failed-logins": { type: "string" },
-        lockout: { type: "string" },
-        compression: { type: "string" },
-        store: { type: "string" },
-        quiet: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlags("serve", argv, SERVE_FLAGS);
 }
 
 /** Resolves when SIGINT or SIGTERM arrives. */
@@ -118,7 +111,7 @@ export async function runServe(argv: string[]): Promise<number> {
   try {
     const flags = parseServeArgs(argv);
     if (flags.help) {
-      process.stdout.write(`${SERVE_USAGE}\n`);
+      process.stdout.write(`${wrapHelp(SERVE_USAGE)}\n`);
       return 0;
     }
     const quiet = flags.quiet === true;
@@ -149,7 +142,7 @@ export async function runServe(argv: string[]): Promise<number> {
       error instanceof DatasetError ||
       error instanceof MissingDependencyError
     ) {
-      process.stderr.write(`matframe serve: ${error.message}\nRun "matframe serve --help" for the options.\n`);
+      process.stderr.write(`matframe serve: ${error.message}\n`);
       return 1;
     }
     throw error;

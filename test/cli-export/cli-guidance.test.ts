@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { runCli } from "../reliability/support/cli";
+import { wrapHelp } from "../../src/cli/cli-args";
+
+// The CLI guides a user who mistypes: the flag they typed, the one they meant, how to pass a
+// value that starts with a dash, in one format for every command; help text wrapped at words.
+
+describe("mistyped flags, in the CLI's own words", () => {
+  it.each([
+    [["export", "--ouput", "x.csv"], /^matframe export: unknown option --ouput; did you mean --output\? Run "matframe export --help" for the options\.\n$/],
+    [["serve", "--prot", "4000"], /^matframe serve: unknown option --prot; did you mean --port\? Run "matframe serve --help" for the options\.\n$/],
+    [["export", "--max-items", "-3"], /^matframe export: --max-items needs a value, and "-3" looks like an option; if it is the value, write --max-items=-3\. Run/],
+    [["export", "--max-items=-3"], /^matframe export: --max-items must be a whole number; got "-3"\.\n$/],
+    [["export", "--force=yes"], /^matframe export: --force takes no value \(it is on when given\)\./],
+    [["serve", "--port"], /^matframe serve: --port needs a value\. Run "matframe serve --help"/],
+    [["export", "materials.csv"], /^matframe export: unexpected argument "materials\.csv": every option starts with --/],
+    [["serve", "--quota-records", "lots"], /^matframe serve: --quota-records takes a whole number from 0 to 100000000, not "lots"\.\n$/],
+  ])("matframe %j", async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/TypeError|ERR_PARSE_ARGS|\n\s+at /);
+  });
+});
+
+describe("help text", () => {
+  it.each([["export"], ["serve"]])("matframe %s --help: lines of at most 80 columns, broken between words, each option's description in its column", async (command) => {
+    const run = await runCli([command, "--help"]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    for (const line of lines) {
+      // A single unbreakable token (a long default value) may run over; nothing else does.
+      if (line.length > 80) expect(line.trim()).not.toMatch(/ /);
+    }
+    // Continuation lines of option descriptions start in the description column, never at 0.
+    const column = /^(\s+--\S+(?: \S+)?\s{2,})\S/.exec(lines.find((l) => l.startsWith("  --") && /\s{2,}\S/.test(l.slice(4)))!)![1].length;
+    const options = lines.slice(lines.findIndex((l) => l === "Options:") + 1);
+    for (const line of options.slice(0, options.findIndex((l) => l === ""))) {
+      expect(line.startsWith("  -") || line.startsWith(" ".repeat(column))).toBe(true);
+    }
+  });
+
+  it("wrapHelp joins a hand-wrapped paragraph and wraps it again at words", () => {
+    const text = "Usage: x\n\nOne two three four five six seven\neight nine ten.\n\nOptions:\n  --alpha N   the first option, with a description that is long\n              and continues here";
+    expect(wrapHelp(text, 30)).toBe(
+      [
+        "Usage: x",
+        "",
+        "One two three four five six",
+        "seven eight nine ten.",
+        "",
+        "Options:",
+        "  --alpha N   the first",
+        "              option, with a",
+        "              description that",
+        "              is long and",
+        "              continues here",
+      ].join("\n"),
+    );
+  });
+});
