@@ -83,6 +83,7 @@ Credentials (first found): --username; MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN
 MATFRAME_USERNAME + MATFRAME_PASSWORD; the platform's Python client's OIDC_ACCESS_TOKEN, or
 ACCOUNT_ID + AUTH_TOKEN; the saved login (--profile, $MATFRAME_PROFILE, else "default").
 Half a setting (an address without credentials, a token without an address) is an error.
+Proxies: HTTPS_PROXY / HTTP_PROXY (or lower-case) are used, except for hosts in NO_PROXY.
 Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.
 `;
 

@@ -35,6 +35,9 @@ export interface TransportSettings {
   /**
    * An undici dispatcher (`Agent`, `Pool`, `MockAgent`, a proxy agent, ...) to send requests
    * through instead of the client's own pool. The client never closes a dispatcher it was given.
+   * Without one, the proxy variables are honoured: `HTTPS_PROXY` / `HTTP_PROXY` (or lower-case)
+   * through undici's `EnvHttpProxyAgent`, with `NO_PROXY` naming hosts to reach directly.
+   * @default the client's own pool (through the environment's proxy when one is set)
    */
   dispatcher?: Dispatcher;
   /**

@@ -13,6 +13,7 @@ import {
   errorFromStatus,
 } from "../errors";
 import { redact, redactedExcerpt } from "./redact";
+import type { ProxyEnvironment } from "./proxy";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
@@ -48,6 +49,8 @@ export interface TransportOptions {
   compression: boolean;
   /** Pages in flight of a walk that does not say (follows the link). */
   concurrency: number;
+  /** Proxies from the environment (no dispatcher given and a proxy variable set). */
+  proxy?: ProxyEnvironment;
 }
 
 /** One request, relative to the base. */
@@ -131,6 +134,9 @@ function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): void {
   }
 }
 
+/** Said on a connection failure when a proxy variable is set: the proxy may be what failed. */
+const PROXY_HINT = ", and that the proxy in HTTPS_PROXY/HTTP_PROXY is (or that NO_PROXY names the platform's host to go around it)";
+
 /** undici's code for a request it refused to send (e.g. a header value with CR/LF). */
 const INVALID_ARGUMENT_CODE = "UND_ERR_INVALID_ARG";
 type Raw = { status: number; headers: IncomingHttpHeaders; text: string };
@@ -154,7 +160,19 @@ export class Transport {
     this.#basePath = options.baseUrl.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
     // undici is loaded with the first client, not with `require("matframe")` (about 80 ms).
-    this.#dispatcher = options.dispatcher ?? new (loadUndici().Pool)(this.#origin, { connections: options.connections });
+    this.#dispatcher = options.dispatcher ?? this.#ownDispatcher(options);
+  }
+
+  /**
+   * A pool to the origin; with a proxy variable set, undici's EnvHttpProxyAgent, which routes
+   * each origin through `HTTPS_PROXY`/`HTTP_PROXY` unless `NO_PROXY` names it. The variables are
+   * passed explicitly (an unset one as ""), so the agent never reads a different environment.
+   */
+  #ownDispatcher(options: TransportOptions): Dispatcher {
+    const undici = loadUndici();
+    const proxy = options.proxy;
+    if (!proxy) return new undici.Pool(this.#origin, { connections: options.connections });
+    return new undici.EnvHttpProxyAgent({ connections: options.connections, httpProxy: proxy.httpProxy ?? "", httpsProxy: proxy.httpsProxy ?? "", noProxy: proxy.noProxy ?? "" });
   }
 
   /** Pages in flight for walks that leave `concurrency` out. */
@@ -330,7 +348,8 @@ export class Transport {
    * stale, and a body queued 16 deep behind others could outlast its timeout on a slow link.
    */
   #dispatcherFor(o: SendOptions): Dispatcher {
-    if (!this.#ownsDispatcher || this.#closed || !o.revalidation) return this.#dispatcher;
+    // Not with a proxy: that pool would go around it.
+    if (!this.#ownsDispatcher || this.#closed || !o.revalidation || this.#o.proxy) return this.#dispatcher;
     return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
   }
 
@@ -344,8 +363,10 @@ export class Transport {
     }
   }
 
-  #failureError(f: Failure, endpoint: string, attempts: number, secrets: readonly (string | undefined)[]): MatframeError {
+  #failureError(f: Failure, endpoint: string, attempts: number, requestSecrets: readonly (string | undefined)[]): MatframeError {
     const tries = attempts > 1 ? ` (${attempts} attempts)` : "";
+    // A proxy URL's user name and password are as secret as the request's own.
+    const secrets = [...requestSecrets, ...(this.#o.proxy?.secrets ?? [])];
     switch (f.kind) {
       case "too-large":
         return new ResponseTooLargeError(
@@ -391,7 +412,7 @@ export class Transport {
       case "connection":
         return new ConnectionError(
           `${endpoint} on ${this.#origin} failed${tries}: ${redact(describeCause(f.cause), secrets)}. ` +
-            `Check that baseUrl is right and the server is running and reachable, then try again.`,
+            `Check that baseUrl is right and the server is running and reachable${this.#o.proxy ? PROXY_HINT : ""}, then try again.`,
           endpoint,
           { cause: f.cause },
         );

@@ -6,6 +6,7 @@ import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions, TransportSettings } from "./options";
 import type { TransportOptions } from "./transport";
 import { withoutUrlCredentials } from "./redact";
+import { proxyEnvironment } from "./proxy";
 
 // Every check here runs before any request, so a typo costs nothing on the wire.
 
@@ -105,6 +106,8 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
   if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher | null)?.request !== "function") {
     throw new ValidationError("dispatcher", "dispatcher must be an undici Dispatcher (Agent, Pool, ...).");
   }
+  // Proxies are read from the environment only for a dispatcher of our own: a given one is used as is.
+  const proxy = o.dispatcher === undefined ? proxyEnvironment() : undefined;
   return {
     baseUrl,
     timeout,
@@ -117,6 +120,7 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
     concurrency: defaults.concurrency,
     signal: o.signal,
     dispatcher: o.dispatcher,
+    ...(proxy ? { proxy } : {}),
   };
 }
 
