@@ -177,11 +177,21 @@ export class Client {
   }
 
   /**
-   * Pages in flight for walks that leave `concurrency` out: 3 on this machine, 6 over a network.
+   * Pages in flight for walks that leave `concurrency` out: 3 on a near link, 6 on a far one, as
+   * measured so far (see `LinkEstimate`). Read at each page, so a walk follows the estimate.
    * @internal
    */
   get defaultConcurrency(): number {
     return this.#transport.defaultConcurrency;
+  }
+
+  /**
+   * Times one request when the link is not yet known (see `Transport.measureLink`); never throws.
+   * @internal
+   */
+  measureLink(signal?: AbortSignal): Promise<void> {
+    if (this.#state !== "open") return Promise.resolve();
+    return this.#transport.measureLink({ method: "GET", path: "", signal });
   }
 
   /**

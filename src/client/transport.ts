@@ -14,6 +14,7 @@ import {
 } from "../errors";
 import { redact, redactedExcerpt } from "./redact";
 import type { ProxyEnvironment } from "./proxy";
+import { LinkEstimate, type LinkKind } from "./link-estimate";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
@@ -45,10 +46,10 @@ export interface TransportOptions {
   maxResponseBytes: number;
   /** Responses kept for revalidation (`cache` option); none by default. */
   cache?: ResponseCache;
-  /** Whether to ask for compressed bodies. */
-  compression: boolean;
-  /** Pages in flight of a walk that does not say (follows the link). */
-  concurrency: number;
+  /** Whether to ask for compressed bodies; undefined: as the link measures (`LinkEstimate`). */
+  compression: boolean | undefined;
+  /** The link as the hostname suggests it, until answers say better. */
+  linkGuess: LinkKind;
   /** Proxies from the environment (no dispatcher given and a proxy variable set). */
   proxy?: ProxyEnvironment;
 }
@@ -152,6 +153,8 @@ export class Transport {
   readonly #ownsDispatcher: boolean;
   readonly #origin: string;
   readonly #basePath: string;
+  readonly #link: LinkEstimate;
+  #measuring: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: TransportOptions) {
@@ -159,6 +162,7 @@ export class Transport {
     this.#origin = options.baseUrl.origin;
     this.#basePath = options.baseUrl.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#link = new LinkEstimate(options.linkGuess);
     // undici is loaded with the first client, not with `require("matframe")` (about 80 ms).
     this.#dispatcher = options.dispatcher ?? this.#ownDispatcher(options);
   }
@@ -175,9 +179,30 @@ export class Transport {
     return new undici.EnvHttpProxyAgent({ connections: options.connections, httpProxy: proxy.httpProxy ?? "", httpsProxy: proxy.httpsProxy ?? "", noProxy: proxy.noProxy ?? "" });
   }
 
-  /** Pages in flight for walks that leave `concurrency` out. */
+  /** Pages in flight for walks that leave `concurrency` out: follows the link as measured so far. */
   get defaultConcurrency(): number {
-    return this.#o.concurrency;
+    return this.#link.concurrency;
+  }
+
+  /** What the answers so far say of the link (undefined before the first). */
+  get link(): LinkKind | undefined {
+    return this.#link.kind;
+  }
+
+  /**
+   * Before the first walk of a client whose hostname says loopback and whose compression is left
+   * to the link: sends `o` once and times it, so that the walk's first pages are already asked for
+   * as the link wants them. `o` is a GET of the API's base path without credentials: every server
+   * on the way answers it at once (a 404 or 401) without touching data, and it names no record or
+   * account. Never throws: its answer is not used. Other hostnames keep their far guess until
+   * answers say otherwise.
+   */
+  measureLink(o: SendOptions): Promise<void> {
+    if (this.#link.kind !== undefined || this.#link.guess !== "near" || this.#o.compression !== undefined || this.#closed) return Promise.resolve();
+    return (this.#measuring ??= this.#attempt(o, this.#requestPath(o), mergeSignals(this.#o.signal, o.signal)).then(
+      () => undefined,
+      () => undefined,
+    ));
   }
 
   /**
@@ -298,6 +323,8 @@ export class Transport {
     const classify = (cause: unknown): Failure => classifyFailure(cause, callerSignal, timeout.signal);
     try {
       let response: Dispatcher.ResponseData;
+      const sent = performance.now();
+      let answered = sent;
       try {
         const dispatcher = this.#dispatcherFor(o);
         response = await dispatcher.request({
@@ -306,12 +333,13 @@ export class Transport {
           method: o.method,
           // undici holds a pipeline while a response is awaited unless told it will be quick.
           ...(dispatcher === this.#revalidator ? { blocking: false } : {}),
-          headers: { accept: "application/json", "accept-encoding": this.#o.compression ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
+          headers: { accept: "application/json", "accept-encoding": (this.#o.compression ?? this.#link.compression) ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
           body: o.body,
           signal,
           headersTimeout: this.#o.timeout,
           bodyTimeout: this.#o.timeout,
         });
+        answered = performance.now();
       } catch (cause) {
         return classify(cause);
       }
@@ -323,12 +351,16 @@ export class Transport {
           discard(body);
           return { kind: "unsupported-coding", cause: headers["content-encoding"] };
         }
-        if (!ok) return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
+        if (!ok) {
+          this.#link.observe(answered - sent);
+          return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
+        }
         const read = await readWithin(decoded, decoded === body ? headers : {}, this.#o.maxResponseBytes);
         if (typeof read !== "string") {
           discard(body);
           return { kind: "too-large", cause: undefined, bytes: read.bytes };
         }
+        this.#link.observe(answered - sent);
         return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
