@@ -125,14 +125,13 @@ function isDecodeError(cause: unknown): boolean {
  * Keeps a 200 that carries a validator and may be stored (RFC 9111 section 3: no `no-store`), and
  * forgets the key otherwise: without a validator nothing can be confirmed, so nothing is kept.
  */
-function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): void {
+function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): Promise<void> {
   const etag = outcome.headers.etag;
   const control = String(outcome.headers["cache-control"] ?? "").toLowerCase();
   if (outcome.status === 200 && typeof etag === "string" && etag !== "" && !control.includes("no-store")) {
-    cache.set(key, { etag, text: outcome.text });
-  } else {
-    cache.delete(key);
+    return cache.set(key, { etag, text: outcome.text });
   }
+  return cache.delete(key);
 }
 
 /** Said on a connection failure when a proxy variable is set: the proxy may be what failed. */
@@ -232,7 +231,7 @@ export class Transport {
     if ("kind" in outcome) return false;
     if (outcome.status === 304) return true;
     if (outcome.status === 200 && this.#o.cache && o.cacheScope !== undefined && isJson(outcome)) {
-      keepOrForget(this.#o.cache, cacheKey(this.#origin + path, o.cacheScope), outcome);
+      await keepOrForget(this.#o.cache, cacheKey(this.#origin + path, o.cacheScope), outcome);
     }
     return false;
   }
@@ -260,7 +259,7 @@ export class Transport {
     const maxAttempts = o.method === "GET" || o.login ? this.#o.maxRetries + 1 : 1;
     const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
     const key = cache ? cacheKey(this.#origin + path, o.cacheScope) : "";
-    const kept = cache?.get(key);
+    const kept = await cache?.get(key);
     const request = kept ? { ...o, headers: { ...o.headers, "if-none-match": kept.etag } } : o;
 
     for (let attempt = 1; ; attempt++) {
@@ -285,7 +284,8 @@ export class Transport {
       if (outcome.status >= 200 && outcome.status < 300) {
         checkContentType(outcome, endpoint, o.secrets ?? []);
         const body = parseJson(outcome, endpoint, o.secrets);
-        if (cache) keepOrForget(cache, key, outcome);
+        // Kept (asynchronously) before the answer is handed on: the next read finds it.
+        if (cache) await keepOrForget(cache, key, outcome);
         return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
