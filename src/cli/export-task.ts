@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/structure-export";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
-import { startServer, type ServerHandle } from "../server";
+import type { ServerHandle } from "../server";
 import { Client } from "../client/client";
 import type { Progress } from "../client/options";
 import type { ExportResult } from "../frame/export";
@@ -203,6 +203,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   try {
     let source: ExportSource;
     if (resolved.kind === "none") {
+      // The local platform is loaded only when it is used: an export from a platform never needs it.
+      const { startServer } = await import("../server/index.js");
       server = await startServer({ port: 0 });
       client = await Client.login({ baseUrl: server.baseUrl, ...DEMO });
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
