@@ -19,12 +19,10 @@ import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./exp
 import { savedRecords } from "../frame/resumable";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { resolveAddress } from "../client/platform-source";
+import { NAMES } from "./flag-names";
 
 /** The start of the line said when the built-in platform is used. */
 const NO_PLATFORM = "No platform named by --base-url, MATFRAME_BASE_URL, API_HOST or a saved login";
-
-/** How the resolver's messages name what the user typed. */
-const NAMES = { baseUrl: "--base-url", username: "--username", password: "--password-stdin", profile: "--profile" } as const;
 
 /** Exit codes of `matframe export`, as the README documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;

@@ -6,6 +6,7 @@ import { credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "..
 import { ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { resolveAddress } from "../client/platform-source";
+import { NAMES } from "./flag-names";
 
 const LOGIN_HELP = `Usage: matframe login --base-url URL [--username NAME] [options]
 
@@ -46,7 +47,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       process.stdout.write(LOGIN_HELP);
       return 0;
     }
-    const address = resolveAddress({ baseUrl: values["base-url"] as string | undefined }, env, { baseUrl: "--base-url", username: "--username", password: "--password-stdin", profile: "--profile" });
+    const address = resolveAddress({ baseUrl: values["base-url"] as string | undefined }, env, NAMES);
     if (!address) throw new UsageError("--base-url is required: the address of the platform to log in to (or set MATFRAME_BASE_URL, or API_HOST as the platform's Python client reads it).");
     const baseUrl = address.baseUrl;
     const username = (values.username as string | undefined) || env.MATFRAME_USERNAME;
