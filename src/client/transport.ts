@@ -14,7 +14,7 @@ import {
 } from "../errors";
 import { redact, redactedExcerpt } from "./redact";
 import type { ProxyEnvironment } from "./proxy";
-import { LinkEstimate, type LinkKind } from "./link-estimate";
+import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
@@ -191,17 +191,28 @@ export class Transport {
   /**
    * Before the first walk of a client whose hostname says loopback and whose compression is left
    * to the link: sends `o` once and times it, so that the walk's first pages are already asked for
-   * as the link wants them. `o` is a GET of the API's base path without credentials: every server
+   * as the link wants them. It waits at most `NEAR_FIRST_BYTE_MS`: an answer later than that says
+   * "far" all the same. `o` is a GET of the API's base path without credentials: every server
    * on the way answers it at once (a 404 or 401) without touching data, and it names no record or
    * account. Never throws: its answer is not used. Other hostnames keep their far guess until
    * answers say otherwise.
    */
   measureLink(o: SendOptions): Promise<void> {
     if (this.#link.kind !== undefined || this.#link.guess !== "near" || this.#o.compression !== undefined || this.#closed) return Promise.resolve();
-    return (this.#measuring ??= this.#attempt(o, this.#requestPath(o), mergeSignals(this.#o.signal, o.signal)).then(
-      () => undefined,
-      () => undefined,
-    ));
+    return (this.#measuring ??= new Promise<void>((resolve) => {
+      // No answer within the near bound is an answer too: the link is not near (for now), and
+      // the walk need not wait a whole far round trip to start as a far one.
+      const timer = setTimeout(() => {
+        this.#link.observe(NEAR_FIRST_BYTE_MS + 1);
+        resolve();
+      }, NEAR_FIRST_BYTE_MS);
+      this.#attempt(o, this.#requestPath(o), mergeSignals(this.#o.signal, o.signal))
+        .catch(() => undefined)
+        .finally(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+    }));
   }
 
   /**
