@@ -194,18 +194,23 @@ function credentialsOf(choice: PlatformChoice, env: NodeJS.ProcessEnv, names: Ch
   const authToken = pick(choice.authToken, "authToken", "MATFRAME_AUTH_TOKEN");
   const username = pick(choice.username, names.username, "MATFRAME_USERNAME");
   const password = pick(choice.password, names.password, "MATFRAME_PASSWORD");
-  if (set(choice.accessToken)) {
-    if (set(authToken.value)) throw new ValidationError("accessToken", "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.");
-    return { credentials: { kind: "bearer", accessToken: choice.accessToken, ...(set(accountId.value) ? { accountId: accountId.value } : {}) }, from: "accessToken" };
-  }
-  if (set(accountId.value) || set(authToken.value)) {
+  const tokenPair = (): { credentials: PlatformCredentials; from: string } => {
     if (!set(accountId.value) || !set(authToken.value)) throw halfPair(accountId, authToken, "credentials");
     return { credentials: { kind: "token", accountId: accountId.value, authToken: authToken.value }, from: `${accountId.from} + ${authToken.from}` };
-  }
-  if (set(username.value) || set(password.value)) {
+  };
+  const loginPair = (): { credentials: PlatformCredentials; from: string } => {
     if (!set(username.value) || !set(password.value)) throw halfPair(username, password, "credentials");
     return { credentials: { kind: "login", username: username.value, password: password.value }, from: `${username.from} + ${password.from}` };
+  };
+  // What the caller gave wins over any variable (its other half may come from MATFRAME_*).
+  if (set(choice.accessToken)) {
+    if (set(choice.authToken)) throw new ValidationError("accessToken", "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.");
+    return { credentials: { kind: "bearer", accessToken: choice.accessToken, ...(set(choice.accountId) ? { accountId: choice.accountId } : {}) }, from: "accessToken" };
   }
+  if (set(choice.accountId) || set(choice.authToken)) return tokenPair();
+  if (set(choice.username) || set(choice.password)) return loginPair();
+  if (set(accountId.value) || set(authToken.value)) return tokenPair();
+  if (set(username.value) || set(password.value)) return loginPair();
   // The platform's Python client: a Bearer token wins over the id/token pair, as there.
   if (set(env.OIDC_ACCESS_TOKEN)) {
     return { credentials: { kind: "bearer", accessToken: env.OIDC_ACCESS_TOKEN, ...(set(env.ACCOUNT_ID) ? { accountId: env.ACCOUNT_ID } : {}) }, from: set(env.ACCOUNT_ID) ? "OIDC_ACCESS_TOKEN + ACCOUNT_ID" : "OIDC_ACCESS_TOKEN" };

@@ -134,6 +134,14 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     expect(resolvePlatform({}, {})).toEqual({ kind: "none" });
   });
 
+  it("credentials the caller gives win over every variable; a half of theirs may be completed by its MATFRAME_* variable", () => {
+    const env = { MATFRAME_ACCOUNT_ID: "env-account", MATFRAME_AUTH_TOKEN: "env-token", MATFRAME_PASSWORD: "env-password", OIDC_ACCESS_TOKEN: "oidc" };
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada", password: "typed" }, env)).toMatchObject({ credentials: { kind: "login", username: "ada", password: "typed" }, credentialsFrom: "username + password" });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada" }, env)).toMatchObject({ credentials: { kind: "login", password: "env-password" }, credentialsFrom: "username + MATFRAME_PASSWORD" });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", accessToken: "mine" }, env)).toMatchObject({ credentials: { kind: "bearer", accessToken: "mine" }, credentialsFrom: "accessToken" });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, env)).toMatchObject({ credentials: { kind: "token", accountId: "env-account" }, credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
+  });
+
   it("a profile the caller names wins over the environment's credentials, and must match a given address", () => {
     const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "named.json"), OIDC_ACCESS_TOKEN: "other-token" });
     saveProfile("lab", { baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken }, env);
