@@ -67,9 +67,10 @@ export interface TransportSettings {
    * Ask for compressed bodies (`Accept-Encoding: br, gzip, deflate`) and decode them. Over the
    * internet this moves about 7x fewer bytes; on this machine it only costs CPU on both sides.
    * By default the client follows the link as it measures it, not its hostname: compressed
-   * until its answers show a near link (the first byte within 20 ms and bodies at 200 Mbit/s or
-   * more, as from a server on this machine), then not. A loopback address that forwards to a
-   * distant platform (an SSH tunnel, `kubectl port-forward`) so keeps compression.
+   * until an answer shows a near link (its first byte within 20 ms, as from a server on this
+   * machine), then not. A loopback address that forwards to a distant platform (an SSH tunnel,
+   * `kubectl port-forward`) so keeps compression. Bandwidth is not measured: for a tunnel under
+   * 20 ms to a narrow line, say `true`.
    * @default follows the measured link
    */
   compression?: boolean;
