@@ -60,7 +60,9 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
     const client = await Client.login({ baseUrl, username, password });
     try {
       const file = saveProfile(profile, { ...client.savedCredentials(), username }, env);
-      process.stderr.write(`Logged in to ${hostOf(client.baseUrl)} as ${username}; saved as profile "${profile}" in ${file}.\n`);
+      // Where the address came from, when the command line did not give it (never a secret).
+      const from = address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`;
+      process.stderr.write(`Logged in to ${hostOf(client.baseUrl)}${from} as ${username}; saved as profile "${profile}" in ${file}.\n`);
     } finally {
       await client.close(); // the token stays valid: it is what was saved
     }

@@ -62,6 +62,19 @@ describe("matframe export with only the platform client's variables", () => {
   });
 });
 
+describe("matframe login with the platform client's address variables", () => {
+  it("logs in to the platform API_HOST names and says where the address came from", async () => {
+    const file = join(dir, "login.json");
+    const result = await runCli(["login", "--username", "ada", "--password-stdin"], { env: { ...official(), MATFRAME_CREDENTIALS_FILE: file }, stdin: "lovelace-1843\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^Logged in to 127\.0\.0\.1:\d+ \(address from API_HOST, API_PORT, API_SECURE\) as ada; saved as profile "default"/);
+    const exported = await runCli(["export", "--columns", "name", "--output", "-"], { env: { MATFRAME_CREDENTIALS_FILE: file } });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain(MARKER);
+    expect(exported.stderr.split("\n")[0]).toBe(`Exporting from ${server.baseUrl} (the saved login "default").`);
+  });
+});
+
 describe("matframe export refuses a half setting instead of exporting the demo data", () => {
   const refused = async (env: Record<string, string>, says: RegExp) => {
     const result = await runCli(["export", "--output", join(dir, "out.csv")], { env });
