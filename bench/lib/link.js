@@ -63,14 +63,19 @@ function linkFloorSeconds({ bytes, pages }, { rttMs, mbit, inFlight }) {
 function linkCases({ groups, server, link, credentials, columnsFields, python, concurrency }) {
   if (!groups.has("link")) return [];
   const baseUrl = `${link.origin}${new URL(server.baseUrl).pathname}`;
-  // The proxy listens on 127.0.0.1, so the client would take it for this machine: give it the
-  // defaults it picks for a remote platform (compression on, 6 pages in flight, 8 connections).
+  // The best explicit settings for this link (compression on, 6 pages in flight, 8 connections),
+  // against which the `.defaults` cases below (no settings, the same loopback address) are held.
   const clientOptions = { compression: true, connections: 8 };
   const common = { baseUrl, credentials, clientOptions, expected: server.materialCount };
   const cases = [];
   const add = (id, label, script, params, extra = {}) => cases.push({ group: "link", id, label: `link: ${label}`, script, params: { ...common, ...params, label: id }, ...extra });
   add("link.iterate", `client.materials.iterate, whole records, c=${concurrency}`, "iterate.js", { paging: "offset", concurrency });
   add("link.toDataFrame", `toDataFrame (default columns), c=${concurrency}`, "to-dataframe.js", { concurrency });
+  // Reached through the same loopback address with no settings at all: the client must find the
+  // far link from its answers (compression on, 6 in flight), not take 127.0.0.1 for this machine.
+  const defaults = { baseUrl, credentials, expected: server.materialCount };
+  cases.push({ group: "link", id: "link.iterate.defaults", label: "link: client.materials.iterate, whole records, the defaults", script: "iterate.js", params: { ...defaults, paging: "offset", label: "link.iterate.defaults" } });
+  cases.push({ group: "link", id: "link.toDataFrame.defaults", label: "link: toDataFrame (default columns), the defaults", script: "to-dataframe.js", params: { ...defaults, label: "link.toDataFrame.defaults" } });
   add("link.toDataFrame.cached", `toDataFrame re-run with cache: "memory", c=${concurrency}`, "to-dataframe-cached.js", { concurrency });
   add("link.exportCsv", `exportCsv (default columns), c=${concurrency}`, "export-table.js", { paging: "offset", concurrency });
   add("link.exportParquet.keyset", "exportParquet (default columns), one keyset walk", "export-table.js", { format: "parquet", paging: "keyset" });

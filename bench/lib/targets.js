@@ -25,6 +25,8 @@ function computeRatios(cases, link) {
     ["toDataFrame.rss", "toDataFrame peak RSS (MiB), c=3", MiB(c("toDataFrame.c3")) ?? null, "<=", 300],
     ["link.iterate/floor", "link: iterate (whole records) time / its link floor", ratio(seconds(c("link.iterate")), link?.floorSeconds.full), "<=", 1.3],
     ["link.toDataFrame/floor", "link: toDataFrame time / its link floor", ratio(seconds(c("link.toDataFrame")), link?.floorSeconds.columns), "<=", 1.3],
+    ["link.iterate.defaults/explicit", "link through a loopback address: iterate with the defaults / with compression and c=6", ratio(seconds(c("link.iterate.defaults")), seconds(c("link.iterate"))), "<=", 1.15],
+    ["link.toDataFrame.defaults/explicit", "link through a loopback address: toDataFrame with the defaults / with compression and c=6", ratio(seconds(c("link.toDataFrame.defaults")), seconds(c("link.toDataFrame"))), "<=", 1.15],
     ["link.python/toDataFrame", "link: Python one page at a time + pandas / toDataFrame", ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))), ">=", 5],
     ["link.python.threads/toDataFrame", "link: Python 3 threads + pandas / toDataFrame", ratio(seconds(c("link.python.threads")), seconds(c("link.toDataFrame"))), ">=", 1.5],
     ["link.cached/first", "link: toDataFrame re-run with the cache / first run", ratio(seconds(c("link.toDataFrame.cached")), c("link.toDataFrame.cached")?.firstSeconds?.median), "<=", 0.2],

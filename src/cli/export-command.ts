@@ -18,6 +18,11 @@ import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./exp
 import { savedRecords } from "../frame/resumable";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { parseFlags, wrapHelp } from "./cli-args";
+import { resolveAddress } from "../client/platform-source";
+import { NAMES } from "./flag-names";
+
+/** The start of the line said when the built-in platform is used. */
+const NO_PLATFORM = "No platform named by --base-url, MATFRAME_BASE_URL, API_HOST or a saved login";
 
 /** Exit codes of `matframe export`, as the README documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
@@ -25,11 +30,14 @@ export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
 const HELP = `Usage: matframe export [options]
 
 Writes materials as CSV, NDJSON or Parquet to a file or stdout (or structure files to a
-directory), page by page. Without --base-url or
-MATFRAME_BASE_URL it starts the built-in local platform and exports its materials.
+directory), page by page, from the platform named by --base-url, MATFRAME_BASE_URL, API_HOST or
+a saved login (in that order); when nothing names one, it starts the built-in local platform
+and exports its materials. It says on stderr which platform it read and where the address and
+credentials came from (never a secret).
 
 Options:
-  --base-url URL         platform address (default: $MATFRAME_BASE_URL, else the local platform)
+  --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
+                         and $API_SECURE, else the saved login's, else the local platform)
   --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
@@ -69,7 +77,11 @@ Options:
                          unless --base-url is given; default: $MATFRAME_PROFILE)
   -h, --help             show this help
 
-Credentials: MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, or MATFRAME_USERNAME + MATFRAME_PASSWORD.
+Credentials (first found): --username; MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, or
+MATFRAME_USERNAME + MATFRAME_PASSWORD; the platform's Python client's OIDC_ACCESS_TOKEN, or
+ACCOUNT_ID + AUTH_TOKEN; the saved login (--profile, $MATFRAME_PROFILE, else "default").
+Half a setting (an address without credentials, a token without an address) is an error.
+Proxies: HTTPS_PROXY / HTTP_PROXY (or lower-case) are used, except for hosts in NO_PROXY.
 Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.
 `;
 
@@ -114,11 +126,13 @@ export async function runExport(argv: string[]): Promise<number> {
       { ...parsed.task, signal: controller.signal },
       {
         onSource: (source) => {
-          if (source.local && !quiet) {
-            process.stderr.write(
-              `No --base-url or MATFRAME_BASE_URL: exporting the ${source.materials} materials of the built-in local platform.\n`,
-            );
-          }
+          if (quiet) return;
+          // Which platform, and where its address and credentials came from: never a secret.
+          process.stderr.write(
+            source.local
+              ? `${NO_PLATFORM}: exporting the ${source.materials} materials of the built-in local platform.\n`
+              : `Exporting from ${source.description ?? source.baseUrl}.\n`,
+          );
         },
         onProgress: (progress) => bar?.update(progress),
         onWarning: (warning) => {
@@ -243,6 +257,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     ...(values.strict ? { strict: true } : {}),
     ...(values.units ? { units: true } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    names: NAMES,
     types: columnTypes(values.types),
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
@@ -250,10 +265,10 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (values.username !== undefined || values["password-stdin"]) {
     const username = values.username ?? process.env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--password-stdin needs a user: pass --username or set MATFRAME_USERNAME.");
-    const baseUrl = values["base-url"] || process.env.MATFRAME_BASE_URL;
+    const baseUrl = resolveAddress({ baseUrl: values["base-url"] }, process.env, NAMES)?.baseUrl;
     if (!baseUrl) {
       throw new UsageError(
-        "--username needs a platform to log in to: set --base-url or MATFRAME_BASE_URL (without one, matframe exports from the built-in local platform, which needs no login).",
+        "--username needs a platform to log in to: set --base-url, MATFRAME_BASE_URL or API_HOST (without one, matframe exports from the built-in local platform, which needs no login).",
       );
     }
     const password = values["password-stdin"]

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/structure-export";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
-import { startServer, type ServerHandle } from "../server";
+import type { ServerHandle } from "../server";
 import { Client } from "../client/client";
 import type { Progress } from "../client/options";
 import type { ExportResult } from "../frame/export";
@@ -12,17 +12,19 @@ import type { FrameWarning } from "../frame/row-reader";
 import { planTableExport, runTableExport, type TableFormat } from "../frame/collection-io";
 import { checkTarget } from "../frame/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
-import { normaliseBaseUrl } from "../client/validate-options";
-import { credentialsPath, readProfile } from "../client/profile";
+import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/platform-source";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;
 
 /** What `matframe export` does, as options (the command only parses them). */
 export interface ExportTaskOptions {
-  /** The platform's address; without it (and without `MATFRAME_BASE_URL`) the local platform is started. */
+  /**
+   * The platform's address; without it, the environment's (`MATFRAME_BASE_URL`, `API_HOST`) or a
+   * saved login's; when nothing names a platform, the built-in local platform is started.
+   */
   baseUrl?: string;
-  /** Log in as this user (with `password`) instead of the `MATFRAME_*` credentials. */
+  /** Log in as this user (with `password`) instead of the environment's credentials. */
   username?: string;
   /** Only with `username`; never from the command line. */
   password?: string;
@@ -118,8 +120,10 @@ export interface ExportTaskOptions {
    * @default MATFRAME_PROFILE
    */
   profile?: string;
-  /** Where `MATFRAME_*` variables are read. @default process.env */
+  /** Where `MATFRAME_*` and the platform client's variables are read. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** How messages name `baseUrl`, `username`, `password` and `profile` (the CLI's flags). @default the option names */
+  names?: ChoiceNames;
 }
 
 /** Where the export reads from, reported before the first page. */
@@ -130,6 +134,8 @@ export interface ExportSource {
   readonly local: boolean;
   /** How many materials the local platform serves (local only). */
   readonly materials?: number;
+  /** The platform and where its address and credentials came from, never a secret (not local). */
+  readonly description?: string;
 }
 
 /** Callbacks; the task itself prints nothing. */
@@ -150,8 +156,9 @@ function isStructureFormat(format: string | undefined): format is StructureForma
 }
 
 /**
- * Exports a collection's materials as CSV, NDJSON, Parquet or structure files, from the platform named by `baseUrl` or
- * `MATFRAME_BASE_URL`, or from the built-in local platform (demo account) when neither is set.
+ * Exports a collection's materials as CSV, NDJSON, Parquet or structure files, from the platform
+ * `resolvePlatform` finds (options, `MATFRAME_*`, the platform client's variables, a saved login),
+ * or from the built-in local platform (demo account) when nothing names one.
  *
  * @example
  * const result = await exportTask({ output: "materials.csv", columns: ["formula", "lattice.a"] });
@@ -182,40 +189,29 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   }
   if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
   const env = options.env ?? process.env;
-  const baseUrl = options.baseUrl || env.MATFRAME_BASE_URL || undefined;
-  // The address is checked before the credentials, so a mistyped one is named first.
-  if (baseUrl !== undefined) normaliseBaseUrl(baseUrl);
-  if (baseUrl === undefined && options.username !== undefined) {
-    throw new ValidationError(
-      "username",
-      "a username needs a platform to log in to: set --base-url or MATFRAME_BASE_URL (without one, matframe exports from the built-in local platform, which needs no login).",
-    );
-  }
-  // A saved login (`matframe login`) is used when named: --profile or MATFRAME_PROFILE.
-  const profile = options.profile ?? (env.MATFRAME_PROFILE || undefined);
-  if (profile !== undefined && !options.username && !readProfile(profile, env)) {
-    throw new ValidationError("profile", `No saved login named "${profile}" in ${credentialsPath(env)}; run \`matframe login --profile ${profile}\` first, or leave out --profile.`);
-  }
+  // Which platform, decided as Client.fromEnv decides it; the built-in one only when nothing names one.
+  const resolved = resolvePlatform(
+    { baseUrl: options.baseUrl, username: options.username, password: options.password, profile: options.profile },
+    env,
+    options.names,
+  );
   let server: ServerHandle | undefined;
   let client: Client | undefined;
-  // A client logged in here is logged out at the end; a token from the environment is only
-  // closed, since logging out would revoke the user's own token.
+  // A client logged in here is logged out at the end; a token from the environment or a saved
+  // login belongs to the user and is only closed, since logging out would revoke it.
   let loggedIn = true;
   try {
     let source: ExportSource;
-    if (baseUrl === undefined && profile === undefined) {
+    if (resolved.kind === "none") {
+      // The local platform is loaded only when it is used: an export from a platform never needs it.
+      const { startServer } = await import("../server/index.js");
       server = await startServer({ port: 0 });
       client = await Client.login({ baseUrl: server.baseUrl, ...DEMO });
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
-    } else if (options.username !== undefined && baseUrl !== undefined) {
-      client = await Client.login({ baseUrl, username: options.username, password: options.password ?? "" });
-      source = { baseUrl: client.baseUrl, local: false };
     } else {
-      // Only a username and password are logged in (and out) here; tokens from the environment
-      // or a saved profile belong to the user and stay valid.
-      loggedIn = Boolean(baseUrl && env.MATFRAME_USERNAME && env.MATFRAME_PASSWORD && !(env.MATFRAME_ACCOUNT_ID && env.MATFRAME_AUTH_TOKEN));
-      client = await Client.fromEnv({ ...(baseUrl ? { baseUrl } : {}), ...(profile ? { profile } : {}) }, env);
-      source = { baseUrl: client.baseUrl, local: false };
+      loggedIn = resolved.credentials.kind === "login";
+      client = await Client.connect(resolved);
+      source = { baseUrl: client.baseUrl, local: false, description: describePlatform(resolved) };
     }
     events.onSource?.(source);
     // The built-in platform listens on a new port each run: a resumed export reads "the local platform" again.

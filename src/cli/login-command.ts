@@ -5,6 +5,8 @@ import { Client } from "../client/client";
 import { credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/profile";
 import { ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
+import { resolveAddress } from "../client/platform-source";
+import { NAMES } from "./flag-names";
 
 const LOGIN_HELP = `Usage: matframe login --base-url URL [--username NAME] [options]
 
@@ -13,7 +15,8 @@ Logs in once and saves the account id and token (never the password) in your cre
 Client.fromEnv(), Client.fromProfile() and matframe export --profile then use it.
 
 Options:
-  --base-url URL      the platform's address (default: $MATFRAME_BASE_URL)
+  --base-url URL      the platform's address (default: $MATFRAME_BASE_URL, else $API_HOST with
+                      $API_PORT and $API_SECURE, as the platform's Python client reads them)
   --username NAME     the account's username (default: $MATFRAME_USERNAME)
   --password-stdin    read the password from standard input; without it, $MATFRAME_PASSWORD,
                       else a prompt on the terminal (nothing is echoed)
@@ -44,8 +47,9 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       process.stdout.write(LOGIN_HELP);
       return 0;
     }
-    const baseUrl = (values["base-url"] as string | undefined) || env.MATFRAME_BASE_URL;
-    if (!baseUrl) throw new UsageError("--base-url is required: the address of the platform to log in to (or set MATFRAME_BASE_URL).");
+    const address = resolveAddress({ baseUrl: values["base-url"] as string | undefined }, env, NAMES);
+    if (!address) throw new UsageError("--base-url is required: the address of the platform to log in to (or set MATFRAME_BASE_URL, or API_HOST as the platform's Python client reads it).");
+    const baseUrl = address.baseUrl;
     const username = (values.username as string | undefined) || env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--username is required (or set MATFRAME_USERNAME).");
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
@@ -56,7 +60,9 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
     const client = await Client.login({ baseUrl, username, password });
     try {
       const file = saveProfile(profile, { ...client.savedCredentials(), username }, env);
-      process.stderr.write(`Logged in to ${hostOf(client.baseUrl)} as ${username}; saved as profile "${profile}" in ${file}.\n`);
+      // Where the address came from, when the command line did not give it (never a secret).
+      const from = address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`;
+      process.stderr.write(`Logged in to ${hostOf(client.baseUrl)}${from} as ${username}; saved as profile "${profile}" in ${file}.\n`);
     } finally {
       await client.close(); // the token stays valid: it is what was saved
     }

@@ -1,11 +1,9 @@
 #!/usr/bin/env node
 // The `matframe` command: dispatches to a subcommand. Each subcommand lives in its own file and
-// only parses arguments; the work is done by the library functions they call.
+// only parses arguments; the work is done by the library functions they call. A command's file is
+// loaded only when it runs: `matframe --help` used to load the whole local platform.
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { runServe } from "./serve-command";
-import { runExport } from "./export-command";
-import { runLogin, runLogout } from "./login-command";
 
 const USAGE = `Usage: matframe <command> [options]
 
@@ -31,13 +29,13 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "serve":
-      return runServe(rest);
+      return (await import("./serve-command.js")).runServe(rest);
     case "export":
-      return runExport(rest);
+      return (await import("./export-command.js")).runExport(rest);
     case "login":
-      return runLogin(rest);
+      return (await import("./login-command.js")).runLogin(rest);
     case "logout":
-      return runLogout(rest);
+      return (await import("./login-command.js")).runLogout(rest);
     case "--version":
     case "-v":
       process.stdout.write(`${version()}\n`);

@@ -6,8 +6,8 @@ import { jsendData } from "./jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./options";
 import type { ResponseCheck } from "./response-checks";
 import { Transport } from "./transport";
-import { checkHeaderSecret, checkSecretString, normaliseBaseUrl, resolveTransportSettings } from "./validate-options";
-import { withoutUrlCredentials } from "./redact";
+import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./validate-options";
+import { resolvePlatform, type ResolvedPlatform } from "./platform-source";
 import { credentialsPath, DEFAULT_PROFILE, readProfile } from "./profile";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
@@ -99,51 +99,46 @@ export class Client {
   }
 
   /**
-   * A client from the environment, looked for in this order (`overrides` win over all of it):
-   * 1. the address: `MATFRAME_BASE_URL`, else the platform's own client's `API_HOST` (with
-   *    `API_PORT`, `API_SECURE`), else the saved profile's;
-   * 2. the credentials: `MATFRAME_ACCOUNT_ID` + `MATFRAME_AUTH_TOKEN` (used as they are),
-   *    `MATFRAME_USERNAME` + `MATFRAME_PASSWORD` (which log in), then the platform client's
-   *    `OIDC_ACCESS_TOKEN` (a Bearer token) or `ACCOUNT_ID` + `AUTH_TOKEN`, then the profile that
-   *    `matframe login` saved (`MATFRAME_PROFILE`, default `"default"`) for that address.
+   * A client from the environment, resolved as the CLI does (`overrides` win over all of it):
+   * 1. the address: `baseUrl`, else `MATFRAME_BASE_URL`, else the platform's Python client's
+   *    `API_HOST` (with `API_PORT`, default 443, `API_SECURE`, default true, and `API_VERSION`);
+   * 2. the credentials: `accountId` + `authToken` or `accessToken` or `username` + `password`,
+   *    each over its `MATFRAME_*` variable (`MATFRAME_ACCOUNT_ID` + `MATFRAME_AUTH_TOKEN` are used
+   *    as they are, `MATFRAME_USERNAME` + `MATFRAME_PASSWORD` log in), then the Python client's
+   *    `OIDC_ACCESS_TOKEN` (a Bearer token, with `ACCOUNT_ID` when set) or `ACCOUNT_ID` +
+   *    `AUTH_TOKEN`;
+   * 3. else the login `matframe login` saved (`profile`, else `MATFRAME_PROFILE`, else
+   *    `"default"`) for that address, or for its own when nothing names one.
+   * A half setting (an address without credentials, a token without an address, one of a pair)
+   * throws a `ValidationError` saying what is missing.
    * @example const client = await Client.fromEnv({ timeout: 60_000 });
    */
   static async fromEnv(overrides: FromEnvOptions & { profile?: string } = {}, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
-    const read = (key: keyof FromEnvOptions, variable: string): string | undefined =>
-      (overrides[key] as string | undefined) || env[variable] || undefined;
-    const { username: _u, password: _p, accountId: _a, authToken: _t, accessToken: _o, profile: profileName, ...settings } = overrides;
-    const profile = profileName ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
-    const baseUrl = read("baseUrl", "MATFRAME_BASE_URL") ?? apiHostUrl(env);
-    const accountId = read("accountId", "MATFRAME_ACCOUNT_ID");
-    const authToken = read("authToken", "MATFRAME_AUTH_TOKEN");
-    const username = read("username", "MATFRAME_USERNAME");
-    const password = read("password", "MATFRAME_PASSWORD");
-    const accessToken = overrides.accessToken || env.OIDC_ACCESS_TOKEN || undefined;
-    const half =
-      accountId || authToken ? "MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN must both be set. " : username || password ? "MATFRAME_USERNAME and MATFRAME_PASSWORD must both be set. " : "";
-    if (baseUrl) {
-      if (accountId && authToken) return new Client({ ...settings, baseUrl, accountId, authToken });
-      if (username && password) return login({ ...settings, baseUrl, username, password });
-      if (!half && accessToken) return new Client({ ...settings, baseUrl, accessToken, ...(env.ACCOUNT_ID ? { accountId: env.ACCOUNT_ID } : {}) });
-      if (!half && env.ACCOUNT_ID && env.AUTH_TOKEN) return new Client({ ...settings, baseUrl, accountId: env.ACCOUNT_ID, authToken: env.AUTH_TOKEN });
-    }
-    // Nothing in the environment: the login `matframe login` saved, for this address or its own.
-    const saved = half ? undefined : readProfile(profile, env);
-    if (saved && (!baseUrl || sameBase(saved.baseUrl, baseUrl))) {
-      return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken });
-    }
-    if (!baseUrl) {
+    const { username, password, accountId, authToken, accessToken, profile, baseUrl, ...settings } = overrides;
+    const resolved = resolvePlatform({ baseUrl, username, password, accountId, authToken, accessToken, profile }, env);
+    if (resolved.kind === "none") {
       throw new ValidationError(
         "MATFRAME_BASE_URL",
-        `Set MATFRAME_BASE_URL to the platform's address (e.g. "http://127.0.0.1:4000"), or pass baseUrl, or run \`matframe login\` once to save a login.`,
+        `Set MATFRAME_BASE_URL to the platform's address (e.g. "http://127.0.0.1:4000") with its credentials, or API_HOST as the platform's Python client reads it, or pass baseUrl, or run \`matframe login\` once to save a login.`,
       );
     }
-    const other = saved ? ` (the saved profile "${profile}" is for ${saved.baseUrl})` : "";
-    throw new ValidationError(
-      "credentials",
-      `${half}Set MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN (from the account preferences), or MATFRAME_USERNAME and MATFRAME_PASSWORD, ` +
-        `or OIDC_ACCESS_TOKEN, or run \`matframe login --base-url ${withoutUrlCredentials(baseUrl)}\` once to save a login${other}.`,
-    );
+    return Client.connect(resolved, settings);
+  }
+
+  /**
+   * A client for a platform `resolvePlatform` chose: its credentials used as they are, or a login.
+   * @internal
+   */
+  static connect(resolved: Extract<ResolvedPlatform, { kind: "platform" }>, settings: Omit<TransportSettings, "baseUrl"> = {}): Promise<Client> {
+    const { baseUrl, credentials } = resolved;
+    switch (credentials.kind) {
+      case "login":
+        return login({ ...settings, baseUrl, username: credentials.username, password: credentials.password });
+      case "bearer":
+        return Promise.resolve(new Client({ ...settings, baseUrl, accessToken: credentials.accessToken, ...(credentials.accountId ? { accountId: credentials.accountId } : {}) }));
+      case "token":
+        return Promise.resolve(new Client({ ...settings, baseUrl, accountId: credentials.accountId, authToken: credentials.authToken }));
+    }
   }
 
   /**
@@ -182,11 +177,21 @@ export class Client {
   }
 
   /**
-   * Pages in flight for walks that leave `concurrency` out: 3 on this machine, 6 over a network.
+   * Pages in flight for walks that leave `concurrency` out: 3 on a near link, 6 on a far one, as
+   * measured so far (see `LinkEstimate`). Read at each page, so a walk follows the estimate.
    * @internal
    */
   get defaultConcurrency(): number {
     return this.#transport.defaultConcurrency;
+  }
+
+  /**
+   * Times one request when the link is not yet known (see `Transport.measureLink`); never throws.
+   * @internal
+   */
+  measureLink(signal?: AbortSignal): Promise<void> {
+    if (this.#state !== "open") return Promise.resolve();
+    return this.#transport.measureLink({ method: "GET", path: "", signal });
   }
 
   /**
@@ -329,23 +334,5 @@ async function login(options: LoginOptions): Promise<Client> {
   } finally {
     // The login pool is not handed to the client: one extra connection setup is cheaper than shared ownership.
     await transport.close();
-  }
-}
-
-/** The platform client's address variables (`API_HOST`, `API_PORT`, `API_SECURE`) as a base URL. */
-function apiHostUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const host = env.API_HOST;
-  if (!host) return undefined;
-  const secure = !/^(0|false|no|off)$/i.test(env.API_SECURE ?? "true");
-  const port = env.API_PORT ?? (secure ? "443" : "80");
-  const defaultPort = (secure && port === "443") || (!secure && port === "80");
-  return `${secure ? "https" : "http"}://${host}${defaultPort ? "" : `:${port}`}`;
-}
-
-function sameBase(a: string, b: string): boolean {
-  try {
-    return normaliseBaseUrl(a).href === normaliseBaseUrl(b).href;
-  } catch {
-    return false;
   }
 }

@@ -270,14 +270,21 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @internal
    */
   walk(resolved: ResolvedIterateOptions, onAnswer?: (answer: ReadAnswer | undefined) => void): AsyncIterable<PlatformRecord[]> {
-    const o = { ...resolved, concurrency: resolved.concurrency ?? this.client.defaultConcurrency };
+    const client = this.client;
+    // Without a concurrency of its own, a walk follows the client's link estimate page by page:
+    // the first answer of a tunnel to a far platform raises a loopback guess of 3 to 6.
+    const o = resolved.concurrency !== undefined
+      ? { ...resolved, concurrency: resolved.concurrency }
+      : Object.defineProperty({ ...resolved, concurrency: 0 }, "concurrency", { get: () => client.defaultConcurrency, enumerable: true });
     const fetchPage: FetchPage = ({ query, projection }, signal) => {
       const search = listSearch(query, projection);
       const onValidator = onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
       return this.client.getData(this.name, { search, signal, check: recordArray({ requireId: true, maxItems: projection.limit }), onValidator });
     };
     fetchPage.keptBytes = ({ query, projection }) => this.client.keptBytes(this.name, listSearch(query, projection));
-    const pages = o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint());
+    const walk = () => (o.paging === "keyset" ? keysetPages(fetchPage, o, this.#endpoint()) : offsetPages(fetchPage, o, this.#endpoint()));
+    // One request timed before the first pages are asked for (only while the link is unknown).
+    const pages = measuredFirst(() => client.measureLink(o.signal), walk);
     return o.stripId ? withoutIds(pages) : pages;
   }
 
@@ -375,6 +382,12 @@ function listSearch(query: Query, projection: Projection | undefined): Record<st
   const search: Record<string, string> = { query: JSON.stringify(query) };
   if (projection) search.projection = JSON.stringify(projection);
   return search;
+}
+
+/** The walk, started once `measure` has settled. */
+async function* measuredFirst<T>(measure: () => Promise<void>, walk: () => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  await measure();
+  yield* walk();
 }
 
 async function* flatten<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T, void, undefined> {

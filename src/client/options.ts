@@ -35,11 +35,15 @@ export interface TransportSettings {
   /**
    * An undici dispatcher (`Agent`, `Pool`, `MockAgent`, a proxy agent, ...) to send requests
    * through instead of the client's own pool. The client never closes a dispatcher it was given.
+   * Without one, the proxy variables are honoured: `HTTPS_PROXY` / `HTTP_PROXY` (or lower-case)
+   * through undici's `EnvHttpProxyAgent`, with `NO_PROXY` naming hosts to reach directly.
+   * @default the client's own pool (through the environment's proxy when one is set)
    */
   dispatcher?: Dispatcher;
   /**
-   * Most keep-alive connections the client's own pool opens to the server.
-   * @default 4 on this machine (a loopback base URL), 8 elsewhere
+   * Most keep-alive connections the client's own pool opens to the server (opened only as
+   * needed: a walk with 3 pages in flight uses 3).
+   * @default 8
    */
   connections?: number;
   /**
@@ -62,7 +66,12 @@ export interface TransportSettings {
   /**
    * Ask for compressed bodies (`Accept-Encoding: br, gzip, deflate`) and decode them. Over the
    * internet this moves about 7x fewer bytes; on this machine it only costs CPU on both sides.
-   * @default true, except for a loopback base URL (127.0.0.1, localhost, ::1)
+   * By default the client follows the link as it measures it, not its hostname: compressed
+   * until an answer shows a near link (its first byte within 20 ms, as from a server on this
+   * machine), then not. A loopback address that forwards to a distant platform (an SSH tunnel,
+   * `kubectl port-forward`) so keeps compression. Bandwidth is not measured: for a tunnel under
+   * 20 ms to a narrow line, say `true`.
+   * @default follows the measured link
    */
   compression?: boolean;
 }
@@ -165,7 +174,8 @@ export interface IterateOptions {
   /**
    * Offset pages in flight at once (records are still yielded in order). Keyset paging
    * always has one page in flight.
-   * @default 3 on this machine (a loopback base URL), 6 over a network
+   * @default follows the measured link: 3 when near (a server on this machine), 6 when far;
+   *   before the client's first answer, 3 for a loopback address and 6 for any other
    */
   concurrency?: number;
   /** Aborts the walk: the pending iteration rejects with `AbortError`. */

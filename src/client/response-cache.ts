@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -22,11 +23,13 @@ export interface CachedResponse {
 export interface ResponseCache {
   /** True for the process's memory (`"memory"`), which may also keep whole reads. */
   readonly inMemory: boolean;
-  get(key: string): CachedResponse | undefined;
-  /** The kept body's length in characters, without using the entry (no LRU touch), or undefined. */
+  /** The kept response, which becomes the most recently used. */
+  get(key: string): Promise<CachedResponse | undefined>;
+  /** The kept body's size, without using the entry (no LRU touch), or undefined; never touches the disk. */
   sizeOf(key: string): number | undefined;
-  set(key: string, value: CachedResponse): void;
-  delete(key: string): void;
+  /** Keeps a response; never rejects (a cache that cannot write forgets). */
+  set(key: string, value: CachedResponse): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 /** @default 256 MiB for memory, 1 GiB for a directory */
@@ -45,23 +48,23 @@ class MemoryCache implements ResponseCache {
   #bytes = 0;
   constructor(readonly maxBytes: number) {}
 
-  get(key: string): CachedResponse | undefined {
+  get(key: string): Promise<CachedResponse | undefined> {
     const hit = this.#entries.get(key);
     if (hit) {
       this.#entries.delete(key);
       this.#entries.set(key, hit);
     }
-    return hit;
+    return Promise.resolve(hit);
   }
 
   sizeOf(key: string): number | undefined {
     return this.#entries.get(key)?.text.length;
   }
 
-  set(key: string, value: CachedResponse): void {
-    this.delete(key);
+  set(key: string, value: CachedResponse): Promise<void> {
+    this.#remove(key);
     const size = value.text.length * 2;
-    if (size > this.maxBytes) return;
+    if (size > this.maxBytes) return Promise.resolve();
     this.#entries.set(key, value);
     this.#bytes += size;
     for (const [oldest, entry] of this.#entries) {
@@ -69,9 +72,15 @@ class MemoryCache implements ResponseCache {
       this.#entries.delete(oldest);
       this.#bytes -= entry.text.length * 2;
     }
+    return Promise.resolve();
   }
 
-  delete(key: string): void {
+  delete(key: string): Promise<void> {
+    this.#remove(key);
+    return Promise.resolve();
+  }
+
+  #remove(key: string): void {
     const old = this.#entries.get(key);
     if (!old) return;
     this.#entries.delete(key);
@@ -82,89 +91,144 @@ class MemoryCache implements ResponseCache {
 /**
  * One file per response, named by the key's hash, written to a temporary name and renamed (a
  * crash never leaves half an entry). The directory is created private (0700, files 0600): it
- * holds the account's records. Past `maxBytes`, the oldest files are removed.
+ * holds the account's records. Past `maxBytes`, the least recently used files are removed: an
+ * in-memory index keeps the order, each use (a hit, so also every 304) moves an entry to the
+ * end and sets its file's time, which is how the order survives a restart (the index is built
+ * from the files' times when the cache opens). Requests only ever wait for asynchronous file
+ * calls; the only synchronous one is creating the directory when the client is made, so that an
+ * unusable `dir` is an error there.
  */
 class DirectoryCache implements ResponseCache {
   readonly inMemory = false;
-  #bytes: number | undefined;
+  /** Entries by key, least recently used first, with their file sizes. */
+  readonly #index = new Map<string, number>();
+  #bytes = 0;
+  /** Reading the directory once, when the cache opens. */
+  readonly #ready: Promise<void>;
+  /** Writes under way, by key: a read of that key waits for its write. */
+  readonly #writing = new Map<string, Promise<void>>();
+
   constructor(
     readonly dir: string,
     readonly maxBytes: number,
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.#ready = this.#load().catch(() => undefined);
   }
 
-  get(key: string): CachedResponse | undefined {
+  async get(key: string): Promise<CachedResponse | undefined> {
+    await this.#ready;
+    await this.#writing.get(key);
+    if (!this.#index.has(key)) return undefined;
+    const file = this.#file(key);
     let raw: string;
     try {
-      raw = readFileSync(join(this.dir, `${key}.json`), "utf8");
+      raw = await readFile(file, "utf8");
     } catch {
+      this.#forget(key);
       return undefined;
     }
     const newline = raw.indexOf("\n");
     const etag = newline > 0 ? raw.slice(0, newline) : "";
     if (!etag.startsWith('"')) return undefined;
+    this.#touch(key);
+    // The file's time carries the order to the next process; losing it only costs order.
+    const now = new Date();
+    utimes(file, now, now).catch(() => undefined);
     return { etag, text: raw.slice(newline + 1) };
   }
 
   sizeOf(key: string): number | undefined {
-    try {
-      return statSync(join(this.dir, `${key}.json`)).size;
-    } catch {
-      return undefined;
-    }
+    return this.#index.get(key);
   }
 
-  set(key: string, value: CachedResponse): void {
-    const file = join(this.dir, `${key}.json`);
-    const temporary = join(this.dir, `.${key}.${randomBytes(4).toString("hex")}.tmp`);
+  set(key: string, value: CachedResponse): Promise<void> {
+    const previous = this.#writing.get(key) ?? Promise.resolve();
+    const write = previous.then(() => this.#write(key, value)).finally(() => {
+      if (this.#writing.get(key) === write) this.#writing.delete(key);
+    });
+    this.#writing.set(key, write);
+    return write;
+  }
+
+  delete(key: string): Promise<void> {
+    this.#forget(key);
+    return rm(this.#file(key), { force: true }).catch(() => undefined);
+  }
+
+  #file(key: string): string {
+    return join(this.dir, `${key}.json`);
+  }
+
+  async #write(key: string, value: CachedResponse): Promise<void> {
+    await this.#ready;
+    // Unique within the process by the counter, between processes by the pid (no random bytes: their call is synchronous).
+    const temporary = join(this.dir, `.${key}.${process.pid}.${++temporaryCount}.tmp`);
     const content = `${value.etag}\n${value.text}`;
     try {
-      writeFileSync(temporary, content, { mode: 0o600 });
-      renameSync(temporary, file);
+      await writeFile(temporary, content, { mode: 0o600 });
+      await rename(temporary, this.#file(key));
     } catch {
       // A full or read-only disk makes the cache forget, not the request fail.
-      rmSync(temporary, { force: true });
+      await rm(temporary, { force: true }).catch(() => undefined);
       return;
     }
-    this.#bytes = (this.#bytes ?? this.#measure()) + Buffer.byteLength(content);
-    if (this.#bytes > this.maxBytes) this.#trim();
+    this.#forget(key);
+    const size = Buffer.byteLength(content);
+    this.#index.set(key, size);
+    this.#bytes += size;
+    if (this.#bytes > this.maxBytes) await this.#trim();
   }
 
-  delete(key: string): void {
-    rmSync(join(this.dir, `${key}.json`), { force: true });
-    this.#bytes = undefined;
+  #touch(key: string): void {
+    const size = this.#index.get(key);
+    if (size === undefined) return;
+    this.#index.delete(key);
+    this.#index.set(key, size);
   }
 
-  #files(): { path: string; size: number; mtime: number }[] {
-    return readdirSync(this.dir)
-      .filter((name) => name.endsWith(".json"))
-      .flatMap((name) => {
+  #forget(key: string): void {
+    const size = this.#index.get(key);
+    if (size === undefined) return;
+    this.#index.delete(key);
+    this.#bytes -= size;
+  }
+
+  /** The index from the files there, oldest use first. */
+  async #load(): Promise<void> {
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith("."));
+    const found = await Promise.all(
+      names.map(async (name) => {
         try {
-          const s = statSync(join(this.dir, name));
-          return [{ path: join(this.dir, name), size: s.size, mtime: s.mtimeMs }];
+          const s = await stat(join(this.dir, name));
+          return [{ key: name.slice(0, -".json".length), size: s.size, mtime: s.mtimeMs }];
         } catch {
           return [];
         }
-      });
-  }
-
-  #measure(): number {
-    return this.#files().reduce((sum, f) => sum + f.size, 0);
-  }
-
-  #trim(): void {
-    const files = this.#files().sort((x, y) => x.mtime - y.mtime);
-    let total = files.reduce((sum, f) => sum + f.size, 0);
-    for (const f of files) {
-      if (total <= this.maxBytes * 0.8) break;
-      rmSync(f.path, { force: true });
-      total -= f.size;
+      }),
+    );
+    for (const f of found.flat().sort((x, y) => x.mtime - y.mtime)) {
+      // An entry written or read by this process while the directory was read is newer than all.
+      if (this.#index.has(f.key)) continue;
+      this.#index.set(f.key, f.size);
+      this.#bytes += f.size;
     }
-    this.#bytes = total;
+    if (this.#bytes > this.maxBytes) await this.#trim();
+  }
+
+  /** Removes the least recently used entries until the cache is back under 80% of `maxBytes`. */
+  async #trim(): Promise<void> {
+    const removals: Promise<unknown>[] = [];
+    for (const [key] of this.#index) {
+      if (this.#bytes <= this.maxBytes * 0.8) break;
+      this.#forget(key);
+      removals.push(rm(this.#file(key), { force: true }).catch(() => undefined));
+    }
+    await Promise.all(removals);
   }
 }
 
+let temporaryCount = 0;
 let sharedMemoryCache: MemoryCache | undefined;
 
 /** The store for a `cache` setting. */

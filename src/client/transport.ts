@@ -13,6 +13,8 @@ import {
   errorFromStatus,
 } from "../errors";
 import { redact, redactedExcerpt } from "./redact";
+import type { ProxyEnvironment } from "./proxy";
+import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
 
@@ -44,10 +46,12 @@ export interface TransportOptions {
   maxResponseBytes: number;
   /** Responses kept for revalidation (`cache` option); none by default. */
   cache?: ResponseCache;
-  /** Whether to ask for compressed bodies. */
-  compression: boolean;
-  /** Pages in flight of a walk that does not say (follows the link). */
-  concurrency: number;
+  /** Whether to ask for compressed bodies; undefined: as the link measures (`LinkEstimate`). */
+  compression: boolean | undefined;
+  /** The link as the hostname suggests it, until answers say better. */
+  linkGuess: LinkKind;
+  /** Proxies from the environment (no dispatcher given and a proxy variable set). */
+  proxy?: ProxyEnvironment;
 }
 
 /** One request, relative to the base. */
@@ -121,15 +125,17 @@ function isDecodeError(cause: unknown): boolean {
  * Keeps a 200 that carries a validator and may be stored (RFC 9111 section 3: no `no-store`), and
  * forgets the key otherwise: without a validator nothing can be confirmed, so nothing is kept.
  */
-function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): void {
+function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): Promise<void> {
   const etag = outcome.headers.etag;
   const control = String(outcome.headers["cache-control"] ?? "").toLowerCase();
   if (outcome.status === 200 && typeof etag === "string" && etag !== "" && !control.includes("no-store")) {
-    cache.set(key, { etag, text: outcome.text });
-  } else {
-    cache.delete(key);
+    return cache.set(key, { etag, text: outcome.text });
   }
+  return cache.delete(key);
 }
+
+/** Said on a connection failure when a proxy variable is set: the proxy may be what failed. */
+const PROXY_HINT = ", and that the proxy in HTTPS_PROXY/HTTP_PROXY is (or that NO_PROXY names the platform's host to go around it)";
 
 /** undici's code for a request it refused to send (e.g. a header value with CR/LF). */
 const INVALID_ARGUMENT_CODE = "UND_ERR_INVALID_ARG";
@@ -146,6 +152,8 @@ export class Transport {
   readonly #ownsDispatcher: boolean;
   readonly #origin: string;
   readonly #basePath: string;
+  readonly #link: LinkEstimate;
+  #measuring: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: TransportOptions) {
@@ -153,13 +161,58 @@ export class Transport {
     this.#origin = options.baseUrl.origin;
     this.#basePath = options.baseUrl.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#link = new LinkEstimate(options.linkGuess);
     // undici is loaded with the first client, not with `require("matframe")` (about 80 ms).
-    this.#dispatcher = options.dispatcher ?? new (loadUndici().Pool)(this.#origin, { connections: options.connections });
+    this.#dispatcher = options.dispatcher ?? this.#ownDispatcher(options);
   }
 
-  /** Pages in flight for walks that leave `concurrency` out. */
+  /**
+   * A pool to the origin; with a proxy variable set, undici's EnvHttpProxyAgent, which routes
+   * each origin through `HTTPS_PROXY`/`HTTP_PROXY` unless `NO_PROXY` names it. The variables are
+   * passed explicitly (an unset one as ""), so the agent never reads a different environment.
+   */
+  #ownDispatcher(options: TransportOptions): Dispatcher {
+    const undici = loadUndici();
+    const proxy = options.proxy;
+    if (!proxy) return new undici.Pool(this.#origin, { connections: options.connections });
+    return new undici.EnvHttpProxyAgent({ connections: options.connections, httpProxy: proxy.httpProxy ?? "", httpsProxy: proxy.httpsProxy ?? "", noProxy: proxy.noProxy ?? "" });
+  }
+
+  /** Pages in flight for walks that leave `concurrency` out: follows the link as measured so far. */
   get defaultConcurrency(): number {
-    return this.#o.concurrency;
+    return this.#link.concurrency;
+  }
+
+  /** What the answers so far say of the link (undefined before the first). */
+  get link(): LinkKind | undefined {
+    return this.#link.kind;
+  }
+
+  /**
+   * Before the first walk of a client whose hostname says loopback and whose compression is left
+   * to the link: sends `o` once and times it, so that the walk's first pages are already asked for
+   * as the link wants them. It waits at most `NEAR_FIRST_BYTE_MS`: an answer later than that says
+   * "far" all the same. `o` is a GET of the API's base path without credentials: every server
+   * on the way answers it at once (a 404 or 401) without touching data, and it names no record or
+   * account. Never throws: its answer is not used. Other hostnames keep their far guess until
+   * answers say otherwise.
+   */
+  measureLink(o: SendOptions): Promise<void> {
+    if (this.#link.kind !== undefined || this.#link.guess !== "near" || this.#o.compression !== undefined || this.#closed) return Promise.resolve();
+    return (this.#measuring ??= new Promise<void>((resolve) => {
+      // No answer within the near bound is an answer too: the link is not near (for now), and
+      // the walk need not wait a whole far round trip to start as a far one.
+      const timer = setTimeout(() => {
+        this.#link.observe(NEAR_FIRST_BYTE_MS + 1);
+        resolve();
+      }, NEAR_FIRST_BYTE_MS);
+      this.#attempt(o, this.#requestPath(o), mergeSignals(this.#o.signal, o.signal))
+        .catch(() => undefined)
+        .finally(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+    }));
   }
 
   /**
@@ -189,7 +242,7 @@ export class Transport {
     if ("kind" in outcome) return false;
     if (outcome.status === 304) return true;
     if (outcome.status === 200 && this.#o.cache && o.cacheScope !== undefined && isJson(outcome)) {
-      keepOrForget(this.#o.cache, cacheKey(this.#origin + path, o.cacheScope), outcome);
+      await keepOrForget(this.#o.cache, cacheKey(this.#origin + path, o.cacheScope), outcome);
     }
     return false;
   }
@@ -217,7 +270,7 @@ export class Transport {
     const maxAttempts = o.method === "GET" || o.login ? this.#o.maxRetries + 1 : 1;
     const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
     const key = cache ? cacheKey(this.#origin + path, o.cacheScope) : "";
-    const kept = cache?.get(key);
+    const kept = await cache?.get(key);
     const request = kept ? { ...o, headers: { ...o.headers, "if-none-match": kept.etag } } : o;
 
     for (let attempt = 1; ; attempt++) {
@@ -242,7 +295,8 @@ export class Transport {
       if (outcome.status >= 200 && outcome.status < 300) {
         checkContentType(outcome, endpoint, o.secrets ?? []);
         const body = parseJson(outcome, endpoint, o.secrets);
-        if (cache) keepOrForget(cache, key, outcome);
+        // Kept (asynchronously) before the answer is handed on: the next read finds it.
+        if (cache) await keepOrForget(cache, key, outcome);
         return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
@@ -280,6 +334,8 @@ export class Transport {
     const classify = (cause: unknown): Failure => classifyFailure(cause, callerSignal, timeout.signal);
     try {
       let response: Dispatcher.ResponseData;
+      const sent = performance.now();
+      let answered = sent;
       try {
         const dispatcher = this.#dispatcherFor(o);
         response = await dispatcher.request({
@@ -288,12 +344,13 @@ export class Transport {
           method: o.method,
           // undici holds a pipeline while a response is awaited unless told it will be quick.
           ...(dispatcher === this.#revalidator ? { blocking: false } : {}),
-          headers: { accept: "application/json", "accept-encoding": this.#o.compression ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
+          headers: { accept: "application/json", "accept-encoding": (this.#o.compression ?? this.#link.compression) ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
           body: o.body,
           signal,
           headersTimeout: this.#o.timeout,
           bodyTimeout: this.#o.timeout,
         });
+        answered = performance.now();
       } catch (cause) {
         return classify(cause);
       }
@@ -305,12 +362,16 @@ export class Transport {
           discard(body);
           return { kind: "unsupported-coding", cause: headers["content-encoding"] };
         }
-        if (!ok) return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
+        if (!ok) {
+          this.#link.observe(answered - sent);
+          return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
+        }
         const read = await readWithin(decoded, decoded === body ? headers : {}, this.#o.maxResponseBytes);
         if (typeof read !== "string") {
           discard(body);
           return { kind: "too-large", cause: undefined, bytes: read.bytes };
         }
+        this.#link.observe(answered - sent);
         return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
@@ -330,7 +391,8 @@ export class Transport {
    * stale, and a body queued 16 deep behind others could outlast its timeout on a slow link.
    */
   #dispatcherFor(o: SendOptions): Dispatcher {
-    if (!this.#ownsDispatcher || this.#closed || !o.revalidation) return this.#dispatcher;
+    // Not with a proxy: that pool would go around it.
+    if (!this.#ownsDispatcher || this.#closed || !o.revalidation || this.#o.proxy) return this.#dispatcher;
     return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
   }
 
@@ -344,8 +406,10 @@ export class Transport {
     }
   }
 
-  #failureError(f: Failure, endpoint: string, attempts: number, secrets: readonly (string | undefined)[]): MatframeError {
+  #failureError(f: Failure, endpoint: string, attempts: number, requestSecrets: readonly (string | undefined)[]): MatframeError {
     const tries = attempts > 1 ? ` (${attempts} attempts)` : "";
+    // A proxy URL's user name and password are as secret as the request's own.
+    const secrets = [...requestSecrets, ...(this.#o.proxy?.secrets ?? [])];
     switch (f.kind) {
       case "too-large":
         return new ResponseTooLargeError(
@@ -391,7 +455,7 @@ export class Transport {
       case "connection":
         return new ConnectionError(
           `${endpoint} on ${this.#origin} failed${tries}: ${redact(describeCause(f.cause), secrets)}. ` +
-            `Check that baseUrl is right and the server is running and reachable, then try again.`,
+            `Check that baseUrl is right and the server is running and reachable${this.#o.proxy ? PROXY_HINT : ""}, then try again.`,
           endpoint,
           { cause: f.cause },
         );

@@ -6,16 +6,16 @@ import { ValidationError } from "../errors";
 import type { IterateOptions, ListOptions, TransportSettings } from "./options";
 import type { TransportOptions } from "./transport";
 import { withoutUrlCredentials } from "./redact";
+import { proxyEnvironment } from "./proxy";
+import type { LinkKind } from "./link-estimate";
 
 // Every check here runs before any request, so a typo costs nothing on the wire.
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
-const DEFAULT_CONNECTIONS = 4;
+/** Enough for 6 pages in flight over a far link; connections open only as needed, so a near one uses about 3. */
+const DEFAULT_CONNECTIONS = 8;
 const DEFAULT_PAGE_SIZE = MAX_LIMIT;
-const DEFAULT_CONCURRENCY = 3;
-const REMOTE_CONCURRENCY = 6;
-const REMOTE_CONNECTIONS = 8;
 /** 64 MiB: a page of 500 whole records is about 0.6 MB, so a hundred times that. */
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** More pages in flight than this only queues on the pool and holds more memory. */
@@ -69,15 +69,11 @@ export function isLoopback(url: URL): boolean {
 }
 
 /**
- * Defaults that follow the link (issue 12, measured in the README's Performance section). On
- * this machine, compressing costs CPU on both sides and saves nothing, and 3 pages in flight keep
- * the server busy. Over the internet, bytes and round trips dominate: compressed pages, and 6
- * pages in flight (on 8 connections) halve a 40 ms link's round-trip waits.
+ * The link as the hostname suggests it, until answers say better (`LinkEstimate`): a loopback
+ * name is guessed near. Only the pages in flight of the very first walk go by this guess.
  */
-export function linkDefaults(url: URL): { compression: boolean; concurrency: number; connections: number } {
-  return isLoopback(url)
-    ? { compression: false, concurrency: DEFAULT_CONCURRENCY, connections: DEFAULT_CONNECTIONS }
-    : { compression: true, concurrency: REMOTE_CONCURRENCY, connections: REMOTE_CONNECTIONS };
+export function linkGuess(url: URL): LinkKind {
+  return isLoopback(url) ? "near" : "far";
 }
 
 /** Fills in the transport defaults and checks each setting. */
@@ -89,8 +85,7 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
   const maxRetries = o.maxRetries ?? DEFAULT_MAX_RETRIES;
   checkInteger("maxRetries", maxRetries, 0, 10, "0 turns retries off");
   const baseUrl = normaliseBaseUrl(o.baseUrl);
-  const defaults = linkDefaults(baseUrl);
-  const connections = o.connections ?? defaults.connections;
+  const connections = o.connections ?? DEFAULT_CONNECTIONS;
   checkInteger("connections", connections, 1, 256);
   const userAgent = o.userAgent ?? DEFAULT_USER_AGENT;
   if (typeof userAgent !== "string" || userAgent === "" || /[\r\n]/.test(userAgent)) {
@@ -100,11 +95,13 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
   checkInteger("maxResponseBytes", maxResponseBytes, 1024, Number.MAX_SAFE_INTEGER, "a page of 500 records is about 0.6 MB");
   checkSignal("signal", o.signal);
   const cache = o.cache === undefined ? undefined : openCacheSetting(o.cache);
-  const compression = o.compression ?? defaults.compression;
-  if (typeof compression !== "boolean") throw new ValidationError("compression", `compression must be true or false; got ${show(compression)}.`);
+  const compression = o.compression;
+  if (compression !== undefined && typeof compression !== "boolean") throw new ValidationError("compression", `compression must be true or false; got ${show(compression)}.`);
   if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher | null)?.request !== "function") {
     throw new ValidationError("dispatcher", "dispatcher must be an undici Dispatcher (Agent, Pool, ...).");
   }
+  // Proxies are read from the environment only for a dispatcher of our own: a given one is used as is.
+  const proxy = o.dispatcher === undefined ? proxyEnvironment() : undefined;
   return {
     baseUrl,
     timeout,
@@ -114,9 +111,10 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
     maxResponseBytes,
     cache,
     compression,
-    concurrency: defaults.concurrency,
+    linkGuess: linkGuess(baseUrl),
     signal: o.signal,
     dispatcher: o.dispatcher,
+    ...(proxy ? { proxy } : {}),
   };
 }
 
@@ -181,7 +179,7 @@ export interface ResolvedIterateOptions {
   pageSize: number;
   maxItems: number;
   paging: "offset" | "keyset";
-  /** Pages in flight; undefined means the client's default for its link (see `linkDefaults`). */
+  /** Pages in flight; undefined means the client's default for its link (see `LinkEstimate`). */
   concurrency: number | undefined;
   signal?: AbortSignal;
   onPage?: IterateOptions["onPage"];

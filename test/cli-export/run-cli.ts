@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 
 /** The built CLI, as `npx matframe` runs it (tests run after `npm run build`). */
 export const CLI = join(__dirname, "../../dist/cli/main.js");
@@ -11,11 +12,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The environment without any MATFRAME_* variable of the machine running the tests. */
+/** Variables that name a platform, credentials or a proxy for the CLI, besides MATFRAME_*. */
+const PLATFORM_VARIABLES = /^(API_HOST|API_PORT|API_SECURE|API_VERSION|ACCOUNT_ID|AUTH_TOKEN|OIDC_ACCESS_TOKEN|https?_proxy|no_proxy)$/i;
+
+/**
+ * The environment without anything of the machine running the tests that would name a platform
+ * for the CLI: no MATFRAME_* variable, none of the platform client's names, no proxy, and a
+ * credentials file that does not exist (so a login saved on the machine is not used).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("MATFRAME_")) env[key] = value;
-  return { ...env, ...extra };
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("MATFRAME_") && !PLATFORM_VARIABLES.test(key)) env[key] = value;
+  return { ...env, MATFRAME_CREDENTIALS_FILE: join(tmpdir(), `matframe-no-credentials-${process.pid}`, "credentials.json"), ...extra };
 }
 
 /** Starts `matframe <args>`; `done` resolves when it exits. */

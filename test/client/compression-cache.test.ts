@@ -9,7 +9,10 @@ import { Client, ResponseTooLargeError, ResponseValidationError, ValidationError
 import type { ServerHandle } from "../../src/server";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { rawLogin } from "../support/raw-login";
-import { linkDefaults } from "../../src/client/validate-options";
+import { linkGuess } from "../../src/client/validate-options";
+// The bench's link simulator (plain JavaScript): a TCP forwarder with a delay and a bandwidth cap.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startLinkProxy } = require("../../bench/lib/link-proxy.js") as { startLinkProxy: (o: { target: string; rttMs: number; mbit: number }) => Promise<{ port: number; close(): Promise<void> }> };
 import { startTestServer } from "../server/helpers";
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -18,22 +21,37 @@ afterEach(async () => {
 });
 
 describe("compressed transfer", () => {
-  it("asks for br, gzip and deflate, except on this machine where compressing only costs CPU", async () => {
+  it("asks for br, gzip and deflate when told to, identity when told not to, and by default until the link is measured near", async () => {
     const fault = await startFaultServer({ records: 3 });
     closers.push(() => fault.close());
-    for (const [compression, expected] of [[true, "br, gzip, deflate"], [undefined, "identity"], [false, "identity"]] as const) {
+    for (const [compression, expected] of [[true, ["br, gzip, deflate", "br, gzip, deflate"]], [false, ["identity", "identity"]], [undefined, ["br, gzip, deflate", "identity"]]] as const) {
       const client = new Client({ baseUrl: fault.origin, accountId: fault.accountId, authToken: fault.authToken, compression });
       closers.push(() => client.close());
       await client.materials.list();
-      expect(fault.requests.at(-1)!.headers["accept-encoding"]).toBe(expected);
+      await client.materials.list();
+      expect(fault.requests.slice(-2).map((r) => r.headers["accept-encoding"])).toEqual(expected);
     }
   });
 
-  it("picks its defaults from the link: compression and 6 pages in flight over a network, neither on loopback", () => {
-    expect(linkDefaults(new URL("https://platform.mat3ra.com/api/2018-10-01"))).toEqual({ compression: true, concurrency: 6, connections: 8 });
-    for (const local of ["http://127.0.0.1:4000", "http://localhost:4000", "http://[::1]:4000", "http://127.1.2.3"]) {
-      expect(linkDefaults(new URL(local))).toEqual({ compression: false, concurrency: 3, connections: 4 });
-    }
+  it("follows the link, not the hostname: a loopback address that forwards to a far platform keeps compression and 6 pages in flight", async () => {
+    const server = await startTestServer({});
+    closers.push(() => server.close());
+    const creds = await rawLogin(server.baseUrl, "demo", "demo");
+    // A real TCP forwarder on 127.0.0.1 adding 30 ms each way, as an SSH tunnel to another region does.
+    const link = await startLinkProxy({ target: new URL(server.baseUrl).host, rttMs: 60, mbit: 50 });
+    closers.push(() => link.close());
+    const tunnel = new Client({ baseUrl: `http://127.0.0.1:${link.port}`, ...creds });
+    const near = new Client({ baseUrl: server.baseUrl, ...creds });
+    closers.push(() => tunnel.close(), () => near.close());
+    expect([tunnel.defaultConcurrency, near.defaultConcurrency]).toEqual([3, 3]); // the hostname's guess, before any answer
+    const pages: number[] = [];
+    for await (const page of tunnel.materials.pages({ pageSize: 5 })) pages.push(page.length);
+    for await (const page of near.materials.pages({ pageSize: 5 })) pages.push(page.length);
+    expect(pages.reduce((a, b) => a + b, 0)).toBe(58);
+    expect(tunnel.defaultConcurrency).toBe(6);
+    expect(near.defaultConcurrency).toBe(3);
+    expect(linkGuess(new URL("https://platform.mat3ra.com/api/2018-10-01"))).toBe("far");
+    for (const local of ["http://127.0.0.1:4000", "http://localhost:4000", "http://[::1]:4000", "http://127.1.2.3"]) expect(linkGuess(new URL(local))).toBe("near");
   });
 
   it("reads the same records from matframe serve with compression on and off", async () => {

@@ -8,6 +8,7 @@ const execFileAsync = promisify(execFile);
 import { join } from "node:path";
 import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
 import { credentialsPath, deleteProfile, listProfiles, readProfile, saveProfile } from "../../src/client/profile";
+import { resolvePlatform } from "../../src/client/platform-source";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli } from "../cli-export/run-cli";
 
@@ -109,6 +110,43 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     expect((elsewhere as Error).message).toContain(`the saved profile "default" is for ${server.baseUrl}`);
     expect((elsewhere as Error).message).toContain("matframe login --base-url http://127.0.0.1:9/api/2018-10-01");
     expect(() => Client.fromProfile("absent", {}, env)).toThrow(/No saved login named "absent"/);
+  });
+
+  it("a half setting is refused, saying what is missing, and a saved login does not fill it in", async () => {
+    const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "half.json") });
+    saveProfile("default", { baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken }, env);
+    const tokenOnly = await Client.fromEnv({}, { ...env, OIDC_ACCESS_TOKEN: server.authToken }).catch((e: unknown) => e);
+    expect(tokenOnly).toBeInstanceOf(ValidationError);
+    expect((tokenOnly as Error).message).toMatch(/^OIDC_ACCESS_TOKEN is set, but nothing names the platform to send it to: set baseUrl, MATFRAME_BASE_URL, or API_HOST/);
+    expect((tokenOnly as Error).message).not.toContain(server.authToken.slice(0, 6));
+    const hostOnly = await Client.fromEnv({}, { API_HOST: "platform.example.org" }).catch((e: unknown) => e);
+    expect((hostOnly as Error).message).toMatch(/^API_HOST names the platform https:\/\/platform\.example\.org\/api\/2018-10-01, but no credentials for it are set/);
+    const named = await Client.fromEnv({}, { ...env, MATFRAME_PROFILE: "absent" }).catch((e: unknown) => e);
+    expect((named as Error).message).toMatch(/MATFRAME_PROFILE names a saved login "absent", but .* has none of that name/);
+  });
+
+  it("resolves the platform client's defaults as it does: port 443, https, and a port without a host is refused", () => {
+    const resolved = resolvePlatform({}, { API_HOST: "platform.example.org", OIDC_ACCESS_TOKEN: "t0ken-value" });
+    expect(resolved).toMatchObject({ kind: "platform", baseUrl: "https://platform.example.org/api/2018-10-01", addressFrom: "API_HOST", credentialsFrom: "OIDC_ACCESS_TOKEN" });
+    expect(resolvePlatform({}, { API_HOST: "::1", API_PORT: "4000", API_SECURE: "no", ACCOUNT_ID: "a", AUTH_TOKEN: "t" })).toMatchObject({ baseUrl: "http://[::1]:4000/api/2018-10-01" });
+    expect(() => resolvePlatform({}, { API_HOST: "https://platform.example.org" })).toThrow(/API_HOST must be a host name .*MATFRAME_BASE_URL/);
+    expect(() => resolvePlatform({}, { API_PORT: "4000" })).toThrow(/API_PORT is set, but API_HOST is not/);
+    expect(resolvePlatform({}, {})).toEqual({ kind: "none" });
+  });
+
+  it("credentials the caller gives win over every variable; a half of theirs may be completed by its MATFRAME_* variable", () => {
+    const env = { MATFRAME_ACCOUNT_ID: "env-account", MATFRAME_AUTH_TOKEN: "env-token", MATFRAME_PASSWORD: "env-password", OIDC_ACCESS_TOKEN: "oidc" };
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada", password: "typed" }, env)).toMatchObject({ credentials: { kind: "login", username: "ada", password: "typed" }, credentialsFrom: "username + password" });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada" }, env)).toMatchObject({ credentials: { kind: "login", password: "env-password" }, credentialsFrom: "username + MATFRAME_PASSWORD" });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", accessToken: "mine" }, env)).toMatchObject({ credentials: { kind: "bearer", accessToken: "mine" }, credentialsFrom: "accessToken" });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, env)).toMatchObject({ credentials: { kind: "token", accountId: "env-account" }, credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
+  });
+
+  it("a profile the caller names wins over the environment's credentials, and must match a given address", () => {
+    const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "named.json"), OIDC_ACCESS_TOKEN: "other-token" });
+    saveProfile("lab", { baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken }, env);
+    expect(resolvePlatform({ profile: "lab" }, env)).toMatchObject({ kind: "platform", baseUrl: server.baseUrl, credentialsFrom: "profile lab", credentials: { kind: "token" } });
+    expect(() => resolvePlatform({ profile: "lab", baseUrl: "http://127.0.0.1:9" }, env)).toThrow(/is not the platform of the saved login "lab"/);
   });
 
   it("refuses an access token together with an auth token", () => {

@@ -115,7 +115,8 @@ describe("unrecoverable faults end in the right error", () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).timeoutMs).toBe(200);
     expect((error as Error).message).toMatch(/GET \/api\/2018-10-01\/materials got no complete answer within 200 ms \(2 attempts\)/);
-    expect(server.requests).toHaveLength(2);
+    // Besides the one request that times the link before a loopback client's first walk.
+    expect(server.requests.filter((r) => r.path.endsWith("/materials"))).toHaveLength(2);
   });
 
   it("a non-JSON body: ResponseValidationError, not retried", async () => {

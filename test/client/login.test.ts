@@ -166,6 +166,6 @@ describe("fromEnv", () => {
     );
     const half = await Client.fromEnv({}, { MATFRAME_BASE_URL: "http://127.0.0.1:9", MATFRAME_AUTH_TOKEN: "t" }).catch((e: unknown) => e);
     expect(half).toBeInstanceOf(ValidationError);
-    expect((half as Error).message).toMatch(/must both be set/);
+    expect((half as Error).message).toMatch(/MATFRAME_AUTH_TOKEN is set but MATFRAME_ACCOUNT_ID is not: the two go together/);
   });
 });

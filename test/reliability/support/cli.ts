@@ -1,6 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as path from "node:path";
+// Environment for a child: ours without anything that names a platform, plus `extra`.
+import { cleanEnv } from "../../cli-export/run-cli";
+export { cleanEnv };
 
 // The CLI as users run it: the built bin entry (npm test builds first), spawned as a process.
 export const ROOT = path.join(__dirname, "..", "..", "..");
@@ -21,12 +24,6 @@ export interface Running {
   readonly stderr: string;
 }
 
-/** Environment for a child: ours without any MATFRAME_* variable, plus `extra`. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("MATFRAME_")) env[key] = value;
-  return { ...env, ...extra };
-}
 
 /** Starts `matframe <args>`; `input` is written to stdin, which is then closed. */
 export function startCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Running {

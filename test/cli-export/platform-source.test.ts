@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { Client, startServer, type ServerHandle } from "../../src";
+import { rawLogin } from "../support/raw-login";
+import { runCli } from "./run-cli";
+
+// The CLI finds the platform the way the platform's own Python client does (API_HOST, API_PORT,
+// API_SECURE, OIDC_ACCESS_TOKEN, ACCOUNT_ID + AUTH_TOKEN), says which source it used, and never
+// falls back to the built-in demo data when a platform is named only in part.
+
+let server: ServerHandle;
+let credentials: { accountId: string; authToken: string };
+let dir: string;
+/** A material only the named server holds: exporting it proves the export did not read the demo platform. */
+const MARKER = "Reached through the platform client's variables";
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, users: ["ada:lovelace-1843"] });
+  credentials = await rawLogin(server.baseUrl, "ada", "lovelace-1843");
+  const client = new Client({ baseUrl: server.baseUrl, ...credentials });
+  const [si] = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 1 } });
+  const { _id: _drop, owner: _owner, ...copy } = si as Record<string, unknown>;
+  await client.materials.create({ ...copy, name: MARKER });
+  await client.close();
+  dir = mkdtempSync(join(tmpdir(), "matframe-platform-source-"));
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const official = () => ({ API_HOST: "127.0.0.1", API_PORT: String(new URL(server.baseUrl).port), API_SECURE: "false" });
+
+describe("matframe export with only the platform client's variables", () => {
+  it("reads the platform API_HOST names with OIDC_ACCESS_TOKEN, and says so without the token", async () => {
+    const result = await runCli(["export", "--columns", "name,formula", "--output", "-"], { env: { ...official(), OIDC_ACCESS_TOKEN: credentials.authToken } });
+    expect(result.code, result.stderr).toBe(0);
+    const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => r.name)).toContain(MARKER);
+    expect(result.stderr).not.toContain("built-in local platform");
+    expect(result.stderr.split("\n")[0]).toBe(
+      `Exporting from ${server.baseUrl} (address from API_HOST, API_PORT, API_SECURE; credentials from OIDC_ACCESS_TOKEN).`,
+    );
+    expect(result.stderr).not.toContain(credentials.authToken.slice(0, 8));
+  });
+
+  it("reads ACCOUNT_ID + AUTH_TOKEN the same way", async () => {
+    const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { ...official(), ...{ ACCOUNT_ID: credentials.accountId, AUTH_TOKEN: credentials.authToken } } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(MARKER);
+    expect(result.stderr).toContain("credentials from ACCOUNT_ID + AUTH_TOKEN");
+  });
+
+  it("MATFRAME_BASE_URL names the address and the platform client's token the credentials", async () => {
+    const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { MATFRAME_BASE_URL: server.baseUrl, OIDC_ACCESS_TOKEN: credentials.authToken } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(MARKER);
+    expect(result.stderr).toContain("(address from MATFRAME_BASE_URL; credentials from OIDC_ACCESS_TOKEN)");
+  });
+});
+
+describe("matframe login with the platform client's address variables", () => {
+  it("logs in to the platform API_HOST names and says where the address came from", async () => {
+    const file = join(dir, "login.json");
+    const result = await runCli(["login", "--username", "ada", "--password-stdin"], { env: { ...official(), MATFRAME_CREDENTIALS_FILE: file }, stdin: "lovelace-1843\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^Logged in to 127\.0\.0\.1:\d+ \(address from API_HOST, API_PORT, API_SECURE\) as ada; saved as profile "default"/);
+    const exported = await runCli(["export", "--columns", "name", "--output", "-"], { env: { MATFRAME_CREDENTIALS_FILE: file } });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain(MARKER);
+    expect(exported.stderr.split("\n")[0]).toBe(`Exporting from ${server.baseUrl} (the saved login "default").`);
+  });
+});
+
+describe("matframe export refuses a half setting instead of exporting the demo data", () => {
+  const refused = async (env: Record<string, string>, says: RegExp) => {
+    const result = await runCli(["export", "--output", join(dir, "out.csv")], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).not.toContain("built-in local platform");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(says);
+    for (const secret of [credentials.authToken, credentials.accountId]) expect(result.stderr).not.toContain(secret.slice(0, 6));
+    return result.stderr;
+  };
+
+  it("a host without credentials", async () => {
+    await refused(official(), /^matframe export: API_HOST, API_PORT, API_SECURE names the platform http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01, but no credentials for it are set: set .*OIDC_ACCESS_TOKEN/);
+  });
+
+  it("a token without a host", async () => {
+    await refused({ OIDC_ACCESS_TOKEN: credentials.authToken }, /OIDC_ACCESS_TOKEN is set, but nothing names the platform to send it to: set --base-url, MATFRAME_BASE_URL, or API_HOST/);
+  });
+
+  it("one of a pair", async () => {
+    await refused({ ...official(), ACCOUNT_ID: credentials.accountId }, /ACCOUNT_ID is set but AUTH_TOKEN is not: the two go together \(or set OIDC_ACCESS_TOKEN instead\)/);
+    await refused({ MATFRAME_BASE_URL: server.baseUrl, MATFRAME_AUTH_TOKEN: credentials.authToken }, /MATFRAME_AUTH_TOKEN is set but MATFRAME_ACCOUNT_ID is not/);
+  });
+
+  it("a port without a host, and values the platform client would not take", async () => {
+    await refused({ API_PORT: "4000", OIDC_ACCESS_TOKEN: credentials.authToken }, /API_PORT is set, but API_HOST is not/);
+    await refused({ ...official(), API_SECURE: "maybe", OIDC_ACCESS_TOKEN: credentials.authToken }, /API_SECURE must be true or false/);
+    await refused({ ...official(), API_VERSION: "2024-01-01", OIDC_ACCESS_TOKEN: credentials.authToken }, /matframe speaks the API version 2018-10-01/);
+  });
+});

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { openCache, type ResponseCache } from "../../src/client/response-cache";
+
+// The directory cache evicts the least recently used answers (a hit, and so every 304, counts as
+// a use), and the requests it serves wait only for asynchronous file calls.
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "matframe-dir-cache-"));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const MiB = 1024 * 1024;
+/** An answer of about 400 KB: three of them pass a 1 MiB cache, two fit under its 80% trim mark. */
+const answer = (tag: string) => ({ etag: `"${tag}"`, text: tag.repeat(400_000 / tag.length) });
+const kept = (dir: string, key: string) => existsSync(join(dir, `${key}.json`));
+/** Keys are hashes in real use; any file-safe name works here. */
+const KEYS = { a: "a".repeat(64), b: "b".repeat(64), c: "c".repeat(64) };
+
+describe("the directory cache's order", () => {
+  it("evicts the least recently used, not the oldest written: a hit keeps an answer", async () => {
+    const dir = join(root, "order");
+    const cache: ResponseCache = openCache({ dir, maxBytes: MiB });
+    await cache.set(KEYS.a, answer("A"));
+    await cache.set(KEYS.b, answer("B"));
+    expect((await cache.get(KEYS.a))?.etag).toBe('"A"'); // A is used again (as a 304 uses it)
+    await cache.set(KEYS.c, answer("C"));
+    expect([kept(dir, KEYS.a), kept(dir, KEYS.b), kept(dir, KEYS.c)]).toEqual([true, false, true]);
+    expect(await cache.get(KEYS.b)).toBeUndefined();
+    expect(cache.sizeOf(KEYS.b)).toBeUndefined();
+    expect(cache.sizeOf(KEYS.a)).toBeGreaterThan(390_000);
+  });
+
+  it("keeps the order across a restart: a use sets the file's time", async () => {
+    const dir = join(root, "restart");
+    const first = openCache({ dir, maxBytes: MiB });
+    await first.set(KEYS.a, answer("A"));
+    await sleep(30);
+    await first.set(KEYS.b, answer("B"));
+    await sleep(30);
+    await first.get(KEYS.a);
+    await sleep(30); // the file's time is set after the answer is handed on
+    // A new process: the order comes from the files' times, where A's use was recorded.
+    const later = openCache({ dir, maxBytes: MiB });
+    await later.set(KEYS.c, answer("C"));
+    expect([kept(dir, KEYS.a), kept(dir, KEYS.b), kept(dir, KEYS.c)]).toEqual([true, false, true]);
+  });
+});
+
+describe("the directory cache on the request path", () => {
+  it("makes no synchronous file call while a client reads and revalidates through it", () => {
+    const dir = join(root, "sync");
+    const index = join(__dirname, "../../dist/index.js");
+    // Node prints a trace for each synchronous I/O call made after the first turn of the event
+    // loop (--trace-sync-io); none may come from the cache.
+    const script = `
+      const { Client, startServer } = require(${JSON.stringify(index)});
+      (async () => {
+        const server = await startServer({ port: 0 });
+        const login = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+        const { accountId } = login;
+        const client = new Client({ baseUrl: server.baseUrl, ...login.savedCredentials(), cache: { dir: ${JSON.stringify(dir)} } });
+        for (let i = 0; i < 2; i++) for await (const _ of client.materials.iterate({ pageSize: 10 })) {}
+        await client.close();
+        await server.close();
+        process.stdout.write("done " + accountId.length + "\\n");
+      })();
+    `;
+    const run = spawnSync(process.execPath, ["--trace-sync-io", "-e", script], { encoding: "utf8" });
+    expect(run.stdout, run.stderr).toContain("done");
+    const traces = run.stderr.split("WARNING: Detected use of sync API").slice(1);
+    // Making the client creates the directory (synchronously, so that a bad dir fails there).
+    expect(traces.filter((trace) => trace.includes("response-cache") && !trace.includes("openCache"))).toEqual([]);
+    // The check itself works: the server's start does make such calls, and they are reported.
+    expect(run.stderr).toContain("WARNING: Detected use of sync API");
+  });
+});
