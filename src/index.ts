@@ -118,5 +118,8 @@ export {
   fractionalToCartesian,
   cartesianToFractional,
   cellVolume,
+  symmetryOf,
+  symmetryOrNull,
+  DEFAULT_SYMPREC,
 } from "./structure";
-export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3 } from "./structure";
+export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3, Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem } from "./structure";

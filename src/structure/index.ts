@@ -6,3 +6,5 @@ export type { StructureRecord, Structure, PlatformStructure } from "./structure"
 export { toPoscar, fromPoscar } from "./poscar";
 export { toCif, fromCif } from "./cif";
 export { toXyz, fromXyz } from "./xyz";
+export { symmetryOf, symmetryOrNull, conventionalOperations, clearSymmetryCache, DEFAULT_SYMPREC } from "./symmetry";
+export type { Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem } from "./symmetry";

@@ -1,0 +1,142 @@
+"""pymatgen and spglib, the references the symmetry tests trust (Debian's python3-pymatgen, python3-spglib).
+
+  analyze            reads a JSON list of {cell, scaled, symbols} from stdin and prints, per
+                     structure, what pymatgen's SpacegroupAnalyzer (default tolerances), pymatgen's
+                     Structure (volume, density, atomic fractions) and spglib find
+  ase                prints ASE-built structures (bulk prototypes, supercells, non-standard
+                     cells, a rattled cell) as a JSON list of {name, cell, scaled, symbols}
+  readcif FILE...    prints what pymatgen and ASE read from each CIF: the space group pymatgen
+                     finds, and the structure (cell, scaled positions, symbols) of each reader
+  bench N            times SpacegroupAnalyzer(...).get_space_group_symbol() over the structures on
+                     stdin, N passes, and prints structures per second
+"""
+import json
+import sys
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+
+
+def structure_of(item):
+    from pymatgen.core import Lattice, Structure
+    return Structure(Lattice(item["cell"]), item["symbols"], item["scaled"])
+
+
+def analyze(items):
+    import spglib
+    from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+    out = []
+    for item in items:
+        s = structure_of(item)
+        symprec = item.get("symprec", 0.01)
+        a = SpacegroupAnalyzer(s, symprec=symprec)  # angle_tolerance=5; symprec 0.01 unless given, as the platform calls it
+        comp = s.composition
+        numbers = [sorted(set(item["symbols"]), key=item["symbols"].index).index(x) + 1 for x in item["symbols"]]
+        ds = spglib.get_symmetry_dataset((item["cell"], item["scaled"], numbers), symprec=symprec, angle_tolerance=5)
+        conv = a.get_conventional_standard_structure()
+        prim = a.get_primitive_standard_structure()
+        out.append({
+            "symbol": a.get_space_group_symbol(),
+            "number": a.get_space_group_number(),
+            "crystalSystem": a.get_crystal_system(),
+            "pointGroup": a.get_point_group_symbol(),
+            "volume": s.volume,
+            "density": float(s.density),
+            "ratios": [[el.symbol, comp.get_atomic_fraction(el)] for el in comp.elements],
+            "spglib": {
+                "number": ds["number"],
+                "international": ds["international"],
+                "pointgroup": ds["pointgroup"],
+                "wyckoffs": list(ds["wyckoffs"]),
+                "siteSymmetries": list(ds["site_symmetry_symbols"]),
+                "equivalent": [int(x) for x in ds["equivalent_atoms"]],
+                "stdVolume": abs(float(__import__("numpy").linalg.det(ds["std_lattice"]))),
+                "stdAtoms": len(ds["std_types"]),
+            },
+            "conventional": {"volume": conv.volume, "atoms": len(conv), "abc": list(conv.lattice.abc)},
+            "primitive": {"volume": prim.volume, "atoms": len(prim)},
+        })
+    return out
+
+
+def ase_structures():
+    from ase.build import bulk, make_supercell
+    out = []
+
+    def add(name, atoms):
+        out.append({
+            "name": name,
+            "cell": atoms.cell.array.tolist(),
+            "scaled": atoms.get_scaled_positions(wrap=True).tolist(),
+            "symbols": atoms.get_chemical_symbols(),
+        })
+
+    add("Si diamond (primitive)", bulk("Si", "diamond", a=5.43))
+    add("Si diamond (cubic)", bulk("Si", "diamond", a=5.43, cubic=True))
+    add("Cu fcc", bulk("Cu", "fcc", a=3.61))
+    add("Cu fcc (orthorhombic cell)", bulk("Cu", "fcc", a=3.61, orthorhombic=True))
+    add("Fe bcc", bulk("Fe", "bcc", a=2.87))
+    add("Mg hcp", bulk("Mg", "hcp", a=3.21, c=5.21))
+    add("NaCl rocksalt", bulk("NaCl", "rocksalt", a=5.64))
+    add("GaAs zincblende", bulk("GaAs", "zincblende", a=5.65))
+    add("ZnO wurtzite", bulk("ZnO", "wurtzite", a=3.25, c=5.2))
+    add("CsCl", bulk("CsCl", "cesiumchloride", a=4.12))
+    add("CaF2 fluorite", bulk("CaF2", "fluorite", a=5.46))
+    add("Si 2x2x1 supercell", bulk("Si", "diamond", a=5.43) * (2, 2, 1))
+    add("Cu fcc 3x1x1 supercell (cubic)", bulk("Cu", "fcc", a=3.61, cubic=True) * (3, 1, 1))
+    add("GaAs non-diagonal supercell", make_supercell(bulk("GaAs", "zincblende", a=5.65), [[1, 1, 0], [0, 1, 1], [1, 0, 2]]))
+    mg = bulk("Mg", "hcp", a=3.21, c=5.21)
+    mg.set_cell(mg.cell.array[[2, 0, 1]], scale_atoms=False)  # axes permuted: c first
+    mg.set_scaled_positions(bulk("Mg", "hcp", a=3.21, c=5.21).get_scaled_positions()[:, [2, 0, 1]])
+    add("Mg hcp (axes permuted)", mg)
+    rattled = bulk("Si", "diamond", a=5.43, cubic=True)
+    rattled.rattle(stdev=0.05, seed=7)
+    add("Si rattled (P1)", rattled)
+    return out
+
+
+def readcif(paths):
+    from ase.io import read
+    from pymatgen.core import Structure
+    from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+    out = []
+    for path in paths:
+        s = Structure.from_file(path)
+        atoms = read(path)
+        out.append({
+            "pymatgen": {"cell": s.lattice.matrix.tolist(), "scaled": s.frac_coords.tolist(), "symbols": [x.symbol for x in s.species],
+                         "symbol": SpacegroupAnalyzer(s).get_space_group_symbol(), "volume": s.volume},
+            "ase": {"cell": atoms.cell.array.tolist(), "scaled": atoms.get_scaled_positions().tolist(), "symbols": atoms.get_chemical_symbols(),
+                    "spacegroup": int(atoms.info["spacegroup"].no) if "spacegroup" in atoms.info else None},
+        })
+    return out
+
+
+def bench(items, passes):
+    from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+    start = time.perf_counter()
+    n = 0
+    for _ in range(passes):
+        for item in items:
+            SpacegroupAnalyzer(structure_of(item)).get_space_group_symbol()
+            n += 1
+    return {"structures": n, "seconds": time.perf_counter() - start}
+
+
+def main():
+    command = sys.argv[1]
+    if command == "analyze":
+        print(json.dumps(analyze(json.load(sys.stdin))))
+    elif command == "ase":
+        print(json.dumps(ase_structures()))
+    elif command == "readcif":
+        print(json.dumps(readcif(sys.argv[2:])))
+    elif command == "bench":
+        print(json.dumps(bench(json.load(sys.stdin), int(sys.argv[2]))))
+    else:
+        raise SystemExit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()
