@@ -8,3 +8,4 @@ export { toCif, fromCif } from "./cif";
 export { toXyz, fromXyz } from "./xyz";
 export { symmetryOf, symmetryOrNull, conventionalOperations, clearSymmetryCache, DEFAULT_SYMPREC } from "./symmetry";
 export type { Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem } from "./symmetry";
+export { platformDerivedProperties, elementalRatios, pNorm } from "./derived-properties";

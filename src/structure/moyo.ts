@@ -5,9 +5,40 @@
 import { readFileSync } from "node:fs";
 import { MissingDependencyError } from "../errors";
 
-export type MoyoModule = typeof import("@spglib/moyo-wasm", { with: { "resolution-mode": "import" } });
-export type MoyoDataset = import("@spglib/moyo-wasm", { with: { "resolution-mode": "import" } }).MoyoDataset;
-export type MoyoCell = import("@spglib/moyo-wasm", { with: { "resolution-mode": "import" } }).MoyoCell;
+// The parts of moyo-wasm's API used here, written out: its own .d.ts is an ES module, which a
+// CommonJS file can name only with import attributes that older TypeScript compilers refuse.
+type Nine = [number, number, number, number, number, number, number, number, number];
+type Three = [number, number, number];
+
+/** A cell as moyo takes it: row-major lattice (rows a, b, c), fractional positions, species numbers. */
+export interface MoyoCell {
+  lattice: { basis: Nine };
+  positions: Three[];
+  numbers: number[];
+}
+
+/** moyo's symmetry dataset (the fields matframe reads). */
+export interface MoyoDataset {
+  number: number;
+  hall_number: number;
+  hm_symbol: string;
+  operations: { rotation: Nine; translation: Three }[];
+  orbits: number[];
+  wyckoffs: string[];
+  site_symmetry_symbols: string[];
+  std_cell: MoyoCell;
+  prim_std_cell: MoyoCell;
+  pearson_symbol: string;
+}
+
+export interface MoyoModule {
+  initSync(module: { module: Uint8Array }): unknown;
+  analyze_cell(cellJson: string, symprec: number, setting: string): MoyoDataset;
+  hall_symbol_entry(hallNumber: number): { number: number; hm_short: string; hm_full: string; centering: string };
+  space_group_type(number: number): { crystal_system: string; geometric_crystal_class: string };
+  wyckoff_positions(hallNumber: number): { multiplicity: number; letter: string; site_symmetry: string; coordinates: string }[];
+  operations_from_number(number: number, setting: { type: "HallNumber"; value: number }, primitive: boolean): { rotation: Nine; translation: Three }[];
+}
 
 let moyo: MoyoModule | undefined;
 

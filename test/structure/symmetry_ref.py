@@ -10,6 +10,7 @@
   bench N            times SpacegroupAnalyzer(...).get_space_group_symbol() over the structures on
                      stdin, N passes, and prints structures per second
 """
+import io
 import json
 import sys
 import time
@@ -62,11 +63,15 @@ def analyze(items):
 
 def ase_structures():
     from ase.build import bulk, make_supercell
+    from ase.io import write
     out = []
 
     def add(name, atoms):
+        text = io.StringIO()
+        write(text, atoms, format="vasp", direct=True)
         out.append({
             "name": name,
+            "poscar": text.getvalue(),
             "cell": atoms.cell.array.tolist(),
             "scaled": atoms.get_scaled_positions(wrap=True).tolist(),
             "symbols": atoms.get_chemical_symbols(),
