@@ -121,5 +121,8 @@ export {
   symmetryOf,
   symmetryOrNull,
   DEFAULT_SYMPREC,
+  toSymmetrizedCif,
+  standardCell,
+  platformDerivedProperties,
 } from "./structure";
-export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3, Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem } from "./structure";
+export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3, Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem, CellChoice } from "./structure";

@@ -4,7 +4,7 @@ import { num } from "./format";
 import { structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
 
 /** A CIF string value, quoted when it has to be. */
-function quote(text: string): string {
+export function quote(text: string): string {
   const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
   if (!clean.includes("'")) return `'${clean}'`;
   if (!clean.includes('"')) return `"${clean}"`;
@@ -12,7 +12,7 @@ function quote(text: string): string {
 }
 
 /** `Zn2 O2`: the cell's content, in order of first appearance. */
-function formulaSum(elements: string[]): string {
+export function formulaSum(elements: string[]): string {
   const counts = new Map<string, number>();
   for (const e of elements) counts.set(e, (counts.get(e) ?? 0) + 1);
   return [...counts].map(([e, n]) => (n === 1 ? e : `${e}${n}`)).join(" ");

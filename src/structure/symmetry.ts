@@ -152,11 +152,39 @@ function checkSymprec(symprec: unknown): number {
   return symprec;
 }
 
+/** A lattice as moyo serializes it: the vectors a, b, c one after the other. */
 const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
   [flat[0], flat[1], flat[2]],
   [flat[3], flat[4], flat[5]],
   [flat[6], flat[7], flat[8]],
 ];
+
+/** A rotation as moyo serializes it (nalgebra: column-major) as rows. */
+const rotationRows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
+  [flat[0], flat[3], flat[6]],
+  [flat[1], flat[4], flat[7]],
+  [flat[2], flat[5], flat[8]],
+];
+
+/**
+ * The operations that map the cell's lattice onto itself (Rᵀ·G·R = G, G the metric). For a
+ * supercell that breaks the lattice's symmetry, moyo also lists the crystal's other operations,
+ * whose matrices in this basis are not integers (and come out truncated); spglib leaves them out.
+ */
+function latticeOperations(operations: SymmetryOperation[], cell: Matrix3, symprec: number): SymmetryOperation[] {
+  const g = cell.map((u) => cell.map((v) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2]));
+  const tolerance = 4 * symprec * Math.max(...cell.map((v) => Math.hypot(...v)));
+  return operations.filter(({ rotation: r }) => {
+    for (let i = 0; i < 3; i++) {
+      for (let j = 0; j < 3; j++) {
+        let sum = 0;
+        for (let k = 0; k < 3; k++) for (let l = 0; l < 3; l++) sum += r[k][i] * g[k][l] * r[l][j];
+        if (Math.abs(sum - g[i][j]) > tolerance) return false;
+      }
+    }
+    return true;
+  });
+}
 
 /** A moyo cell as a platform structure, with element symbols for moyo's species numbers. */
 function platformCell(cell: MoyoCell, species: readonly string[], latticeType: string): PlatformStructure {
@@ -220,7 +248,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
       siteSymmetry: dataset.site_symmetry_symbols[i],
       orbit: dataset.orbits[i],
     })),
-    operations: dataset.operations.map((op) => ({ rotation: rows(op.rotation), translation: [...op.translation] as Vector3 })),
+    operations: latticeOperations(dataset.operations.map((op) => ({ rotation: rotationRows(op.rotation), translation: [...op.translation] as Vector3 })), cell, symprec),
     conventional: platformCell(dataset.std_cell, species, facts.latticeType),
     primitive: platformCell(dataset.prim_std_cell, species, facts.latticeType),
     symprec,
@@ -250,5 +278,5 @@ export function symmetryOrNull(record: StructureRecord, options: SymmetryOptions
 export function conventionalOperations(symmetry: Symmetry): SymmetryOperation[] {
   return loadMoyo()
     .operations_from_number(symmetry.spaceGroupNumber, { type: "HallNumber", value: symmetry.hallNumber }, false)
-    .map((op) => ({ rotation: rows(op.rotation), translation: [...op.translation] as Vector3 }));
+    .map((op) => ({ rotation: rotationRows(op.rotation), translation: [...op.translation] as Vector3 }));
 }

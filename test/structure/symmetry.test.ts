@@ -66,6 +66,21 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
     });
   });
 
+  it("each operation maps the structure onto itself, and there are as many as spglib finds", () => {
+    records.forEach((r, i) => {
+      const s = symmetryOf(r);
+      const { sites } = structureOf(r);
+      for (const op of s.operations) {
+        for (const site of sites) {
+          const image = op.rotation.map((row, k) => row[0] * site.fractional[0] + row[1] * site.fractional[1] + row[2] * site.fractional[2] + op.translation[k]);
+          const hit = sites.some((other) => other.element === site.element && image.every((x, k) => Math.abs(((x - other.fractional[k] + 0.5) % 1 + 1) % 1 - 0.5) < 0.01));
+          expect(hit, `${r.name}: an operation moves a ${site.element} atom off every site`).toBe(true);
+        }
+      }
+      expect(s.operations.length, r.name).toBe(refs[i].spglib.operations);
+    });
+  });
+
   it("symprec is settable and means what it means in pymatgen", () => {
     const si = ase.find((a) => a.name === "Si diamond (cubic)")!;
     const shaken = { ...si, scaled: si.scaled.map((f, i) => f.map((x, k) => x + (k === i % 3 ? 0.002 : 0))) };

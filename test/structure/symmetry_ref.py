@@ -5,8 +5,8 @@
                      Structure (volume, density, atomic fractions) and spglib find
   ase                prints ASE-built structures (bulk prototypes, supercells, non-standard
                      cells, a rattled cell) as a JSON list of {name, cell, scaled, symbols}
-  readcif FILE...    prints what pymatgen and ASE read from each CIF: the space group pymatgen
-                     finds, and the structure (cell, scaled positions, symbols) of each reader
+  readcif            reads a JSON list of {structure, path} from stdin and prints what pymatgen
+                     and ASE read from each CIF, and whether it is the same crystal as the structure
   bench N            times SpacegroupAnalyzer(...).get_space_group_symbol() over the structures on
                      stdin, N passes, and prints structures per second
 """
@@ -47,6 +47,7 @@ def analyze(items):
             "ratios": [[el.symbol, comp.get_atomic_fraction(el)] for el in comp.elements],
             "spglib": {
                 "number": ds["number"],
+                "operations": len(ds["rotations"]),
                 "international": ds["international"],
                 "pointgroup": ds["pointgroup"],
                 "wyckoffs": list(ds["wyckoffs"]),
@@ -101,18 +102,25 @@ def ase_structures():
     return out
 
 
-def readcif(paths):
+def readcif(items):
+    """Per {structure, path}: what pymatgen and ASE read from the CIF at path, and whether each is
+    the same crystal as the structure (pymatgen's StructureMatcher, default tolerances)."""
     from ase.io import read
+    from pymatgen.analysis.structure_matcher import StructureMatcher
     from pymatgen.core import Structure
+    from pymatgen.io.ase import AseAtomsAdaptor
     from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+    matcher = StructureMatcher(primitive_cell=True, scale=False, attempt_supercell=True)
     out = []
-    for path in paths:
-        s = Structure.from_file(path)
-        atoms = read(path)
+    for item in items:
+        original = structure_of(item["structure"])
+        by_pymatgen = Structure.from_file(item["path"])
+        atoms = read(item["path"])
+        by_ase = AseAtomsAdaptor.get_structure(atoms)
         out.append({
-            "pymatgen": {"cell": s.lattice.matrix.tolist(), "scaled": s.frac_coords.tolist(), "symbols": [x.symbol for x in s.species],
-                         "symbol": SpacegroupAnalyzer(s).get_space_group_symbol(), "volume": s.volume},
-            "ase": {"cell": atoms.cell.array.tolist(), "scaled": atoms.get_scaled_positions().tolist(), "symbols": atoms.get_chemical_symbols(),
+            "pymatgen": {"atoms": len(by_pymatgen), "symbol": SpacegroupAnalyzer(by_pymatgen).get_space_group_symbol(),
+                         "same": bool(matcher.fit(original, by_pymatgen)), "volume": by_pymatgen.volume},
+            "ase": {"atoms": len(atoms), "same": bool(matcher.fit(original, by_ase)),
                     "spacegroup": int(atoms.info["spacegroup"].no) if "spacegroup" in atoms.info else None},
         })
     return out
@@ -136,7 +144,7 @@ def main():
     elif command == "ase":
         print(json.dumps(ase_structures()))
     elif command == "readcif":
-        print(json.dumps(readcif(sys.argv[2:])))
+        print(json.dumps(readcif(json.load(sys.stdin))))
     elif command == "bench":
         print(json.dumps(bench(json.load(sys.stdin), int(sys.argv[2]))))
     else:

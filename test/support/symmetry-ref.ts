@@ -40,7 +40,7 @@ export interface Reference {
   volume: number;
   density: number;
   ratios: [string, number][];
-  spglib: { number: number; international: string; pointgroup: string; wyckoffs: string[]; siteSymmetries: string[]; equivalent: number[]; stdVolume: number; stdAtoms: number };
+  spglib: { number: number; operations: number; international: string; pointgroup: string; wyckoffs: string[]; siteSymmetries: string[]; equivalent: number[]; stdVolume: number; stdAtoms: number };
   conventional: { volume: number; atoms: number; abc: number[] };
   primitive: { volume: number; atoms: number };
 }
