@@ -1,8 +1,8 @@
 // The symmetrized CIF (as Materials Project offers it beside the P1 one): the conventional
 // standard cell, the space group's operations in it and one atom per orbit (the asymmetric unit),
 // which CIF readers (ASE, pymatgen) expand back into the whole cell.
-import { vectorsToParameters, wrapFractional, type Vector3 } from "./cell";
-import { formulaSum, quote } from "./cif";
+import { wrapFractional, type Vector3 } from "./cell";
+import { cifHeader, quote } from "./cif";
 import { num } from "./format";
 import { loadMoyo } from "./moyo";
 import { structureOf, type StructureRecord } from "./structure";
@@ -58,7 +58,6 @@ export function toSymmetrizedCif(record: StructureRecord, options: SymmetryOptio
   const { cell, sites } = structureOf(symmetry.conventional);
   const operations = conventionalOperations(symmetry);
   const conventional = symmetryOf(symmetry.conventional, options);
-  const p = vectorsToParameters(cell);
   // One site per orbit: the first site not yet reached by an operation from an earlier one.
   const reached = new Array<boolean>(sites.length).fill(false);
   const unique: { element: string; fractional: Vector3; multiplicity: number; wyckoff: string }[] = [];
@@ -75,23 +74,12 @@ export function toSymmetrizedCif(record: StructureRecord, options: SymmetryOptio
     }
     unique.push({ element: site.element, fractional: site.fractional.map(wrapFractional) as Vector3, multiplicity, wyckoff: conventional.sites[i].wyckoff });
   });
-  const block = (record._id ?? record.formula ?? "structure").replace(/[^A-Za-z0-9_.-]/g, "_");
   // The short symbol with the spaces CIF readers split it by: `P 6_3 m c`.
   const hm = loadMoyo().hall_symbol_entry(symmetry.hallNumber).hm_short;
   const label = new Map<string, number>();
   const lines = [
     `# written by matframe (symmetrized: conventional standard cell, symprec ${symmetry.symprec} Å)`,
-    `data_${block}`,
-    `_chemical_name_common ${quote(record.name ?? record.formula ?? block)}`,
-    ...(record.formula ? [`_chemical_formula_structural ${quote(record.formula)}`] : []),
-    `_chemical_formula_sum ${quote(formulaSum(sites.map((s) => s.element)))}`,
-    ...(record._id ? [`_database_code_matframe ${quote(record._id)}`] : []),
-    `_cell_length_a ${num(p.a, 0)}`,
-    `_cell_length_b ${num(p.b, 0)}`,
-    `_cell_length_c ${num(p.c, 0)}`,
-    `_cell_angle_alpha ${num(p.alpha, 0)}`,
-    `_cell_angle_beta ${num(p.beta, 0)}`,
-    `_cell_angle_gamma ${num(p.gamma, 0)}`,
+    ...cifHeader(record, cell, sites),
     `_space_group_name_H-M_alt ${quote(hm)}`,
     `_space_group_IT_number ${symmetry.spaceGroupNumber}`,
     `_symmetry_space_group_name_H-M ${quote(hm)}`,
