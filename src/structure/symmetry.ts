@@ -3,10 +3,10 @@
 // `P6_3mc`, `Fd-3m`), which is moyo's short Hermann–Mauguin symbol without its spaces; the
 // setting is spglib's (moyo's "Spglib" setting), so the Hall number, the standard cells and the
 // Wyckoff letters are the ones spglib and pymatgen give.
-import { StructureError } from "../errors";
+import { StructureError, ValidationError } from "../errors";
 import { cellVolume, type Matrix3, type Vector3 } from "./cell";
 import { loadMoyo, type MoyoCell, type MoyoDataset } from "./moyo";
-import { structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
+import { structureOf, toPlatform, who, type PlatformStructure, type StructureRecord } from "./structure";
 
 /** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
 export const DEFAULT_SYMPREC = 0.01;
@@ -147,7 +147,7 @@ function deepFreeze<T>(value: T): T {
 
 function checkSymprec(symprec: unknown): number {
   if (typeof symprec !== "number" || !(symprec > 0) || !Number.isFinite(symprec)) {
-    throw new RangeError(`symprec must be a positive distance in Å (pymatgen's default is ${DEFAULT_SYMPREC}); got ${String(symprec)}.`);
+    throw new ValidationError("symprec", `symprec must be a positive distance in Å (pymatgen's default is ${DEFAULT_SYMPREC}); got ${String(symprec)}.`);
   }
   return symprec;
 }
@@ -192,16 +192,12 @@ function platformCell(cell: MoyoCell, species: readonly string[], latticeType: s
   return toPlatform(rows(cell.lattice.basis) as Matrix3, sites, latticeType);
 }
 
-function who(record: StructureRecord): string {
-  return record._id ? `material ${record._id}` : record.name ? `material "${record.name}"` : "the material";
-}
-
 /**
  * The space group and standard cells of a material's structure (its `lattice` and `basis`), as
  * spglib and pymatgen's `SpacegroupAnalyzer` find them with the same tolerance. Results are cached
  * per structure and tolerance: a repeated structure costs one lookup.
  * Throws a StructureError for a structure that has none (no atoms, a flat cell, non-finite
- * numbers, atoms on top of each other) and a RangeError for a bad `symprec`.
+ * numbers, atoms on top of each other) and a ValidationError for a bad `symprec`.
  * @example symmetryOf(record).spaceGroupSymbol // "P6_3mc"
  */
 export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {}): Symmetry {
