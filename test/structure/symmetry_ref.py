@@ -7,13 +7,10 @@
                      cells, a rattled cell) as a JSON list of {name, cell, scaled, symbols}
   readcif            reads a JSON list of {structure, path} from stdin and prints what pymatgen
                      and ASE read from each CIF, and whether it is the same crystal as the structure
-  bench N            times SpacegroupAnalyzer(...).get_space_group_symbol() over the structures on
-                     stdin, N passes, and prints structures per second
 """
 import io
 import json
 import sys
-import time
 import warnings
 
 warnings.filterwarnings("ignore")
@@ -126,17 +123,6 @@ def readcif(items):
     return out
 
 
-def bench(items, passes):
-    from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
-    start = time.perf_counter()
-    n = 0
-    for _ in range(passes):
-        for item in items:
-            SpacegroupAnalyzer(structure_of(item)).get_space_group_symbol()
-            n += 1
-    return {"structures": n, "seconds": time.perf_counter() - start}
-
-
 def main():
     command = sys.argv[1]
     if command == "analyze":
@@ -145,8 +131,6 @@ def main():
         print(json.dumps(ase_structures()))
     elif command == "readcif":
         print(json.dumps(readcif(json.load(sys.stdin))))
-    elif command == "bench":
-        print(json.dumps(bench(json.load(sys.stdin), int(sys.argv[2]))))
     else:
         raise SystemExit(f"unknown command {command}")
 
