@@ -102,7 +102,7 @@ async function main(settings) {
   const machine = describeMachine();
   const { DEFAULT_COLUMNS, planColumns } = require(path.join(process.env.MATFRAME_BENCH_DIST, "frame", "column-spec.js"));
   const columnsFields = planColumns(DEFAULT_COLUMNS).fields;
-  const wantsPython = settings.groups.has("python") || settings.groups.has("link");
+  const wantsPython = settings.groups.has("python") || settings.groups.has("link") || settings.groups.has("symmetry");
   const python = wantsPython ? findPython() : { skip: "not selected (--only)" };
   if (wantsPython && python.skip) progress(`Python baseline skipped: ${python.skip}`);
   if (settings.cpuProf) mkdirSync(path.join(__dirname, "profiles"), { recursive: true });
@@ -116,7 +116,7 @@ async function main(settings) {
 
   servers.main = await withServer(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
-    const cases = clientCases({ groups: settings.groups, server, credentials, columnsFields, python });
+    const cases = clientCases({ groups: settings.groups, server, credentials, columnsFields, python, symmetrySample: settings.quick ? 200 : 2000 });
     labels.push(...cases);
     if (cases.length > 0) {
       // The server's first walk runs cold code; warm it up once, unmeasured.

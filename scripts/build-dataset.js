@@ -50,14 +50,7 @@ function withVectors(lattice) {
   return { ...lattice, vectors: { a, b, c, alat: 1, units: "angstrom" } };
 }
 
-/** Cell volume from the six lattice parameters (Å, degrees). */
-function cellVolume({ a, b, c, alpha, beta, gamma }) {
-  const rad = Math.PI / 180;
-  const [ca, cb, cg] = [Math.cos(alpha * rad), Math.cos(beta * rad), Math.cos(gamma * rad)];
-  return a * b * c * Math.sqrt(1 - ca * ca - cb * cb - cg * cg + 2 * ca * cb * cg);
-}
-
-/** A module of the built package (dist/structure): the cell maths and the composition tables. */
+/** A module of the built package (dist/structure): the cell maths, the composition tables, the derived properties. */
 function built(name) {
   try {
     return require(path.join(__dirname, "..", "dist", "structure", `${name}.js`));
@@ -88,17 +81,19 @@ function convert(source, categoriesByName, index) {
   } catch (error) {
     throw new Error(`material "${source.name}": ${error.message} Add it to src/structure/composition.ts.`);
   }
-  const volume = cellVolume(source.lattice);
+  const lattice = withVectors(source.lattice);
   const _id = deterministicId(`standata:${source.external.source}:${source.external.id}`);
   const record = {
     _id,
     name: source.name,
     formula: formulas.formula,
     unitCellFormula: formulas.unitCellFormula,
-    lattice: withVectors(source.lattice),
+    lattice,
     basis: source.basis,
-    derivedProperties: composition.derivedProperties(formulas.mass, volume),
-    external: source.external,
+    // The platform's five (src/structure/derived-properties.ts), as the local platform computes them on write.
+    derivedProperties: built("derived-properties").platformDerivedProperties({ lattice, basis: source.basis }),
+    // The platform's schema has `doi` a string or absent; standata writes null for "none".
+    external: Object.fromEntries(Object.entries(source.external).filter(([, value]) => value !== null)),
     tags: categoriesByName.get(source.name) ?? [],
     owner: { _id: deterministicId(`owner:${OWNER_SLUG}`), slug: OWNER_SLUG },
     createdAt: new Date(CREATED_AT_BASE + index * 60_000).toISOString(),

@@ -123,5 +123,11 @@ export {
   fractionalToCartesian,
   cartesianToFractional,
   cellVolume,
+  symmetryOf,
+  symmetryOrNull,
+  DEFAULT_SYMPREC,
+  toSymmetrizedCif,
+  standardCell,
+  platformDerivedProperties,
 } from "./structure";
-export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3 } from "./structure";
+export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3, Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem, CellChoice } from "./structure";

@@ -10,14 +10,14 @@ const USAGE = `Usage: npm run bench -- [options]
   --synthetic N      materials for the main server (default 100000; quick 5000)
   --big N            materials for the large export server (default 1000000; quick 20000)
   --duration S       seconds per autocannon run (default 5; quick 1)
-  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures
+  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry
   --rtt MS           round trip of the simulated link (group link; default 40)
   --mbit N           bandwidth of the simulated link each way, Mbit/s (default 50)
   --cpu-prof         run node cases with --cpu-prof, profiles in bench/profiles/
   --out FILE         results file (default bench/results.json, quick bench/results-quick.json)
   -h, --help         show this help`;
 
-const GROUPS = ["floor", "iterate", "frame", "naive", "python", "export", "parquet", "server", "link", "structures"];
+const GROUPS = ["floor", "iterate", "frame", "naive", "python", "export", "parquet", "server", "link", "structures", "symmetry"];
 
 function positiveInteger(text, flag) {
   if (text === undefined) return undefined;

@@ -7,7 +7,7 @@
  * Python and the 100,000-material export. `columnsFields` is the projection toDataFrame derives
  * from the default columns: the floor and the baselines it is compared with ask for the same.
  */
-function clientCases({ groups, server, credentials, columnsFields, python }) {
+function clientCases({ groups, server, credentials, columnsFields, python, symmetrySample = 2000 }) {
   const common = { baseUrl: server.baseUrl, credentials, expected: server.materialCount };
   const cases = [];
   const add = (group, id, label, script, params, extra = {}) => {
@@ -35,6 +35,11 @@ function clientCases({ groups, server, credentials, columnsFields, python }) {
   add("parquet", "parquet.exportCsv.small", "exportCsv (default columns), offset: the baseline", "export-table.js", { format: "csv" }, { size: "small" });
   add("parquet", "exportParquet.small", "exportParquet (default columns), offset", "export-table.js", { format: "parquet" }, { size: "small" });
   add("structures", "exportStructures.cif", "exportStructures (cif, one file per material)", "export-structures.js", { format: "cif" }, { size: "small" });
+  add("symmetry", "symmetry.cached", "symmetryOf per material (moyo), results cached per structure", "symmetry.js", { cache: true });
+  add("symmetry", "symmetry.uncached", "symmetryOf per material (moyo), cache cleared before each", "symmetry.js", { cache: false });
+  if (python.command && groups.has("symmetry")) {
+    add("symmetry", "symmetry.pymatgen", `pymatgen SpacegroupAnalyzer per material (${symmetrySample} evenly spaced)`, "python_symmetry.py", { sample: symmetrySample }, { python: python.command });
+  }
   return cases;
 }
 

@@ -15,6 +15,7 @@ import {
 import type { Progress } from "../client/options";
 import type { ColumnType } from "../frame/column-types";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
+import { STRUCTURE_FORMATS } from "../frame/structure-export";
 import { savedRecords } from "../frame/resumable";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { parseFlags, wrapHelp } from "./cli-args";
@@ -47,10 +48,15 @@ Options:
   --paging offset|keyset paging strategy (default offset)
   --format FORMAT        csv, ndjson or parquet (default: ndjson for .ndjson/.jsonl files, parquet
                          for .parquet files, else csv), or a
-                         structure format: poscar, cif or xyz (one file per material in the
-                         --output directory, with an index.csv; xyz to an --output ending in .xyz
-                         writes one multi-frame file)
-  --output FILE|DIR|-    output file (or directory for poscar/cif/xyz), or - for stdout (default -)
+                         structure format: poscar, cif, cif-symmetrized or xyz (one file per
+                         material in the --output directory, with an index.csv; xyz to an --output
+                         ending in .xyz writes one multi-frame file). cif is in space group P1;
+                         cif-symmetrized holds the space group, its operations and one atom per
+                         orbit, in the conventional standard cell
+  --cell conventional|primitive
+                         structure formats: write the standard cell of each material's space
+                         group (spglib's and pymatgen's, symprec 0.01 A) instead of its own cell
+  --output FILE|DIR|-    output file (or directory for the structure formats), or - for stdout (default -)
   --partitions N         split the _id range into N parts (1-64), walk them concurrently and write
                          a directory of part files (part-0000.parquet, ...) to --output DIR
   --types COL=TYPE,...   parquet: column types (double, int32, int64, boolean, string) for
@@ -182,6 +188,7 @@ const EXPORT_FLAGS = {
   "max-items": { type: "string" },
   paging: { type: "string" },
   format: { type: "string" },
+  cell: { type: "string" },
   output: { type: "string" },
   partitions: { type: "string" },
   types: { type: "string" },
@@ -218,7 +225,7 @@ async function parse(argv: string[]): Promise<Parsed> {
   }
   const paging = oneOf("--paging", values.paging, ["offset", "keyset"] as const);
   const format =
-    oneOf("--format", values.format, ["csv", "ndjson", "parquet", "poscar", "cif", "xyz"] as const) ??
+    oneOf("--format", values.format, ["csv", "ndjson", "parquet", ...STRUCTURE_FORMATS] as const) ??
     (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : /\.parquet$/i.test(output) ? "parquet" : "csv");
   if (format === "parquet" && output === "-" && process.stdout.isTTY) {
     throw new UsageError("--format parquet writes binary data: give --output FILE.parquet, or pipe stdout to a file or program.");
@@ -228,10 +235,15 @@ async function parse(argv: string[]): Promise<Parsed> {
     if (values["parquet-compression"] !== undefined) throw new UsageError(`--parquet-compression applies to --format parquet.`);
     if (values["row-group-size"] !== undefined) throw new UsageError(`--row-group-size applies to --format parquet.`);
   }
-  if (values.partitions !== undefined && ["poscar", "cif", "xyz"].includes(format)) {
+  const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
+  const cell = oneOf("--cell", values.cell, ["conventional", "primitive"] as const);
+  if (cell !== undefined && !structureFormat) {
+    throw new UsageError(`--cell applies to the structure formats (${STRUCTURE_FORMATS.join(", ")}); --format ${format} writes table columns.`);
+  }
+  if (values.partitions !== undefined && structureFormat) {
     throw new UsageError(`--partitions applies to csv, ndjson and parquet; --format ${format} already writes one file per material.`);
   }
-  if (["poscar", "cif", "xyz"].includes(format)) {
+  if (structureFormat) {
     if (output === "-") throw new UsageError(`--format ${format} writes one file per material: give --output DIR (a directory to create).`);
     if (values.columns !== undefined) throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
     if (values.units) throw new UsageError(`--units labels table columns; --format ${format} writes whole structures (their own formats say the units).`);
@@ -249,6 +261,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     maxItems: integer("--max-items", values["max-items"]),
     paging,
     format,
+    ...(cell !== undefined ? { cell } : {}),
     output: output === "-" ? process.stdout : output,
     force: values.force ?? false,
     escapeFormulas: !values["no-formula-escape"],
@@ -323,6 +336,7 @@ function integer(flag: string, text: string | undefined): number | undefined {
 const FLAG_FOR_OPTION: Record<string, string> = {
   baseUrl: "--base-url",
   format: "--format",
+  cell: "--cell",
   output: "--output",
   pageSize: "--page-size",
   maxItems: "--max-items",

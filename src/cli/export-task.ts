@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/structure-export";
+import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import type { ServerHandle } from "../server";
@@ -65,6 +66,11 @@ export interface ExportTaskOptions {
    * @default "csv"
    */
   format?: TableFormat | StructureFormat;
+  /**
+   * Structure formats: the cell to write (see `StructureExportOptions.cell`).
+   * @default "as-is"
+   */
+  cell?: CellChoice;
   /** A file path (written atomically) or a stream such as `process.stdout`. */
   output: string | Writable;
   /**
@@ -171,6 +177,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   const structures = isStructureFormat(options.format)
     ? planStructureExport({
         format: options.format,
+        cell: options.cell,
         singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output),
         query, sort, pageSize, maxItems, paging, signal, resume: options.resume, restart: options.restart,
       })

@@ -26,6 +26,32 @@ export const DEFAULT_COLUMNS: readonly string[] = Object.freeze([
  */
 const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"]);
 
+/**
+ * Named entries that come one per key (`elemental_ratio` per `element`, `p-norm` per `degree`):
+ * a column names the key after the name (`derivedProperties.elemental_ratio.Si`,
+ * `derivedProperties.p-norm.2`) and reads that entry's `value`.
+ */
+const KEYED_ENTRIES: Readonly<Record<string, string>> = Object.freeze({ elemental_ratio: "element", "p-norm": "degree" });
+
+/** The field that tells apart the entries of a keyed named entry (`"element"` for `elemental_ratio`), if it is one. */
+export function keyedEntryField(name: string): string | undefined {
+  return Object.hasOwn(KEYED_ENTRIES, name) ? KEYED_ENTRIES[name] : undefined;
+}
+
+/**
+ * Columns matframe computes in the client from a record's `lattice` and `basis` (fetched by the
+ * projection), for records without the platform's derived properties. The `matframe:` prefix
+ * keeps them apart from every platform field: no platform field name has a colon.
+ */
+export const COMPUTED_COLUMNS: Readonly<Record<string, "spaceGroupNumber" | "spaceGroupSymbol" | "crystalSystem" | "pointGroup">> = Object.freeze({
+  "matframe:spaceGroupNumber": "spaceGroupNumber",
+  "matframe:spaceGroupSymbol": "spaceGroupSymbol",
+  "matframe:crystalSystem": "crystalSystem",
+  "matframe:pointGroup": "pointGroup",
+});
+
+const COMPUTED_PREFIX = "matframe:";
+
 /** The token that leaves `_id` out of a table on purpose (as `_id: 0` does in a projection). */
 const EXCLUDE_ID = "-_id";
 
@@ -46,6 +72,8 @@ export interface ColumnDef {
   readonly method?: MethodPart;
   /** Index of the segment that picks an entry of a named-entry array by name, if any. */
   readonly namedEntryAt?: number;
+  /** Set for a computed column (`matframe:spaceGroupSymbol`): the symmetry field it shows. */
+  readonly computed?: (typeof COMPUTED_COLUMNS)[string];
 }
 
 /** A validated column list and the projection that fetches exactly what it needs. */
@@ -105,6 +133,12 @@ function checkPath(column: unknown): string {
   if (typeof column !== "string" || column.length === 0) {
     throw new ValidationError("columns", `Each column must be a non-empty dotted path such as "lattice.a"; got ${JSON.stringify(column)}.`);
   }
+  if (column.startsWith(COMPUTED_PREFIX)) {
+    if (!Object.hasOwn(COMPUTED_COLUMNS, column)) {
+      throw new ValidationError("columns", `Column "${column}" is not one of the computed columns (${Object.keys(COMPUTED_COLUMNS).join(", ")}).`);
+    }
+    return column;
+  }
   if (column.trim() !== column) {
     throw new ValidationError("columns", `Column "${column}" has leading or trailing spaces; remove them.`);
   }
@@ -150,6 +184,7 @@ export function namedEntryIndex(segments: readonly string[]): number | undefined
 }
 
 function toColumnDef(name: string): ColumnDef {
+  if (Object.hasOwn(COMPUTED_COLUMNS, name)) return { name, segments: [name], computed: COMPUTED_COLUMNS[name] };
   const segments = name.split(".");
   const namedEntryAt = namedEntryIndex(segments);
   const named = namedEntryAt === undefined ? {} : { namedEntryAt };
@@ -174,7 +209,8 @@ function fieldPath(def: ColumnDef): string {
 }
 
 function deriveFields(defs: readonly ColumnDef[], extra: readonly string[] = []): Fields {
-  const paths = [...new Set([...defs.map(fieldPath), ...extra])].sort();
+  const own = defs.flatMap((def) => (def.computed ? ["lattice", "basis"] : [fieldPath(def)]));
+  const paths = [...new Set([...own, ...extra])].sort();
   // `_id` is fetched even when its column is left out: it is short, paging needs it, and
   // warnings name rows by it.
   const fields: Fields = { _id: 1 };

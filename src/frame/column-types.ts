@@ -1,7 +1,7 @@
 // Typed columns for the typed formats (Parquet, Arrow): the type of each planned column, from
 // what the platform's records are known to hold, from the caller, or from the first rows seen.
 import { ColumnTypeError, ValidationError } from "../errors";
-import type { ColumnDef, ColumnPlan } from "./column-spec";
+import { keyedEntryField, type ColumnDef, type ColumnPlan } from "./column-spec";
 
 /** The column types a typed export writes. */
 export type ColumnType = "double" | "int32" | "int64" | "boolean" | "string";
@@ -29,16 +29,21 @@ const KNOWN: ReadonlyMap<string, ColumnType> = new Map<string, ColumnType>([
   ["external.source", "string"],
   ["owner._id", "string"],
   ["owner.slug", "string"],
+  ["derivedProperties.symmetry.spaceGroupSymbol", "string"],
+  ["derivedProperties.symmetry.tolerance.value", "double"],
 ]);
 
 /** The type a column has whatever the data: method halves are text, named values numbers. */
 function knownType(def: ColumnDef): ColumnType | undefined {
   if (def.method) return "string";
+  if (def.computed) return def.computed === "spaceGroupNumber" ? "int32" : "string";
   const known = KNOWN.get(def.name);
   if (known) return known;
   // `derivedProperties.volume`: the entry's value, a number in the platform's schema; deeper
   // paths (`derivedProperties.volume.units`) are not known.
   if (def.namedEntryAt !== undefined && def.namedEntryAt === def.segments.length - 1) return "double";
+  // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`: a keyed entry's value.
+  if (def.namedEntryAt !== undefined && def.namedEntryAt === def.segments.length - 2 && keyedEntryField(def.segments[def.namedEntryAt])) return "double";
   if (/^basis\.(elements|coordinates)\.(0|[1-9][0-9]*)\.id$/.test(def.name)) return "int32";
   return undefined;
 }

@@ -4,12 +4,14 @@ import { isValidMethod } from "./method-check";
 import { EmptyColumnError, InvalidMethodError } from "../errors";
 import { nearestPath } from "./suggest";
 import { UnitLabels } from "./units";
+import { computedGetter, type ComputedTally } from "./computed-columns";
 
 /** Something worth telling the user about the data, which did not stop the table. */
 export interface FrameWarning {
   /**
    * Stable code: `"INVALID_METHOD"` when method values failed the method schema,
-   * `"INVALID_STRUCTURE"` when a structure export skipped records, `"EMPTY_COLUMN"` when a
+   * `"INVALID_STRUCTURE"` when a structure export skipped records or a computed column
+   * (`matframe:spaceGroupSymbol`) is null for records without a usable structure, `"EMPTY_COLUMN"` when a
    * column is null in every row (often a misspelt path: see `suggestion`), `"QUERY_PATH"` when a
    * query path cannot match a material (reported before the request; `suggestion` is the form
    * that works).
@@ -17,7 +19,7 @@ export interface FrameWarning {
   readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN" | "QUERY_PATH";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
-  /** Dotted path: of the method object (`"method"`), or the empty column's name. */
+  /** Dotted path: of the method object (`"method"`), the empty or computed column's name. */
   readonly path: string;
   /** How many rows had an invalid method there (the empty column: every row read). */
   readonly rows: number;
@@ -78,6 +80,7 @@ export class RowReader {
   private readonly earlierRows: number;
   private readonly checkEmpty: boolean;
   private readonly units: UnitLabels | undefined;
+  private readonly computed: ComputedTally = { rows: 0, ids: [], reasons: new Map() };
 
   /**
    * @param earlier what an earlier run of a resumed export read: its rows and which columns had a
@@ -93,6 +96,11 @@ export class RowReader {
     this.units = options.units ? new UnitLabels(plan.columns) : undefined;
     this.unfilled = this.filled.filter((f) => !f).length;
     plan.columns.forEach((column, index) => {
+      if (column.computed) {
+        this.valueIndexes.push(index);
+        this.valueGetters.push(computedGetter(column.computed, this.computed, () => this.rows - 1));
+        return;
+      }
       if (!column.method) {
         this.valueIndexes.push(index);
         this.valueGetters.push(compileGetter(column.segments, column.namedEntryAt));
@@ -177,7 +185,19 @@ export class RowReader {
 
   /** One warning per method path that had invalid values, and one per empty column. */
   warnings(): FrameWarning[] {
-    return [...this.methodWarnings(), ...this.emptyColumnWarnings()];
+    return [...this.methodWarnings(), ...this.computedWarnings(), ...this.emptyColumnWarnings()];
+  }
+
+  private computedWarnings(): FrameWarning[] {
+    const { rows, ids, reasons } = this.computed;
+    if (rows === 0) return [];
+    const names = this.plan.columns.filter((c) => c.computed).map((c) => c.name);
+    const more = rows - ids.length;
+    const why = [...reasons].map(([reason, n]) => `${reason}: ${n}`).join("; ");
+    const message =
+      `${names.join(", ")} ${names.length === 1 ? "is" : "are"} null in ${rows} ${rows === 1 ? "row" : "rows"} without a usable structure (${why}).` +
+      (ids.length ? ` Ids: ${ids.join(", ")}${more > 0 ? ` and ${more} more` : ""}.` : "");
+    return [{ code: "INVALID_STRUCTURE", message, path: names[0], rows, ids: [...ids] }];
   }
 
   private emptyColumnWarnings(): FrameWarning[] {

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { StructureError, ValidationError } from "../errors";
 import type { IterateOptions, Progress } from "../client/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
-import { toCif, toPoscar, toXyz, type StructureRecord } from "../structure";
+import { standardCell, toCif, toPoscar, toSymmetrizedCif, toXyz, CELL_CHOICES, type CellChoice, type StructureRecord } from "../structure";
 import { openAtomicFile } from "./atomic-file";
 import { openAtomicDir } from "./atomic-dir";
 import { Sink } from "./export";
@@ -15,13 +15,23 @@ import { writeStructuresResumable } from "./structure-resume";
 import type { PlatformRecord } from "../client/collection";
 
 /** The structure file formats. */
-export type StructureFormat = "poscar" | "cif" | "xyz";
-export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "xyz"];
+export type StructureFormat = "poscar" | "cif" | "cif-symmetrized" | "xyz";
+export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "cif-symmetrized", "xyz"];
 
 /** Options of `exportStructures`. */
 export interface StructureExportOptions extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate">, ResumeOptions {
-  /** `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1) or `"xyz"` (extended XYZ). */
+  /**
+   * `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1), `"cif-symmetrized"` (the space group, its
+   * operations and the asymmetric unit, in the conventional standard cell) or `"xyz"` (extended XYZ).
+   */
   format: StructureFormat;
+  /**
+   * The cell to write: the record's own (`"as-is"`), or the conventional or primitive standard
+   * cell of its space group (spglib's and pymatgen's, found with symprec 0.01 Å). A record
+   * without a space group is skipped with a warning. `"cif-symmetrized"` is always conventional.
+   * @default "as-is"
+   */
+  cell?: CellChoice;
   /**
    * xyz only: write every structure as a frame of one file at the target path instead of a
    * directory of files.
@@ -54,6 +64,7 @@ export interface StructureExportResult {
 /** A structure export, checked once before any request. */
 export interface StructureExportPlan {
   readonly format: StructureFormat;
+  readonly cell: CellChoice;
   readonly singleFile: boolean;
   readonly walk: ResolvedIterateOptions;
   /** Set when the export keeps its progress for a later run (`resume`). */
@@ -68,21 +79,33 @@ export interface StructureSource {
 
 /** Only what the writers read is asked for. */
 const FIELDS = { _id: 1, name: 1, formula: 1, lattice: 1, basis: 1, "external.id": 1 } as const;
-export const WRITERS = { poscar: toPoscar, cif: toCif, xyz: toXyz } as const;
-export const EXTENSIONS = { poscar: "vasp", cif: "cif", xyz: "xyz" } as const;
+export const WRITERS = { poscar: toPoscar, cif: toCif, "cif-symmetrized": toSymmetrizedCif, xyz: toXyz } as const;
+export const EXTENSIONS = { poscar: "vasp", cif: "cif", "cif-symmetrized": "cif", xyz: "xyz" } as const;
+
+/** The writer of a plan: its format's, of the cell it asks for. */
+export function writerOf(plan: Pick<StructureExportPlan, "format" | "cell">, format: StructureFormat = plan.format): (record: StructureRecord) => string {
+  const write = WRITERS[format];
+  return plan.cell === "as-is" ? write : (record) => write(standardCell(record, plan.cell));
+}
 
 /** Checks the options of a structure export (format, walk) once. */
 export function planStructureExport(options: StructureExportOptions): StructureExportPlan {
-  if (options === null || typeof options !== "object") throw new ValidationError("options", 'exportStructures(dir, options) needs { format: "poscar" | "cif" | "xyz" }.');
-  const { format, singleFile = false, query, sort, pageSize, maxItems, paging, concurrency, signal } = options;
+  if (options === null || typeof options !== "object") throw new ValidationError("options", 'exportStructures(dir, options) needs { format: "poscar" | "cif" | "cif-symmetrized" | "xyz" }.');
+  const { format, singleFile = false, cell = "as-is", query, sort, pageSize, maxItems, paging, concurrency, signal } = options;
   if (!STRUCTURE_FORMATS.includes(format)) {
-    throw new ValidationError("format", `format must be "poscar", "cif" or "xyz"; got ${JSON.stringify(format)}.`);
+    throw new ValidationError("format", `format must be "poscar", "cif", "cif-symmetrized" or "xyz"; got ${JSON.stringify(format)}.`);
+  }
+  if (!CELL_CHOICES.includes(cell)) {
+    throw new ValidationError("cell", `cell must be "as-is", "conventional" or "primitive"; got ${JSON.stringify(cell)}.`);
+  }
+  if (format === "cif-symmetrized" && cell === "primitive") {
+    throw new ValidationError("cell", 'format "cif-symmetrized" writes the conventional standard cell (its operations are those of the standard setting); leave cell out, or use format "cif" for the primitive cell.');
   }
   if (singleFile && format !== "xyz") throw new ValidationError("singleFile", "singleFile works with format \"xyz\" only (POSCAR and CIF hold one structure per file).");
   const walk = validateIterateOptions({ query, fields: FIELDS, sort, pageSize, maxItems, paging, concurrency, signal });
   const resume = checkResume(options, walk);
-  if (!resume) return { format, singleFile, walk };
-  return { format, singleFile, walk: { ...walk, paging: "keyset", sort: { _id: 1 } }, resume };
+  if (!resume) return { format, cell, singleFile, walk };
+  return { format, cell, singleFile, walk: { ...walk, paging: "keyset", sort: { _id: 1 } }, resume };
 }
 
 /** A file-name part that is safe on every file system: letters, digits, `.`, `_`, `-`. */
@@ -114,10 +137,10 @@ export async function writeStructures(
 ): Promise<StructureExportResult> {
   if (plan.resume) return writeStructuresResumable(source, target, plan, options, from);
   const pages = source.walk(plan.walk);
-  if (plan.singleFile) return writeSingleXyz(pages, target, options);
+  if (plan.singleFile) return writeSingleXyz(pages, target, writerOf(plan, "xyz"), options);
   const dir = openAtomicDir(target, { force: options.force });
   const temp = dir.tempPath;
-  const write = WRITERS[plan.format];
+  const write = writerOf(plan);
   const ext = EXTENSIONS[plan.format];
   const taken = new Set<string>(["index.csv"]);
   // The index streams to its file as pages arrive, so memory stays flat in the collection size.
@@ -165,6 +188,7 @@ export async function writeStructures(
 async function writeSingleXyz(
   pages: AsyncIterable<readonly unknown[]>,
   target: string,
+  write: (record: StructureRecord) => string,
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
 ): Promise<StructureExportResult> {
   const file = await openAtomicFile(target, { force: options.force });
@@ -178,7 +202,7 @@ async function writeSingleXyz(
       let text = "";
       for (const raw of page) {
         const record = raw as unknown as StructureRecord & { _id: string };
-        const frame = structureText(toXyz, record);
+        const frame = structureText(write, record);
         if (frame === undefined) {
           skipped.push(record._id);
           continue;
@@ -233,8 +257,8 @@ export function skippedWarnings(ids: readonly string[], count = ids.length): Fra
       rows: count,
       ids: shown,
       message:
-        `${count} material(s) skipped: their basis and lattice disagree (counts, ids or units), e.g. ` +
-        `${shown.join(", ")}${count > shown.length ? ", ..." : ""}. toPoscar(record) names the problem.`,
+        `${count} material(s) skipped: their basis and lattice disagree (counts, ids or units), or, for a standard cell or a symmetrized CIF, ` +
+        `no space group was found, e.g. ${shown.join(", ")}${count > shown.length ? ", ..." : ""}. toPoscar(record) or symmetryOf(record) names the problem.`,
     },
   ];
 }

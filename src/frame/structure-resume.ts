@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { OutputError, TargetExistsError } from "../errors";
-import { toXyz, type StructureRecord } from "../structure";
+import type { StructureRecord } from "../structure";
 import { placeDir } from "./atomic-dir";
 import { lastId, Sink } from "./export";
 import { checkProgressDirectory, continueWalk, discardProgress, ResumableFile, resumePaths, type ResumeRequest, type SavedProgress } from "./resumable";
@@ -16,7 +16,7 @@ import {
   INDEX_HEADER,
   structureText,
   skippedWarnings,
-  WRITERS,
+  writerOf,
   type StructureExportOptions,
   type StructureExportPlan,
   type StructureExportResult,
@@ -47,7 +47,7 @@ export async function writeStructuresResumable(
     columns: [],
     query: plan.walk.query,
     maxItems: plan.walk.maxItems === Infinity ? null : plan.walk.maxItems,
-    options: { singleFile: plan.singleFile },
+    options: { singleFile: plan.singleFile, ...(plan.cell !== "as-is" ? { cell: plan.cell } : {}) },
     platform: from.platform,
     account: from.account,
   };
@@ -106,7 +106,7 @@ async function writeFrames(
   let pageCount = resumed?.pages ?? 0;
   let bytes = saved?.bytes ?? 0;
   const directory = into instanceof ResumableFile ? undefined : into;
-  const write = directory ? WRITERS[plan.format] : toXyz;
+  const write = writerOf(plan, directory ? plan.format : "xyz");
   const ext = EXTENSIONS[plan.format];
   // The walk's maxItems counts skipped records too.
   const walked: SavedProgress | undefined = resumed ? { ...resumed, items: items + skippedCount } : undefined;

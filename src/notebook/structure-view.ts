@@ -1,5 +1,5 @@
 import { fractionalToCartesian, vectorsToParameters, type Matrix3, type Vector3 } from "../structure/cell";
-import { structureOf, type StructureRecord } from "../structure/structure";
+import type { StructureRecord } from "../structure/structure";
 import { cellToDraw } from "./conventional-cell";
 import { elementStyle } from "./element-style";
 import { escapeHtml } from "./escape-html";
@@ -9,8 +9,9 @@ import { inNotebook } from "./kernel";
 /** Options of {@link structureView}. */
 export interface StructureViewOptions {
   /**
-   * The cell drawn: the conventional cell where the lattice type has one (FCC and BCC → cubic,
-   * BCT → tetragonal, ORCF/ORCI/ORCC → orthorhombic), or the record's own (primitive) cell.
+   * The cell drawn: for a centred lattice (FCC, BCC, base-centred, rhombohedral), the conventional
+   * standard cell of the material's space group (spglib's and pymatgen's, found from the structure,
+   * not from `lattice.type`), or the record's own (primitive) cell.
    * @default "conventional"
    */
   cell?: "conventional" | "primitive";
@@ -90,8 +91,8 @@ export class StructureView extends Picture {
  * Draws the unit cell of a material record (its `lattice` and `basis`): the cell's edges, atoms in
  * Jmol's element colours sized by covalent radius (Cordero et al. 2008), atoms on faces, edges and
  * corners repeated on the opposite side, bonds by covalent radii, and a legend. For a centred lattice
- * (FCC, BCC, ...) it draws the conventional cell: silicon's cube of 5.43 Å rather than its
- * 3.87 Å primitive rhombohedron. Displays it in a notebook and returns it.
+ * (FCC, BCC, ...) it draws the conventional standard cell of the space group found from the
+ * structure: silicon's cube of 5.43 Å rather than its 3.87 Å primitive rhombohedron. Displays it in a notebook and returns it.
  *
  * @throws StructureError when the record has no usable lattice or basis.
  * @example
@@ -99,9 +100,7 @@ export class StructureView extends Picture {
  * structureView(si, { view: [1, 0, 0] });
  */
 export function structureView(material: StructureRecord, options: StructureViewOptions = {}): StructureView {
-  const structure = structureOf(material);
-  const type = material.lattice.type;
-  const drawn = cellToDraw(structure.cell, structure.sites, type, options.cell ?? "conventional");
+  const drawn = cellToDraw(material, options.cell ?? "conventional");
   const sites = drawn.kind.startsWith("conventional") ? originOnAtom(drawn.sites) : drawn.sites;
   const atoms = withBoundaryCopies(sites, drawn.cell);
   const bonds = options.bonds === false ? [] : findBonds(atoms, options.bondTolerance ?? 0.15);

@@ -14,3 +14,4 @@ export { Method } from "./method";
 export { Lattice, NamedValue, Material, MaterialRecord, MATERIAL_PATHS } from "./material";
 export { Fields, Sort, Projection } from "./projection";
 export type { Query } from "./projection";
+export { DerivedProperty, VolumeProperty, DensityProperty, SymmetryProperty, ElementalRatioProperty, PNormProperty, P_NORM_DEGREES } from "./derived-properties";

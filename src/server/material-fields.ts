@@ -1,23 +1,23 @@
 import { StructureError } from "../errors";
-import { cellVolume, fromCif, fromPoscar, structureOf, type StructureRecord } from "../structure";
-import { compositionOf, derivedProperties } from "../structure/composition";
+import { cellVolume, fromCif, fromPoscar, platformDerivedProperties, structureOf, type StructureRecord } from "../structure";
+import { compositionOf } from "../structure/composition";
 import { badRequest } from "./http-errors";
 
 /** Import formats, as the platform's `POST /materials/import` names them. */
 export const IMPORT_FORMATS = ["poscar", "cif"] as const;
 
 /**
- * `formula`, `unitCellFormula` and `derivedProperties` (volume, density) of a record with a
- * `lattice` and `basis`, computed as scripts/build-dataset.js computed the bundled materials'.
+ * `formula`, `unitCellFormula` and `derivedProperties` (the platform's five: volume, density,
+ * symmetry, elemental ratios, p-norms) of a record with a `lattice` and `basis`.
  * Throws a 400 with the structure reader's message when the two do not make a structure.
  */
 export function computedFields(record: StructureRecord, what: string): Record<string, unknown> {
   try {
     const structure = structureOf(record);
-    const { formula, unitCellFormula, mass } = compositionOf(structure.sites.map((site) => site.element));
+    const { formula, unitCellFormula } = compositionOf(structure.sites.map((site) => site.element));
     const volume = Math.abs(cellVolume(structure.cell));
     if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).");
-    return { formula, unitCellFormula, derivedProperties: derivedProperties(mass, volume) };
+    return { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record) };
   } catch (error) {
     if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`${what}: ${error.message}`);
     throw error;

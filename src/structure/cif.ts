@@ -1,10 +1,10 @@
 import { StructureError } from "../errors";
-import { parametersToVectors, vectorsToParameters, wrapFractional, type Vector3 } from "./cell";
+import { parametersToVectors, vectorsToParameters, wrapFractional, type Matrix3, type Vector3 } from "./cell";
 import { num } from "./format";
 import { MAX_ATOMS, structureOf, toPlatform, type PlatformStructure, type StructureRecord } from "./structure";
 
 /** A CIF string value, quoted when it has to be. */
-function quote(text: string): string {
+export function quote(text: string): string {
   const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
   if (!clean.includes("'")) return `'${clean}'`;
   if (!clean.includes('"')) return `"${clean}"`;
@@ -12,25 +12,17 @@ function quote(text: string): string {
 }
 
 /** `Zn2 O2`: the cell's content, in order of first appearance. */
-function formulaSum(elements: string[]): string {
+function formulaSum(elements: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const e of elements) counts.set(e, (counts.get(e) ?? 0) + 1);
   return [...counts].map(([e, n]) => (n === 1 ? e : `${e}${n}`)).join(" ");
 }
 
-/**
- * A material as a CIF in space group P 1: the cell parameters (from the cell vectors, so they agree
- * with them), one `_atom_site_` row per atom of the basis in its order with fractional
- * coordinates, the record's name, formula and id. Readers orient the cell with a along x and b
- * in the xy plane, as matframe's vectors are.
- */
-export function toCif(record: StructureRecord): string {
-  const { cell, sites } = structureOf(record);
+/** A CIF's data block line and the lines that name the material and give its cell (of `cell`, holding `sites`). */
+export function cifHeader(record: StructureRecord, cell: Matrix3, sites: readonly { element: string }[]): string[] {
   const p = vectorsToParameters(cell);
   const block = (record._id ?? record.formula ?? "structure").replace(/[^A-Za-z0-9_.-]/g, "_");
-  const label = new Map<string, number>();
-  const lines = [
-    `# written by matframe`,
+  return [
     `data_${block}`,
     `_chemical_name_common ${quote(record.name ?? record.formula ?? block)}`,
     ...(record.formula ? [`_chemical_formula_structural ${quote(record.formula)}`] : []),
@@ -42,6 +34,21 @@ export function toCif(record: StructureRecord): string {
     `_cell_angle_alpha ${num(p.alpha, 0)}`,
     `_cell_angle_beta ${num(p.beta, 0)}`,
     `_cell_angle_gamma ${num(p.gamma, 0)}`,
+  ];
+}
+
+/**
+ * A material as a CIF in space group P 1: the cell parameters (from the cell vectors, so they agree
+ * with them), one `_atom_site_` row per atom of the basis in its order with fractional
+ * coordinates, the record's name, formula and id. Readers orient the cell with a along x and b
+ * in the xy plane, as matframe's vectors are.
+ */
+export function toCif(record: StructureRecord): string {
+  const { cell, sites } = structureOf(record);
+  const label = new Map<string, number>();
+  const lines = [
+    `# written by matframe`,
+    ...cifHeader(record, cell, sites),
     `_symmetry_space_group_name_H-M 'P 1'`,
     `_symmetry_Int_Tables_number 1`,
     "loop_",

@@ -6,3 +6,9 @@ export type { StructureRecord, Structure, PlatformStructure } from "./structure"
 export { toPoscar, fromPoscar } from "./poscar";
 export { toCif, fromCif } from "./cif";
 export { toXyz, fromXyz } from "./xyz";
+export { symmetryOf, symmetryOrNull, conventionalOperations, clearSymmetryCache, DEFAULT_SYMPREC } from "./symmetry";
+export type { Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem } from "./symmetry";
+export { platformDerivedProperties, elementalRatios, pNorm } from "./derived-properties";
+export { toSymmetrizedCif } from "./cif-symmetrized";
+export { standardCell, CELL_CHOICES } from "./standard-cell";
+export type { CellChoice } from "./standard-cell";

@@ -46,7 +46,7 @@ export interface PlatformStructure {
 const ELEMENT = /^[A-Z][a-z]?$/;
 
 /** Names a record in messages: its `_id`, else its name. */
-function who(record: StructureRecord): string {
+export function who(record: StructureRecord): string {
   return record._id ? `material ${record._id}` : record.name ? `material "${record.name}"` : "the material";
 }
 

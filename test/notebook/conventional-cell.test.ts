@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { cellToDraw, conventionalVectors } from "../../src/notebook/conventional-cell";
-import { vectorsToParameters, type Matrix3, type Vector3 } from "../../src/structure/cell";
+import { cellToDraw } from "../../src/notebook/conventional-cell";
+import { vectorsToParameters, type Matrix3 } from "../../src/structure/cell";
+import { toPlatform } from "../../src/structure/structure";
 
 // Primitive vectors of Setyawan and Curtarolo, Comput. Mater. Sci. 49, 299 (2010), for a = 3, b = 4, c = 5 Å.
 const [a, b, c] = [3, 4, 5];
@@ -12,37 +13,31 @@ const PRIMITIVE: Record<string, Matrix3> = {
   ORCI: [[-a / 2, b / 2, c / 2], [a / 2, -b / 2, c / 2], [a / 2, b / 2, -c / 2]],
   ORCC: [[a / 2, -b / 2, 0], [a / 2, b / 2, 0], [0, 0, c]],
 };
-const EXPECTED: Record<string, [number, number, number]> = {
-  FCC: [a, a, a],
-  BCC: [a, a, a],
-  BCT: [a, a, c],
-  ORCF: [a, b, c],
-  ORCI: [a, b, c],
-  ORCC: [a, b, c],
+const EXPECTED: Record<string, { lengths: number[]; points: number; kind: string }> = {
+  FCC: { lengths: [a, a, a], points: 4, kind: "conventional cubic" },
+  BCC: { lengths: [a, a, a], points: 2, kind: "conventional cubic" },
+  BCT: { lengths: [a, a, c], points: 2, kind: "conventional tetragonal" },
+  ORCF: { lengths: [a, b, c], points: 4, kind: "conventional orthorhombic" },
+  ORCI: { lengths: [a, b, c], points: 2, kind: "conventional orthorhombic" },
+  ORCC: { lengths: [a, b, c], points: 2, kind: "conventional orthorhombic" },
 };
 
-describe("conventionalVectors", () => {
-  it.each(Object.keys(PRIMITIVE))("finds the %s conventional cell: orthogonal, right-handed, the textbook lengths", (type) => {
-    const cell = conventionalVectors(PRIMITIVE[type], type)!;
-    const p = vectorsToParameters(cell);
-    expect([p.a, p.b, p.c].map((x) => Number(x.toFixed(9)))).toEqual(EXPECTED[type]);
-    expect([p.alpha, p.beta, p.gamma].map((x) => Number(x.toFixed(9)))).toEqual([90, 90, 90]);
-  });
-
-  it("gives none for a lattice type without a centred conventional cell, or a cell that is not its type", () => {
-    expect(conventionalVectors(PRIMITIVE.FCC, "HEX")).toBeUndefined();
-    expect(conventionalVectors([[3, 0, 0], [0, 4, 0], [1, 1, 5]], "FCC")).toBeUndefined();
-  });
-});
+const oneAtom = (cell: Matrix3) => toPlatform(cell, [{ element: "Fe", fractional: [0, 0, 0] }]);
 
 describe("cellToDraw", () => {
-  it("fills the BCC cube with its two lattice points, and keeps a cell whose type does not fit as primitive", () => {
-    const sites = [{ element: "Fe", fractional: [0, 0, 0] as Vector3 }];
-    const cube = cellToDraw(PRIMITIVE.BCC, sites, "BCC", "conventional");
-    expect(cube.kind).toBe("conventional cubic");
-    expect(cube.sites.map((s) => s.fractional.map((x) => Number(x.toFixed(9))))).toEqual(expect.arrayContaining([[0, 0, 0], [0.5, 0.5, 0.5]]));
-    expect(cube.sites).toHaveLength(2);
-    expect(cellToDraw(PRIMITIVE.BCC, sites, "BCC", "primitive").kind).toBe("primitive");
-    expect(cellToDraw([[3, 0, 0], [0, 4, 0], [1, 1, 5]], sites, "FCC", "conventional").kind).toBe("primitive");
+  it.each(Object.keys(PRIMITIVE))("draws the %s lattice in its conventional standard cell: orthogonal, the textbook lengths, its lattice points", (type) => {
+    const drawn = cellToDraw(oneAtom(PRIMITIVE[type]), "conventional");
+    const p = vectorsToParameters(drawn.cell);
+    expect([p.a, p.b, p.c].map((x) => Number(x.toFixed(9))).sort()).toEqual(EXPECTED[type].lengths);
+    expect([p.alpha, p.beta, p.gamma].map((x) => Number(x.toFixed(9)))).toEqual([90, 90, 90]);
+    expect(drawn.sites).toHaveLength(EXPECTED[type].points);
+    expect(drawn.kind).toBe(EXPECTED[type].kind);
+  });
+
+  it("keeps the record's cell when asked for the primitive one, or when the lattice is not centred", () => {
+    expect(cellToDraw(oneAtom(PRIMITIVE.BCC), "primitive").kind).toBe("primitive");
+    const simple = cellToDraw(oneAtom([[3, 0, 0], [0, 4, 0], [1, 1, 5]]), "conventional");
+    expect(simple.kind).toBe("unit");
+    expect(simple.cell).toEqual([[3, 0, 0], [0, 4, 0], [1, 1, 5]]);
   });
 });

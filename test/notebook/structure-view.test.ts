@@ -115,17 +115,23 @@ describe("structureView", () => {
     expect(inspect(view)).toBe("[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]");
   });
 
-  it("draws every bundled structure, FCC ones as cubes of four times the primitive volume", () => {
+  it("draws every bundled structure: FCC ones as cubes of four times the primitive volume, rhombohedral and base-centred ones in their conventional cells", () => {
+    const kinds = new Map<string, string>();
     for (const material of materials as Record[]) {
       const view = structureView(material);
       expect(view.atoms, material.formula).toBeGreaterThanOrEqual(material.basis.elements.length);
+      kinds.set(material.lattice.type, view.cellKind);
+      const { a, b, c, alpha, beta, gamma } = view.parameters;
+      const rad = Math.PI / 180;
+      const drawnVolume = a * b * c * Math.sqrt(1 - Math.cos(alpha * rad) ** 2 - Math.cos(beta * rad) ** 2 - Math.cos(gamma * rad) ** 2 + 2 * Math.cos(alpha * rad) * Math.cos(beta * rad) * Math.cos(gamma * rad));
+      const ratio = { FCC: 4, RHL: 3, MCLC: 2 }[material.lattice.type as string] ?? 1;
+      expect(drawnVolume / Math.abs(volumeOf(material)), material.name).toBeCloseTo(ratio, 3);
       if (material.lattice.type === "FCC") {
         expect(view.cellKind, material.formula).toBe("conventional cubic");
         expect(view.parameters.a / Math.cbrt(4 * Math.abs(volumeOf(material)))).toBeCloseTo(1, 4);
-      } else {
-        expect(view.cellKind, material.formula).toBe("unit");
       }
     }
+    expect(Object.fromEntries(kinds)).toEqual({ FCC: "conventional cubic", RHL: "conventional trigonal", MCLC: "conventional monoclinic", HEX: "unit", TET: "unit", MCL: "unit" });
   });
 });
 

@@ -87,7 +87,7 @@ describe("exportStructures", () => {
   });
 
   it("checks its options before any request", async () => {
-    await expect(client.materials.exportStructures(join(dir, "x"), { format: "pdb" as never })).rejects.toThrow(/format must be "poscar", "cif" or "xyz"/);
+    await expect(client.materials.exportStructures(join(dir, "x"), { format: "pdb" as never })).rejects.toThrow(/format must be "poscar", "cif", "cif-symmetrized" or "xyz"/);
     await expect(client.materials.exportStructures(join(dir, "x"), { format: "cif", singleFile: true })).rejects.toBeInstanceOf(ValidationError);
   });
 });

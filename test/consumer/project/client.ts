@@ -1,5 +1,5 @@
 // A consumer's script: client only, no danfojs-node or vega needed. Compiled with skipLibCheck off.
-import { Client, startServer, MissingDependencyError, type MaterialRecord } from "matframe";
+import { Client, startServer, symmetryOf, MissingDependencyError, type MaterialRecord } from "matframe";
 import { barChart } from "matframe/notebook";
 
 async function main(): Promise<void> {
@@ -17,6 +17,8 @@ async function main(): Promise<void> {
       widest = Math.max(widest, m.lattice.a);
     }
     const one: MaterialRecord = await client.materials.get(silicon[0]._id);
+    // The WebAssembly symmetry finder, loaded from the installed package (ESM, through require(esm)).
+    const spaceGroup: string = symmetryOf(one).spaceGroupSymbol;
     const frame = await client.materials.toDataFrame({ columns: ["formula"] }).then(
       () => "loaded",
       (error: unknown) => (error instanceof MissingDependencyError ? `missing ${error.packageName}` : String(error)),
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
       () => "drawn",
       (error: unknown) => (error instanceof MissingDependencyError ? `missing ${error.packageName}` : String(error)),
     );
-    console.log(JSON.stringify({ a, count, widest, name: one.name, frame, chart }));
+    console.log(JSON.stringify({ a, count, widest, name: one.name, spaceGroup, frame, chart }));
   } finally {
     await client.logout();
     await server.close();

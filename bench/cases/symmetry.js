@@ -1,0 +1,28 @@
+"use strict";
+// Symmetry of every material on the bench server in the client: `symmetryOf` (moyo, WebAssembly)
+// per record, as a computed column runs it. The structures are downloaded first, untimed; the
+// timed part is the symmetry alone. `cache: false` forgets every result before each record (the
+// search itself); `cache: true` is what a table sees: strained copies of one material are
+// distinct structures, an identical structure is a lookup.
+const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
+
+const { Client, symmetryOf } = require(distIndex());
+const { clearSymmetryCache } = require(require("node:path").join(require("node:path").dirname(distIndex()), "structure", "symmetry.js"));
+
+runCase(async ({ baseUrl, credentials, expected, cache }) => {
+  const client = new Client({ baseUrl, ...credentials });
+  const records = [];
+  for await (const page of client.materials.pages({ fields: { lattice: 1, basis: 1 }, paging: "keyset" })) records.push(...page);
+  await client.close();
+  expectCount("symmetry", records.length, expected);
+  symmetryOf(records[0]); // loads and compiles the WebAssembly module, unmeasured
+  clearSymmetryCache();
+  const groups = new Set();
+  const stop = startClock();
+  for (const record of records) {
+    if (!cache) clearSymmetryCache();
+    groups.add(symmetryOf(record).spaceGroupNumber);
+  }
+  const clock = stop();
+  return { ...clock, records: records.length, spaceGroups: groups.size };
+});

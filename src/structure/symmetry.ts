@@ -1,0 +1,278 @@
+// Crystal symmetry through moyo (spglib's successor, MIT/Apache-2.0), never a hand-written search.
+// Symbols are spelt as pymatgen's SpacegroupAnalyzer spells them (spglib's `international`:
+// `P6_3mc`, `Fd-3m`), which is moyo's short Hermann–Mauguin symbol without its spaces; the
+// setting is spglib's (moyo's "Spglib" setting), so the Hall number, the standard cells and the
+// Wyckoff letters are the ones spglib and pymatgen give.
+import { StructureError, ValidationError } from "../errors";
+import { cellVolume, type Matrix3, type Vector3 } from "./cell";
+import { loadMoyo, type MoyoCell, type MoyoDataset } from "./moyo";
+import { structureOf, toPlatform, who, type PlatformStructure, type StructureRecord } from "./structure";
+
+/** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
+export const DEFAULT_SYMPREC = 0.01;
+
+/** The seven crystal systems, spelt as pymatgen's `get_crystal_system()` spells them. */
+export type CrystalSystem = "triclinic" | "monoclinic" | "orthorhombic" | "tetragonal" | "trigonal" | "hexagonal" | "cubic";
+
+/** Options of a symmetry search. */
+export interface SymmetryOptions {
+  /**
+   * Distance tolerance in Å: two positions closer than this count as the same. moyo-wasm takes no
+   * angle tolerance; its lattice search uses this distance instead of pymatgen's 5° (see docs/symmetry.md).
+   * @default 0.01 (pymatgen's `SpacegroupAnalyzer` default)
+   */
+  symprec?: number;
+}
+
+/** One site of the structure as symmetry sees it. */
+export interface SymmetrySite {
+  element: string;
+  /** Wyckoff letter of the site in the standard setting, e.g. `"b"`. */
+  wyckoff: string;
+  /** Multiplicity of the Wyckoff position in the conventional cell. */
+  multiplicity: number;
+  /** Site-symmetry symbol, e.g. `"3m."`. */
+  siteSymmetry: string;
+  /** Index of the first site of the same orbit (symmetry-equivalent sites share it). */
+  orbit: number;
+}
+
+/** One symmetry operation in the coordinates of a cell: `x' = rotation · x + translation`. */
+export interface SymmetryOperation {
+  rotation: [Vector3, Vector3, Vector3];
+  translation: Vector3;
+}
+
+/** What the symmetry search finds for one structure. Shared by the cache: treat it as read-only (it is frozen). */
+export interface Symmetry {
+  /** International Tables number, 1 to 230. */
+  spaceGroupNumber: number;
+  /** Short Hermann–Mauguin symbol as pymatgen spells it: `"P6_3mc"`, `"Fd-3m"`, `"P2_1/c"`. */
+  spaceGroupSymbol: string;
+  /** Full Hermann–Mauguin symbol with spaces, e.g. `"P 6_3/m 2/m 2/c"`. */
+  spaceGroupSymbolFull: string;
+  /** Hall number (1 to 530) of the setting, spglib's choice. */
+  hallNumber: number;
+  crystalSystem: CrystalSystem;
+  /** The platform's lattice type of the Bravais lattice: `CUB`, `FCC`, `BCC`, `TET`, `BCT`, `ORC`, `ORCC`, `ORCF`, `ORCI`, `HEX`, `RHL`, `MCL`, `MCLC`, `TRI`. */
+  latticeType: string;
+  /** Point group (geometric crystal class) in international notation, as pymatgen gives it: `"6mm"`, `"m-3m"`. */
+  pointGroup: string;
+  /** Pearson symbol, e.g. `"cF8"`. */
+  pearsonSymbol: string;
+  /** Each site of the structure, in the basis's order. */
+  sites: SymmetrySite[];
+  /** The operations of the space group in the structure's own cell. */
+  operations: SymmetryOperation[];
+  /** The conventional standard cell (spglib's `std_lattice`), platform-shaped. */
+  conventional: PlatformStructure;
+  /** The primitive standard cell, platform-shaped. */
+  primitive: PlatformStructure;
+  /** The distance tolerance used, in Å. */
+  symprec: number;
+}
+
+const CRYSTAL_SYSTEMS: Record<string, CrystalSystem> = {
+  Triclinic: "triclinic", Monoclinic: "monoclinic", Orthorhombic: "orthorhombic", Tetragonal: "tetragonal",
+  Trigonal: "trigonal", Hexagonal: "hexagonal", Cubic: "cubic",
+};
+
+/** The platform's lattice type from the crystal system and the centring letter (as express does). */
+function latticeTypeOf(system: CrystalSystem, centring: string): string {
+  switch (system) {
+    case "cubic":
+      return centring === "F" ? "FCC" : centring === "I" ? "BCC" : "CUB";
+    case "tetragonal":
+      return centring === "I" ? "BCT" : "TET";
+    case "orthorhombic":
+      return centring === "F" ? "ORCF" : centring === "I" ? "ORCI" : centring === "P" ? "ORC" : "ORCC";
+    case "hexagonal":
+      return "HEX";
+    case "trigonal":
+      return centring === "R" ? "RHL" : "HEX";
+    case "monoclinic":
+      return centring === "P" ? "MCL" : "MCLC";
+    default:
+      return "TRI";
+  }
+}
+
+interface GroupFacts {
+  symbol: string;
+  full: string;
+  system: CrystalSystem;
+  latticeType: string;
+  pointGroup: string;
+  wyckoff: Map<string, { multiplicity: number }>;
+}
+
+const groupFacts = new Map<number, GroupFacts>();
+
+/** The tables of one Hall number (a setting of a space group), read from moyo once. */
+function factsOf(hallNumber: number): GroupFacts {
+  let facts = groupFacts.get(hallNumber);
+  if (facts) return facts;
+  const moyo = loadMoyo();
+  const entry = moyo.hall_symbol_entry(hallNumber);
+  const type = moyo.space_group_type(entry.number);
+  const system = CRYSTAL_SYSTEMS[type.crystal_system];
+  facts = {
+    symbol: entry.hm_short.replace(/ /g, ""),
+    full: entry.hm_full,
+    system,
+    latticeType: latticeTypeOf(system, entry.centering),
+    pointGroup: type.geometric_crystal_class,
+    wyckoff: new Map(moyo.wyckoff_positions(hallNumber).map((w) => [w.letter, { multiplicity: w.multiplicity }])),
+  };
+  groupFacts.set(hallNumber, facts);
+  return facts;
+}
+
+/** Most structures whose symmetry is kept; the oldest is forgotten first. */
+const CACHE_SIZE = 10_000;
+const cache = new Map<string, Symmetry>();
+
+/** Forgets every cached result (for benchmarks that measure the search itself). */
+export function clearSymmetryCache(): void {
+  cache.clear();
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function checkSymprec(symprec: unknown): number {
+  if (typeof symprec !== "number" || !(symprec > 0) || !Number.isFinite(symprec)) {
+    throw new ValidationError("symprec", `symprec must be a positive distance in Å (pymatgen's default is ${DEFAULT_SYMPREC}); got ${String(symprec)}.`);
+  }
+  return symprec;
+}
+
+/** A lattice as moyo serializes it: the vectors a, b, c one after the other. */
+const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
+  [flat[0], flat[1], flat[2]],
+  [flat[3], flat[4], flat[5]],
+  [flat[6], flat[7], flat[8]],
+];
+
+/** A rotation as moyo serializes it (nalgebra: column-major) as rows. */
+const rotationRows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
+  [flat[0], flat[3], flat[6]],
+  [flat[1], flat[4], flat[7]],
+  [flat[2], flat[5], flat[8]],
+];
+
+/**
+ * The operations that map the cell's lattice onto itself (Rᵀ·G·R = G, G the metric). For a
+ * supercell that breaks the lattice's symmetry, moyo also lists the crystal's other operations,
+ * whose matrices in this basis are not integers (and come out truncated); spglib leaves them out.
+ */
+function latticeOperations(operations: SymmetryOperation[], cell: Matrix3, symprec: number): SymmetryOperation[] {
+  const g = cell.map((u) => cell.map((v) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2]));
+  const tolerance = 4 * symprec * Math.max(...cell.map((v) => Math.hypot(...v)));
+  return operations.filter(({ rotation: r }) => {
+    for (let i = 0; i < 3; i++) {
+      for (let j = 0; j < 3; j++) {
+        let sum = 0;
+        for (let k = 0; k < 3; k++) for (let l = 0; l < 3; l++) sum += r[k][i] * g[k][l] * r[l][j];
+        if (Math.abs(sum - g[i][j]) > tolerance) return false;
+      }
+    }
+    return true;
+  });
+}
+
+/** A moyo cell as a platform structure, with element symbols for moyo's species numbers. */
+function platformCell(cell: MoyoCell, species: readonly string[], latticeType: string): PlatformStructure {
+  const sites = cell.positions.map((p, i) => ({ element: species[cell.numbers[i] - 1], fractional: p.map((x) => (Math.abs(x) < 1e-12 ? 0 : x)) }));
+  return toPlatform(rows(cell.lattice.basis) as Matrix3, sites, latticeType);
+}
+
+/**
+ * The space group and standard cells of a material's structure (its `lattice` and `basis`), as
+ * spglib and pymatgen's `SpacegroupAnalyzer` find them with the same tolerance. Results are cached
+ * per structure and tolerance: a repeated structure costs one lookup.
+ * Throws a StructureError for a structure that has none (no atoms, a flat cell, non-finite
+ * numbers, atoms on top of each other) and a ValidationError for a bad `symprec`.
+ * @example symmetryOf(record).spaceGroupSymbol // "P6_3mc"
+ */
+export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {}): Symmetry {
+  const symprec = checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
+  const { cell, sites } = structureOf(record);
+  const volume = Math.abs(cellVolume(cell));
+  const scale = Math.max(...cell.map((v) => Math.hypot(...v)));
+  if (!(volume > 1e-9 * scale ** 3)) throw new StructureError(`${who(record)}: the cell has no volume (its vectors are coplanar); a space group needs a three-dimensional cell.`, record._id);
+  const species: string[] = [];
+  const numbers = sites.map((s) => {
+    const k = species.indexOf(s.element);
+    return k >= 0 ? k + 1 : species.push(s.element);
+  });
+  const moyoCell: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
+  const json = JSON.stringify(moyoCell);
+  const key = `${symprec}|${json}|${species.join(",")}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let dataset: MoyoDataset;
+  try {
+    dataset = loadMoyo().analyze_cell(json, symprec, "Spglib");
+  } catch (error) {
+    if (!(typeof error === "string" || error instanceof Error) || error instanceof TypeError) throw error;
+    throw new StructureError(
+      `${who(record)}: no space group found with symprec ${symprec} Å (${String(error).replace(/^moyo error: /, "moyo: ")}); check for atoms closer than the tolerance, or try another symprec.`,
+      record._id,
+      { cause: error },
+    );
+  }
+  const facts = factsOf(dataset.hall_number);
+  const result: Symmetry = {
+    spaceGroupNumber: dataset.number,
+    spaceGroupSymbol: facts.symbol,
+    spaceGroupSymbolFull: facts.full,
+    hallNumber: dataset.hall_number,
+    crystalSystem: facts.system,
+    latticeType: facts.latticeType,
+    pointGroup: facts.pointGroup,
+    pearsonSymbol: dataset.pearson_symbol,
+    sites: sites.map((s, i) => ({
+      element: s.element,
+      wyckoff: dataset.wyckoffs[i],
+      multiplicity: facts.wyckoff.get(dataset.wyckoffs[i])?.multiplicity ?? Number.NaN,
+      siteSymmetry: dataset.site_symmetry_symbols[i],
+      orbit: dataset.orbits[i],
+    })),
+    operations: latticeOperations(dataset.operations.map((op) => ({ rotation: rotationRows(op.rotation), translation: [...op.translation] as Vector3 })), cell, symprec),
+    conventional: platformCell(dataset.std_cell, species, facts.latticeType),
+    primitive: platformCell(dataset.prim_std_cell, species, facts.latticeType),
+    symprec,
+  };
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, deepFreeze(result));
+  return result;
+}
+
+/**
+ * Like {@link symmetryOf}, but a structure without a space group gives `null` and one warning
+ * through `onWarning` (the reason, naming the record) instead of an error. A bad `symprec` still throws.
+ * @example symmetryOrNull(record, { onWarning: console.warn })?.crystalSystem ?? "unknown"
+ */
+export function symmetryOrNull(record: StructureRecord, options: SymmetryOptions & { onWarning?: (message: string) => void } = {}): Symmetry | null {
+  checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
+  try {
+    return symmetryOf(record, options);
+  } catch (error) {
+    if (!(error instanceof StructureError)) throw error;
+    options.onWarning?.(error.message);
+    return null;
+  }
+}
+
+/** The space group's operations in the conventional standard cell (centring translations included). */
+export function conventionalOperations(symmetry: Symmetry): SymmetryOperation[] {
+  return loadMoyo()
+    .operations_from_number(symmetry.spaceGroupNumber, { type: "HallNumber", value: symmetry.hallNumber }, false)
+    .map((op) => ({ rotation: rotationRows(op.rotation), translation: [...op.translation] as Vector3 }));
+}
