@@ -98,17 +98,22 @@ window.addEventListener("load", () => {
 });
 </script>`;
 
-function chromium(workDir, args) {
-  // A profile of its own in the scratch folder: no dependence on HOME, no clash between runs.
-  const profile = path.join(workDir, "chromium-profile");
+function chromium(args) {
+  // A profile of its own in a temporary folder, removed afterwards: no dependence on HOME, no
+  // clash between runs, and nothing of Chromium's left beside the handout.
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-chromium-"));
   const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", `--user-data-dir=${profile}`];
-  const run = spawnSync("chromium", [...flags, `--virtual-time-budget=${VIRTUAL_TIME_MS}`, ...args], {
-    encoding: "utf8",
-    maxBuffer: 256 << 20,
-    timeout: 120_000,
-  });
-  if (run.error || run.status !== 0) throw new Error(`chromium ${args.join(" ")} failed (${run.error?.message ?? `exit ${run.status}`}):\n${run.stderr}`);
-  return run.stdout;
+  try {
+    const run = spawnSync("chromium", [...flags, `--virtual-time-budget=${VIRTUAL_TIME_MS}`, ...args], {
+      encoding: "utf8",
+      maxBuffer: 256 << 20,
+      timeout: 120_000,
+    });
+    if (run.error || run.status !== 0) throw new Error(`chromium ${args.join(" ")} failed (${run.error?.message ?? `exit ${run.status}`}):\n${run.stderr}`);
+    return run.stdout;
+  } finally {
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -119,12 +124,12 @@ function photograph(htmlFile, workDir, scale = 1) {
   const measured = path.join(workDir, "measured.html");
   fs.writeFileSync(measured, fs.readFileSync(htmlFile, "utf8").replace(/<\/body>/i, `${MEASURE}</body>`));
   const url = `file://${measured}`;
-  const dom = chromium(workDir, [`--window-size=${WINDOW_WIDTH},1000`, "--dump-dom", url]);
+  const dom = chromium([`--window-size=${WINDOW_WIDTH},1000`, "--dump-dom", url]);
   const json = /<pre id="matframe-measure">([^<]*)<\/pre>/.exec(dom)?.[1];
   if (!json) throw new Error(`Chromium did not finish loading ${htmlFile} (no measurement in the page)`);
   const layout = JSON.parse(json.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
   const shot = path.join(workDir, "page.png");
-  chromium(workDir, [`--window-size=${WINDOW_WIDTH},${Math.ceil(layout.height)}`, `--force-device-scale-factor=${scale}`, `--screenshot=${shot}`, url]);
+  chromium([`--window-size=${WINDOW_WIDTH},${Math.ceil(layout.height)}`, `--force-device-scale-factor=${scale}`, `--screenshot=${shot}`, url]);
   return { images: layout.images, screenshot: PNG.sync.read(fs.readFileSync(shot)), scale };
 }
 

@@ -15,6 +15,7 @@
 "use strict";
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 const { linkSelf } = require("./link-self");
 
@@ -25,20 +26,37 @@ const KERNELS = {
   tslab: {
     binary: path.join(root, "node_modules", ".bin", "tslab"),
     register: 'npx tslab install --python=/usr/bin/python3 --binary "$PWD/node_modules/.bin/tslab"',
+    spec: (binary) => ({ argv: [binary, "kernel", "--config-path", "{connection_file}"], display_name: "TypeScript", language: "typescript" }),
   },
   deno: {
     binary: path.join(root, "node_modules", ".bin", "deno"),
     register: "npx deno jupyter --install",
+    spec: (binary) => ({ argv: [binary, "jupyter", "--kernel", "--conn", "{connection_file}"], display_name: "Deno", language: "typescript" }),
   },
 };
 const CELL_TIMEOUT_S = 600;
 const EXIT_MISSING = 4;
 
+/**
+ * The environment nbconvert runs in. Both kernels are registered in a Jupyter path of the run's
+ * own (a temporary folder first on JUPYTER_PATH), pointing at this checkout's binaries: the
+ * notebooks run after `npm ci` with no registration of the user's, and never with a kernel
+ * registered for another checkout.
+ */
 function kernelEnv() {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith("MATFRAME_")) delete env[name];
   // Debian's Python warns about frozen modules and the debugger on every kernel start.
   env.PYDEVD_DISABLE_FILE_VALIDATION = "1";
+  const jupyterPath = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-kernels-"));
+  process.once("exit", () => fs.rmSync(jupyterPath, { recursive: true, force: true }));
+  for (const [name, kernel] of Object.entries(KERNELS)) {
+    if (!fs.existsSync(kernel.binary)) continue;
+    const dir = path.join(jupyterPath, "kernels", name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "kernel.json"), JSON.stringify(kernel.spec(kernel.binary), null, 1));
+  }
+  env.JUPYTER_PATH = [jupyterPath, env.JUPYTER_PATH].filter(Boolean).join(path.delimiter);
   return env;
 }
 
@@ -105,7 +123,7 @@ function execute(name, outputDir, env, kernel, { allowErrors = false } = {}) {
  * scratch folder keeps those outputs.
  */
 function diagnose(name, env, kernel) {
-  const scratch = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "matframe-nb-diag-"));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-nb-diag-"));
   try {
     execute(name, scratch, env, kernel, { allowErrors: true });
     const file = path.join(scratch, name);

@@ -2,7 +2,7 @@
 // own words (the flag the user typed, the nearest real flag, how to pass a value that starts with
 // a dash), and help text wrapped at word boundaries to the terminal.
 import { parseArgs } from "node:util";
-import { editDistance } from "../frame/suggest";
+import { editDistance } from "../edit-distance";
 import { UsageError } from "./password";
 
 /** The options of one command, as parseArgs takes them. */

@@ -1,6 +1,6 @@
 // `matframe login` and `matframe logout`: a login saved once in the per-user credentials file
 // (src/client/profile.ts), so scripts and notebooks need no password or token of their own.
-import { parseArgs } from "node:util";
+import { parseFlags, wrapHelp, type FlagSpec } from "./cli-args";
 import { Client } from "../client/client";
 import { credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/profile";
 import { ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
@@ -44,7 +44,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       help: { type: "boolean", short: "h" },
     }, "login");
     if (values.help) {
-      process.stdout.write(LOGIN_HELP);
+      process.stdout.write(`${wrapHelp(LOGIN_HELP.trimEnd())}\n`);
       return 0;
     }
     const address = resolveAddress({ baseUrl: values["base-url"] as string | undefined }, env, NAMES);
@@ -77,7 +77,7 @@ export async function runLogout(argv: string[], env: NodeJS.ProcessEnv = process
   try {
     const { values } = parse(argv, { profile: { type: "string" }, help: { type: "boolean", short: "h" } }, "logout");
     if (values.help) {
-      process.stdout.write(LOGOUT_HELP);
+      process.stdout.write(`${wrapHelp(LOGOUT_HELP.trimEnd())}\n`);
       return 0;
     }
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
@@ -100,15 +100,11 @@ export async function runLogout(argv: string[], env: NodeJS.ProcessEnv = process
   }
 }
 
-function parse(argv: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>, command: string): { values: Record<string, string | boolean | undefined> } {
+function parse(argv: string[], options: FlagSpec, command: string): { values: Record<string, string | boolean | undefined> } {
   if (argv.some((arg) => arg === "--password" || arg.startsWith("--password="))) {
     throw new UsageError("--password is not accepted: a password on the command line shows in the process list and shell history. Use the prompt, --password-stdin or MATFRAME_PASSWORD.");
   }
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: false, strict: true }) as { values: Record<string, string | boolean | undefined> };
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\.$/, "")}. Run \`matframe ${command} --help\` for the options.`);
-  }
+  return { values: parseFlags(command, argv, options) as Record<string, string | boolean | undefined> };
 }
 
 function hostOf(baseUrl: string): string {

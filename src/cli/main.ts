@@ -4,10 +4,12 @@
 // loaded only when it runs: `matframe --help` used to load the whole local platform.
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
+import { nearestName, wrapHelp } from "./cli-args";
 
 const USAGE = `Usage: matframe <command> [options]
 
 Commands:
+  help        show this help, or a command's (matframe help export)
   serve       serve the Materials Platform API (2018-10-01) locally, with real materials
   export      write materials as CSV, NDJSON, Parquet or structure files (from the local platform
               when no base URL or profile is given)
@@ -25,6 +27,9 @@ function version(): string {
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }
 
+const COMMANDS = ["serve", "export", "login", "logout", "help"];
+
+/** Runs `matframe <command>`; `help COMMAND` is `COMMAND --help`. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -36,21 +41,35 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./login-command.js")).runLogin(rest);
     case "logout":
       return (await import("./login-command.js")).runLogout(rest);
+    case "help":
+      if (rest.length === 0) {
+        process.stdout.write(`${wrapHelp(USAGE)}\n`);
+        return 0;
+      }
+      if (rest.length > 1 || !COMMANDS.includes(rest[0]) || rest[0] === "help") return unknownCommand(rest.join(" "), "help");
+      return main([rest[0], "--help"]);
     case "--version":
     case "-v":
       process.stdout.write(`${version()}\n`);
       return 0;
     case "--help":
     case "-h":
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${wrapHelp(USAGE)}\n`);
       return 0;
     case undefined:
-      process.stderr.write(`${USAGE}\n`);
+      process.stderr.write(`${wrapHelp(USAGE)}\n`);
       return 1;
     default:
-      process.stderr.write(`matframe: unknown command "${command}".\n\n${USAGE}\n`);
-      return 1;
+      return unknownCommand(command);
   }
+}
+
+/** One line naming the unknown command and the nearest real one, then where the commands are listed. */
+function unknownCommand(typed: string, after?: string): number {
+  const near = nearestName(typed.replace(/^-+/, ""), COMMANDS.filter((name) => name !== "help"));
+  const what = after ? `"matframe help" takes one of ${COMMANDS.filter((name) => name !== "help").join(", ")}, not "${typed}"` : `unknown command "${typed}"`;
+  process.stderr.write(`matframe: ${what}${near ? `; did you mean "${near}"?` : "."} Run "matframe help" for the commands.\n`);
+  return 1;
 }
 
 main(process.argv.slice(2)).then(

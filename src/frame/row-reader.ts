@@ -3,6 +3,7 @@ import { compileGetter, type Getter } from "./getters";
 import { isValidMethod } from "./method-check";
 import { EmptyColumnError, InvalidMethodError } from "../errors";
 import { nearestPath } from "./suggest";
+import { MATERIAL_PATHS } from "../schemas";
 import { UnitLabels } from "./units";
 import { computedGetter, type ComputedTally } from "./computed-columns";
 
@@ -207,9 +208,12 @@ export class RowReader {
       .map((column): FrameWarning => {
         const suggestion = nearestPath(column.name);
         const rows = this.rows + this.earlierRows;
+        // A path material records are known to have is spelt right: these records just lack it
+        // (one record without a method, a platform that never computed a property).
+        const known = MATERIAL_PATHS.includes(column.name);
         const message =
           `column "${column.name}" is empty: none of the ${rows.toLocaleString("en-US")} ${rows === 1 ? "record has" : "records has"} a value at that path` +
-          (suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (README, Column rules).");
+          (known ? " (the path is a material field; these records do not carry it)." : suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (README, Column rules).");
         return { code: "EMPTY_COLUMN", message, path: column.name, rows, ids: [], ...(suggestion ? { suggestion } : {}) };
       });
   }

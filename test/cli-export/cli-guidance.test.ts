@@ -24,8 +24,37 @@ describe("mistyped flags, in the CLI's own words", () => {
   });
 });
 
+describe("matframe help and unknown commands", () => {
+  it("matframe help lists the commands; matframe help COMMAND is COMMAND --help", async () => {
+    const top = await runCli(["help"]);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: matframe <command>/);
+    expect(top.stdout).toMatch(/^ {2}help {8}show this help, or a command's/m);
+    for (const command of ["export", "serve", "login", "logout"]) {
+      const viaHelp = await runCli(["help", command]);
+      const viaFlag = await runCli([command, "--help"]);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.stdout).toBe(viaFlag.stdout);
+      expect(viaHelp.stdout).toMatch(new RegExp(`^Usage: matframe ${command}`));
+    }
+  });
+
+  it.each([
+    [["exprot"], /^matframe: unknown command "exprot"; did you mean "export"\? Run "matframe help" for the commands\.
+$/],
+    [["serv"], /did you mean "serve"\?/],
+    [["help", "srve"], /^matframe: "matframe help" takes one of serve, export, login, logout, not "srve"; did you mean "serve"\?/],
+    [["frobnicate"], /^matframe: unknown command "frobnicate"\. Run "matframe help" for the commands\.
+$/],
+  ])("matframe %j: one line, the nearest command, exit 1", async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+  });
+});
+
 describe("help text", () => {
-  it.each([["export"], ["serve"]])("matframe %s --help: lines of at most 80 columns, broken between words, each option's description in its column", async (command) => {
+  it.each([["export"], ["serve"], ["login"]])("matframe %s --help: lines of at most 80 columns, broken between words, each option's description in its column", async (command) => {
     const run = await runCli([command, "--help"]);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");

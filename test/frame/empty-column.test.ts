@@ -57,6 +57,14 @@ describe("empty columns", () => {
     expect(warnings[0].message).toBe('column "lattice.aa" is empty: none of the 3 records has a value at that path; did you mean lattice.a?');
   });
 
+  it("do not call a material field misspelt when the records just lack it (one record without a method)", async () => {
+    const warnings: FrameWarning[] = [];
+    await toDataFrame([{ _id: "a", name: "Si", formula: "Si" }], { onWarning: (w) => warnings.push(w) });
+    const method = warnings.find((w) => w.path === "method.type");
+    expect(method?.message).toBe('column "method.type" is empty: none of the 1 record has a value at that path (the path is a material field; these records do not carry it).');
+    expect(warnings.map((w) => w.message).join("\n")).not.toMatch(/spelling|did you mean/);
+  });
+
   it("say to check the spelling when no known path is near", async () => {
     const warnings: FrameWarning[] = [];
     await toDataFrame(records, { columns: ["bandGap.direct"], onWarning: (w) => warnings.push(w) });
