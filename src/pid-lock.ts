@@ -6,7 +6,7 @@
 // lock also names the host, the boot, the holder's start time and a random token, and a lock is
 // live only when all of them still describe a running process.
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import * as path from "node:path";
 
@@ -41,7 +41,11 @@ export function takePidLock(file: string): { taken: true } | { taken: false; pid
       return { taken: true };
     }
     const text = readLock(absolute);
-    if (text === undefined) continue; // removed meanwhile: try again
+    if (text === undefined) {
+      // Removed meanwhile (try again), or a link to nowhere, which link() sees and a read does not.
+      if (attempt > 0 && isLink(absolute)) throw new Error(`${absolute} is a symbolic link, not a lock matframe made; remove it`);
+      continue;
+    }
     const owner = parseOwner(text);
     // A second race lost, or a live holder: the lock is not ours.
     if (attempt > 0 || holderLive(absolute, owner)) return { taken: false, pid: owner.pid, owner };
@@ -139,6 +143,14 @@ function takeAside(file: string, staleText: string): void {
     }
   }
   rmSync(aside, { force: true });
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function readLock(file: string): string | undefined {

@@ -40,12 +40,10 @@ describe("matframe help and unknown commands", () => {
   });
 
   it.each([
-    [["exprot"], /^matframe: unknown command "exprot"; did you mean "export"\? Run "matframe help" for the commands\.
-$/],
+    [["exprot"], /^matframe: unknown command "exprot"; did you mean "export"\? Run "matframe help" for the commands\.\n$/],
     [["serv"], /did you mean "serve"\?/],
     [["help", "srve"], /^matframe: "matframe help" takes one of serve, export, login, logout, not "srve"; did you mean "serve"\?/],
-    [["frobnicate"], /^matframe: unknown command "frobnicate"\. Run "matframe help" for the commands\.
-$/],
+    [["frobnicate"], /^matframe: unknown command "frobnicate"\. Run "matframe help" for the commands\.\n$/],
   ])("matframe %j: one line, the nearest command, exit 1", async (args, message) => {
     const run = await runCli(args);
     expect(run.code).toBe(1);

@@ -43,7 +43,7 @@ beforeAll(async () => {
       },
     },
   };
-  notebook = await import("../../src/notebook");
+  notebook = await import("../../src/notebook/index.js");
 });
 
 afterAll(() => {

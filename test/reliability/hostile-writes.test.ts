@@ -32,7 +32,7 @@ function send(method: string, route: string, body?: unknown, who: Session = sess
 
 /** The server still answers: a read of the materials works. */
 async function alive(): Promise<void> {
-  const res = await rawRequest(server, "GET", `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 1 }))}`, { headers: session });
+  const res = await rawRequest(server, "GET", `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 1 }))}`, { headers: { ...session } });
   expect(res.status).toBe(200);
 }
 
@@ -174,7 +174,7 @@ describe("over --max-connections", () => {
         quiet.push(socket);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const refused = await rawRequest(server, "GET", `${PREFIX}/materials`, { headers: session }).catch((error: Error) => error);
+      const refused = await rawRequest(server, "GET", `${PREFIX}/materials`, { headers: { ...session } }).catch((error: Error) => error);
       expect(refused).not.toBeInstanceOf(Error);
       expect((refused as { status: number }).status).toBe(503);
       expect((refused as { headers: Record<string, unknown> }).headers["retry-after"]).toBe("1");

@@ -248,7 +248,7 @@ describe("defect 5: names looked up on prototypes, and a failed scan kept as a c
 });
 
 /** Logs in as Client.login does over the cap: a 503 with Retry-After is waited out and retried. */
-async function loginRetrying(port: number): Promise<Record<string, string>> {
+async function loginRetrying(port: number): ReturnType<typeof login> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await login(port);

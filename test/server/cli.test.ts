@@ -90,14 +90,14 @@ describe("matframe serve as a process", () => {
   });
 
   const usageErrors: Array<[string[], RegExp]> = [
-    [["serve", "--bogus"], /Unknown option '--bogus'/],
+    [["serve", "--bogus"], /unknown option --bogus\. Run "matframe serve --help" for the options/],
     [["serve", "--port", "abc"], /--port takes a whole number/],
     [["serve", "--port", "99999"], /--port takes a whole number/],
     [["serve", "--synthetic", "-3"], /synthetic/],
     [["serve", "--user", "nocolon"], /NAME:PASSWORD/],
     [["serve", "--host", "0.0.0.0"], /demo\/demo account/],
     [["serve", "--data", "/nonexistent/file.json"], /no such file/],
-    [["serve", "extra"], /positional/i],
+    [["serve", "extra"], /unexpected argument "extra": every option starts with --/],
     [["frobnicate"], /unknown command "frobnicate"/],
     [[], /Usage: matframe/],
   ];
