@@ -1,10 +1,10 @@
 import { isIP } from "node:net";
 import { ServerOptionsError } from "../errors";
-import { DEMO_ACCOUNT, type UserAccount } from "./auth";
-import type { CompressionMode } from "./compression";
-import type { LoginThrottleOptions } from "./login-throttle";
-import { MAX_SYNTHETIC } from "./synthetic";
-import { DEFAULT_QUOTA } from "./written-records";
+import { DEMO_ACCOUNT, type UserAccount } from "./auth/auth";
+import type { CompressionMode } from "./http/compression";
+import type { LoginThrottleOptions } from "./auth/login-throttle";
+import { MAX_SYNTHETIC } from "./records/synthetic";
+import { DEFAULT_QUOTA } from "./records/written-records";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
