@@ -53,6 +53,13 @@ export interface StartServerOptions {
    */
   scanBudgetMs?: number;
   /**
+   * Milliseconds the space-group search of one written structure may take (in a worker thread, so
+   * other requests are served meanwhile); past it the record is stored without its `symmetry`
+   * derived property. Highly symmetric supercells of a few hundred atoms can take seconds.
+   * @default 2000
+   */
+  symmetryBudgetMs?: number;
+  /**
    * Open connections at most (each holds a file descriptor). At the cap the oldest idle
    * connection is closed to make room; when none is idle, a new one is answered 503 with
    * `Retry-After` and closed.
@@ -186,6 +193,7 @@ export function resolveOptions(options: StartServerOptions) {
     data: options.data,
     loginThrottle: options.loginThrottle,
     scanBudgetMs: options.scanBudgetMs,
+    symmetryBudgetMs: options.symmetryBudgetMs,
     maxConnections,
     sendTimeoutMs,
     compression,

@@ -16,6 +16,7 @@ import { longestStringIn, MaterialStore } from "./records/store";
 import { makeSyntheticMaterials } from "./records/synthetic";
 import { PUBLIC_OWNER } from "./records/owners";
 import { LmdbBackend, MemoryBackend } from "./records/record-backend";
+import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 
@@ -185,6 +186,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
+    symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
@@ -238,7 +240,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => state.written.close());
+      }).then(() => Promise.all([state.written.close(), state.symmetry.close()]).then(() => undefined));
       return closing;
     },
   };

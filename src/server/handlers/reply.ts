@@ -6,6 +6,7 @@ import type { Owner } from "../records/owners";
 import type { RecordProjection, SerializedRecords } from "../http/serialized";
 import type { MaterialStore } from "../records/store";
 import type { WrittenRecords } from "../records/written-records";
+import type { SymmetryThread } from "../records/symmetry-thread";
 
 /** What a handler answers; the server serialises it as JSON. */
 export interface Reply {
@@ -31,6 +32,8 @@ export interface ServerState {
   publicOwner: Readonly<Owner>;
   auth: AuthRegistry;
   throttle: LoginThrottle;
+  /** Space groups of written structures, found off the event loop within a time budget. */
+  symmetry: SymmetryThread;
   /** Whole records' JSON, kept for answers that send records whole. */
   serialized: SerializedRecords;
 }

@@ -52,6 +52,23 @@ function ownedRecord(state: ServerState, caller: Caller, id: string): StoredReco
   return record;
 }
 
+/** The space group's symbol of a record's structure, searched in the server's symmetry thread. */
+async function spaceGroupSymbolOf(state: ServerState, record: Record<string, unknown>): Promise<string | null> {
+  return hasStructure(record) ? state.symmetry.spaceGroupSymbol(record as never) : null;
+}
+
+/** The space group's symbol a stored record carries in its derived properties, if any. */
+function symmetryEntryOf(record: Record<string, unknown>): string | null {
+  const properties = Array.isArray(record.derivedProperties) ? (record.derivedProperties as { name?: unknown; spaceGroupSymbol?: unknown }[]) : [];
+  const entry = properties.find((property) => property?.name === "symmetry");
+  return typeof entry?.spaceGroupSymbol === "string" ? entry.spaceGroupSymbol : null;
+}
+
+/** What the space group depends on: the lattice and the basis. */
+function structureKey(record: Record<string, unknown>): string {
+  return JSON.stringify([record.lattice, record.basis]);
+}
+
 /** Checks an `owner._id` a client asked for: it may only name the caller's own account. */
 function checkRequestedOwner(requested: unknown, caller: Caller, where: string): void {
   if (requested === undefined || requested === null) return;
@@ -61,9 +78,9 @@ function checkRequestedOwner(requested: unknown, caller: Caller, where: string):
 }
 
 /** A new record: the server's `_id`, owner and creation time, and for a structure its computed fields. */
-function newRecord(state: ServerState, caller: Caller, fields: Record<string, unknown>, what: string): StoredRecord {
+function newRecord(state: ServerState, caller: Caller, fields: Record<string, unknown>, what: string, spaceGroupSymbol: string | null): StoredRecord {
   const { _id: _ignored, owner: _owner, createdAt: _created, ...rest } = fields;
-  const computed = hasStructure(rest) ? computedFields(rest as never, what) : {};
+  const computed = hasStructure(rest) ? computedFields(rest as never, what, spaceGroupSymbol) : {};
   const record: StoredRecord = {
     _id: newId(state),
     ...rest,
@@ -93,7 +110,7 @@ export async function handleCreate(info: RequestInfo, state: ServerState): Promi
     checkRequestedOwner((body.owner as { _id?: unknown })._id, caller, "owner._id");
   }
   checkValue(body, "the record");
-  const record = newRecord(state, caller, body, "The record");
+  const record = newRecord(state, caller, body, "The record", await spaceGroupSymbolOf(state, body));
   return success(await state.written.write(() => ({ put: record, result: record })));
 }
 
@@ -104,12 +121,23 @@ export async function handleUpdate(info: RequestInfo, state: ServerState, id: st
   const modifier = checkModifier(body);
   const touched = Object.values(modifier).flatMap((fields) => Object.keys(fields ?? {}));
   const restructured = touched.some((path) => /^(lattice|basis)(\.|$)/.test(path));
+  const what = `Material ${short(id)} after the update`;
+  const restructure = (current: StoredRecord) => consistentLattice(applyModifier(current, modifier), touched, what);
+  // The space group is searched off the write queue (it may take up to its budget), on the record as
+  // it is now; the queue then checks that no write in between changed the structure it was found for.
+  let found: { structure: string; symbol: string | null } | undefined;
+  if (restructured) {
+    const planned = restructure(ownedRecord(state, caller, id));
+    if (hasStructure(planned)) found = { structure: structureKey(planned), symbol: await spaceGroupSymbolOf(state, planned) };
+  }
   const updated = await state.written.write(() => {
     // Looked up inside the write queue, so it sees every earlier write to the same record.
     const current = ownedRecord(state, caller, id);
-    let next = applyModifier(current, modifier);
-    if (restructured) next = consistentLattice(next, touched, `Material ${short(id)} after the update`);
-    if (restructured && hasStructure(next)) next = { ...next, ...computedFields(next as never, `Material ${short(id)} after the update`) };
+    let next = restructured ? restructure(current) : applyModifier(current, modifier);
+    if (restructured && hasStructure(next)) {
+      const symbol = found?.structure === structureKey(next) ? found.symbol : null;
+      next = { ...next, ...computedFields(next as never, what, symbol) };
+    }
     for (const path of PROTECTED_PATHS) next[path] = current[path];
     checkRecordSize(next, `Material ${short(id)} after the update`);
     return { put: next, result: next };
@@ -133,7 +161,8 @@ export async function handleCopy(info: RequestInfo, state: ServerState, id: stri
   const copy = await state.written.write(() => {
     const source = readableRecord(state, caller, id);
     if (!source) throw notFound(`No material has the id ${short(id)}; list ids with GET /materials.`);
-    const record = newRecord(state, caller, structuredClone(source), `The copy of ${short(id)}`);
+    // The same structure: the source's space group carries over.
+    const record = newRecord(state, caller, structuredClone(source), `The copy of ${short(id)}`, symmetryEntryOf(source));
     return { put: record, result: record };
   });
   return success(copy);
@@ -171,7 +200,7 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
   const parsed = parseStructureFile(content, formatName as (typeof IMPORT_FORMATS)[number]);
   const fields = { ...parsed, name: typeof name === "string" && name.trim() !== "" ? name : parsed.name || parsed.formula, tags: tags ?? [] };
   checkValue(fields, "the imported material");
-  const record = newRecord(state, caller, fields, "The imported material");
+  const record = newRecord(state, caller, fields, "The imported material", await spaceGroupSymbolOf(state, fields));
   return success(await state.written.write(() => ({ put: record, result: record })));
 }
 

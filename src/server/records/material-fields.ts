@@ -8,16 +8,17 @@ export const IMPORT_FORMATS = ["poscar", "cif"] as const;
 
 /**
  * `formula`, `unitCellFormula` and `derivedProperties` (the platform's five: volume, density,
- * symmetry, elemental ratios, p-norms) of a record with a `lattice` and `basis`.
+ * symmetry, elemental ratios, p-norms) of a record with a `lattice` and `basis`, given the space
+ * group's symbol found for it (`null`: none, no `symmetry` entry; see symmetry-thread.ts).
  * Throws a 400 with the structure reader's message when the two do not make a structure.
  */
-export function computedFields(record: StructureRecord, what: string): Record<string, unknown> {
+export function computedFields(record: StructureRecord, what: string, spaceGroupSymbol: string | null): Record<string, unknown> {
   try {
     const structure = structureOf(record);
     const { formula, unitCellFormula } = compositionOf(structure.sites.map((site) => site.element));
     const volume = Math.abs(cellVolume(structure.cell));
     if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).");
-    return { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record) };
+    return { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record, { spaceGroupSymbol }) };
   } catch (error) {
     if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`${what}: ${error.message}`);
     throw error;
@@ -29,7 +30,7 @@ export function hasStructure(record: Record<string, unknown>): boolean {
   return record.lattice !== undefined && record.basis !== undefined;
 }
 
-/** A material's structure fields from a POSCAR or CIF text: lattice (with vectors), basis, formulas, derived properties. */
+/** A material's structure fields from a POSCAR or CIF text: lattice (with vectors), basis, formulas (the derived properties follow on write). */
 export function parseStructureFile(content: string, format: (typeof IMPORT_FORMATS)[number]): Record<string, unknown> & { name: string } {
   let parsed;
   try {
@@ -40,5 +41,5 @@ export function parseStructureFile(content: string, format: (typeof IMPORT_FORMA
     throw error;
   }
   const { name, lattice, basis } = parsed;
-  return { name, lattice, basis, ...computedFields({ lattice, basis }, `The ${format.toUpperCase()} content`) };
+  return { name, lattice, basis, ...computedFields({ lattice, basis }, `The ${format.toUpperCase()} content`, null) };
 }
