@@ -43,7 +43,7 @@ const BURST_CONCURRENCY = 50;
 const ACCOUNTS = Math.max(1, Math.min(10, CLIENTS));
 const ROOT = path.join(__dirname, "..");
 /** What each page asks for: the fields of `matframe export`'s default columns, or everything. */
-const FIELDS = args.full ? undefined : require(path.join(ROOT, "dist", "frame", "column-spec.js")).planColumns().fields;
+const FIELDS = args.full ? undefined : require(path.join(ROOT, "dist", "frame", "table", "column-spec.js")).planColumns().fields;
 const BIN = path.join(ROOT, "dist", "cli", "main.js");
 const API = "/api/2018-10-01";
 

@@ -100,7 +100,7 @@ async function measureLink({ settings, server, credentials, columnsFields, pytho
 async function main(settings) {
   const started = Date.now();
   const machine = describeMachine();
-  const { DEFAULT_COLUMNS, planColumns } = require(path.join(process.env.MATFRAME_BENCH_DIST, "frame", "column-spec.js"));
+  const { DEFAULT_COLUMNS, planColumns } = require(path.join(process.env.MATFRAME_BENCH_DIST, "frame", "table", "column-spec.js"));
   const columnsFields = planColumns(DEFAULT_COLUMNS).fields;
   const wantsPython = settings.groups.has("python") || settings.groups.has("link") || settings.groups.has("symmetry");
   const python = wantsPython ? findPython() : { skip: "not selected (--only)" };

@@ -26,6 +26,7 @@ export type {
   DuplicateInfo,
   PlatformRecord,
   Projected,
+  RecordOf,
 } from "./client";
 
 // Tables and files from any records.
@@ -57,6 +58,7 @@ export type {
   PartitionedExportResult,
   ExportTarget,
   PageSource,
+  TableSource,
   ExportOptions,
   CsvExportOptions,
   ExportResult,
@@ -71,7 +73,7 @@ export type {
 
 // The local platform.
 export { startServer } from "./server/load";
-export type { StartServerOptions, ServerHandle, UserAccount } from "./server";
+export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, LoginThrottleOptions } from "./server";
 
 // Every error matframe throws.
 export {

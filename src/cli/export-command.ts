@@ -12,14 +12,14 @@ import {
   TimeoutError,
   ValidationError,
 } from "../errors";
-import type { Progress } from "../client/options";
-import type { ColumnType } from "../frame/column-types";
+import type { Progress } from "../client/config/options";
+import type { ColumnType } from "../frame/table/column-types";
 import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
-import { STRUCTURE_FORMATS } from "../frame/structure-export";
-import { savedRecords } from "../frame/resumable";
+import { STRUCTURE_FORMATS } from "../frame/export/structure-export";
+import { savedRecords } from "../frame/export/resumable";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { parseFlags, wrapHelp } from "./cli-args";
-import { resolveAddress } from "../client/platform-source";
+import { resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
 
 /** The start of the line said when the built-in platform is used. */

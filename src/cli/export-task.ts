@@ -1,19 +1,19 @@
 import { existsSync } from "node:fs";
-import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/structure-export";
+import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
 import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import type { ServerHandle } from "../server";
 import { Client } from "../client/client";
-import type { Progress } from "../client/options";
-import type { ExportResult } from "../frame/export";
-import type { ColumnType } from "../frame/column-types";
-import type { ParquetCompression } from "../frame/parquet";
-import type { FrameWarning } from "../frame/row-reader";
+import type { Progress } from "../client/config/options";
+import type { ExportResult } from "../frame/export/export";
+import type { ColumnType } from "../frame/table/column-types";
+import type { ParquetCompression } from "../frame/export/parquet";
+import type { FrameWarning } from "../frame/table/row-reader";
 import { planTableExport, runTableExport, type TableFormat } from "../frame/collection-io";
-import { checkTarget } from "../frame/atomic-file";
+import { checkTarget } from "../frame/export/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
-import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/platform-source";
+import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 
 /** The local platform's built-in account. */
 const DEMO = { username: "demo", password: "demo" } as const;

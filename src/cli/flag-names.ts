@@ -1,4 +1,4 @@
-import type { ChoiceNames } from "../client/platform-source";
+import type { ChoiceNames } from "../client/config/platform-source";
 
 /**
  * How the platform resolver's messages name what the user typed on a command line. The password

@@ -1,11 +1,11 @@
 // `matframe login` and `matframe logout`: a login saved once in the per-user credentials file
-// (src/client/profile.ts), so scripts and notebooks need no password or token of their own.
+// (src/client/config/profile.ts), so scripts and notebooks need no password or token of their own.
 import { parseFlags, wrapHelp, type FlagSpec } from "./cli-args";
 import { Client } from "../client/client";
-import { credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/profile";
+import { credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/config/profile";
 import { ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
-import { resolveAddress } from "../client/platform-source";
+import { resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
 
 const LOGIN_HELP = `Usage: matframe login --base-url URL [--username NAME] [options]

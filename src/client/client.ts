@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type MaterialRecord } from "../schemas";
 import { Collection, type PlatformRecord } from "./collection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
-import { jsendData } from "./jsend";
-import type { ClientOptions, LoginOptions, TransportSettings } from "./options";
-import type { ResponseCheck } from "./response-checks";
-import { Transport } from "./transport";
-import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./validate-options";
-import { resolvePlatform, type ResolvedPlatform } from "./platform-source";
-import { credentialsPath, DEFAULT_PROFILE, readProfile } from "./profile";
+import { jsendData } from "./transport/jsend";
+import type { ClientOptions, LoginOptions, TransportSettings } from "./config/options";
+import type { ResponseCheck } from "./transport/response-checks";
+import { Transport } from "./transport/transport";
+import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./config/validate-options";
+import { resolvePlatform, type ResolvedPlatform } from "./config/platform-source";
+import { credentialsPath, DEFAULT_PROFILE, readProfile } from "./config/profile";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;

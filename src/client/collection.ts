@@ -1,16 +1,16 @@
-import type { StructureExportOptions, StructureExportResult } from "../frame/structure-export";
+import type { StructureExportOptions, StructureExportResult } from "../frame/export/structure-export";
 import { MAX_LIMIT, type Fields, type Projection, type Query } from "../schemas";
 import type { Client } from "./client";
 import { ResponseValidationError, ValidationError } from "../errors";
 import { checkImport, checkModifier, checkRecordBody, type ImportOptions, type Modifier, type WriteOptions } from "./writes";
-import type { IterateOptions, ListOptions } from "./options";
+import type { IterateOptions, ListOptions } from "./config/options";
 import type { FetchPage } from "./paging/fetch-page";
-import type { ReadAnswer, ReadKeeping } from "./read-answers";
+import type { ReadAnswer, ReadKeeping } from "./transport/read-answers";
 import { keysetPages } from "./paging/keyset";
 import { afterId, partitionQuery, splitIdRange, type IdPartition } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";
-import { recordArray, recordObject } from "./response-checks";
-import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./validate-options";
+import { recordArray, recordObject } from "./transport/response-checks";
+import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./config/validate-options";
 // Types only: the frame layer is loaded on first use (danfo, CSV writers), never by `require("matframe")`.
 import type {
   CollectionCsvOptions,
@@ -19,9 +19,9 @@ import type {
   CollectionParquetOptions,
   CollectionArrowOptions,
 } from "../frame/collection-io";
-import type { ArrowTable } from "../frame/arrow";
-import type { DataFrame } from "../frame/dataframe";
-import type { ExportResult, ExportTarget } from "../frame/export";
+import type { ArrowTable } from "../frame/export/arrow";
+import type { DataFrame } from "../frame/table/dataframe";
+import type { ExportResult, ExportTarget } from "../frame/export/export";
 
 /** What every platform record is: a plain object with a string `_id`. */
 export interface PlatformRecord {
@@ -50,7 +50,7 @@ export type Projected<R, F> = string extends keyof F
     : Drop<Keep<R, "_id" | TopKey<KeysWith<F, 1>>>, "_id" extends KeysWith<F, 0> ? "_id" : never>;
 
 /** `never` (no type given) picks the projected type; any other `T` is the caller's own record type. */
-type RecordOf<T, R, F> = [T] extends [never] ? Projected<R, F> : T;
+export type RecordOf<T, R, F> = [T] extends [never] ? Projected<R, F> : T;
 
 /**
  * A platform collection that supports the list action, e.g. `client.materials`: read one page,
@@ -258,7 +258,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @example await client.materials.exportStructures("structures", { query: { formula: "Si" }, format: "cif" });
    */
   async exportStructures(dir: string, options: StructureExportOptions): Promise<StructureExportResult> {
-    const io = await import("../frame/structure-export.js");
+    const io = await import("../frame/export/structure-export.js");
     const plan = io.planStructureExport(options);
     return io.writeStructures(this, dir, plan, options);
   }

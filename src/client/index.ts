@@ -2,7 +2,7 @@
 export { Client } from "./client";
 export type { FromEnvOptions, GetDataOptions } from "./client";
 export { Collection } from "./collection";
-export type { PlatformRecord, Projected } from "./collection";
+export type { PlatformRecord, Projected, RecordOf } from "./collection";
 export type {
   TransportSettings,
   ClientOptions,
@@ -11,9 +11,9 @@ export type {
   IterateOptions,
   Progress,
   DuplicateInfo,
-} from "./options";
-export type { ResponseCheck, CheckResult } from "./response-checks";
-export type { CacheSetting } from "./response-cache";
+} from "./config/options";
+export type { ResponseCheck, CheckResult } from "./transport/response-checks";
+export type { CacheSetting } from "./transport/response-cache";
 export type { WriteOptions, Modifier, ImportOptions } from "./writes";
-export { credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./profile";
-export type { SavedCredentials } from "./profile";
+export { credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./config/profile";
+export type { SavedCredentials } from "./config/profile";

@@ -1,29 +1,29 @@
 // What a collection's table reads do once the frame layer is loaded: plan the columns and the
 // walk once, at the public entry, then read pages into a DataFrame or write them to a file.
 // `Collection` (src/client/collection.ts) loads this module on first use.
-import type { IterateOptions, Progress } from "../client/options";
-import { validateIterateOptions, type ResolvedIterateOptions } from "../client/validate-options";
-import { ColumnBuilder } from "./column-builder";
-import { planColumns, type ColumnPlan } from "./column-spec";
-import { frameFromColumns, loadDanfo } from "./danfo";
-import type { DataFrame } from "./dataframe";
-import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export";
-import type { TableOptions } from "./to-dataframe";
+import type { IterateOptions, Progress } from "../client/config/options";
+import { validateIterateOptions, type ResolvedIterateOptions } from "../client/config/validate-options";
+import { ColumnBuilder } from "./table/column-builder";
+import { planColumns, type ColumnPlan } from "./table/column-spec";
+import { frameFromColumns, loadDanfo } from "./table/danfo";
+import type { DataFrame } from "./table/dataframe";
+import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export/export";
+import type { TableOptions } from "./table/to-dataframe";
 import { copyColumns, keptReads } from "./kept-reads";
-import type { ReadAnswer, ReadKeeping } from "../client/read-answers";
-import type { ReadOptions } from "./row-reader";
-import { reportWarnings } from "./warnings";
+import type { ReadAnswer, ReadKeeping } from "../client/transport/read-answers";
+import type { ReadOptions } from "./table/row-reader";
+import { reportWarnings } from "./table/warnings";
 import { checkQueryPaths } from "./query-paths";
-import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./parquet";
-import { loadArrow, readArrow, type ArrowOptions } from "./arrow";
+import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./export/parquet";
+import { loadArrow, readArrow, type ArrowOptions } from "./export/arrow";
 import { checkPartitions } from "../client/paging/partitions";
 import { ValidationError } from "../errors";
-import { writePartitioned, type PartitionOptions, type PartWriter } from "./partitioned-export";
-import type { ExportResult, ExportTarget } from "./export";
+import { writePartitioned, type PartitionOptions, type PartWriter } from "./export/partitioned-export";
+import type { ExportResult, ExportTarget } from "./export/export";
 import type { PlatformRecord } from "../client/collection";
 import type { IdPartition } from "../client/paging/partitions";
-import { checkResume, continueWalk, idOrder, ResumableFile, type ResumeOptions, type ResumeRequest } from "./resumable";
-import { writePartitionedResumable } from "./partitioned-resume";
+import { checkResume, continueWalk, idOrder, ResumableFile, type ResumeOptions, type ResumeRequest } from "./export/resumable";
+import { writePartitionedResumable } from "./export/partitioned-resume";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived

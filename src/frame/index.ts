@@ -1,8 +1,8 @@
 // The frame layer's surface; src/index.ts re-exports it by name.
-export { toDataFrame } from "./to-dataframe";
-export type { TableOptions, ToDataFrameOptions } from "./to-dataframe";
-export type { Comparand, DataFrame, Dtype, GroupBy, Scalar, Series, StringAccessor } from "./dataframe";
-export type { Cell } from "./column-builder";
+export { toDataFrame } from "./table/to-dataframe";
+export type { TableOptions, ToDataFrameOptions } from "./table/to-dataframe";
+export type { Comparand, DataFrame, Dtype, GroupBy, Scalar, Series, StringAccessor } from "./table/dataframe";
+export type { Cell } from "./table/column-builder";
 export type {
   FrameIterateOptions,
   CollectionFrameOptions,
@@ -11,16 +11,16 @@ export type {
   CollectionParquetOptions,
   CollectionArrowOptions,
 } from "./collection-io";
-export { exportParquet } from "./parquet";
-export type { ParquetExportOptions, ParquetCompression } from "./parquet";
-export type { ColumnType } from "./column-types";
-export { toArrow } from "./arrow";
-export type { ArrowTable, ArrowVector, ArrowOptions } from "./arrow";
-export type { PartitionOptions, PartitionedExportResult } from "./partitioned-export";
-export { DEFAULT_COLUMNS } from "./column-spec";
-export { exportCsv, exportNdjson } from "./export";
-export type { ExportTarget, PageSource, ExportOptions, CsvExportOptions, ExportResult } from "./export";
-export type { FrameWarning, ReadOptions } from "./row-reader";
-export type { WarningHandler } from "./warnings";
-export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./structure-export";
-export type { ResumeOptions } from "./resumable";
+export { exportParquet } from "./export/parquet";
+export type { ParquetExportOptions, ParquetCompression } from "./export/parquet";
+export type { ColumnType } from "./table/column-types";
+export { toArrow } from "./export/arrow";
+export type { ArrowTable, ArrowVector, ArrowOptions } from "./export/arrow";
+export type { PartitionOptions, PartitionedExportResult } from "./export/partitioned-export";
+export { DEFAULT_COLUMNS } from "./table/column-spec";
+export { exportCsv, exportNdjson } from "./export/export";
+export type { ExportTarget, PageSource, TableSource, ExportOptions, CsvExportOptions, ExportResult } from "./export/export";
+export type { FrameWarning, ReadOptions } from "./table/row-reader";
+export type { WarningHandler } from "./table/warnings";
+export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./export/structure-export";
+export type { ResumeOptions } from "./export/resumable";

@@ -1,8 +1,8 @@
 // Whole reads kept in memory and confirmed by their answers' validators (issue 12): with the
 // client's `cache: "memory"`, re-running `toDataFrame` against an unchanged collection costs one
 // revalidation per page, all in flight at once, and no parsing.
-import type { ReadAnswer } from "../client/read-answers";
-import type { BuiltColumns, Cell } from "./column-builder";
+import type { ReadAnswer } from "../client/transport/read-answers";
+import type { BuiltColumns, Cell } from "./table/column-builder";
 
 /** A finished read: every answer it came from (each with a validator) and the columns built. */
 export interface KeptRead {

@@ -5,8 +5,8 @@
 // nearest known path for a misspelt one.
 import { ValidationError } from "../errors";
 import { MATERIAL_PATHS } from "../schemas";
-import { nearestPath } from "./suggest";
-import type { FrameWarning } from "./row-reader";
+import { nearestPath } from "./table/suggest";
+import type { FrameWarning } from "./table/row-reader";
 
 /** Arrays of named entries (`{ name, value, ... }`); a query reaches one entry with `$elemMatch`. */
 const NAMED_ENTRY_ARRAYS = ["derivedProperties"];

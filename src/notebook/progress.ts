@@ -1,6 +1,6 @@
-import { escapeHtml } from "./escape-html";
-import { notebookKernel } from "./kernel";
-import type { BundleDisplay } from "./mime-bundle";
+import { escapeHtml } from "./tables/escape-html";
+import { notebookKernel } from "./kernel/kernel";
+import type { BundleDisplay } from "./kernel/mime-bundle";
 
 /**
  * What a progress callback receives: a running count, or the `Progress` that `onPage` of
@@ -26,7 +26,12 @@ export interface ProgressOptions {
    * Where the progress line goes outside a notebook; rewritten in place when it is a TTY.
    * @default process.stderr
    */
-  output?: { write(text: string): unknown; isTTY?: boolean };
+  output?: {
+    /** Receives each line (or, on a terminal, each redraw). */
+    write(text: string): unknown;
+    /** A terminal: redraw one line in place. */
+    isTTY?: boolean;
+  };
 }
 
 /** A progress callback, with `done()` to show the final state. */

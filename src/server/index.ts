@@ -3,6 +3,8 @@ export { startServer } from "./start-server";
 export type { ServerHandle } from "./start-server";
 export { isLoopbackHost } from "./server-options";
 export type { StartServerOptions } from "./server-options";
-export type { UserAccount } from "./auth";
+export type { CompressionMode } from "./http/compression";
+export type { LoginThrottleOptions } from "./auth/login-throttle";
+export type { UserAccount } from "./auth/auth";
 
-export { SYNTHETIC_TAG } from "./synthetic";
+export { SYNTHETIC_TAG } from "./records/synthetic";

@@ -1,10 +1,10 @@
 import { isIP } from "node:net";
 import { ServerOptionsError } from "../errors";
-import { DEMO_ACCOUNT, type UserAccount } from "./auth";
-import type { CompressionMode } from "./compression";
-import type { LoginThrottleOptions } from "./login-throttle";
-import { MAX_SYNTHETIC } from "./synthetic";
-import { DEFAULT_QUOTA } from "./written-records";
+import { DEMO_ACCOUNT, type UserAccount } from "./auth/auth";
+import type { CompressionMode } from "./http/compression";
+import type { LoginThrottleOptions } from "./auth/login-throttle";
+import { MAX_SYNTHETIC } from "./records/synthetic";
+import { DEFAULT_QUOTA } from "./records/written-records";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -52,6 +52,13 @@ export interface StartServerOptions {
    * @default 5000
    */
   scanBudgetMs?: number;
+  /**
+   * Milliseconds the space-group search of one written structure may take (in a worker thread, so
+   * other requests are served meanwhile); past it the record is stored without its `symmetry`
+   * derived property. Highly symmetric supercells of a few hundred atoms can take seconds.
+   * @default 2000
+   */
+  symmetryBudgetMs?: number;
   /**
    * Open connections at most (each holds a file descriptor). At the cap the oldest idle
    * connection is closed to make room; when none is idle, a new one is answered 503 with
@@ -186,6 +193,7 @@ export function resolveOptions(options: StartServerOptions) {
     data: options.data,
     loginThrottle: options.loginThrottle,
     scanBudgetMs: options.scanBudgetMs,
+    symmetryBudgetMs: options.symmetryBudgetMs,
     maxConnections,
     sendTimeoutMs,
     compression,

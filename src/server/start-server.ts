@@ -1,23 +1,24 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { API_PREFIX } from "../schemas";
-import { AuthRegistry } from "./auth";
-import { checkRecords, loadBundledData, loadDataset } from "./dataset";
-import { errorBody, HttpError } from "./http-errors";
-import { chooseCoding, COMPRESSED_BUDGET_BYTES, CompressedBodies, MIN_COMPRESS_BYTES, type CompressionMode } from "./compression";
-import { ConnectionGuard } from "./connections";
-import { LoginThrottle } from "./login-throttle";
-import type { Reply, ServerState } from "./reply";
-import { MAX_URL_LENGTH } from "./request-input";
-import { routeRequest } from "./router";
+import { AuthRegistry } from "./auth/auth";
+import { checkRecords, loadBundledData, loadDataset } from "./records/dataset";
+import { errorBody, HttpError } from "./http/http-errors";
+import { chooseCoding, COMPRESSED_BUDGET_BYTES, CompressedBodies, MIN_COMPRESS_BYTES, type CompressionMode } from "./http/compression";
+import { ConnectionGuard } from "./http/connections";
+import { LoginThrottle } from "./auth/login-throttle";
+import type { Reply, ServerState } from "./handlers/reply";
+import { MAX_URL_LENGTH } from "./http/request-input";
+import { routeRequest } from "./handlers/router";
 import { ServerOptionsError } from "../errors";
 import { resolveOptions, type StartServerOptions } from "./server-options";
-import { longestStringIn, MaterialStore } from "./store";
-import { makeSyntheticMaterials } from "./synthetic";
-import { PUBLIC_OWNER } from "./owners";
-import { LmdbBackend, MemoryBackend } from "./record-backend";
-import { WrittenRecords } from "./written-records";
-import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./serialized";
+import { longestStringIn, MaterialStore } from "./records/store";
+import { makeSyntheticMaterials } from "./records/synthetic";
+import { PUBLIC_OWNER } from "./records/owners";
+import { LmdbBackend, MemoryBackend } from "./records/record-backend";
+import { SymmetryThread } from "./records/symmetry-thread";
+import { WrittenRecords } from "./records/written-records";
+import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -185,6 +186,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
+    symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
@@ -238,7 +240,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => state.written.close());
+      }).then(() => Promise.all([state.written.close(), state.symmetry.close()]).then(() => undefined));
       return closing;
     },
   };

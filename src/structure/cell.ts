@@ -4,6 +4,7 @@
 
 /** Three row vectors, in Å: `[a, b, c]`. */
 export type Matrix3 = [Vector3, Vector3, Vector3];
+/** Three numbers: a lattice vector in Å, or a position. */
 export type Vector3 = [number, number, number];
 
 /** The six lattice parameters: lengths in Å, angles in degrees (alpha = angle(b, c), ...). */

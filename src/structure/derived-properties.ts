@@ -31,7 +31,14 @@ export function pNorm(ratios: readonly number[], degree: number): number {
  * and one warning through `onWarning`; a structure that is no structure throws a StructureError.
  * @example platformDerivedProperties(record).find((p) => p.name === "symmetry") // { name: "symmetry", spaceGroupSymbol: "Fd-3m", tolerance: { value: 0.01, units: "angstrom" } }
  */
-export function platformDerivedProperties(record: StructureRecord, options: SymmetryOptions & { onWarning?: (message: string) => void } = {}): DerivedProperty[] {
+export function platformDerivedProperties(
+  record: StructureRecord,
+  options: SymmetryOptions & {
+    onWarning?: (message: string) => void;
+    /** The space group's symbol when the caller found it already (`null`: none, leave `symmetry` out). */
+    spaceGroupSymbol?: string | null;
+  } = {},
+): DerivedProperty[] {
   const { cell, sites } = structureOf(record);
   const elements = sites.map((s) => s.element);
   const { mass } = compositionOf(elements);
@@ -39,13 +46,13 @@ export function platformDerivedProperties(record: StructureRecord, options: Symm
   if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).", record._id);
   const [volumeEntry, densityEntry] = volumeAndDensity(mass, volume) as DerivedProperty[];
   const ratios = elementalRatios(elements);
-  const symmetry = symmetryOrNull(record, options);
+  const symbol = options.spaceGroupSymbol !== undefined ? options.spaceGroupSymbol : symmetryOrNull(record, options)?.spaceGroupSymbol;
   const out: DerivedProperty[] = [
     densityEntry,
     ...ratios.map(([element, value]): DerivedProperty => ({ name: "elemental_ratio", value, element })),
     ...P_NORM_DEGREES.map((degree): DerivedProperty => ({ name: "p-norm", value: pNorm(ratios.map((r) => r[1]), degree), degree })),
-    ...(symmetry
-      ? [{ name: "symmetry", spaceGroupSymbol: symmetry.spaceGroupSymbol, tolerance: { value: options.symprec ?? DEFAULT_SYMPREC, units: "angstrom" } } as DerivedProperty]
+    ...(symbol
+      ? [{ name: "symmetry", spaceGroupSymbol: symbol, tolerance: { value: options.symprec ?? DEFAULT_SYMPREC, units: "angstrom" } } as DerivedProperty]
       : []),
     volumeEntry,
   ];

@@ -9,6 +9,10 @@ import { cartesianToFractional, fractionalToCartesian, parametersToVectors, vect
  */
 export const MAX_ATOMS = 100_000;
 
+/**
+ * What structure files are made from and read into: a material's `lattice` and `basis` as the
+ * platform stores them (crystal coordinates unless `basis.units` says cartesian), with its name and formula.
+ */
 export interface StructureRecord {
   _id?: string;
   name?: string;

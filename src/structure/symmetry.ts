@@ -193,15 +193,11 @@ function platformCell(cell: MoyoCell, species: readonly string[], latticeType: s
 }
 
 /**
- * The space group and standard cells of a material's structure (its `lattice` and `basis`), as
- * spglib and pymatgen's `SpacegroupAnalyzer` find them with the same tolerance. Results are cached
- * per structure and tolerance: a repeated structure costs one lookup.
- * Throws a StructureError for a structure that has none (no atoms, a flat cell, non-finite
- * numbers, atoms on top of each other) and a ValidationError for a bad `symprec`.
- * @example symmetryOf(record).spaceGroupSymbol // "P6_3mc"
+ * A structure as moyo takes it (the cell as JSON, species numbered in order of first appearance),
+ * for callers that run moyo elsewhere (the local platform runs it in a worker thread). Throws a
+ * StructureError for a structure that is no structure or has a flat cell.
  */
-export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {}): Symmetry {
-  const symprec = checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
+export function moyoInput(record: StructureRecord): { json: string; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
   const { cell, sites } = structureOf(record);
   const volume = Math.abs(cellVolume(cell));
   const scale = Math.max(...cell.map((v) => Math.hypot(...v)));
@@ -212,7 +208,25 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
     return k >= 0 ? k + 1 : species.push(s.element);
   });
   const moyoCell: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
-  const json = JSON.stringify(moyoCell);
+  return { json: JSON.stringify(moyoCell), species, cell, sites };
+}
+
+/** The Hermann–Mauguin symbol, in pymatgen's spelling (`P6_3mc`), of the space group of a Hall number moyo found. */
+export function spaceGroupSymbolOfHall(hallNumber: number): string {
+  return factsOf(hallNumber).symbol;
+}
+
+/**
+ * The space group and standard cells of a material's structure (its `lattice` and `basis`), as
+ * spglib and pymatgen's `SpacegroupAnalyzer` find them with the same tolerance. Results are cached
+ * per structure and tolerance: a repeated structure costs one lookup.
+ * Throws a StructureError for a structure that has none (no atoms, a flat cell, non-finite
+ * numbers, atoms on top of each other) and a ValidationError for a bad `symprec`.
+ * @example symmetryOf(record).spaceGroupSymbol // "P6_3mc"
+ */
+export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {}): Symmetry {
+  const symprec = checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
+  const { json, species, cell, sites } = moyoInput(record);
   const key = `${symprec}|${json}|${species.join(",")}`;
   const hit = cache.get(key);
   if (hit) return hit;

@@ -9,7 +9,7 @@ import { Client, ResponseTooLargeError, ResponseValidationError, ValidationError
 import type { ServerHandle } from "../../src/server";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { rawLogin } from "../support/raw-login";
-import { linkGuess } from "../../src/client/validate-options";
+import { linkGuess } from "../../src/client/config/validate-options";
 // The bench's link simulator (plain JavaScript): a TCP forwarder with a delay and a bandwidth cap.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startLinkProxy } = require("../../bench/lib/link-proxy.js") as { startLinkProxy: (o: { target: string; rttMs: number; mbit: number }) => Promise<{ port: number; close(): Promise<void> }> };

@@ -7,8 +7,8 @@ import { promisify } from "node:util";
 const execFileAsync = promisify(execFile);
 import { join } from "node:path";
 import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
-import { credentialsPath, deleteProfile, listProfiles, readProfile, saveProfile } from "../../src/client/profile";
-import { resolvePlatform } from "../../src/client/platform-source";
+import { credentialsPath, deleteProfile, listProfiles, readProfile, saveProfile } from "../../src/client/config/profile";
+import { resolvePlatform } from "../../src/client/config/platform-source";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli } from "../cli-export/run-cli";
 

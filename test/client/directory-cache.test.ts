@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openCache, type ResponseCache } from "../../src/client/response-cache";
+import { openCache, type ResponseCache } from "../../src/client/transport/response-cache";
 
 // The directory cache evicts the least recently used answers (a hit, and so every 304, counts as
 // a use), and the requests it serves wait only for asynchronous file calls.

@@ -5,7 +5,7 @@ import { Client, type FrameWarning } from "../../src";
 import type { PlatformRecord } from "../../src/client/collection";
 import { offsetPages, MAX_REVALIDATIONS_IN_FLIGHT, MAX_REVALIDATION_CHARS } from "../../src/client/paging/offset";
 import type { FetchPage, PageRequest } from "../../src/client/paging/fetch-page";
-import { validateIterateOptions } from "../../src/client/validate-options";
+import { validateIterateOptions } from "../../src/client/config/validate-options";
 import { startTestServer } from "../server/helpers";
 import { rawLogin } from "../support/raw-login";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelayMs, retryAfterMs, sleep } from "../../src/client/retry";
-import { redact } from "../../src/client/redact";
+import { backoffDelayMs, retryAfterMs, sleep } from "../../src/client/transport/retry";
+import { redact } from "../../src/client/transport/redact";
 
 describe("retry timing rules", () => {
   it("backs off exponentially with at most 25% jitter, capped at 8 s", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, ValidationError, type IterateOptions } from "../../src";
-import { normaliseBaseUrl } from "../../src/client/validate-options";
+import { normaliseBaseUrl } from "../../src/client/config/validate-options";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 
 describe("baseUrl normalisation", () => {

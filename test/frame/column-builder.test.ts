@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ColumnBuilder, columnOf } from "../../src/frame/column-builder";
-import { planColumns } from "../../src/frame/column-spec";
+import { ColumnBuilder, columnOf } from "../../src/frame/table/column-builder";
+import { planColumns } from "../../src/frame/table/column-spec";
 import { InvalidMethodError } from "../../src/errors";
 
 function build(records: unknown[], columns?: string[], strict = false) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_COLUMNS, planColumns } from "../../src/frame/column-spec";
+import { DEFAULT_COLUMNS, planColumns } from "../../src/frame/table/column-spec";
 import { ValidationError } from "../../src/errors";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { parse } from "csv-parse/sync";
-import { csvField, csvLine } from "../../src/frame/csv";
+import { csvField, csvLine } from "../../src/frame/export/csv";
 
 describe("csvField", () => {
   it.each([

@@ -4,7 +4,7 @@ import { parse } from "csv-parse/sync";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import type { FrameWarning } from "../../src";
-import { planColumns } from "../../src/frame/column-spec";
+import { planColumns } from "../../src/frame/table/column-spec";
 import { usePlatform } from "../support/platform";
 import { hasPymatgen, python, refOf, type Reference } from "../support/symmetry-ref";
 import { runCli } from "../cli-export/run-cli";

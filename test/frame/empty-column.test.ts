@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { EmptyColumnError, toDataFrame, type FrameWarning } from "../../src";
-import { editDistance, nearestPath } from "../../src/frame/suggest";
+import { editDistance, nearestPath } from "../../src/frame/table/suggest";
 import { runCli } from "../cli-export/run-cli";
 import { usePlatform } from "../support/platform";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { parse } from "csv-parse/sync";
-import { exportCsv, exportNdjson } from "../../src/frame/export";
+import { exportCsv, exportNdjson } from "../../src/frame/export/export";
 import type { Progress } from "../../src";
 import { TargetExistsError } from "../../src/errors";
 import { OutputError } from "../../src/errors";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import type { FrameWarning } from "../../src/frame/row-reader";
+import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { Client, Collection, type Progress } from "../../src";
 import { usePlatform } from "../support/platform";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { namedEntryIndex } from "../../src/frame/column-spec";
-import { compileGetter } from "../../src/frame/getters";
+import { namedEntryIndex } from "../../src/frame/table/column-spec";
+import { compileGetter } from "../../src/frame/table/getters";
 
 const get = (path: string, record: unknown): unknown => {
   const segments = path.split(".");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { isValidMethod } from "../../src/frame/method-check";
+import { isValidMethod } from "../../src/frame/table/method-check";
 import { Method } from "../../src/schemas";
 
 describe("isValidMethod", () => {

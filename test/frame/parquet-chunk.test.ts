@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { exportParquet } from "../../src";
-import { snappyBackend, snappyCompress } from "../../src/frame/snappy";
-import { ChunkBuilder, encodeHybrid, rawPages, writeEncodedChunk, type ChunkKit, type RleWriter } from "../../src/frame/parquet-chunk";
+import { snappyBackend, snappyCompress } from "../../src/frame/export/snappy";
+import { ChunkBuilder, encodeHybrid, rawPages, writeEncodedChunk, type ChunkKit, type RleWriter } from "../../src/frame/export/parquet-chunk";
 
 // Snappy (snappyjs) and matframe's text/double column chunks, checked by code they do not
 // contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor (for

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { Client, ResumeError, ValidationError, startServer, type ServerHandle } from "../../src";
-import { fromTaggedJson, resumePaths, toTaggedJson } from "../../src/frame/resumable";
+import { fromTaggedJson, resumePaths, toTaggedJson } from "../../src/frame/export/resumable";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 
 // Resumable exports (issue 17): an export interrupted part-way keeps its progress beside the

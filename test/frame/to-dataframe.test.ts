@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { toDataFrame } from "../../src/frame/to-dataframe";
-import type { FrameWarning } from "../../src/frame/row-reader";
+import { toDataFrame } from "../../src/frame/table/to-dataframe";
+import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;

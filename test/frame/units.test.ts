@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { toDataFrame } from "../../src";
-import { planColumns } from "../../src/frame/column-spec";
+import { planColumns } from "../../src/frame/table/column-spec";
 import { runCli } from "../cli-export/run-cli";
 import { usePlatform } from "../support/platform";
 

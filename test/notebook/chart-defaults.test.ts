@@ -2,7 +2,7 @@
 // bar labels. (Label overlap is covered in label-placement.test.ts.)
 import { describe, expect, it } from "vitest";
 import { barChart, scatterChart } from "../../src/notebook";
-import { niceDomain, readableTitle } from "../../src/notebook/axis-defaults";
+import { niceDomain, readableTitle } from "../../src/notebook/charts/axis-defaults";
 
 /** Numbers written as text in an SVG (tick labels), with Vega's minus sign read as "-". */
 function numbersIn(svg: string): number[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellToDraw } from "../../src/notebook/conventional-cell";
+import { cellToDraw } from "../../src/notebook/pictures/conventional-cell";
 import { vectorsToParameters, type Matrix3 } from "../../src/structure/cell";
 import { toPlatform } from "../../src/structure/structure";
 

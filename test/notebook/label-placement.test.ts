@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { estimateTextWidth, placeLabels, type LabelPlacement } from "../../src/notebook/label-placement";
+import { estimateTextWidth, placeLabels, type LabelPlacement } from "../../src/notebook/charts/label-placement";
 
 const area = { width: 400, height: 300, fontSize: 10, pointRadius: 4 };
 

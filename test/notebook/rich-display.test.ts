@@ -6,7 +6,7 @@ import { inspect } from "node:util";
 import { PNG } from "pngjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { barChart, progress, scatterChart, show, type Chart } from "../../src/notebook";
-import { resetResvgForTests } from "../../src/notebook/picture-bundle";
+import { resetResvgForTests } from "../../src/notebook/pictures/picture-bundle";
 
 const requireHere = createRequire(__filename);
 

@@ -126,6 +126,26 @@ describe("CIF import", () => {
     await send("DELETE", `/materials/${res.body.data._id}`);
   });
 
+  it("a structure whose space-group search runs past its budget is stored without symmetry, and others are served meanwhile", async () => {
+    // A 400-atom grid: moyo's search takes about 17 s here, in one synchronous WebAssembly call.
+    let answered = false;
+    const pending = send("POST", "/materials/import", { format: "cif", content: bigCif(400, 10) }).finally(() => (answered = true));
+    await alive();
+    // The read was answered while the search ran.
+    expect(answered).toBe(false);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    const names = res.body.data.derivedProperties.map((property: { name: string }) => property.name);
+    expect(names).toContain("volume");
+    expect(names).not.toContain("symmetry");
+    // The next structure gets a fresh worker and its space group.
+    const silicon = await send("POST", "/materials/import", { format: "poscar", content: POSCAR("2") });
+    expect(silicon.status).toBe(200);
+    expect(silicon.body.data.derivedProperties.find((property: { name: string }) => property.name === "symmetry")?.spaceGroupSymbol).toMatch(/^[PIFCAR]/);
+    await send("DELETE", `/materials/${res.body.data._id}`);
+    await send("DELETE", `/materials/${silicon.body.data._id}`);
+  });
+
   it("a CIF that expands past the atom limit is refused with 400", async () => {
     const huge = await send("POST", "/materials/import", { format: "cif", content: bigCif(20_000, 10).replace(/(_symmetry_equiv_pos_as_xyz)/, "$1\n'x, y, z+1/3'\n'x, y, z+2/3'") });
     expect(huge.status).toBe(400);

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { Client, CredentialsFileError, ResumeError, startServer, type ServerHandle } from "../../src";
-import { readProfile, saveProfile } from "../../src/client/profile";
-import { resumePaths } from "../../src/frame/resumable";
+import { readProfile, saveProfile } from "../../src/client/config/profile";
+import { resumePaths } from "../../src/frame/export/resumable";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli, startServe } from "./support/cli";
 

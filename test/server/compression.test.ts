@@ -3,7 +3,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { login, PREFIX, startTestServer, type Session } from "./helpers";
-import { CompressedBodies } from "../../src/server/compression";
+import { CompressedBodies } from "../../src/server/http/compression";
 
 interface BytesResponse {
   status: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SerializedRecords } from "../../src/server/serialized";
+import { SerializedRecords } from "../../src/server/http/serialized";
 
 // Issue 12: whole-record answers are sent from each record's kept JSON bytes.
 

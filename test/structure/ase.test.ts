@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cellOf, fromCif, fromPoscar, fromXyz, fractionalToCartesian, structureOf, toCif, toPoscar, toXyz, type StructureRecord } from "../../src";
-import { makeSyntheticMaterials } from "../../src/server/synthetic";
+import { makeSyntheticMaterials } from "../../src/server/records/synthetic";
 
 // Every file matframe writes is read by ASE (Debian's python3-ase), a reader we did not write,
 // and compared with the record; every file ASE writes is read by matframe and compared with

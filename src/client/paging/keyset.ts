@@ -2,7 +2,7 @@ import type { Projection } from "../../schemas";
 import { afterId } from "./partitions";
 import type { PlatformRecord } from "../collection";
 import { ResponseValidationError } from "../../errors";
-import type { ResolvedIterateOptions } from "../validate-options";
+import type { ResolvedIterateOptions } from "../config/validate-options";
 import type { FetchPage } from "./fetch-page";
 import { firstOutOfOrder } from "./id-order";
 

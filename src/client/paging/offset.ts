@@ -1,7 +1,7 @@
 import type { Projection } from "../../schemas";
 import type { PlatformRecord } from "../collection";
 import { DuplicateRecordError, ResponseValidationError } from "../../errors";
-import type { ResolvedIterateOptions } from "../validate-options";
+import type { ResolvedIterateOptions } from "../config/validate-options";
 import type { FetchPage, PageRequest } from "./fetch-page";
 import { firstOutOfOrder } from "./id-order";
 

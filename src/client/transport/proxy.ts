@@ -1,0 +1,53 @@
+// Proxies from the environment, as Node users (and Python's requests) expect: behind a corporate
+// proxy the platform could not be reached before, since the client built its own undici Pool.
+// The routing itself (which origin goes through which proxy, NO_PROXY matching) is undici's
+// EnvHttpProxyAgent; this file only reads and checks the variables, so that a malformed one is a
+// clear error and a password in one is never shown.
+import { ValidationError } from "../../errors";
+import { withoutUrlCredentials } from "./redact";
+
+/** The proxy variables in force, with the names they were read from (lower-case wins, as in curl and undici). */
+export interface ProxyEnvironment {
+  readonly httpProxy?: string;
+  readonly httpsProxy?: string;
+  readonly noProxy?: string;
+  /** The user names and passwords inside the proxy URLs, to scrub from any message. */
+  readonly secrets: readonly string[];
+}
+
+const pick = (env: NodeJS.ProcessEnv, name: string): { name: string; value: string } | undefined => {
+  const lower = env[name.toLowerCase()];
+  if (lower !== undefined && lower !== "") return { name: name.toLowerCase(), value: lower };
+  const upper = env[name];
+  return upper !== undefined && upper !== "" ? { name, value: upper } : undefined;
+};
+
+/**
+ * `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (or their lower-case forms) when a proxy is set,
+ * else undefined (then no proxy agent is made at all). A proxy URL that is not `http://` or
+ * `https://` is a `ValidationError` that names the variable and shows the URL without its
+ * credentials.
+ */
+export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnvironment | undefined {
+  const http = pick(env, "HTTP_PROXY");
+  const https = pick(env, "HTTPS_PROXY");
+  if (!http && !https) return undefined;
+  const secrets: string[] = [];
+  for (const proxy of [http, https]) {
+    if (!proxy) continue;
+    let url: URL;
+    try {
+      url = new URL(proxy.value);
+    } catch {
+      throw new ValidationError(proxy.name, `${proxy.name} ${JSON.stringify(withoutUrlCredentials(proxy.value))} is not a URL; write it like "http://proxy.example.org:3128".`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new ValidationError(proxy.name, `${proxy.name} must start with http:// or https:// (e.g. "http://proxy.example.org:3128"); got ${url.protocol}//.`);
+    }
+    for (const part of [url.username, url.password]) {
+      if (part) secrets.push(part, decodeURIComponent(part));
+    }
+  }
+  const noProxy = pick(env, "NO_PROXY")?.value;
+  return { ...(http ? { httpProxy: http.value } : {}), ...(https ? { httpsProxy: https.value } : {}), ...(noProxy ? { noProxy } : {}), secrets };
+}

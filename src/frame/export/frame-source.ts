@@ -1,0 +1,92 @@
+// A DataFrame as the source of an export: a table a scientist filtered, grouped or extended goes
+// back to a file with its columns as they are. Its column names are names, not paths
+// (`lattice.a` is one column, not `a` inside `lattice`), no default column is added, and each
+// column keeps its dtype (float32 -> double, int32 -> int32 or int64, boolean, string).
+import { ValidationError } from "../../errors";
+import type { ColumnDef, ColumnPlan } from "../table/column-spec";
+import type { ColumnType } from "../table/column-types";
+import type { DataFrame } from "../table/dataframe";
+
+/** Rows per page handed to the writers (the size of a platform page). */
+const PAGE_ROWS = 500;
+
+/** Whether `value` is a DataFrame (danfo's, as `toDataFrame` returns it) rather than records or pages. */
+export function isDataFrame(value: unknown): value is DataFrame {
+  if (value === null || typeof value !== "object") return false;
+  const frame = value as Partial<DataFrame>;
+  return Array.isArray(frame.columns) && Array.isArray(frame.dtypes) && typeof frame.column === "function" && Array.isArray(frame.values);
+}
+
+/** What an export of a DataFrame writes: its rows as pages, the column plan and the types. */
+export interface FrameSource {
+  readonly pages: Iterable<readonly unknown[]>;
+  readonly plan: ColumnPlan;
+  /** A type per column from its dtype; the caller's `types` option overrides these. */
+  readonly types: Readonly<Record<string, ColumnType>>;
+}
+
+/**
+ * Reads a DataFrame as an export source. `columns`, when given, picks and orders the frame's
+ * columns by exact name.
+ *
+ * @throws ValidationError (`option: "columns"`) naming a column the frame does not have.
+ */
+export function frameSource(frame: DataFrame, columns?: readonly string[]): FrameSource {
+  const all = frame.columns;
+  const names = columns ? [...new Set(columns)] : [...all];
+  const positions = names.map((name) => {
+    const at = all.indexOf(name);
+    if (at === -1) {
+      throw new ValidationError("columns", `The DataFrame has no column "${name}"; its columns are ${all.join(", ")}. A DataFrame's columns are written by their names, as they are.`);
+    }
+    return at;
+  });
+  if (names.length === 0) throw new ValidationError("columns", "columns is empty; leave it out to write every column of the DataFrame.");
+  const rows = frame.values as unknown[][];
+  const types: Record<string, ColumnType> = {};
+  names.forEach((name, c) => {
+    const type = typeOf(frame.dtypes[positions[c]], rows, positions[c]);
+    if (type) types[name] = type;
+  });
+  const defs: ColumnDef[] = names.map((name) => ({ name, segments: [name] }));
+  const plan: ColumnPlan = { names, columns: defs, fields: {} };
+  return { pages: pagesOf(rows, names, positions), plan, types };
+}
+
+function* pagesOf(rows: readonly unknown[][], names: readonly string[], positions: readonly number[]): Generator<unknown[]> {
+  for (let start = 0; start < rows.length; start += PAGE_ROWS) {
+    const page: unknown[] = [];
+    for (const row of rows.slice(start, start + PAGE_ROWS)) {
+      const record: Record<string, unknown> = Object.create(null);
+      for (let c = 0; c < names.length; c++) record[names[c]] = cell(row[positions[c]]);
+      page.push(record);
+    }
+    yield page;
+  }
+}
+
+/** danfo keeps a missing number as NaN once it has computed on a column: written as null. */
+function cell(value: unknown): unknown {
+  return typeof value === "number" && Number.isNaN(value) ? null : value;
+}
+
+function typeOf(dtype: string | undefined, rows: readonly unknown[][], column: number): ColumnType | undefined {
+  switch (dtype) {
+    case "float32":
+      return "double";
+    case "int32":
+      // danfo calls every whole-number column int32, whatever its range.
+      return rows.every((row) => {
+        const value = row[column];
+        return typeof value !== "number" || (value >= -(2 ** 31) && value < 2 ** 31);
+      })
+        ? "int32"
+        : "int64";
+    case "boolean":
+      return "boolean";
+    case "string":
+      return "string";
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,378 @@
+// Parquet export: typed columns written as row groups while pages stream, through
+// hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: README,
+// "Parquet and Arrow".
+import type { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
+import { openAtomicFile } from "./atomic-file";
+import { planColumns, type ColumnPlan } from "../table/column-spec";
+import { checkColumnTypes, decideTypes, toTyped, typesWithoutData, type ColumnType, type TypedCell } from "../table/column-types";
+import { planSource, Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource, type TableSource } from "./export";
+import { recordShapeError } from "../table/record-shape";
+import { RowReader, type FrameWarning } from "../table/row-reader";
+import { reportWarnings } from "../table/warnings";
+import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
+import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit, type EncodedChunk, type RleWriter, type WrittenChunk } from "./parquet-chunk";
+import { snappyCompress } from "./snappy";
+import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../../errors";
+
+/** The compressions a Parquet export can use. */
+export type ParquetCompression = "snappy" | "gzip" | "none";
+
+/** Options of `exportParquet`. */
+export interface ParquetExportOptions extends ExportOptions {
+  /**
+   * Page compression. Snappy (the Parquet default that Spark, DuckDB and pandas write) costs
+   * little time; gzip makes smaller files for ~2x the write time (README, "Parquet and Arrow").
+   * @default "snappy"
+   */
+  compression?: ParquetCompression;
+  /**
+   * Rows per row group: what the writer holds in memory at once, and what a reader skips by.
+   * The first group also decides the type of columns whose type is not known in advance.
+   * @default 20000
+   */
+  rowGroupSize?: number;
+  /**
+   * Column types, by column name, for columns the platform's schema does not type and whose
+   * first rows could mislead (e.g. numbers first, text later): `{ "tags.0": "string" }`.
+   * @default inferred: numbers -> double, booleans -> boolean, anything else -> string
+   */
+  types?: Readonly<Record<string, ColumnType>>;
+}
+
+const DEFAULT_ROW_GROUP = 20_000;
+const GZIP_LEVEL = 6;
+// On the JavaScript thread: compressing a row group's pages on libuv's threads instead (native
+// Snappy's and zlib's asynchronous calls) was measured no faster, with 20 to 60 MiB more peak RSS.
+const COMPRESSORS: Record<string, (input: Uint8Array) => Uint8Array> = {
+  SNAPPY: (input) => snappyCompress(input),
+  GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
+};
+const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
+const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
+// hyparquet-writer's default page size: a new page once a chunk's values reach 1 MiB.
+const PAGE_SIZE = 1 << 20;
+
+// The part of hyparquet-writer's API used here (its types are ESM-only, so they are restated).
+interface ByteWriterLike extends RleWriter {
+  flush?(): void | Promise<void>;
+  finish(): void | Promise<void>;
+}
+interface HyparquetWriter extends ChunkKit {
+  ByteWriter: new (initialSize?: number) => ByteWriterLike;
+  ParquetWriter: new (options: {
+    writer: ByteWriterLike;
+    schema: unknown[];
+    codec?: string;
+    compressors?: Record<string, (input: Uint8Array) => Uint8Array>;
+    createdBy?: string;
+  }) => {
+    finish(): void | Promise<void>;
+  };
+  schemaFromColumnData(options: { columnData: { name: string; data: unknown[]; type?: string; nullable?: boolean }[] }): unknown[];
+  /** Writes one column chunk of any type (src/column.js); used for the types writeChunk does not take. */
+  writeColumn(options: { writer: ByteWriterLike; column: object; pageData: object }): WrittenChunk;
+}
+
+let writerModule: HyparquetWriter | undefined;
+
+function loadWriter(): HyparquetWriter {
+  if (writerModule) return writerModule;
+  try {
+    // The row group is written column by column here (see writeRowGroup), with hyparquet-writer's
+    // own page header and column writers, which it exports as modules of src/.
+    writerModule = {
+      ...require("hyparquet-writer"),
+      writeColumn: require("hyparquet-writer/src/column.js").writeColumn,
+      writePageHeader: require("hyparquet-writer/src/datapage.js").writePageHeader,
+    } as HyparquetWriter;
+  } catch (error) {
+    throw new MissingDependencyError("hyparquet-writer", "A Parquet export", { cause: error });
+  }
+  return writerModule;
+}
+
+/** Checks the Parquet-only options once, at the public entry. */
+export function checkParquetOptions(plan: ColumnPlan, options: ParquetExportOptions): ResolvedParquet {
+  const compression = options.compression ?? "snappy";
+  if (!(compression in CODECS)) {
+    throw new ValidationError("compression", `compression must be "snappy", "gzip" or "none"; got ${JSON.stringify(compression)}.`);
+  }
+  const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP;
+  if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1 || rowGroupSize > 10_000_000) {
+    throw new ValidationError("rowGroupSize", `rowGroupSize must be a whole number from 1 to 10000000; got ${String(rowGroupSize)}.`);
+  }
+  return { compression, rowGroupSize, types: checkColumnTypes(plan, options.types) };
+}
+
+/** Parquet options after checking. */
+export interface ResolvedParquet {
+  readonly compression: ParquetCompression;
+  readonly rowGroupSize: number;
+  readonly types: Readonly<Record<string, ColumnType>>;
+}
+
+/**
+ * Writes pages of records as one Parquet file, a row group at a time: memory holds one row
+ * group, whatever the collection's size. The target appears only when the footer is written.
+ */
+export async function writeParquet(
+  pages: PageSource,
+  target: ExportTarget | ResumableFile,
+  plan: ColumnPlan,
+  options: ParquetExportOptions,
+  resolved: ResolvedParquet = checkParquetOptions(plan, options),
+): Promise<ExportResult> {
+  const hp = loadWriter();
+  const resumable = target instanceof ResumableFile ? target : undefined;
+  const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
+  const stream: Writable = file ? file.stream : (target as Writable);
+  const sink = new Sink(stream, file?.path);
+  const resumed = resumable?.resumed;
+  sink.bytes = resumed?.bytes ?? 0;
+  // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
+  const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
+  const out = new hp.ByteWriter(8 << 20);
+  // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
+  out.flush = async () => {
+    const bytes = new Uint8Array(out.buffer, 0, out.index).slice();
+    out.index = 0;
+    await sink.write(bytes);
+  };
+  out.finish = () => out.flush!();
+
+  const width = plan.names.length;
+  const saved = resumed?.writer as SavedParquetWriter | undefined;
+  let types: ColumnType[] | undefined;
+  let writer: InstanceType<HyparquetWriter["ParquetWriter"]> | undefined;
+  // The row group being filled, column by column (no row objects): text and double columns
+  // encoded as values arrive, the others as typed values. Until the types are decided (by the
+  // first row group, when some column's type is not known), the raw values and each row's _id.
+  let builders: (ChunkBuilder | undefined)[] = [];
+  let typed: (TypedCell[] | undefined)[] = [];
+  let raw: { columns: unknown[][]; ids: unknown[] } | undefined;
+  let filled = 0;
+  let lastId: unknown;
+  let items = resumed?.items ?? 0;
+  let pageCount = resumed?.pages ?? 0;
+  // Rows in the row groups written so far: what a resumed run keeps.
+  let grouped = items;
+  const cells = new Array<TypedCell>(width);
+
+  // Per column, the JavaScript type a cell has when it needs no conversion ("" for other columns).
+  let plain: string[] = [];
+  /** Adds one row; a value that does not fit its column throws before any of the row is added. */
+  const addRow = (row: readonly unknown[], id: unknown): void => {
+    let fits = true;
+    for (let c = 0; c < width; c++) {
+      const value = row[c];
+      if (typeof value !== plain[c] && value !== undefined && value !== null) fits = false;
+    }
+    if (fits) {
+      for (let c = 0; c < width; c++) {
+        const value = row[c];
+        const builder = builders[c];
+        if (builder !== undefined) builder.add(value === undefined ? null : (value as string | number | null));
+        else typed[c]!.push(value === undefined ? null : (value as TypedCell));
+      }
+      return;
+    }
+    // Text columns take numbers, booleans and objects as text; anything else that does not fit throws.
+    for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], types![c], plan.names[c], id);
+    for (let c = 0; c < width; c++) {
+      const builder = builders[c];
+      if (builder !== undefined) builder.add(cells[c] as string | number | null);
+      else typed[c]!.push(cells[c]);
+    }
+  };
+
+  const start = (decided: ColumnType[]): void => {
+    types = decided;
+    const columnData = reader.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
+    writer = new hp.ParquetWriter({
+      writer: out,
+      schema: hp.schemaFromColumnData({ columnData }),
+      codec: CODECS[resolved.compression],
+      compressors: COMPRESSORS,
+      createdBy: "matframe (hyparquet-writer)",
+    });
+    if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
+    const codec = CODECS[resolved.compression];
+    builders = types.map((type, c) =>
+      type === "string" || type === "double"
+        ? new ChunkBuilder(hp, type, { name: reader.names[c], codec, pageSize: PAGE_SIZE, statistics: type !== "string" })
+        : undefined,
+    );
+    typed = builders.map((builder) => (builder ? undefined : []));
+    // int32, int64 and booleans go through toTyped (an int32 must be whole, an int64 becomes a bigint).
+    plain = types.map((type) => (type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : ""));
+    if (raw) {
+      const { columns, ids } = raw;
+      raw = undefined;
+      const row = new Array<unknown>(width);
+      for (let r = 0; r < ids.length; r++) {
+        for (let c = 0; c < width; c++) row[c] = columns[c][r];
+        addRow(row, ids[r]);
+      }
+    }
+  };
+  // Types known without data: the writer starts at the first page (once its units are read).
+  const known = saved ? saved.types : typesWithoutData(plan, resolved.types);
+  if (!known) raw = { columns: plan.names.map(() => []), ids: [] };
+
+  const writeGroup = async (): Promise<void> => {
+    if (!writer) start(known ?? decideTypes(plan, raw!.columns, resolved.types));
+    const rows = filled;
+    filled = 0;
+    if (rows === 0) return;
+    const group = builders.map((builder, c) => builder?.finish() ?? typed[c]!);
+    typed = typed.map((values) => values && []);
+    writeRowGroup(hp, writer!, out, reader.names, group, CODECS[resolved.compression]);
+    await out.flush!();
+    grouped += rows;
+    if (resumable) {
+      const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
+      await resumable.checkpoint({ cursor: String(lastId), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
+    }
+  };
+
+  let warnings: FrameWarning[] = [];
+  try {
+    const row = new Array<unknown>(width);
+    for await (const page of pages) {
+      if (!writer && known) {
+        reader.observeUnits(page);
+        start(known);
+      }
+      for (let i = 0; i < page.length; i++) {
+        const record = page[i];
+        try {
+          reader.read(record, row);
+        } catch (error) {
+          throw recordShapeError(error, record);
+        }
+        const id = (record as { _id?: unknown } | null)?._id;
+        if (raw) {
+          for (let c = 0; c < width; c++) raw.columns[c].push(row[c]);
+          raw.ids.push(id);
+        } else addRow(row, id);
+        lastId = id;
+        if (++filled === resolved.rowGroupSize) await writeGroup();
+      }
+      items += page.length;
+      pageCount++;
+      options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes + out.index });
+    }
+    await writeGroup();
+    warnings = reader.finish();
+    await writer!.finish();
+    sink.check();
+    if (file) await file.commit();
+  } catch (error) {
+    // An interrupted resumable export keeps the rows it has read: they become one more (short)
+    // row group, unless the output itself failed.
+    if (resumable && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
+    // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
+    if (error instanceof EmptyColumnError && resumable) await resumable.discard();
+    else await file?.abort();
+    throw error;
+  } finally {
+    sink.release();
+  }
+  reportWarnings(warnings, options.onWarning);
+  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
+}
+
+/**
+ * Writes pages of records (as `collection.pages()` yields them, or arrays) as one Parquet file;
+ * or a DataFrame (see {@link exportCsv}). `client.materials.exportParquet` does the walk for you.
+ * @example await exportParquet(client.materials.pages(), "materials.parquet", { columns: ["formula", "lattice.a"] });
+ */
+export async function exportParquet(source: TableSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
+  const { pages, plan, types } = planSource(source, options);
+  const resolved = checkParquetOptions(plan, options);
+  return writeParquet(pages, target, plan, options, types ? { ...resolved, types: { ...types, ...resolved.types } } : resolved);
+}
+
+/**
+ * Appends one row group to the file, column by column, and records it in the writer's footer
+ * state as hyparquet-writer's own `write` does (src/parquet-writer.js). Text and double columns
+ * come encoded (ChunkBuilder), their pages compressed here; the other types are typed values for
+ * hyparquet-writer's writeColumn.
+ */
+function writeRowGroup(
+  hp: HyparquetWriter,
+  writer: object,
+  out: ByteWriterLike,
+  names: readonly string[],
+  group: readonly (EncodedChunk | TypedCell[])[],
+  codec: string,
+): void {
+  const w = writer as WriterInternals & { schema: object[] };
+  const compress = COMPRESSORS[codec] ?? ((raw: Uint8Array) => raw);
+  const groupStart = out.offset;
+  const chunks: object[] = [];
+  let rows = 0;
+  let totalBytes = 0n;
+  for (let c = 0; c < names.length; c++) {
+    const chunk = group[c];
+    let written: WrittenChunk;
+    if (!Array.isArray(chunk)) {
+      written = writeEncodedChunk(hp, out, chunk, rawPages(chunk).map(compress));
+      rows = chunk.rows;
+    } else {
+      const values = chunk;
+      rows = values.length;
+      const definitionLevels = values.map((value) => (value === null ? 0 : 1));
+      const element = w.schema[c + 1];
+      const column = { columnName: names[c], element, schemaPath: [w.schema[0], element], codec, compressors: COMPRESSORS, stats: true, pageSize: PAGE_SIZE, columnIndex: false, offsetIndex: true };
+      written = hp.writeColumn({ writer: out, column, pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 } });
+    }
+    chunks.push(written.chunk);
+    w.pendingIndexes.push(written as WriterInternals["pendingIndexes"][number]);
+    totalBytes += (written.chunk.meta_data.total_uncompressed_size as bigint | undefined) ?? 0n;
+  }
+  w.num_rows += BigInt(rows);
+  w.row_groups.push({ columns: chunks, total_byte_size: totalBytes, num_rows: BigInt(rows), total_compressed_size: BigInt(out.offset - groupStart) } as WriterInternals["row_groups"][number]);
+}
+
+// A resumed Parquet export continues the file after its last complete row group: the writer gets
+// back the row group metadata and page indexes that its footer will list (hyparquet-writer keeps
+// them as the public fields row_groups, num_rows and pendingIndexes).
+interface SavedParquetWriter {
+  readonly types: ColumnType[];
+  readonly rowGroups: unknown;
+  readonly numRows: unknown;
+  readonly indexes: unknown;
+}
+
+interface WriterInternals {
+  row_groups: { columns: object[] }[];
+  num_rows: bigint;
+  pendingIndexes: { chunk: object; columnIndex?: unknown; offsetIndex?: unknown }[];
+}
+
+function snapshotWriter(writer: object): Omit<SavedParquetWriter, "types"> {
+  const w = writer as WriterInternals;
+  return {
+    rowGroups: toTaggedJson(w.row_groups),
+    numRows: toTaggedJson(w.num_rows),
+    indexes: toTaggedJson(w.pendingIndexes.map(({ columnIndex, offsetIndex }) => ({ columnIndex, offsetIndex }))),
+  };
+}
+
+function restoreWriter(writer: object, out: ByteWriterLike, saved: SavedParquetWriter, bytes: number): void {
+  const w = writer as WriterInternals;
+  if (!Array.isArray(w.row_groups) || !Array.isArray(w.pendingIndexes)) {
+    throw new Error("this version of hyparquet-writer keeps its row groups elsewhere; restart the export");
+  }
+  // The constructor wrote the magic number again: the file already starts with it.
+  out.index = 0;
+  out.offset = bytes;
+  w.row_groups = fromTaggedJson(saved.rowGroups) as WriterInternals["row_groups"];
+  w.num_rows = fromTaggedJson(saved.numRows) as bigint;
+  const chunks = w.row_groups.flatMap((group) => group.columns);
+  const indexes = fromTaggedJson(saved.indexes) as { columnIndex?: unknown; offsetIndex?: unknown }[];
+  // The footer's chunks and the indexes' chunks are the same objects (writeIndexes sets offsets on them).
+  w.pendingIndexes = indexes.map((index, i) => ({ ...index, chunk: chunks[i] }));
+}

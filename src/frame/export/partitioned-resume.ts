@@ -1,0 +1,160 @@
+// A partitioned export that can be resumed part by part: the dataset directory is filled under a
+// hidden name beside the target, finished parts stay, and each unfinished part continues from its
+// own cursor. The `_id` ranges are saved with the first run, so a resumed run splits the same way
+// even when the collection changed in between.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Progress } from "../../client/config/options";
+import type { IdPartition } from "../../client/paging/partitions";
+import type { ResolvedIterateOptions } from "../../client/config/validate-options";
+import { OutputError, ResumeError, TargetExistsError } from "../../errors";
+import { placeDir } from "./atomic-dir";
+import type { ExportResult } from "./export";
+import type { PageSource } from "./export";
+import type { PartitionedExportResult } from "./partitioned-export";
+import { checkProgressDirectory, compareRequests, discardProgress, ResumableFile, resumePaths, sealOf, writeFileAtomic, type ResumeRequest } from "./resumable";
+import type { PlatformRecord } from "../../client/collection";
+
+interface DatasetState {
+  readonly matframeResume: 1;
+  readonly request: ResumeRequest;
+  readonly ranges: readonly IdPartition[];
+  /** Records of each finished part, by part index. */
+  readonly finished: Record<string, number>;
+}
+
+/** What the partitioned resume needs from its collection. */
+export interface PartSource {
+  partitionRanges(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<IdPartition[]>;
+  partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]>;
+}
+
+type PartDone = Pick<ExportResult, "items" | "bytes" | "warnings" | "resumedFrom">;
+
+type Write = (pages: PageSource, to: ResumableFile, onProgress: (progress: Progress) => void) => Promise<ExportResult>;
+
+/** Writes (or continues) a partitioned export whose progress is kept for a later run. */
+export async function writePartitionedResumable(
+  source: PartSource,
+  walk: ResolvedIterateOptions,
+  partitions: number,
+  target: string,
+  request: ResumeRequest,
+  options: { force?: boolean; restart: boolean; onProgress?: (progress: Progress) => void },
+  write: Write,
+): Promise<PartitionedExportResult> {
+  const final = path.resolve(target);
+  if (fs.existsSync(final) && !options.force) throw new TargetExistsError(target);
+  if (options.restart) await discardProgress(final);
+  const { partial: dir, state: statePath } = resumePaths(final);
+  const stop = new AbortController();
+  let state: DatasetState | undefined = await readDatasetState(statePath, target);
+  if (state) {
+    const differences = compareRequests(state.request, request);
+    if (differences.length > 0) {
+      throw new ResumeError(
+        `The saved progress of ${target} is of another export: ${differences.join("; ")}. ` +
+          "Run again with the same options to continue it, or pass --restart (restart: true) to discard it.",
+        final,
+      );
+    }
+    await checkProgressDirectory(dir, target, final);
+  } else {
+    const ranges = await source.partitionRanges(walk, partitions, stop.signal);
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    try {
+      await fs.promises.mkdir(dir);
+    } catch (error) {
+      throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, final, { cause: error });
+    }
+    state = { matframeResume: 1, request, ranges, finished: {} };
+    await writeFileAtomic(statePath, datasetStateText(state));
+  }
+
+  const saved: DatasetState = state;
+  const extension = request.format;
+  const names = saved.ranges.map((range) => `part-${String(range.index).padStart(4, "0")}.${extension}`);
+  const progress = saved.ranges.map((range) => ({ items: saved.finished[range.index] ?? 0, pages: 0, bytes: 0 }));
+  const report = (): void => {
+    options.onProgress?.(progress.reduce((sum, p) => ({ items: sum.items + p.items, pages: sum.pages + p.pages, bytes: sum.bytes + p.bytes })));
+  };
+  // Part completions are recorded one at a time, so two finishing together both stay recorded.
+  let saving = Promise.resolve();
+  const finished: Record<string, number> = { ...saved.finished };
+  const record = (index: number, items: number): Promise<void> => {
+    finished[index] = items;
+    saving = saving.then(() => writeFileAtomic(statePath, datasetStateText({ ...saved, finished })));
+    return saving;
+  };
+
+  let first: { error: unknown } | undefined;
+  const results = await Promise.allSettled(
+    saved.ranges.map(async (range, i): Promise<PartDone> => {
+      const file = path.join(dir, names[i]);
+      if (finished[range.index] !== undefined && fs.existsSync(file)) {
+        return { items: finished[range.index], bytes: (await fs.promises.stat(file)).size, warnings: [], resumedFrom: finished[range.index] };
+      }
+      try {
+        const part = await ResumableFile.open(file, { ...request, options: { ...request.options, part: range.index } }, { label: `${target} (${names[i]})`, force: true });
+        const result = await write(source.partWalk(walk, range, stop.signal, part.resumed?.cursor), part, (p) => {
+          progress[i] = { items: p.items, pages: p.pages, bytes: p.bytes ?? 0 };
+          report();
+        });
+        await record(range.index, result.items);
+        return result;
+      } catch (error) {
+        // The first failure is the cause; the others are the walks it stopped (each keeps its progress).
+        first ??= { error };
+        stop.abort(error);
+        throw error;
+      }
+    }),
+  );
+  if (first) throw first.error;
+  await saving;
+  const done = results.map((r) => (r as PromiseFulfilledResult<PartDone>).value);
+  const kept = done.reduce((n, r) => n + (r.resumedFrom ?? 0), 0);
+  await placeDir(dir, final, target, options.force ?? false);
+  await fs.promises.rm(statePath, { force: true });
+  return {
+    items: done.reduce((n, r) => n + r.items, 0),
+    pages: progress.reduce((n, p) => n + p.pages, 0),
+    bytes: done.reduce((n, r) => n + r.bytes, 0),
+    path: final,
+    parts: done.map((r, i) => ({ path: path.join(final, names[i]), items: r.items })),
+    warnings: done.flatMap((r) => r.warnings),
+    ...(kept > 0 ? { resumedFrom: kept } : {}),
+  };
+}
+
+async function readDatasetState(file: string, target: string): Promise<DatasetState | undefined> {
+  let text: string;
+  try {
+    text = await fs.promises.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new OutputError(`Cannot read the saved progress of ${target}: ${(error as Error).message}.`, file, { cause: error });
+  }
+  let state: DatasetState & { seal?: unknown };
+  try {
+    state = JSON.parse(text) as DatasetState;
+    if (state?.matframeResume !== 1 || !Array.isArray(state.ranges) || typeof state.finished !== "object") throw new Error("layout");
+  } catch {
+    throw new ResumeError(`The saved progress of ${target} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
+  }
+  if (state.seal !== sealOf(state.request, { ranges: state.ranges, finished: state.finished })) {
+    throw new ResumeError(
+      `The saved progress of ${target} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
+        "Pass --restart (restart: true) to discard it and start over.",
+      file,
+    );
+  }
+  const { seal: _seal, ...rest } = state;
+  return rest;
+}
+
+/** A dataset's state file, sealed over its request, ranges and finished parts. */
+function datasetStateText(state: DatasetState): string {
+  const seal = sealOf(state.request, { ranges: state.ranges, finished: state.finished });
+  return `${JSON.stringify({ ...state, seal }, null, 1)}\n`;
+}

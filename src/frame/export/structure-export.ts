@@ -1,0 +1,264 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { StructureError, ValidationError } from "../../errors";
+import type { IterateOptions, Progress } from "../../client/config/options";
+import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
+import { standardCell, toCif, toPoscar, toSymmetrizedCif, toXyz, CELL_CHOICES, type CellChoice, type StructureRecord } from "../../structure";
+import { openAtomicFile } from "./atomic-file";
+import { openAtomicDir } from "./atomic-dir";
+import { Sink } from "./export";
+import { csvLine } from "./csv";
+import type { FrameWarning } from "../table/row-reader";
+import { reportWarnings, type WarningHandler } from "../table/warnings";
+import { checkResume, type ResumeOptions } from "./resumable";
+import { writeStructuresResumable } from "./structure-resume";
+import type { PlatformRecord } from "../../client/collection";
+
+/** The structure file formats. */
+export type StructureFormat = "poscar" | "cif" | "cif-symmetrized" | "xyz";
+export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "cif-symmetrized", "xyz"];
+
+/** Options of `exportStructures`. */
+export interface StructureExportOptions extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate">, ResumeOptions {
+  /**
+   * `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1), `"cif-symmetrized"` (the space group, its
+   * operations and the asymmetric unit, in the conventional standard cell) or `"xyz"` (extended XYZ).
+   */
+  format: StructureFormat;
+  /**
+   * The cell to write: the record's own (`"as-is"`), or the conventional or primitive standard
+   * cell of its space group (spglib's and pymatgen's, found with symprec 0.01 Å). A record
+   * without a space group is skipped with a warning. `"cif-symmetrized"` is always conventional.
+   * @default "as-is"
+   */
+  cell?: CellChoice;
+  /**
+   * xyz only: write every structure as a frame of one file at the target path instead of a
+   * directory of files.
+   * @default false
+   */
+  singleFile?: boolean;
+  /** Replace an existing target (directory or file). @default false */
+  force?: boolean;
+  /** After each page: pages, structures written so far (`items`) and bytes. */
+  onProgress?: (progress: Progress) => void;
+  /** Records skipped because their basis and lattice disagree (code `INVALID_STRUCTURE`). */
+  onWarning?: WarningHandler;
+}
+
+/** What a structure export wrote. */
+export interface StructureExportResult {
+  /** Structures written. */
+  readonly items: number;
+  /** Records skipped (see `warnings`). */
+  readonly skipped: number;
+  readonly pages: number;
+  readonly bytes: number;
+  /** The absolute path of the directory (or the single xyz file). */
+  readonly path: string;
+  readonly warnings: readonly FrameWarning[];
+  /** With `resume`: structures kept from earlier runs (included in `items`). */
+  readonly resumedFrom?: number;
+}
+
+/** A structure export, checked once before any request. */
+export interface StructureExportPlan {
+  readonly format: StructureFormat;
+  readonly cell: CellChoice;
+  readonly singleFile: boolean;
+  readonly walk: ResolvedIterateOptions;
+  /** Set when the export keeps its progress for a later run (`resume`). */
+  readonly resume?: { readonly restart: boolean };
+}
+
+/** What a structure export reads from: a collection (`client.materials`). */
+export interface StructureSource {
+  walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]>;
+  readonly source: { readonly platform: string; readonly account: string };
+}
+
+/** Only what the writers read is asked for. */
+const FIELDS = { _id: 1, name: 1, formula: 1, lattice: 1, basis: 1, "external.id": 1 } as const;
+export const WRITERS = { poscar: toPoscar, cif: toCif, "cif-symmetrized": toSymmetrizedCif, xyz: toXyz } as const;
+export const EXTENSIONS = { poscar: "vasp", cif: "cif", "cif-symmetrized": "cif", xyz: "xyz" } as const;
+
+/** The writer of a plan: its format's, of the cell it asks for. */
+export function writerOf(plan: Pick<StructureExportPlan, "format" | "cell">, format: StructureFormat = plan.format): (record: StructureRecord) => string {
+  const write = WRITERS[format];
+  return plan.cell === "as-is" ? write : (record) => write(standardCell(record, plan.cell));
+}
+
+/** Checks the options of a structure export (format, walk) once. */
+export function planStructureExport(options: StructureExportOptions): StructureExportPlan {
+  if (options === null || typeof options !== "object") throw new ValidationError("options", 'exportStructures(dir, options) needs { format: "poscar" | "cif" | "cif-symmetrized" | "xyz" }.');
+  const { format, singleFile = false, cell = "as-is", query, sort, pageSize, maxItems, paging, concurrency, signal } = options;
+  if (!STRUCTURE_FORMATS.includes(format)) {
+    throw new ValidationError("format", `format must be "poscar", "cif", "cif-symmetrized" or "xyz"; got ${JSON.stringify(format)}.`);
+  }
+  if (!CELL_CHOICES.includes(cell)) {
+    throw new ValidationError("cell", `cell must be "as-is", "conventional" or "primitive"; got ${JSON.stringify(cell)}.`);
+  }
+  if (format === "cif-symmetrized" && cell === "primitive") {
+    throw new ValidationError("cell", 'format "cif-symmetrized" writes the conventional standard cell (its operations are those of the standard setting); leave cell out, or use format "cif" for the primitive cell.');
+  }
+  if (singleFile && format !== "xyz") throw new ValidationError("singleFile", "singleFile works with format \"xyz\" only (POSCAR and CIF hold one structure per file).");
+  const walk = validateIterateOptions({ query, fields: FIELDS, sort, pageSize, maxItems, paging, concurrency, signal });
+  const resume = checkResume(options, walk);
+  if (!resume) return { format, cell, singleFile, walk };
+  return { format, cell, singleFile, walk: { ...walk, paging: "keyset", sort: { _id: 1 } }, resume };
+}
+
+/** A file-name part that is safe on every file system: letters, digits, `.`, `_`, `-`. */
+function safe(part: unknown, max = 40): string {
+  return String(part ?? "").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+|-+$/g, "").slice(0, max);
+}
+
+/** `Si_mp-149_<id>.cif`: sorts by formula, then source id; unique even where case is ignored. */
+export function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: Set<string>): string {
+  const base = [safe(record.formula) || "structure", safe(record.external?.id), safe(record._id, 64)].filter(Boolean).join("_");
+  let name = `${base}.${ext}`;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.${ext}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+/**
+ * Writes each record's structure page by page into a temporary directory beside the target,
+ * with an `index.csv` (file, _id, name, formula, atoms), and renames it to the target when every
+ * page is written: the target appears complete or not at all. Records whose basis and lattice
+ * disagree are skipped and reported with their ids.
+ */
+export async function writeStructures(
+  source: StructureSource,
+  target: string,
+  plan: StructureExportPlan,
+  options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning"> = {},
+  from: StructureSource["source"] = source.source,
+): Promise<StructureExportResult> {
+  if (plan.resume) return writeStructuresResumable(source, target, plan, options, from);
+  const pages = source.walk(plan.walk);
+  if (plan.singleFile) return writeSingleXyz(pages, target, writerOf(plan, "xyz"), options);
+  const dir = openAtomicDir(target, { force: options.force });
+  const temp = dir.tempPath;
+  const write = writerOf(plan);
+  const ext = EXTENSIONS[plan.format];
+  const taken = new Set<string>(["index.csv"]);
+  // The index streams to its file as pages arrive, so memory stays flat in the collection size.
+  // A file handle, not a stream: every write is awaited, so an abort never leaves a write in flight.
+  let index: fs.promises.FileHandle | undefined;
+  const skipped: string[] = [];
+  let items = 0;
+  let pageCount = 0;
+  let bytes = 0;
+  try {
+    index = await fs.promises.open(path.join(temp, "index.csv"), "w");
+    await index.write(INDEX_HEADER);
+    for await (const page of pages) {
+      let lines = "";
+      for (const raw of page) {
+        const record = raw as unknown as StructureRecord & { _id: string };
+        const text = structureText(write, record);
+        if (text === undefined) {
+          skipped.push(record._id);
+          continue;
+        }
+        const name = fileName(record, ext, taken);
+        await fs.promises.writeFile(path.join(temp, name), text);
+        lines += indexLine(name, record);
+        bytes += Buffer.byteLength(text);
+        items++;
+      }
+      await index.write(lines);
+      pageCount++;
+      options.onProgress?.({ pages: pageCount, items, bytes });
+    }
+    await index.close();
+    index = undefined;
+    await dir.commit();
+  } catch (error) {
+    await index?.close().catch(() => undefined);
+    await dir.abort();
+    throw error;
+  }
+  const warnings = skippedWarnings(skipped);
+  reportWarnings(warnings, options.onWarning);
+  return { items, skipped: skipped.length, pages: pageCount, bytes, path: dir.path, warnings };
+}
+
+async function writeSingleXyz(
+  pages: AsyncIterable<readonly unknown[]>,
+  target: string,
+  write: (record: StructureRecord) => string,
+  options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
+): Promise<StructureExportResult> {
+  const file = await openAtomicFile(target, { force: options.force });
+  const sink = new Sink(file.stream, target);
+  const skipped: string[] = [];
+  let items = 0;
+  let pageCount = 0;
+  let bytes = 0;
+  try {
+    for await (const page of pages) {
+      let text = "";
+      for (const raw of page) {
+        const record = raw as unknown as StructureRecord & { _id: string };
+        const frame = structureText(write, record);
+        if (frame === undefined) {
+          skipped.push(record._id);
+          continue;
+        }
+        text += frame;
+        items++;
+      }
+      await sink.write(text);
+      bytes += Buffer.byteLength(text);
+      pageCount++;
+      options.onProgress?.({ pages: pageCount, items, bytes });
+    }
+    sink.check();
+    await file.commit();
+  } catch (error) {
+    await file.abort();
+    throw error;
+  } finally {
+    sink.release();
+  }
+  const warnings = skippedWarnings(skipped);
+  reportWarnings(warnings, options.onWarning);
+  return { items, skipped: skipped.length, pages: pageCount, bytes, path: file.path, warnings };
+}
+
+/** The first line of a structure directory's index.csv. */
+export const INDEX_HEADER = csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n";
+
+/** One index.csv line: the file and what it holds. */
+export function indexLine(name: string, record: StructureRecord & { _id: string }): string {
+  return csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n";
+}
+
+/** A record's structure file text, or undefined when its basis and lattice disagree (the record is skipped). */
+export function structureText(write: (record: StructureRecord) => string, record: StructureRecord): string | undefined {
+  try {
+    return write(record);
+  } catch (error) {
+    if (!(error instanceof StructureError)) throw error;
+    return undefined;
+  }
+}
+
+/** The warning for skipped records: `count` of them, the first of whose ids are `ids`. */
+export function skippedWarnings(ids: readonly string[], count = ids.length): FrameWarning[] {
+  if (count === 0) return [];
+  const shown = ids.slice(0, 10);
+  return [
+    {
+      code: "INVALID_STRUCTURE",
+      path: "basis",
+      rows: count,
+      ids: shown,
+      message:
+        `${count} material(s) skipped: their basis and lattice disagree (counts, ids or units), or, for a standard cell or a symmetrized CIF, ` +
+        `no space group was found, e.g. ${shown.join(", ")}${count > shown.length ? ", ..." : ""}. toPoscar(record) or symmetryOf(record) names the problem.`,
+    },
+  ];
+}

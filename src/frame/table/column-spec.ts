@@ -1,0 +1,225 @@
+import { FORBIDDEN_KEYS, type Fields } from "../../schemas";
+import { ValidationError } from "../../errors";
+import { unitFields } from "./units";
+
+/**
+ * The columns a table gets when none are named: identity, composition, the computational method,
+ * the lattice lengths (Å) and the two derived properties every material carries (Å³, g/cm³).
+ */
+export const DEFAULT_COLUMNS: readonly string[] = Object.freeze([
+  "_id",
+  "name",
+  "formula",
+  "method.type",
+  "method.subtype",
+  "lattice.a",
+  "lattice.b",
+  "lattice.c",
+  "derivedProperties.volume",
+  "derivedProperties.density",
+]);
+
+/**
+ * Arrays of `{ name, value, ... }` entries, which columns pick from by name
+ * (`derivedProperties.volume`). A projection cannot select one entry by name, so a column
+ * under one of these fetches the whole array; under any other array a name cannot match.
+ */
+const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"]);
+
+/**
+ * Named entries that come one per key (`elemental_ratio` per `element`, `p-norm` per `degree`):
+ * a column names the key after the name (`derivedProperties.elemental_ratio.Si`,
+ * `derivedProperties.p-norm.2`) and reads that entry's `value`.
+ */
+const KEYED_ENTRIES: Readonly<Record<string, string>> = Object.freeze({ elemental_ratio: "element", "p-norm": "degree" });
+
+/** The field that tells apart the entries of a keyed named entry (`"element"` for `elemental_ratio`), if it is one. */
+export function keyedEntryField(name: string): string | undefined {
+  return Object.hasOwn(KEYED_ENTRIES, name) ? KEYED_ENTRIES[name] : undefined;
+}
+
+/**
+ * Columns matframe computes in the client from a record's `lattice` and `basis` (fetched by the
+ * projection), for records without the platform's derived properties. The `matframe:` prefix
+ * keeps them apart from every platform field: no platform field name has a colon.
+ */
+export const COMPUTED_COLUMNS: Readonly<Record<string, "spaceGroupNumber" | "spaceGroupSymbol" | "crystalSystem" | "pointGroup">> = Object.freeze({
+  "matframe:spaceGroupNumber": "spaceGroupNumber",
+  "matframe:spaceGroupSymbol": "spaceGroupSymbol",
+  "matframe:crystalSystem": "crystalSystem",
+  "matframe:pointGroup": "pointGroup",
+});
+
+const COMPUTED_PREFIX = "matframe:";
+
+/** The token that leaves `_id` out of a table on purpose (as `_id: 0` does in a projection). */
+const EXCLUDE_ID = "-_id";
+
+/** A method column reads one half of a method object, which is checked before either half is used. */
+export interface MethodPart {
+  /** Dotted path of the method object, e.g. `"method"` or `"model.method"`. */
+  readonly path: string;
+  readonly segments: readonly string[];
+  readonly part: "type" | "subtype";
+}
+
+/** One output column: its name and where its value comes from. */
+export interface ColumnDef {
+  readonly name: string;
+  /** The dotted path split into segments. */
+  readonly segments: readonly string[];
+  /** Set when the column is `<path>.type` or `<path>.subtype` of a method object. */
+  readonly method?: MethodPart;
+  /** Index of the segment that picks an entry of a named-entry array by name, if any. */
+  readonly namedEntryAt?: number;
+  /** Set for a computed column (`matframe:spaceGroupSymbol`): the symmetry field it shows. */
+  readonly computed?: (typeof COMPUTED_COLUMNS)[string];
+}
+
+/** A validated column list and the projection that fetches exactly what it needs. */
+export interface ColumnPlan {
+  /** Output column names, in order. */
+  readonly names: readonly string[];
+  readonly columns: readonly ColumnDef[];
+  /** The projection `fields` to send: parents collapse their children. */
+  readonly fields: Fields;
+}
+
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** Whether a path segment is an array index such as `0` in `tags.0`. */
+export function isIndexSegment(segment: string): boolean {
+  return INDEX.test(segment);
+}
+
+/**
+ * Validates dotted column paths and derives the output columns and projection fields.
+ *
+ * - `_id` comes first unless the list names it elsewhere or contains `"-_id"`.
+ * - A path ending in `method` (`method`, `model.method`) becomes `<path>.type` and `<path>.subtype`.
+ * - Repeated columns are kept once, at their first position.
+ *
+ * @param columns dotted paths; `undefined` means {@link DEFAULT_COLUMNS}.
+ * @param options `units`: also fetch the fields that hold the columns' units (see `ReadOptions.units`).
+ * @throws ValidationError (`option: "columns"`) for an empty list or a malformed path.
+ * @example planColumns(["formula", "lattice.a", "lattice"]).fields // { _id: 1, formula: 1, lattice: 1 }
+ * @example planColumns(["formula", "-_id"]).names // ["formula"]
+ */
+export function planColumns(columns?: readonly string[], options: { units?: boolean } = {}): ColumnPlan {
+  const requested = columns ?? DEFAULT_COLUMNS;
+  if (!Array.isArray(requested)) {
+    throw new ValidationError("columns", "columns must be an array of dotted paths, e.g. [\"formula\", \"lattice.a\"].");
+  }
+  const excludeId = requested.includes(EXCLUDE_ID);
+  const names: string[] = [];
+  for (const column of requested) {
+    if (column === EXCLUDE_ID) continue;
+    for (const name of expandMethod(checkPath(column))) {
+      if (name === "_id" && excludeId) {
+        throw new ValidationError("columns", `columns name both "_id" and "${EXCLUDE_ID}"; keep one.`);
+      }
+      if (!names.includes(name)) names.push(name);
+    }
+  }
+  if (names.length === 0) {
+    throw new ValidationError("columns", "columns must name at least one column, e.g. [\"formula\"].");
+  }
+  if (!excludeId && !names.includes("_id")) names.unshift("_id");
+  const defs = names.map(toColumnDef);
+  return { names, columns: defs, fields: deriveFields(defs, options.units ? defs.flatMap(unitFields) : []) };
+}
+
+function checkPath(column: unknown): string {
+  if (typeof column !== "string" || column.length === 0) {
+    throw new ValidationError("columns", `Each column must be a non-empty dotted path such as "lattice.a"; got ${JSON.stringify(column)}.`);
+  }
+  if (column.startsWith(COMPUTED_PREFIX)) {
+    if (!Object.hasOwn(COMPUTED_COLUMNS, column)) {
+      throw new ValidationError("columns", `Column "${column}" is not one of the computed columns (${Object.keys(COMPUTED_COLUMNS).join(", ")}).`);
+    }
+    return column;
+  }
+  if (column.trim() !== column) {
+    throw new ValidationError("columns", `Column "${column}" has leading or trailing spaces; remove them.`);
+  }
+  const segments = column.split(".");
+  for (const segment of segments) {
+    if (segment.length === 0) {
+      throw new ValidationError("columns", `Column "${column}" has an empty segment; write paths like "lattice.a".`);
+    }
+    if (segment.startsWith("$")) {
+      throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name; use the field's own name, e.g. "lattice.a".`);
+    }
+    if (FORBIDDEN_KEYS.has(segment)) {
+      throw new ValidationError(
+        "columns",
+        `Column "${column}" names "${segment}", which the platform refuses as a field name; remove it and name the field you want, e.g. "formula".`,
+      );
+    }
+  }
+  // A record is an object, so its first segment is a field name; this also keeps a column dict's
+  // key order equal to the column order (integer-like keys would sort first).
+  if (isIndexSegment(segments[0])) {
+    throw new ValidationError("columns", `Column "${column}" starts with an array index; start with a field name.`);
+  }
+  return column;
+}
+
+function expandMethod(path: string): string[] {
+  const segments = path.split(".");
+  return segments[segments.length - 1] === "method" ? [`${path}.type`, `${path}.subtype`] : [path];
+}
+
+/**
+ * Index of the segment that names an entry of a named-entry array (`volume` in
+ * `derivedProperties.volume`), or undefined. Decided here once, for both the getter and the
+ * projection, so the two cannot disagree.
+ */
+export function namedEntryIndex(segments: readonly string[]): number | undefined {
+  for (let i = 1; i < segments.length; i++) {
+    if (isIndexSegment(segments[i - 1])) return undefined;
+    if (NAMED_ENTRY_ARRAYS.includes(segments.slice(0, i).join("."))) return isIndexSegment(segments[i]) ? undefined : i;
+  }
+  return undefined;
+}
+
+function toColumnDef(name: string): ColumnDef {
+  if (Object.hasOwn(COMPUTED_COLUMNS, name)) return { name, segments: [name], computed: COMPUTED_COLUMNS[name] };
+  const segments = name.split(".");
+  const namedEntryAt = namedEntryIndex(segments);
+  const named = namedEntryAt === undefined ? {} : { namedEntryAt };
+  const last = segments[segments.length - 1];
+  if (segments.length >= 2 && segments[segments.length - 2] === "method" && (last === "type" || last === "subtype")) {
+    const methodSegments = segments.slice(0, -1);
+    return { name, segments, method: { path: methodSegments.join("."), segments: methodSegments, part: last }, ...named };
+  }
+  return { name, segments, ...named };
+}
+
+/** The part of a column's path a projection can name: up to an array index or a named-entry array. */
+function fieldPath(def: ColumnDef): string {
+  // The whole method object is fetched: checking it needs both halves and any extra keys.
+  const segments = def.method ? def.method.segments : def.segments;
+  const kept: string[] = [];
+  for (let i = 0; i < segments.length && i !== def.namedEntryAt; i++) {
+    if (isIndexSegment(segments[i])) break;
+    kept.push(segments[i]);
+  }
+  return kept.join(".");
+}
+
+function deriveFields(defs: readonly ColumnDef[], extra: readonly string[] = []): Fields {
+  const own = defs.flatMap((def) => (def.computed ? ["lattice", "basis"] : [fieldPath(def)]));
+  const paths = [...new Set([...own, ...extra])].sort();
+  // `_id` is fetched even when its column is left out: it is short, paging needs it, and
+  // warnings name rows by it.
+  const fields: Fields = { _id: 1 };
+  // Sorted, a parent precedes its children, so one pass drops every path under a kept one.
+  const kept: string[] = [];
+  for (const path of paths) {
+    if (kept.some((parent) => path.startsWith(`${parent}.`))) continue;
+    kept.push(path);
+    fields[path] = 1;
+  }
+  return fields;
+}

@@ -1,0 +1,55 @@
+// The only module that touches danfojs-node's types. Nothing public re-exports from here, so
+// matframe's published .d.ts never names danfojs-node (an optional peer): see dataframe.ts.
+import type * as DanfoModule from "danfojs-node";
+import type { BuiltColumns } from "./column-builder";
+import type { DataFrame, GroupBy, Series } from "./dataframe";
+import { MissingDependencyError } from "../../errors";
+import { patchFrameClass } from "./frame-display";
+
+type Danfo = typeof DanfoModule;
+
+// Compile-time proof that danfo's classes have every member our structural types promise.
+type Assert<T extends true> = T;
+export type DanfoFrameFits = Assert<InstanceType<Danfo["DataFrame"]> extends DataFrame ? true : false>;
+export type DanfoSeriesFits = Assert<InstanceType<Danfo["Series"]> extends Series ? true : false>;
+export type DanfoGroupByFits = Assert<ReturnType<InstanceType<Danfo["DataFrame"]>["groupby"]> extends GroupBy ? true : false>;
+
+let danfo: Danfo | undefined;
+
+/**
+ * Loads danfojs-node on first use only: its import alone costs 1-1.6 s and ~90 MiB (issue 4),
+ * which a client that never asks for a DataFrame should not pay.
+ * @throws MissingDependencyError when danfojs-node is not installed.
+ */
+export function loadDanfo(): Danfo {
+  if (danfo) return danfo;
+  try {
+    danfo = require("danfojs-node") as Danfo;
+    patchFrameClass(danfo.DataFrame);
+  } catch (error) {
+    const missing =
+      (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");
+    if (missing) {
+      throw new MissingDependencyError("danfojs-node", "A DataFrame", {
+        cause: error,
+        // danfojs-node 1.2.0 does not install as published (an xlsx tarball from a CDN, a native
+        // TensorFlow download); the README's DataFrames section has the overrides that fix it.
+        hint: 'Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s README.',
+      });
+    }
+    throw error;
+  }
+  return danfo;
+}
+
+/**
+ * Builds the DataFrame once, from the built rows (cell arrays in column order, never row objects:
+ * danfo maps those by key position, so a row with reordered or missing keys would land in the
+ * wrong columns) with explicit names and dtypes, in danfo's low-memory mode, which skips keeping
+ * a second, transposed copy. danfo keeps the rows as given.
+ */
+export function frameFromColumns(built: BuiltColumns): DataFrame {
+  const { DataFrame } = loadDanfo();
+  const options = { columns: [...built.names], dtypes: [...built.dtypes], config: { lowMemoryMode: true } };
+  return new DataFrame(built.table, options);
+}

@@ -1,0 +1,52 @@
+import { badRequest, notFound } from "../http/http-errors";
+import { makeFieldSelector, parseProjection } from "../query/projection";
+import { validateQuery } from "../query/query-filter";
+import type { Reply, RequestInfo, ServerState } from "./reply";
+import { matchesValidator, notModified, readValidator, successRecords, successValidated } from "./reply";
+import { requireSession } from "./auth-handlers";
+import { parseJsonParam } from "../http/request-input";
+import { findVisible } from "../records/visible-find";
+import { readableRecord } from "./write-handlers";
+
+/** Parameters some clients put at the top level; the API wants them inside `projection`. */
+const MISPLACED_PARAMS = ["fields", "sort", "skip", "limit"];
+
+/** An absent parameter means `{}`; an explicit `null` is still refused as not an object. */
+function orEmpty(value: unknown): unknown {
+  return value === undefined ? {} : value;
+}
+
+/** GET /materials?query=...&projection=... */
+export async function handleListMaterials(info: RequestInfo, state: ServerState): Promise<Reply> {
+  const caller = requireSession(info, state);
+  for (const name of MISPLACED_PARAMS) {
+    if (info.params.has(name)) {
+      throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
+    }
+  }
+  // The caller sees the served materials and their own records, in one order.
+  const own = state.written.storeOf(caller._id);
+  const query = validateQuery(
+    orEmpty(parseJsonParam(info.params, "query")),
+    Math.max(state.store.longestString, own?.longestString ?? 0),
+  );
+  const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
+  // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
+  const etag = readValidator(info, state, caller._id);
+  if (matchesValidator(info, etag)) return notModified(etag);
+  const records = await findVisible(state.store, own, { query, sort: options.sort, skip: options.skip, limit: options.limit });
+  const whole = Object.keys(options.fields).length === 0;
+  return successRecords(records, state, etag, whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) });
+}
+
+/** GET /materials/<id> (optionally with projection={"fields": ...}). */
+export async function handleGetMaterial(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
+  const caller = requireSession(info, state);
+  const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
+  const etag = readValidator(info, state, caller._id);
+  // Another account's record is as unknown as a missing one.
+  const record = readableRecord(state, caller, id);
+  if (!record) throw notFound(`No material has the id "${id.slice(0, 100)}"; list ids with GET /materials.`);
+  if (matchesValidator(info, etag)) return notModified(etag);
+  return successValidated(makeFieldSelector(options.fields)(record), etag);
+}

@@ -1,0 +1,89 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { AuthRegistry } from "../auth/auth";
+import type { LoginThrottle } from "../auth/login-throttle";
+import type { Owner } from "../records/owners";
+import type { RecordProjection, SerializedRecords } from "../http/serialized";
+import type { MaterialStore } from "../records/store";
+import type { WrittenRecords } from "../records/written-records";
+import type { SymmetryThread } from "../records/symmetry-thread";
+
+/** What a handler answers; the server serialises it as JSON. */
+export interface Reply {
+  status: number;
+  body: unknown;
+  /** The body already serialised (as JSON.stringify would write `body`), when a handler has it. */
+  json?: Buffer;
+  headers?: Record<string, string>;
+  /**
+   * A read of records: its strong validator (without the coding suffix), sent as the ETag with
+   * `Cache-Control: private, no-cache`. With status 304 the reply has no body: the request's
+   * `If-None-Match` named this validator.
+   */
+  etag?: string;
+}
+
+/** Everything a handler needs besides the request. */
+export interface ServerState {
+  /** The served materials (bundled, --data, synthetic): read-only, owned by `publicOwner`. */
+  store: MaterialStore;
+  /** Records accounts wrote through the API (in memory, or kept in LMDB with --store). */
+  written: WrittenRecords;
+  publicOwner: Readonly<Owner>;
+  auth: AuthRegistry;
+  throttle: LoginThrottle;
+  /** Space groups of written structures, found off the event loop within a time budget. */
+  symmetry: SymmetryThread;
+  /** Whole records' JSON, kept for answers that send records whole. */
+  serialized: SerializedRecords;
+}
+
+/** One request, split once into what handlers use. */
+export interface RequestInfo {
+  req: IncomingMessage;
+  method: string;
+  /** The path after the version prefix, e.g. `/materials`. */
+  route: string;
+  params: Map<string, string>;
+}
+
+export function success(data: unknown): Reply {
+  return { status: 200, body: { status: "success", data } };
+}
+
+/**
+ * The validator of a read: a hash of what decides its answer, namely the request (path and
+ * query string), the account, and the version of that account's records (which changes with
+ * every write of theirs and every start of the server; the served materials never change while
+ * it runs). Computed before any record is looked at, so that a revalidation costs no scan and a
+ * write during a read leaves that read's tag obsolete, never pointing at newer data.
+ */
+export function readValidator(info: RequestInfo, state: ServerState, accountId: string): string {
+  return createHash("sha256")
+    .update(`${state.written.versionFor(accountId)}\n${accountId}\n${info.req.url ?? ""}`)
+    .digest("base64url")
+    .slice(0, 32);
+}
+
+/** Whether `If-None-Match` names this validator (in any coding's tag, or `*`). */
+export function matchesValidator(info: RequestInfo, etag: string): boolean {
+  const header = info.req.headers["if-none-match"];
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "").replace(/-(gzip|br)$/, "") === etag);
+}
+
+/** The answer to a read whose `If-None-Match` matched: 304, no body. */
+export function notModified(etag: string): Reply {
+  return { status: 304, body: undefined, etag };
+}
+
+/** A successful read of records, which clients may keep and revalidate by `etag`. */
+export function successValidated(data: unknown, etag: string): Reply {
+  return { status: 200, body: { status: "success", data }, etag };
+}
+
+/** A successful read of records, whole or projected, sent from their kept JSON. */
+export function successRecords(records: readonly Record<string, unknown>[], state: ServerState, etag: string, projection?: RecordProjection): Reply {
+  return { status: 200, body: undefined, json: state.serialized.successBody(records, projection), etag };
+}

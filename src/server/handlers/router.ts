@@ -1,0 +1,77 @@
+import { API_PREFIX, API_VERSION } from "../../schemas";
+import { handleLogin, handleLogout } from "./auth-handlers";
+import { badRequest, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
+import { handleGetMaterial, handleListMaterials } from "./materials-handlers";
+import type { Reply, RequestInfo, ServerState } from "./reply";
+import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
+import { MAX_URL_LENGTH, parseParams } from "../http/request-input";
+import type { IncomingMessage } from "node:http";
+
+const ENDPOINTS =
+  `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
+  `GET|PATCH|DELETE ${API_PREFIX}/materials/<id>, PUT ${API_PREFIX}/materials/create, ` +
+  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import`;
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest("The request path has a malformed percent-escape.");
+  }
+}
+
+/** Splits the URL, checks the version segment and dispatches to the endpoint's handler. */
+export async function routeRequest(req: IncomingMessage, state: ServerState): Promise<Reply> {
+  const url = req.url ?? "/";
+  if (url.length > MAX_URL_LENGTH) throw uriTooLong(MAX_URL_LENGTH);
+  const queryStart = url.indexOf("?");
+  const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
+  const search = queryStart === -1 ? "" : url.slice(queryStart + 1);
+  const segments = rawPath.split("/").slice(1).map(decodeSegment);
+  if (segments.length > 1 && segments[segments.length - 1] === "") segments.pop(); // trailing slash
+  if (segments[0] !== "api" || segments.length < 2) {
+    throw notFound(`Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${ENDPOINTS}.`);
+  }
+  if (segments[1] !== API_VERSION) {
+    throw notFound(
+      `API version "${segments[1].slice(0, 40)}" is not supported; this server speaks ${API_VERSION} (use ${API_PREFIX}/...).`,
+    );
+  }
+  const method = req.method ?? "GET";
+  const rest = segments.slice(2);
+  const route = `/${rest.join("/")}`;
+  const info = (): RequestInfo => ({ req, method, route, params: parseParams(search, "query string") });
+  const allow = (...methods: string[]) => {
+    if (!methods.includes(method)) throw methodNotAllowed(method, `${API_PREFIX}${route}`, methods);
+  };
+  if (rest.length === 1 && rest[0] === "login") {
+    allow("POST");
+    return handleLogin(info(), state);
+  }
+  if (rest.length === 1 && rest[0] === "logout") {
+    allow("GET", "POST");
+    return handleLogout(info(), state);
+  }
+  if (rest[0] === "materials" && rest.length === 1) {
+    allow("GET");
+    return handleListMaterials(info(), state);
+  }
+  // "create" and "import" are verbs only with their methods: GET /materials/create is still an id.
+  if (rest[0] === "materials" && rest.length === 2 && rest[1] === "create" && method === "PUT") {
+    return handleCreate(info(), state);
+  }
+  if (rest[0] === "materials" && rest.length === 2 && rest[1] === "import" && method === "POST") {
+    return handleImport(info(), state);
+  }
+  if (rest[0] === "materials" && rest.length === 2 && rest[1] !== "") {
+    allow("GET", "PATCH", "DELETE");
+    if (method === "PATCH") return handleUpdate(info(), state, rest[1]);
+    if (method === "DELETE") return handleDelete(info(), state, rest[1]);
+    return handleGetMaterial(info(), state, rest[1]);
+  }
+  if (rest[0] === "materials" && rest.length === 3 && rest[1] !== "" && rest[2] === "copy") {
+    allow("POST");
+    return handleCopy(info(), state, rest[1]);
+  }
+  throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${ENDPOINTS}.`);
+}

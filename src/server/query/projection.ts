@@ -1,0 +1,146 @@
+import { DEFAULT_LIMIT, MAX_LIMIT, Projection, type Fields } from "../../schemas";
+import { badRequest } from "../http/http-errors";
+import { checkPath, describe } from "./query-filter";
+
+/** One sort key: a dotted path and a direction. */
+export interface SortKey {
+  path: string;
+  direction: 1 | -1;
+}
+
+/** A `projection` parameter after validation, with defaults filled in. */
+export interface ListOptions {
+  fields: Fields;
+  sort: SortKey[];
+  skip: number;
+  limit: number;
+}
+
+/** Most sort keys one request may use. */
+const MAX_SORT_KEYS = 16;
+/** Most field paths one request may name. */
+const MAX_FIELDS = 200;
+
+const PROJECTION_HINTS: Record<string, string> = {
+  fields: 'projection.fields must map dotted paths to 1 (include) or 0 (exclude), e.g. {"formula": 1, "lattice.a": 1}.',
+  sort: 'projection.sort must map dotted paths to 1 (ascending) or -1 (descending), e.g. {"formula": 1}.',
+  skip: "projection.skip must be a non-negative integer (default 0).",
+  limit: `projection.limit must be an integer from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`,
+};
+
+/**
+ * Validates the `projection` query parameter (shape from the shared `Projection` schema) and
+ * fills in the defaults: no field selection, `_id` order, skip 0, limit 50.
+ */
+export function parseProjection(value: unknown): ListOptions {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw badRequest(`projection must be a JSON object such as {"limit": 10}, not ${describe(value)}.`);
+  }
+  // Every path of fields and sort is checked here, on the raw JSON: zod's record parsing drops a
+  // "__proto__" key instead of reporting it.
+  for (const [key, inner] of Object.entries(value)) {
+    checkPath(key, "projection");
+    if (typeof inner === "object" && inner !== null) {
+      for (const path of Object.keys(inner)) checkPath(path, `projection.${key}`);
+    }
+  }
+  const parsed = Projection.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue.code === "unrecognized_keys") {
+      throw badRequest(`projection has unknown key(s) ${issue.keys.join(", ")}; allowed: fields, sort, skip, limit.`);
+    }
+    throw badRequest(PROJECTION_HINTS[String(issue.path[0])] ?? `projection is not valid: ${issue.message}.`);
+  }
+  const { fields = {}, sort = {}, skip = 0, limit = DEFAULT_LIMIT } = parsed.data;
+  checkFields(fields);
+  const sortEntries = Object.entries(sort);
+  if (sortEntries.length > MAX_SORT_KEYS) throw badRequest(`projection.sort has more than ${MAX_SORT_KEYS} keys.`);
+  if (!Number.isSafeInteger(skip)) throw badRequest(PROJECTION_HINTS.skip);
+  return { fields, sort: sortEntries.map(([path, direction]) => ({ path, direction })), skip, limit };
+}
+
+function checkFields(fields: Fields): void {
+  const entries = Object.entries(fields);
+  if (entries.length > MAX_FIELDS) throw badRequest(`projection.fields names more than ${MAX_FIELDS} paths.`);
+  const modes = new Set(entries.filter(([path]) => path !== "_id").map(([, flag]) => flag));
+  if (modes.size > 1) {
+    throw badRequest(
+      'projection.fields mixes inclusion (1) and exclusion (0); use one or the other (only "_id": 0 may be combined with inclusion).',
+    );
+  }
+}
+
+/** A tree of dotted paths: `true` marks a selected path, an object its selected children. */
+type PathTree = { [key: string]: PathTree | true };
+
+function buildTree(paths: string[]): PathTree {
+  // Nodes without a prototype: a field named "toString.x" must find nothing inherited to descend
+  // into (it would otherwise write "x" onto Object.prototype.toString).
+  const root: PathTree = Object.create(null) as PathTree;
+  // Shorter paths first, so "a" wins over "a.b" whichever order they were given in.
+  for (const path of [...paths].sort((x, y) => x.length - y.length)) {
+    let node = root;
+    const segments = path.split(".");
+    for (let i = 0; i < segments.length; i += 1) {
+      const existing = node[segments[i]];
+      if (existing === true) break;
+      if (i === segments.length - 1) node[segments[i]] = true;
+      else node = existing ?? (node[segments[i]] = Object.create(null) as PathTree);
+    }
+  }
+  return root;
+}
+
+const hasOwn = (value: object, key: string) => Object.prototype.hasOwnProperty.call(value, key);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function include(value: unknown, tree: PathTree | true): unknown {
+  if (tree === true) return value;
+  if (Array.isArray(value)) {
+    // As MongoDB does: a path into an array applies to each object in it; scalars are dropped.
+    return value.filter(isPlainObject).map((item) => include(item, tree));
+  }
+  if (!isPlainObject(value)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, subtree] of Object.entries(tree)) {
+    if (!hasOwn(value, key)) continue;
+    const selected = include(value[key], subtree);
+    if (selected !== undefined) out[key] = selected;
+  }
+  return out;
+}
+
+function exclude(value: unknown, tree: PathTree): unknown {
+  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? exclude(item, tree) : item));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const subtree = hasOwn(tree, key) ? tree[key] : undefined;
+    if (subtree === true) continue;
+    out[key] = subtree === undefined ? item : exclude(item, subtree);
+  }
+  return out;
+}
+
+/**
+ * Builds the function that applies `fields` to a record: inclusion (`{a: 1}`) or exclusion
+ * (`{a: 0}`) on dotted paths, `_id` kept unless `_id: 0`. Records are never modified.
+ */
+export function makeFieldSelector(fields: Fields): (record: Record<string, unknown>) => Record<string, unknown> {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return (record) => record;
+  const keepId = fields._id !== 0;
+  const included = entries.filter(([path, flag]) => flag === 1 && path !== "_id").map(([path]) => path);
+  if (included.length > 0) {
+    const tree = buildTree(keepId ? ["_id", ...included] : included);
+    return (record) => include(record, tree) as Record<string, unknown>;
+  }
+  const excluded = entries.filter(([path, flag]) => flag === 0 && (path !== "_id" || !keepId)).map(([p]) => p);
+  if (excluded.length === 0) return keepId ? (record) => ({ _id: record._id }) : () => ({});
+  const tree = buildTree(excluded);
+  return (record) => exclude(record, tree) as Record<string, unknown>;
+}

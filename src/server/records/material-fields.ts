@@ -1,0 +1,45 @@
+import { StructureError } from "../../errors";
+import { cellVolume, fromCif, fromPoscar, platformDerivedProperties, structureOf, type StructureRecord } from "../../structure";
+import { compositionOf } from "../../structure/composition";
+import { badRequest } from "../http/http-errors";
+
+/** Import formats, as the platform's `POST /materials/import` names them. */
+export const IMPORT_FORMATS = ["poscar", "cif"] as const;
+
+/**
+ * `formula`, `unitCellFormula` and `derivedProperties` (the platform's five: volume, density,
+ * symmetry, elemental ratios, p-norms) of a record with a `lattice` and `basis`, given the space
+ * group's symbol found for it (`null`: none, no `symmetry` entry; see symmetry-thread.ts).
+ * Throws a 400 with the structure reader's message when the two do not make a structure.
+ */
+export function computedFields(record: StructureRecord, what: string, spaceGroupSymbol: string | null): Record<string, unknown> {
+  try {
+    const structure = structureOf(record);
+    const { formula, unitCellFormula } = compositionOf(structure.sites.map((site) => site.element));
+    const volume = Math.abs(cellVolume(structure.cell));
+    if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).");
+    return { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record, { spaceGroupSymbol }) };
+  } catch (error) {
+    if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`${what}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Whether a record carries a structure (both `lattice` and `basis`) to compute fields from. */
+export function hasStructure(record: Record<string, unknown>): boolean {
+  return record.lattice !== undefined && record.basis !== undefined;
+}
+
+/** A material's structure fields from a POSCAR or CIF text: lattice (with vectors), basis, formulas (the derived properties follow on write). */
+export function parseStructureFile(content: string, format: (typeof IMPORT_FORMATS)[number]): Record<string, unknown> & { name: string } {
+  let parsed;
+  try {
+    parsed = format === "poscar" ? fromPoscar(content) : fromCif(content);
+  } catch (error) {
+    // RangeError: the cell arithmetic's word for a cell no structure has (a flat cell).
+    if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`The ${format.toUpperCase()} content cannot be read: ${error.message}`);
+    throw error;
+  }
+  const { name, lattice, basis } = parsed;
+  return { name, lattice, basis, ...computedFields({ lattice, basis }, `The ${format.toUpperCase()} content`, null) };
+}

@@ -1,0 +1,173 @@
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync } from "node:fs";
+import { describeOwner, releasePidLock, takePidLock } from "../../pid-lock";
+import { checkLmdbFile } from "./lmdb-file";
+import * as path from "node:path";
+import { DatasetError, MissingDependencyError, ServerOptionsError } from "../../errors";
+import type { StoredRecord } from "./store";
+
+/**
+ * Where written records are kept: in memory only, or in an embedded database (LMDB) with
+ * `--store DIR`. Each `put` or `remove` is one transaction, resolved only once committed to disk,
+ * so a `kill -9` leaves every acknowledged write whole and no write half-applied.
+ */
+export interface RecordBackend {
+  /** Every record kept, read once at start. */
+  load(): StoredRecord[];
+  put(record: StoredRecord): Promise<void>;
+  remove(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Without `--store`: writes live as long as the process. */
+export class MemoryBackend implements RecordBackend {
+  load(): StoredRecord[] {
+    return [];
+  }
+  async put(): Promise<void> {}
+  async remove(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+/** The file inside the store directory (LMDB keeps a `-lock` file beside it). */
+export const STORE_FILE = "materials.mdb";
+
+interface LmdbDatabase {
+  put(key: string, value: unknown): Promise<boolean>;
+  remove(key: string): Promise<boolean>;
+  getRange(options?: object): Iterable<{ key: unknown; value: unknown }>;
+  close(): Promise<void>;
+}
+
+type LmdbOpen = (options: Record<string, unknown>) => LmdbDatabase;
+
+function loadLmdb(): LmdbOpen {
+  try {
+    // Loaded only with --store: an optional peer dependency with a native binary.
+    return (require("lmdb") as { open: LmdbOpen }).open;
+  } catch (error) {
+    throw new MissingDependencyError("lmdb", "matframe serve --store (keeping written records on disk)", {
+      cause: error,
+      hint: "Without --store, written records live in memory until the server stops.",
+    });
+  }
+}
+
+/** Records in LMDB, one JSON value per `_id`. */
+export class LmdbBackend implements RecordBackend {
+  private constructor(
+    private readonly db: LmdbDatabase,
+    private readonly file: string,
+    private readonly lock: string,
+  ) {}
+
+  /** Opens (creating it if needed) the store in `dir`. */
+  static open(dir: string): LmdbBackend {
+    const open = loadLmdb();
+    preparePrivateDirectory(dir);
+    const file = path.join(dir, STORE_FILE);
+    const lock = takeStoreLock(dir);
+    try {
+      // A damaged file is refused here, with a message: LMDB maps it into memory and would die of
+      // a signal (SIGSEGV, SIGBUS) on the first page that is not there.
+      checkLmdbFile(file);
+      // The store holds every account's records: its files are the owner's only, created so
+      // before LMDB opens them (it would create them with the umask's 0644).
+      for (const name of [STORE_FILE, `${STORE_FILE}-lock`]) createPrivate(path.join(dir, name));
+      // JSON values (not msgpack) so the file holds the records as the API shows them.
+      return new LmdbBackend(open({ path: file, encoding: "json", compression: false }), file, lock);
+    } catch (error) {
+      releasePidLock(lock);
+      if (error instanceof ServerOptionsError) throw error;
+      throw new ServerOptionsError(`Cannot open the store ${file}: ${(error as Error).message}. Is it an LMDB store matframe wrote?`);
+    }
+  }
+
+  load(): StoredRecord[] {
+    const records: StoredRecord[] = [];
+    try {
+      for (const { key, value } of this.db.getRange()) {
+        const record = value as StoredRecord;
+        if (typeof key !== "string" || typeof record !== "object" || record === null || record._id !== key) {
+          throw new DatasetError(`The store ${this.file} holds an entry that is not a record (key ${JSON.stringify(key)}).`);
+        }
+        records.push(record);
+      }
+    } catch (error) {
+      if (error instanceof DatasetError) throw error;
+      throw new DatasetError(`Cannot read the store ${this.file}: ${(error as Error).message}.`);
+    }
+    return records;
+  }
+
+  async put(record: StoredRecord): Promise<void> {
+    await this.db.put(record._id, record);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.db.remove(id);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+    releasePidLock(this.lock);
+  }
+}
+
+/** The file that marks a store as open by one server: its process id. */
+export const STORE_LOCK = "matframe-serve.lock";
+
+/**
+ * One server per store: each keeps the written records in memory too, so a second server on the
+ * same directory would neither see the first one's writes nor be seen. A lock left by a server
+ * that was killed (its process is gone) is taken over.
+ */
+function takeStoreLock(dir: string): string {
+  const lock = path.join(dir, STORE_LOCK);
+  let held;
+  try {
+    held = takePidLock(lock);
+  } catch (error) {
+    throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`);
+  }
+  if (!held.taken) {
+    throw new ServerOptionsError(
+      `The store ${dir} is in use by another matframe serve (${describeOwner(held.owner)}); stop that one, or give this server another --store. ` +
+        `If no server uses it (that host is gone), remove ${path.join(dir, STORE_LOCK)}.`,
+    );
+  }
+  return lock;
+}
+
+/**
+ * Creates the store directory 0700, or checks an existing one: a directory others can write is
+ * refused (they could plant the lock or the data file), and one others can read is tightened.
+ */
+function preparePrivateDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
+  }
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) throw new ServerOptionsError(`The store ${dir} is a symbolic link; give --store the real directory.`);
+  if (process.platform === "win32") return;
+  if ((stat.mode & 0o022) !== 0) {
+    throw new ServerOptionsError(
+      `The store directory ${dir} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); matframe will not keep records there. ` +
+        `Run \`chmod 700 ${dir}\`, or give --store a directory of your own.`,
+    );
+  }
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, stat.mode & 0o700);
+}
+
+/** Creates `file` 0600 if it is missing (never through a symlink), or makes an existing one 0600. */
+function createPrivate(file: string): void {
+  try {
+    closeSync(openSync(file, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const stat = lstatSync(file);
+    if (!stat.isFile()) throw new ServerOptionsError(`${file} in the store is not a regular file (a symbolic link?); matframe will not open it.`);
+    if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
+}

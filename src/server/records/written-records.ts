@@ -1,0 +1,146 @@
+import { randomBytes } from "node:crypto";
+import type { RecordBackend } from "./record-backend";
+import { HttpError } from "../http/http-errors";
+import { MaterialStore, type StoredRecord } from "./store";
+
+/**
+ * The records accounts wrote through the API, kept in memory (and, with `--store`, in the
+ * backend). Each account's records form their own small {@link MaterialStore}, built on first
+ * read after a change, so the served materials' store (and its cached walks) is never rebuilt.
+ * Writes run one at a time, and memory changes only after the backend committed.
+ */
+/** What one account may keep on the local platform. */
+export interface AccountQuota {
+  /** Records at most. */
+  readonly records: number;
+  /** Bytes of their JSON, together, at most. */
+  readonly bytes: number;
+}
+
+/** Default quota: room for a class's work, not for filling the server's memory or disk. */
+export const DEFAULT_QUOTA: AccountQuota = { records: 10_000, bytes: 256 * 1024 * 1024 };
+
+export class WrittenRecords {
+  private readonly byId = new Map<string, StoredRecord>();
+  /** JSON bytes of each record, and their sum per owner, for the quota. */
+  private readonly sizeById = new Map<string, number>();
+  private readonly bytesByOwner = new Map<string, number>();
+  private readonly idsByOwner = new Map<string, Set<string>>();
+  private readonly stores = new Map<string, MaterialStore>();
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Changes so far; each owner remembers the count at its last change, so a version never repeats. */
+  private changes = 0;
+  private readonly changedAt = new Map<string, number>();
+  /** Differs on every start, so a version from an earlier run (whose records may differ) never matches. */
+  private readonly epoch = randomBytes(12).toString("base64url");
+
+  constructor(
+    private readonly backend: RecordBackend,
+    private readonly scanBudgetMs?: number,
+    private readonly quota: AccountQuota = DEFAULT_QUOTA,
+  ) {
+    for (const record of backend.load()) this.remember(record);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** The record with this id, whoever owns it. */
+  get(id: string): StoredRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /**
+   * What an account sees of the written records, as a short string that changes whenever one of
+   * its records is written or removed (and with every start of the server). Reads take it before
+   * they look at any record, so a write during a read makes its answer's version obsolete at once.
+   */
+  versionFor(ownerId: string): string {
+    return `${this.epoch}.${this.changedAt.get(ownerId) ?? 0}`;
+  }
+
+  /** The records of `ownerId` as a store to query, or undefined when it has none. */
+  storeOf(ownerId: string): MaterialStore | undefined {
+    const ids = this.idsByOwner.get(ownerId);
+    if (!ids || ids.size === 0) return undefined;
+    let store = this.stores.get(ownerId);
+    if (!store) {
+      store = new MaterialStore([...ids].map((id) => this.byId.get(id)!), { scanBudgetMs: this.scanBudgetMs });
+      this.stores.set(ownerId, store);
+    }
+    return store;
+  }
+
+  /**
+   * Runs `change` alone (no other write in between) and keeps what it returns: a record to put
+   * or an id to remove. The backend commits first; only then does memory change.
+   */
+  write<T>(change: () => { put: StoredRecord; result: T } | { remove: string; result: T }): Promise<T> {
+    const run = this.queue.then(async () => {
+      const next = change();
+      if ("put" in next) {
+        this.checkQuota(next.put);
+        await this.backend.put(next.put);
+        this.remember(next.put);
+      } else {
+        await this.backend.remove(next.remove);
+        this.forget(next.remove);
+      }
+      return next.result;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Waits for the writes under way, then closes the backend. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.backend.close();
+  }
+
+  /** Refuses a put that would take its owner past the quota (a replaced record's own size is freed). */
+  private checkQuota(record: StoredRecord): void {
+    const owner = this.ownerOf(record);
+    const previous = this.sizeById.get(record._id);
+    const records = (this.idsByOwner.get(owner)?.size ?? 0) + (previous === undefined ? 1 : 0);
+    if (records > this.quota.records) {
+      throw new HttpError(403, `Your account has ${records - 1} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`);
+    }
+    const bytes = (this.bytesByOwner.get(owner) ?? 0) - (previous ?? 0) + Buffer.byteLength(JSON.stringify(record));
+    if (bytes > this.quota.bytes) {
+      throw new HttpError(403, `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`);
+    }
+  }
+
+  private ownerOf(record: StoredRecord): string {
+    return String((record.owner as { _id?: unknown } | undefined)?._id ?? "");
+  }
+
+  private remember(record: StoredRecord): void {
+    const previous = this.byId.get(record._id);
+    if (previous) this.forget(record._id);
+    this.byId.set(record._id, record);
+    const owner = this.ownerOf(record);
+    const size = Buffer.byteLength(JSON.stringify(record));
+    this.sizeById.set(record._id, size);
+    this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) + size);
+    let ids = this.idsByOwner.get(owner);
+    if (!ids) this.idsByOwner.set(owner, (ids = new Set()));
+    ids.add(record._id);
+    this.stores.delete(owner);
+    this.changedAt.set(owner, ++this.changes);
+  }
+
+  private forget(id: string): void {
+    const record = this.byId.get(id);
+    if (!record) return;
+    this.byId.delete(id);
+    const owner = this.ownerOf(record);
+    this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) - (this.sizeById.get(id) ?? 0));
+    this.sizeById.delete(id);
+    this.idsByOwner.get(owner)?.delete(id);
+    this.stores.delete(owner);
+    this.changedAt.set(owner, ++this.changes);
+  }
+}
