@@ -25,7 +25,7 @@ import { NAMES } from "./flag-names";
 /** The start of the line said when the built-in platform is used. */
 const NO_PLATFORM = "No platform named by --base-url, MATFRAME_BASE_URL, API_HOST or a saved login";
 
-/** Exit codes of `matframe export`, as the README documents them. */
+/** Exit codes of `matframe export`, as docs/cli.md documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
 
 const HELP = `Usage: matframe export [options]

@@ -6,13 +6,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { startServer, type ServerHandle } from "../../src/server";
 import { CLI, cleanEnv } from "./run-cli";
+import { docFiles } from "../support/docs";
 
-// The README is a contract: every export command in it runs here, against a local platform
+// The README and the guides are a contract: every export command in them runs here, against a local platform
 // standing in for platform.example.org (its code blocks run in test/readme/readme-contract.test.ts).
 
 const run = promisify(execFile);
 const root = join(__dirname, "../..");
-const readme = readFileSync(join(root, "README.md"), "utf8");
+const readme = docFiles().map((file) => readFileSync(join(root, file), "utf8")).join("\n");
 
 function blocks(text: string, lang: string): string[] {
   return [...text.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docFiles } from "../support/docs";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { execFile } from "node:child_process";
@@ -199,7 +200,7 @@ describe("matframe login and logout", () => {
   });
 
   it("the README's login lines work as written (against a local platform on a free port)", async () => {
-    const readme = readFileSync(join(__dirname, "../../README.md"), "utf8");
+    const readme = docFiles().map((file) => readFileSync(join(__dirname, "../..", file), "utf8")).join("\n");
     const lines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split("\n")).filter((l) => /npx matframe login /.test(l));
     expect(lines.length).toBeGreaterThan(0);
     const demo = await startServer({ port: 0 });

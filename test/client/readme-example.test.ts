@@ -6,16 +6,15 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../src/server";
 
-// The README's client example is run as written (against the built package), so it cannot go stale.
+// The client guide's example (docs/client.md) is run as written (against the built package), so it cannot go stale.
 
 const root = resolve(__dirname, "../..");
 const dist = join(root, "dist/index.js");
 
 function clientExample(): string {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Client\n"));
-  const match = /```js\n(\/\/ example\.js\n[\s\S]*?)```/.exec(section);
-  if (!match) throw new Error("README has no ```js block starting with // example.js in its Client section");
+  const guide = readFileSync(join(root, "docs/client.md"), "utf8");
+  const match = /```js\n(\/\/ example\.js\n[\s\S]*?)```/.exec(guide);
+  if (!match) throw new Error("docs/client.md has no ```js block starting with // example.js");
   return match[1];
 }
 

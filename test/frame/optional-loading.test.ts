@@ -52,7 +52,7 @@ describe("danfojs-node is loaded lazily", () => {
       WITHOUT_DANFO,
     );
     expect(out).toBe(
-      "MissingDependencyError ERR_MISSING_DEPENDENCY A DataFrame needs the optional package danfojs-node, which is not installed: run `npm install danfojs-node`. Version 1.2.0 also needs \"overrides\" in your package.json: see \"Installing danfojs-node\" in matframe's README.",
+      "MissingDependencyError ERR_MISSING_DEPENDENCY A DataFrame needs the optional package danfojs-node, which is not installed: run `npm install danfojs-node`. Version 1.2.0 also needs \"overrides\" in your package.json: see \"Installing danfojs-node\" in matframe's docs/tables.md.",
     );
   });
 });

@@ -6,14 +6,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { startServer, type ServerHandle } from "../../src/server";
 import { CLI, cleanEnv } from "../cli-export/run-cli";
+import { docFiles } from "../support/docs";
 
-// The README is a contract (issue 10): every code block runs as written. JavaScript blocks run
+// The README and the guides in docs/ are a contract: every code block runs as written. JavaScript blocks run
 // here with `require("matframe")` resolved as in a user's project; JSON blocks parse; every shell
 // line is run by a test or by CI, and this file says which (a line nobody runs fails here).
 
 const run = promisify(execFile);
 const root = join(__dirname, "../..");
-const readme = readFileSync(join(root, "README.md"), "utf8");
 const ciScript = readFileSync(join(root, ".ci", "run"), "utf8");
 
 interface Block {
@@ -24,12 +24,14 @@ interface Block {
 
 function readmeBlocks(): Block[] {
   const blocks: Block[] = [];
-  let section = "";
-  const fence = /^ *```(\w*)\n([\s\S]*?)^ *```/gm;
-  const headings = [...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => ({ at: m.index!, title: m[1] }));
-  for (const m of readme.matchAll(fence)) {
-    section = headings.filter((h) => h.at < m.index!).at(-1)?.title ?? "";
-    blocks.push({ lang: m[1], code: m[2], section });
+  for (const file of docFiles()) {
+    const text = readFileSync(join(root, file), "utf8");
+    const fence = /^ *```(\w*)\n([\s\S]*?)^ *```/gm;
+    const headings = [...text.matchAll(/^#{2,3} (.+)$/gm)].map((m) => ({ at: m.index!, title: m[1] }));
+    for (const m of text.matchAll(fence)) {
+      const section = headings.filter((h) => h.at < m.index!).at(-1)?.title ?? "";
+      blocks.push({ lang: m[1], code: m[2], section: file === "README.md" ? section : `${file}: ${section}` });
+    }
   }
   return blocks;
 }

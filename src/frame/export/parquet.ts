@@ -22,7 +22,7 @@ export type ParquetCompression = "snappy" | "gzip" | "none";
 export interface ParquetExportOptions extends ExportOptions {
   /**
    * Page compression. Snappy (the Parquet default that Spark, DuckDB and pandas write) costs
-   * little time; gzip makes smaller files for ~2x the write time (README, "Parquet and Arrow").
+   * little time; gzip makes smaller files for ~2x the write time (docs/exports.md, "Parquet and Arrow").
    * @default "snappy"
    */
   compression?: ParquetCompression;

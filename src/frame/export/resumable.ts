@@ -21,7 +21,7 @@ export interface ResumeOptions {
    * Keep the progress of this export beside the target (a partial file and a small state file,
    * both hidden), and continue a previous interrupted run of the same request from its last
    * committed `_id` cursor. The walk uses keyset paging (sort by `_id`). The result is the same,
-   * byte for byte, as an uninterrupted export of the same data (README, "Resuming an export").
+   * byte for byte, as an uninterrupted export of the same data (docs/exports.md, "Resuming an export").
    * @default false
    */
   resume?: boolean;

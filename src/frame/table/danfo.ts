@@ -33,8 +33,8 @@ export function loadDanfo(): Danfo {
       throw new MissingDependencyError("danfojs-node", "A DataFrame", {
         cause: error,
         // danfojs-node 1.2.0 does not install as published (an xlsx tarball from a CDN, a native
-        // TensorFlow download); the README's DataFrames section has the overrides that fix it.
-        hint: 'Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s README.',
+        // TensorFlow download); docs/tables.md ("Installing danfojs-node") has the overrides that fix it.
+        hint: 'Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s docs/tables.md.',
       });
     }
     throw error;

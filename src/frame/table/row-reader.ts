@@ -213,7 +213,7 @@ export class RowReader {
         const known = MATERIAL_PATHS.includes(column.name);
         const message =
           `column "${column.name}" is empty: none of the ${rows.toLocaleString("en-US")} ${rows === 1 ? "record has" : "records has"} a value at that path` +
-          (known ? " (the path is a material field; these records do not carry it)." : suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (README, Column rules).");
+          (known ? " (the path is a material field; these records do not carry it)." : suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (docs/tables.md, Column rules).");
         return { code: "EMPTY_COLUMN", message, path: column.name, rows, ids: [], ...(suggestion ? { suggestion } : {}) };
       });
   }

@@ -14,7 +14,7 @@ export const MIN_COMPRESS_BYTES = 1024;
  * Levels chosen by measurement on a page of 500 whole records (554 KB, one core of the bench
  * machine): gzip 1/4/6 gave 8.8/11.1/13.9x in 1.8/3.1/3.7 ms, brotli 1/4/5 gave 10.7/13.5/16.8x in
  * 1.0/2.6/4.1 ms. gzip 6 and brotli 4 give most of the bytes for well under the 5 ms it takes to
- * build the page; brotli also decodes faster (0.5 ms against 1.2 ms). See the README.
+ * build the page; brotli also decodes faster (0.5 ms against 1.2 ms). See docs/local-platform.md.
  */
 const GZIP_LEVEL = 6;
 const BROTLI_QUALITY = 4;
