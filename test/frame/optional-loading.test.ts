@@ -66,7 +66,7 @@ describe("native Snappy is optional", () => {
         `
         const records = Array.from({ length: 3000 }, (_, i) => ({ _id: "id" + i, name: "material number " + i, lattice: { a: i / 8 } }));
         require("./index.js").exportParquet([records], ${JSON.stringify(file)}, { columns: ["name", "lattice.a"], force: true })
-          .then((r) => console.log(r.items, require("./frame/snappy.js").snappyBackend(), Object.keys(require.cache).some((k) => k.includes("@napi-rs"))));
+          .then((r) => console.log(r.items, require("./frame/export/snappy.js").snappyBackend(), Object.keys(require.cache).some((k) => k.includes("@napi-rs"))));
       `,
         withoutSnappy,
       );

@@ -48,6 +48,11 @@ function coveredBy(line: string, section: string): string | undefined {
   if (/(^|\| )(\w+=\S+ )*npx matframe export /.test(line)) return "test/cli-export/readme-examples.test.ts";
   if (/^npx matframe serve\b/.test(line)) return "this file (serve lines)";
   if (/(^|\| )npx matframe login /.test(line)) return "test/client/credentials.test.ts (runs the README's login lines)";
+  if (/^export API_HOST=/.test(line)) return "test/cli-export/platform-source.test.ts (the export with the same variables)";
+  if (/^npm install --prefix \/tmp\/node24 |^PATH=\/tmp\/node24\//.test(line)) return ".ci/run (the same two steps, for Node 22 and 24)";
+  if (/^npx deno (check|run --allow-all) deno-check\.mts$|^npm install --save-dev deno$/.test(line)) return "test/consumer/consumer.test.ts (Deno in a fresh project)";
+  if (line === "npx deno jupyter --install") return ".ci/run (npx deno jupyter --install --force) and test/consumer/consumer.test.ts";
+  if (/^node scripts\/run-notebooks\.js --kernel deno /.test(line)) return "test/notebooks.test.ts (every notebook on Deno's kernel, into a scratch directory)";
   const ciLines = ciScript.split("\n").map((l) => l.trim());
   if (ciLines.includes(line)) return ".ci/run";
   const elsewhere: Record<string, string> = {
@@ -59,6 +64,8 @@ function coveredBy(line: string, section: string): string | undefined {
     "npm run bench -- --quick --only structures --synthetic N": "not a literal command (N is a size)",
     "npm run bench -- --only link": "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
     "npm run bench -- --only link --rtt 80 --mbit 20": "not in CI, as above",
+    "npm run build": "npm test runs it first",
+    "npm run bench -- --only link --synthetic 20000 --reps 5": "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
     "npm run bench": "not in CI: the full run takes about 10 minutes; .ci/run runs the same harness with --quick",
   };
   return elsewhere[line];
