@@ -12,6 +12,13 @@ const path = require("node:path");
 
 const root = path.join(__dirname, "..");
 
+/** A `files` entry as paths: `docs/*.md` names the folder's .md files (the one pattern used), others name themselves. */
+function expand(entry) {
+  const star = /^(.*)\/\*(\.[\w]+)$/.exec(entry);
+  if (!star) return [entry];
+  return fs.readdirSync(path.join(root, star[1])).filter((name) => name.endsWith(star[2])).map((name) => `${star[1]}/${name}`);
+}
+
 function main(argv) {
   const outIndex = argv.indexOf("--out");
   const out = path.resolve(outIndex >= 0 ? argv[outIndex + 1] : root);
@@ -19,7 +26,7 @@ function main(argv) {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-pack-"));
   try {
-    for (const entry of pkg.files) fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
+    for (const entry of pkg.files.flatMap(expand)) fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
     for (const extra of ["LICENSE", "CHANGELOG.md"]) {
       if (fs.existsSync(path.join(root, extra))) fs.copyFileSync(path.join(root, extra), path.join(stage, extra));
     }
