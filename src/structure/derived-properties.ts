@@ -7,6 +7,7 @@
 import { StructureError } from "../errors";
 import { P_NORM_DEGREES, type DerivedProperty } from "../schemas/derived-properties";
 import { cellVolume } from "./cell";
+import { pNorm } from "./p-norm";
 import { compositionOf, derivedProperties as volumeAndDensity } from "./composition";
 import { structureOf, type StructureRecord } from "./structure";
 import { symmetryOrNull, DEFAULT_SYMPREC, type SymmetryOptions } from "./symmetry";
@@ -16,12 +17,6 @@ export function elementalRatios(elements: readonly string[]): [string, number][]
   const counts = new Map<string, number>();
   for (const e of elements) counts.set(e, (counts.get(e) ?? 0) + 1);
   return [...counts].map(([e, n]) => [e, n / elements.length]);
-}
-
-/** The p-norm of the ratios, `(Σ rᵖ)^(1/p)`; degree 0 gives the number of ratios, as the platform defines it. */
-export function pNorm(ratios: readonly number[], degree: number): number {
-  if (degree === 0) return ratios.length;
-  return Math.pow(ratios.reduce((sum, r) => sum + Math.pow(r, degree), 0), 1 / degree);
 }
 
 /**
