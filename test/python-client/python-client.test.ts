@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { toPoscar, type StructureRecord } from "../../src/structure";
-import { startTestServer } from "../server/helpers";
+import { login, startTestServer } from "../server/helpers";
 
 // Issue 16, "done when": the platform's own Python client (Exabyte-io/api-client, published as
 // mat3ra-api-client, unmodified) creates, lists, gets, updates, copies, imports and deletes
@@ -15,8 +15,10 @@ import { startTestServer } from "../server/helpers";
 //
 // The client is pip-installed into a venv cached under node_modules/.cache. With
 // MATFRAME_PYTHON_CLIENT_SRC=<a checkout of Exabyte-io/api-client>, its source is used instead of
-// the published package (its dependencies still come from pip). When pip cannot install it, the
-// test is skipped with a notice, unless MATFRAME_REQUIRE_PYTHON_CLIENT=1.
+// the published package (its dependencies still come from pip), and the checkout's own material
+// integration tests (tests/py/integration/test_materials.py, test_update_material among them) run
+// against the local platform too. When pip cannot install it, the tests are skipped with a notice,
+// unless MATFRAME_REQUIRE_PYTHON_CLIENT=1.
 
 const run = promisify(execFile);
 const ROOT = path.join(__dirname, "..", "..");
@@ -44,7 +46,8 @@ async function clientVenv(): Promise<{ python: string } | { skip: string }> {
   } catch {
     return { skip: "python3 is not installed" };
   }
-  const mode = SOURCE ? "requests pydantic>=2,<3" : PACKAGE;
+  const packages = SOURCE ? ["requests", "pydantic>=2,<3", "pytest"] : [PACKAGE];
+  const mode = packages.join(" ");
   const key = createHash("sha256").update(`${version}|${mode}`).digest("hex").slice(0, 12);
   const venv = path.join(ROOT, "node_modules", ".cache", "matframe-python-client", `py${version}-${key}`);
   const python = path.join(venv, "bin", "python");
@@ -58,7 +61,6 @@ async function clientVenv(): Promise<{ python: string } | { skip: string }> {
     return { skip: `python3 -m venv failed (on Debian, apt-get install python3-venv): ${(error as Error).message.split("\n")[0]}` };
   }
   try {
-    const packages = SOURCE ? ["requests", "pydantic>=2,<3"] : [PACKAGE];
     await run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...packages], { timeout: 600_000 });
   } catch (error) {
     rmSync(venv, { recursive: true, force: true });
@@ -69,14 +71,19 @@ async function clientVenv(): Promise<{ python: string } | { skip: string }> {
   return { python };
 }
 
-it("the platform's Python client does the whole loop against matframe serve, with the header pair and a Bearer token", async (context) => {
+/** The venv, or undefined after skipping the test with a notice (a failure when the client is required). */
+async function venvOrSkip(context: { skip: () => void }): Promise<{ python: string } | undefined> {
   const venv = await clientVenv();
-  if ("skip" in venv) {
-    if (REQUIRED) throw new Error(`MATFRAME_REQUIRE_PYTHON_CLIENT=1 but ${venv.skip}`);
-    console.warn(`\n*** SKIPPED the Python client test: ${venv.skip}. Set MATFRAME_REQUIRE_PYTHON_CLIENT=1 to make this a failure. ***\n`);
-    context.skip();
-    return;
-  }
+  if (!("skip" in venv)) return venv;
+  if (REQUIRED) throw new Error(`MATFRAME_REQUIRE_PYTHON_CLIENT=1 but ${venv.skip}`);
+  console.warn(`\n*** SKIPPED the Python client test: ${venv.skip}. Set MATFRAME_REQUIRE_PYTHON_CLIENT=1 to make this a failure. ***\n`);
+  context.skip();
+  return undefined;
+}
+
+it("the platform's Python client does the whole loop against matframe serve, with the header pair and a Bearer token", async (context) => {
+  const venv = await venvOrSkip(context);
+  if (!venv) return;
   const bundled = JSON.parse(readFileSync(path.join(ROOT, "data", "materials.json"), "utf8")) as (StructureRecord & {
     formula: string;
     derivedProperties: { name: string; value: number }[];
@@ -108,4 +115,37 @@ it("the platform's Python client does the whole loop against matframe serve, wit
   expect(imported.formula).toBe("Si");
   expect(imported.density).toBeCloseTo(density, 4);
   expect(stdout.trim().endsWith("OK")).toBe(true);
+}, 900_000);
+
+it("the Python client's own material integration tests pass against matframe serve", async (context) => {
+  if (!SOURCE) {
+    if (REQUIRED) throw new Error("MATFRAME_REQUIRE_PYTHON_CLIENT=1 but MATFRAME_PYTHON_CLIENT_SRC is not set: the client's own tests come with its source");
+    console.warn("\n*** SKIPPED the Python client's own integration tests: they need MATFRAME_PYTHON_CLIENT_SRC=<a checkout of Exabyte-io/api-client>. ***\n");
+    context.skip();
+    return;
+  }
+  const venv = await venvOrSkip(context);
+  if (!venv) return;
+  const session = await login(server);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PYTHONPATH: [path.join(SOURCE, "src", "py"), SOURCE].join(path.delimiter),
+    TEST_HOST: "127.0.0.1",
+    TEST_PORT: String(server.port),
+    TEST_ACCOUNT_ID: session["X-Account-Id"],
+    TEST_AUTH_TOKEN: session["X-Auth-Token"],
+  };
+  const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", path.join("tests", "py", "integration", "test_materials.py")];
+  let stdout: string;
+  try {
+    ({ stdout } = await run(venv.python, args, { cwd: SOURCE, env, timeout: 300_000 }));
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    throw new Error(`the client's integration tests failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+  const passed = [...stdout.matchAll(/^PASSED \S+::(\w+)$/gm)].map((m) => m[1]);
+  expect(passed).toContain("test_update_material");
+  // pytest's last line counts the outcomes: only passed ones, none failed, errored or skipped.
+  expect(stdout.trim().split("\n").at(-1)).toMatch(/^=*\s*\d+ passed in [\d.]+s\s*=*$/);
 }, 900_000);
