@@ -95,10 +95,14 @@ function commonColumn(text: string): number | undefined {
 }
 
 /**
- * Where an option line's description starts ("  --flag VALUE   description"), if it has one: after
+ * Where an option line's description starts ("  --flag VALUE   description", or a command's
+ * "  serve   description"), if it has one: after
  * two spaces, or at the text's common column when a long flag leaves only one.
  */
 function descriptionColumn(line: string, common: number | undefined): number | undefined {
+  // A command of a command list ("  serve       description") is laid out like an option.
+  const command = /^(\s+[a-z][\w-]*\s{2,})\S/.exec(line);
+  if (command) return command[1].length;
   if (!/^\s+-/.test(line)) return undefined;
   const option = /^(\s+-\S.*?\s{2,})\S/.exec(line);
   if (option) return option[1].length;

@@ -14,7 +14,7 @@ import {
 } from "../errors";
 import type { Progress } from "../client/config/options";
 import type { ColumnType } from "../frame/table/column-types";
-import { exportTask, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
+import { exportTask, type ExportSource, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 import { STRUCTURE_FORMATS } from "../frame/export/structure-export";
 import { savedRecords } from "../frame/export/resumable";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
@@ -127,11 +127,13 @@ export async function runExport(argv: string[]): Promise<number> {
   // Not when the data itself goes to the terminal: the bar would be drawn into the rows.
   const toTerminal = parsed.task.output === process.stdout && process.stdout.isTTY;
   const bar = !quiet && process.stderr.isTTY && !toTerminal ? new ProgressBar(parsed.task.maxItems) : undefined;
+  let exportingFrom: ExportSource | undefined;
   try {
     const result = await exportTask(
       { ...parsed.task, signal: controller.signal },
       {
         onSource: (source) => {
+          exportingFrom = source;
           if (quiet) return;
           // Which platform, and where its address and credentials came from: never a secret.
           process.stderr.write(
@@ -159,7 +161,7 @@ export async function runExport(argv: string[]): Promise<number> {
     }
     // The reader of our stdout went away (e.g. `| head`): what it wanted, it got.
     if (error instanceof OutputError && (error.cause as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT.ok;
-    const code = fail(error);
+    const code = fail(error, exportingFrom?.credentialsFrom);
     // Only after a failure that another run can get past (the network, the server, the disk).
     const transient = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ApiError || error instanceof OutputError || error instanceof ResponseValidationError;
     const note = transient ? await savedNote(parsed.task) : "";
@@ -354,8 +356,8 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   restart: "--restart",
 };
 
-/** Prints one line for `error` (never a stack) and returns its exit code. */
-function fail(error: unknown): number {
+/** Prints one line for `error` (never a stack) and returns its exit code; `credentialsFrom` names where the refused credentials came from. */
+function fail(error: unknown, credentialsFrom?: string): number {
   let message = error instanceof Error ? error.message : String(error);
   const flag = error instanceof ValidationError ? FLAG_FOR_OPTION[error.option] : undefined;
   if (flag) {
@@ -368,7 +370,12 @@ function fail(error: unknown): number {
   message = message.replace(/\bleave out (\w+)\b/g, (whole, option: string) => (FLAG_FOR_OPTION[option] ? `leave out ${FLAG_FOR_OPTION[option]}` : whole));
   // A saved or exported token that stopped working: the CLI's way to get a new one.
   if (error instanceof AuthenticationError && /: log in again\.$/.test(message)) {
-    message = message.replace(/: log in again\.$/, ": log in again (`matframe login`, or new MATFRAME_* credentials).");
+    const how = credentialsFrom === undefined
+      ? "`matframe login`, or new MATFRAME_* credentials"
+      : credentialsFrom.startsWith("the saved login")
+        ? `\`matframe login\` to replace ${credentialsFrom}`
+        : `new values for ${credentialsFrom}, or \`matframe login\``;
+    message = message.replace(/: log in again\.$/, `: log in again (${how}).`);
   }
   if (error instanceof TargetExistsError) message = `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
   message = message.replace(/ \((?:restart|force|resume): true\)/g, "");

@@ -118,7 +118,7 @@ export interface ExportTaskOptions {
    * @default false
    */
   restart?: boolean;
-  /** Stops the export (not the login or logout); the partial file is removed. */
+  /** Stops the export, and a login in progress (not the logout at the end); the partial file is removed. */
   signal?: AbortSignal;
   /**
    * Read from this saved login (`matframe login --profile NAME`): its platform, unless `baseUrl`
@@ -142,6 +142,8 @@ export interface ExportSource {
   readonly materials?: number;
   /** The platform and where its address and credentials came from, never a secret (not local). */
   readonly description?: string;
+  /** Where the credentials came from (`"OIDC_ACCESS_TOKEN"`, `the saved login "default"`), never a value (not local). */
+  readonly credentialsFrom?: string;
 }
 
 /** Callbacks; the task itself prints nothing. */
@@ -213,14 +215,17 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       // The local platform is loaded only when it is used: an export from a platform never needs it.
       const { startServer } = await import("../server/index.js");
       server = await startServer({ port: 0 });
-      client = await Client.login({ baseUrl: server.baseUrl, ...DEMO });
+      const builtIn = { kind: "platform", baseUrl: server.baseUrl, credentials: { kind: "login", ...DEMO }, addressFrom: "the built-in local platform", credentialsFrom: "its demo account" } as const;
+      client = await Client.connect(builtIn, {}, signal);
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
+      events.onSource?.(source);
     } else {
+      // Said before the login, so that a refused login names the platform that refused it.
+      source = { baseUrl: resolved.baseUrl, local: false, description: describePlatform(resolved), credentialsFrom: resolved.credentialsFrom };
+      events.onSource?.(source);
       loggedIn = resolved.credentials.kind === "login";
-      client = await Client.connect(resolved);
-      source = { baseUrl: client.baseUrl, local: false, description: describePlatform(resolved) };
+      client = await Client.connect(resolved, {}, signal);
     }
-    events.onSource?.(source);
     // The built-in platform listens on a new port each run: a resumed export reads "the local platform" again.
     const local = source.local ? { platform: "local (built-in)", account: client.identity } : undefined;
     const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer } from "../server";
 import { parseFlags, wrapHelp } from "./cli-args";
@@ -13,6 +15,8 @@ Options:
   --port PORT            TCP port, 0 for any free port (default 4000)
   --data FILE            serve your own records: a JSON array or NDJSON file
   --user NAME:PASSWORD   an account (repeatable); without any, the account is demo/demo
+  --users-file FILE      accounts from a file, one NAME:PASSWORD per line (# comments):
+                         unlike --user, the passwords stay out of the process list
   --synthetic N          add N synthetic materials (strained copies), for scale
   --max-connections N    open connections at most (default 512); idle ones are closed first
   --send-timeout SECONDS close a connection that does not read an answer in time (default 30)
@@ -37,6 +41,29 @@ function parseCount(text: string | undefined, flag: string, max: number): number
     throw new UsageError(`${flag} takes a whole number from 0 to ${max}, not "${text}".`);
   }
   return Number(text);
+}
+
+/**
+ * The accounts of `--user` and `--users-file`. A file's line is never quoted in a message: it
+ * holds a password.
+ */
+function usersOf(given: string[] | undefined, file: string | undefined): string[] | undefined {
+  if (file === undefined) return given;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--users-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
+  }
+  const users: string[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    const entry = line.trim();
+    if (entry === "" || entry.startsWith("#")) return;
+    if (!/^[^:]+:.+$/.test(entry)) throw new UsageError(`--users-file ${file}, line ${i + 1}: expected NAME:PASSWORD (a name, a colon, a password).`);
+    users.push(entry);
+  });
+  if (users.length === 0) throw new UsageError(`--users-file ${file} names no account: write one NAME:PASSWORD per line.`);
+  return [...(given ?? []), ...users];
 }
 
 function mebibytes(count: number | undefined): number | undefined {
@@ -72,6 +99,7 @@ const SERVE_FLAGS = {
   port: { type: "string" },
   data: { type: "string" },
   user: { type: "string", multiple: true },
+  "users-file": { type: "string" },
   synthetic: { type: "string" },
   "max-connections": { type: "string" },
   "send-timeout": { type: "string" },
@@ -87,6 +115,20 @@ const SERVE_FLAGS = {
 
 function parseServeArgs(argv: string[]) {
   return parseFlags("serve", argv, SERVE_FLAGS);
+}
+
+/**
+ * For a server on a wildcard address (`0.0.0.0`, `::`), the base URL at each of this machine's
+ * network addresses: the one printed names no address another machine can use.
+ */
+function reachableUrls(baseUrl: string): string[] {
+  const url = new URL(baseUrl);
+  if (url.hostname !== "0.0.0.0" && url.hostname !== "[::]") return [];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal && a.family === "IPv4")
+    .map((a) => a!.address);
+  return addresses.slice(0, 3).map((address) => Object.assign(new URL(baseUrl), { hostname: address }).href.replace(/\/$/, ""));
 }
 
 /** Resolves when SIGINT or SIGTERM arrives. */
@@ -119,7 +161,7 @@ export async function runServe(argv: string[]): Promise<number> {
       host: flags.host,
       port: parseCount(flags.port, "--port", 65535),
       data: flags.data,
-      users: flags.user,
+      users: usersOf(flags.user, flags["users-file"]),
       synthetic: parseCount(flags.synthetic, "--synthetic", 1_000_000),
       maxConnections: positive(parseCount(flags["max-connections"], "--max-connections", 1_000_000), "--max-connections"),
       sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
@@ -149,6 +191,8 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   const stopped = untilStopSignal();
   process.stdout.write(`${handle.baseUrl}\n`);
+  const reachable = reachableUrls(handle.baseUrl);
+  if (reachable.length > 0) process.stderr.write(`matframe serve: listening on every address of this machine; from others, use ${reachable.join(" or ")}\n`);
   const signal = await stopped;
   await handle.close();
   process.stderr.write(`matframe serve: stopped (${signal})\n`);

@@ -126,14 +126,15 @@ export class Client {
   }
 
   /**
-   * A client for a platform `resolvePlatform` chose: its credentials used as they are, or a login.
+   * A client for a platform `resolvePlatform` chose: its credentials used as they are, or a login
+   * (which `loginSignal` aborts, without becoming the client's own signal).
    * @internal
    */
-  static connect(resolved: Extract<ResolvedPlatform, { kind: "platform" }>, settings: Omit<TransportSettings, "baseUrl"> = {}): Promise<Client> {
+  static connect(resolved: Extract<ResolvedPlatform, { kind: "platform" }>, settings: Omit<TransportSettings, "baseUrl"> = {}, loginSignal?: AbortSignal): Promise<Client> {
     const { baseUrl, credentials } = resolved;
     switch (credentials.kind) {
       case "login":
-        return login({ ...settings, baseUrl, username: credentials.username, password: credentials.password });
+        return login({ ...settings, baseUrl, username: credentials.username, password: credentials.password }, loginSignal);
       case "bearer":
         return Promise.resolve(new Client({ ...settings, baseUrl, accessToken: credentials.accessToken, ...(credentials.accountId ? { accountId: credentials.accountId } : {}) }));
       case "token":
@@ -304,7 +305,7 @@ export class Client {
   }
 }
 
-async function login(options: LoginOptions): Promise<Client> {
+async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {
   if (options === null || typeof options !== "object") {
     throw new ValidationError("options", "login(options) needs { baseUrl, username, password }.");
   }
@@ -320,6 +321,7 @@ async function login(options: LoginOptions): Promise<Client> {
       body: new URLSearchParams({ username, password }).toString(),
       login: true,
       secrets: [password],
+      signal: loginSignal,
     });
     const parsed = LoginResult.safeParse(res.body);
     if (!parsed.success) {

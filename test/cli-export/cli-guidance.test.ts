@@ -68,6 +68,20 @@ describe("help text", () => {
     }
   });
 
+  it("matframe --help: a command's description that wraps continues in its column", async () => {
+    const run = await runCli(["--help"]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    const commands = lines.slice(lines.indexOf("Commands:") + 1, lines.indexOf("Options:") - 1);
+    const column = /^(\s+help\s+)\S/.exec(commands[0])![1].length;
+    for (const line of commands) {
+      expect(line.length, line).toBeLessThanOrEqual(80);
+      // Either a command ("  serve   ...") or a continuation in the description column.
+      expect(/^  [a-z]+\s+\S/.test(line) || line.startsWith(" ".repeat(column)), line).toBe(true);
+    }
+    expect(commands.join(" ").replace(/\s+/g, " ")).toContain("(from the local platform when no base URL or profile is given)");
+  });
+
   it("wrapHelp joins a hand-wrapped paragraph and wraps it again at words", () => {
     const text = "Usage: x\n\nOne two three four five six seven\neight nine ten.\n\nOptions:\n  --alpha N   the first option, with a description that is long\n              and continues here";
     expect(wrapHelp(text, 30)).toBe(

@@ -187,6 +187,8 @@ describe("matframe export against a platform", () => {
     expect(result.stdout).toBe("");
     expectOneLineError(result.stderr, "");
     expect(result.stderr).not.toContain("wrong-password-123");
+    // Which platform refused it is said before the login, so it is there when the login fails.
+    expect(result.stderr.split("\n")[0]).toBe(`Exporting from ${server.baseUrl} (address from --base-url; credentials from --username + its password).`);
   });
 
   it("exits 2 on a query the platform rejects, with nothing on stdout", async () => {

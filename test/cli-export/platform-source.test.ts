@@ -47,6 +47,27 @@ describe("matframe export with only the platform client's variables", () => {
     expect(result.stderr).not.toContain(credentials.authToken.slice(0, 8));
   });
 
+  it("a token the platform refuses: the hint names the variables it came from", async () => {
+    for (const [env, names] of [
+      [{ OIDC_ACCESS_TOKEN: "n0t-a-valid-t0ken" }, "OIDC_ACCESS_TOKEN"],
+      [{ ACCOUNT_ID: credentials.accountId, AUTH_TOKEN: "n0t-a-valid-t0ken" }, "ACCOUNT_ID \\+ AUTH_TOKEN"],
+    ] as const) {
+      const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { ...official(), ...env } });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`log in again \\(new values for ${names}, or \`matframe login\`\\)\\.`));
+      expect(result.stderr).not.toContain("MATFRAME_*");
+      expect(result.stderr).not.toContain("n0t-a-valid-t0ken");
+    }
+  });
+
+  it("plain HTTP where https is assumed (API_SECURE left out): says to set API_SECURE=false", async () => {
+    const { API_SECURE: _secure, ...plain } = official();
+    const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { ...plain, OIDC_ACCESS_TOKEN: credentials.authToken } });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/the server answered in plain HTTP, not TLS\. Its address starts with http:\/\/, not https:\/\/ \(.*API_SECURE=false\)/);
+    expect(result.stderr).not.toContain(credentials.authToken);
+  });
+
   it("reads ACCOUNT_ID + AUTH_TOKEN the same way", async () => {
     const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { ...official(), ...{ ACCOUNT_ID: credentials.accountId, AUTH_TOKEN: credentials.authToken } } });
     expect(result.code, result.stderr).toBe(0);

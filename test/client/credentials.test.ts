@@ -132,6 +132,10 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     expect(resolvePlatform({}, { API_HOST: "::1", API_PORT: "4000", API_SECURE: "no", ACCOUNT_ID: "a", AUTH_TOKEN: "t" })).toMatchObject({ baseUrl: "http://[::1]:4000/api/2018-10-01" });
     expect(() => resolvePlatform({}, { API_HOST: "https://platform.example.org" })).toThrow(/API_HOST must be a host name .*MATFRAME_BASE_URL/);
     expect(() => resolvePlatform({}, { API_PORT: "4000" })).toThrow(/API_PORT is set, but API_HOST is not/);
+    // "host:port", a habit of other tools: the port goes in API_PORT.
+    expect(() => resolvePlatform({}, { API_HOST: "127.0.0.1:4711", API_SECURE: "false", ACCOUNT_ID: "a", AUTH_TOKEN: "t" })).toThrow(
+      /^API_HOST must be a host name without a port; got "127\.0\.0\.1:4711": set API_HOST=127\.0\.0\.1 and API_PORT=4711\.$/,
+    );
     expect(resolvePlatform({}, {})).toEqual({ kind: "none" });
   });
 

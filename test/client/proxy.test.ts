@@ -1,9 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inspect } from "node:util";
-import { Client, ConnectionError, ValidationError, startServer, type ServerHandle } from "../../src";
+import { createServer, type Server, type Socket } from "node:net";
+import { AbortError, Client, ConnectionError, TimeoutError, ValidationError, startServer, type ServerHandle } from "../../src";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { rawLogin } from "../support/raw-login";
-import { runCli } from "../cli-export/run-cli";
+import { runCli, startCli } from "../cli-export/run-cli";
 
 // Behind a corporate proxy the platform is reached through it: HTTP_PROXY / HTTPS_PROXY /
 // NO_PROXY (and lower-case) are honoured through undici's EnvHttpProxyAgent unless a dispatcher
@@ -125,5 +129,82 @@ describe("a proxy's credentials never show", () => {
     expect(await client.materials.list({ projection: { limit: 1 } })).toHaveLength(1);
     await client.close();
     await agent.close();
+  });
+});
+
+/** A proxy that accepts connections, reads what it is sent, and never answers (a hung corporate proxy). */
+async function startSilentProxy(): Promise<{ url: string; requests: () => string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let seen = "";
+  const silent: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("data", (chunk) => (seen += String(chunk)));
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const { port } = silent.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => seen,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    },
+  };
+}
+
+describe("a proxy that never answers", () => {
+  // undici waits for a proxy's answer to CONNECT with no limit and looks at a request's signal
+  // only once it has a connection: matframe's own timeout and the caller's signal must still end it.
+  it("a login times out after `timeout`, and close does not wait for the proxy", async () => {
+    const silent = await startSilentProxy();
+    try {
+      process.env.HTTP_PROXY = silent.url;
+      const error = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo", timeout: 1500 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect((error as Error).message).toMatch(/within 1500 ms/);
+      expect(silent.requests()).toMatch(/^CONNECT 127\.0\.0\.1:\d+ HTTP\/1\.1/);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("the caller's signal ends a read that waits for the proxy", async () => {
+    const silent = await startSilentProxy();
+    try {
+      process.env.HTTP_PROXY = silent.url;
+      const client = new Client({ baseUrl: server.baseUrl, ...credentials, timeout: 600_000 });
+      const stop = new AbortController();
+      const pending = client.materials.list({ signal: stop.signal }).catch((e: unknown) => e);
+      setTimeout(() => stop.abort(), 300);
+      expect(await pending).toBeInstanceOf(AbortError);
+      await client.close();
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("matframe export: Ctrl-C during the login stops it at once, and leaves no file", { timeout: 60_000 }, async () => {
+    const silent = await startSilentProxy();
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), "matframe-silent-proxy-"));
+      const { child, done } = startCli(["export", "--output", "never.csv"], {
+        cwd,
+        env: { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo", HTTP_PROXY: silent.url },
+      });
+      // Once the CONNECT has reached the proxy, the login is waiting for it.
+      await expect.poll(() => silent.requests(), { timeout: 20_000 }).toMatch(/CONNECT/);
+      child.kill("SIGINT");
+      // Before, it went on waiting until the login's 30-second timeout.
+      const result = await Promise.race([done, new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+      if (result === "still running") child.kill("SIGKILL");
+      expect(result).not.toBe("still running");
+      const { code, stderr } = result as Awaited<typeof done>;
+      expect(code, stderr).toBe(130);
+      expect(stderr).toMatch(/interrupted by SIGINT; never\.csv was not written/);
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      await silent.close();
+    }
   });
 });

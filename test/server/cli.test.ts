@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -87,6 +88,38 @@ describe("matframe serve as a process", () => {
     expect(finished.code).toBe(0);
     expect(finished.stderr).not.toMatch(/login 200/); // --quiet
     expect(finished.stderr).not.toContain("pw-ann");
+  });
+
+  it("--users-file: accounts from a file, so no password is in the process list", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "matframe-users-"));
+    const file = path.join(dir, "class.txt");
+    writeFileSync(file, "# the class of Tuesday\nann:pw-ann-file\n\nben:pw:with:colons\n", { mode: 0o600 });
+    // On every address (a class): the printed URL names 0.0.0.0, so stderr names this machine's addresses.
+    const { child, done } = run(["serve", "--host", "0.0.0.0", "--port", "0", "--users-file", file, "--quiet"]);
+    const printed = await firstLine(child);
+    expect(printed).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/api\/2018-10-01$/);
+    const baseUrl = printed.replace("0.0.0.0", "127.0.0.1");
+    for (const [user, password] of [["ann", "pw-ann-file"], ["ben", "pw:with:colons"]]) {
+      const res = await fetch(`${baseUrl}/login`, { method: "POST", body: new URLSearchParams({ username: user, password }) });
+      expect(res.status, user).toBe(200);
+    }
+    // The command line names the file, not the passwords (what `ps` shows).
+    expect(readFileSync(`/proc/${child.pid}/cmdline`, "utf8")).not.toContain("pw-ann");
+    child.kill("SIGTERM");
+    const served = await done;
+    expect(served.code).toBe(0);
+    const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === "IPv4");
+    if (external) expect(served.stderr).toContain(`from others, use ${printed.replace("0.0.0.0", external.address)}`);
+    // A bad line is named by its number, never quoted (it holds a password).
+    writeFileSync(file, "ann:ok\nbad-line-secret\n");
+    const bad = await run(["serve", "--port", "0", "--users-file", file]).done;
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--users-file .*class\.txt, line 2: expected NAME:PASSWORD/);
+    expect(bad.stderr).not.toContain("bad-line-secret");
+    const missing = await run(["serve", "--users-file", path.join(dir, "absent.txt")]).done;
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/--users-file .*absent\.txt: cannot read it \(ENOENT\)/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const usageErrors: Array<[string[], RegExp]> = [

@@ -155,6 +155,8 @@ export class Transport {
   readonly #link: LinkEstimate;
   #measuring: Promise<void> | undefined;
   #closed = false;
+  /** Requests given up on while undici still held them (see `#settledOrAborted`). */
+  readonly #abandoned = new Set<Promise<unknown>>();
 
   constructor(options: TransportOptions) {
     this.#o = options;
@@ -321,7 +323,11 @@ export class Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#ownsDispatcher) await Promise.all([this.#dispatcher.close(), this.#revalidator?.close()]);
+    if (!this.#ownsDispatcher) return;
+    // close() waits for every request in flight, and an abandoned one may never end (a proxy
+    // that never answers its CONNECT): those pools are destroyed instead.
+    const end = (d: Dispatcher) => (this.#abandoned.size > 0 ? d.destroy() : d.close());
+    await Promise.all([end(this.#dispatcher), this.#revalidator && end(this.#revalidator)]);
   }
 
   async #attempt(o: SendOptions, path: string, callerSignal: AbortSignal | undefined): Promise<Raw | Failure> {
@@ -338,7 +344,7 @@ export class Transport {
       let answered = sent;
       try {
         const dispatcher = this.#dispatcherFor(o);
-        response = await dispatcher.request({
+        response = await this.#settledOrAborted(signal, dispatcher.request({
           origin: this.#origin,
           path,
           method: o.method,
@@ -349,7 +355,7 @@ export class Transport {
           signal,
           headersTimeout: this.#o.timeout,
           bodyTimeout: this.#o.timeout,
-        });
+        }));
         answered = performance.now();
       } catch (cause) {
         return classify(cause);
@@ -383,6 +389,33 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * undici's answer, or the signal's reason as soon as it fires. undici looks at a request's
+   * signal only once the request has a connection, and a connection through a proxy waits for
+   * the proxy's answer to CONNECT with no time limit: a proxy that accepts and never answers
+   * would hold the request, and the caller's timeout and Ctrl-C, for ever. The request given up
+   * on is kept (so `close` destroys the pool rather than wait for it), and its answer, if one
+   * ever comes, is dropped.
+   */
+  #settledOrAborted(signal: AbortSignal, pending: Promise<Dispatcher.ResponseData>): Promise<Dispatcher.ResponseData> {
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#abandoned.add(pending);
+        pending.then(
+          (response) => discard(response.body),
+          () => undefined,
+        ).finally(() => this.#abandoned.delete(pending));
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.then(
+        (response) => (signal.removeEventListener("abort", onAbort), resolve(response)),
+        (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error)),
+      );
+    });
   }
 
   /**
@@ -453,6 +486,14 @@ export class Transport {
           { cause: f.cause },
         );
       case "connection":
+        if ((f.cause as { code?: unknown } | null)?.code === "ERR_SSL_WRONG_VERSION_NUMBER" && this.#origin.startsWith("https:")) {
+          return new ConnectionError(
+            `${endpoint} on ${this.#origin} failed${tries}: the server answered in plain HTTP, not TLS. Its address starts with ` +
+              `http://, not https:// (with the platform's Python client's variables: API_SECURE=false).`,
+            endpoint,
+            { cause: f.cause },
+          );
+        }
         return new ConnectionError(
           `${endpoint} on ${this.#origin} failed${tries}: ${redact(describeCause(f.cause), secrets)}. ` +
             `Check that baseUrl is right and the server is running and reachable${this.#o.proxy ? PROXY_HINT : ""}, then try again.`,
