@@ -330,7 +330,7 @@ function columnTypes(text: string | undefined): Record<string, ColumnType> | und
 
 function integer(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got "${text}".`);
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${flag} must be a whole number${/^-[0-9]+$/.test(text) ? ", not negative" : ""}; got "${text}".`);
   return Number(text);
 }
 
@@ -364,7 +364,8 @@ function fail(error: unknown, credentialsFrom?: string): number {
     // "maxItems must be ..." becomes "--max-items must be ...": the words of the flag the user typed.
     const option = (error as ValidationError).option;
     if (message.startsWith(`${option} `)) message = `${flag}${message.slice(option.length)}`;
-    else if (!message.startsWith("--")) message = `${flag}: ${message}`;
+    // Not when the message names the variable the value came from (MATFRAME_PROFILE, API_HOST).
+    else if (!message.startsWith("--") && !/^[A-Z][A-Z0-9_]+ /.test(message)) message = `${flag}: ${message}`;
   }
   // "leave out sort, or leave out resume": in the words of the flags.
   message = message.replace(/\bleave out (\w+)\b/g, (whole, option: string) => (FLAG_FOR_OPTION[option] ? `leave out ${FLAG_FOR_OPTION[option]}` : whole));

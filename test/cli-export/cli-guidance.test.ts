@@ -10,7 +10,7 @@ describe("mistyped flags, in the CLI's own words", () => {
     [["export", "--ouput", "x.csv"], /^matframe export: unknown option --ouput; did you mean --output\? Run "matframe export --help" for the options\.\n$/],
     [["serve", "--prot", "4000"], /^matframe serve: unknown option --prot; did you mean --port\? Run "matframe serve --help" for the options\.\n$/],
     [["export", "--max-items", "-3"], /^matframe export: --max-items needs a value, and "-3" looks like an option; if it is the value, write --max-items=-3\. Run/],
-    [["export", "--max-items=-3"], /^matframe export: --max-items must be a whole number; got "-3"\.\n$/],
+    [["export", "--max-items=-3"], /^matframe export: --max-items must be a whole number, not negative; got "-3"\.\n$/],
     [["export", "--force=yes"], /^matframe export: --force takes no value \(it is on when given\)\./],
     [["serve", "--port"], /^matframe serve: --port needs a value\. Run "matframe serve --help"/],
     [["export", "materials.csv"], /^matframe export: unexpected argument "materials\.csv": every option starts with --/],

@@ -46,6 +46,26 @@ describe("matframe export with no base URL (the local platform)", () => {
     expect(result.stderr).not.toContain("\x1b[");
   });
 
+  it("an --output that cannot be written says why in words, and never names a temporary file", async () => {
+    writeFileSync(join(dir, "a-file"), "not a directory");
+    const cases: [string[], RegExp][] = [
+      [["--output", "/proc/matframe-new.csv"], /Cannot write \/proc\/matframe-new\.csv: no file can be created in \/proc\.$/],
+      [["--output", "a-file/x.csv"], /Cannot write a-file\/x\.csv: .*a-file is not a directory \(a part of that path is a file\)\.$/],
+      [["--output", "no-such-dir/x.csv"], /Cannot write no-such-dir\/x\.csv: the directory .*no-such-dir does not exist\.$/],
+      [["--partitions", "2", "--output", "a-file/parts"], /Cannot create a-file\/parts: .*a-file is not a directory/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(["export", ...args], { cwd: dir });
+      expect(result.code, args.join(" ")).toBe(1);
+      // The line saying the built-in platform is read, then the error, on one line and no stack.
+      const errors = result.stderr.split("\n").filter((line) => line.startsWith("matframe export: "));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.stderr).not.toMatch(/\.tmp|\.partial|ENOTDIR|ENOENT/);
+    }
+  });
+
   it("writes a file, refuses to overwrite it, and overwrites it with --force", async () => {
     const first = await runCli(["export", "--output", "materials.csv", "--columns", "formula,lattice.a", "--page-size", "10"], { cwd: dir });
     expect(first.code).toBe(0);

@@ -47,6 +47,12 @@ describe("matframe export with only the platform client's variables", () => {
     expect(result.stderr).not.toContain(credentials.authToken.slice(0, 8));
   });
 
+  it("a variable's mistake is told in the variable's name, not a flag's", async () => {
+    const result = await runCli(["export", "--output", "-"], { env: { MATFRAME_PROFILE: "absent" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^matframe export: MATFRAME_PROFILE names a saved login "absent"/);
+  });
+
   it("a token the platform refuses: the hint names the variables it came from", async () => {
     for (const [env, names] of [
       [{ OIDC_ACCESS_TOKEN: "n0t-a-valid-t0ken" }, "OIDC_ACCESS_TOKEN"],

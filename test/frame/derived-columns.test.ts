@@ -34,6 +34,9 @@ describe("column planning", () => {
     expect(planColumns(["derivedProperties.p-norm.2", "derivedProperties.elemental_ratio.Si"]).fields).toEqual({ _id: 1, derivedProperties: 1 });
     expect(planColumns(["matframe:crystalSystem", "formula"]).fields).toEqual({ _id: 1, basis: 1, formula: 1, lattice: 1 });
     expect(() => planColumns(["matframe:spacegroup"])).toThrow(/is not one of the computed columns \(matframe:spaceGroupNumber, matframe:spaceGroupSymbol, matframe:crystalSystem, matframe:pointGroup\)/);
+    // A slip of case or a letter gets the name it was meant to be.
+    expect(() => planColumns(["matframe:crystalsystem"])).toThrow(/: did you mean matframe:crystalSystem\?$/);
+    expect(() => planColumns(["matframe:pointgrup"])).toThrow(/: did you mean matframe:pointGroup\?$/);
   });
 });
 

@@ -86,7 +86,7 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
   try {
     fd = await open(tempPath, "wx", 0o666);
   } catch (error) {
-    throw new OutputError(`Cannot write ${target}: ${describe(error, dir)}`, file, { cause: error });
+    throw new OutputError(`Cannot write ${target}: ${describeWriteError(error, dir)}`, file, { cause: error });
   }
   track(tempPath);
   const stream = fs.createWriteStream("", { fd, autoClose: false });
@@ -127,7 +127,7 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
     } catch (error) {
       await abort();
       if (error instanceof TargetExistsError) throw error;
-      throw new OutputError(`Cannot write ${target}: ${describe(error, dir)}`, file, { cause: error });
+      throw new OutputError(`Cannot write ${target}: ${describeWriteError(error, dir)}`, file, { cause: error });
     }
     settled = true;
     live.delete(tempPath);
@@ -167,10 +167,16 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-function describe(error: unknown, dir: string): string {
+/** Why a file could not be made in `dir`, in words, never naming the temporary file. */
+export function describeWriteError(error: unknown, dir: string): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "ENOENT") return `the directory ${dir} does not exist.`;
+  // /proc and the like: the directory is there, but no file can be created in it.
+  if (code === "ENOENT") return fs.existsSync(dir) ? `no file can be created in ${dir}.` : `the directory ${dir} does not exist.`;
+  if (code === "ENOTDIR") return `${dir} is not a directory (a part of that path is a file).`;
   if (code === "EACCES" || code === "EPERM") return `no permission to write in ${dir}.`;
+  if (code === "EROFS") return `${dir} is on a read-only file system.`;
   if (code === "ENOSPC") return "the disk is full.";
+  if (code === "EDQUOT") return "the disk quota is used up.";
+  if (typeof code === "string") return `the system refused it (${code}).`;
   return (error as Error)?.message ?? String(error);
 }

@@ -4,6 +4,7 @@
 // even when the collection changed in between.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { describeWriteError } from "./atomic-file";
 import type { Progress } from "../../client/config/options";
 import type { IdPartition } from "../../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../../client/config/validate-options";
@@ -65,7 +66,7 @@ export async function writePartitionedResumable(
     try {
       await fs.promises.mkdir(dir);
     } catch (error) {
-      throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, final, { cause: error });
+      throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
     }
     state = { matframeResume: 1, request, ranges, finished: {} };
     await writeFileAtomic(statePath, datasetStateText(state));

@@ -9,7 +9,7 @@ import { OutputError, ResumeError, TargetExistsError, ValidationError } from "..
 import type { PlatformRecord } from "../../client/collection";
 import { afterId } from "../../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../../client/config/validate-options";
-import { checkTarget, placeFile } from "./atomic-file";
+import { checkTarget, describeWriteError, placeFile } from "./atomic-file";
 import { describeOwner, releasePidLock, takePidLock } from "../../pid-lock";
 
 /** Opens never follow a symbolic link where the partial file should be (0 where there is no such flag). */
@@ -138,7 +138,7 @@ function takeLock(file: string, label: string): string {
   try {
     held = takePidLock(lock);
   } catch (error) {
-    throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
+    throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(path.resolve(file)))}`, file, { cause: error });
   }
   if (!held.taken) {
     throw new ResumeError(`Another export (${describeOwner(held.owner)}) is writing ${label}; wait for it to finish, or stop it, then run this again.`, file);
@@ -257,7 +257,7 @@ export class ResumableFile {
       await handle?.close().catch(() => undefined);
       releasePidLock(lock);
       if (error instanceof ResumeError) throw error;
-      throw new OutputError(`Cannot write ${label}: ${(error as Error).message}.`, file, { cause: error });
+      throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(path.resolve(file)))}`, file, { cause: error });
     }
     return new ResumableFile(file, label, request, handle, hash, resumed, options.force ?? false, options.interval ?? COMMIT_INTERVAL_MS);
   }
@@ -315,7 +315,7 @@ export class ResumableFile {
       await this.handle.close().catch(() => undefined);
       releasePidLock(this.lockPath);
       if (error instanceof TargetExistsError || error instanceof OutputError) throw error;
-      throw new OutputError(`Cannot write ${this.label}: ${(error as Error).message}.`, this.path, { cause: error });
+      throw new OutputError(`Cannot write ${this.label}: ${describeWriteError(error, path.dirname(path.resolve(this.path)))}`, this.path, { cause: error });
     }
     await fs.promises.rm(this.statePath, { force: true });
     releasePidLock(this.lockPath);

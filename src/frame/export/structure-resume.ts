@@ -4,6 +4,7 @@
 // the cursor. One multi-frame xyz file resumes as the table exports do.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { describeWriteError } from "./atomic-file";
 import { OutputError, TargetExistsError } from "../../errors";
 import type { StructureRecord } from "../../structure";
 import { placeDir } from "./atomic-dir";
@@ -65,7 +66,7 @@ export async function writeStructuresResumable(
     // from an earlier run, or a planted link) is checked below rather than followed.
     await fs.promises.mkdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new OutputError(`Cannot create ${target}: ${(error as Error).message}.`, final, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
   }
   await checkProgressDirectory(dir, target, final);
   const index = await ResumableFile.open(path.join(dir, "index.csv"), request, { force: true, label: target });

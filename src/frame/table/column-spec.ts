@@ -1,4 +1,5 @@
 import { FORBIDDEN_KEYS, type Fields } from "../../schemas";
+import { editDistance } from "../../edit-distance";
 import { ValidationError } from "../../errors";
 import { unitFields } from "./units";
 
@@ -135,7 +136,9 @@ function checkPath(column: unknown): string {
   }
   if (column.startsWith(COMPUTED_PREFIX)) {
     if (!Object.hasOwn(COMPUTED_COLUMNS, column)) {
-      throw new ValidationError("columns", `Column "${column}" is not one of the computed columns (${Object.keys(COMPUTED_COLUMNS).join(", ")}).`);
+      const names = Object.keys(COMPUTED_COLUMNS);
+      const near = names.find((name) => editDistance(name.toLowerCase(), column.toLowerCase()) <= 2);
+      throw new ValidationError("columns", `Column "${column}" is not one of the computed columns (${names.join(", ")})${near ? `: did you mean ${near}?` : "."}`);
     }
     return column;
   }
