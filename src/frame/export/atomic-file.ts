@@ -65,6 +65,11 @@ export async function checkTarget(target: string, force = false): Promise<string
   const existing = await fs.promises.lstat(file).catch(() => undefined);
   if (existing?.isDirectory()) throw new OutputError(`${target} is a directory; give a file path to write to.`, file);
   if (existing && !force) throw new TargetExistsError(target);
+  // A folder that is missing or is a file is said now, before any work, not after the login.
+  const dir = path.dirname(file);
+  const parent = await fs.promises.stat(dir).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (parent instanceof Error) throw new OutputError(`Cannot write ${target}: ${describeWriteError(parent, dir)}`, file, { cause: parent });
+  if (!parent.isDirectory()) throw new OutputError(`Cannot write ${target}: ${describeWriteError(Object.assign(new Error("not a directory"), { code: "ENOTDIR" }), dir)}`, file);
   return file;
 }
 
