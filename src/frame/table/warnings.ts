@@ -10,16 +10,19 @@ export type WarningHandler = (warning: FrameWarning) => void;
 export function reportWarnings(warnings: readonly FrameWarning[], onWarning?: WarningHandler): void {
   for (const warning of warnings) {
     if (onWarning) onWarning(warning);
-    else if (inDenoNotebook()) console.warn(`MatframeWarning [${warning.code}]: ${warning.message}`);
+    else if (inNotebookKernel()) console.warn(`MatframeWarning [${warning.code}]: ${warning.message}`);
     else process.emitWarning(warning.message, { type: "MatframeWarning", code: warning.code });
   }
 }
 
 /**
- * Deno's Jupyter kernel turns `console` calls into the cell's output, but a process warning goes
- * to the kernel's own stderr, which no notebook shows (checked with Deno 2.9).
+ * In a notebook kernel a process warning is lost: Deno's kernel sends it to its own stderr, which
+ * no notebook shows (checked with Deno 2.9), and tslab shows it only if the cell is still running
+ * when Node prints it, a tick later, which it is not when the read is the cell's last await
+ * (checked with tslab 1.0.22). `console.warn` is the cell's output at once on both.
  */
-function inDenoNotebook(): boolean {
+function inNotebookKernel(): boolean {
+  if (typeof (globalThis as { __tslab__?: unknown }).__tslab__ === "object") return true;
   try {
     return typeof (globalThis as { Deno?: { jupyter?: { broadcast?: unknown } } }).Deno?.jupyter?.broadcast === "function";
   } catch {
