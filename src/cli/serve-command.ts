@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer } from "../server";
@@ -47,7 +47,7 @@ function parseCount(text: string | undefined, flag: string, max: number): number
  * The accounts of `--user` and `--users-file`. A file's line is never quoted in a message: it
  * holds a password.
  */
-function usersOf(given: string[] | undefined, file: string | undefined): string[] | undefined {
+function usersOf(given: string[] | undefined, file: string | undefined, warnings: string[]): string[] | undefined {
   if (file === undefined) return given;
   let text: string;
   try {
@@ -55,11 +55,18 @@ function usersOf(given: string[] | undefined, file: string | undefined): string[
   } catch (error) {
     throw new UsageError(`--users-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
   }
+  // It holds passwords: a file every local user can read gives them away (as a command line would).
+  if ((statSync(file).mode & 0o004) !== 0) warnings.push(`--users-file ${file} can be read by every user of this machine; chmod 600 it.`);
   const users: string[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     const entry = line.trim();
     if (entry === "" || entry.startsWith("#")) return;
     if (!/^[^:]+:.+$/.test(entry)) throw new UsageError(`--users-file ${file}, line ${i + 1}: expected NAME:PASSWORD (a name, a colon, a password).`);
+    // "alice : wonderland" would make the name "alice " and the password " wonderland": no student could log in.
+    const colon = entry.indexOf(":");
+    if (/\s$/.test(entry.slice(0, colon)) || /^\s/.test(entry.slice(colon + 1)) || /\s$/.test(line)) {
+      throw new UsageError(`--users-file ${file}, line ${i + 1}: a space around the name, the colon or the password would be part of them; write NAME:PASSWORD with none.`);
+    }
     users.push(entry);
   });
   if (users.length === 0) throw new UsageError(`--users-file ${file} names no account: write one NAME:PASSWORD per line.`);
@@ -70,9 +77,11 @@ function mebibytes(count: number | undefined): number | undefined {
   return count === undefined ? undefined : count * 1024 * 1024;
 }
 
-/** "15m", "90s", "1h", "2h30m" or a number of seconds, as milliseconds. */
-function parseDuration(text: string | undefined, flag: string): number | undefined {
+/** "15m", "90s", "1h", "2h30m" or (unless `unit` is required) a number of seconds, as milliseconds. */
+function parseDuration(text: string | undefined, flag: string, requireUnit = false): number | undefined {
   if (text === undefined) return undefined;
+  // "--lockout 15" could mean minutes as well as seconds: say which.
+  if (requireUnit && /^\s*\d+\s*$/.test(text)) throw new UsageError(`${flag} needs a unit: ${text.trim()}s, ${text.trim()}m or ${text.trim()}h.`);
   const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(text.trim());
   if (!match || text.trim() === "" || !match.slice(1).some(Boolean)) {
     throw new UsageError(`${flag} takes a duration such as 15m, 90s or 1h, not "${text}".`);
@@ -150,6 +159,7 @@ function untilStopSignal(): Promise<string> {
  */
 export async function runServe(argv: string[]): Promise<number> {
   let handle;
+  const startWarnings: string[] = [];
   try {
     const flags = parseServeArgs(argv);
     if (flags.help) {
@@ -161,7 +171,7 @@ export async function runServe(argv: string[]): Promise<number> {
       host: flags.host,
       port: parseCount(flags.port, "--port", 65535),
       data: flags.data,
-      users: usersOf(flags.user, flags["users-file"]),
+      users: usersOf(flags.user, flags["users-file"], startWarnings),
       synthetic: parseCount(flags.synthetic, "--synthetic", 1_000_000),
       maxConnections: positive(parseCount(flags["max-connections"], "--max-connections", 1_000_000), "--max-connections"),
       sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
@@ -171,7 +181,7 @@ export async function runServe(argv: string[]): Promise<number> {
       quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
       loginThrottle: {
         maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
-        windowMs: parseDuration(flags.lockout, "--lockout"),
+        windowMs: parseDuration(flags.lockout, "--lockout", true),
       },
       log: (line) => {
         if (!quiet || !/^[A-Z]+ \//.test(line)) process.stderr.write(`${line}\n`);
@@ -191,6 +201,7 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   const stopped = untilStopSignal();
   process.stdout.write(`${handle.baseUrl}\n`);
+  for (const warning of startWarnings) process.stderr.write(`matframe serve: warning: ${warning}\n`);
   const reachable = reachableUrls(handle.baseUrl);
   if (reachable.length > 0) process.stderr.write(`matframe serve: listening on every address of this machine; from others, use ${reachable.join(" or ")}\n`);
   const signal = await stopped;

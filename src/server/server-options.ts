@@ -181,7 +181,7 @@ export function resolveOptions(options: StartServerOptions) {
   }
   if (users.length === 0 && !isLoopbackHost(host)) {
     throw new ServerOptionsError(
-      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own account with --user NAME:PASSWORD (users option), or listen on 127.0.0.1.`,
+      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own accounts (--user NAME:PASSWORD or --users-file FILE; from code, the users option), or listen on 127.0.0.1.`,
     );
   }
   return {

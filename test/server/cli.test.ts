@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -119,6 +119,19 @@ describe("matframe serve as a process", () => {
     const missing = await run(["serve", "--users-file", path.join(dir, "absent.txt")]).done;
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/--users-file .*absent\.txt: cannot read it \(ENOENT\)/);
+    // Spaces around the colon would be part of the name and the password: refused, not kept.
+    writeFileSync(file, "ann:ok\nalice : wonderland\n");
+    const spaced = await run(["serve", "--port", "0", "--users-file", file]).done;
+    expect(spaced.code).toBe(1);
+    expect(spaced.stderr).toMatch(/line 2: a space around the name, the colon or the password would be part of them/);
+    expect(spaced.stderr).not.toContain("wonderland");
+    // A file every local user can read is served, with a warning.
+    writeFileSync(file, "ann:pw-ann-file\n");
+    chmodSync(file, 0o644);
+    const readable = run(["serve", "--port", "0", "--users-file", file]);
+    await firstLine(readable.child);
+    readable.child.kill("SIGTERM");
+    expect((await readable.done).stderr).toMatch(/warning: --users-file .*class\.txt can be read by every user of this machine; chmod 600 it/);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -128,6 +141,7 @@ describe("matframe serve as a process", () => {
     [["serve", "--port", "99999"], /--port takes a whole number/],
     [["serve", "--synthetic", "-3"], /synthetic/],
     [["serve", "--user", "nocolon"], /NAME:PASSWORD/],
+    [["serve", "--lockout", "15"], /--lockout needs a unit: 15s, 15m or 15h\./],
     [["serve", "--host", "0.0.0.0"], /demo\/demo account/],
     [["serve", "--data", "/nonexistent/file.json"], /no such file/],
     [["serve", "extra"], /unexpected argument "extra": every option starts with --/],
