@@ -115,6 +115,15 @@ describe("matframe export --resume, killed and resumed", () => {
     expect(sorted.code).toBe(1);
     expect(sorted.stderr).toMatch(/--sort: A resumable export continues from an _id cursor/);
   });
+
+  it("an export refused before any record (a token that no longer works) leaves no partial file", async () => {
+    const empty = mkdtempSync(path.join(dir, "refused-"));
+    const refused = await runCli(["export", "--base-url", server.origin, "--output", path.join(empty, "r.csv"), "--resume"], {
+      env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: "n0t-the-t0ken" },
+    });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(readdirSync(empty)).toEqual([]);
+  });
 });
 
 describe("the server killed mid-export", () => {

@@ -287,6 +287,9 @@ export class ResumableFile {
     } finally {
       this.stream.destroy();
       await this.handle.close().catch(() => undefined);
+      // Stopped before anything was committed (a refused login, say): a partial file without a
+      // state file holds nothing a later run could use, so none is left behind.
+      if (!(await fs.promises.lstat(this.statePath).then(() => true, () => false))) await fs.promises.rm(this.partialPath, { force: true });
       releasePidLock(this.lockPath);
     }
   }
