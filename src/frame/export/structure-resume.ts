@@ -24,6 +24,7 @@ import {
   type StructureSource,
 } from "./structure-export";
 import { reportWarnings } from "../table/warnings";
+import { UniqueNames } from "./unique-names";
 
 /** Kept in the state file: what the result and its warning report about skipped records. */
 interface StructureWriterState {
@@ -70,12 +71,12 @@ export async function writeStructuresResumable(
   }
   await checkProgressDirectory(dir, target, final);
   const index = await ResumableFile.open(path.join(dir, "index.csv"), request, { force: true, label: target });
-  const taken = new Set<string>(["index.csv"]);
-  if (index.resumed) for (const name of await indexedNames(index.partialPath, index.resumed.bytes)) taken.add(name.toLowerCase());
+  const taken = new UniqueNames(["index.csv"]);
+  if (index.resumed) for (const name of await indexedNames(index.partialPath, index.resumed.bytes)) taken.reserve(name);
   // Files written after the last commit (or by a run whose progress was discarded) are not in the index.
   const own = new Set([path.basename(index.partialPath), path.basename(index.statePath), path.basename(index.lockPath)]);
   for (const name of await fs.promises.readdir(dir)) {
-    if (!own.has(name) && !taken.has(name.toLowerCase())) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
+    if (!own.has(name) && !taken.has(name)) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
   }
   return writeFrames(source, plan, index, { dir, taken }, final, options, async () => {
     await index.commit();
@@ -92,7 +93,7 @@ async function writeFrames(
   source: StructureSource,
   plan: StructureExportPlan,
   ledger: ResumableFile,
-  into: ResumableFile | { dir: string; taken: Set<string> },
+  into: ResumableFile | { dir: string; taken: UniqueNames },
   final: string,
   options: Pick<StructureExportOptions, "onProgress" | "onWarning">,
   commit: () => Promise<void>,
