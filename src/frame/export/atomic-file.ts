@@ -185,3 +185,23 @@ export function describeWriteError(error: unknown, dir: string): string {
   if (typeof code === "string") return `the system refused it (${code}).`;
   return (error as Error)?.message ?? String(error);
 }
+
+/**
+ * Writes a small file (a resume state) under a temporary name, fsyncs it and renames it into
+ * place. The temporary name is random and created exclusively, so a symlink planted beside the
+ * target is never written through.
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const temp = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+  const handle = await fs.promises.open(temp, "wx", 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await fs.promises.rename(temp, file);
+}

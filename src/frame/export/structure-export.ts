@@ -10,9 +10,9 @@ import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
-import { checkResume, type ResumeOptions } from "./resumable";
+import { checkResume, type ResumeOptions } from "./resume/resume-plan";
 import { UniqueNames } from "./unique-names";
-import { writeStructuresResumable } from "./structure-resume";
+import { writeStructuresResumable } from "./resume/structure-resume";
 import type { PlatformRecord } from "../../client/collection";
 
 /** The structure file formats. */
