@@ -24,7 +24,7 @@ import type { PlatformRecord } from "../client/collection";
 import type { IdPartition } from "../client/paging/partitions";
 import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
-import { writePartitionedResumable } from "./export/resume/partitioned-resume";
+import { writePartitionedResumable } from "./export/partitioned-resume";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived

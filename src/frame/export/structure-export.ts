@@ -4,15 +4,15 @@ import { StructureError, ValidationError } from "../../errors";
 import type { IterateOptions, Progress } from "../../client/config/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
 import { standardCell, toCif, toPoscar, toSymmetrizedCif, toXyz, CELL_CHOICES, type CellChoice, type StructureRecord } from "../../structure";
-import { openAtomicFile } from "./atomic-file";
-import { openAtomicDir } from "./atomic-dir";
+import { openAtomicFile } from "./atomic/atomic-file";
+import { openAtomicDir } from "./atomic/atomic-dir";
 import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
 import { checkResume, type ResumeOptions } from "./resume/resume-plan";
 import { UniqueNames } from "./unique-names";
-import { writeStructuresResumable } from "./resume/structure-resume";
+import { writeStructuresResumable } from "./structure-resume";
 import type { PlatformRecord } from "../../client/collection";
 
 /** The structure file formats. */

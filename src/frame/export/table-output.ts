@@ -2,7 +2,7 @@
 // partial file of a resumable export, or the caller's stream. One shape for the three, so the
 // writers do not ask which one they have.
 import type { Writable } from "node:stream";
-import { openAtomicFile } from "./atomic-file";
+import { openAtomicFile } from "./atomic/atomic-file";
 import { ResumableFile } from "./resume/resumable-file";
 import type { Checkpoint, SavedProgress } from "./resume/resume-plan";
 

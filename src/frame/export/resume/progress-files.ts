@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { OutputError, ResumeError } from "../../../errors";
 import { describeOwner, releasePidLock, takePidLock } from "../../../pid-lock";
-import { describeWriteError } from "../atomic-file";
+import { describeWriteError } from "../atomic/atomic-file";
 
 /** Names of the hidden files beside a target. */
 export function resumePaths(target: string): { partial: string; state: string; lock: string } {

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { createHash, type Hash } from "node:crypto";
 import { Writable } from "node:stream";
 import { OutputError, ResumeError, TargetExistsError } from "../../../errors";
-import { checkTarget, describeWriteError, placeFile } from "../atomic-file";
+import { checkTarget, describeWriteError, placeFile } from "../atomic/atomic-file";
 import { discardProgress, OutputLock, resumePaths } from "./progress-files";
 import { compareRequests, type Checkpoint, type ResumeRequest, type SavedProgress } from "./resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "./sealed-state";

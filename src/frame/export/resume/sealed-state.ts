@@ -11,7 +11,7 @@
 import * as fs from "node:fs";
 import { createHash } from "node:crypto";
 import { OutputError, ResumeError } from "../../../errors";
-import { writeFileAtomic } from "../atomic-file";
+import { writeFileAtomic } from "../atomic/atomic-file";
 
 /** The layout version every state file carries. */
 const VERSION = 1;

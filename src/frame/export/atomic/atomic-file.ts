@@ -3,8 +3,8 @@ import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
-import { TargetExistsError } from "../../errors";
-import { OutputError } from "../../errors";
+import { TargetExistsError } from "../../../errors";
+import { OutputError } from "../../../errors";
 
 const open = promisify(fs.open);
 const fsync = promisify(fs.fsync);

@@ -4,19 +4,19 @@
 // even when the collection changed in between.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeWriteError } from "../atomic-file";
-import type { Progress } from "../../../client/config/options";
-import type { IdPartition } from "../../../client/paging/partitions";
-import type { ResolvedIterateOptions } from "../../../client/config/validate-options";
-import { OutputError, ResumeError, TargetExistsError } from "../../../errors";
-import { placeDir } from "../atomic-dir";
-import type { ExportResult, PageSource } from "../export";
-import type { PartitionedExportResult } from "../partitioned-export";
-import type { PlatformRecord } from "../../../client/collection";
-import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./progress-files";
-import { ResumableFile } from "./resumable-file";
-import { compareRequests, type ResumeRequest } from "./resume-plan";
-import { readSealedState, writeSealedState, type StateLayout } from "./sealed-state";
+import { describeWriteError } from "./atomic/atomic-file";
+import type { Progress } from "../../client/config/options";
+import type { IdPartition } from "../../client/paging/partitions";
+import type { ResolvedIterateOptions } from "../../client/config/validate-options";
+import { OutputError, ResumeError, TargetExistsError } from "../../errors";
+import { placeDir } from "./atomic/atomic-dir";
+import type { ExportResult, PageSource } from "./export";
+import type { PartitionedExportResult } from "./partitioned-export";
+import type { PlatformRecord } from "../../client/collection";
+import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
+import { ResumableFile } from "./resume/resumable-file";
+import { compareRequests, type ResumeRequest } from "./resume/resume-plan";
+import { readSealedState, writeSealedState, type StateLayout } from "./resume/sealed-state";
 
 /** A dataset's state: the parts' `_id` ranges, fixed by the first run, and the parts finished. */
 interface DatasetState {

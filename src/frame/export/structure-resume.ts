@@ -4,14 +4,14 @@
 // the cursor. One multi-frame xyz file resumes as the table exports do.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeWriteError } from "../atomic-file";
-import { OutputError, TargetExistsError } from "../../../errors";
-import type { StructureRecord } from "../../../structure";
-import { placeDir } from "../atomic-dir";
-import { lastId, Sink } from "../export";
-import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./progress-files";
-import { ResumableFile } from "./resumable-file";
-import { continueWalk, type ResumeRequest, type SavedProgress } from "./resume-plan";
+import { describeWriteError } from "./atomic/atomic-file";
+import { OutputError, TargetExistsError } from "../../errors";
+import type { StructureRecord } from "../../structure";
+import { placeDir } from "./atomic/atomic-dir";
+import { lastId, Sink } from "./export";
+import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
+import { ResumableFile } from "./resume/resumable-file";
+import { continueWalk, type ResumeRequest, type SavedProgress } from "./resume/resume-plan";
 import {
   EXTENSIONS,
   fileName,
@@ -24,9 +24,9 @@ import {
   type StructureExportPlan,
   type StructureExportResult,
   type StructureSource,
-} from "../structure-export";
-import { reportWarnings } from "../../table/warnings";
-import { UniqueNames } from "../unique-names";
+} from "./structure-export";
+import { reportWarnings } from "../table/warnings";
+import { UniqueNames } from "./unique-names";
 
 /** Kept in the state file: what the result and its warning report about skipped records. */
 interface StructureWriterState {
