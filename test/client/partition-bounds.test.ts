@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, ResponseValidationError } from "../../src";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { runCli } from "../cli-export/run-cli";
 
 // A server that honours the keyset cursor and the sort but ignores a part's _id range (the fault
 // server reads only the cursor unless told to evaluate queries) once made `--partitions 4` write
@@ -41,6 +42,15 @@ describe("a partitioned read from a server that ignores the parts' _id ranges", 
     const target = join(dir, "resumed");
     const error = await client.materials.exportCsv(target, { columns: ["_id", "name"], partitions: 4, pageSize: 100, resume: true }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(PART_RANGE);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("matframe export --partitions 4 exits 2 with the server's fault, instead of 0 with every record four times", async () => {
+    const target = join(dir, "cli-parts");
+    const env = { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken };
+    const run = await runCli(["export", "--partitions", "4", "--columns", "_id,name", "--output", target], { env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(PART_RANGE);
     expect(existsSync(target)).toBe(false);
   });
 
