@@ -2,8 +2,9 @@
 // JSON with the request it belongs to and a seal over what it says.
 //
 // What the seal protects against: accidental damage. A state file cut short by a full disk, a
-// machine switched off between writes that were not both fsynced, a copy of an older run's state,
-// or a hand edit of its cursor or counts would otherwise make a resumed export skip or repeat
+// machine switched off between writes that were not both fsynced, a state beside a partial file
+// it does not describe (the progress carries the partial bytes' SHA-256), or a hand edit of its
+// cursor or counts would otherwise make a resumed export skip or repeat
 // records without a word; with the seal it is refused and the user is told to restart. The seal
 // is an unkeyed SHA-256, so it is NOT a defence against someone who may write the folder: they
 // can recompute it. The output folder's permissions are that defence (the state file is written
