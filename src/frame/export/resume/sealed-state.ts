@@ -4,11 +4,11 @@
 // What the seal protects against: accidental damage. A state file cut short by a full disk, a
 // machine switched off between writes that were not both fsynced, a state beside a partial file
 // it does not describe (the progress carries the partial bytes' SHA-256), or a hand edit of its
-// cursor or counts would otherwise make a resumed export skip or repeat
-// records without a word; with the seal it is refused and the user is told to restart. The seal
-// is an unkeyed SHA-256, so it is NOT a defence against someone who may write the folder: they
-// can recompute it. The output folder's permissions are that defence (the state file is written
-// 0600, and resumable exports refuse progress directories that are links or another user's).
+// cursor or counts would otherwise make a resumed export skip or repeat records without a word;
+// with the seal it is refused and the user is told to restart. The seal is an unkeyed SHA-256,
+// so it is NOT a defence against someone who may write the folder: they can recompute it. The
+// output folder's permissions are that defence (the state file is written 0600, and resumable
+// exports refuse progress directories that are links or another user's).
 import * as fs from "node:fs";
 import { createHash } from "node:crypto";
 import { OutputError, ResumeError } from "../../../errors";
