@@ -16,7 +16,7 @@ import type { Progress } from "../client/config/options";
 import type { ColumnType } from "../frame/table/column-types";
 import { exportTask, type ExportSource, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 import { STRUCTURE_FORMATS } from "../frame/export/structure-export";
-import { savedRecords } from "../frame/export/resumable";
+import { savedRecords } from "../frame/export/resume/progress-files";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { parseFlags, wrapHelp } from "./cli-args";
 import { resolveAddress } from "../client/config/platform-source";

@@ -11,7 +11,7 @@ import type { ColumnType } from "../frame/table/column-types";
 import type { ParquetCompression } from "../frame/export/parquet";
 import type { FrameWarning } from "../frame/table/row-reader";
 import { planTableExport, runTableExport, type TableFormat } from "../frame/collection-io";
-import { checkTarget } from "../frame/export/atomic-file";
+import { checkTarget } from "../frame/export/atomic/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 

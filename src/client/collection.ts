@@ -7,7 +7,7 @@ import type { IterateOptions, ListOptions } from "./config/options";
 import type { FetchPage } from "./paging/fetch-page";
 import type { ReadAnswer, ReadKeeping } from "./transport/read-answers";
 import { keysetPages } from "./paging/keyset";
-import { afterId, partitionQuery, splitIdRange, type IdPartition } from "./paging/partitions";
+import { afterId, partitionQuery, splitIdRange, withinPart, type IdPartition } from "./paging/partitions";
 import { offsetPages } from "./paging/offset";
 import { recordArray, recordObject } from "./transport/response-checks";
 import { checkCollectionName, validateIterateOptions, validateListOptions, type ResolvedIterateOptions } from "./config/validate-options";
@@ -322,7 +322,9 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]> {
     const merged = resolved.signal ? AbortSignal.any([resolved.signal, signal]) : signal;
     const query = afterId(partitionQuery(resolved.query, part), cursor);
-    return this.walk({ ...resolved, paging: "keyset", sort: { _id: 1 }, concurrency: 1, signal: merged, query });
+    // Ids are checked against the part's range before a caller's stripId drops them.
+    const pages = withinPart(this.walk({ ...resolved, paging: "keyset", sort: { _id: 1 }, concurrency: 1, signal: merged, query, stripId: false }), part, this.#endpoint(), cursor);
+    return resolved.stripId ? withoutIds(pages) : pages;
   }
 
   /**

@@ -22,7 +22,8 @@ import { writePartitioned, type PartitionOptions, type PartWriter } from "./expo
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { PlatformRecord } from "../client/collection";
 import type { IdPartition } from "../client/paging/partitions";
-import { checkResume, continueWalk, idOrder, ResumableFile, type ResumeOptions, type ResumeRequest } from "./export/resumable";
+import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
+import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
 
 /**

@@ -23,4 +23,4 @@ export type { ExportTarget, PageSource, TableSource, ExportOptions, CsvExportOpt
 export type { FrameWarning, ReadOptions } from "./table/row-reader";
 export type { WarningHandler } from "./table/warnings";
 export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./export/structure-export";
-export type { ResumeOptions } from "./export/resumable";
+export type { ResumeOptions } from "./export/resume/resume-plan";

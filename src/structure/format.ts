@@ -1,9 +1,14 @@
 // Number and name formatting shared by the writers.
 
-/** A number with 10 decimals (1e-10 Å, far below the 1e-6 Å the files are checked to), right aligned. */
+/**
+ * A number with 10 decimals (1e-10 Å, far below the 1e-6 Å the files are checked to), right
+ * aligned in `width` columns. A wider value (a 1,000,000 Å cell vector needs 18 characters) gets
+ * one space before it all the same: readers split fields on spaces, and numbers written side by
+ * side must never run together. A `width` of 0 writes the number alone.
+ */
 export function num(x: number, width = 16): string {
   const fixed = (Object.is(x, -0) || Math.abs(x) < 5e-11 ? 0 : x).toFixed(10);
-  return fixed.padStart(width);
+  return width > 0 && fixed.length >= width ? ` ${fixed}` : fixed.padStart(width);
 }
 
 /** A record's one-line title: name and id, on one line, without control characters. */

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli, startCli, startServe, type ServeProcess } from "../reliability/support/cli";
-import { resumePaths } from "../../src/frame/export/resumable";
+import { resumePaths } from "../../src/frame/export/resume/progress-files";
 
 // `matframe export --resume` killed at random points (SIGINT, SIGTERM, SIGKILL) and resumed ends
 // with the file an uninterrupted export writes: byte for byte for CSV and NDJSON, the same table

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openCache, type ResponseCache } from "../../src/client/transport/response-cache";
+import { Client, ValidationError } from "../../src";
 
 // The directory cache evicts the least recently used answers (a hit, and so every 304, counts as
 // a use), and the requests it serves wait only for asynchronous file calls.
@@ -78,5 +79,54 @@ describe("the directory cache on the request path", () => {
     expect(traces.filter((trace) => trace.includes("response-cache") && !trace.includes("openCache"))).toEqual([]);
     // The check itself works: the server's start does make such calls, and they are reported.
     expect(run.stderr).toContain("WARNING: Detected use of sync API");
+  });
+});
+
+// The cache holds the account's records: a folder others may write would let them plant a link
+// where an entry or its temporary file goes (and receive the records), or answers of their own.
+describe("the directory cache's folder", () => {
+  const posix = process.getuid !== undefined;
+
+  it.runIf(posix)("is refused when others may write to it, saying how to make it private", () => {
+    const dir = join(root, "shared");
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const make = () => new Client({ baseUrl: "http://127.0.0.1:9/api/2018-10-01", accountId: "a", authToken: "t", cache: { dir } });
+    expect(make).toThrow(ValidationError);
+    expect(make).toThrow(/cache\.dir ".*shared" cannot be used: other users may write to it \(mode 777\).*chmod 700/);
+    chmodSync(dir, 0o770);
+    expect(make).toThrow(/mode 770/);
+    chmodSync(dir, 0o700);
+    expect(make).not.toThrow();
+  });
+
+  it("is made private when it does not exist", () => {
+    const dir = join(root, "new", "cache");
+    openCache({ dir });
+    expect(statSync(dir).mode & 0o077).toBe(0);
+  });
+
+  it.runIf(posix)("is written through random, exclusive temporary files: links planted at guessable names receive nothing", async () => {
+    const dir = join(root, "planted");
+    const cache = openCache({ dir });
+    const outside = join(root, "stolen.txt");
+    writeFileSync(outside, "nothing yet");
+    // The names the cache once used (pid and a counter), planted before any write.
+    for (let n = 1; n <= 20; n++) symlinkSync(outside, join(dir, `.${KEYS.a}.${process.pid}.${n}.tmp`));
+    await cache.set(KEYS.a, answer("SECRET"));
+    expect(readFileSync(outside, "utf8")).toBe("nothing yet");
+    expect((await cache.get(KEYS.a))?.etag).toBe('"SECRET"');
+    // No temporary file of the cache's own is left behind.
+    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp") && !name.includes(`.${process.pid}.`))).toEqual([]);
+  });
+
+  it.runIf(posix)("reads no entry through a link", async () => {
+    const dir = join(root, "linked-entry");
+    const outside = join(root, "forged.json");
+    writeFileSync(outside, '"forged"\n[{"_id":"x"}]');
+    mkdirSync(dir, { mode: 0o700 });
+    symlinkSync(outside, join(dir, `${KEYS.b}.json`));
+    const cache = openCache({ dir });
+    expect(await cache.get(KEYS.b)).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OutputError } from "../../src/errors";
-import { openAtomicDir, placeDir } from "../../src/frame/export/atomic-dir";
+import { openAtomicDir, placeDir } from "../../src/frame/export/atomic/atomic-dir";
 
 let root: string;
 beforeEach(() => {

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { Client, ResumeError, ValidationError, startServer, type ServerHandle } from "../../src";
-import { fromTaggedJson, resumePaths, toTaggedJson } from "../../src/frame/export/resumable";
+import { resumePaths } from "../../src/frame/export/resume/progress-files";
+import { fromTaggedJson, toTaggedJson } from "../../src/frame/export/resume/tagged-json";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 
 // Resumable exports (issue 17): an export interrupted part-way keeps its progress beside the

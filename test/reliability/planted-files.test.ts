@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { Client, CredentialsFileError, ResumeError, startServer, type ServerHandle } from "../../src";
 import { readProfile, saveProfile } from "../../src/client/config/profile";
-import { resumePaths } from "../../src/frame/export/resumable";
+import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli, startServe } from "./support/cli";
 

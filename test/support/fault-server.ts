@@ -18,6 +18,8 @@ export type Fault =
   | { kind: "wrong-shape"; body: unknown }
   | { kind: "duplicate-first"; id: string }
   | { kind: "delay"; ms: number }
+  /** Answers normally once `until` settles: the test decides when (no timer). */
+  | { kind: "hold"; until: Promise<unknown> }
   /** A 200 whose chunked JSON body never ends. */
   | { kind: "endless" }
   /** Any status, headers and raw body, as given. */
@@ -106,7 +108,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       res.on("close", () => (load.inFlight -= 1));
     }
     if (fault?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms));
-    if (fault && fault.kind !== "duplicate-first" && fault.kind !== "delay") return misbehave(res, fault);
+    if (fault?.kind === "hold") await fault.until.catch(() => undefined);
+    if (fault && fault.kind !== "duplicate-first" && fault.kind !== "delay" && fault.kind !== "hold") return misbehave(res, fault);
     route(logged, res, fault);
   });
 
@@ -135,7 +138,9 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       const size = Math.min(limit, options.pageCap ?? limit);
       // Queries beyond the keyset cursor (a partition's _id range, a filter) go through mingo;
       // records are kept in _id order, and `sort: {_id: -1}` walks them backwards.
-      const matches = !options.evaluateQueries || isCursorOnly(r.query) ? records.filter((m) => after === undefined || m._id > after) : records.filter((m) => new Query(r.query as object).test(m));
+      // One compiled query a request, not one a record.
+      const query = options.evaluateQueries && !isCursorOnly(r.query) ? new Query(r.query as object) : undefined;
+      const matches = query ? records.filter((m) => query.test(m)) : records.filter((m) => after === undefined || m._id > after);
       const ordered = options.evaluateQueries && r.projection?.sort?._id === -1 ? [...matches].reverse() : matches;
       let page = ordered.slice(skip, skip + size);
       if (fault?.kind === "duplicate-first") page = [records.find((m) => m._id === fault.id)!, ...page.slice(1)];
@@ -173,7 +178,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   };
 }
 
-function misbehave(res: ServerResponse, fault: Exclude<Fault, { kind: "duplicate-first" | "delay" }>): void {
+function misbehave(res: ServerResponse, fault: Exclude<Fault, { kind: "duplicate-first" | "delay" | "hold" }>): void {
   switch (fault.kind) {
     case "status":
       res.writeHead(fault.status, { "content-type": "application/json", ...fault.headers });

@@ -1,5 +1,6 @@
 import type { Query } from "../../schemas";
-import { ValidationError } from "../../errors";
+import { ResponseValidationError, ValidationError } from "../../errors";
+import type { PlatformRecord } from "../collection";
 
 /** Most partitions one walk may be split into. */
 export const MAX_PARTITIONS = 64;
@@ -85,4 +86,38 @@ export function afterId(query: Query, cursor: string | undefined): Query {
   if (cursor === undefined) return query;
   const bound = { _id: { $gt: cursor } };
   return Object.keys(query).length === 0 ? bound : { $and: [query, bound] };
+}
+
+/**
+ * One part's pages, each record checked against the part's `_id` range (and, for a resumed part,
+ * its cursor). The keyset walk already checks that the server honours the cursor and the sort; a
+ * server that honours those but ignores the range would hand every part the whole collection,
+ * and a partitioned export would write each record once per part. Stops at the first record out
+ * of range, naming the server's fault.
+ *
+ * @throws ResponseValidationError for a record outside the part's range.
+ */
+export async function* withinPart(
+  pages: AsyncIterable<PlatformRecord[]>,
+  part: IdPartition,
+  endpoint: string,
+  cursor?: string,
+): AsyncGenerator<PlatformRecord[], void, undefined> {
+  for await (const page of pages) {
+    for (const record of page) {
+      const id = record._id;
+      const below = (part.from !== undefined && !(id >= part.from)) || (cursor !== undefined && !(id > cursor));
+      if (below || (part.to !== undefined && !(id < part.to))) {
+        const range = `[${part.from === undefined ? "start" : JSON.stringify(part.from)}, ${part.to === undefined ? "end" : JSON.stringify(part.to)})`;
+        const after = cursor === undefined ? "" : ` after the cursor ${JSON.stringify(cursor)}`;
+        throw new ResponseValidationError(
+          `${endpoint} answered part ${part.index + 1} of a partitioned read with record ${JSON.stringify(id)}, outside the part's _id range ${range}${after}: ` +
+            "the server ignored the part's {_id: {$gte: ..., $lt: ...}} bounds, so every part would repeat other parts' records. " +
+            "Leave out partitions (--partitions) with this server.",
+          { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Partition range not honoured" }] },
+        );
+      }
+    }
+    yield page;
+  }
 }

@@ -1,7 +1,13 @@
-import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { constants, mkdirSync, statSync } from "node:fs";
+import { open, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
+
+/** Asynchronous: a request never waits on a synchronous call (test/client/directory-cache.test.ts). */
+const randomHex = promisify(randomBytes);
+/** Reads never follow a symbolic link planted where an entry should be (0 where there is no such flag). */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /**
  * Where the client keeps responses it may revalidate: `"memory"` (shared by every client of the
@@ -95,8 +101,15 @@ class MemoryCache implements ResponseCache {
  * in-memory index keeps the order, each use (a hit, so also every 304) moves an entry to the
  * end and sets its file's time, which is how the order survives a restart (the index is built
  * from the files' times when the cache opens). Requests only ever wait for asynchronous file
- * calls; the only synchronous one is creating the directory when the client is made, so that an
- * unusable `dir` is an error there.
+ * calls; the only synchronous ones are creating and checking the directory when the client is
+ * made, so that an unusable `dir` is an error there.
+ *
+ * The folder must be private: owned by this user and writable by no one else. A folder others
+ * may write is refused, not tightened (its permissions are the owner's choice, and may serve
+ * others): there, anyone could plant a link named like an entry or its temporary file and
+ * receive the account's records, or hand the client answers of their own. Entries are written
+ * through exclusive temporary files with random names (`wx`: never through an existing name, a
+ * link included) and read without following links.
  */
 class DirectoryCache implements ResponseCache {
   readonly inMemory = false;
@@ -113,6 +126,7 @@ class DirectoryCache implements ResponseCache {
     readonly maxBytes: number,
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    checkPrivate(dir);
     this.#ready = this.#load().catch(() => undefined);
   }
 
@@ -123,7 +137,7 @@ class DirectoryCache implements ResponseCache {
     const file = this.#file(key);
     let raw: string;
     try {
-      raw = await readFile(file, "utf8");
+      raw = await readFile(file, { encoding: "utf8", flag: constants.O_RDONLY | NOFOLLOW });
     } catch {
       this.#forget(key);
       return undefined;
@@ -162,11 +176,17 @@ class DirectoryCache implements ResponseCache {
 
   async #write(key: string, value: CachedResponse): Promise<void> {
     await this.#ready;
-    // Unique within the process by the counter, between processes by the pid (no random bytes: their call is synchronous).
-    const temporary = join(this.dir, `.${key}.${process.pid}.${++temporaryCount}.tmp`);
+    // A random name made exclusively: no one can guess it to plant a link there first, and an
+    // existing name (a link included) makes the write fail rather than go through it.
+    const temporary = join(this.dir, `.${key}.${(await randomHex(12)).toString("hex")}.tmp`);
     const content = `${value.etag}\n${value.text}`;
     try {
-      await writeFile(temporary, content, { mode: 0o600 });
+      const handle = await open(temporary, "wx", 0o600);
+      try {
+        await handle.writeFile(content);
+      } finally {
+        await handle.close();
+      }
       await rename(temporary, this.#file(key));
     } catch {
       // A full or read-only disk makes the cache forget, not the request fail.
@@ -228,7 +248,27 @@ class DirectoryCache implements ResponseCache {
   }
 }
 
-let temporaryCount = 0;
+/**
+ * Refuses a cache folder that is not this user's own, or that others may write to.
+ * @throws Error saying which, and how to make it private.
+ */
+function checkPrivate(dir: string): void {
+  const s = statSync(dir);
+  if (!s.isDirectory()) throw new Error("it is not a folder");
+  const uid = process.getuid?.();
+  if (uid !== undefined && s.uid !== uid) {
+    throw new Error(`it belongs to another user (uid ${s.uid}), who could read and change the answers kept there; choose a folder of your own`);
+  }
+  // Off POSIX (Windows) the mode bits say nothing about other users: the owner check above is skipped there too.
+  if (uid !== undefined && (s.mode & 0o022) !== 0) {
+    const mode = (s.mode & 0o777).toString(8).padStart(3, "0");
+    throw new Error(
+      `other users may write to it (mode ${mode}), so they could plant files where the account's records are kept; ` +
+        `make it private (chmod 700 ${JSON.stringify(dir)}) or choose a private folder`,
+    );
+  }
+}
+
 let sharedMemoryCache: MemoryCache | undefined;
 
 /** The store for a `cache` setting. */

@@ -1,8 +1,8 @@
 import type { Writable } from "node:stream";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
 import { RowReader, type FrameWarning } from "../table/row-reader";
-import { openAtomicFile } from "./atomic-file";
-import { ResumableFile } from "./resumable";
+import type { ResumableFile } from "./resume/resumable-file";
+import { openTableOutput } from "./table-output";
 import { csvLine } from "./csv";
 import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "../table/warnings";
@@ -123,12 +123,9 @@ export async function writeRows(
   options: CsvExportOptions,
 ): Promise<ExportResult> {
   const format = rowFormat === "csv" ? CSV(options.header ?? true, options.escapeFormulas ?? true) : NDJSON;
-  // Opened before the first page is asked for, so an existing target fails fast.
-  const resumable = target instanceof ResumableFile ? target : undefined;
-  const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
-  const stream: Writable = file ? file.stream : (target as Writable);
-  const sink = new Sink(stream, file?.path);
-  const resumed = resumable?.resumed;
+  const output = await openTableOutput(target, options.force);
+  const sink = new Sink(output.stream, output.path);
+  const resumed = output.resumed;
   sink.bytes = resumed?.bytes ?? 0;
   // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
   const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
@@ -139,7 +136,7 @@ export async function writeRows(
   let header = resumed ? "" : format.header(plan.names);
   let line: ((cells: readonly unknown[]) => string) | undefined;
   let warnings: FrameWarning[] = [];
-  let held: string[] | undefined = options.strict && !file ? [] : undefined;
+  let held: string[] | undefined = options.strict && output.path === undefined ? [] : undefined;
   let heldBytes = 0;
   try {
     const row = new Array<unknown>(plan.names.length);
@@ -176,24 +173,24 @@ export async function writeRows(
       }
       items += page.length;
       pageCount++;
-      if (resumable && page.length > 0) await resumable.checkpoint({ cursor: lastId(page), items, pages: pageCount, bytes: sink.bytes, filled: [...reader.filledColumns] });
+      if (output.keepsProgress && page.length > 0) await output.checkpoint({ cursor: lastId(page), items, pages: pageCount, bytes: sink.bytes, filled: [...reader.filledColumns] });
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
     }
     warnings = reader.finish();
     if (held) await sink.write(held.join(""));
     await sink.write(header);
     sink.check();
-    if (file) await file.commit();
+    await output.commit();
   } catch (error) {
     // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
-    if (error instanceof EmptyColumnError && resumable) await resumable.discard();
-    else await file?.abort();
+    if (error instanceof EmptyColumnError) await output.discard();
+    else await output.abort();
     throw error;
   } finally {
     sink.release();
   }
   reportWarnings(warnings, options.onWarning);
-  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
+  return { items, pages: pageCount, bytes: sink.bytes, ...(output.path !== undefined ? { path: output.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }
 
 /**

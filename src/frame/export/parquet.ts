@@ -3,14 +3,15 @@
 // "Parquet and Arrow".
 import type { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
-import { openAtomicFile } from "./atomic-file";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
 import { checkColumnTypes, decideTypes, toTyped, typesWithoutData, type ColumnType, type TypedCell } from "../table/column-types";
 import { planSource, Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource, type TableSource } from "./export";
 import { recordShapeError } from "../table/record-shape";
 import { RowReader, type FrameWarning } from "../table/row-reader";
 import { reportWarnings } from "../table/warnings";
-import { fromTaggedJson, ResumableFile, toTaggedJson } from "./resumable";
+import type { ResumableFile } from "./resume/resumable-file";
+import { fromTaggedJson, toTaggedJson } from "./resume/tagged-json";
+import { openTableOutput } from "./table-output";
 import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit, type EncodedChunk, type RleWriter, type WrittenChunk } from "./parquet-chunk";
 import { snappyCompress } from "./snappy";
 import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../../errors";
@@ -124,11 +125,9 @@ export async function writeParquet(
   resolved: ResolvedParquet = checkParquetOptions(plan, options),
 ): Promise<ExportResult> {
   const hp = loadWriter();
-  const resumable = target instanceof ResumableFile ? target : undefined;
-  const file = resumable ?? (typeof target === "string" ? await openAtomicFile(target, { force: options.force }) : undefined);
-  const stream: Writable = file ? file.stream : (target as Writable);
-  const sink = new Sink(stream, file?.path);
-  const resumed = resumable?.resumed;
+  const output = await openTableOutput(target, options.force);
+  const sink = new Sink(output.stream, output.path);
+  const resumed = output.resumed;
   sink.bytes = resumed?.bytes ?? 0;
   // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
   const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
@@ -230,9 +229,9 @@ export async function writeParquet(
     writeRowGroup(hp, writer!, out, reader.names, group, CODECS[resolved.compression]);
     await out.flush!();
     grouped += rows;
-    if (resumable) {
+    if (output.keepsProgress) {
       const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
-      await resumable.checkpoint({ cursor: String(lastId), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
+      await output.checkpoint({ cursor: String(lastId), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
     }
   };
 
@@ -267,20 +266,20 @@ export async function writeParquet(
     warnings = reader.finish();
     await writer!.finish();
     sink.check();
-    if (file) await file.commit();
+    await output.commit();
   } catch (error) {
     // An interrupted resumable export keeps the rows it has read: they become one more (short)
     // row group, unless the output itself failed.
-    if (resumable && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
+    if (output.keepsProgress && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
     // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
-    if (error instanceof EmptyColumnError && resumable) await resumable.discard();
-    else await file?.abort();
+    if (error instanceof EmptyColumnError) await output.discard();
+    else await output.abort();
     throw error;
   } finally {
     sink.release();
   }
   reportWarnings(warnings, options.onWarning);
-  return { items, pages: pageCount, bytes: sink.bytes, ...(file ? { path: file.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
+  return { items, pages: pageCount, bytes: sink.bytes, ...(output.path !== undefined ? { path: output.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
 }
 
 /**

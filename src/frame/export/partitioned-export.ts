@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import type { Progress } from "../../client/config/options";
 import { ValidationError } from "../../errors";
-import { openAtomicDir } from "./atomic-dir";
+import { openAtomicDir } from "./atomic/atomic-dir";
 import type { ExportResult, ExportTarget } from "./export";
 
 /** Options of a partitioned export, beside the format's own. */

@@ -4,20 +4,22 @@
 // even when the collection changed in between.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeWriteError } from "./atomic-file";
+import { describeWriteError } from "./atomic/atomic-file";
 import type { Progress } from "../../client/config/options";
 import type { IdPartition } from "../../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../../client/config/validate-options";
 import { OutputError, ResumeError, TargetExistsError } from "../../errors";
-import { placeDir } from "./atomic-dir";
-import type { ExportResult } from "./export";
-import type { PageSource } from "./export";
+import { placeDir } from "./atomic/atomic-dir";
+import type { ExportResult, PageSource } from "./export";
 import type { PartitionedExportResult } from "./partitioned-export";
-import { checkProgressDirectory, compareRequests, discardProgress, ResumableFile, resumePaths, sealOf, writeFileAtomic, type ResumeRequest } from "./resumable";
 import type { PlatformRecord } from "../../client/collection";
+import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
+import { ResumableFile } from "./resume/resumable-file";
+import { compareRequests, type ResumeRequest } from "./resume/resume-plan";
+import { readSealedState, writeSealedState, type StateLayout } from "./resume/sealed-state";
 
+/** A dataset's state: the parts' `_id` ranges, fixed by the first run, and the parts finished. */
 interface DatasetState {
-  readonly matframeResume: 1;
   readonly request: ResumeRequest;
   readonly ranges: readonly IdPartition[];
   /** Records of each finished part, by part index. */
@@ -34,22 +36,45 @@ type PartDone = Pick<ExportResult, "items" | "bytes" | "warnings" | "resumedFrom
 
 type Write = (pages: PageSource, to: ResumableFile, onProgress: (progress: Progress) => void) => Promise<ExportResult>;
 
-/** Writes (or continues) a partitioned export whose progress is kept for a later run. */
-export async function writePartitionedResumable(
+const DATASET_STATE: StateLayout<DatasetState> = {
+  valid: (state) => Array.isArray(state.ranges) && typeof state.finished === "object" && state.finished !== null,
+  sealed: (state) => ({ ranges: state.ranges, finished: state.finished }),
+};
+
+type Options = { force?: boolean; restart: boolean; onProgress?: (progress: Progress) => void };
+
+/**
+ * Writes (or continues) a partitioned export whose progress is kept for a later run. One lock
+ * covers the whole dataset folder, taken before anything of it is read or removed.
+ */
+export function writePartitionedResumable(
   source: PartSource,
   walk: ResolvedIterateOptions,
   partitions: number,
   target: string,
   request: ResumeRequest,
-  options: { force?: boolean; restart: boolean; onProgress?: (progress: Progress) => void },
+  options: Options,
   write: Write,
+): Promise<PartitionedExportResult> {
+  return withOutputLock(target, target, (lock) => writeLocked(source, walk, partitions, target, request, options, write, lock));
+}
+
+async function writeLocked(
+  source: PartSource,
+  walk: ResolvedIterateOptions,
+  partitions: number,
+  target: string,
+  request: ResumeRequest,
+  options: Options,
+  write: Write,
+  lock: OutputLock,
 ): Promise<PartitionedExportResult> {
   const final = path.resolve(target);
   if (fs.existsSync(final) && !options.force) throw new TargetExistsError(target);
-  if (options.restart) await discardProgress(final);
+  if (options.restart) await discardProgress(final, lock);
   const { partial: dir, state: statePath } = resumePaths(final);
   const stop = new AbortController();
-  let state: DatasetState | undefined = await readDatasetState(statePath, target);
+  let state: DatasetState | undefined = await readSealedState(statePath, target, DATASET_STATE);
   if (state) {
     const differences = compareRequests(state.request, request);
     if (differences.length > 0) {
@@ -68,8 +93,8 @@ export async function writePartitionedResumable(
     } catch (error) {
       throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
     }
-    state = { matframeResume: 1, request, ranges, finished: {} };
-    await writeFileAtomic(statePath, datasetStateText(state));
+    state = { request, ranges, finished: {} };
+    await writeSealedState(statePath, state, DATASET_STATE);
   }
 
   const saved: DatasetState = state;
@@ -84,7 +109,7 @@ export async function writePartitionedResumable(
   const finished: Record<string, number> = { ...saved.finished };
   const record = (index: number, items: number): Promise<void> => {
     finished[index] = items;
-    saving = saving.then(() => writeFileAtomic(statePath, datasetStateText({ ...saved, finished })));
+    saving = saving.then(() => writeSealedState(statePath, { ...saved, finished }, DATASET_STATE));
     return saving;
   };
 
@@ -96,7 +121,7 @@ export async function writePartitionedResumable(
         return { items: finished[range.index], bytes: (await fs.promises.stat(file)).size, warnings: [], resumedFrom: finished[range.index] };
       }
       try {
-        const part = await ResumableFile.open(file, { ...request, options: { ...request.options, part: range.index } }, { label: `${target} (${names[i]})`, force: true });
+        const part = await ResumableFile.open(file, { ...request, options: { ...request.options, part: range.index } }, { label: `${target} (${names[i]})`, force: true, lock });
         const result = await write(source.partWalk(walk, range, stop.signal, part.resumed?.cursor), part, (p) => {
           progress[i] = { items: p.items, pages: p.pages, bytes: p.bytes ?? 0 };
           report();
@@ -126,36 +151,4 @@ export async function writePartitionedResumable(
     warnings: done.flatMap((r) => r.warnings),
     ...(kept > 0 ? { resumedFrom: kept } : {}),
   };
-}
-
-async function readDatasetState(file: string, target: string): Promise<DatasetState | undefined> {
-  let text: string;
-  try {
-    text = await fs.promises.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new OutputError(`Cannot read the saved progress of ${target}: ${(error as Error).message}.`, file, { cause: error });
-  }
-  let state: DatasetState & { seal?: unknown };
-  try {
-    state = JSON.parse(text) as DatasetState;
-    if (state?.matframeResume !== 1 || !Array.isArray(state.ranges) || typeof state.finished !== "object") throw new Error("layout");
-  } catch {
-    throw new ResumeError(`The saved progress of ${target} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
-  }
-  if (state.seal !== sealOf(state.request, { ranges: state.ranges, finished: state.finished })) {
-    throw new ResumeError(
-      `The saved progress of ${target} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
-        "Pass --restart (restart: true) to discard it and start over.",
-      file,
-    );
-  }
-  const { seal: _seal, ...rest } = state;
-  return rest;
-}
-
-/** A dataset's state file, sealed over its request, ranges and finished parts. */
-function datasetStateText(state: DatasetState): string {
-  const seal = sealOf(state.request, { ranges: state.ranges, finished: state.finished });
-  return `${JSON.stringify({ ...state, seal }, null, 1)}\n`;
 }

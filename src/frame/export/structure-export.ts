@@ -4,13 +4,14 @@ import { StructureError, ValidationError } from "../../errors";
 import type { IterateOptions, Progress } from "../../client/config/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
 import { standardCell, toCif, toPoscar, toSymmetrizedCif, toXyz, CELL_CHOICES, type CellChoice, type StructureRecord } from "../../structure";
-import { openAtomicFile } from "./atomic-file";
-import { openAtomicDir } from "./atomic-dir";
+import { openAtomicFile } from "./atomic/atomic-file";
+import { openAtomicDir } from "./atomic/atomic-dir";
 import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
-import { checkResume, type ResumeOptions } from "./resumable";
+import { checkResume, type ResumeOptions } from "./resume/resume-plan";
+import { UniqueNames } from "./unique-names";
 import { writeStructuresResumable } from "./structure-resume";
 import type { PlatformRecord } from "../../client/collection";
 
@@ -114,12 +115,9 @@ function safe(part: unknown, max = 40): string {
 }
 
 /** `Si_mp-149_<id>.cif`: sorts by formula, then source id; unique even where case is ignored. */
-export function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: Set<string>): string {
+export function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: UniqueNames): string {
   const base = [safe(record.formula) || "structure", safe(record.external?.id), safe(record._id, 64)].filter(Boolean).join("_");
-  let name = `${base}.${ext}`;
-  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.${ext}`;
-  taken.add(name.toLowerCase());
-  return name;
+  return taken.take(base, ext);
 }
 
 /**
@@ -142,7 +140,7 @@ export async function writeStructures(
   const temp = dir.tempPath;
   const write = writerOf(plan);
   const ext = EXTENSIONS[plan.format];
-  const taken = new Set<string>(["index.csv"]);
+  const taken = new UniqueNames(["index.csv"]);
   // The index streams to its file as pages arrive, so memory stays flat in the collection size.
   // A file handle, not a stream: every write is awaited, so an abort never leaves a write in flight.
   let index: fs.promises.FileHandle | undefined;

@@ -1,15 +1,17 @@
-// Resumable structure exports (issue 17). A directory export fills a hidden directory beside the
+// Resumable structure exports. A directory export fills a hidden directory beside the
 // target; its index.csv is the ledger: a structure file counts as written once its index line is
 // committed, and a resumed run removes files written after the last commit, then continues from
 // the cursor. One multi-frame xyz file resumes as the table exports do.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeWriteError } from "./atomic-file";
+import { describeWriteError } from "./atomic/atomic-file";
 import { OutputError, TargetExistsError } from "../../errors";
 import type { StructureRecord } from "../../structure";
-import { placeDir } from "./atomic-dir";
+import { placeDir } from "./atomic/atomic-dir";
 import { lastId, Sink } from "./export";
-import { checkProgressDirectory, continueWalk, discardProgress, ResumableFile, resumePaths, type ResumeRequest, type SavedProgress } from "./resumable";
+import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
+import { ResumableFile } from "./resume/resumable-file";
+import { continueWalk, type ResumeRequest, type SavedProgress } from "./resume/resume-plan";
 import {
   EXTENSIONS,
   fileName,
@@ -24,6 +26,7 @@ import {
   type StructureSource,
 } from "./structure-export";
 import { reportWarnings } from "../table/warnings";
+import { UniqueNames } from "./unique-names";
 
 /** Kept in the state file: what the result and its warning report about skipped records. */
 interface StructureWriterState {
@@ -57,9 +60,23 @@ export async function writeStructuresResumable(
     const file = await ResumableFile.open(target, request, { force: options.force, restart });
     return writeFrames(source, plan, file, file, file.path, options, async () => file.commit());
   }
+  // One lock for the whole folder, taken before anything of it is read, made or removed.
+  return withOutputLock(target, target, (lock) => writeDirectory(source, target, plan, options, request, restart, lock));
+}
+
+/** The directory layout (one file per structure and an index), under the folder's lock. */
+async function writeDirectory(
+  source: StructureSource,
+  target: string,
+  plan: StructureExportPlan,
+  options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
+  request: ResumeRequest,
+  restart: boolean,
+  lock: OutputLock,
+): Promise<StructureExportResult> {
   const final = path.resolve(target);
   if (fs.existsSync(final) && !options.force) throw new TargetExistsError(target);
-  if (restart) await discardProgress(final);
+  if (restart) await discardProgress(final, lock);
   const dir = resumePaths(final).partial;
   try {
     // Not recursive: the parent is the target's own folder, and an existing entry (a directory
@@ -69,13 +86,13 @@ export async function writeStructuresResumable(
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
   }
   await checkProgressDirectory(dir, target, final);
-  const index = await ResumableFile.open(path.join(dir, "index.csv"), request, { force: true, label: target });
-  const taken = new Set<string>(["index.csv"]);
-  if (index.resumed) for (const name of await indexedNames(index.partialPath, index.resumed.bytes)) taken.add(name.toLowerCase());
+  const index = await ResumableFile.open(path.join(dir, "index.csv"), request, { force: true, label: target, lock });
+  const taken = new UniqueNames(["index.csv"]);
+  if (index.resumed) for (const name of await indexedNames(index.partialPath, index.resumed.bytes)) taken.reserve(name);
   // Files written after the last commit (or by a run whose progress was discarded) are not in the index.
-  const own = new Set([path.basename(index.partialPath), path.basename(index.statePath), path.basename(index.lockPath)]);
+  const own = new Set([path.basename(index.partialPath), path.basename(index.statePath)]);
   for (const name of await fs.promises.readdir(dir)) {
-    if (!own.has(name) && !taken.has(name.toLowerCase())) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
+    if (!own.has(name) && !taken.has(name)) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
   }
   return writeFrames(source, plan, index, { dir, taken }, final, options, async () => {
     await index.commit();
@@ -92,7 +109,7 @@ async function writeFrames(
   source: StructureSource,
   plan: StructureExportPlan,
   ledger: ResumableFile,
-  into: ResumableFile | { dir: string; taken: Set<string> },
+  into: ResumableFile | { dir: string; taken: UniqueNames },
   final: string,
   options: Pick<StructureExportOptions, "onProgress" | "onWarning">,
   commit: () => Promise<void>,

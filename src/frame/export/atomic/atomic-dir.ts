@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWriteError } from "./atomic-file";
 import { randomBytes } from "node:crypto";
-import { OutputError, TargetExistsError } from "../../errors";
+import { OutputError, TargetExistsError } from "../../../errors";
 
 /** A directory being filled under a temporary name, which takes the target's name only on commit. */
 export interface AtomicDir {

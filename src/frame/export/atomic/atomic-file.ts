@@ -3,8 +3,8 @@ import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
-import { TargetExistsError } from "../../errors";
-import { OutputError } from "../../errors";
+import { TargetExistsError } from "../../../errors";
+import { OutputError } from "../../../errors";
 
 const open = promisify(fs.open);
 const fsync = promisify(fs.fsync);
@@ -184,4 +184,24 @@ export function describeWriteError(error: unknown, dir: string): string {
   if (code === "EDQUOT") return "the disk quota is used up.";
   if (typeof code === "string") return `the system refused it (${code}).`;
   return (error as Error)?.message ?? String(error);
+}
+
+/**
+ * Writes a small file (a resume state) under a temporary name, fsyncs it and renames it into
+ * place. The temporary name is random and created exclusively, so a symlink planted beside the
+ * target is never written through.
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const temp = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+  const handle = await fs.promises.open(temp, "wx", 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await fs.promises.rename(temp, file);
 }
