@@ -7,7 +7,13 @@ export type { Query } from "./schemas";
 
 // The client and its collections.
 export { Client, Collection, credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./client";
+export { deviceLogin, refreshDeviceTokens, signedInUser, DEVICE_CLIENT_ID } from "./client";
 export type {
+  DevicePrompt,
+  DeviceTokens,
+  DeviceLoginOptions,
+  DeviceRequestOptions,
+  SignedInUser,
   WriteOptions,
   Modifier,
   ImportOptions,
