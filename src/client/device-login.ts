@@ -302,3 +302,17 @@ export async function signedInUser(options: DeviceRequestOptions & { accessToken
 export function savedDeviceTokens(tokens: DeviceTokens): { authToken: string; tokenType: "bearer"; refreshToken: string | undefined; expiresAt: string | undefined } {
   return { authToken: tokens.accessToken, tokenType: "bearer", refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt?.toISOString() };
 }
+
+/**
+ * Revokes a refresh token (or an access token) at the platform (`/oidc/revoke`, RFC 7009), as
+ * `matframe logout` does for a device sign-in.
+ */
+export async function revokeDeviceToken(options: DeviceRequestOptions & { token: string }): Promise<void> {
+  checkCommon(options);
+  if (typeof options.token !== "string" || options.token === "") throw new ValidationError("token", "token is the refresh or access token to revoke.");
+  const root = platformRoot(options.baseUrl);
+  await withDispatcher(async (dispatcher) => {
+    const answer = await postForm(`${root}/oidc/revoke`, { token: options.token, client_id: options.clientId ?? DEVICE_CLIENT_ID }, options, dispatcher, [options.token]);
+    if (answer.status !== 200) throw oauthFailure(answer, "Revoking the token");
+  });
+}

@@ -20,7 +20,7 @@ import { formatWait } from "./auth-handlers";
 import type { Reply, ServerState } from "./reply";
 
 const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
-const ENDPOINTS = "POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device (the verification page)";
+const ENDPOINTS = "POST /oidc/device/auth, POST /oidc/token, POST /oidc/revoke, GET|POST /oidc/device (the verification page)";
 /** Longest username or password checked; longer ones cannot match an account. */
 const MAX_CREDENTIAL_LENGTH = 1024;
 
@@ -137,6 +137,22 @@ async function token(req: IncomingMessage, state: ServerState): Promise<Reply> {
   return oauthError("unsupported_grant_type", `grant_type must be "${DEVICE_GRANT_TYPE}" or "refresh_token".`);
 }
 
+/**
+ * POST /oidc/revoke (RFC 7009): ends a refresh token, or the session of an access token. Any
+ * token, known or not, is answered 200 (section 2.2), so the answer tells nothing about tokens.
+ */
+async function revoke(req: IncomingMessage, state: ServerState): Promise<Reply> {
+  const form = await readForm(req);
+  if (!(form instanceof Map)) return form;
+  if (form.get("client_id") !== DEVICE_CLIENT_ID) {
+    return oauthError("invalid_client", `Unknown client_id; the device flow's client is "${DEVICE_CLIENT_ID}".`, 401);
+  }
+  const revoked = form.get("token");
+  if (!revoked) return oauthError("invalid_request", "token is missing: send the refresh or access token to revoke.");
+  if (state.oidc.flow.redeemRefreshToken(revoked) === undefined) state.auth.logout(undefined, revoked);
+  return { status: 200, body: {} };
+}
+
 /** The verification page's CSRF pair: the browser's cookie (a new one when it has none) and the form field. */
 function csrfFor(req: IncomingMessage, state: ServerState): { cookie: string; field: string; setCookie?: string } {
   const existing = readCookie(req.headers.cookie, CSRF_COOKIE);
@@ -215,6 +231,10 @@ export async function routeOidc(req: IncomingMessage, rest: string[], method: st
   if (rest.length === 1 && rest[0] === "token") {
     allow("POST");
     return token(req, state);
+  }
+  if (rest.length === 1 && rest[0] === "revoke") {
+    allow("POST");
+    return revoke(req, state);
   }
   if (rest.length === 1 && rest[0] === "device") {
     allow("GET", "POST");
