@@ -89,6 +89,7 @@ export {
   ApiError,
   BadRequestError,
   AuthenticationError,
+  DeviceLoginError,
   PermissionDeniedError,
   NotFoundError,
   ConflictError,
