@@ -136,7 +136,7 @@ describe("the verification page", () => {
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
     expect(page.headers.get("x-frame-options")).toBe("DENY");
-    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
     expect(page.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Strict/);
     for (const id of ["user_code", "username", "password"]) expect(page.html).toMatch(new RegExp(`<label for="${id}">[^<]+</label>\\s*<input id="${id}"`));
     expect(page.html).toContain(`value="${grant.user_code}"`);

@@ -7,14 +7,16 @@ export const CSRF_COOKIE = "matframe_device_csrf";
 
 /**
  * What the page may do: no script at all, its own inline style, forms posted only to itself,
- * never framed (so it cannot be overlaid to trick a click), no referrer (its URL holds the code).
+ * never framed (so it cannot be overlaid to trick a click), its URL (with the code) sent to no other site.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "Content-Type": "text/html; charset=utf-8",
   "Cache-Control": "no-store",
   "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "X-Frame-Options": "DENY",
-  "Referrer-Policy": "no-referrer",
+  // Not "no-referrer": with it, browsers send `Origin: null` on the form's POST, which the
+  // same-origin check must refuse. The page links nowhere else, so its URL goes nowhere else.
+  "Referrer-Policy": "same-origin",
   "X-Content-Type-Options": "nosniff",
 });
 
