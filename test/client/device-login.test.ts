@@ -1,7 +1,8 @@
 // Signing in through the device flow from code: against the real local platform (approved over
 // HTTP as a browser sends the form) and against a misbehaving server for slow_down.
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -136,5 +137,33 @@ describe("slow_down", () => {
     }).catch((e: unknown) => e);
     expect(waits).toEqual([0, 5]);
     expect(error).toBeInstanceOf(AbortError);
+  });
+});
+
+describe("the client guide's device sign-in example", () => {
+  it("runs as written: prints the page and code, and reads materials once approved there", async () => {
+    const dist = join(__dirname, "../../dist/index.js");
+    if (!existsSync(dist)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
+    const guide = readFileSync(join(__dirname, "../../docs/client.md"), "utf8");
+    const block = /```js\n(\/\/ device-login\.js\n[\s\S]*?)```/.exec(guide)?.[1];
+    if (!block) throw new Error("docs/client.md has no ```js block starting with // device-login.js");
+    const file = join(dir, "device-login.js");
+    writeFileSync(file, block.replace('require("matframe")', `require(${JSON.stringify(dist)})`));
+    const child = spawn(process.execPath, [file], { env: { ...process.env, MATFRAME_BASE_URL: server.baseUrl }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+        const match = /^Open (\S+) and approve the code [A-Z]{4}-[A-Z]{4}$/m.exec(stdout);
+        if (match) resolve(match[1]);
+      });
+      child.on("close", () => reject(new Error(`the example ended without a code: ${stdout}${stderr}`)));
+    });
+    expect((await answerPage(url, { username: "dana", password: "open sesame", action: "approve" })).status).toBe(200);
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toMatch(/^Signed in; read 3 materials\.$/m);
   });
 });
