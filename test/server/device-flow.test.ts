@@ -50,7 +50,7 @@ describe("POST /oidc/device/auth", () => {
     expect(other.body.error).toBe("invalid_client");
     const json = await fetch(`${root}/oidc/device/auth`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"client_id":"cli-device-client"}' });
     expect(json.status).toBe(400);
-    expect((await json.json()).error).toBe("invalid_request");
+    expect(((await json.json()) as { error: string }).error).toBe("invalid_request");
     expect((await fetch(`${root}/oidc/device/auth`)).status).toBe(405);
   });
 });
@@ -187,12 +187,12 @@ describe("GET /api/v1/users/me", () => {
     const tokens = await approvedTokens("carol", "staple horse");
     const me = await fetch(`${root}/api/v1/users/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(me.status).toBe(200);
-    const { data } = await me.json();
+    const { data } = (await me.json()) as { data: any };
     const session = await login(server, "carol", "staple horse");
     expect(data.user.entity).toMatchObject({ username: "carol", defaultAccountId: session["X-Account-Id"] });
     expect(data.accounts).toEqual([{ entity: { _id: session["X-Account-Id"], name: "carol", slug: "carol", type: "personal" }, isDefault: true }]);
     const withPair = await fetch(`${root}/api/v1/users/me`, { headers: { ...session } });
-    expect((await withPair.json()).data).toEqual(data);
+    expect(((await withPair.json()) as { data: unknown }).data).toEqual(data);
     expect((await fetch(`${root}/api/v1/users/me`)).status).toBe(401);
   });
 
@@ -203,7 +203,7 @@ describe("GET /api/v1/users/me", () => {
       headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "device-flow Si", formula: "Si" }),
     });
-    const body = await created.json();
+    const body = (await created.json()) as { data: { owner: { slug: string } } };
     expect(created.status, JSON.stringify(body)).toBe(200);
     expect(body.data.owner.slug).toBe("alice");
   });

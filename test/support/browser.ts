@@ -67,7 +67,7 @@ export async function answerInBrowser(browser: Browser, url: string, visit: Page
     const button = await page.$(`::-p-xpath(//button[normalize-space()="${visit.button}"])`);
     if (!button) throw new Error(`No "${visit.button}" button on the page`);
     const [response] = await Promise.all([page.waitForNavigation(), button.click()]);
-    return { status: response?.status() ?? 0, text: await page.evaluate(() => document.body.innerText) };
+    return { status: response?.status() ?? 0, text: String(await page.evaluate("document.body.innerText")) };
   } finally {
     await page.close();
   }
