@@ -1,10 +1,9 @@
 // Signing in through the platform's OIDC device flow (RFC 8628), as its notebooks do: ask for a
 // code, show the person where to approve it, poll the token endpoint at the interval given, and
 // refresh the access token later with the refresh token (RFC 6749 section 6).
-import type { Dispatcher } from "undici";
 import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError, TimeoutError, ValidationError } from "../errors";
 import { normaliseBaseUrl } from "./config/validate-options";
-import { proxyEnvironment } from "./transport/proxy";
+import { loadUndici, oauthFailure, postForm, withDispatcher, type Answer } from "./transport/oauth-request";
 import { redact } from "./transport/redact";
 import { sleep } from "./transport/retry";
 
@@ -15,6 +14,12 @@ export const DEVICE_SCOPE = "openid profile email";
 const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 /** RFC 8628 section 3.5: each `slow_down` adds five seconds to the interval, for good. */
 const SLOW_DOWN_SECONDS = 5;
+
+/** The platform's root (a reverse proxy's path prefix kept), for paths outside the versioned API. */
+export function platformRoot(baseUrl: string): string {
+  const url = normaliseBaseUrl(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/api\/[^/]+\/?$/, "")}`;
+}
 
 /** What the person has to do, as `onCode` receives it. */
 export interface DevicePrompt {
@@ -63,75 +68,6 @@ export interface DeviceLoginOptions extends DeviceRequestOptions {
   scope?: string;
 }
 
-/** The platform's root (a reverse proxy's path prefix kept), for paths outside the versioned API. */
-export function platformRoot(baseUrl: string): string {
-  const url = normaliseBaseUrl(baseUrl);
-  return `${url.origin}${url.pathname.replace(/\/api\/[^/]+\/?$/, "")}`;
-}
-
-function loadUndici(): typeof import("undici") {
-  return require("undici") as typeof import("undici");
-}
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown> | undefined;
-  endpoint: string;
-}
-
-/** One form POST, answered with JSON; secrets in `secrets` never reach a message. */
-async function postForm(url: string, form: Record<string, string>, o: DeviceRequestOptions, dispatcher: Dispatcher | undefined, secrets: readonly string[]): Promise<Answer> {
-  const endpoint = `POST ${new URL(url).pathname}`;
-  const timeout = o.timeout ?? 30_000;
-  const timer = AbortSignal.timeout(timeout);
-  const signal = o.signal ? AbortSignal.any([o.signal, timer]) : timer;
-  try {
-    const res = await loadUndici().request(url, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: new URLSearchParams(form).toString(),
-      signal,
-      ...(dispatcher ? { dispatcher } : {}),
-    });
-    const text = await res.body.text();
-    let body: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-    } catch {
-      body = undefined;
-    }
-    return { status: res.statusCode, body, endpoint };
-  } catch (error) {
-    if (o.signal?.aborted) throw new AbortError(`The device sign-in was aborted (${endpoint}).`, endpoint, { cause: o.signal.reason });
-    if (timer.aborted) throw new TimeoutError(`${endpoint} did not answer within ${timeout} ms; check the platform's address and try again.`, endpoint, timeout);
-    const reason = redact(error instanceof Error ? error.message : String(error), secrets);
-    throw new ConnectionError(`Cannot reach ${endpoint} (${reason}); check that the platform's address is right and it is running.`, endpoint);
-  }
-}
-
-function oauthFailure(answer: Answer, what: string): DeviceLoginError | ResponseValidationError {
-  const reason = typeof answer.body?.error === "string" ? answer.body.error : undefined;
-  if (reason === undefined) {
-    return new ResponseValidationError(
-      `${answer.endpoint} answered ${answer.status} without an OAuth answer; check that the address is the platform's (it serves /oidc).`,
-      { endpoint: answer.endpoint, status: answer.status, issues: [{ code: "custom", path: [], message: "Not an OAuth response" }] },
-    );
-  }
-  // The platform's own description, cut short; it never holds a token (the codes are ours to keep).
-  const said = typeof answer.body?.error_description === "string" ? answer.body.error_description.slice(0, 300) : undefined;
-  const advice: Record<string, string> = {
-    access_denied: "The sign-in was denied at the verification page.",
-    expired_token: "Nobody approved the code in time; sign in again.",
-    invalid_grant: "The code or refresh token is used up, unknown or expired; sign in again.",
-    invalid_client: "The platform does not know this client id.",
-  };
-  return new DeviceLoginError(
-    `${what} failed: ${answer.endpoint} answered ${answer.status} "${reason}"${said ? ` ("${said}")` : ""}. ${advice[reason] ?? "Sign in again."}`,
-    { status: answer.status, endpoint: answer.endpoint, serverMessage: said, reason },
-  );
-}
-
 function tokensFrom(answer: Answer): DeviceTokens {
   const body = answer.body ?? {};
   if (typeof body.access_token !== "string" || body.access_token === "") {
@@ -147,14 +83,6 @@ function tokensFrom(answer: Answer): DeviceTokens {
     ...(typeof body.refresh_token === "string" && body.refresh_token !== "" ? { refreshToken: body.refresh_token } : {}),
     ...(expiresIn !== undefined ? { expiresAt: new Date(Date.now() + expiresIn * 1000) } : {}),
   };
-}
-
-function withDispatcher<T>(work: (dispatcher: Dispatcher | undefined) => Promise<T>): Promise<T> {
-  const proxy = proxyEnvironment();
-  const dispatcher = proxy
-    ? new (loadUndici().EnvHttpProxyAgent)({ httpProxy: proxy.httpProxy ?? "", httpsProxy: proxy.httpsProxy ?? "", noProxy: proxy.noProxy ?? "" })
-    : undefined;
-  return work(dispatcher).finally(() => dispatcher?.close());
 }
 
 function checkCommon(options: DeviceRequestOptions): void {
