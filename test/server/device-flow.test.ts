@@ -173,6 +173,14 @@ describe("the verification page", () => {
     expect((await poll(root, grant.device_code)).body.error).toBe("authorization_pending");
   });
 
+  it("takes the code as a person types it: lower case, without its dash", async () => {
+    const grant = await startGrant(root);
+    const typed = grant.user_code.replace("-", "").toLowerCase();
+    const page = await answerPage(grant.verification_uri, { user_code: typed, username: "carol", password: "staple horse", action: "approve" });
+    expect(page.status).toBe(200);
+    expect((await poll(root, grant.device_code)).status).toBe(200);
+  });
+
   it("refuses an unknown or already answered code", async () => {
     const grant = await startGrant(root);
     await answerPage(grant.verification_uri_complete, { action: "deny" });
