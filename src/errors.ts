@@ -89,6 +89,23 @@ export class AuthenticationError extends ApiError {
   override readonly name: string = "AuthenticationError";
 }
 
+/**
+ * The OIDC device flow ended without a token: `reason` is the token endpoint's OAuth error
+ * (`access_denied` when the person denied it, `expired_token` when nobody approved it in time,
+ * `invalid_grant` for a refresh token that is used up or unknown, ...). Sign in again.
+ */
+export class DeviceLoginError extends ApiError {
+  override readonly code: string = "ERR_DEVICE_LOGIN";
+  override readonly name: string = "DeviceLoginError";
+  /** The OAuth `error` code the platform answered (RFC 6749 section 5.2, RFC 8628 section 3.5). */
+  readonly reason: string;
+
+  constructor(message: string, details: ApiErrorDetails & { reason: string }, options?: { cause?: unknown }) {
+    super(message, details, options);
+    this.reason = details.reason;
+  }
+}
+
 /** 403: the credentials are valid but may not do this. */
 export class PermissionDeniedError extends ApiError {
   override readonly code: string = "ERR_PERMISSION_DENIED";

@@ -7,7 +7,13 @@ export type { Query } from "./schemas";
 
 // The client and its collections.
 export { Client, Collection, credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./client";
+export { deviceLogin, refreshDeviceTokens, revokeDeviceToken, signedInUser, DEVICE_CLIENT_ID } from "./client";
 export type {
+  DevicePrompt,
+  DeviceTokens,
+  DeviceLoginOptions,
+  DeviceRequestOptions,
+  SignedInUser,
   WriteOptions,
   Modifier,
   ImportOptions,
@@ -73,7 +79,7 @@ export type {
 
 // The local platform.
 export { startServer } from "./server/load";
-export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, LoginThrottleOptions } from "./server";
+export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, LoginThrottleOptions, DeviceFlowOptions } from "./server";
 
 // Every error matframe throws.
 export {
@@ -83,6 +89,7 @@ export {
   ApiError,
   BadRequestError,
   AuthenticationError,
+  DeviceLoginError,
   PermissionDeniedError,
   NotFoundError,
   ConflictError,

@@ -2,21 +2,30 @@
 // (src/client/config/profile.ts), so scripts and notebooks need no password or token of their own.
 import { parseFlags, wrapHelp, type FlagSpec } from "./cli-args";
 import { Client } from "../client/client";
-import { credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/config/profile";
-import { ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
+import { checkProfileName, credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/config/profile";
+import { deviceLogin, revokeDeviceToken, savedDeviceTokens, signedInUser } from "../client/device-login";
+import { normaliseBaseUrl } from "../client/config/validate-options";
+import { AbortError, ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
 
 const LOGIN_HELP = `Usage: matframe login --base-url URL [--username NAME] [options]
+       matframe login --device --base-url URL [--profile NAME]
 
 Logs in once and saves the account id and token (never the password) in your credentials file
 (${"$"}MATFRAME_CREDENTIALS_FILE, else ~/.config/matframe/credentials.json, readable by you only).
 Client.fromEnv(), Client.fromProfile() and matframe export --profile then use it.
 
+With --device, signs in through the platform's OIDC device flow instead: prints a web address
+and a code, and waits while you sign in and approve the code there in a browser (Ctrl-C stops
+waiting). Saves the access token and its refresh token; Client.fromEnv() refreshes it once it
+has expired.
+
 Options:
   --base-url URL      the platform's address (default: $MATFRAME_BASE_URL, else $API_HOST with
                       $API_PORT and $API_SECURE, as the platform's Python client reads them)
+  --device            sign in in a browser (OIDC device flow); no password here
   --username NAME     the account's username (default: $MATFRAME_USERNAME)
   --password-stdin    read the password from standard input; without it, $MATFRAME_PASSWORD,
                       else a prompt on the terminal (nothing is echoed)
@@ -41,6 +50,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       username: { type: "string" },
       "password-stdin": { type: "boolean" },
       profile: { type: "string" },
+      device: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     }, "login");
     if (values.help) {
@@ -50,6 +60,12 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
     const address = resolveAddress({ baseUrl: values["base-url"] as string | undefined }, env, NAMES);
     if (!address) throw new UsageError("--base-url is required: the address of the platform to log in to (or set MATFRAME_BASE_URL, or API_HOST as the platform's Python client reads it).");
     const baseUrl = address.baseUrl;
+    if (values.device) {
+      if (values.username !== undefined || values["password-stdin"]) throw new UsageError("--device signs in in a browser: leave out --username and --password-stdin.");
+      const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
+      checkProfileName(profile); // before the person signs in, not after
+      return await runDeviceLogin(baseUrl, profile, address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`, env);
+    }
     const username = (values.username as string | undefined) || env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--username is required (or set MATFRAME_USERNAME).");
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
@@ -72,6 +88,39 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
   }
 }
 
+/** The device flow: prints where to approve, waits (Ctrl-C or SIGTERM stop it), saves the tokens. */
+async function runDeviceLogin(baseUrl: string, profile: string, from: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error("interrupted"));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const tokens = await deviceLogin({
+      baseUrl,
+      signal: stop.signal,
+      onCode: ({ verificationUri, verificationUriComplete, userCode, expiresInSeconds }) => {
+        process.stderr.write(
+          `To sign in, open ${verificationUriComplete ?? verificationUri} in a browser and approve the code ${userCode}\n` +
+            `(or open ${verificationUri} and type it). Waiting up to ${Math.round(expiresInSeconds / 60)} minutes; Ctrl-C stops.\n`,
+        );
+      },
+    });
+    const user = await signedInUser({ baseUrl, accessToken: tokens.accessToken, signal: stop.signal });
+    const file = saveProfile(profile, { baseUrl: normaliseBaseUrl(baseUrl).href, accountId: user.accountId, ...(user.username ? { username: user.username } : {}), ...savedDeviceTokens(tokens) }, env);
+    process.stderr.write(`Signed in to ${hostOf(baseUrl)}${from}${user.username ? ` as ${user.username}` : ""}; saved as profile "${profile}" in ${file}.\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof AbortError && stop.signal.aborted) {
+      process.stderr.write("matframe login: stopped waiting for the sign-in; nothing was saved.\n");
+      return 130;
+    }
+    throw error;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
 /** `matframe logout ...`: returns the exit code. */
 export async function runLogout(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
@@ -88,7 +137,12 @@ export async function runLogout(argv: string[], env: NodeJS.ProcessEnv = process
     }
     let revoked = "revoked its token";
     try {
-      await new Client({ baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken, maxRetries: 1 }).logout();
+      if (saved.tokenType === "bearer") {
+        if (saved.refreshToken) await revokeDeviceToken({ baseUrl: saved.baseUrl, token: saved.refreshToken });
+        await new Client({ baseUrl: saved.baseUrl, accountId: saved.accountId, accessToken: saved.authToken, maxRetries: 1 }).logout();
+      } else {
+        await new Client({ baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken, maxRetries: 1 }).logout();
+      }
     } catch (error) {
       // Removed here all the same: the file no longer holds it.
       revoked = `could not revoke its token (${error instanceof MatframeError ? error.message.replace(/\.$/, "") : String(error)}); it stays valid on the platform until it expires`;

@@ -7,8 +7,9 @@ import type { ClientOptions, LoginOptions, TransportSettings } from "./config/op
 import type { ResponseCheck } from "./transport/response-checks";
 import { Transport } from "./transport/transport";
 import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./config/validate-options";
-import { resolvePlatform, type ResolvedPlatform } from "./config/platform-source";
-import { credentialsPath, DEFAULT_PROFILE, readProfile } from "./config/profile";
+import { resolvePlatform, type PlatformCredentials, type ResolvedPlatform } from "./config/platform-source";
+import { credentialsPath, DEFAULT_PROFILE, readProfile, saveProfile } from "./config/profile";
+import { refreshDeviceTokens, savedDeviceTokens } from "./device-login";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -136,6 +137,7 @@ export class Client {
       case "login":
         return login({ ...settings, baseUrl, username: credentials.username, password: credentials.password }, loginSignal);
       case "bearer":
+        if (credentials.refresh && expiresSoon(credentials.refresh.expiresAt)) return refreshedClient(baseUrl, credentials, settings, loginSignal);
         return Promise.resolve(new Client({ ...settings, baseUrl, accessToken: credentials.accessToken, ...(credentials.accountId ? { accountId: credentials.accountId } : {}) }));
       case "token":
         return Promise.resolve(new Client({ ...settings, baseUrl, accountId: credentials.accountId, authToken: credentials.authToken }));
@@ -151,6 +153,7 @@ export class Client {
   static fromProfile(profile: string = DEFAULT_PROFILE, settings: Omit<TransportSettings, "baseUrl"> = {}, env: NodeJS.ProcessEnv = process.env): Client {
     const saved = readProfile(profile, env);
     if (!saved) throw new ValidationError("profile", `No saved login named "${profile}" in ${credentialsPath(env)}; run \`matframe login --profile ${profile}\` first.`);
+    if (saved.tokenType === "bearer") return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, accessToken: saved.authToken });
     return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken });
   }
 
@@ -303,6 +306,26 @@ export class Client {
         : `Cannot send ${what}: this client is closed. Create a new client (Client.login or new Client) to make more requests.`,
     );
   }
+}
+
+/** Whether a saved access token has expired or will within a minute (undefined: the platform did not say). */
+function expiresSoon(expiresAt: string | undefined): boolean {
+  return expiresAt !== undefined && Date.parse(expiresAt) - Date.now() < 60_000;
+}
+
+/** A client with a refreshed access token of a saved device sign-in, which is saved again (the old refresh token is used up). */
+async function refreshedClient(
+  baseUrl: string,
+  credentials: Extract<PlatformCredentials, { kind: "bearer" }>,
+  settings: Omit<TransportSettings, "baseUrl">,
+  signal: AbortSignal | undefined,
+): Promise<Client> {
+  const { profile, credentialsFile, refreshToken } = credentials.refresh!;
+  const tokens = await refreshDeviceTokens({ baseUrl, refreshToken, ...(signal ? { signal } : {}) });
+  const env = { MATFRAME_CREDENTIALS_FILE: credentialsFile };
+  const saved = readProfile(profile, env);
+  saveProfile(profile, { ...saved!, ...savedDeviceTokens(tokens) }, env);
+  return new Client({ ...settings, baseUrl, accessToken: tokens.accessToken, ...(credentials.accountId ? { accountId: credentials.accountId } : {}) });
 }
 
 async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {

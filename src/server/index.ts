@@ -6,5 +6,6 @@ export type { StartServerOptions } from "./server-options";
 export type { CompressionMode } from "./http/compression";
 export type { LoginThrottleOptions } from "./auth/login-throttle";
 export type { UserAccount } from "./auth/auth";
+export type { DeviceFlowOptions } from "./auth/device-flow";
 
 export { SYNTHETIC_TAG } from "./records/synthetic";

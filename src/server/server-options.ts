@@ -3,6 +3,7 @@ import { ServerOptionsError } from "../errors";
 import { DEMO_ACCOUNT, type UserAccount } from "./auth/auth";
 import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
+import type { DeviceFlowOptions } from "./auth/device-flow";
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { DEFAULT_QUOTA } from "./records/written-records";
 
@@ -100,6 +101,12 @@ export interface StartServerOptions {
    * @default 268435456 (256 MiB)
    */
   quotaBytes?: number;
+  /**
+   * Timing of the OIDC device flow (`/oidc/device/auth`): the poll `interval` devices are told
+   * and how long a code lives. An interval of 0 lets tests poll without waiting.
+   * @default { intervalSeconds: 5, expiresInSeconds: 600 }
+   */
+  deviceFlow?: DeviceFlowOptions;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -173,6 +180,13 @@ export function resolveOptions(options: StartServerOptions) {
   if (!Number.isInteger(quotaRecords) || quotaRecords < 0) throw new ServerOptionsError(`quotaRecords must be a whole number, not ${String(quotaRecords)}.`);
   const quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA.bytes;
   if (!Number.isInteger(quotaBytes) || quotaBytes < 0) throw new ServerOptionsError(`quotaBytes must be a whole number of bytes, not ${String(quotaBytes)}.`);
+  const { intervalSeconds = 5, expiresInSeconds = 600 } = options.deviceFlow ?? {};
+  if (!Number.isInteger(intervalSeconds) || intervalSeconds < 0 || intervalSeconds > 3600) {
+    throw new ServerOptionsError(`deviceFlow.intervalSeconds must be a whole number of seconds from 0 to 3600, not ${String(intervalSeconds)}.`);
+  }
+  if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > 86_400) {
+    throw new ServerOptionsError(`deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`);
+  }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -199,5 +213,6 @@ export function resolveOptions(options: StartServerOptions) {
     compression,
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
+    deviceFlow: { intervalSeconds, expiresInSeconds },
   };
 }

@@ -7,6 +7,8 @@ import { errorBody, HttpError } from "./http/http-errors";
 import { chooseCoding, COMPRESSED_BUDGET_BYTES, CompressedBodies, MIN_COMPRESS_BYTES, type CompressionMode } from "./http/compression";
 import { ConnectionGuard } from "./http/connections";
 import { LoginThrottle } from "./auth/login-throttle";
+import { DeviceFlow } from "./auth/device-flow";
+import { randomBytes } from "node:crypto";
 import type { Reply, ServerState } from "./handlers/reply";
 import { MAX_URL_LENGTH } from "./http/request-input";
 import { routeRequest } from "./handlers/router";
@@ -185,6 +187,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
+    oidc: { flow: new DeviceFlow(resolved.deviceFlow), csrfKey: randomBytes(32) },
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
     symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };

@@ -23,7 +23,13 @@ export interface PlatformChoice {
 /** How the client proves who it is. */
 export type PlatformCredentials =
   | { readonly kind: "token"; readonly accountId: string; readonly authToken: string }
-  | { readonly kind: "bearer"; readonly accessToken: string; readonly accountId?: string }
+  | {
+      readonly kind: "bearer";
+      readonly accessToken: string;
+      readonly accountId?: string;
+      /** A saved device sign-in: refreshed (and saved again) when its access token has expired. */
+      readonly refresh?: { readonly profile: string; readonly credentialsFile: string; readonly refreshToken: string; readonly expiresAt?: string };
+    }
   | { readonly kind: "login"; readonly username: string; readonly password: string };
 
 /** The outcome: a platform with its credentials and where each came from, or nothing named at all. */
@@ -87,7 +93,7 @@ export function resolvePlatform(choice: PlatformChoice = {}, env: NodeJS.Process
   if (env.MATFRAME_PROFILE && !saved) {
     throw new ValidationError("profile", `MATFRAME_PROFILE names a saved login "${profileName}", but ${credentialsPath(env)} has none of that name; run \`matframe login --profile ${profileName}\` first, or unset MATFRAME_PROFILE.`);
   }
-  if (saved && (!address || sameBase(saved.baseUrl, address.baseUrl))) return profilePlatform(saved, profileName, address?.from);
+  if (saved && (!address || sameBase(saved.baseUrl, address.baseUrl))) return profilePlatform(saved, profileName, env, address?.from);
   if (!address) return { kind: "none" };
   const other = saved ? ` (the saved profile "${profileName}" is for ${saved.baseUrl})` : "";
   throw new ValidationError(
@@ -124,14 +130,24 @@ function fromNamedProfile(choice: PlatformChoice, env: NodeJS.ProcessEnv, names:
       `${names.baseUrl} ${withoutUrlCredentials(choice.baseUrl)} is not the platform of the saved login "${name}" (${saved.baseUrl}); leave out one of them.`,
     );
   }
-  return profilePlatform(saved, name, undefined, `${names.profile} ${name}`);
+  return profilePlatform(saved, name, env, undefined, `${names.profile} ${name}`);
 }
 
-function profilePlatform(saved: SavedCredentials, name: string, addressFrom: string | undefined, label = `the saved login "${name}"`): ResolvedPlatform {
+function profilePlatform(saved: SavedCredentials, name: string, env: NodeJS.ProcessEnv, addressFrom: string | undefined, label = `the saved login "${name}"`): ResolvedPlatform {
   return {
     kind: "platform",
     baseUrl: normaliseBaseUrl(saved.baseUrl).href,
-    credentials: { kind: "token", accountId: saved.accountId, authToken: saved.authToken },
+    credentials:
+      saved.tokenType === "bearer"
+        ? {
+            kind: "bearer",
+            accessToken: saved.authToken,
+            accountId: saved.accountId,
+            ...(saved.refreshToken
+              ? { refresh: { profile: name, credentialsFile: credentialsPath(env), refreshToken: saved.refreshToken, ...(saved.expiresAt ? { expiresAt: saved.expiresAt } : {}) } }
+              : {}),
+          }
+        : { kind: "token", accountId: saved.accountId, authToken: saved.authToken },
     addressFrom: addressFrom ?? label,
     credentialsFrom: label,
   };

@@ -17,6 +17,15 @@ export interface SavedCredentials {
   /** Who logged in, for `matframe login --status` style messages. */
   readonly username?: string;
   readonly savedAt: string;
+  /**
+   * `"bearer"` for a device sign-in (`matframe login --device`): `authToken` is then an OIDC
+   * access token, sent as `Authorization: Bearer`.
+   */
+  readonly tokenType?: "bearer";
+  /** A device sign-in's refresh token, exchanged for a new access token when that expires. */
+  readonly refreshToken?: string;
+  /** When the access token expires (ISO 8601), when the platform said. */
+  readonly expiresAt?: string;
 }
 
 interface CredentialsFile {

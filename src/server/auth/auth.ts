@@ -113,15 +113,33 @@ export class AuthRegistry {
    * many logins are waiting to be hashed (from `source`, the client address, or from everyone).
    */
   async login(username: string, password: string, source: string): Promise<IssuedCredentials | undefined | LoginQueueFull> {
+    const checked = await this.checkPassword(username, password, source);
+    return typeof checked === "string" ? this.openSession(checked) : checked;
+  }
+
+  /**
+   * The account id when the password is right, otherwise undefined (the same work either way);
+   * `LoginQueueFull` as for {@link login}. Opens no session.
+   */
+  async checkPassword(username: string, password: string, source: string): Promise<string | undefined | LoginQueueFull> {
     const account = this.accounts.get(username);
     const candidate = account ?? this.decoy;
     const hashed = await this.hashes.run(source, () => scryptHash(password, candidate.salt));
     if (!hashed) return new LoginQueueFull(Math.max(1, Math.ceil(((this.hashes.waiting + 1) * HASH_MS_ESTIMATE) / 1000)));
     if (!timingSafeEqual(hashed.value, candidate.hash) || !account) return undefined;
-    return this.openSession(account.accountId);
+    return account.accountId;
   }
 
-  private openSession(accountId: string): IssuedCredentials {
+  /** The username of an account id (its slug), or undefined for an unknown id. */
+  usernameOf(accountId: string): string | undefined {
+    return this.slugs.get(accountId);
+  }
+
+  /** Seconds a new session lives: the `expires_in` of a token the device flow issues. */
+  static readonly sessionTtlSeconds = SESSION_TTL_MS / 1000;
+
+  /** A new session for an account whose password was checked (login, or the device flow's approval). */
+  openSession(accountId: string): IssuedCredentials {
     const selector = randomBytes(SELECTOR_BYTES).toString("base64url");
     const authToken = selector + randomBytes(SECRET_BYTES).toString("base64url");
     this.sessions.set(selector, {

@@ -3,6 +3,7 @@ import { HttpError, tooManyRequests, unauthorized } from "../http/http-errors";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { success } from "./reply";
 import { LoginQueueFull } from "../auth/auth";
+import { deterministicId } from "../records/ids";
 import type { Caller } from "../records/owners";
 import { parseLoginBody, readBody } from "../http/request-input";
 
@@ -41,8 +42,8 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
   return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
 }
 
-/** "40 s", or "15 minutes" for a classroom lockout (issue 13: 898 s told nobody much). */
-function formatWait(seconds: number): string {
+/** "40 s", or "15 minutes" for a classroom lockout (898 s told nobody much). */
+export function formatWait(seconds: number): string {
   if (seconds < 120) return `${seconds} s`;
   return `${Math.ceil(seconds / 60)} minutes`;
 }
@@ -99,4 +100,19 @@ export async function handleLogout(info: RequestInfo, state: ServerState): Promi
   const { accountId, authToken } = readCredentials(info);
   if (!state.auth.logout(accountId, authToken)) throw invalidCredentials(accountId === undefined);
   return success({ message: "You are successfully logged out" });
+}
+
+/**
+ * GET /api/v1/users/me: the signed-in user and their accounts, in the user service's shape the
+ * platform's Python client reads (`APIClient.my_account` takes `user.entity.defaultAccountId`;
+ * `list_accounts()` and `my_organization` read `accounts[].entity` and `isDefault`). Each local
+ * user has one personal account and belongs to no organization.
+ */
+export function handleUsersMe(info: RequestInfo, state: ServerState): Reply {
+  const account = requireSession(info, state);
+  const username = state.auth.usernameOf(account._id) ?? account.slug;
+  return success({
+    user: { entity: { _id: deterministicId(`user:${username}`), username, defaultAccountId: account._id } },
+    accounts: [{ entity: { _id: account._id, name: username, slug: account.slug, type: "personal" }, isDefault: true }],
+  });
 }

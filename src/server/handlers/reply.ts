@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "../auth/auth";
+import type { DeviceFlow } from "../auth/device-flow";
 import type { LoginThrottle } from "../auth/login-throttle";
 import type { Owner } from "../records/owners";
 import type { RecordProjection, SerializedRecords } from "../http/serialized";
@@ -12,7 +13,10 @@ import type { SymmetryThread } from "../records/symmetry-thread";
 export interface Reply {
   status: number;
   body: unknown;
-  /** The body already serialised (as JSON.stringify would write `body`), when a handler has it. */
+  /**
+   * The body already serialised (as JSON.stringify would write `body`), when a handler has it;
+   * also an HTML page's bytes, with its own `Content-Type` in `headers`.
+   */
   json?: Buffer;
   headers?: Record<string, string>;
   /**
@@ -32,6 +36,8 @@ export interface ServerState {
   publicOwner: Readonly<Owner>;
   auth: AuthRegistry;
   throttle: LoginThrottle;
+  /** The OIDC device flow's grants and refresh tokens, and the key that signs its page's CSRF fields. */
+  oidc: { flow: DeviceFlow; csrfKey: Buffer };
   /** Space groups of written structures, found off the event loop within a time budget. */
   symmetry: SymmetryThread;
   /** Whole records' JSON, kept for answers that send records whole. */

@@ -1,5 +1,6 @@
 import { API_PREFIX, API_VERSION } from "../../schemas";
-import { handleLogin, handleLogout } from "./auth-handlers";
+import { handleLogin, handleLogout, handleUsersMe } from "./auth-handlers";
+import { routeOidc } from "./oidc-handlers";
 import { badRequest, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
 import { handleGetMaterial, handleListMaterials } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
@@ -10,7 +11,8 @@ import type { IncomingMessage } from "node:http";
 const ENDPOINTS =
   `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
   `GET|PATCH|DELETE ${API_PREFIX}/materials/<id>, PUT ${API_PREFIX}/materials/create, ` +
-  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import`;
+  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import; ` +
+  `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device`;
 
 function decodeSegment(segment: string): string {
   try {
@@ -29,6 +31,13 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   const search = queryStart === -1 ? "" : url.slice(queryStart + 1);
   const segments = rawPath.split("/").slice(1).map(decodeSegment);
   if (segments.length > 1 && segments[segments.length - 1] === "") segments.pop(); // trailing slash
+  const method = req.method ?? "GET";
+  if (segments[0] === "oidc") return routeOidc(req, segments.slice(1), method, search, state);
+  // The platform's user service, which its Python client reads for the signed-in user's accounts.
+  if (segments.length === 4 && segments[0] === "api" && segments[1] === "v1" && segments[2] === "users" && segments[3] === "me") {
+    if (method !== "GET") throw methodNotAllowed(method, "/api/v1/users/me", ["GET"]);
+    return handleUsersMe({ req, method, route: "/users/me", params: parseParams(search, "query string") }, state);
+  }
   if (segments[0] !== "api" || segments.length < 2) {
     throw notFound(`Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${ENDPOINTS}.`);
   }
@@ -37,7 +46,6 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
       `API version "${segments[1].slice(0, 40)}" is not supported; this server speaks ${API_VERSION} (use ${API_PREFIX}/...).`,
     );
   }
-  const method = req.method ?? "GET";
   const rest = segments.slice(2);
   const route = `/${rest.join("/")}`;
   const info = (): RequestInfo => ({ req, method, route, params: parseParams(search, "query string") });
