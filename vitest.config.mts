@@ -11,7 +11,7 @@ const EXTERNAL = [
   "test/notebook-warnings.test.ts",
   "test/consumer/**/*.test.ts",
   "test/python-client/**/*.test.ts",
-  "test/browser/**/*.test.ts",
+  "test/**/*-browser.test.ts",
 ];
 
 export default defineConfig({
