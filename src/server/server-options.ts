@@ -5,6 +5,7 @@ import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { DEFAULT_QUOTA } from "./records/written-records";
+import { DEFAULT_RUN_MS } from "./collections/job-runner";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -100,6 +101,12 @@ export interface StartServerOptions {
    * @default 268435456 (256 MiB)
    */
   quotaBytes?: number;
+  /**
+   * Milliseconds a submitted job stays `submitted` before it finishes (the local platform runs no
+   * simulation code; see the local platform guide's jobs section).
+   * @default 2000
+   */
+  jobRunMs?: number;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -173,6 +180,10 @@ export function resolveOptions(options: StartServerOptions) {
   if (!Number.isInteger(quotaRecords) || quotaRecords < 0) throw new ServerOptionsError(`quotaRecords must be a whole number, not ${String(quotaRecords)}.`);
   const quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA.bytes;
   if (!Number.isInteger(quotaBytes) || quotaBytes < 0) throw new ServerOptionsError(`quotaBytes must be a whole number of bytes, not ${String(quotaBytes)}.`);
+  const jobRunMs = options.jobRunMs ?? DEFAULT_RUN_MS;
+  if (typeof jobRunMs !== "number" || !(jobRunMs >= 0 && jobRunMs <= 3_600_000)) {
+    throw new ServerOptionsError(`jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`);
+  }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -199,5 +210,6 @@ export function resolveOptions(options: StartServerOptions) {
     compression,
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
+    jobRunMs,
   };
 }
