@@ -152,7 +152,7 @@ function referenceData() {
       lattice: typed,
       basis,
       derivedProperties: platformDerivedProperties({ lattice: typed, basis }, { spaceGroupSymbol: symmetry.spaceGroupSymbol }),
-      external: { id: mpId, source: "Materials Project", url: `https://next-gen.materialsproject.org/materials/${mpId}` },
+      external: { id: mpId, source: "Materials Project", url: `https://next-gen.materialsproject.org/materials/${mpId}`, origin: true },
       tags: ["matminer:dielectric_constant"],
       owner,
       createdAt: new Date(MATERIALS_CREATED_AT + index * 1000).toISOString(),
