@@ -92,21 +92,18 @@ function csvRows(text) {
     let i = 0;
     while (i <= line.length) {
       if (line[i] === '"') {
-        let value = "";
-        i += 1;
+        // A quoted field ends at a quote that is not doubled.
+        let end = i + 1;
         for (;;) {
-          if (line[i] === '"' && line[i + 1] === '"') {
-            value += '"';
-            i += 2;
-          } else if (line[i] === '"') {
-            i += 1;
-            break;
-          } else value += line[i++];
+          end = line.indexOf('"', end);
+          if (line[end + 1] !== '"') break;
+          end += 2;
         }
-        fields.push(value);
-        i += 1;
+        fields.push(line.slice(i + 1, end).replaceAll('""', '"'));
+        i = end + 2;
       } else {
-        const end = line.indexOf(",", i) === -1 ? line.length : line.indexOf(",", i);
+        const comma = line.indexOf(",", i);
+        const end = comma === -1 ? line.length : comma;
         fields.push(line.slice(i, end));
         i = end + 1;
       }
