@@ -167,6 +167,22 @@ describe("hostile input", () => {
     expect(errorMessage(await call(server, {}, "GET", "/jobs"), 401)).toBeTruthy();
   });
 
+  it("makes one finished, result-less job per synthetic material with --synthetic, and none without", async () => {
+    expect(await listAll(server, alice, "jobs", { isSynthetic: true })).toEqual([]);
+    const big = await startTestServer({ synthetic: 600 });
+    try {
+      const session = await login(big);
+      const jobs = await listAll(big, session, "jobs", { isSynthetic: true });
+      expect(jobs).toHaveLength(600);
+      const materials = new Set((await listAll(big, session, "materials", { isSynthetic: true })).map((m) => m._id));
+      expect(jobs.every((j) => j.status === "finished" && materials.has(j._material._id) && j.localRun.properties === 0)).toBe(true);
+      expect(jobs[0].localRun.reason).toMatch(/nobody computed this structure/);
+      expect(await listAll(big, session, "properties")).toHaveLength(1056);
+    } finally {
+      await big.close();
+    }
+  });
+
   it("counts every collection in one quota", async () => {
     const small = await startTestServer({ users: ["carol:carol-password"], quotaRecords: 3 });
     try {

@@ -16,7 +16,7 @@ let demo: Session;
 beforeAll(async () => {
   // ajv compiles the big schemas once (seconds); done first, so no idle keep-alive socket goes stale meanwhile.
   for (const id of ["job", "workflow", "property/raw", "properties-directory/non-scalar/band-gaps", "project", "material", "system/set"]) failures([{}], id);
-  server = await startTestServer({ jobRunMs: 20 });
+  server = await startTestServer({ jobRunMs: 20, synthetic: 20 });
   demo = await login(server);
 });
 afterAll(() => server?.close());
@@ -56,7 +56,7 @@ it("every served workflow, job, property, project and material validates against
   expect(failures(workflows, "workflow")).toEqual([]);
 
   const jobs = await listAll(server, demo, "jobs");
-  expect(jobs.length).toBe(1056 + 2);
+  expect(jobs.length).toBe(1056 + 2 + 20); // the reference jobs, the two above, one per synthetic material
   expect(failures(jobs, "job")).toEqual([]);
 
   const properties = await listAll(server, demo, "properties");
@@ -65,11 +65,11 @@ it("every served workflow, job, property, project and material validates against
   expect(failures(properties.map((p) => ({ _id: p._id, ...p.data })), "properties-directory/non-scalar/band-gaps")).toEqual([]);
 
   const projects = await listAll(server, demo, "projects");
-  expect(projects.length).toBe(3); // the reference project, the default one, the one made above
+  expect(projects.length).toBe(4); // the reference and synthetic projects, the default one, the one made above
   expect(failures(projects, "project")).toEqual([]);
 
   const materials = await listAll(server, demo, "bank-materials");
-  expect(materials.length).toBe(29 + 1056);
+  expect(materials.length).toBe(29 + 20 + 1056);
   expect(failures(materials, "material")).toEqual([]);
 });
 

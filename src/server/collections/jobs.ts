@@ -20,7 +20,7 @@ export const DEFAULT_MATERIAL_EXTERNAL_ID = "mp-149";
  * through submit and terminate.
  */
 export function jobCollection(reference: readonly StoredRecord[], scanBudgetMs?: number): Collection {
-  return { name: "jobs", noun: "job", served: new MaterialStore(reference, { scanBudgetMs }), writable: true, ownRecords: "jobs", serverPaths: ["status"] };
+  return { name: "jobs", noun: "job", served: new MaterialStore(reference, { scanBudgetMs }), writable: true, ownRecords: "jobs", serverPaths: ["status", "localRun", "startTime"] };
 }
 
 /**

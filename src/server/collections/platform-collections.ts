@@ -5,6 +5,7 @@ import { jobCollection } from "./jobs";
 import { projectCollection } from "./projects";
 import { metapropertyCollection, propertyCollection } from "./properties";
 import { loadReferenceData, readDataFile, type ReferenceData } from "./reference-results";
+import { makeSyntheticJobs, syntheticProject } from "./synthetic-jobs";
 import { workflowCollections } from "./workflows";
 
 /** Every collection the local platform serves, by path segment, and the reference results. */
@@ -14,19 +15,39 @@ export interface PlatformCollections {
 }
 
 /**
+ * The checked-in data, read once per process: every server started in it shares the records,
+ * which nothing changes in place (a write stores a new object).
+ */
+let data: { bank: StoredRecord[]; reference: ReferenceData } | undefined;
+
+function platformData(): { bank: StoredRecord[]; reference: ReferenceData } {
+  if (!data) {
+    const bank = readDataFile<StoredRecord[]>("bank-workflows.json");
+    data = { bank, reference: loadReferenceData(bank) };
+  }
+  return data;
+}
+
+/**
  * The collections beyond the served materials, from the checked-in data: the bank workflows
  * (data/bank-workflows.json) and the reference results (data/reference-*.json), whatever
- * materials `--data` serves.
+ * materials `--data` serves; with `--synthetic`, one result-less job per synthetic material.
  */
-export function loadPlatformCollections(materials: MaterialStore, servedMaterials: readonly StoredRecord[], scanBudgetMs?: number): PlatformCollections {
-  const bank = readDataFile<StoredRecord[]>("bank-workflows.json");
-  const reference = loadReferenceData(bank);
+export function loadPlatformCollections(
+  materials: MaterialStore,
+  servedMaterials: readonly StoredRecord[],
+  syntheticMaterials: readonly StoredRecord[],
+  scanBudgetMs?: number,
+): PlatformCollections {
+  const { bank, reference } = platformData();
+  const project = syntheticMaterials.length > 0 ? syntheticProject() : undefined;
+  const synthetic = project ? makeSyntheticJobs(syntheticMaterials, bank, project) : [];
   const list: Collection[] = [
     materialCollection(materials),
     bankMaterialCollection(servedMaterials, reference.materials, scanBudgetMs),
     ...workflowCollections(bank, scanBudgetMs),
-    jobCollection(reference.jobs, scanBudgetMs),
-    projectCollection([reference.project], scanBudgetMs),
+    jobCollection(synthetic.length > 0 ? [...reference.jobs, ...synthetic] : reference.jobs, scanBudgetMs),
+    projectCollection(project ? [reference.project, project] : [reference.project], scanBudgetMs),
     propertyCollection(reference.properties, scanBudgetMs),
     metapropertyCollection(),
   ];
