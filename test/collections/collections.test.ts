@@ -167,6 +167,19 @@ describe("hostile input", () => {
     expect(errorMessage(await call(server, {}, "GET", "/jobs"), 401)).toBeTruthy();
   });
 
+  it("answers every new endpoint 401 without credentials, before reading a body or an id", async () => {
+    const endpoints: [string, string][] = [
+      ["GET", "/workflows"], ["GET", "/bank-workflows/x"], ["PUT", "/workflows/create"], ["PATCH", "/workflows/x"], ["DELETE", "/jobs/x"],
+      ["POST", "/bank-materials/x/copy"], ["POST", "/jobs/x/submit"], ["POST", "/jobs/x/terminate"], ["POST", "/jobs/x/purge"],
+      ["GET", "/jobs/x/files"], ["GET", "/projects"], ["POST", "/projects/x/set-default"], ["GET", "/properties"], ["GET", "/metaproperties"],
+      ["PUT", "/materials/create-set"], ["POST", "/materials/x/move-to-set"], ["POST", "/materials/x/set-default"], ["PUT", "/jobs/create-set"],
+    ];
+    for (const [method, path] of endpoints) {
+      const res = await call(server, { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": "wrong" }, method, path, ["PUT", "PATCH", "POST"].includes(method) ? { body: {} } : {});
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(401);
+    }
+  });
+
   it("makes one finished, result-less job per synthetic material with --synthetic, and none without", async () => {
     expect(await listAll(server, alice, "jobs", { isSynthetic: true })).toEqual([]);
     const big = await startTestServer({ synthetic: 600 });
