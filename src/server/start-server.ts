@@ -182,7 +182,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
       ),
     });
-  const platform = loadPlatformCollections(store, all, synthetic, resolved.scanBudgetMs);
+  const platform = loadPlatformCollections(store, synthetic, resolved.scanBudgetMs);
   const state: ServerState = {
     store,
     collections: platform.collections,

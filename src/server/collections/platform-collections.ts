@@ -35,7 +35,6 @@ function platformData(): { bank: StoredRecord[]; reference: ReferenceData } {
  */
 export function loadPlatformCollections(
   materials: MaterialStore,
-  servedMaterials: readonly StoredRecord[],
   syntheticMaterials: readonly StoredRecord[],
   scanBudgetMs?: number,
 ): PlatformCollections {
@@ -44,7 +43,7 @@ export function loadPlatformCollections(
   const synthetic = project ? makeSyntheticJobs(syntheticMaterials, bank, project) : [];
   const list: Collection[] = [
     materialCollection(materials),
-    bankMaterialCollection(servedMaterials, reference.materials, scanBudgetMs),
+    bankMaterialCollection(materials, reference.materials, scanBudgetMs),
     ...workflowCollections(bank, scanBudgetMs),
     jobCollection(synthetic.length > 0 ? [...reference.jobs, ...synthetic] : reference.jobs, scanBudgetMs),
     projectCollection(project ? [reference.project, project] : [reference.project], scanBudgetMs),
