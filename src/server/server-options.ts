@@ -6,6 +6,7 @@ import type { LoginThrottleOptions } from "./auth/login-throttle";
 import type { DeviceFlowOptions } from "./auth/device-flow";
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { DEFAULT_QUOTA } from "./records/written-records";
+import { DEFAULT_RUN_MS } from "./collections/job-runner";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -107,6 +108,12 @@ export interface StartServerOptions {
    * @default { intervalSeconds: 5, expiresInSeconds: 600 }
    */
   deviceFlow?: DeviceFlowOptions;
+  /**
+   * Milliseconds a submitted job stays `submitted` before it finishes (the local platform runs no
+   * simulation code; see the local platform guide's jobs section).
+   * @default 2000
+   */
+  jobRunMs?: number;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -186,6 +193,10 @@ export function resolveOptions(options: StartServerOptions) {
   }
   if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > 86_400) {
     throw new ServerOptionsError(`deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`);
+  /**
+  const jobRunMs = options.jobRunMs ?? DEFAULT_RUN_MS;
+  if (typeof jobRunMs !== "number" || !(jobRunMs >= 0 && jobRunMs <= 3_600_000)) {
+    throw new ServerOptionsError(`jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`);
   }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
@@ -214,5 +225,7 @@ export function resolveOptions(options: StartServerOptions) {
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
     deviceFlow: { intervalSeconds, expiresInSeconds },
+  /**
+    jobRunMs,
   };
 }

@@ -21,6 +21,8 @@ import { LmdbBackend, MemoryBackend } from "./records/record-backend";
 import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
+import { loadPlatformCollections } from "./collections/platform-collections";
+import { JobRunner } from "./collections/job-runner";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -173,8 +175,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const bases = resolved.data === undefined ? records : await loadBundledData();
   const synthetic = makeSyntheticMaterials(resolved.synthetic, bases);
   const all = synthetic.length === 0 ? records : checkRecords([...records, ...synthetic], (i) => `record ${i + 1}`);
-  const state: ServerState = {
-    store: new MaterialStore(all, {
+  const store = new MaterialStore(all, {
       scanBudgetMs: resolved.scanBudgetMs,
       // Synthetic records repeat their originals' strings except the name, so walking the
       // originals and the names is enough (and much cheaper than walking 100,000 records).
@@ -182,7 +183,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         (longest, record) => Math.max(longest, String(record.name).length),
         Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
       ),
-    }),
+    });
+  const platform = loadPlatformCollections(store, synthetic, resolved.scanBudgetMs);
+  const state: ServerState = {
+    store,
+    collections: platform.collections,
+    jobs: undefined as unknown as JobRunner,
     written: new WrittenRecords(resolved.store === undefined ? new MemoryBackend() : LmdbBackend.open(resolved.store), resolved.scanBudgetMs, resolved.quota),
     publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
@@ -191,6 +197,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
     symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };
+  state.jobs = new JobRunner(state, platform.reference, resolved.jobRunMs);
+  // Jobs a stopped server left running (with --store) run on.
+  for (const job of state.written.recordsOf("jobs")) if (job.status === "submitted") state.jobs.start(job._id);
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -243,7 +252,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => Promise.all([state.written.close(), state.symmetry.close()]).then(() => undefined));
+      }).then(() => {
+        state.jobs.close();
+        return Promise.all([state.written.close(), state.symmetry.close()]).then(() => undefined);
+      });
       return closing;
     },
   };

@@ -170,7 +170,7 @@ describe("GET /materials and /materials/<id>", () => {
 
 describe("unknown paths and versions", () => {
   it("answers an unknown path with a JSON 404", async () => {
-    for (const path of ["/", "/favicon.ico", `${PREFIX}/workflows`, `${PREFIX}/materials/a/b`, "/api"]) {
+    for (const path of ["/", "/favicon.ico", `${PREFIX}/charges`, `${PREFIX}/jobs/a/b`, `${PREFIX}/materials/a/b`, "/api"]) {
       const res = await rawRequest(server, "GET", path, { headers: { ...session } });
       expect(errorMessage(res, 404)).toMatch(/\/api\/2018-10-01/);
     }

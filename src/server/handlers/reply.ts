@@ -8,6 +8,8 @@ import type { RecordProjection, SerializedRecords } from "../http/serialized";
 import type { MaterialStore } from "../records/store";
 import type { WrittenRecords } from "../records/written-records";
 import type { SymmetryThread } from "../records/symmetry-thread";
+import type { Collection } from "../collections/collection";
+import type { JobRunner } from "../collections/job-runner";
 
 /** What a handler answers; the server serialises it as JSON. */
 export interface Reply {
@@ -42,6 +44,10 @@ export interface ServerState {
   symmetry: SymmetryThread;
   /** Whole records' JSON, kept for answers that send records whole. */
   serialized: SerializedRecords;
+  /** Every collection by path segment (materials, workflows, jobs, ...), with its public records. */
+  collections: ReadonlyMap<string, Collection>;
+  /** Moves submitted jobs on to finished, with their results where the reference data has them. */
+  jobs: JobRunner;
 }
 
 /** One request, split once into what handlers use. */

@@ -7,12 +7,16 @@ import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
 import { MAX_URL_LENGTH, parseParams } from "../http/request-input";
 import type { IncomingMessage } from "node:http";
+import { routeCollection, COLLECTION_NAMES } from "./collection-routes";
 
 const ENDPOINTS =
   `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
   `GET|PATCH|DELETE ${API_PREFIX}/materials/<id>, PUT ${API_PREFIX}/materials/create, ` +
-  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import; ` +
-  `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device`;
+  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import, ` +
+  `PUT ${API_PREFIX}/materials/create-set, POST ${API_PREFIX}/materials/<id>/set-default|move-to-set, ` +
+  `and GET (list), GET <id>, PUT create, PATCH|DELETE <id>, POST <id>/copy of ${COLLECTION_NAMES.join(", ")} ` +
+  `(jobs also POST <id>/submit|terminate|purge, GET <id>/files); `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device; ` +
+  `see docs/local-platform.md`;
 
 function decodeSegment(segment: string): string {
   try {
@@ -71,6 +75,10 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   if (rest[0] === "materials" && rest.length === 2 && rest[1] === "import" && method === "POST") {
     return handleImport(info(), state);
   }
+  // Sets and defaults of materials are answered as in the other collections.
+  if (rest[0] === "materials" && ((rest.length === 2 && rest[1] === "create-set" && method === "PUT") || (rest.length === 3 && rest[2] !== "copy"))) {
+    return routeCollection(info(), state, rest, allow);
+  }
   if (rest[0] === "materials" && rest.length === 2 && rest[1] !== "") {
     allow("GET", "PATCH", "DELETE");
     if (method === "PATCH") return handleUpdate(info(), state, rest[1]);
@@ -81,5 +89,6 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     allow("POST");
     return handleCopy(info(), state, rest[1]);
   }
+  if (COLLECTION_NAMES.includes(rest[0])) return routeCollection(info(), state, rest, allow);
   throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${ENDPOINTS}.`);
 }

@@ -23,7 +23,7 @@ function short(id: string): string {
 function newId(state: ServerState): string {
   for (;;) {
     const id = randomId();
-    if (!state.store.get(id) && !state.written.get(id)) return id;
+    if (!state.store.get(id) && !state.written.has(id)) return id;
   }
 }
 

@@ -11,16 +11,33 @@ import type { StoredRecord } from "./store";
  * so a `kill -9` leaves every acknowledged write whole and no write half-applied.
  */
 export interface RecordBackend {
-  /** Every record kept, read once at start. */
-  load(): StoredRecord[];
-  put(record: StoredRecord): Promise<void>;
-  remove(id: string): Promise<void>;
+  /** Every record kept, with the collection it belongs to, read once at start. */
+  load(): KeptRecord[];
+  put(record: StoredRecord, collection: string): Promise<void>;
+  remove(id: string, collection: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A record and its collection (`materials`, `jobs`, ...), as a backend keeps it. */
+export interface KeptRecord {
+  collection: string;
+  record: StoredRecord;
+}
+
+/** The collection whose records a store written before the other collections existed holds. */
+export const FIRST_COLLECTION = "materials";
+
+/**
+ * The key of a record in the store: its `_id` for a material (as stores written before the other
+ * collections existed keep them), `<collection>/<_id>` for the rest. Written ids never hold a `/`.
+ */
+export function storeKey(collection: string, id: string): string {
+  return collection === FIRST_COLLECTION ? id : `${collection}/${id}`;
 }
 
 /** Without `--store`: writes live as long as the process. */
 export class MemoryBackend implements RecordBackend {
-  load(): StoredRecord[] {
+  load(): KeptRecord[] {
     return [];
   }
   async put(): Promise<void> {}
@@ -82,15 +99,17 @@ export class LmdbBackend implements RecordBackend {
     }
   }
 
-  load(): StoredRecord[] {
-    const records: StoredRecord[] = [];
+  load(): KeptRecord[] {
+    const records: KeptRecord[] = [];
     try {
       for (const { key, value } of this.db.getRange()) {
         const record = value as StoredRecord;
-        if (typeof key !== "string" || typeof record !== "object" || record === null || record._id !== key) {
+        const slash = typeof key === "string" ? key.indexOf("/") : -1;
+        const collection = slash === -1 ? FIRST_COLLECTION : (key as string).slice(0, slash);
+        if (typeof key !== "string" || typeof record !== "object" || record === null || storeKey(collection, record._id) !== key) {
           throw new DatasetError(`The store ${this.file} holds an entry that is not a record (key ${JSON.stringify(key)}).`);
         }
-        records.push(record);
+        records.push({ collection, record });
       }
     } catch (error) {
       if (error instanceof DatasetError) throw error;
@@ -99,12 +118,12 @@ export class LmdbBackend implements RecordBackend {
     return records;
   }
 
-  async put(record: StoredRecord): Promise<void> {
-    await this.db.put(record._id, record);
+  async put(record: StoredRecord, collection: string): Promise<void> {
+    await this.db.put(storeKey(collection, record._id), record);
   }
 
-  async remove(id: string): Promise<void> {
-    await this.db.remove(id);
+  async remove(id: string, collection: string): Promise<void> {
+    await this.db.remove(storeKey(collection, id));
   }
 
   async close(): Promise<void> {

@@ -134,6 +134,11 @@ export class MaterialStore {
     return this.records.length;
   }
 
+  /** The record at this position in `_id` order, or undefined past the end. */
+  at(index: number): StoredRecord | undefined {
+    return this.records[index];
+  }
+
   /** The record with this `_id`, or undefined. */
   get(id: string): StoredRecord | undefined {
     const index = this.positions.get(id);

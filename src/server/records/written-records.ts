@@ -1,15 +1,9 @@
 import { randomBytes } from "node:crypto";
-import type { RecordBackend } from "./record-backend";
+import { FIRST_COLLECTION, type RecordBackend } from "./record-backend";
 import { HttpError } from "../http/http-errors";
 import { MaterialStore, type StoredRecord } from "./store";
 
-/**
- * The records accounts wrote through the API, kept in memory (and, with `--store`, in the
- * backend). Each account's records form their own small {@link MaterialStore}, built on first
- * read after a change, so the served materials' store (and its cached walks) is never rebuilt.
- * Writes run one at a time, and memory changes only after the backend committed.
- */
-/** What one account may keep on the local platform. */
+/** What one account may keep on the local platform (all its collections together). */
 export interface AccountQuota {
   /** Records at most. */
   readonly records: number;
@@ -20,12 +14,25 @@ export interface AccountQuota {
 /** Default quota: room for a class's work, not for filling the server's memory or disk. */
 export const DEFAULT_QUOTA: AccountQuota = { records: 10_000, bytes: 256 * 1024 * 1024 };
 
+/** A change a write makes: a record to put or an id to remove, in a collection (materials unless named). */
+export type WrittenChange<T> = ({ put: StoredRecord } | { remove: string }) & { result: T; collection?: string };
+
+/**
+ * The records accounts wrote through the API, in every collection (materials, workflows, jobs,
+ * ...), kept in memory (and, with `--store`, in the backend). Each account's records of one
+ * collection form their own small {@link MaterialStore}, built on first read after a change, so
+ * the served records' stores (and their cached walks) are never rebuilt. Writes run one at a
+ * time, and memory changes only after the backend committed. The quota counts an account's
+ * records of every collection together.
+ */
 export class WrittenRecords {
   private readonly byId = new Map<string, StoredRecord>();
+  private readonly collectionById = new Map<string, string>();
   /** JSON bytes of each record, and their sum per owner, for the quota. */
   private readonly sizeById = new Map<string, number>();
   private readonly bytesByOwner = new Map<string, number>();
-  private readonly idsByOwner = new Map<string, Set<string>>();
+  private readonly countByOwner = new Map<string, number>();
+  private readonly idsByShelf = new Map<string, Set<string>>();
   private readonly stores = new Map<string, MaterialStore>();
   private queue: Promise<unknown> = Promise.resolve();
   /** Changes so far; each owner remembers the count at its last change, so a version never repeats. */
@@ -39,16 +46,26 @@ export class WrittenRecords {
     private readonly scanBudgetMs?: number,
     private readonly quota: AccountQuota = DEFAULT_QUOTA,
   ) {
-    for (const record of backend.load()) this.remember(record);
+    for (const { record, collection } of backend.load()) this.remember(record, collection);
   }
 
   get size(): number {
     return this.byId.size;
   }
 
-  /** The record with this id, whoever owns it. */
-  get(id: string): StoredRecord | undefined {
-    return this.byId.get(id);
+  /** The record of `collection` with this id, whoever owns it. */
+  get(id: string, collection = FIRST_COLLECTION): StoredRecord | undefined {
+    return this.collectionById.get(id) === collection ? this.byId.get(id) : undefined;
+  }
+
+  /** Every record of `collection`, whoever owns it. */
+  *recordsOf(collection: string): Generator<StoredRecord> {
+    for (const [id, kept] of this.collectionById) if (kept === collection) yield this.byId.get(id)!;
+  }
+
+  /** Whether any collection has a record with this id. */
+  has(id: string): boolean {
+    return this.byId.has(id);
   }
 
   /**
@@ -60,14 +77,15 @@ export class WrittenRecords {
     return `${this.epoch}.${this.changedAt.get(ownerId) ?? 0}`;
   }
 
-  /** The records of `ownerId` as a store to query, or undefined when it has none. */
-  storeOf(ownerId: string): MaterialStore | undefined {
-    const ids = this.idsByOwner.get(ownerId);
+  /** The records of `ownerId` in `collection` as a store to query, or undefined when it has none. */
+  storeOf(ownerId: string, collection = FIRST_COLLECTION): MaterialStore | undefined {
+    const key = shelf(collection, ownerId);
+    const ids = this.idsByShelf.get(key);
     if (!ids || ids.size === 0) return undefined;
-    let store = this.stores.get(ownerId);
+    let store = this.stores.get(key);
     if (!store) {
       store = new MaterialStore([...ids].map((id) => this.byId.get(id)!), { scanBudgetMs: this.scanBudgetMs });
-      this.stores.set(ownerId, store);
+      this.stores.set(key, store);
     }
     return store;
   }
@@ -76,15 +94,19 @@ export class WrittenRecords {
    * Runs `change` alone (no other write in between) and keeps what it returns: a record to put
    * or an id to remove. The backend commits first; only then does memory change.
    */
-  write<T>(change: () => { put: StoredRecord; result: T } | { remove: string; result: T }): Promise<T> {
+  write<T>(change: () => WrittenChange<T>): Promise<T> {
     const run = this.queue.then(async () => {
       const next = change();
+      const collection = next.collection ?? FIRST_COLLECTION;
       if ("put" in next) {
+        const existing = this.collectionById.get(next.put._id);
+        if (existing !== undefined && existing !== collection) throw new Error(`id ${next.put._id} is taken by ${existing}`);
         this.checkQuota(next.put);
-        await this.backend.put(next.put);
-        this.remember(next.put);
+        await this.backend.put(next.put, collection);
+        this.remember(next.put, collection);
       } else {
-        await this.backend.remove(next.remove);
+        if (this.collectionById.get(next.remove) !== collection) return next.result;
+        await this.backend.remove(next.remove, collection);
         this.forget(next.remove);
       }
       return next.result;
@@ -103,7 +125,7 @@ export class WrittenRecords {
   private checkQuota(record: StoredRecord): void {
     const owner = this.ownerOf(record);
     const previous = this.sizeById.get(record._id);
-    const records = (this.idsByOwner.get(owner)?.size ?? 0) + (previous === undefined ? 1 : 0);
+    const records = (this.countByOwner.get(owner) ?? 0) + (previous === undefined ? 1 : 0);
     if (records > this.quota.records) {
       throw new HttpError(403, `Your account has ${records - 1} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`);
     }
@@ -117,30 +139,41 @@ export class WrittenRecords {
     return String((record.owner as { _id?: unknown } | undefined)?._id ?? "");
   }
 
-  private remember(record: StoredRecord): void {
+  private remember(record: StoredRecord, collection: string): void {
     const previous = this.byId.get(record._id);
     if (previous) this.forget(record._id);
     this.byId.set(record._id, record);
+    this.collectionById.set(record._id, collection);
     const owner = this.ownerOf(record);
     const size = Buffer.byteLength(JSON.stringify(record));
     this.sizeById.set(record._id, size);
     this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) + size);
-    let ids = this.idsByOwner.get(owner);
-    if (!ids) this.idsByOwner.set(owner, (ids = new Set()));
+    this.countByOwner.set(owner, (this.countByOwner.get(owner) ?? 0) + 1);
+    const key = shelf(collection, owner);
+    let ids = this.idsByShelf.get(key);
+    if (!ids) this.idsByShelf.set(key, (ids = new Set()));
     ids.add(record._id);
-    this.stores.delete(owner);
+    this.stores.delete(key);
     this.changedAt.set(owner, ++this.changes);
   }
 
   private forget(id: string): void {
     const record = this.byId.get(id);
     if (!record) return;
+    const key = shelf(this.collectionById.get(id)!, this.ownerOf(record));
     this.byId.delete(id);
+    this.collectionById.delete(id);
     const owner = this.ownerOf(record);
     this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) - (this.sizeById.get(id) ?? 0));
+    this.countByOwner.set(owner, (this.countByOwner.get(owner) ?? 0) - 1);
     this.sizeById.delete(id);
-    this.idsByOwner.get(owner)?.delete(id);
-    this.stores.delete(owner);
+    this.idsByShelf.get(key)?.delete(id);
+    this.stores.delete(key);
     this.changedAt.set(owner, ++this.changes);
   }
+}
+
+/** The key of one account's records of one collection. */
+function shelf(collection: string, owner: string): string {
+  return `${collection}\u0000${owner}`;
 }

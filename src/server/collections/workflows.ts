@@ -1,0 +1,50 @@
+import { MaterialStore, type StoredRecord } from "../records/store";
+import type { Caller } from "../records/owners";
+import type { Collection, CollectionContext } from "./collection";
+
+/** The bank workflow a job gets when it names none and the account has no default workflow of its own. */
+export const DEFAULT_WORKFLOW_PATH = "data/workflows/workflows/espresso/total_energy.json";
+
+/**
+ * `workflows`: the bank's workflows (public, read-only) and each account's own, which it may
+ * create, change, delete, copy and mark as its default; `bank-workflows`: the bank alone, read
+ * and copied into an account.
+ */
+export function workflowCollections(bank: readonly StoredRecord[], scanBudgetMs?: number): [Collection, Collection] {
+  const served = new MaterialStore(bank, { scanBudgetMs });
+  return [
+    { name: "workflows", noun: "workflow", served, writable: true, ownRecords: "workflows" },
+    { name: "bank-workflows", noun: "bank workflow", served, writable: false, ownRecords: null },
+  ];
+}
+
+/**
+ * A workflow created with few fields, completed with the platform's defaults so that it
+ * validates against ESSE's workflow schema (which requires `subworkflows` and `units`).
+ */
+export function completeWorkflow(fields: Record<string, unknown>): Record<string, unknown> {
+  return { name: "New Workflow", subworkflows: [], units: [], properties: [], isDefault: false, tags: [], ...fields };
+}
+
+/** The workflow a job gets when it names none: the account's default workflow, else the bank's Total Energy (Quantum ESPRESSO). */
+export function defaultWorkflow(context: CollectionContext, caller: Caller): StoredRecord {
+  const mine = findDefault(context, caller, "workflows");
+  if (mine) return mine;
+  const bank = context.collections.get("bank-workflows")!.served;
+  // The bank is small (tens of workflows): a walk is cheap and needs no index.
+  for (let i = 0; i < bank.size; i += 1) {
+    if ((bank.at(i)!.external as { path?: string } | undefined)?.path === DEFAULT_WORKFLOW_PATH) return bank.at(i)!;
+  }
+  return bank.at(0)!;
+}
+
+/** The caller's record of `collection` marked `isDefault`, if any. */
+export function findDefault(context: CollectionContext, caller: Caller, collection: string): StoredRecord | undefined {
+  const own = context.written.storeOf(caller._id, collection);
+  if (!own) return undefined;
+  for (let i = 0; ; i += 1) {
+    const record = own.at(i);
+    if (!record) return undefined;
+    if (record.isDefault === true && record.isEntitySet !== true) return record;
+  }
+}

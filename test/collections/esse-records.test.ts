@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { ServerHandle } from "../../src/server";
+import { login, startTestServer, type Session } from "../server/helpers";
+import { call, listAll, ok, waitForStatus } from "./helpers";
+
+// Every record the local platform serves, of every kind, validates against the @mat3ra/esse
+// schema of its kind, with ESSE's own validator (ajv over the dereferenced schemas it ships):
+// the public ones and those an account makes with few fields (completed with the defaults).
+const { validate } = require("@mat3ra/esse/dist/js/utils/ajv") as { validate: (data: object, schema: object) => { isValid: boolean; errors: unknown } };
+const schemas = require("@mat3ra/esse/dist/js/schemas.json") as { $id: string }[];
+const schema = (id: string) => schemas.find((s) => s.$id === id)!;
+
+let server: ServerHandle;
+let demo: Session;
+
+beforeAll(async () => {
+  // ajv compiles the big schemas once (seconds); done first, so no idle keep-alive socket goes stale meanwhile.
+  for (const id of ["job", "workflow", "property/raw", "properties-directory/non-scalar/band-gaps", "project", "material", "system/set"]) failures([{}], id);
+  server = await startTestServer({ jobRunMs: 20, synthetic: 20 });
+  demo = await login(server);
+});
+afterAll(() => server?.close());
+
+/** The records that fail, with ESSE's first complaint about each (empty when all pass). */
+function failures(records: any[], id: string): string[] {
+  return records.flatMap((record) => {
+    const { isValid, errors } = validate(structuredClone(record), schema(id));
+    return isValid ? [] : [`${record._id}: ${JSON.stringify(errors).slice(0, 300)}`];
+  });
+}
+
+it("validates every ESSE kind the checks below use (a broken record fails)", () => {
+  expect(failures([{ _id: "x", status: "finished" }], "job")).toHaveLength(1);
+  expect(failures([{ _id: "x", subworkflows: [] }], "workflow")).toHaveLength(1);
+  expect(failures([{ _id: "x", data: { name: "band_gaps" } }], "property/raw")).toHaveLength(1);
+  expect(failures([{ _id: "x", name: "band_gaps", values: [{ value: 1 }] }], "properties-directory/non-scalar/band-gaps")).toHaveLength(1);
+});
+
+it("every served workflow, job, property, project and material validates against ESSE", async () => {
+  // Records an account makes with few fields, and a job's results, among the served ones.
+  const workflow = ok(await call(server, demo, "PUT", "/workflows/create", { body: { name: "only a name" } }));
+  ok(await call(server, demo, "PUT", "/projects/create", { body: { name: "only a name" } }));
+  const job = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "only a name" } }));
+  const [mos2] = ok(await call(server, demo, "GET", "/materials", { query: { "external.id": "mp-2815" } }));
+  const [vasp] = ok(await call(server, demo, "GET", "/bank-workflows", { query: { "external.path": { $regex: "vasp/band_gap" } } }));
+  const computed = ok(await call(server, demo, "PUT", "/jobs/create", { body: { workflow: { _id: vasp._id }, _material: { _id: mos2._id }, compute: { notify: "n" } } }));
+  ok(await call(server, demo, "POST", `/bank-workflows/${vasp._id}/copy`));
+  for (const id of [job._id, computed._id]) {
+    ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+    await waitForStatus(server, demo, id, "finished");
+  }
+
+  const workflows = await listAll(server, demo, "workflows");
+  expect(workflows.length).toBe(55 + 2);
+  expect(workflows.map((w) => w._id)).toContain(workflow._id);
+  expect(failures(workflows, "workflow")).toEqual([]);
+
+  const jobs = await listAll(server, demo, "jobs");
+  expect(jobs.length).toBe(1056 + 2 + 20); // the reference jobs, the two above, one per synthetic material
+  expect(failures(jobs, "job")).toEqual([]);
+
+  const properties = await listAll(server, demo, "properties");
+  expect(properties.length).toBe(1056 + 1);
+  expect(failures(properties, "property/raw")).toEqual([]);
+  expect(failures(properties.map((p) => ({ _id: p._id, ...p.data })), "properties-directory/non-scalar/band-gaps")).toEqual([]);
+
+  const projects = await listAll(server, demo, "projects");
+  expect(projects.length).toBe(4); // the reference and synthetic projects, the default one, the one made above
+  expect(failures(projects, "project")).toEqual([]);
+
+  const materials = await listAll(server, demo, "bank-materials");
+  expect(materials.length).toBe(29 + 20 + 1056);
+  expect(failures(materials, "material")).toEqual([]);
+});
+
+it("a material set validates as ESSE's entity set", async () => {
+  const set = ok(await call(server, demo, "PUT", "/materials/create-set", { body: { name: "a set" } }));
+  expect(failures([set], "system/set")).toEqual([]);
+  expect(set.isEntitySet).toBe(true);
+});
