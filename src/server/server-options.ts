@@ -193,6 +193,7 @@ export function resolveOptions(options: StartServerOptions) {
   }
   if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > 86_400) {
     throw new ServerOptionsError(`deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`);
+  }
   const jobRunMs = options.jobRunMs ?? DEFAULT_RUN_MS;
   if (typeof jobRunMs !== "number" || !(jobRunMs >= 0 && jobRunMs <= 3_600_000)) {
     throw new ServerOptionsError(`jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`);
