@@ -164,9 +164,12 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
           : f.status === 407
             ? `the proxy ${proxy} refused its credentials (407 Proxy Authentication Required)`
             : `the proxy ${proxy} refused to open a tunnel to ${host} (${f.status}; many proxies allow tunnels only to port 443)`;
+      const remedy =
+        f.status === 407
+          ? "Check the user name and password in HTTPS_PROXY/HTTP_PROXY (http://user:password@proxy:port)."
+          : `Ask the proxy's operators to allow ${host}, or name the platform's host in NO_PROXY to go around the proxy in HTTPS_PROXY/HTTP_PROXY.`;
       return new ConnectionError(
-        `${endpoint} on ${c.origin} failed: ${what}. Check the user name and password in HTTPS_PROXY/HTTP_PROXY, ask the proxy's ` +
-          `operators to allow ${host}, or name the platform's host in NO_PROXY to go around the proxy.`,
+        `${endpoint} on ${c.origin} failed: ${what}. ${remedy}`,
         endpoint,
         { cause: f.cause },
       );
