@@ -54,7 +54,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
     if (!username) throw new UsageError("--username is required (or set MATFRAME_USERNAME).");
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
     // MATFRAME_PASSWORD set beside another platform's MATFRAME_BASE_URL is not that platform's to send here.
-    const fromEnv = environmentPassword(address, env);
+    const fromEnv = environmentPassword(address, env, "(type its password at the prompt on a terminal, or pass --password-stdin)");
     const password = values["password-stdin"]
       ? await readPasswordFromStdin("login")
       : fromEnv.password || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${hostOf(baseUrl)}: `) : undefined);

@@ -178,6 +178,18 @@ describe("credentials from the environment go only to the platform named beside 
     });
   }
 
+  it("matframe login --base-url B does not send A's MATFRAME_PASSWORD to B", async () => {
+    const other = await startRecorder();
+    try {
+      const result = await runCli(["login", "--base-url", other.baseUrl, "--username", "ada"], { env: { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN } });
+      expect(result.code, result.stderr).not.toBe(0);
+      expect(result.stderr).toMatch(/MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* give its own credentials \(type its password at the prompt on a terminal, or pass --password-stdin\)/);
+      expect(other.headers()).toBe("");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("the same address named twice (flag and variable) is the same platform: the credentials go", async () => {
     const result = await runCli(["export", "--columns", "name", "--output", "-", "--base-url", server.baseUrl], {
       env: { MATFRAME_BASE_URL: new URL(server.baseUrl).origin, MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken },

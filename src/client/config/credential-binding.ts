@@ -56,7 +56,11 @@ export function withoutWithheld(env: NodeJS.ProcessEnv, withheld: readonly Withh
  * The sentence that says which credentials were not sent to `target`, and what to do. Names
  * variables and addresses only, never a value.
  */
-export function withheldSentence(target: { baseUrl: string; from: string }, withheld: readonly Withheld[]): string {
+export function withheldSentence(
+  target: { baseUrl: string; from: string },
+  withheld: readonly Withheld[],
+  remedy = `(or run \`matframe login --base-url ${withoutUrlCredentials(target.baseUrl)}\` once)`,
+): string {
   return withheld
     .map(({ variables, home }) => {
       const plural = variables.length > 1;
@@ -64,7 +68,7 @@ export function withheldSentence(target: { baseUrl: string; from: string }, with
         `${variables.join(", ")} ${plural ? "are" : "is"} set for the platform ${home.from} names (${withoutUrlCredentials(home.baseUrl)}) ` +
         `and ${plural ? "were" : "was"} not sent to ${withoutUrlCredentials(target.baseUrl)}, which ${target.from} names: matframe sends credentials ` +
         `from the environment only to the platform named beside them. To use ${withoutUrlCredentials(target.baseUrl)}, give its own credentials ` +
-        `(or run \`matframe login --base-url ${withoutUrlCredentials(target.baseUrl)}\` once); to use ${withoutUrlCredentials(home.baseUrl)}, leave out ${target.from}.`
+        `${remedy}; to use ${withoutUrlCredentials(home.baseUrl)}, leave out ${target.from}.`
       );
     })
     .join(" ");

@@ -143,10 +143,10 @@ function families(env: NodeJS.ProcessEnv): CredentialFamily[] {
  * `MATFRAME_PASSWORD` for a login to `baseUrl` typed on the command line (`--username`), or
  * undefined with the reason when it was set beside another platform's `MATFRAME_BASE_URL`.
  */
-export function environmentPassword(target: { baseUrl: string; from: string }, env: NodeJS.ProcessEnv = process.env): { password?: string; withheld?: string } {
+export function environmentPassword(target: { baseUrl: string; from: string }, env: NodeJS.ProcessEnv = process.env, remedy?: string): { password?: string; withheld?: string } {
   if (!set(env.MATFRAME_PASSWORD)) return {};
   const withheld = withheldFrom(target.baseUrl, [families(env)[0]!], { MATFRAME_PASSWORD: env.MATFRAME_PASSWORD });
-  return withheld.length > 0 ? { withheld: withheldSentence(target, withheld) } : { password: env.MATFRAME_PASSWORD };
+  return withheld.length > 0 ? { withheld: withheldSentence(target, withheld, remedy) } : { password: env.MATFRAME_PASSWORD };
 }
 
 /** One line for a person: which platform, and where its address and credentials came from (never a secret). */
