@@ -120,22 +120,23 @@ function credentialsWithout(withheld: readonly Withheld[], address: { baseUrl: s
 
 /** The two families of credential variables, each with the address the environment sets beside it. */
 function families(env: NodeJS.ProcessEnv): CredentialFamily[] {
+  // An address variable that does not make an address binds its credentials to no platform at all.
+  const home = (read: () => string, raw: string | undefined): string => {
+    try {
+      return read();
+    } catch {
+      return `${raw ?? ""} (not a valid address)`;
+    }
+  };
   const matframe: CredentialFamily = {
     variables: MATFRAME_CREDENTIALS,
-    ...(set(env.MATFRAME_BASE_URL) ? { address: { baseUrl: normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL), from: "MATFRAME_BASE_URL" } } : {}),
+    ...(set(env.MATFRAME_BASE_URL) ? { address: { baseUrl: home(() => normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL!), env.MATFRAME_BASE_URL), from: "MATFRAME_BASE_URL" } } : {}),
   };
   const given = OFFICIAL_ADDRESS.filter((name) => set(env[name]));
-  let official: CredentialFamily = { variables: OFFICIAL_CREDENTIALS };
-  if (given.length > 0) {
-    // An API_HOST that does not make an address binds its credentials to no platform at all.
-    let baseUrl: string;
-    try {
-      baseUrl = officialBaseUrl(env, given);
-    } catch {
-      baseUrl = `${env.API_HOST ?? ""} (not a valid address)`;
-    }
-    official = { variables: OFFICIAL_CREDENTIALS, address: { baseUrl, from: given.join(", ") } };
-  }
+  const official: CredentialFamily = {
+    variables: OFFICIAL_CREDENTIALS,
+    ...(given.length > 0 ? { address: { baseUrl: home(() => officialBaseUrl(env, given), env.API_HOST), from: given.join(", ") } } : {}),
+  };
   return [matframe, official];
 }
 
