@@ -102,7 +102,7 @@ function settleIdleConnections(): Promise<void> {
 
 /**
  * Sends requests over one keep-alive undici pool with a bounded number of connections.
- * `request`, not `fetch`: measured 20-35% less CPU for the same pages (issue 3).
+ * `request`, not `fetch`: measured 20-35% less CPU for the same pages.
  */
 export class Transport {
   readonly #o: TransportOptions;
