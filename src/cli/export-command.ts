@@ -19,7 +19,7 @@ import { STRUCTURE_FORMATS } from "../frame/export/structure-export";
 import { savedRecords } from "../frame/export/resume/progress-files";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { parseFlags, wrapHelp } from "./cli-args";
-import { resolveAddress } from "../client/config/platform-source";
+import { environmentPassword, resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
 
 /** The start of the line said when the built-in platform is used. */
@@ -280,16 +280,19 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (values.username !== undefined || values["password-stdin"]) {
     const username = values.username ?? process.env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--password-stdin needs a user: pass --username or set MATFRAME_USERNAME.");
-    const baseUrl = resolveAddress({ baseUrl: values["base-url"] }, process.env, NAMES)?.baseUrl;
-    if (!baseUrl) {
+    const address = resolveAddress({ baseUrl: values["base-url"] }, process.env, NAMES);
+    const baseUrl = address?.baseUrl;
+    if (!address || !baseUrl) {
       throw new UsageError(
         "--username needs a platform to log in to: set --base-url, MATFRAME_BASE_URL or API_HOST (without one, matframe exports from the built-in local platform, which needs no login).",
       );
     }
+    // MATFRAME_PASSWORD set beside another platform's MATFRAME_BASE_URL is not that platform's to send here.
+    const fromEnv = environmentPassword(address);
     const password = values["password-stdin"]
       ? await readPasswordFromStdin("export")
-      : process.env.MATFRAME_PASSWORD || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${new URL(baseUrl).host}: `) : undefined);
-    if (!password) throw new UsageError("--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.");
+      : fromEnv.password || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${new URL(baseUrl).host}: `) : undefined);
+    if (!password) throw new UsageError(fromEnv.withheld ?? "--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.");
     task.username = username;
     task.password = password;
   }

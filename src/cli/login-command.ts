@@ -7,7 +7,7 @@ import { deviceLogin, revokeDeviceToken, savedDeviceTokens, signedInUser } from 
 import { normaliseBaseUrl } from "../client/config/validate-options";
 import { AbortError, ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
-import { resolveAddress } from "../client/config/platform-source";
+import { environmentPassword, resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
 
 const LOGIN_HELP = `Usage: matframe login --base-url URL [--username NAME] [options]
@@ -69,10 +69,12 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
     const username = (values.username as string | undefined) || env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--username is required (or set MATFRAME_USERNAME).");
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
+    // MATFRAME_PASSWORD set beside another platform's MATFRAME_BASE_URL is not that platform's to send here.
+    const fromEnv = environmentPassword(address, env, "(type its password at the prompt on a terminal, or pass --password-stdin)");
     const password = values["password-stdin"]
       ? await readPasswordFromStdin("login")
-      : env.MATFRAME_PASSWORD || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${hostOf(baseUrl)}: `) : undefined);
-    if (!password) throw new UsageError("no password: type it at the prompt on a terminal, pass --password-stdin, or set MATFRAME_PASSWORD.");
+      : fromEnv.password || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${hostOf(baseUrl)}: `) : undefined);
+    if (!password) throw new UsageError(fromEnv.withheld ?? "no password: type it at the prompt on a terminal, pass --password-stdin, or set MATFRAME_PASSWORD.");
     const client = await Client.login({ baseUrl, username, password });
     try {
       const file = saveProfile(profile, { ...client.savedCredentials(), username }, env);

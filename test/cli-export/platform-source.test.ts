@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { Client, startServer, type ServerHandle } from "../../src";
+import { resolvePlatform } from "../../src/client/config/platform-source";
 import { rawLogin } from "../support/raw-login";
 import { runCli } from "./run-cli";
 
@@ -131,5 +132,76 @@ describe("matframe export refuses a half setting instead of exporting the demo d
     await refused({ API_PORT: "4000", OIDC_ACCESS_TOKEN: credentials.authToken }, /API_PORT is set, but API_HOST is not/);
     await refused({ ...official(), API_SECURE: "maybe", OIDC_ACCESS_TOKEN: credentials.authToken }, /API_SECURE must be true or false/);
     await refused({ ...official(), API_VERSION: "2024-01-01", OIDC_ACCESS_TOKEN: credentials.authToken }, /matframe speaks the API version 2018-10-01/);
+  });
+});
+
+/** A server that answers nothing useful and records every header it is sent: "another address". */
+async function startRecorder(): Promise<{ baseUrl: string; headers: () => string; close: () => Promise<void> }> {
+  const { createServer } = await import("node:http");
+  let seen = "";
+  const recorder = createServer((req, res) => {
+    seen += `${req.method} ${req.url} ${JSON.stringify(req.headers)}\n`;
+    res.writeHead(404, { "content-type": "application/json" }).end('{"status":"error","message":"nothing here"}');
+  });
+  await new Promise<void>((resolve) => recorder.listen(0, "127.0.0.1", resolve));
+  const { port } = recorder.address() as { port: number };
+  return { baseUrl: `http://127.0.0.1:${port}`, headers: () => seen, close: () => new Promise((resolve) => recorder.close(() => resolve())) };
+}
+
+describe("credentials from the environment go only to the platform named beside them", () => {
+  const TOKEN = "t0ken-for-the-real-platform";
+  const cases: [string, Record<string, string>, string[], RegExp][] = [
+    ["API_HOST + OIDC_ACCESS_TOKEN, then --base-url", { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN }, ["--base-url"], /OIDC_ACCESS_TOKEN is set for the platform API_HOST names \(https:\/\/platform\.example\.invalid\/api\/2018-10-01\) and was not sent to http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01, which --base-url names/],
+    ["API_HOST + ACCOUNT_ID + AUTH_TOKEN, then --base-url", { API_HOST: "platform.example.invalid", ACCOUNT_ID: "acc-1", AUTH_TOKEN: TOKEN }, ["--base-url"], /ACCOUNT_ID, AUTH_TOKEN are set for the platform API_HOST names .* were not sent/],
+    ["API_HOST + OIDC_ACCESS_TOKEN, then MATFRAME_BASE_URL", { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN }, ["MATFRAME_BASE_URL"], /OIDC_ACCESS_TOKEN is set for the platform API_HOST names .* which MATFRAME_BASE_URL names.*leave out MATFRAME_BASE_URL/],
+    ["MATFRAME_BASE_URL + MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, then --base-url", { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_ACCOUNT_ID: "acc-1", MATFRAME_AUTH_TOKEN: TOKEN }, ["--base-url"], /MATFRAME_ACCOUNT_ID, MATFRAME_AUTH_TOKEN are set for the platform MATFRAME_BASE_URL names .*leave out --base-url\.$/m],
+    ["MATFRAME_BASE_URL + MATFRAME_PASSWORD, then --base-url --username", { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN }, ["--base-url", "--username"], /MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* was not sent/],
+  ];
+  for (const [name, env, how, says] of cases) {
+    it(`${name}: another address gets none of them, and the message says why`, async () => {
+      const other = await startRecorder();
+      try {
+        const args = ["export", "--columns", "name", "--output", "-"];
+        const vars: Record<string, string> = { ...env };
+        if (how.includes("--base-url")) args.push("--base-url", other.baseUrl);
+        else vars.MATFRAME_BASE_URL = other.baseUrl;
+        if (how.includes("--username")) args.push("--username", "ada");
+        const result = await runCli(args, { env: vars });
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr).toMatch(says);
+        expect(result.stderr).not.toContain(TOKEN);
+        // Before, the export ran against `other` with the token in every request.
+        expect(other.headers()).not.toContain(TOKEN);
+      } finally {
+        await other.close();
+      }
+    });
+  }
+
+  it("matframe login --base-url B does not send A's MATFRAME_PASSWORD to B", async () => {
+    const other = await startRecorder();
+    try {
+      const result = await runCli(["login", "--base-url", other.baseUrl, "--username", "ada"], { env: { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN } });
+      expect(result.code, result.stderr).not.toBe(0);
+      expect(result.stderr).toMatch(/MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* give its own credentials \(type its password at the prompt on a terminal, or pass --password-stdin\)/);
+      expect(other.headers()).toBe("");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("the same address named twice (flag and variable) is the same platform: the credentials go", async () => {
+    const result = await runCli(["export", "--columns", "name", "--output", "-", "--base-url", server.baseUrl], {
+      env: { MATFRAME_BASE_URL: new URL(server.baseUrl).origin, MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(MARKER);
+  });
+
+  it("credentials of the other platform's family fill in when this one's are withheld", () => {
+    const resolved = resolvePlatform({}, { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN, MATFRAME_BASE_URL: "http://127.0.0.1:9", MATFRAME_ACCOUNT_ID: "a", MATFRAME_AUTH_TOKEN: "b" });
+    expect(resolved).toMatchObject({ kind: "platform", baseUrl: "http://127.0.0.1:9/api/2018-10-01", credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
+    // A family that names no address of its own still goes where it is told (as before).
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, { MATFRAME_ACCOUNT_ID: "a", MATFRAME_AUTH_TOKEN: "b" })).toMatchObject({ credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
   });
 });

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthenticationError, Client, ConnectionError, ServerError } from "../../src";
+import { AuthenticationError, Client, ConnectionError, ServerError, TimeoutError } from "../../src";
 import { startFaultServer, type FaultServer, type FaultServerOptions } from "../support/fault-server";
 
 // A class behind one address logging in at once fills matframe serve's login queue, which
-// answers 503 with Retry-After before checking any password: such a login is retried. Nothing
-// else about a login is (a network failure may come after the password was checked).
+// answers 503 with Retry-After before checking any password: such a login is retried, and so is
+// one that timed out, once (a login is safe to repeat: it only makes another token). A dropped
+// connection is not, nor a wrong password.
 
 let server: FaultServer | undefined;
 afterEach(async () => {
@@ -45,5 +46,19 @@ describe("login retries", () => {
     s = await setup((r) => (r.path.endsWith("/login") ? { kind: "reset-before-headers" } : undefined));
     await expect(Client.login({ baseUrl: s.origin, username: s.username, password: s.password })).rejects.toBeInstanceOf(ConnectionError);
     expect(logins(s)).toBe(1);
+  });
+
+  it("retries a login that timed out, once (30 students logging in at once on one laptop)", async () => {
+    const s = await setup((r, n) => (r.path.endsWith("/login") && n.all === 1 ? { kind: "stall" } : undefined));
+    const client = await Client.login({ baseUrl: s.origin, username: s.username, password: s.password, timeout: 500 });
+    expect(logins(s)).toBe(2);
+    await client.close();
+    await s.close();
+    // Only once: a second timeout is reported, with both attempts.
+    const stalled = await setup((r) => (r.path.endsWith("/login") ? { kind: "stall" } : undefined));
+    const error = await Client.login({ baseUrl: stalled.origin, username: stalled.username, password: stalled.password, timeout: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toMatch(/within 300 ms \(2 attempts\)/);
+    expect(logins(stalled)).toBe(2);
   });
 });

@@ -10,19 +10,22 @@ import { rawLogin } from "../support/raw-login";
 import { runCli, startCli } from "../cli-export/run-cli";
 
 // Behind a corporate proxy the platform is reached through it: HTTP_PROXY / HTTPS_PROXY /
-// NO_PROXY (and lower-case) are honoured through undici's EnvHttpProxyAgent unless a dispatcher
-// is given, and a password in a proxy URL never reaches a message.
+// NO_PROXY (and lower-case) are honoured unless a dispatcher is given; plain http goes in absolute
+// form, https through a tunnel; this machine's own addresses never go through a proxy; and a
+// password in a proxy URL never reaches a message. The platform is named `platform.test`, a name
+// only the test's proxy resolves: the client can reach it through the proxy and no other way.
 
 let server: ServerHandle;
 let credentials: { accountId: string; authToken: string };
 let proxy: HttpProxy;
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];
 const saved = Object.fromEntries(PROXY_VARIABLES.map((name) => [name, process.env[name]]));
+const HOSTS = { "platform.test": "127.0.0.1" };
 
 beforeAll(async () => {
   server = await startServer({ port: 0 });
   credentials = await rawLogin(server.baseUrl, "demo", "demo");
-  proxy = await startHttpProxy();
+  proxy = await startHttpProxy({ hosts: HOSTS });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -36,55 +39,133 @@ afterEach(() => {
   }
 });
 
-const host = () => new URL(server.baseUrl).host;
+const port = () => new URL(server.baseUrl).port;
+/** The platform by a name only the proxy resolves. */
+const named = (scheme = "http") => `${scheme}://platform.test:${port()}/api/2018-10-01`;
 
 describe("a proxy from the environment", () => {
-  it("HTTP_PROXY: the requests go through the proxy", async () => {
+  it("HTTP_PROXY: plain http goes through the proxy in absolute form, not through tunnels, over kept connections", async () => {
     process.env.HTTP_PROXY = proxy.url;
-    const before = proxy.tunnels.length;
-    const client = new Client({ baseUrl: server.baseUrl, ...credentials });
-    expect(await client.materials.list({ projection: { limit: 3 } })).toHaveLength(3);
+    const before = { tunnels: proxy.tunnels.length, forwarded: proxy.forwarded.length, connections: proxy.connections() };
+    const client = new Client({ baseUrl: named(), ...credentials, connections: 1 });
+    for (let i = 0; i < 4; i++) expect(await client.materials.list({ projection: { limit: 3 } })).toHaveLength(3);
     await client.close();
-    expect(proxy.tunnels.slice(before)).toContain(host());
+    // Before, every http request asked for a CONNECT tunnel, which squid refuses for ports but 443.
+    expect(proxy.tunnels.length).toBe(before.tunnels);
+    const forwarded = proxy.forwarded.slice(before.forwarded);
+    expect(forwarded).toHaveLength(4);
+    expect(forwarded[0]).toMatch(new RegExp(`^GET http://platform\\.test:${port()}/api/2018-10-01/materials\\?`));
+    expect(proxy.connections() - before.connections).toBe(1);
   });
 
   it("lower-case http_proxy wins, and a login goes through it too", async () => {
     process.env.HTTP_PROXY = "http://127.0.0.1:9";
     process.env.http_proxy = proxy.url;
-    const before = proxy.tunnels.length;
-    const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+    const before = proxy.forwarded.length;
+    const client = await Client.login({ baseUrl: named(), username: "demo", password: "demo" });
     await client.materials.list({ projection: { limit: 1 } });
     await client.logout();
-    expect(proxy.tunnels.length).toBeGreaterThan(before);
+    expect(proxy.forwarded.slice(before).map((line) => line.split("?")[0])).toEqual([
+      `POST ${named()}/login`,
+      `GET ${named()}/materials`,
+      `GET ${named()}/logout`,
+    ]);
+  });
+
+  it("a proxy that refuses CONNECT to any port but 443 (squid's default) still carries an http platform", async () => {
+    const squid = await startHttpProxy({ hosts: HOSTS, refuseConnect: 403 });
+    try {
+      process.env.HTTP_PROXY = squid.url;
+      const client = new Client({ baseUrl: named(), ...credentials });
+      expect(await client.materials.list({ projection: { limit: 2 } })).toHaveLength(2);
+      await client.close();
+      expect(squid.tunnels).toEqual([]);
+    } finally {
+      await squid.close();
+    }
   });
 
   it("NO_PROXY naming the host goes around it", async () => {
     process.env.HTTP_PROXY = proxy.url;
-    process.env.NO_PROXY = "example.org, 127.0.0.1";
+    process.env.NO_PROXY = "example.org, platform.test";
     const before = proxy.tunnels.length + proxy.forwarded.length;
-    const client = new Client({ baseUrl: server.baseUrl, ...credentials });
-    expect(await client.materials.list({ projection: { limit: 2 } })).toHaveLength(2);
+    const client = new Client({ baseUrl: named(), ...credentials, maxRetries: 0 });
+    // Straight to a name nobody else resolves: it fails, and the proxy never hears of it.
+    expect(await client.materials.list({ projection: { limit: 2 } }).catch((e: unknown) => e)).toBeInstanceOf(ConnectionError);
     await client.close();
     expect(proxy.tunnels.length + proxy.forwarded.length).toBe(before);
   });
 
   it("matframe export reads through HTTP_PROXY", async () => {
-    const before = proxy.tunnels.length;
+    const before = proxy.forwarded.length;
     const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], {
-      env: { MATFRAME_BASE_URL: server.baseUrl, ...{ MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken }, HTTP_PROXY: proxy.url },
+      env: { MATFRAME_BASE_URL: named(), ...{ MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken }, HTTP_PROXY: proxy.url },
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split("\n")).toHaveLength(server.materialCount + 1);
-    expect(proxy.tunnels.slice(before)).toContain(host());
+    expect(proxy.forwarded.length).toBeGreaterThan(before);
+  });
+});
+
+describe("this machine's own addresses never go through a proxy", () => {
+  it("startServer + Client.login on 127.0.0.1 and localhost with HTTP_PROXY set: the proxy sees nothing", async () => {
+    process.env.HTTP_PROXY = proxy.url;
+    process.env.HTTPS_PROXY = proxy.url;
+    const before = { tunnels: proxy.tunnels.length, forwarded: proxy.forwarded.length, connections: proxy.connections() };
+    for (const baseUrl of [server.baseUrl, server.baseUrl.replace("127.0.0.1", "localhost")]) {
+      const client = await Client.login({ baseUrl, username: "demo", password: "demo" });
+      expect(await client.materials.list({ projection: { limit: 1 } })).toHaveLength(1);
+      await client.logout();
+    }
+    // Before, each request opened a tunnel to 127.0.0.1 through the proxy (and failed where the proxy cannot reach this machine).
+    expect({ tunnels: proxy.tunnels.length, forwarded: proxy.forwarded.length, connections: proxy.connections() }).toEqual(before);
+  });
+
+  it("matframe export from the built-in platform works with a proxy that cannot reach this machine", async () => {
+    const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], { env: { HTTP_PROXY: "http://127.0.0.1:9", HTTPS_PROXY: "http://127.0.0.1:9" } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("formula");
+  });
+});
+
+describe("a tunnel the proxy will not open fails at once", () => {
+  it("refused (403): one attempt, a message that names the proxy and the port rule, not the platform", async () => {
+    const squid = await startHttpProxy({ hosts: HOSTS, refuseConnect: 403 });
+    try {
+      process.env.HTTPS_PROXY = squid.url.replace("http://", "http://ada:s3cret-pr0xy@");
+      const error = await Client.login({ baseUrl: named("https"), username: "demo", password: "demo", maxRetries: 3 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toMatch(/^POST \/api\/2018-10-01\/login on https:\/\/platform\.test:\d+ failed: the proxy http:\/\/\[credentials removed\]@127\.0\.0\.1:\d+\/? refused to open a tunnel to platform\.test:\d+ \(403; many proxies allow tunnels only to port 443\)\./);
+      expect((error as Error).message).toContain("NO_PROXY");
+      expect(inspect(error, { depth: 10 })).not.toContain("s3cret-pr0xy");
+      // Not retried: a proxy's rule does not change in a second.
+      expect(squid.tunnels).toHaveLength(1);
+    } finally {
+      await squid.close();
+    }
+  });
+
+  it("closed without an answer: fails at once instead of waiting out the timeout", async () => {
+    const closing = await startHttpProxy({ hosts: HOSTS, closeConnect: true });
+    try {
+      process.env.HTTPS_PROXY = closing.url;
+      // A timeout far beyond the test's: before, the login waited all of it.
+      const error = await Client.login({ baseUrl: named("https"), username: "demo", password: "demo", timeout: 600_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+\/? closed the tunnel to platform\.test:\d+ without answering/);
+      expect(closing.tunnels).toHaveLength(1);
+    } finally {
+      await closing.close();
+    }
   });
 });
 
 describe("a proxy's credentials never show", () => {
   it("a proxy that refuses them: the error names the proxy's answer, not the password", async () => {
-    const guarded = await startHttpProxy({ auth: "ada:right-one" });
+    const guarded = await startHttpProxy({ auth: "ada:right-one", hosts: HOSTS });
     try {
       process.env.HTTP_PROXY = guarded.url.replace("http://", "http://ada:wr0ng-pr0xy-pass@");
-      const client = new Client({ baseUrl: server.baseUrl, ...credentials, maxRetries: 0 });
+      const client = new Client({ baseUrl: named(), ...credentials, maxRetries: 0 });
       const error = await client.materials.list().catch((e: unknown) => e);
       await client.close();
       expect(error).toBeInstanceOf(ConnectionError);
@@ -100,19 +181,19 @@ describe("a proxy's credentials never show", () => {
 
   it("an unreachable proxy, and a proxy URL that is not one, say so without the password", async () => {
     process.env.HTTP_PROXY = "http://ada:s3cret-pr0xy@127.0.0.1:9";
-    const client = new Client({ baseUrl: server.baseUrl, ...credentials, maxRetries: 0 });
+    const client = new Client({ baseUrl: named(), ...credentials, maxRetries: 0 });
     const error = await client.materials.list().catch((e: unknown) => e);
     await client.close();
     expect(error).toBeInstanceOf(ConnectionError);
     expect(inspect(error, { depth: 10 })).not.toContain("s3cret-pr0xy");
 
     process.env.HTTP_PROXY = "socks://ada:s3cret-pr0xy@proxy.example.org:1080";
-    expect(() => new Client({ baseUrl: server.baseUrl, ...credentials })).toThrow(ValidationError);
-    expect(() => new Client({ baseUrl: server.baseUrl, ...credentials })).toThrow(/^HTTP_PROXY must start with http:\/\/ or https:\/\//);
+    expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(ValidationError);
+    expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(/^HTTP_PROXY must start with http:\/\/ or https:\/\//);
     process.env.HTTP_PROXY = "http://ada:s3cret-pr0xy@[bad";
     const invalid = (() => {
       try {
-        new Client({ baseUrl: server.baseUrl, ...credentials });
+        new Client({ baseUrl: named(), ...credentials });
       } catch (e) {
         return e as Error;
       }
@@ -154,16 +235,16 @@ async function startSilentProxy(): Promise<{ url: string; requests: () => string
 }
 
 describe("a proxy that never answers", () => {
-  // undici waits for a proxy's answer to CONNECT with no limit and looks at a request's signal
+  // undici waits for a proxy's answer with no limit and looks at a request's signal
   // only once it has a connection: matframe's own timeout and the caller's signal must still end it.
   it("a login times out after `timeout`, and close does not wait for the proxy", async () => {
     const silent = await startSilentProxy();
     try {
       process.env.HTTP_PROXY = silent.url;
-      const error = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo", timeout: 1500 }).catch((e: unknown) => e);
+      const error = await Client.login({ baseUrl: named(), username: "demo", password: "demo", timeout: 1500 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TimeoutError);
       expect((error as Error).message).toMatch(/within 1500 ms/);
-      expect(silent.requests()).toMatch(/^CONNECT 127\.0\.0\.1:\d+ HTTP\/1\.1/);
+      expect(silent.requests()).toMatch(/^POST http:\/\/platform\.test:\d+\/api\/2018-10-01\/login HTTP\/1\.1/);
     } finally {
       await silent.close();
     }
@@ -173,7 +254,7 @@ describe("a proxy that never answers", () => {
     const silent = await startSilentProxy();
     try {
       process.env.HTTP_PROXY = silent.url;
-      const client = new Client({ baseUrl: server.baseUrl, ...credentials, timeout: 600_000 });
+      const client = new Client({ baseUrl: named(), ...credentials, timeout: 600_000 });
       const stop = new AbortController();
       const pending = client.materials.list({ signal: stop.signal }).catch((e: unknown) => e);
       setTimeout(() => stop.abort(), 300);
@@ -190,10 +271,10 @@ describe("a proxy that never answers", () => {
       const cwd = mkdtempSync(join(tmpdir(), "matframe-silent-proxy-"));
       const { child, done } = startCli(["export", "--output", "never.csv"], {
         cwd,
-        env: { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo", HTTP_PROXY: silent.url },
+        env: { MATFRAME_BASE_URL: named(), MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo", HTTP_PROXY: silent.url },
       });
-      // Once the CONNECT has reached the proxy, the login is waiting for it.
-      await expect.poll(() => silent.requests(), { timeout: 20_000 }).toMatch(/CONNECT/);
+      // Once the login has reached the proxy, it is waiting for it.
+      await expect.poll(() => silent.requests(), { timeout: 20_000 }).toMatch(/POST http:/);
       child.kill("SIGINT");
       // Before, it went on waiting until the login's 30-second timeout.
       const result = await Promise.race([done, new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 15_000))]);

@@ -33,6 +33,8 @@ function sectionCommands(): string[][] {
 }
 
 let project: string;
+/** Where the tarball is made: a stand-in for the clone. */
+let clone: string;
 let jupyterPrefix: string;
 let env: NodeJS.ProcessEnv;
 const installOutput: string[] = [];
@@ -55,21 +57,32 @@ beforeAll(() => {
   for (const name of Object.keys(env)) if (name.startsWith("MATFRAME_") || name.startsWith("npm_package_") || name === "npm_lifecycle_event") delete env[name];
   // The README's `npm run pack`, without its build: `npm test` has just built dist/, and a
   // rebuild here would change dist/ under the tests running beside this one.
-  const packed = spawnSync(process.execPath, [join(root, "scripts", "pack.js"), "--no-build", "--out", project], { encoding: "utf8" });
+  // It packs into a folder of its own, as `npm run pack` writes into the clone: the project is
+  // a fresh folder without the tarball, and finds it by the path the README keeps in TARBALL.
+  clone = mkdtempSync(join(tmpdir(), "matframe-clone-"));
+  const packed = spawnSync(process.execPath, [join(root, "scripts", "pack.js"), "--no-build", "--out", clone], { encoding: "utf8" });
   expect(packed.status, packed.stderr).toBe(0);
-  expect(packed.stdout.trim()).toBe(join(project, "matframe-0.1.0.tgz"));
+  expect(packed.stdout.trim()).toBe(join(clone, "matframe-0.1.0.tgz"));
+  // The README's own line that names the tarball, run where `npm run pack` wrote it.
+  const exportLine = sectionCommands()[0].find((line) => line.startsWith("export TARBALL="));
+  expect(exportLine, "the README keeps the tarball's path in TARBALL").toBeDefined();
+  const tarball = spawnSync("sh", ["-c", `${exportLine} && printf %s "$TARBALL"`], { cwd: clone, encoding: "utf8" });
+  env.TARBALL = tarball.stdout;
+  expect(env.TARBALL).toBe(join(clone, "matframe-0.1.0.tgz"));
   for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));
 });
 
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
+  if (clone) rmSync(clone, { recursive: true, force: true });
 });
 
 describe("matframe in a fresh project, installed as the README says", () => {
-  const [clone, own] = sectionCommands();
+  const [cloneSteps, own] = sectionCommands();
 
   it("the README has the clone steps and the project steps", () => {
-    expect(clone).toEqual(["npm ci", "npm run pack"]);
+    expect(cloneSteps).toEqual(["npm ci", "npm run pack", 'export TARBALL="$PWD/matframe-0.1.0.tgz"']);
+    expect(own[1]).toBe('npm install "$TARBALL"');
     expect(own[0]).toBe("npm init -y");
     expect(own.some((line) => / tslab install /.test(line))).toBe(true);
   });

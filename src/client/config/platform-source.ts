@@ -7,6 +7,7 @@ import { credentialsPath, DEFAULT_PROFILE, readProfile, type SavedCredentials } 
 import { withoutUrlCredentials } from "../transport/redact";
 import { API_VERSION } from "../../schemas";
 import { normaliseBaseUrl } from "./validate-options";
+import { MATFRAME_CREDENTIALS, OFFICIAL_CREDENTIALS, sameBase, withheldFrom, withheldSentence, withoutWithheld, type CredentialFamily, type Withheld } from "./credential-binding";
 
 /** What the caller itself says (a command's flags, or the options of `Client.fromEnv`): wins over the environment. */
 export interface PlatformChoice {
@@ -77,7 +78,9 @@ const set = (value: string | undefined): value is string => value !== undefined 
 export function resolvePlatform(choice: PlatformChoice = {}, env: NodeJS.ProcessEnv = process.env, names: ChoiceNames = OPTION_NAMES): ResolvedPlatform {
   if (set(choice.profile)) return fromNamedProfile(choice, env, names);
   const address = addressOf(choice, env, names);
-  const credentials = credentialsOf(choice, env, names);
+  // Credentials set beside another platform's address are not read at all for this one.
+  const withheld = address ? withheldFrom(address.baseUrl, families(env), env) : [];
+  const credentials = credentialsWithout(withheld, address, choice, env, names);
   if (address && credentials) return { kind: "platform", baseUrl: address.baseUrl, credentials: credentials.credentials, addressFrom: address.from, credentialsFrom: credentials.from };
   if (credentials) {
     const plural = credentials.from.includes(" + ");
@@ -96,12 +99,61 @@ export function resolvePlatform(choice: PlatformChoice = {}, env: NodeJS.Process
   if (saved && (!address || sameBase(saved.baseUrl, address.baseUrl))) return profilePlatform(saved, profileName, env, address?.from);
   if (!address) return { kind: "none" };
   const other = saved ? ` (the saved profile "${profileName}" is for ${saved.baseUrl})` : "";
+  if (withheld.length > 0) {
+    throw new ValidationError("credentials", `${address.from} names the platform ${withoutUrlCredentials(address.baseUrl)}, but no credentials for it are set${other}. ${withheldSentence(address, withheld)}`);
+  }
   throw new ValidationError(
     "credentials",
     `${address.from} names the platform ${withoutUrlCredentials(address.baseUrl)}, but no credentials for it are set: set MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN ` +
       `(from the account preferences), or MATFRAME_USERNAME and MATFRAME_PASSWORD, or OIDC_ACCESS_TOKEN, or ACCOUNT_ID and AUTH_TOKEN, ` +
       `or run \`matframe login --base-url ${withoutUrlCredentials(address.baseUrl)}\` once to save a login${other}.`,
   );
+}
+
+/**
+ * The credentials of the environment that may go to `address`, read as `credentialsOf` reads
+ * them; a half pair left by the binding (a `--username` whose MATFRAME_PASSWORD is another
+ * platform's) is refused with the reason.
+ */
+function credentialsWithout(withheld: readonly Withheld[], address: { baseUrl: string; from: string } | undefined, choice: PlatformChoice, env: NodeJS.ProcessEnv, names: ChoiceNames) {
+  try {
+    return credentialsOf(choice, withoutWithheld(env, withheld), names);
+  } catch (error) {
+    if (withheld.length === 0 || !address || !(error instanceof ValidationError)) throw error;
+    throw new ValidationError(error.option, `${error.message} ${withheldSentence(address, withheld)}`);
+  }
+}
+
+/** The two families of credential variables, each with the address the environment sets beside it. */
+function families(env: NodeJS.ProcessEnv): CredentialFamily[] {
+  // An address variable that does not make an address binds its credentials to no platform at all.
+  const home = (read: () => string, raw: string | undefined): string => {
+    try {
+      return read();
+    } catch {
+      return `${raw ?? ""} (not a valid address)`;
+    }
+  };
+  const matframe: CredentialFamily = {
+    variables: MATFRAME_CREDENTIALS,
+    ...(set(env.MATFRAME_BASE_URL) ? { address: { baseUrl: home(() => normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL!), env.MATFRAME_BASE_URL), from: "MATFRAME_BASE_URL" } } : {}),
+  };
+  const given = OFFICIAL_ADDRESS.filter((name) => set(env[name]));
+  const official: CredentialFamily = {
+    variables: OFFICIAL_CREDENTIALS,
+    ...(given.length > 0 ? { address: { baseUrl: home(() => officialBaseUrl(env, given), env.API_HOST), from: given.join(", ") } } : {}),
+  };
+  return [matframe, official];
+}
+
+/**
+ * `MATFRAME_PASSWORD` for a login to `baseUrl` typed on the command line (`--username`), or
+ * undefined with the reason when it was set beside another platform's `MATFRAME_BASE_URL`.
+ */
+export function environmentPassword(target: { baseUrl: string; from: string }, env: NodeJS.ProcessEnv = process.env, remedy?: string): { password?: string; withheld?: string } {
+  if (!set(env.MATFRAME_PASSWORD)) return {};
+  const withheld = withheldFrom(target.baseUrl, [families(env)[0]!], { MATFRAME_PASSWORD: env.MATFRAME_PASSWORD });
+  return withheld.length > 0 ? { withheld: withheldSentence(target, withheld, remedy) } : { password: env.MATFRAME_PASSWORD };
 }
 
 /** One line for a person: which platform, and where its address and credentials came from (never a secret). */
@@ -248,12 +300,4 @@ function credentialsOf(choice: PlatformChoice, env: NodeJS.ProcessEnv, names: Ch
 function halfPair(a: { value?: string; from: string }, b: { value?: string; from: string }, option: string, hint = ""): ValidationError {
   const [given, missing] = set(a.value) ? [a, b] : [b, a];
   return new ValidationError(option, `${given.from} is set but ${missing.from} is not: the two go together${hint}. Set ${missing.from} as well, or unset ${given.from}.`);
-}
-
-function sameBase(a: string, b: string): boolean {
-  try {
-    return normaliseBaseUrl(a).href === normaliseBaseUrl(b).href;
-  } catch {
-    return false;
-  }
 }

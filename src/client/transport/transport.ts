@@ -1,22 +1,15 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
-import {
-  AbortError,
-  ClientClosedError,
-  ConnectionError,
-  MatframeError,
-  ResponseTooLargeError,
-  ResponseValidationError,
-  TimeoutError,
-  errorFromStatus,
-} from "../../errors";
-import { redact, redactedExcerpt } from "./redact";
-import type { ProxyEnvironment } from "./proxy";
+import { AbortError, ClientClosedError, errorFromStatus } from "../../errors";
+import { ACCEPT_ENCODING, ERROR_BODY_LIMIT, decoderFor, discard, isDecodeError, readCapped, readWithin } from "./body";
+import { KEEP_ALIVE_MS, loadUndici, ownDispatcher } from "./dispatcher";
+import { classifyFailure, failureError, type Failure } from "./failure";
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
+import { checkContentType, isJson, parseJson, serverMessage, type Raw } from "./parse";
+import type { ProxyEnvironment } from "./proxy";
 import { cacheKey, type ResponseCache } from "./response-cache";
-import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, sleep } from "./retry";
+import { retryAfterMs, sleep } from "./retry";
+import { nextStep } from "./retry-policy";
 
 /**
  * Revalidations of a kept read (`revalidate`: conditional GETs expected to come back 304 with no
@@ -25,11 +18,7 @@ import { MAX_RETRY_AFTER_MS, RETRYABLE_STATUSES, backoffDelayMs, retryAfterMs, s
  * else keeps the main pool, one request per connection, so that no page with a body waits behind
  * another.
  */
-const REVALIDATION_POOL = { connections: 4, pipelining: 16 } as const;
-
-function loadUndici(): typeof import("undici") {
-  return require("undici") as typeof import("undici");
-}
+const REVALIDATION_POOL = { connections: 4, pipelining: 16, keepAliveTimeout: KEEP_ALIVE_MS } as const;
 
 /** How the transport is set up; the client fills in every default. */
 export interface TransportOptions {
@@ -85,42 +74,6 @@ export interface SendResult {
   endpoint: string;
 }
 
-/** An error body longer than this is cut: only its `message` is wanted. */
-const ERROR_BODY_LIMIT = 64 * 1024;
-
-/** undici codes meaning a timeout rather than a broken connection. */
-const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
-/** undici codes meaning our own pool was closed under the request. */
-const CLOSED_CODES = new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
-
-type Failure =
-  | { kind: "timeout" | "connection" | "aborted" | "closed" | "invalid-request" | "decode" | "unsupported-coding"; cause: unknown }
-  | { kind: "too-large"; cause: unknown; bytes: number };
-
-/** What the client asks for: brotli and gzip (the platform's front end and `matframe serve` send either), deflate welcome. */
-const ACCEPT_ENCODING = "br, gzip, deflate";
-
-/** The body decoded by its `Content-Encoding` (node:zlib streams), the body itself for none; undefined for a coding we cannot decode. */
-function decoderFor(encoding: string | string[] | undefined, body: Readable): Readable | undefined {
-  const coding = String(encoding ?? "identity").trim().toLowerCase();
-  if (coding === "identity" || coding === "") return body;
-  const decoder = coding === "gzip" || coding === "x-gzip" ? createGunzip() : coding === "br" ? createBrotliDecompress() : coding === "deflate" ? createInflate() : undefined;
-  if (!decoder) return undefined;
-  body.on("error", (error) => decoder.destroy(error));
-  return body.pipe(decoder);
-}
-
-/** Drops a body we will not read; undici reports the drop as an error nobody needs to hear. */
-function discard(body: Readable): void {
-  body.on("error", () => {});
-  body.destroy();
-}
-
-function isDecodeError(cause: unknown): boolean {
-  const code = String((cause as { code?: unknown } | null)?.code ?? "");
-  return code.startsWith("Z_") || code.startsWith("ERR__ERROR_FORMAT") || code === "ERR_BROTLI_DECOMPRESSION_FAILED" || code.startsWith("ERR_BROTLI");
-}
-
 /**
  * Keeps a 200 that carries a validator and may be stored (RFC 9111 section 3: no `no-store`), and
  * forgets the key otherwise: without a validator nothing can be confirmed, so nothing is kept.
@@ -134,22 +87,30 @@ function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): Promise<
   return cache.delete(key);
 }
 
-/** Said on a connection failure when a proxy variable is set: the proxy may be what failed. */
-const PROXY_HINT = ", and that the proxy in HTTPS_PROXY/HTTP_PROXY is (or that NO_PROXY names the platform's host to go around it)";
-
-/** undici's code for a request it refused to send (e.g. a header value with CR/LF). */
-const INVALID_ARGUMENT_CODE = "UND_ERR_INVALID_ARG";
-type Raw = { status: number; headers: IncomingHttpHeaders; text: string };
+/**
+ * Lets the event loop read its sockets before a write picks a connection. A server that closed
+ * an idle keep-alive connection while this process was busy (a long synchronous notebook cell)
+ * has sent its FIN, but the client reads it only in the event loop's poll phase: without this
+ * the write went out on the dead connection and failed with "other side closed", though it
+ * never reached the server. After two turns (the second immediate comes after a poll phase)
+ * undici has seen the close, and the write goes out on a live or a new connection. undici does
+ * this itself only for a connection's first reuse (GHSA-35p6-xmwp-9g52).
+ */
+function settleIdleConnections(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
 
 /**
  * Sends requests over one keep-alive undici pool with a bounded number of connections.
- * `request`, not `fetch`: measured 20-35% less CPU for the same pages (issue 3).
+ * `request`, not `fetch`: measured 20-35% less CPU for the same pages.
  */
 export class Transport {
   readonly #o: TransportOptions;
   readonly #dispatcher: Dispatcher;
   #revalidator: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
+  /** The proxy our own connections go through (without credentials), for messages; undefined when none. */
+  readonly #proxy: string | undefined;
   readonly #origin: string;
   readonly #basePath: string;
   readonly #link: LinkEstimate;
@@ -165,20 +126,14 @@ export class Transport {
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#link = new LinkEstimate(options.linkGuess);
     // undici is loaded with the first client, not with `require("matframe")` (about 80 ms).
-    this.#dispatcher = options.dispatcher ?? this.#ownDispatcher(options);
+    const own = options.dispatcher ? undefined : ownDispatcher(this.#origin, options.connections, options.proxy);
+    this.#dispatcher = options.dispatcher ?? own!.dispatcher;
+    this.#proxy = own?.proxy;
+    this.#direct = own !== undefined && own.proxied === false;
   }
 
-  /**
-   * A pool to the origin; with a proxy variable set, undici's EnvHttpProxyAgent, which routes
-   * each origin through `HTTPS_PROXY`/`HTTP_PROXY` unless `NO_PROXY` names it. The variables are
-   * passed explicitly (an unset one as ""), so the agent never reads a different environment.
-   */
-  #ownDispatcher(options: TransportOptions): Dispatcher {
-    const undici = loadUndici();
-    const proxy = options.proxy;
-    if (!proxy) return new undici.Pool(this.#origin, { connections: options.connections });
-    return new undici.EnvHttpProxyAgent({ connections: options.connections, httpProxy: proxy.httpProxy ?? "", httpsProxy: proxy.httpsProxy ?? "", noProxy: proxy.noProxy ?? "" });
-  }
+  /** Whether our own pool goes straight to the origin (no proxy agent), so a second pool may too. */
+  readonly #direct: boolean;
 
   /** Pages in flight for walks that leave `concurrency` out: follows the link as measured so far. */
   get defaultConcurrency(): number {
@@ -260,35 +215,38 @@ export class Transport {
     return `${method} ${this.#basePath}/${path}`;
   }
 
-  /** Sends one request, retrying GETs; resolves with the parsed 2xx body or throws a MatframeError. */
+  /** Sends one request, retrying as `nextStep` says; resolves with the parsed 2xx body or throws a MatframeError. */
   async send(o: SendOptions): Promise<SendResult> {
     const endpoint = this.endpoint(o.method, o.path);
     if (this.#closed) throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
     const path = this.#requestPath(o);
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
-    // A login is retried only when the server refused it before checking the password (503 with
-    // Retry-After from a full login queue: a class behind one address logging in at once), never
-    // after a network failure, when the password may have been checked already.
-    const maxAttempts = o.method === "GET" || o.login ? this.#o.maxRetries + 1 : 1;
     const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
     const key = cache ? cacheKey(this.#origin + path, o.cacheScope) : "";
     const kept = await cache?.get(key);
     const request = kept ? { ...o, headers: { ...o.headers, "if-none-match": kept.etag } } : o;
+    if (o.method !== "GET") await settleIdleConnections();
 
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1, timeouts = 0; ; attempt++) {
       const outcome = await this.#attempt(request, path, callerSignal);
-      const retriesLeft = attempt < maxAttempts;
       if ("kind" in outcome) {
-        if (retriesLeft && !o.login && (outcome.kind === "timeout" || outcome.kind === "connection" || outcome.kind === "decode")) {
-          await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
+        if (outcome.kind === "timeout") timeouts++;
+        const step = nextStep({ method: o.method, login: o.login, attempt, maxRetries: this.#o.maxRetries, timeouts, outcome: { failure: outcome } });
+        if (step.action === "retry") {
+          await this.#wait(step.delayMs, callerSignal, endpoint);
           continue;
         }
-        // A write is sent again only when it surely never reached the server (connection refused).
-        if (o.method !== "GET" && !o.login && attempt <= this.#o.maxRetries && outcome.kind === "connection" && neverSent(outcome.cause)) {
-          await this.#wait(backoffDelayMs(attempt - 1), callerSignal, endpoint);
-          continue;
-        }
-        throw this.#failureError(outcome, endpoint, attempt, o.secrets ?? []);
+        throw failureError(outcome, {
+          endpoint,
+          origin: this.#origin,
+          read: o.method === "GET",
+          attempts: attempt,
+          timeoutMs: this.#o.timeout,
+          maxResponseBytes: this.#o.maxResponseBytes,
+          // A proxy URL's user name and password are as secret as the request's own.
+          secrets: [...(o.secrets ?? []), ...(this.#o.proxy?.secrets ?? [])],
+          ...(this.#proxy ? { proxy: this.#proxy } : {}),
+        });
       }
       if (outcome.status === 304 && kept) {
         // The server confirmed the kept body (RFC 9110 section 13.1.2): the only way one is used.
@@ -302,9 +260,9 @@ export class Transport {
         return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
-      const retryable = o.login ? outcome.status === 503 && wait !== undefined : RETRYABLE_STATUSES.has(outcome.status);
-      if (retriesLeft && retryable && (wait ?? 0) <= MAX_RETRY_AFTER_MS) {
-        await this.#wait(wait ?? backoffDelayMs(attempt - 1), callerSignal, endpoint);
+      const step = nextStep({ method: o.method, login: o.login, attempt, maxRetries: this.#o.maxRetries, timeouts, outcome: { status: outcome.status, ...(wait !== undefined ? { retryAfterMs: wait } : {}) } });
+      if (step.action === "retry") {
+        await this.#wait(step.delayMs, callerSignal, endpoint);
         continue;
       }
       throw errorFromStatus({
@@ -337,7 +295,7 @@ export class Transport {
       this.#o.timeout,
     );
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
-    const classify = (cause: unknown): Failure => classifyFailure(cause, callerSignal, timeout.signal);
+    const classify = (cause: unknown, answered = false): Failure => classifyFailure(cause, callerSignal, timeout.signal, answered);
     try {
       let response: Dispatcher.ResponseData;
       const sent = performance.now();
@@ -381,10 +339,9 @@ export class Transport {
         return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
-        // zlib's errors (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_1, ...) mean a body that does not
-        // decode: retried like a truncated one, then reported as what it is.
+        // A body that does not decode: retried like a truncated one, then reported as what it is.
         if (isDecodeError(cause)) return { kind: "decode", cause };
-        return classify(cause);
+        return classify(cause, true);
       }
     } finally {
       clearTimeout(timer);
@@ -424,8 +381,8 @@ export class Transport {
    * stale, and a body queued 16 deep behind others could outlast its timeout on a slow link.
    */
   #dispatcherFor(o: SendOptions): Dispatcher {
-    // Not with a proxy: that pool would go around it.
-    if (!this.#ownsDispatcher || this.#closed || !o.revalidation || this.#o.proxy) return this.#dispatcher;
+    // Not with a proxy agent: that pool would go around it.
+    if (!this.#direct || this.#closed || !o.revalidation) return this.#dispatcher;
     return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
   }
 
@@ -438,192 +395,10 @@ export class Transport {
       });
     }
   }
-
-  #failureError(f: Failure, endpoint: string, attempts: number, requestSecrets: readonly (string | undefined)[]): MatframeError {
-    const tries = attempts > 1 ? ` (${attempts} attempts)` : "";
-    // A proxy URL's user name and password are as secret as the request's own.
-    const secrets = [...requestSecrets, ...(this.#o.proxy?.secrets ?? [])];
-    switch (f.kind) {
-      case "too-large":
-        return new ResponseTooLargeError(
-          `${endpoint} sent a body larger than maxResponseBytes (${this.#o.maxResponseBytes} bytes; ${f.bytes} received when it was ` +
-            `dropped). A page of 500 records is about 0.6 MB: check that baseUrl points at the platform API, or raise maxResponseBytes.`,
-          endpoint,
-          this.#o.maxResponseBytes,
-        );
-      case "decode":
-        return new ResponseValidationError(
-          `${endpoint} sent a compressed body that does not decode${tries}: ${describeCause(f.cause)}. A proxy may have ` +
-            `corrupted it; try again, and if it persists, tell the platform's operators.`,
-          { endpoint, status: 200, issues: [{ code: "custom", path: [], message: "Body does not decode" }] },
-          { cause: f.cause },
-        );
-      case "unsupported-coding":
-        return new ResponseValidationError(
-          `${endpoint} answered in the content coding ${JSON.stringify(String(f.cause))}, which matframe did not ask for ` +
-            `(it accepts ${ACCEPT_ENCODING}); check proxies between you and the platform.`,
-          { endpoint, status: 0, issues: [{ code: "custom", path: [], message: "Unsupported Content-Encoding" }] },
-        );
-      case "invalid-request":
-        return new ResponseValidationError(
-          `${endpoint} could not be sent: ${redact(describeCause(f.cause), secrets)}. A credential or header value holds characters ` +
-            `a header cannot carry (a line break, say); if it came from a login response, that response was malformed.`,
-          { endpoint, status: 0, issues: [{ code: "custom", path: [], message: "Invalid request header value" }] },
-          { cause: f.cause },
-        );
-      case "aborted":
-        return new AbortError(`${endpoint} was aborted by the caller's signal.`, endpoint, { cause: f.cause });
-      case "closed":
-        return new ClientClosedError(`${endpoint} was cut short: the client was closed while it was in flight.`, {
-          cause: f.cause,
-        });
-      case "timeout":
-        return new TimeoutError(
-          `${endpoint} got no complete answer within ${this.#o.timeout} ms${tries}. The server may be ` +
-            `overloaded or unreachable: try again later, or raise \`timeout\`.`,
-          endpoint,
-          this.#o.timeout,
-          { cause: f.cause },
-        );
-      case "connection":
-        if ((f.cause as { code?: unknown } | null)?.code === "ERR_SSL_WRONG_VERSION_NUMBER" && this.#origin.startsWith("https:")) {
-          return new ConnectionError(
-            `${endpoint} on ${this.#origin} failed${tries}: the server answered in plain HTTP, not TLS. Its address starts with ` +
-              `http://, not https:// (with the platform's Python client's variables: API_SECURE=false).`,
-            endpoint,
-            { cause: f.cause },
-          );
-        }
-        return new ConnectionError(
-          `${endpoint} on ${this.#origin} failed${tries}: ${redact(describeCause(f.cause), secrets)}. ` +
-            `Check that baseUrl is right and the server is running and reachable${this.#o.proxy ? PROXY_HINT : ""}, then try again.`,
-          endpoint,
-          { cause: f.cause },
-        );
-    }
-  }
-}
-
-function classifyFailure(cause: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal): Failure {
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (callerSignal?.aborted) return { kind: "aborted", cause: callerSignal.reason };
-  if (timeout.aborted || TIMEOUT_CODES.has(String(code))) return { kind: "timeout", cause };
-  if (CLOSED_CODES.has(String(code))) return { kind: "closed", cause };
-  // Refused before anything was sent: trying again would fail the same way.
-  if (code === INVALID_ARGUMENT_CODE) return { kind: "invalid-request", cause };
-  return { kind: "connection", cause };
-}
-
-function describeCause(cause: unknown): string {
-  if (!(cause instanceof Error)) return String(cause);
-  const code = (cause as { code?: unknown }).code;
-  return typeof code === "string" && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message;
 }
 
 function mergeSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
   if (!a) return b;
   if (!b) return a;
   return AbortSignal.any([a, b]);
-}
-
-async function readCapped(body: Readable, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Leaving the loop early destroys the stream, so an oversized body is never left half-read.
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size >= limit) break;
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * Reads a 2xx body, counting bytes as they arrive: a body over `limit` (announced by its
- * Content-Length, or streamed endlessly) is dropped at once, never held in memory whole.
- */
-async function readWithin(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<string | { bytes: number }> {
-  const announced = Number(headers["content-length"]);
-  if (Number.isFinite(announced) && announced > limit) {
-    body.destroy();
-    return { bytes: 0 };
-  }
-  // A body of announced length within the limit: undici reads exactly that many bytes and decodes
-  // them once, which costs less than a loop over chunks (about 5% of a table read on loopback).
-  const text = (body as Readable & { text?: () => Promise<string> }).text;
-  if (Number.isFinite(announced) && typeof text === "function") return text.call(body);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      return { bytes: size };
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size).toString("utf8");
-}
-
-/** Whether the body says it is JSON (or says nothing). */
-function isJson(raw: Raw): boolean {
-  const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  return type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json";
-}
-
-/** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
-function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
-  if (isJson(raw)) return;
-  const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  const excerpt = redactedExcerpt(raw.text, secrets, 80);
-  throw new ResponseValidationError(
-    `${endpoint} answered ${raw.status} with ${type}, not JSON (starting ${JSON.stringify(excerpt)}); ` +
-      `the baseUrl may point at a web page or a proxy rather than the platform API.`,
-    { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: `Content-Type ${type} is not JSON` }] },
-  );
-}
-
-function parseJson(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[] = []): unknown {
-  try {
-    return JSON.parse(raw.text);
-  } catch (cause) {
-    const excerpt = redactedExcerpt(raw.text, secrets, 80);
-    const message =
-      `${endpoint} answered ${raw.status} with a body that is not valid JSON ` +
-      `(${raw.text.length} bytes${raw.text.length ? `, starting ${JSON.stringify(excerpt)}` : ""}); ` +
-      `it may have been cut off, or the baseUrl may point at something other than the platform API.`;
-    throw new ResponseValidationError(
-      message,
-      { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: "Body is not valid JSON", input: excerpt }] },
-      { cause },
-    );
-  }
-}
-
-/**
- * The message of an error body: JSend `data.message` first (where the platform's own Python
- * client looks), then the top-level `message`.
- */
-function serverMessage(text: string, secrets: readonly (string | undefined)[]): string | undefined {
-  try {
-    const body = JSON.parse(text) as { message?: unknown; data?: { message?: unknown } | null };
-    const message = typeof body?.data?.message === "string" ? body.data.message : body?.message;
-    if (typeof message === "string") return redact(message, secrets);
-  } catch {
-    // Not JSON (a proxy's HTML page, say): the status alone has to do.
-  }
-  return undefined;
-}
-
-/** Failures that happen before a request can reach the server: nothing was received there. */
-const NEVER_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
-
-function neverSent(cause: unknown): boolean {
-  for (let c = cause as { code?: unknown; cause?: unknown } | undefined, depth = 0; c && depth < 4; c = c.cause as typeof c, depth++) {
-    if (NEVER_SENT_CODES.has(String(c.code))) return true;
-    // Several addresses tried (happy eyeballs): refused on every one.
-    const errors = (c as { errors?: unknown[] }).errors;
-    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => NEVER_SENT_CODES.has(String((e as { code?: unknown })?.code)))) return true;
-  }
-  return false;
 }

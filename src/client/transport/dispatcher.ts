@@ -1,0 +1,70 @@
+// The connections a client opens: one keep-alive pool to the platform, or, with a proxy variable
+// set, undici's EnvHttpProxyAgent, which routes by HTTPS_PROXY/HTTP_PROXY/NO_PROXY. Plain http
+// goes to a forward proxy in absolute form (`GET http://host/path`, as curl and Python's requests
+// send it: proxies such as squid allow CONNECT only to port 443); only https is tunnelled, one
+// tunnel per connection. Loopback addresses (the built-in platform, `startServer`) never go
+// through a proxy: a proxy elsewhere cannot reach this machine's 127.0.0.1.
+import type { Dispatcher } from "undici";
+import type { ProxyEnvironment } from "./proxy";
+import { TUNNEL_CLOSED_CODE } from "./failure";
+import { withoutUrlCredentials } from "./redact";
+
+/**
+ * How long the client keeps an idle connection (undici `keepAliveTimeout`): below the 5 s of
+ * Node's servers (and `matframe serve`), so that the client, not the server, closes an idle
+ * connection, and a request never goes out on one the server is closing. A server that says
+ * less (`Keep-Alive: timeout=N`) is believed, less undici's 2 s margin.
+ */
+export const KEEP_ALIVE_MS = 4_000;
+
+export function loadUndici(): typeof import("undici") {
+  return require("undici") as typeof import("undici");
+}
+
+/** The client's own connections to `origin`, and the proxy they go through (without credentials), if any. */
+export function ownDispatcher(origin: string, connections: number, proxy: ProxyEnvironment | undefined): { dispatcher: Dispatcher; proxied: boolean; proxy?: string } {
+  const undici = loadUndici();
+  const url = new URL(origin);
+  if (!proxy || isLoopback(url.hostname)) return { dispatcher: new undici.Pool(origin, { connections, keepAliveTimeout: KEEP_ALIVE_MS }), proxied: false };
+  const pool = (o: string | URL, options: object): Dispatcher => new undici.Pool(o, { connections, keepAliveTimeout: KEEP_ALIVE_MS, ...options });
+  const dispatcher = new undici.EnvHttpProxyAgent({
+    connections,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    // The variables are passed explicitly (an unset one as ""), so the agent never reads a different environment.
+    httpProxy: proxy.httpProxy ?? "",
+    httpsProxy: proxy.httpsProxy ?? "",
+    noProxy: proxy.noProxy ?? "",
+    proxyTunnel: false,
+    factory: pool,
+    clientFactory: (o: string | URL, options: object) => tunnelOpener(pool(o, options)),
+  } as ConstructorParameters<typeof undici.EnvHttpProxyAgent>[0]);
+  const through = url.protocol === "https:" ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy;
+  return { dispatcher, proxied: true, ...(through ? { proxy: withoutUrlCredentials(through) } : {}) };
+}
+
+/** 127.0.0.0/8, ::1 and localhost (RFC 6761: `*.localhost` too): this machine. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * The pool to the proxy through which ProxyAgent asks for tunnels (`CONNECT`). A proxy that
+ * closes the connection without answering CONNECT gives undici a "socket" error, which it
+ * counts as recoverable and answers by asking again, without end: the request waited for its
+ * whole timeout. Here that error becomes one undici gives up on at once, and says what happened.
+ */
+function tunnelOpener(pool: Dispatcher): Dispatcher {
+  const connect = pool.connect.bind(pool) as (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+  const tunnel = (options: Dispatcher.ConnectOptions, callback?: (error: Error | null, data: Dispatcher.ConnectData | null) => void) => {
+    const opened = connect(options).catch((error: unknown) => {
+      const code = String((error as { code?: unknown } | null)?.code);
+      if (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET" && code !== "EPIPE") throw error;
+      throw Object.assign(new Error(`the proxy closed the connection without answering CONNECT ${String(options.path)}`, { cause: error }), { code: TUNNEL_CLOSED_CODE });
+    });
+    if (!callback) return opened;
+    opened.then((data) => callback(null, data), (error: Error) => callback(error, null));
+  };
+  Object.defineProperty(pool, "connect", { value: tunnel, configurable: true, writable: true });
+  return pool;
+}
