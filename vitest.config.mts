@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 const EXTERNAL = [
   "test/notebooks.test.ts",
+  "test/notebooks-deno.test.ts",
   "test/notebook-warnings.test.ts",
   "test/consumer/**/*.test.ts",
   "test/python-client/**/*.test.ts",

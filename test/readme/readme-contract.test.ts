@@ -52,7 +52,7 @@ function coveredBy(line: string, section: string): string | undefined {
   if (/^npm install --prefix \/tmp\/node24 |^PATH=\/tmp\/node24\//.test(line)) return ".ci/run (the same two steps, for Node 22 and 24)";
   if (/^npx deno (check|run --allow-all) deno-check\.mts$|^npm install --save-dev deno$/.test(line)) return "test/consumer/consumer.test.ts (Deno in a fresh project)";
   if (line === "npx deno jupyter --install") return ".ci/run (npx deno jupyter --install --force) and test/consumer/consumer.test.ts";
-  if (/^node scripts\/run-notebooks\.js --kernel deno /.test(line)) return "test/notebooks.test.ts (every notebook on Deno's kernel, into a scratch directory)";
+  if (/^node scripts\/run-notebooks\.js --kernel deno /.test(line)) return "test/notebooks-deno.test.ts (every notebook on Deno's kernel, into a scratch directory)";
   const ciLines = ciScript.split("\n").map((l) => l.trim());
   if (ciLines.includes(line)) return ".ci/run";
   const elsewhere: Record<string, string> = {
