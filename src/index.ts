@@ -99,6 +99,7 @@ export {
   RecordShapeError,
   StructureError,
   ColumnTypeError,
+  FrameOperationError,
   EmptyColumnError,
   MissingDependencyError,
   TargetExistsError,

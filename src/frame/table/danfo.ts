@@ -4,7 +4,10 @@ import type * as DanfoModule from "danfojs-node";
 import type { BuiltColumns } from "./column-builder";
 import type { DataFrame, GroupBy, Series } from "./dataframe";
 import { MissingDependencyError } from "../../errors";
-import { patchFrameClass } from "./frame-display";
+import { patchFrameDisplay } from "./frame-display";
+import { adopt, installFrames } from "../operations/frames";
+import { frameMethods } from "../operations/frame-methods";
+import { seriesMethods } from "../operations/series-methods";
 
 type Danfo = typeof DanfoModule;
 
@@ -24,8 +27,11 @@ let danfo: Danfo | undefined;
 export function loadDanfo(): Danfo {
   if (danfo) return danfo;
   try {
-    danfo = require("danfojs-node") as Danfo;
-    patchFrameClass(danfo.DataFrame);
+    const loaded = require("danfojs-node") as Danfo;
+    // matframe's frames: danfo's objects with matframe's operations and display, so that every
+    // chain of calls gives pandas' answer (docs/tables.md, "Answers checked against pandas").
+    patchFrameDisplay(installFrames(loaded, frameMethods, seriesMethods).frameProto);
+    danfo = loaded;
   } catch (error) {
     const missing =
       (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");
@@ -51,5 +57,5 @@ export function loadDanfo(): Danfo {
 export function frameFromColumns(built: BuiltColumns): DataFrame {
   const { DataFrame } = loadDanfo();
   const options = { columns: [...built.names], dtypes: [...built.dtypes], config: { lowMemoryMode: true } };
-  return new DataFrame(built.table, options);
+  return adopt(new DataFrame(built.table, options)) as unknown as DataFrame;
 }

@@ -1,0 +1,153 @@
+// The DataFrame operations matframe does itself, on the frame's columns, so that they give
+// pandas' answers whatever came before them: rows keep their labels through sorts and filters,
+// masks select by position (lined up by label when they come from a frame in another order),
+// missing values sort last. Each returns a new frame; danfo's `inplace: true` is refused.
+import { FrameOperationError } from "../../errors";
+import { FrameGroupBy } from "./groupby";
+import { alignValues, ilocPositions, locPositions, maskPositions } from "./rows";
+import { buildFrame, buildSeries, frameProtoOf, isSeries, partsOf, refuseInplace, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
+import { dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
+
+type Frame = DanfoFrameLike;
+type RowSelection = DanfoSeriesLike | Array<string | number | boolean>;
+
+/** The position of a column, or an error that lists the frame's columns. */
+export function columnPosition(parts: { names: readonly string[] }, name: unknown, operation: string): number {
+  const position = parts.names.indexOf(name as string);
+  if (position < 0) throw new FrameOperationError(operation, `The frame has no column ${JSON.stringify(name)}; its columns are ${parts.names.join(", ")}.`);
+  return position;
+}
+
+function selectColumns(parts: FrameParts, positions: number[]): FrameParts {
+  return {
+    names: positions.map((c) => parts.names[c]),
+    dtypes: positions.map((c) => parts.dtypes[c]),
+    columns: positions.map((c) => parts.columns[c]),
+    index: parts.index,
+  };
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+function danfoMethod(name: string): (...args: unknown[]) => unknown {
+  return (Object.getPrototypeOf(frameProtoOf()) as Record<string, (...args: unknown[]) => unknown>)[name];
+}
+
+export const frameMethods = {
+  sortValues(this: Frame, column: string, options: { ascending?: boolean; inplace?: boolean } = {}): Frame {
+    refuseInplace("sortValues", options);
+    const parts = partsOf(this);
+    const c = columnPosition(parts, column, "sortValues");
+    return buildFrame(takeRows(parts, sortedPositions(parts.columns[c], options.ascending ?? true)));
+  },
+
+  query(this: Frame, mask: DanfoSeriesLike | boolean[], options?: { inplace?: boolean }): Frame {
+    refuseInplace("query", options);
+    if (!isSeries(mask) && !Array.isArray(mask)) {
+      throw new FrameOperationError("query", "query takes a boolean mask, e.g. df.query(df.column(\"derivedProperties.density\").gt(5)); danfo's query strings are not supported.");
+    }
+    const parts = partsOf(this);
+    return buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query")));
+  },
+
+  head(this: Frame, rows = 5): Frame {
+    const parts = partsOf(this);
+    const n = parts.index.length;
+    return buildFrame(takeRows(parts, range(n).slice(0, rows < 0 ? Math.max(n + rows, 0) : rows)));
+  },
+
+  tail(this: Frame, rows = 5): Frame {
+    const parts = partsOf(this);
+    const n = parts.index.length;
+    return buildFrame(takeRows(parts, rows < 0 ? range(n).slice(-rows) : range(n).slice(Math.max(n - rows, 0))));
+  },
+
+  iloc(this: Frame, selection: { rows?: RowSelection; columns?: Array<string | number> } = {}): Frame {
+    const parts = partsOf(this);
+    const rows = selection.rows === undefined ? range(parts.index.length) : ilocPositions(selection.rows, parts.index);
+    const columns = selection.columns === undefined ? range(parts.names.length) : ilocPositions(selection.columns, parts.names, "iloc columns");
+    return buildFrame(takeRows(selectColumns(parts, columns), rows));
+  },
+
+  loc(this: Frame, selection: { rows?: RowSelection; columns?: string[] } = {}): Frame {
+    const parts = partsOf(this);
+    const rows = selection.rows === undefined ? range(parts.index.length) : locPositions(selection.rows, parts.index);
+    const columns =
+      selection.columns === undefined
+        ? range(parts.names.length)
+        : selection.columns.map((name) => {
+            if (!parts.names.includes(name) && String(name).includes(":")) {
+              throw new FrameOperationError("loc", `loc({ columns: ["${name}"] }) is a label slice, which pandas ends inclusively and danfo exclusively; list the column names instead.`);
+            }
+            return columnPosition(parts, name, "loc");
+          });
+    return buildFrame(takeRows(selectColumns(parts, columns), rows));
+  },
+
+  resetIndex(this: Frame, options?: { inplace?: boolean }): Frame {
+    refuseInplace("resetIndex", options);
+    const parts = partsOf(this);
+    return buildFrame({ ...parts, index: range(parts.index.length) });
+  },
+
+  drop(this: Frame, options: { columns?: string | string[]; index?: Label[]; inplace?: boolean } = {}): Frame {
+    refuseInplace("drop", options);
+    const parts = partsOf(this);
+    if (options.columns === undefined && options.index === undefined) throw new FrameOperationError("drop", "drop needs { columns: [...] } or { index: [...] }: say what to drop.");
+    const dropped = new Set([options.columns ?? []].flat().map((name) => columnPosition(parts, name, "drop")));
+    let result = selectColumns(parts, range(parts.names.length).filter((c) => !dropped.has(c)));
+    if (options.index !== undefined) {
+      const gone = new Set(locPositions(options.index, parts.index));
+      result = takeRows(result, range(parts.index.length).filter((r) => !gone.has(r)));
+    }
+    return buildFrame(result);
+  },
+
+  dropNa(this: Frame, options: { axis?: 0 | 1; inplace?: boolean } = {}): Frame {
+    refuseInplace("dropNa", options);
+    const parts = partsOf(this);
+    // danfo's axes: 1 (the default) drops rows with a missing value, 0 drops such columns.
+    if ((options.axis ?? 1) === 0) return buildFrame(selectColumns(parts, range(parts.names.length).filter((c) => !parts.columns[c].some(isMissing))));
+    return buildFrame(takeRows(parts, range(parts.index.length).filter((r) => !parts.columns.some((column) => isMissing(column[r])))));
+  },
+
+  addColumn(this: Frame, name: string, values: DanfoSeriesLike | Value[], options: { atIndex?: number | string; inplace?: boolean } = {}): Frame {
+    refuseInplace("addColumn", options);
+    const parts = partsOf(this);
+    const column = alignValues(parts.index, values, "addColumn", `The new column "${name}"`);
+    const dtype = isSeries(values) && values.dtype !== "string" ? values.dtype : dtypeOf(column);
+    const existing = parts.names.indexOf(name);
+    const names = [...parts.names];
+    const dtypes = [...parts.dtypes];
+    const columns = [...parts.columns];
+    if (existing >= 0) {
+      dtypes[existing] = dtypeOf(column) === "string" ? "string" : dtype;
+      columns[existing] = column;
+    } else {
+      const at = options.atIndex === undefined ? names.length : typeof options.atIndex === "string" ? columnPosition(parts, options.atIndex, "addColumn") : options.atIndex;
+      names.splice(at, 0, name);
+      dtypes.splice(at, 0, dtypeOf(column) === "string" ? "string" : dtype);
+      columns.splice(at, 0, column);
+    }
+    return buildFrame({ names, dtypes, columns, index: parts.index });
+  },
+
+  apply(this: Frame, fn: (values: unknown) => unknown, options: { axis?: 0 | 1 } = {}): unknown {
+    const result = danfoMethod("apply").call(this, fn, options);
+    // danfo labels a row-wise result 0..n-1; pandas keeps the frame's labels, which a later
+    // addColumn lines up by.
+    if (isSeries(result) && (options.axis ?? 1) === 1 && result.values.length === this.index.length) {
+      return buildSeries([...result.values], [...this.index], result.dtype);
+    }
+    return result;
+  },
+
+  groupby(this: Frame, columns: string[]): FrameGroupBy {
+    const parts = partsOf(this);
+    if (!Array.isArray(columns) || columns.length === 0) throw new FrameOperationError("groupby", 'groupby takes a list of column names, e.g. df.groupby(["method.type"]).');
+    for (const name of columns) columnPosition(parts, name, "groupby");
+    return new FrameGroupBy(parts, columns);
+  },
+};
