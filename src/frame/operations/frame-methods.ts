@@ -5,7 +5,7 @@
 import { FrameOperationError } from "../../errors";
 import { FrameGroupBy } from "./groupby";
 import { alignValues, ilocPositions, locPositions, maskPositions } from "./rows";
-import { buildFrame, buildSeries, frameProtoOf, isSeries, partsOf, refuseInplace, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
+import { buildFrame, buildSeries, isSeries, partsOf, refuseInplace, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
 import { dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
 
 type Frame = DanfoFrameLike;
@@ -29,10 +29,6 @@ function selectColumns(parts: FrameParts, positions: number[]): FrameParts {
 
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
-}
-
-function danfoMethod(name: string): (...args: unknown[]) => unknown {
-  return (Object.getPrototypeOf(frameProtoOf()) as Record<string, (...args: unknown[]) => unknown>)[name];
 }
 
 export const frameMethods = {
@@ -117,7 +113,7 @@ export const frameMethods = {
     refuseInplace("addColumn", options);
     const parts = partsOf(this);
     const column = alignValues(parts.index, values, "addColumn", `The new column "${name}"`);
-    const dtype = isSeries(values) && values.dtype !== "string" ? values.dtype : dtypeOf(column);
+    const dtype = isSeries(values) && values.dtype && values.dtype !== "string" ? values.dtype : dtypeOf(column);
     const existing = parts.names.indexOf(name);
     const names = [...parts.names];
     const dtypes = [...parts.dtypes];
@@ -134,14 +130,29 @@ export const frameMethods = {
     return buildFrame({ names, dtypes, columns, index: parts.index });
   },
 
+  /**
+   * `fn` on each row's cells (axis 1, the default) or each column's values (axis 0), missing
+   * values included as null, as pandas passes them (danfo drops them, which shifts the cells).
+   */
   apply(this: Frame, fn: (values: unknown) => unknown, options: { axis?: 0 | 1 } = {}): unknown {
-    const result = danfoMethod("apply").call(this, fn, options);
-    // danfo labels a row-wise result 0..n-1; pandas keeps the frame's labels, which a later
-    // addColumn lines up by.
-    if (isSeries(result) && (options.axis ?? 1) === 1 && result.values.length === this.index.length) {
-      return buildSeries([...result.values], [...this.index], result.dtype);
+    const axis = options.axis ?? 1;
+    if (axis !== 0 && axis !== 1) throw new FrameOperationError("apply", `apply's axis is 1 (each row, the default) or 0 (each column), not ${JSON.stringify(axis)}.`);
+    const parts = partsOf(this);
+    const inputs = axis === 1 ? parts.index.map((_, r) => parts.columns.map((column) => column[r] ?? null)) : parts.columns.map((column) => column.map((v) => v ?? null));
+    const labels = axis === 1 ? parts.index : parts.names;
+    const results = inputs.map((input) => fn(input));
+    if (results.every((result) => !Array.isArray(result))) return buildSeries(results as Value[], labels);
+    if (!results.every((result) => Array.isArray(result) && result.length === parts.names.length)) {
+      throw new FrameOperationError("apply", `apply's function returned a mix of single values and lists; return one value (a column of results) or one list of ${parts.names.length} values (a table) for every ${axis === 1 ? "row" : "column"}.`);
     }
-    return result;
+    const rows = results as Value[][];
+    return buildFrame({ names: parts.names, dtypes: parts.names.map((_, c) => dtypeOf(rows.map((row) => row[c]))), columns: parts.names.map((_, c) => rows.map((row) => row[c])), index: labels });
+  },
+
+  /** One column, with the frame's row labels. */
+  column(this: Frame, name: string): DanfoSeriesLike {
+    const c = columnPosition({ names: this.columns }, name, "column");
+    return buildSeries((this.values as Value[][]).map((row) => row[c]), this.index, this.dtypes[c]);
   },
 
   groupby(this: Frame, columns: string[]): FrameGroupBy {

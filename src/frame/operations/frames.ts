@@ -109,23 +109,30 @@ export function buildFrame(parts: FrameParts): DanfoFrameLike {
   const frame = new danfo.DataFrame(rows, {
     columns: [...parts.names],
     dtypes: parts.dtypes.map((dtype, c) => fitDtype(dtype, parts.columns[c])),
-    index: [...parts.index],
     config: { lowMemoryMode: true },
   });
-  return adopt(frame) as unknown as DanfoFrameLike;
+  return adopt(withLabels(frame, parts.index)) as unknown as DanfoFrameLike;
 }
 
 /** A matframe column from its values and labels. */
 export function buildSeries(values: Value[], index: Label[], dtype?: string): DanfoSeriesLike {
   const { danfo } = installed();
-  const series = new danfo.Series(values, { index: [...index], dtypes: [dtype ?? dtypeOf(values)] });
-  return adopt(series) as unknown as DanfoSeriesLike;
+  // danfo refuses dtypes for an empty column.
+  const series = new danfo.Series(values, values.length === 0 ? {} : { dtypes: [dtype ?? dtypeOf(values)] });
+  return adopt(withLabels(series, index)) as unknown as DanfoSeriesLike;
+}
+
+// pandas lets labels repeat (iloc([3, 3]) gives label 3 twice); danfo's constructor refuses them,
+// so the labels are set after it, on the field danfo reads them from.
+function withLabels<T extends object>(made: T, index: readonly Label[]): T {
+  (made as { $index?: Label[] }).$index = [...index];
+  return made;
 }
 
 // A column keeps its dtype through a sort or filter; an int32 column that gained a missing
 // value (a groupby's NaN) becomes float32, as pandas makes int64 float64.
 function fitDtype(dtype: string, values: Value[]): string {
-  return dtype === "int32" && dtypeOf(values) !== "int32" ? dtypeOf(values) : dtype;
+  return !dtype || (dtype === "int32" && dtypeOf(values) !== "int32") ? dtypeOf(values) : dtype;
 }
 
 /** A frame's contents, column by column. */

@@ -7,8 +7,12 @@ import { FrameOperationError } from "../../errors";
 import { isSeries, type DanfoSeriesLike } from "./frames";
 import type { Label, Value } from "./values";
 
-/** `other`'s values in the order of `index`: by position for an array, by label for a column. */
-export function alignValues(index: readonly Label[], other: DanfoSeriesLike | readonly unknown[], operation: string, what: string): Value[] {
+/**
+ * `other`'s values in the order of `index`: an array by position; a column by label, as pandas
+ * aligns a mask or a new column on the index (labels `index` lacks are ignored). With `exact`, a
+ * column must have the same labels in the same order, as pandas asks of two columns compared.
+ */
+export function alignValues(index: readonly Label[], other: DanfoSeriesLike | readonly unknown[], operation: string, what: string, exact = false): Value[] {
   if (!isSeries(other)) {
     if (other.length !== index.length) {
       throw new FrameOperationError(operation, `${what} has ${other.length} values and the frame has ${index.length} rows; give one value per row.`);
@@ -18,14 +22,20 @@ export function alignValues(index: readonly Label[], other: DanfoSeriesLike | re
   const values = other.values;
   const labels = other.index;
   if (labels.length === index.length && labels.every((label, i) => label === index[i])) return values;
+  if (exact) {
+    throw new FrameOperationError(
+      operation,
+      `${what} has other row labels than this column (it comes from a frame sorted or filtered differently), so pandas would refuse to compare them or reorder the result. Take both columns from the same frame, or call resetIndex() on both frames first.`,
+    );
+  }
   const at = uniquePositions(labels);
   const aligned: Value[] = [];
   for (const label of index) {
     const position = at?.get(label);
-    if (position === undefined || labels.length !== index.length) {
+    if (position === undefined) {
       throw new FrameOperationError(
         operation,
-        `${what} does not have the same row labels as the frame (it was made from another frame, sorted or filtered differently), so its rows cannot be lined up. Build it from this frame's own columns, e.g. df.column("name").gt(5), or call resetIndex() on both frames before combining them.`,
+        `${what} does not have a value for every row label of the frame (it was made from another frame, filtered differently), so its rows cannot be lined up. Build it from this frame's own columns, e.g. df.column("name").gt(5), or call resetIndex() on both frames before combining them.`,
       );
     }
     aligned.push(values[position]);

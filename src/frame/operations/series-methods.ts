@@ -14,7 +14,7 @@ type Rows = Column | Array<string | number | boolean>;
 
 /** `other` as one value per row of `column` (a column lined up by label, one value repeated). */
 function operand(column: Column, other: Other, operation: string): Value[] {
-  if (isSeries(other) || Array.isArray(other)) return alignValues(column.index, other as Column | Value[], operation, "The other column");
+  if (isSeries(other) || Array.isArray(other)) return alignValues(column.index, other as Column | Value[], operation, "The other column", true);
   return column.values.map(() => other);
 }
 
