@@ -152,13 +152,11 @@ function describeChain(chain: Chain): string {
 
 describe.skipIf(!hasPandas)("frames against pandas, on generated chains of operations", () => {
   beforeAll(async () => {
-    const t0 = Date.now();
     server = await startServer({ port: 0, synthetic: 1971 });
     const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
     const records: Array<Record<string, any>> = [];
     for await (const record of client.materials.iterate()) records.push(record as Record<string, any>);
     await client.logout();
-    const t1 = Date.now();
     knockOut(records);
     base = await toDataFrame(records, { columns: COLUMNS, onWarning: () => {} });
     dir = mkdtempSync(join(tmpdir(), "matframe-pandas-"));
@@ -166,14 +164,11 @@ describe.skipIf(!hasPandas)("frames against pandas, on generated chains of opera
     const values = new Map([...POOL_NUMERIC, ...POOL_TEXT].map((name) => [name, columnOf(name).filter((v): v is number | string => v !== null && !Number.isNaN(v))]));
     const pool: ColumnPool = { numeric: POOL_NUMERIC, text: POOL_TEXT, extra: ["name"], values };
     chains = generateChains(CHAINS, SEED, pool, dir);
-    const t2 = Date.now();
     ours = [];
     for (const chain of chains) ours.push(await runOurs(chain));
-    const t3 = Date.now();
     const input = join(dir, "chains.json");
     writeFileSync(input, JSON.stringify({ names: base.columns, dtypes: base.dtypes, rows: (base.values as unknown[][]).map((row) => row.map(cell)), chains }));
     theirs = JSON.parse(execFileSync(PYTHON, [HELPER, input], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024 })) as Result[];
-    if (process.env.TIMING) console.log("server+read", t1 - t0, "frame", t2 - t1, "chains", t3 - t2, "pandas", Date.now() - t3);
   }, 120_000);
 
   afterAll(async () => {
