@@ -10,6 +10,7 @@ export interface MaskSpec { col: string; cmp: Cmp; value: number | string }
 export type Step =
   | { op: "sort"; col: string; asc: boolean }
   | { op: "filter" | "filterBase"; a: MaskSpec }
+  | { op: "filterNa"; col: string; missing: boolean }
   | { op: "filter2"; a: MaskSpec; b: MaskSpec; combine: "and" | "or" }
   | { op: "head" | "tail"; n: number }
   | { op: "ilocSlice"; start: number; end: number }
@@ -49,7 +50,7 @@ const OPENINGS: Array<Step["op"][]> = [
   ["sort", "resetIndex", "filter"], ["sort", "ilocSlice"], ["select", "dropNa"], ["drop", "sort"],
 ];
 const TERMINALS: Terminal["kind"][] = ["frame", "frame", "frame", "groupby", "groupby", "groupby", "valueCounts", "unique", "stat", "sortSeries", "write"];
-const RANDOM_STEPS: Step["op"][] = ["sort", "filter", "filter2", "head", "tail", "iloc", "loc", "resetIndex", "filterBase", "addColumn", "apply", "ilocSlice", "drop", "dropNa"];
+const RANDOM_STEPS: Step["op"][] = ["sort", "filter", "filterNa", "filter2", "head", "tail", "iloc", "loc", "resetIndex", "filterBase", "addColumn", "apply", "ilocSlice", "drop", "dropNa"];
 const AGGS = ["count", "sum", "mean", "median", "min", "max", "std", "var", "size", "first", "last", "multi"];
 const STATS = ["count", "sum", "mean", "median", "min", "max", "std", "var", "nUnique"];
 
@@ -72,6 +73,7 @@ export function generateChains(count: number, seed: number, pool: ColumnPool, di
         case "sort": return { op, col: pick([...numeric, ...text]), asc: random() < 0.5 };
         case "filter": case "filterBase": return { op, a: mask() };
         case "filter2": return { op, a: mask(), b: mask(), combine: random() < 0.5 ? "and" : "or" };
+        case "filterNa": return { op, col: pick([...numeric, ...text]), missing: random() < 0.5 };
         case "head": case "tail": return { op, n: Math.floor(random() * 40) - 3 };
         case "ilocSlice": return { op, start: Math.floor(random() * 60) - 10, end: Math.floor(random() * 2500) - 10 };
         case "iloc": case "loc": return { op, picks: Array.from({ length: 1 + Math.floor(random() * 6) }, () => random()) };
@@ -131,6 +133,10 @@ export function runStep(frame: DataFrame, base: DataFrame, step: Step): DataFram
     case "filter": return frame.query(maskOf(frame, step.a));
     case "filterBase": return frame.query(maskOf(base, step.a));
     case "filter2": return frame.query(maskOf(frame, step.a)[step.combine](maskOf(frame, step.b)));
+    case "filterNa": {
+      const missing = frame.column(step.col).isNa();
+      return frame.query(step.missing ? missing : missing.eq(false));
+    }
     case "head": return frame.head(step.n);
     case "tail": return frame.tail(step.n);
     case "ilocSlice": return frame.iloc({ rows: [`${step.start}:${step.end}`] });

@@ -69,6 +69,8 @@ def step(df, base, st):
     if op == "filter2":
         a, b = mask_of(df, st["a"]), mask_of(df, st["b"])
         return df[(a & b) if st["combine"] == "and" else (a | b)]
+    if op == "filterNa":
+        return df[df[st["col"]].isna() if st["missing"] else df[st["col"]].notna()]
     if op == "filterBase":
         return df[mask_of(base, st["a"])]
     if op == "head":

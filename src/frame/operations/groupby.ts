@@ -4,7 +4,7 @@
 // shape: one row per group, the key columns first, then `<column>_<aggregation>`.
 import { FrameOperationError } from "../../errors";
 import { buildFrame, takeRows, type DanfoFrameLike, type FrameParts } from "./frames";
-import { compareValues, dtypeOf, isMissing, keyOf, reductions, type Reduction, type Value } from "./values";
+import { compareValues, dtypeOf, groupVariance, isMissing, keyOf, reductions, type Reduction, type Value } from "./values";
 
 const NUMERIC = new Set(["float32", "int32", "boolean"]);
 const AGGREGATIONS = Object.keys(reductions) as Reduction[];
@@ -89,7 +89,8 @@ export class FrameGroupBy {
 
   private reduce(c: number, op: Reduction): Value[] {
     const column = this.parts.columns[c];
-    return this.groups.map((rows) => reductions[op](rows.map((r) => column[r])));
+    const reduce = op === "var" ? groupVariance : op === "std" ? (values: Value[]) => Math.sqrt(groupVariance(values)) : reductions[op];
+    return this.groups.map((rows) => reduce(rows.map((r) => column[r])));
   }
 
   private aggregate(op: Reduction): DanfoFrameLike {

@@ -100,6 +100,23 @@ export const reductions = {
   std: (values: readonly Value[]): number => Math.sqrt(reductions.var(values)),
 } as const;
 
+/**
+ * A group's variance as pandas' groupby finds it (Welford's running update, so a group of equal
+ * values gives exactly 0, where the two-pass formula of a column's `var` can leave 1e-33).
+ */
+export function groupVariance(values: readonly Value[]): number {
+  let count = 0;
+  let mean = 0;
+  let squares = 0;
+  for (const x of numbersOf(values, "var")) {
+    count += 1;
+    const before = mean;
+    mean += (x - before) / count;
+    squares += (x - before) * (x - mean);
+  }
+  return count < 2 ? Number.NaN : squares / (count - 1);
+}
+
 /** The name of a reduction pandas and matframe both give. */
 export type Reduction = keyof typeof reductions;
 
