@@ -93,6 +93,18 @@ describe("missing values in groupby and statistics", () => {
   });
 });
 
+describe("nothing the user had is changed", () => {
+  it("asType and fillNa with columns return a copy and leave the frame as it was (danfo changed it)", async () => {
+    const df = await small();
+    const before = JSON.stringify(df.values);
+    const text = df.asType("w", "string");
+    const filled = df.fillNa([0], { columns: ["v"] });
+    expect(JSON.stringify(df.values)).toBe(before);
+    expect(text.column("w").values).toEqual([null, null, "2", "5", "1"]);
+    expect(filled.column("v").values).toEqual([1, 0, 3, 4, 0]);
+  });
+});
+
 describe("operations matframe refuses rather than guess", () => {
   it("inplace, loc label slices and masks from a frame filtered otherwise: FrameOperationError that says what to do", async () => {
     const df = await small();

@@ -130,6 +130,50 @@ export const frameMethods = {
     return buildFrame({ names, dtypes, columns, index: parts.index });
   },
 
+  /** A copy with missing values replaced: one value everywhere, or one per column named in `columns`. */
+  fillNa(this: Frame, values: Value | Value[], options: { columns?: string[]; inplace?: boolean } = {}): Frame {
+    refuseInplace("fillNa", options);
+    const parts = partsOf(this);
+    const targets = options.columns ?? parts.names;
+    const fills = Array.isArray(values) ? values : targets.map(() => values);
+    if (fills.length !== targets.length) throw new FrameOperationError("fillNa", `fillNa got ${fills.length} values for ${targets.length} columns; give one value, or one per column in columns.`);
+    const columns = [...parts.columns];
+    const dtypes = [...parts.dtypes];
+    targets.forEach((name, k) => {
+      const c = columnPosition(parts, name, "fillNa");
+      columns[c] = columns[c].map((v) => (isMissing(v) ? fills[k] : v));
+      if (dtypeOf(columns[c]) === "string") dtypes[c] = "string";
+    });
+    return buildFrame({ ...parts, columns, dtypes });
+  },
+
+  /** A copy with one column converted (danfo's own asType also changed the frame it was called on). */
+  asType(this: Frame, column: string, dtype: string, options?: { inplace?: boolean }): Frame {
+    refuseInplace("asType", options);
+    const parts = partsOf(this);
+    const c = columnPosition(parts, column, "asType");
+    const values = parts.columns[c];
+    const convert: Record<string, (v: Value) => Value> = {
+      float32: (v) => {
+        const n = typeof v === "string" && v.trim() === "" ? Number.NaN : Number(v);
+        if (Number.isNaN(n)) throw new FrameOperationError("asType", `Column "${column}" holds ${JSON.stringify(v)}, which is not a number (pandas refuses it too); fix or drop those rows first.`);
+        return n;
+      },
+      int32: (v) => Math.trunc(Number(v)),
+      string: (v) => String(v),
+      boolean: (v) => (typeof v === "string" ? v.trim().toLowerCase() === "true" : Boolean(v)),
+    };
+    if (!convert[dtype]) throw new FrameOperationError("asType", `asType converts to float32, int32, string or boolean, not ${JSON.stringify(dtype)}.`);
+    if (dtype === "int32" && values.some(isMissing)) {
+      throw new FrameOperationError("asType", `Column "${column}" has missing values, which an int32 column cannot hold (pandas refuses too); fill them first with fillNa, or convert to float32.`);
+    }
+    const columns = [...parts.columns];
+    columns[c] = values.map((v) => (isMissing(v) ? null : convert[dtype](v)));
+    const dtypes = [...parts.dtypes];
+    dtypes[c] = dtype;
+    return buildFrame({ ...parts, columns, dtypes });
+  },
+
   /**
    * `fn` on each row's cells (axis 1, the default) or each column's values (axis 0), missing
    * values included as null, as pandas passes them (danfo drops them, which shifts the cells).
