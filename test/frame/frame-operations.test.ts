@@ -102,6 +102,9 @@ describe("nothing the user had is changed", () => {
     expect(JSON.stringify(df.values)).toBe(before);
     expect(text.column("w").values).toEqual([null, null, "2", "5", "1"]);
     expect(filled.column("v").values).toEqual([1, 0, 3, 4, 0]);
+    // A missing value stays missing through asType (danfo wrote the text "null").
+    expect(df.column("w").asType("string").values).toEqual([null, null, "2", "5", "1"]);
+    expect(() => df.asType("v", "int32")).toThrow(FrameOperationError);
   });
 });
 

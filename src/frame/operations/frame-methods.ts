@@ -6,7 +6,7 @@ import { FrameOperationError } from "../../errors";
 import { FrameGroupBy } from "./groupby";
 import { alignValues, ilocPositions, locPositions, maskPositions } from "./rows";
 import { buildFrame, buildSeries, isSeries, partsOf, refuseInplace, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
-import { dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
+import { convertValues, dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
 
 type Frame = DanfoFrameLike;
 type RowSelection = DanfoSeriesLike | Array<string | number | boolean>;
@@ -152,23 +152,8 @@ export const frameMethods = {
     refuseInplace("asType", options);
     const parts = partsOf(this);
     const c = columnPosition(parts, column, "asType");
-    const values = parts.columns[c];
-    const convert: Record<string, (v: Value) => Value> = {
-      float32: (v) => {
-        const n = typeof v === "string" && v.trim() === "" ? Number.NaN : Number(v);
-        if (Number.isNaN(n)) throw new FrameOperationError("asType", `Column "${column}" holds ${JSON.stringify(v)}, which is not a number (pandas refuses it too); fix or drop those rows first.`);
-        return n;
-      },
-      int32: (v) => Math.trunc(Number(v)),
-      string: (v) => String(v),
-      boolean: (v) => (typeof v === "string" ? v.trim().toLowerCase() === "true" : Boolean(v)),
-    };
-    if (!convert[dtype]) throw new FrameOperationError("asType", `asType converts to float32, int32, string or boolean, not ${JSON.stringify(dtype)}.`);
-    if (dtype === "int32" && values.some(isMissing)) {
-      throw new FrameOperationError("asType", `Column "${column}" has missing values, which an int32 column cannot hold (pandas refuses too); fill them first with fillNa, or convert to float32.`);
-    }
     const columns = [...parts.columns];
-    columns[c] = values.map((v) => (isMissing(v) ? null : convert[dtype](v)));
+    columns[c] = convertValues(parts.columns[c], dtype, `Column "${column}"`);
     const dtypes = [...parts.dtypes];
     dtypes[c] = dtype;
     return buildFrame({ ...parts, columns, dtypes });

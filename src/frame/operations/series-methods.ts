@@ -6,7 +6,7 @@
 import { FrameOperationError } from "../../errors";
 import { buildSeries, isSeries, refuseInplace, type DanfoSeriesLike } from "./frames";
 import { alignValues, ilocPositions, locPositions } from "./rows";
-import { isMissing, keyOf, reductions, sortedPositions, type Label, type Value } from "./values";
+import { convertValues, isMissing, keyOf, reductions, sortedPositions, type Label, type Value } from "./values";
 
 type Column = DanfoSeriesLike;
 type Other = Column | Value | Value[];
@@ -180,6 +180,11 @@ export const seriesMethods = {
   dropNa(this: Column, options?: { inplace?: boolean }): Column {
     refuseInplace("dropNa", options);
     return pick(this, range(this.values.length).filter((i) => !isMissing(this.values[i])));
+  },
+  /** The column converted to another dtype; a missing value stays missing. */
+  asType(this: Column, dtype: string, options?: { inplace?: boolean }): Column {
+    refuseInplace("asType", options);
+    return buildSeries(convertValues(this.values, dtype, "The column"), this.index, dtype);
   },
   fillNa(this: Column, value: Value, options?: { inplace?: boolean }): Column {
     refuseInplace("fillNa", options);

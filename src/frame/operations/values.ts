@@ -134,3 +134,30 @@ function extreme(values: readonly Value[], sign: 1 | -1): number | string {
 export function keyOf(value: Value): string {
   return isMissing(value) ? "missing" : `${typeof value}:${String(value)}`;
 }
+
+const CONVERSIONS: Record<string, (v: Exclude<Value, null | undefined>) => Value> = {
+  float32: (v) => (typeof v === "string" && v.trim() === "" ? Number.NaN : Number(v)),
+  int32: (v) => Math.trunc(Number(v)),
+  string: (v) => String(v),
+  boolean: (v) => (typeof v === "string" ? v.trim().toLowerCase() === "true" : Boolean(v)),
+};
+
+/**
+ * Values converted to a dtype, as pandas' astype would: a missing value stays missing (danfo
+ * wrote "null"), text that is not a number and missing values in an int32 column are refused.
+ */
+export function convertValues(values: readonly Value[], dtype: string, what: string): Value[] {
+  const convert = CONVERSIONS[dtype];
+  if (!convert) throw new FrameOperationError("asType", `asType converts to float32, int32, string or boolean, not ${JSON.stringify(dtype)}.`);
+  return values.map((v) => {
+    if (isMissing(v)) {
+      if (dtype === "int32") throw new FrameOperationError("asType", `${what} has missing values, which an int32 column cannot hold (pandas refuses too); fill them first with fillNa, or convert to float32.`);
+      return null;
+    }
+    const converted = convert(v);
+    if (typeof converted === "number" && Number.isNaN(converted)) {
+      throw new FrameOperationError("asType", `${what} holds ${JSON.stringify(v)}, which is not a number (pandas refuses it too); fix or drop those rows first.`);
+    }
+    return converted;
+  });
+}
