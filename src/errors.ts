@@ -346,8 +346,9 @@ export class ColumnTypeError extends MatframeError {
 }
 
 /**
- * A DataFrame operation matframe will not run because its answer could differ from pandas': an
- * in-place change, a label slice, a mask or column whose rows do not line up with the frame's.
+ * A DataFrame operation matframe will not run because its answer could differ from pandas': a
+ * `loc` label slice, a mask or column whose rows do not line up with the frame's, a conversion
+ * pandas refuses too.
  * The message says what to call instead.
  */
 export class FrameOperationError extends MatframeError {

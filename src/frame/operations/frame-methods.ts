@@ -1,11 +1,11 @@
 // The DataFrame operations matframe does itself, on the frame's columns, so that they give
 // pandas' answers whatever came before them: rows keep their labels through sorts and filters,
 // masks select by position (lined up by label when they come from a frame in another order),
-// missing values sort last. Each returns a new frame; danfo's `inplace: true` is refused.
+// missing values sort last. Each returns a new frame, or with danfo's `inplace: true` changes this one.
 import { FrameOperationError } from "../../errors";
 import { FrameGroupBy } from "./groupby";
 import { alignValues, ilocPositions, locPositions, maskPositions } from "./rows";
-import { buildFrame, buildSeries, isSeries, partsOf, refuseInplace, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
+import { buildFrame, buildSeries, isSeries, partsOf, finish, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
 import { convertValues, dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
 
 type Frame = DanfoFrameLike;
@@ -32,20 +32,18 @@ function range(n: number): number[] {
 }
 
 export const frameMethods = {
-  sortValues(this: Frame, column: string, options: { ascending?: boolean; inplace?: boolean } = {}): Frame {
-    refuseInplace("sortValues", options);
+  sortValues(this: Frame, column: string, options: { ascending?: boolean; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     const c = columnPosition(parts, column, "sortValues");
-    return buildFrame(takeRows(parts, sortedPositions(parts.columns[c], options.ascending ?? true)));
+    return finish(this, options, buildFrame(takeRows(parts, sortedPositions(parts.columns[c], options.ascending ?? true))));
   },
 
-  query(this: Frame, mask: DanfoSeriesLike | boolean[], options?: { inplace?: boolean }): Frame {
-    refuseInplace("query", options);
+  query(this: Frame, mask: DanfoSeriesLike | boolean[], options?: { inplace?: boolean }): Frame | undefined {
     if (!isSeries(mask) && !Array.isArray(mask)) {
       throw new FrameOperationError("query", "query takes a boolean mask, e.g. df.query(df.column(\"derivedProperties.density\").gt(5)); danfo's query strings are not supported.");
     }
     const parts = partsOf(this);
-    return buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query")));
+    return finish(this, options, buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query"))));
   },
 
   head(this: Frame, rows = 5): Frame {
@@ -82,14 +80,12 @@ export const frameMethods = {
     return buildFrame(takeRows(selectColumns(parts, columns), rows));
   },
 
-  resetIndex(this: Frame, options?: { inplace?: boolean }): Frame {
-    refuseInplace("resetIndex", options);
+  resetIndex(this: Frame, options?: { inplace?: boolean }): Frame | undefined {
     const parts = partsOf(this);
-    return buildFrame({ ...parts, index: range(parts.index.length) });
+    return finish(this, options, buildFrame({ ...parts, index: range(parts.index.length) }));
   },
 
-  drop(this: Frame, options: { columns?: string | string[]; index?: Label[]; inplace?: boolean } = {}): Frame {
-    refuseInplace("drop", options);
+  drop(this: Frame, options: { columns?: string | string[]; index?: Label[]; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     if (options.columns === undefined && options.index === undefined) throw new FrameOperationError("drop", "drop needs { columns: [...] } or { index: [...] }: say what to drop.");
     const dropped = new Set([options.columns ?? []].flat().map((name) => columnPosition(parts, name, "drop")));
@@ -98,19 +94,17 @@ export const frameMethods = {
       const gone = new Set(locPositions(options.index, parts.index));
       result = takeRows(result, range(parts.index.length).filter((r) => !gone.has(r)));
     }
-    return buildFrame(result);
+    return finish(this, options, buildFrame(result));
   },
 
-  dropNa(this: Frame, options: { axis?: 0 | 1; inplace?: boolean } = {}): Frame {
-    refuseInplace("dropNa", options);
+  dropNa(this: Frame, options: { axis?: 0 | 1; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     // danfo's axes: 1 (the default) drops rows with a missing value, 0 drops such columns.
     if ((options.axis ?? 1) === 0) return buildFrame(selectColumns(parts, range(parts.names.length).filter((c) => !parts.columns[c].some(isMissing))));
-    return buildFrame(takeRows(parts, range(parts.index.length).filter((r) => !parts.columns.some((column) => isMissing(column[r])))));
+    return finish(this, options, buildFrame(takeRows(parts, range(parts.index.length).filter((r) => !parts.columns.some((column) => isMissing(column[r]))))));
   },
 
-  addColumn(this: Frame, name: string, values: DanfoSeriesLike | Value[], options: { atIndex?: number | string; inplace?: boolean } = {}): Frame {
-    refuseInplace("addColumn", options);
+  addColumn(this: Frame, name: string, values: DanfoSeriesLike | Value[], options: { atIndex?: number | string; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     const column = alignValues(parts.index, values, "addColumn", `The new column "${name}"`);
     const dtype = isSeries(values) && values.dtype && values.dtype !== "string" ? values.dtype : dtypeOf(column);
@@ -127,12 +121,11 @@ export const frameMethods = {
       dtypes.splice(at, 0, dtypeOf(column) === "string" ? "string" : dtype);
       columns.splice(at, 0, column);
     }
-    return buildFrame({ names, dtypes, columns, index: parts.index });
+    return finish(this, options, buildFrame({ names, dtypes, columns, index: parts.index }));
   },
 
   /** A copy with missing values replaced: one value everywhere, or one per column named in `columns`. */
-  fillNa(this: Frame, values: Value | Value[], options: { columns?: string[]; inplace?: boolean } = {}): Frame {
-    refuseInplace("fillNa", options);
+  fillNa(this: Frame, values: Value | Value[], options: { columns?: string[]; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     const targets = options.columns ?? parts.names;
     const fills = Array.isArray(values) ? values : targets.map(() => values);
@@ -144,19 +137,18 @@ export const frameMethods = {
       columns[c] = columns[c].map((v) => (isMissing(v) ? fills[k] : v));
       if (dtypeOf(columns[c]) === "string") dtypes[c] = "string";
     });
-    return buildFrame({ ...parts, columns, dtypes });
+    return finish(this, options, buildFrame({ ...parts, columns, dtypes }));
   },
 
   /** A copy with one column converted (danfo's own asType also changed the frame it was called on). */
-  asType(this: Frame, column: string, dtype: string, options?: { inplace?: boolean }): Frame {
-    refuseInplace("asType", options);
+  asType(this: Frame, column: string, dtype: string, options?: { inplace?: boolean }): Frame | undefined {
     const parts = partsOf(this);
     const c = columnPosition(parts, column, "asType");
     const columns = [...parts.columns];
     columns[c] = convertValues(parts.columns[c], dtype, `Column "${column}"`);
     const dtypes = [...parts.dtypes];
     dtypes[c] = dtype;
-    return buildFrame({ ...parts, columns, dtypes });
+    return finish(this, options, buildFrame({ ...parts, columns, dtypes }));
   },
 
   /**

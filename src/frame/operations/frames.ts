@@ -64,6 +64,12 @@ export function installFrames(danfo: Danfo, frameMethods: Proto, seriesMethods: 
   wrapInherited(frameProto, danfo.DataFrame.prototype);
   wrapInherited(seriesProto, danfo.Series.prototype);
   Object.assign(frameProto, frameMethods);
+  // df["lattice.a"] (untyped, but danfo's documented way) reads through $getColumnData: its column
+  // gets matframe's operations too.
+  const columnData = (danfo.DataFrame.prototype as unknown as Proto).$getColumnData as (...args: unknown[]) => unknown;
+  frameProto.$getColumnData = function (this: unknown, ...args: unknown[]): unknown {
+    return adopt(columnData.apply(this, args));
+  };
   Object.assign(seriesProto, seriesMethods);
   return classes;
 }
@@ -157,12 +163,22 @@ export function takeRows(parts: FrameParts, positions: readonly number[]): Frame
   };
 }
 
-/** Refuses danfo's `inplace: true`: matframe's operations return a new frame. */
-export function refuseInplace(operation: string, options: unknown): void {
-  if (options && typeof options === "object" && (options as { inplace?: unknown }).inplace) {
-    throw new FrameOperationError(
-      operation,
-      `${operation}({ inplace: true }) is not supported: matframe's frames return a new frame instead of changing this one. Write \`df = df.${operation}(...)\` without inplace.`,
-    );
+/**
+ * danfo's `inplace: true`: the new contents replace the frame's (or column's) own, and nothing is
+ * returned, as danfo does; otherwise the new frame is returned and the old one is left as it was.
+ */
+export function finish<T extends object>(target: object, options: unknown, result: T): T | undefined {
+  if (!(options && typeof options === "object" && (options as { inplace?: unknown }).inplace)) return result;
+  const from = result as Record<string, unknown>;
+  const to = target as Record<string, unknown>;
+  for (const key of INTERNALS) if (key in from) to[key] = from[key];
+  // danfo gives each column a property of its name (df["lattice.a"]); a new column needs one too.
+  const define = (target as { $setInternalColumnDataProperty?: (name: string) => void }).$setInternalColumnDataProperty;
+  for (const name of (from.$columns as string[] | undefined) ?? []) {
+    if (define && !Object.prototype.hasOwnProperty.call(target, name)) define.call(target, name);
   }
+  return undefined;
 }
+
+// The fields a danfo frame or column keeps its contents in (danfojs-base's NDframe).
+const INTERNALS = ["$data", "$dataIncolumnFormat", "$index", "$columns", "$dtypes", "$config", "$isSeries"];

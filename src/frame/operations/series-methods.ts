@@ -4,7 +4,7 @@
 // makes NaN in arithmetic, is skipped by statistics and valueCounts, and sorts last; every result
 // keeps the column's row labels.
 import { FrameOperationError } from "../../errors";
-import { buildSeries, isSeries, refuseInplace, type DanfoSeriesLike } from "./frames";
+import { buildSeries, isSeries, finish, type DanfoSeriesLike } from "./frames";
 import { alignValues, ilocPositions, locPositions } from "./rows";
 import { convertValues, isMissing, keyOf, reductions, sortedPositions, type Label, type Value } from "./values";
 
@@ -156,9 +156,8 @@ export const seriesMethods = {
     return buildSeries(order.map((i) => entries[i].count), order.map((i) => entries[i].value as Label), "int32");
   },
 
-  sortValues(this: Column, options: { ascending?: boolean; inplace?: boolean } = {}): Column {
-    refuseInplace("sortValues", options);
-    return pick(this, sortedPositions(this.values, options.ascending ?? true));
+  sortValues(this: Column, options: { ascending?: boolean; inplace?: boolean } = {}): Column | undefined {
+    return finish(this, options, pick(this, sortedPositions(this.values, options.ascending ?? true)));
   },
   head(this: Column, rows = 5): Column {
     const n = this.values.length;
@@ -177,17 +176,14 @@ export const seriesMethods = {
   isNa(this: Column): Column {
     return buildSeries(this.values.map(isMissing), this.index, "boolean");
   },
-  dropNa(this: Column, options?: { inplace?: boolean }): Column {
-    refuseInplace("dropNa", options);
-    return pick(this, range(this.values.length).filter((i) => !isMissing(this.values[i])));
+  dropNa(this: Column, options?: { inplace?: boolean }): Column | undefined {
+    return finish(this, options, pick(this, range(this.values.length).filter((i) => !isMissing(this.values[i]))));
   },
   /** The column converted to another dtype; a missing value stays missing. */
-  asType(this: Column, dtype: string, options?: { inplace?: boolean }): Column {
-    refuseInplace("asType", options);
-    return buildSeries(convertValues(this.values, dtype, "The column"), this.index, dtype);
+  asType(this: Column, dtype: string, options?: { inplace?: boolean }): Column | undefined {
+    return finish(this, options, buildSeries(convertValues(this.values, dtype, "The column"), this.index, dtype));
   },
-  fillNa(this: Column, value: Value, options?: { inplace?: boolean }): Column {
-    refuseInplace("fillNa", options);
-    return buildSeries(this.values.map((v) => (isMissing(v) ? value : v)), this.index);
+  fillNa(this: Column, value: Value, options?: { inplace?: boolean }): Column | undefined {
+    return finish(this, options, buildSeries(this.values.map((v) => (isMissing(v) ? value : v)), this.index));
   },
 };

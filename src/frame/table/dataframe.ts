@@ -10,7 +10,7 @@
 // The objects are danfo's, but their operations are matframe's (src/frame/operations/): they give
 // pandas' answers in any order (rows keep their labels through sorts and filters, a missing value
 // compares false, sorts last and is skipped by counts and statistics), or throw
-// FrameOperationError where they could not (danfo's `inplace: true`, `loc` label slices, a mask or
+// FrameOperationError where they could not (`loc` label slices, a mask or
 // column whose labels cannot be lined up). test/frame/pandas-differential.test.ts checks them.
 
 import type { Cell } from "./column-builder";
