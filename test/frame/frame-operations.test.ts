@@ -33,6 +33,14 @@ describe("frames after a sort or a filter", () => {
     expect(unsorted.shape[0]).toBeGreaterThan(0);
     // The rows keep their labels, as in pandas, and the densest comes first.
     expect(dense.index).toEqual(s.index.slice(0, dense.shape[0]));
+    // docs/tables.md's example goes on to count per method the values that are there.
+    const withC = await toDataFrame(materials, { columns: ["formula", "method.type", "lattice.c", DENSITY] });
+    const sorted = withC.sortValues(DENSITY, { ascending: false });
+    const counts = sorted.query(sorted.column(DENSITY).gt(8)).groupby(["method.type"]).col(["lattice.c"]).count();
+    expect(counts.columns).toEqual(["method.type", "lattice.c_count"]);
+    const densityOf = (m: Record<string, any>) => m.derivedProperties?.find((p: { name: string }) => p.name === "density")?.value;
+    const counted = materials.filter((m) => densityOf(m) > 8 && typeof m.method?.type === "string" && typeof m.lattice?.c === "number");
+    expect((counts.column("lattice.c_count").values as number[]).reduce((a, b) => a + b, 0)).toBe(counted.length);
   });
 
   it("two queries in a row run (danfo's _iloc threw) and give the rows of both", async () => {
