@@ -74,11 +74,6 @@ export function installFrames(danfo: Danfo, frameMethods: Proto, seriesMethods: 
   return classes;
 }
 
-/** matframe's frame prototype (for the notebook display), once danfo is loaded. */
-export function frameProtoOf(): object {
-  return installed().frameProto;
-}
-
 function wrapInherited(target: Proto, from: object): void {
   const seen = new Set<PropertyKey>(["constructor"]);
   for (let proto: object | null = from; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
