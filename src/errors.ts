@@ -362,6 +362,24 @@ export class ColumnTypeError extends MatframeError {
   }
 }
 
+/**
+ * A DataFrame operation matframe will not run because its answer could differ from pandas': a
+ * `loc` label slice, a mask or column whose rows do not line up with the frame's, a conversion
+ * pandas refuses too.
+ * The message says what to call instead.
+ */
+export class FrameOperationError extends MatframeError {
+  override readonly code: string = "ERR_FRAME_OPERATION";
+  override readonly name: string = "FrameOperationError";
+  /** The operation refused, e.g. `"loc"` or `"sortValues"`. */
+  readonly operation: string;
+
+  constructor(operation: string, message: string) {
+    super(message);
+    this.operation = operation;
+  }
+}
+
 /** An optional package that a feature needs is not installed. */
 export class MissingDependencyError extends MatframeError {
   override readonly code: string = "ERR_MISSING_DEPENDENCY";

@@ -106,6 +106,7 @@ export {
   RecordShapeError,
   StructureError,
   ColumnTypeError,
+  FrameOperationError,
   EmptyColumnError,
   MissingDependencyError,
   TargetExistsError,

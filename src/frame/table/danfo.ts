@@ -4,7 +4,10 @@ import type * as DanfoModule from "danfojs-node";
 import type { BuiltColumns } from "./column-builder";
 import type { DataFrame, GroupBy, Series } from "./dataframe";
 import { MissingDependencyError } from "../../errors";
-import { patchFrameClass } from "./frame-display";
+import { patchFrameDisplay } from "./frame-display";
+import { adopt, installFrames } from "../operations/frames";
+import { frameMethods } from "../operations/frame-methods";
+import { seriesMethods } from "../operations/series-methods";
 
 type Danfo = typeof DanfoModule;
 
@@ -17,15 +20,18 @@ export type DanfoGroupByFits = Assert<ReturnType<InstanceType<Danfo["DataFrame"]
 let danfo: Danfo | undefined;
 
 /**
- * Loads danfojs-node on first use only: its import alone costs 1-1.6 s and ~90 MiB (issue 4),
+ * Loads danfojs-node on first use only: its import alone costs 1-1.6 s and ~90 MiB,
  * which a client that never asks for a DataFrame should not pay.
  * @throws MissingDependencyError when danfojs-node is not installed.
  */
 export function loadDanfo(): Danfo {
   if (danfo) return danfo;
   try {
-    danfo = require("danfojs-node") as Danfo;
-    patchFrameClass(danfo.DataFrame);
+    const loaded = require("danfojs-node") as Danfo;
+    // matframe's frames: danfo's objects with matframe's operations and display, so that every
+    // chain of calls gives pandas' answer (docs/tables.md, "Answers checked against pandas").
+    patchFrameDisplay(installFrames(loaded, frameMethods, seriesMethods).frameProto);
+    danfo = loaded;
   } catch (error) {
     const missing =
       (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");
@@ -51,5 +57,5 @@ export function loadDanfo(): Danfo {
 export function frameFromColumns(built: BuiltColumns): DataFrame {
   const { DataFrame } = loadDanfo();
   const options = { columns: [...built.names], dtypes: [...built.dtypes], config: { lowMemoryMode: true } };
-  return new DataFrame(built.table, options);
+  return adopt(new DataFrame(built.table, options)) as unknown as DataFrame;
 }

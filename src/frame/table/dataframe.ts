@@ -6,6 +6,12 @@
 // `query`, `loc`/`iloc`, `groupby`, new columns, `apply`/`map`, sorting and summaries. Columns are
 // reached with `df.column("name")` (danfo's `df["name"]` is untyped: an index signature would let
 // a misspelt method name compile).
+//
+// The objects are danfo's, but their operations are matframe's (src/frame/operations/): they give
+// pandas' answers in any order (rows keep their labels through sorts and filters, a missing value
+// compares false, sorts last and is skipped by counts and statistics), or throw
+// FrameOperationError where they could not (`loc` label slices, a mask or
+// column whose labels cannot be lined up). test/frame/pandas-differential.test.ts checks them.
 
 import type { Cell } from "./column-builder";
 
@@ -54,7 +60,9 @@ export interface Series {
   readonly str: StringAccessor;
 
   /**
-   * Row-by-row comparisons, giving a boolean mask for {@link DataFrame.query} or `loc`.
+   * Row-by-row comparisons, giving a boolean mask for {@link DataFrame.query} or `loc`. A missing
+   * value compares false (and `ne` true), as in pandas; another column must have the same row
+   * labels in the same order (take both from one frame).
    * @example df.query(df.column("density").gt(5))
    */
   gt(other: Comparand): Series;
@@ -89,27 +97,27 @@ export interface Series {
   /** Values rounded to `decimals` places. */
   round(decimals?: number): Series;
 
-  /** Mean of the values that are not null. */
+  /** Mean of the values that are not missing (NaN when none is there). */
   mean(): number;
-  /** Median of the values that are not null. */
+  /** Median of the values that are not missing (NaN when none is there). */
   median(): number;
-  /** Smallest value. */
+  /** Smallest value that is not missing (NaN when none is there). */
   min(): number;
-  /** Largest value. */
+  /** Largest value that is not missing (NaN when none is there). */
   max(): number;
-  /** Sum of the values. */
+  /** Sum of the values that are not missing (0 when none is there). */
   sum(): number;
-  /** Standard deviation (sample). */
+  /** Standard deviation (sample, missing values skipped; NaN under two values). */
   std(): number;
-  /** Variance (sample). */
+  /** Variance (sample, missing values skipped; NaN under two values). */
   var(): number;
-  /** Values that are not null. */
+  /** Values that are not missing. */
   count(): number;
-  /** How many distinct values. */
+  /** How many distinct values that are not missing. */
   nUnique(): number;
-  /** The distinct values, in order of first appearance. */
+  /** The distinct values, in order of first appearance (a missing value once, as null). */
   unique(): Series;
-  /** How often each value occurs (the values are the index). */
+  /** How often each value occurs, most frequent first (ties in order of first appearance); the values are the index, missing values are not counted. */
   valueCounts(): Series;
   /** Count, mean, std, min, median and max. */
   describe(): Series;
@@ -126,7 +134,7 @@ export interface Series {
   apply(fn: (value: any) => any): Series;
   /** The column converted to another dtype. */
   asType(dtype: Dtype): Series;
-  /** A sorted copy (ascending unless told otherwise). */
+  /** A sorted copy (ascending unless told otherwise): ties keep their order, missing values come last. */
   sortValues(options?: { ascending?: boolean }): Series;
   /** The rows at these positions (or where a mask is true). */
   iloc(rows: Array<number | string | boolean>): Series;
@@ -146,11 +154,11 @@ export interface Series {
 export interface GroupBy {
   /** Restricts the aggregation to these columns. */
   col(columns: string[]): GroupBy;
-  /** Rows per group with a value, per column. */
+  /** Values that are not missing, per group and column. Rows whose key is missing belong to no group; groups come in key order. */
   count(): DataFrame;
   /** Sum per group. */
   sum(): DataFrame;
-  /** Mean per group. */
+  /** Mean per group, missing values skipped (NaN for a group with none). */
   mean(): DataFrame;
   /** Smallest value per group. */
   min(): DataFrame;
@@ -160,11 +168,11 @@ export interface GroupBy {
   std(): DataFrame;
   /** Variance per group. */
   var(): DataFrame;
-  /** Rows per group. */
+  /** Rows per group, in a column named `size`. */
   size(): DataFrame;
-  /** The first row of each group. */
+  /** Each column's first value that is not missing, per group (pandas' `first`). */
   first(): DataFrame;
-  /** The last row of each group. */
+  /** Each column's last value that is not missing, per group (pandas' `last`). */
   last(): DataFrame;
   /**
    * Several aggregations at once, by column.
@@ -193,13 +201,14 @@ export interface DataFrame {
   /** One column by name. */
   column(name: string): Series;
   /**
-   * The rows where `mask` is true.
+   * The rows where `mask` is true, with their row labels. A mask made from another frame (say the
+   * unsorted one) is lined up by row label, as pandas does.
    * @example const dense = df.query(df.column("derivedProperties.density").gt(5))
    */
   query(mask: Series | boolean[]): DataFrame;
-  /** Rows by index label or boolean mask, and columns by name. */
+  /** Rows by index label or boolean mask, and columns by name. Label slices (`"2:5"`) are refused: use `iloc` for positions. */
   loc(selection: { rows?: Series | Array<string | number | boolean>; columns?: string[] }): DataFrame;
-  /** Rows and columns by position (or rows by boolean mask). */
+  /** Rows and columns by position (negative from the end, or one `"start:end"` slice), or rows by boolean mask. */
   iloc(selection: { rows?: Series | Array<string | number | boolean>; columns?: Array<string | number> }): DataFrame;
   /**
    * Groups rows by the values of these columns.
@@ -212,11 +221,11 @@ export interface DataFrame {
   drop(options: { columns?: string | string[]; index?: Array<string | number> }): DataFrame;
   /** A copy with columns renamed, `{ old: "new" }`. */
   rename(mapper: Record<string, string>): DataFrame;
-  /** A function applied to each column (axis 0) or row (axis 1). */
+  /** A function applied to each row's cells (axis 1, the default) or each column's values (axis 0), missing values as null. */
   apply(fn: (values: any) => any, options?: { axis?: 0 | 1 }): DataFrame | Series;
   /** A function applied to every cell. */
   applyMap(fn: (value: any) => any): DataFrame;
-  /** A sorted copy. */
+  /** A sorted copy: rows keep their labels, ties their order, and missing values come last (pandas' `kind="stable"`, `na_position="last"`). */
   sortValues(column: string, options?: { ascending?: boolean }): DataFrame;
   /** Count, mean, std, min, median and max of each numeric column. */
   describe(): DataFrame;
@@ -244,7 +253,7 @@ export interface DataFrame {
   asType(column: string, dtype: Dtype): DataFrame;
   /** A copy of the table. */
   copy(): DataFrame;
-  /** A copy whose row labels are positions again (after a filter or sort). */
+  /** A copy whose row labels are positions again (pandas' `reset_index(drop=True)`). */
   resetIndex(): DataFrame;
   /** The first `rows` rows (default 5). */
   head(rows?: number): DataFrame;

@@ -1,5 +1,5 @@
 // How a DataFrame shows itself as a cell's last value. danfo's DataFrame prints its internals
-// through util.inspect (issue 13); matframe gives the DataFrame class a display once it loads
+// through util.inspect; matframe gives its own frames a display once it loads
 // danfo: the notebook module's table when `matframe/notebook` is loaded (HTML in tslab, a MIME
 // bundle for Deno's kernel), else danfo's own text table (`toString()`).
 import { inspect } from "node:util";
@@ -18,12 +18,12 @@ export function setFrameDisplay(next: FrameDisplay): void {
   display = next;
 }
 
-/** Gives a DataFrame class (danfo's, once loaded) `[util.inspect.custom]` and `Jupyter.display`. */
-export function patchFrameClass(frameClass: { prototype: object }): void {
-  // danfojs-node's DataFrame extends danfojs-base's, and the base class is what `head()`,
-  // `sortValues()` and the other methods construct: its prototype is the one to give the display.
-  let proto = frameClass.prototype;
-  for (let up = Object.getPrototypeOf(proto); up && up.constructor?.name === "DataFrame"; up = Object.getPrototypeOf(up)) proto = up;
+/**
+ * Gives matframe's frame prototype `[util.inspect.custom]` and `Jupyter.display`. Only frames
+ * matframe made (and the frames their methods return) display this way; danfo's own DataFrame
+ * class, which other code in the same process may use, is left as it is.
+ */
+export function patchFrameDisplay(proto: object): void {
   if (patched.has(proto)) return;
   patched.add(proto);
   Object.defineProperty(proto, inspect.custom, {
