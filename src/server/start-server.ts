@@ -40,6 +40,20 @@ const MAX_PIPELINED = 32;
 /** Largest request head (request line plus headers) Node will parse. */
 const MAX_HEADER_BYTES = 32 * 1024;
 
+/**
+ * How long an idle keep-alive connection stays open. Longer than clients keep theirs (undici: 4 s
+ * unless the server's `Keep-Alive: timeout` hint says more; browsers and requests: about 60 s), so
+ * the client, not the server, decides when an idle connection ends: a notebook that computes for
+ * longer than Node's default 5 s and then writes would otherwise write onto a socket the server has
+ * just closed, and a write cannot safely be retried. 65 s is the usual figure for servers behind
+ * clients with a 60 s idle timeout.
+ *
+ * `headersTimeout` (20 s) is not raised with it: since Node 18 it times a request from its first
+ * byte and does not count the idle wait between requests, so it still bounds a client that sends
+ * its headers slowly without closing idle connections early.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 const JSON_HEADERS = {
   "Content-Type": "application/json; charset=utf-8",
   "Cache-Control": "no-store",
@@ -207,7 +221,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   };
 
   const server: Server = createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout: 60_000,
+      headersTimeout: 20_000,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node's own answer to a request without Host is an empty 400; the handler answers it in JSend.
+      requireHostHeader: false,
+    },
     (req, res) => guard.serve(req, res, () => handle(req, res)),
   );
   const guard: ConnectionGuard = new ConnectionGuard(

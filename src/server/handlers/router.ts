@@ -1,6 +1,6 @@
 import { API_PREFIX, API_VERSION } from "../../schemas";
 import { handleLogin, handleLogout } from "./auth-handlers";
-import { badRequest, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
+import { badRequest, HttpError, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
 import { handleGetMaterial, handleListMaterials } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
@@ -22,6 +22,12 @@ function decodeSegment(segment: string): string {
 
 /** Splits the URL, checks the version segment and dispatches to the endpoint's handler. */
 export async function routeRequest(req: IncomingMessage, state: ServerState): Promise<Reply> {
+  // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's own refusal is an empty 400 no client can explain.
+  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+    throw new HttpError(400, "The request has no Host header, which HTTP/1.1 requires; send Host: <address>:<port> (every HTTP client does).", {
+      Connection: "close",
+    });
+  }
   const url = req.url ?? "/";
   if (url.length > MAX_URL_LENGTH) throw uriTooLong(MAX_URL_LENGTH);
   const queryStart = url.indexOf("?");
@@ -37,18 +43,23 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
       `API version "${segments[1].slice(0, 40)}" is not supported; this server speaks ${API_VERSION} (use ${API_PREFIX}/...).`,
     );
   }
-  const method = req.method ?? "GET";
+  const requested = req.method ?? "GET";
+  // HEAD answers like GET without the body (Node drops it), so a reader's HEAD sees the GET's headers.
+  const method = requested === "HEAD" ? "GET" : requested;
   const rest = segments.slice(2);
   const route = `/${rest.join("/")}`;
   const info = (): RequestInfo => ({ req, method, route, params: parseParams(search, "query string") });
   const allow = (...methods: string[]) => {
-    if (!methods.includes(method)) throw methodNotAllowed(method, `${API_PREFIX}${route}`, methods);
+    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    if (!methods.includes(method)) throw methodNotAllowed(requested, `${API_PREFIX}${route}`, allowed);
   };
   if (rest.length === 1 && rest[0] === "login") {
     allow("POST");
     return handleLogin(info(), state);
   }
   if (rest.length === 1 && rest[0] === "logout") {
+    // A HEAD must change nothing, so it does not log out.
+    if (requested === "HEAD") throw methodNotAllowed(requested, `${API_PREFIX}${route}`, ["GET", "POST"]);
     allow("GET", "POST");
     return handleLogout(info(), state);
   }
