@@ -73,7 +73,7 @@ export type {
 
 // The local platform.
 export { startServer } from "./server/load";
-export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, LoginThrottleOptions } from "./server";
+export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, Lockout, LoginThrottleOptions } from "./server";
 
 // Every error matframe throws.
 export {

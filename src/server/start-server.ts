@@ -30,6 +30,12 @@ export interface ServerHandle {
   host: string;
   /** How many materials are served (real plus synthetic). */
   materialCount: number;
+  /**
+   * Lifts a lockout at once: forgets every failed login of `username`, from every address, so it
+   * may log in again without waiting (sessions and other accounts are untouched). Returns at how
+   * many addresses it was locked out (0: it was not).
+   */
+  unlock(username: string): number;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -199,6 +205,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
+    log,
+    onLockout: (lockout) => {
+      try {
+        resolved.loginThrottle?.onLockout?.(lockout);
+      } catch {
+        // A failing callback must not turn a failed login into a 500.
+      }
+    },
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
     symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };
@@ -249,6 +263,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const hostInUrl = resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
   const baseUrl = `http://${hostInUrl}:${port}${API_PREFIX}`;
   log(`serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}`);
+  for (const warning of resolved.warnings) log(`warning: ${warning}`);
   if (resolved.store !== undefined) log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
   let closing: Promise<void> | undefined;
@@ -257,6 +272,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     port,
     host: resolved.host,
     materialCount: all.length,
+    unlock(username: string) {
+      return state.throttle.unlock(username);
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

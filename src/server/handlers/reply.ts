@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "../auth/auth";
-import type { LoginThrottle } from "../auth/login-throttle";
+import type { Lockout, LoginThrottle } from "../auth/login-throttle";
 import type { Owner } from "../records/owners";
 import type { RecordProjection, SerializedRecords } from "../http/serialized";
 import type { MaterialStore } from "../records/store";
@@ -32,6 +32,10 @@ export interface ServerState {
   publicOwner: Readonly<Owner>;
   auth: AuthRegistry;
   throttle: LoginThrottle;
+  /** Writes a line to the server's log (never a password or token). */
+  log(line: string): void;
+  /** Told when a username gets locked out at an address. */
+  onLockout(lockout: Lockout): void;
   /** Space groups of written structures, found off the event loop within a time budget. */
   symmetry: SymmetryThread;
   /** Whole records' JSON, kept for answers that send records whole. */
