@@ -50,7 +50,7 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   const route = `/${rest.join("/")}`;
   const info = (): RequestInfo => ({ req, method, route, params: parseParams(search, "query string") });
   const allow = (...methods: string[]) => {
-    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    const allowed = methods.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]));
     if (!methods.includes(method)) throw methodNotAllowed(requested, `${API_PREFIX}${route}`, allowed);
   };
   if (rest.length === 1 && rest[0] === "login") {
