@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
 
@@ -8,12 +9,51 @@ export const SERVE_COMMANDS = "unlock NAME (let a locked-out account log in agai
 const PARENT_CHECK_MS = 1_000;
 
 /**
+ * Whether this process may read its terminal now: a job in the background (`matframe serve &` in
+ * an interactive shell) that reads it is stopped by the kernel (SIGTTIN), server and all. Linux
+ * says so in /proc; elsewhere `ps` marks a foreground process with "+"; when neither answers, the
+ * terminal is not read.
+ */
+function inForeground(): boolean {
+  if (process.platform === "win32") return true;
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // After the command: state, ppid, pgrp, session, tty, tpgid (the terminal's foreground group).
+    return fields[2] === fields[5];
+  } catch {
+    try {
+      return execFileSync("ps", ["-o", "stat=", "-p", String(process.pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).includes("+");
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** How often a terminal's foreground is checked, to read it only while in the foreground. */
+const FOREGROUND_CHECK_MS = 1_000;
+
+/**
  * Reads commands typed on serve's standard input, one per line, and answers on stderr. Input that
  * ends (a pipe closed, `< /dev/null`, a job in the background) ends only the commands, never the
- * server. Returns a function that stops reading.
+ * server. A terminal is read only while serve runs in the foreground. Returns a function that
+ * stops reading.
  */
 export function readCommands(unlock: (username: string) => number, write: (line: string) => void): () => void {
+  const cleanups: (() => void)[] = [];
+  if (process.stdin.isTTY) {
+    // Paused before anything reads it; then read only while in the foreground.
+    process.stdin.pause();
+    const follow = () => {
+      if (inForeground()) process.stdin.resume();
+      else process.stdin.pause();
+    };
+    const timer = setInterval(follow, FOREGROUND_CHECK_MS);
+    timer.unref();
+    cleanups.push(() => clearInterval(timer));
+  }
   const input: Interface = createInterface({ input: process.stdin, terminal: false });
+  if (process.stdin.isTTY && !inForeground()) input.pause();
   input.on("line", (line) => {
     const text = line.trim();
     if (text === "") return;
@@ -30,6 +70,7 @@ export function readCommands(unlock: (username: string) => number, write: (line:
   // stdin that errors (closed terminal) is as good as ended.
   process.stdin.on("error", () => input.close());
   return () => {
+    for (const cleanup of cleanups) cleanup();
     input.close();
     process.stdin.destroy();
   };
