@@ -70,16 +70,19 @@ describe("space-group searches are shared fairly between accounts", () => {
 
 describe("a cap on waiting space-group searches", () => {
   it("refuses an account's search past its share of the waiting work with 503 and Retry-After, writing nothing", async () => {
-    const server = await startTestServer({ users: ["anna:anna-password-1"] });
+    const server = await startTestServer({ users: ["anna:anna-password-1", "ben:ben-password-1"], symmetryBudgetMs: 1_500 });
     try {
       const anna = await login(server, "anna", "anna-password-1");
-      // Eight atoms: quick, but 40 sent at once arrive faster than one worker finds their space groups.
-      const cell = siliconSupercell(1);
-      const answers = await Promise.all(Array.from({ length: 40 }, () => create(server, anna, cell)));
+      const ben = await login(server, "ben", "ben-password-1");
+      // Ben's 512-atom search holds the worker for its budget; meanwhile anna's 70 writes sent at
+      // once find 64 places to wait and no more.
+      const slow = create(server, ben, siliconSupercell(4));
+      const answers = await Promise.all(Array.from({ length: 70 }, () => create(server, anna, SILICON_PRIMITIVE)));
+      expect((await slow).status).toBe(200);
       const refused = answers.filter((res) => res.status === 503);
       const accepted = answers.filter((res) => res.status === 200).length;
       expect(refused.length).toBeGreaterThan(0);
-      expect(accepted + refused.length).toBe(40);
+      expect(accepted + refused.length).toBe(70);
       for (const res of refused) {
         expect(res.body).toMatchObject({ status: "error", code: 503 });
         expect(res.body.message).toMatch(/This account has many structures waiting.*nothing was written.*again in \d+ s/);

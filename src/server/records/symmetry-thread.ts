@@ -42,18 +42,21 @@ parentPort.on("message", ({ json, symprec }) => {
  */
 const WORKER_START_MS = 10_000;
 
-/** Searches one account may have waiting; more are refused (the client retries later). */
-export const MAX_WAITING_PER_ACCOUNT = 16;
+/**
+ * Searches one account may have waiting; more are refused (the client retries later). A script
+ * that imports a folder with every request at once stays under it; a flood does not.
+ */
+export const MAX_WAITING_PER_ACCOUNT = 64;
 /** Searches all accounts may have waiting together. */
-export const MAX_WAITING = 256;
+export const MAX_WAITING = 512;
 
 /** The caps of {@link SymmetryThread}, for tests and the options. */
 export interface SymmetryLimits {
   /** @default 2000 */
   budgetMs?: number;
-  /** @default 16 */
+  /** @default 64 */
   maxWaitingPerAccount?: number;
-  /** @default 256 */
+  /** @default 512 */
   maxWaiting?: number;
 }
 
@@ -100,6 +103,8 @@ export class SymmetryThread {
   #waitingCount = 0;
   /** Virtual start of the search running (or last run): an account that starts waiting joins here. */
   #virtual = 0;
+  /** Recent searches' mean duration (ms), for the `Retry-After` of a refused one. */
+  #meanMs = 50;
   #worker: SearchWorker | undefined;
   #busy = false;
   /** Ends the running search with no answer (on close). */
@@ -156,9 +161,9 @@ export class SymmetryThread {
     this.#worker = undefined;
   }
 
-  /** Seconds after which `searches` waiting searches of this size are likely done. */
+  /** Seconds after which `searches` waiting searches are likely done, at the recent pace. */
   #retryAfter(searches: number): number {
-    return Math.max(1, Math.ceil(((searches + 1) * this.#budgetMs) / 1000));
+    return Math.max(1, Math.ceil((searches * this.#meanMs) / 1000));
   }
 
   /** The next search in fair order: the waiting account with the lowest virtual start. */
@@ -193,8 +198,10 @@ export class SymmetryThread {
     if (!search) return;
     this.#busy = true;
     const { worker, answers } = (this.#worker ??= this.#start());
+    const started = performance.now();
     const finish = (symbol: string | null) => {
       clearTimeout(timer);
+      this.#meanMs = 0.8 * this.#meanMs + 0.2 * (performance.now() - started);
       answers.off("message", onAnswer);
       worker.off("error", onError);
       this.#busy = false;
