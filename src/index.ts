@@ -79,7 +79,7 @@ export type {
 
 // The local platform.
 export { startServer } from "./server/load";
-export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, LoginThrottleOptions, DeviceFlowOptions } from "./server";
+export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, Lockout, LoginThrottleOptions, DeviceFlowOptions } from "./server";
 
 // Every error matframe throws.
 export {

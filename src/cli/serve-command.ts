@@ -1,9 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
-import { startServer } from "../server";
+import { startServer, type Lockout } from "../server";
 import { parseFlags, wrapHelp } from "./cli-args";
 import { UsageError } from "./password";
+import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
 
 export const SERVE_USAGE = `Usage: matframe serve [options]
 
@@ -32,7 +33,9 @@ Options:
   -h, --help             show this help
 
 The first line printed on stdout is the base URL, e.g. http://127.0.0.1:4000/api/2018-10-01.
-Stop with Ctrl-C (SIGINT) or SIGTERM.`;
+Failed logins are logged with the username; a lockout is announced on stderr. While it runs,
+type on its input: ${SERVE_COMMANDS}.
+Stop with Ctrl-C (SIGINT) or SIGTERM; started by npx or npm, it also stops when that ends.`;
 
 
 function parseCount(text: string | undefined, flag: string, max: number): number | undefined {
@@ -140,17 +143,29 @@ function reachableUrls(baseUrl: string): string[] {
   return addresses.slice(0, 3).map((address) => Object.assign(new URL(baseUrl), { hostname: address }).href.replace(/\/$/, ""));
 }
 
-/** Resolves when SIGINT or SIGTERM arrives. */
-function untilStopSignal(): Promise<string> {
+/** Resolves with the reason when SIGINT or SIGTERM arrives, or the npm process that started it ends. */
+function untilStopped(): Promise<string> {
   return new Promise((resolve) => {
-    const stop = (signal: string) => {
+    const stop = (reason: string) => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      resolve(signal);
+      stopWatching();
+      resolve(reason);
     };
+    const stopWatching = stopWithParent(stop);
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/** The notice a teacher sees when a student is locked out. */
+function lockoutNotice({ username, address, failures, retryAfterSeconds }: Lockout): string {
+  const name = username.slice(0, 64);
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return (
+    `matframe serve: ${JSON.stringify(name)} is locked out at ${address} for ${minutes} minute${minutes === 1 ? "" : "s"} after ${failures} failed logins; ` +
+    `to let them in now, type: unlock ${name}\n`
+  );
 }
 
 /**
@@ -182,6 +197,7 @@ export async function runServe(argv: string[]): Promise<number> {
       loginThrottle: {
         maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
         windowMs: parseDuration(flags.lockout, "--lockout", true),
+        onLockout: (lockout) => process.stderr.write(lockoutNotice(lockout)),
       },
       log: (line) => {
         if (!quiet || !/^[A-Z]+ \//.test(line)) process.stderr.write(`${line}\n`);
@@ -199,13 +215,16 @@ export async function runServe(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  const stopped = untilStopSignal();
+  const stopped = untilStopped();
   process.stdout.write(`${handle.baseUrl}\n`);
   for (const warning of startWarnings) process.stderr.write(`matframe serve: warning: ${warning}\n`);
   const reachable = reachableUrls(handle.baseUrl);
   if (reachable.length > 0) process.stderr.write(`matframe serve: listening on every address of this machine; from others, use ${reachable.join(" or ")}\n`);
-  const signal = await stopped;
+  const server = handle;
+  const stopReading = readCommands((username) => server.unlock(username), (line) => process.stderr.write(`${line}\n`));
+  const reason = await stopped;
+  stopReading();
   await handle.close();
-  process.stderr.write(`matframe serve: stopped (${signal})\n`);
+  process.stderr.write(`matframe serve: stopped (${reason})\n`);
   return 0;
 }

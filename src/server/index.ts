@@ -4,7 +4,7 @@ export type { ServerHandle } from "./start-server";
 export { isLoopbackHost } from "./server-options";
 export type { StartServerOptions } from "./server-options";
 export type { CompressionMode } from "./http/compression";
-export type { LoginThrottleOptions } from "./auth/login-throttle";
+export type { Lockout, LoginThrottleOptions } from "./auth/login-throttle";
 export type { UserAccount } from "./auth/auth";
 export type { DeviceFlowOptions } from "./auth/device-flow";
 

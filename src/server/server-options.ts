@@ -5,6 +5,7 @@ import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
 import type { DeviceFlowOptions } from "./auth/device-flow";
 import { MAX_SYNTHETIC } from "./records/synthetic";
+import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
 import { DEFAULT_RUN_MS } from "./collections/job-runner";
 
@@ -156,6 +157,28 @@ function checkUser(username: string, password: string): UserAccount {
   return { username, password };
 }
 
+/**
+ * Warnings for accounts whose password anyone could guess, when the server listens where other
+ * machines reach it. The published demo password is refused there outright, as the built-in demo
+ * account is. On loopback only this machine's users can log in, so nothing is said.
+ */
+function exposedPasswordWarnings(host: string, users: readonly UserAccount[]): string[] {
+  if (isLoopbackHost(host)) return [];
+  const warnings: string[] = [];
+  for (const user of users) {
+    const reason = weakPasswordReason(user);
+    if (reason === undefined) continue;
+    const name = JSON.stringify(user.username.slice(0, 64));
+    if (user.username === "demo" && user.password === "demo") {
+      throw new ServerOptionsError(
+        `Refusing to listen on ${host} with the account demo:demo, the demo account's published password, which anyone could use. Give it another password, or listen on 127.0.0.1.`,
+      );
+    }
+    warnings.push(`the password of ${name} ${reason}, and ${host} is reachable from other machines: anyone there could guess it. Give it a longer, unusual one.`);
+  }
+  return warnings;
+}
+
 /** The options with defaults filled in, or a `ServerOptionsError` saying what to fix. */
 export function resolveOptions(options: StartServerOptions) {
   const host = options.host ?? DEFAULT_HOST;
@@ -213,6 +236,7 @@ export function resolveOptions(options: StartServerOptions) {
     host,
     port,
     synthetic,
+    warnings: exposedPasswordWarnings(host, users),
     users: users.length > 0 ? users : [DEMO_ACCOUNT],
     log: options.log,
     data: options.data,

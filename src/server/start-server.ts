@@ -34,6 +34,12 @@ export interface ServerHandle {
   host: string;
   /** How many materials are served (real plus synthetic). */
   materialCount: number;
+  /**
+   * Lifts a lockout at once: forgets every failed login of `username`, from every address, so it
+   * may log in again without waiting (sessions and other accounts are untouched). Returns at how
+   * many addresses it was locked out (0: it was not).
+   */
+  unlock(username: string): number;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -43,6 +49,20 @@ const MAX_PIPELINED = 32;
 
 /** Largest request head (request line plus headers) Node will parse. */
 const MAX_HEADER_BYTES = 32 * 1024;
+
+/**
+ * How long an idle keep-alive connection stays open. Longer than clients keep theirs (undici: 4 s
+ * unless the server's `Keep-Alive: timeout` hint says more; browsers and requests: about 60 s), so
+ * the client, not the server, decides when an idle connection ends: a notebook that computes for
+ * longer than Node's default 5 s and then writes would otherwise write onto a socket the server has
+ * just closed, and a write cannot safely be retried. 65 s is the usual figure for servers behind
+ * clients with a 60 s idle timeout.
+ *
+ * `headersTimeout` (20 s) is not raised with it: since Node 18 it times a request from its first
+ * byte and does not count the idle wait between requests, so it still bounds a client that sends
+ * its headers slowly without closing idle connections early.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 const JSON_HEADERS = {
   "Content-Type": "application/json; charset=utf-8",
@@ -194,6 +214,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
     oidc: { flow: new DeviceFlow(resolved.deviceFlow), csrfKey: randomBytes(32) },
+    log,
+    onLockout: (lockout) => {
+      try {
+        resolved.loginThrottle?.onLockout?.(lockout);
+      } catch {
+        // A failing callback must not turn a failed login into a 500.
+      }
+    },
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
     symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };
@@ -219,7 +247,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   };
 
   const server: Server = createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout: 60_000,
+      headersTimeout: 20_000,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node's own answer to a request without Host is an empty 400; the handler answers it in JSend.
+      requireHostHeader: false,
+    },
     (req, res) => guard.serve(req, res, () => handle(req, res)),
   );
   const guard: ConnectionGuard = new ConnectionGuard(
@@ -240,6 +275,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const hostInUrl = resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
   const baseUrl = `http://${hostInUrl}:${port}${API_PREFIX}`;
   log(`serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}`);
+  for (const warning of resolved.warnings) log(`warning: ${warning}`);
   if (resolved.store !== undefined) log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
   let closing: Promise<void> | undefined;
@@ -248,6 +284,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     port,
     host: resolved.host,
     materialCount: all.length,
+    unlock(username: string) {
+      return state.throttle.unlock(username);
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -374,6 +374,6 @@ describe("routes", () => {
   it("answers 405 with Allow for a method an endpoint does not take", async () => {
     const res = await send("PUT", `/materials/${PUBLIC_ID}/copy`, alice);
     expect(errorMessage(res, 405)).toMatch(/use POST/);
-    expect((await send("POST", `/materials/${PUBLIC_ID}`, alice)).headers.allow).toBe("GET, PATCH, DELETE");
+    expect((await send("POST", `/materials/${PUBLIC_ID}`, alice)).headers.allow).toBe("GET, HEAD, PATCH, DELETE");
   });
 });

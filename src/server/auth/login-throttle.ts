@@ -9,12 +9,30 @@ const MAX_KEYS = 50_000;
 /** Expired entries are swept at most this often (and on demand when the table is full). */
 const SWEEP_INTERVAL_MS = 60_000;
 
+/** An account locked out at one address, as {@link LoginThrottleOptions.onLockout} receives it. */
+export interface Lockout {
+  /** The username tried (the password never leaves the login handler). */
+  username: string;
+  /** The client address the failures came from. */
+  address: string;
+  /** Failed logins that caused it. */
+  failures: number;
+  /** Seconds until a login from there is allowed again (unless unlocked earlier). */
+  retryAfterSeconds: number;
+}
+
 /** How failed logins are throttled. */
 export interface LoginThrottleOptions {
   /** @default 5 */
   maxFailures?: number;
   /** @default 900000 (15 minutes) */
   windowMs?: number;
+  /**
+   * Called when a username gets locked out at an address (its last allowed failure), e.g. to tell
+   * the teacher; `ServerHandle.unlock(username)` lifts it.
+   * @default none (the lockout is logged)
+   */
+  onLockout?: (lockout: Lockout) => void;
 }
 
 /**
@@ -58,7 +76,8 @@ export class LoginThrottle {
     }
   }
 
-  recordFailure(username: string, address: string, now = Date.now()): void {
+  /** Counts a failed login; true when this failure locks the username out at this address. */
+  recordFailure(username: string, address: string, now = Date.now()): boolean {
     const k = key(username, address);
     const recent = this.recent(k, now);
     recent.push(now);
@@ -66,6 +85,32 @@ export class LoginThrottle {
     this.failures.set(k, recent);
     if (now - this.lastSweep >= SWEEP_INTERVAL_MS || this.failures.size > MAX_KEYS) this.sweep(now);
     if (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value as string);
+    return recent.length === this.maxFailures;
+  }
+
+  /** Failed logins that lock a username out at an address. */
+  get limit(): number {
+    return this.maxFailures;
+  }
+
+  /** How long failures count and a lockout lasts, in ms. */
+  get window(): number {
+    return this.windowMs;
+  }
+
+  /**
+   * Forgets every failed login of `username`, at every address, so it may log in at once. Returns
+   * at how many addresses it was locked out.
+   */
+  unlock(username: string, now = Date.now()): number {
+    const prefix = usernamePart(username);
+    let locked = 0;
+    for (const k of [...this.failures.keys()]) {
+      if (!k.startsWith(prefix)) continue;
+      if (this.recent(k, now).length >= this.maxFailures) locked += 1;
+      this.failures.delete(k);
+    }
+    return locked;
   }
 
   /** Keys tracked now (for tests and the README's figures). */
@@ -94,8 +139,18 @@ export class LoginThrottle {
 
 /**
  * A fixed-size key: a username of any length (up to the body limit) must not be kept whole, or
- * 20,000 logins with 8 KiB names hold 160 MiB (issue 11, defect 4).
+ * 20,000 logins with 8 KiB names hold 160 MiB. The username's part comes first, so that all of one
+ * username's entries can be found to unlock it.
  */
 function key(username: string, address: string): string {
-  return createHash("sha256").update(username).update("\u0000").update(address).digest("base64url");
+  return `${usernamePart(username)}${digest(address)}`;
+}
+
+function usernamePart(username: string): string {
+  return `${digest(username)}.`;
+}
+
+/** 128 bits of SHA-256, base64url: 22 characters. */
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("base64url").slice(0, 22);
 }

@@ -20,6 +20,7 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
   const credentials = await state.throttle.serialize(username, address, async () => {
     const wait = state.throttle.retryAfterSeconds(username, address);
     if (wait > 0) {
+      state.log(`login refused for ${logName(username)} from ${address}: locked out for ${formatWait(wait)} more`);
       throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${formatWait(wait)}.`, wait);
     }
     const found =
@@ -33,13 +34,26 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
       });
     }
     if (!found) {
-      state.throttle.recordFailure(username, address);
+      const locked = state.throttle.recordFailure(username, address);
+      state.log(`login failed for ${logName(username)} from ${address}${locked ? `: locked out after ${state.throttle.limit} failures` : ""}`);
+      if (locked) {
+        const retryAfterSeconds = state.throttle.retryAfterSeconds(username, address);
+        state.onLockout({ username, address, failures: state.throttle.limit, retryAfterSeconds });
+      }
       throw unauthorized("Wrong username or password.");
     }
     state.throttle.recordSuccess(username, address);
     return found;
   });
   return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
+}
+
+/**
+ * A username as a log line shows it: quoted and escaped (a name with a line break must not forge a
+ * log line) and cut to 64 characters. Only the name: the password is never logged.
+ */
+function logName(username: string): string {
+  return JSON.stringify(username.length > 64 ? `${username.slice(0, 64)}...` : username);
 }
 
 /** "40 s", or "15 minutes" for a classroom lockout (898 s told nobody much). */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "../auth/auth";
 import type { DeviceFlow } from "../auth/device-flow";
-import type { LoginThrottle } from "../auth/login-throttle";
+import type { Lockout, LoginThrottle } from "../auth/login-throttle";
 import type { Owner } from "../records/owners";
 import type { RecordProjection, SerializedRecords } from "../http/serialized";
 import type { MaterialStore } from "../records/store";
@@ -40,6 +40,10 @@ export interface ServerState {
   throttle: LoginThrottle;
   /** The OIDC device flow's grants and refresh tokens, and the key that signs its page's CSRF fields. */
   oidc: { flow: DeviceFlow; csrfKey: Buffer };
+  /** Writes a line to the server's log (never a password or token). */
+  log(line: string): void;
+  /** Told when a username gets locked out at an address. */
+  onLockout(lockout: Lockout): void;
   /** Space groups of written structures, found off the event loop within a time budget. */
   symmetry: SymmetryThread;
   /** Whole records' JSON, kept for answers that send records whole. */

@@ -1,7 +1,7 @@
 import { API_PREFIX, API_VERSION } from "../../schemas";
 import { handleLogin, handleLogout, handleUsersMe } from "./auth-handlers";
 import { routeOidc } from "./oidc-handlers";
-import { badRequest, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
+import { badRequest, HttpError, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
 import { handleGetMaterial, handleListMaterials } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
@@ -29,6 +29,12 @@ function decodeSegment(segment: string): string {
 
 /** Splits the URL, checks the version segment and dispatches to the endpoint's handler. */
 export async function routeRequest(req: IncomingMessage, state: ServerState): Promise<Reply> {
+  // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's own refusal is an empty 400 no client can explain.
+  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+    throw new HttpError(400, "The request has no Host header, which HTTP/1.1 requires; send Host: <address>:<port> (every HTTP client does).", {
+      Connection: "close",
+    });
+  }
   const url = req.url ?? "/";
   if (url.length > MAX_URL_LENGTH) throw uriTooLong(MAX_URL_LENGTH);
   const queryStart = url.indexOf("?");
@@ -36,11 +42,13 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   const search = queryStart === -1 ? "" : url.slice(queryStart + 1);
   const segments = rawPath.split("/").slice(1).map(decodeSegment);
   if (segments.length > 1 && segments[segments.length - 1] === "") segments.pop(); // trailing slash
-  const method = req.method ?? "GET";
-  if (segments[0] === "oidc") return routeOidc(req, segments.slice(1), method, search, state);
+  const requested = req.method ?? "GET";
+  if (segments[0] === "oidc") return routeOidc(req, segments.slice(1), requested, search, state);
+  // HEAD answers like GET without the body (Node drops it), so a reader's HEAD sees the GET's headers.
+  const method = requested === "HEAD" ? "GET" : requested;
   // The platform's user service, which its Python client reads for the signed-in user's accounts.
   if (segments.length === 4 && segments[0] === "api" && segments[1] === "v1" && segments[2] === "users" && segments[3] === "me") {
-    if (method !== "GET") throw methodNotAllowed(method, "/api/v1/users/me", ["GET"]);
+    if (method !== "GET") throw methodNotAllowed(requested, "/api/v1/users/me", ["GET", "HEAD"]);
     return handleUsersMe({ req, method, route: "/users/me", params: parseParams(search, "query string") }, state);
   }
   if (segments[0] !== "api" || segments.length < 2) {
@@ -55,13 +63,16 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   const route = `/${rest.join("/")}`;
   const info = (): RequestInfo => ({ req, method, route, params: parseParams(search, "query string") });
   const allow = (...methods: string[]) => {
-    if (!methods.includes(method)) throw methodNotAllowed(method, `${API_PREFIX}${route}`, methods);
+    const allowed = methods.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]));
+    if (!methods.includes(method)) throw methodNotAllowed(requested, `${API_PREFIX}${route}`, allowed);
   };
   if (rest.length === 1 && rest[0] === "login") {
     allow("POST");
     return handleLogin(info(), state);
   }
   if (rest.length === 1 && rest[0] === "logout") {
+    // A HEAD must change nothing, so it does not log out.
+    if (requested === "HEAD") throw methodNotAllowed(requested, `${API_PREFIX}${route}`, ["GET", "POST"]);
     allow("GET", "POST");
     return handleLogout(info(), state);
   }

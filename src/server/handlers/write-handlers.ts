@@ -10,6 +10,7 @@ import type { Reply, RequestInfo, ServerState } from "./reply";
 import { success } from "./reply";
 import { parseJsonObjectBody, readBody } from "../http/request-input";
 import type { StoredRecord } from "../records/store";
+import { SymmetryQueueFull } from "../records/symmetry-thread";
 
 function forbidden(message: string): HttpError {
   return new HttpError(403, message);
@@ -52,9 +53,24 @@ function ownedRecord(state: ServerState, caller: Caller, id: string): StoredReco
   return record;
 }
 
-/** The space group's symbol of a record's structure, searched in the server's symmetry thread. */
-async function spaceGroupSymbolOf(state: ServerState, record: Record<string, unknown>): Promise<string | null> {
-  return hasStructure(record) ? state.symmetry.spaceGroupSymbol(record as never) : null;
+/**
+ * The space group's symbol of a record's structure, searched in the server's symmetry thread in
+ * the caller's turn; 503 with Retry-After when the caller (or the server) has too many waiting.
+ */
+async function spaceGroupSymbolOf(state: ServerState, caller: Caller, record: Record<string, unknown>): Promise<string | null> {
+  if (!hasStructure(record)) return null;
+  try {
+    return await state.symmetry.spaceGroupSymbol(record as never, caller._id);
+  } catch (error) {
+    if (!(error instanceof SymmetryQueueFull)) throw error;
+    const whose =
+      error.whose === "account"
+        ? "This account has many structures waiting for their space-group search"
+        : "The server has many structures waiting for their space-group search";
+    throw new HttpError(503, `${whose}; nothing was written. Send this one again in ${error.retryAfterSeconds} s, or send fewer at once.`, {
+      "Retry-After": String(error.retryAfterSeconds),
+    });
+  }
 }
 
 /** The space group's symbol a stored record carries in its derived properties, if any. */
@@ -110,7 +126,7 @@ export async function handleCreate(info: RequestInfo, state: ServerState): Promi
     checkRequestedOwner((body.owner as { _id?: unknown })._id, caller, "owner._id");
   }
   checkValue(body, "the record");
-  const record = newRecord(state, caller, body, "The record", await spaceGroupSymbolOf(state, body));
+  const record = newRecord(state, caller, body, "The record", await spaceGroupSymbolOf(state, caller, body));
   return success(await state.written.write(() => ({ put: record, result: record })));
 }
 
@@ -128,7 +144,7 @@ export async function handleUpdate(info: RequestInfo, state: ServerState, id: st
   let found: { structure: string; symbol: string | null } | undefined;
   if (restructured) {
     const planned = restructure(ownedRecord(state, caller, id));
-    if (hasStructure(planned)) found = { structure: structureKey(planned), symbol: await spaceGroupSymbolOf(state, planned) };
+    if (hasStructure(planned)) found = { structure: structureKey(planned), symbol: await spaceGroupSymbolOf(state, caller, planned) };
   }
   const updated = await state.written.write(() => {
     // Looked up inside the write queue, so it sees every earlier write to the same record.
@@ -200,7 +216,7 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
   const parsed = parseStructureFile(content, formatName as (typeof IMPORT_FORMATS)[number]);
   const fields = { ...parsed, name: typeof name === "string" && name.trim() !== "" ? name : parsed.name || parsed.formula, tags: tags ?? [] };
   checkValue(fields, "the imported material");
-  const record = newRecord(state, caller, fields, "The imported material", await spaceGroupSymbolOf(state, fields));
+  const record = newRecord(state, caller, fields, "The imported material", await spaceGroupSymbolOf(state, caller, fields));
   return success(await state.written.write(() => ({ put: record, result: record })));
 }
 
