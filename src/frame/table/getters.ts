@@ -1,4 +1,4 @@
-import { isIndexSegment, keyedEntryField } from "./column-spec";
+import { isIndexSegment, keyedEntryField } from "./column-path";
 
 /** Reads one column's raw value from a record; `undefined` when any step is missing. */
 export type Getter = (record: unknown) => unknown;
