@@ -29,7 +29,9 @@ export type {
   RecordOf,
 } from "./client";
 
-// Tables and files from any records.
+// Tables and files from any records; and a collection's own (`toDataFrame`, `export*`), which
+// the frame registers on `Collection` (its readers and writers still load on first use).
+import "./frame/collection-methods";
 export { toDataFrame, toArrow, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
 export type {
   DataFrame,

@@ -1,6 +1,6 @@
 import type { Projection } from "../../schemas";
 import { afterId } from "./partitions";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 import { ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../config/validate-options";
 import type { FetchPage } from "./fetch-page";

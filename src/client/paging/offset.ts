@@ -1,5 +1,5 @@
 import type { Projection } from "../../schemas";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 import { DuplicateRecordError, ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../config/validate-options";
 import type { FetchPage, PageRequest } from "./fetch-page";
