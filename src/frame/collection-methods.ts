@@ -15,7 +15,7 @@ import type {
 import type { ArrowTable } from "./export/arrow";
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { StructureExportOptions, StructureExportResult } from "./export/structure-export";
-import type { DataFrame } from "./table/dataframe";
+import type { DataFrame } from "./dataframe/dataframe";
 
 declare module "../client/collection" {
   interface Collection<R extends PlatformRecord = PlatformRecord> {
