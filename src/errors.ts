@@ -1,7 +1,7 @@
 // The whole error tree of matframe, in one file (openai-node's core/error.ts is the model).
 // Every error matframe throws on purpose is a MatframeError with a stable `code`; HTTP errors
 // are ApiErrors carrying `status`, `headers`, the server's message and the endpoint. Codes are a
-// public contract (README, "Errors"): never rename one.
+// public contract (docs/client.md, "Errors"): never rename one.
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
 

@@ -112,7 +112,7 @@ export {
 } from "./errors";
 export type { ApiErrorDetails } from "./errors";
 
-// Structures: POSCAR, CIF and extended XYZ out and in, and the cell maths (issue 14).
+// Structures: POSCAR, CIF and extended XYZ out and in, and the cell maths.
 export {
   toPoscar,
   fromPoscar,

@@ -17,7 +17,7 @@ export type DanfoGroupByFits = Assert<ReturnType<InstanceType<Danfo["DataFrame"]
 let danfo: Danfo | undefined;
 
 /**
- * Loads danfojs-node on first use only: its import alone costs 1-1.6 s and ~90 MiB (issue 4),
+ * Loads danfojs-node on first use only: its import alone costs 1-1.6 s and ~90 MiB,
  * which a client that never asks for a DataFrame should not pay.
  * @throws MissingDependencyError when danfojs-node is not installed.
  */

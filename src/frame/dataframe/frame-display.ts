@@ -1,5 +1,5 @@
 // How a DataFrame shows itself as a cell's last value. danfo's DataFrame prints its internals
-// through util.inspect (issue 13); matframe gives the DataFrame class a display once it loads
+// through util.inspect; matframe gives the DataFrame class a display once it loads
 // danfo: the notebook module's table when `matframe/notebook` is loaded (HTML in tslab, a MIME
 // bundle for Deno's kernel), else danfo's own text table (`toString()`).
 import { inspect } from "node:util";

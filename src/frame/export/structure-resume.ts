@@ -1,4 +1,4 @@
-// Resumable structure exports (issue 17). A directory export fills a hidden directory beside the
+// Resumable structure exports. A directory export fills a hidden directory beside the
 // target; its index.csv is the ledger: a structure file counts as written once its index line is
 // committed, and a resumed run removes files written after the last commit, then continues from
 // the cursor. One multi-frame xyz file resumes as the table exports do.

@@ -1,4 +1,4 @@
-// Units in column names (issue 13): `units: true` labels a numeric column with the unit its
+// Units in column names: `units: true` labels a numeric column with the unit its
 // records carry, e.g. `lattice.a [angstrom]`, `derivedProperties.density [g/cm^3]`.
 import type { ColumnDef } from "./column-path";
 import { compileGetter, type Getter } from "./getters";

@@ -68,7 +68,7 @@ export class LoginThrottle {
     if (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value as string);
   }
 
-  /** Keys tracked now (for tests and the README's figures). */
+  /** Keys tracked now (for tests and docs/security.md's figures). */
   get size(): number {
     return this.failures.size;
   }
@@ -94,7 +94,7 @@ export class LoginThrottle {
 
 /**
  * A fixed-size key: a username of any length (up to the body limit) must not be kept whole, or
- * 20,000 logins with 8 KiB names hold 160 MiB (issue 11, defect 4).
+ * 20,000 logins with 8 KiB names hold 160 MiB.
  */
 function key(username: string, address: string): string {
   return createHash("sha256").update(username).update("\u0000").update(address).digest("base64url");

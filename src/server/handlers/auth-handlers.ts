@@ -41,7 +41,7 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
   return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
 }
 
-/** "40 s", or "15 minutes" for a classroom lockout (issue 13: 898 s told nobody much). */
+/** "40 s", or "15 minutes" for a classroom lockout: "898 s" tells nobody much. */
 function formatWait(seconds: number): string {
   if (seconds < 120) return `${seconds} s`;
   return `${Math.ceil(seconds / 60)} minutes`;
