@@ -110,7 +110,7 @@ export {
   ServerOptionsError,
   DatasetError,
 } from "./errors";
-export type { ApiErrorDetails } from "./errors";
+export type { ApiErrorDetails, Remedy } from "./errors";
 
 // Structures: POSCAR, CIF and extended XYZ out and in, and the cell maths.
 export {

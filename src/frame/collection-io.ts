@@ -168,9 +168,9 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
   const parquet = format === "parquet" ? checkParquetOptions(read.plan, options) : undefined;
   const partitions = options.partitions === undefined ? undefined : checkPartitions(options.partitions);
   if (partitions !== undefined) {
-    if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor; leave out paging.");
-    if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions; leave it out, or leave out partitions.");
-    if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order; leave out sort, or leave out partitions.");
+    if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor", { remedy: { leaveOut: ["paging"] } });
+    if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions", { remedy: { leaveOut: ["maxItems", "partitions"] } });
+    if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
   }
   const resume = checkResume(options, read.walk);
   return {

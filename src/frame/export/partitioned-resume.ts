@@ -55,8 +55,9 @@ export async function writePartitionedResumable(
     if (differences.length > 0) {
       throw new ResumeError(
         `The saved progress of ${target} is of another export: ${differences.join("; ")}. ` +
-          "Run again with the same options to continue it, or pass --restart (restart: true) to discard it.",
+          "Run again with the same options to continue it.",
         final,
+        { to: "to discard it" },
       );
     }
     await checkProgressDirectory(dir, target, final);
@@ -141,13 +142,13 @@ async function readDatasetState(file: string, target: string): Promise<DatasetSt
     state = JSON.parse(text) as DatasetState;
     if (state?.matframeResume !== 1 || !Array.isArray(state.ranges) || typeof state.finished !== "object") throw new Error("layout");
   } catch {
-    throw new ResumeError(`The saved progress of ${target} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
+    throw new ResumeError(`The saved progress of ${target} (${file}) cannot be read.`, file, { to: "to discard it and start over" });
   }
   if (state.seal !== sealOf(state.request, { ranges: state.ranges, finished: state.finished })) {
     throw new ResumeError(
-      `The saved progress of ${target} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
-        "Pass --restart (restart: true) to discard it and start over.",
+      `The saved progress of ${target} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records.`,
       file,
+      { to: "to discard it and start over" },
     );
   }
   const { seal: _seal, ...rest } = state;

@@ -111,8 +111,8 @@ export function checkResume(options: ResumeOptions & { paging?: string }, walk: 
     if (named !== undefined) throw new ValidationError("resumePlatform", "resumePlatform names the platform in a resumable export's saved progress: pass it with resume.");
     return undefined;
   }
-  if (options.paging === "offset") throw new ValidationError("paging", "A resumable export continues from an _id cursor, with keyset paging; leave out paging.");
-  if (!idOrder(walk)) throw new ValidationError("sort", "A resumable export continues from an _id cursor, so it walks in _id order; leave out sort, or leave out resume.");
+  if (options.paging === "offset") throw new ValidationError("paging", "A resumable export continues from an _id cursor, with keyset paging", { remedy: { leaveOut: ["paging"] } });
+  if (!idOrder(walk)) throw new ValidationError("sort", "A resumable export continues from an _id cursor, so it walks in _id order", { remedy: { leaveOut: ["sort", "resume"] } });
   return { restart: options.restart ?? false };
 }
 
@@ -248,13 +248,14 @@ export class ResumableFile {
         if (differences.length > 0) {
           throw new ResumeError(
             `The saved progress of ${label} (${saved.progress.items.toLocaleString("en-US")} records) is of another export: ${differences.join("; ")}. ` +
-              `Run again with the same options to continue it, or pass --restart (restart: true) to discard it.`,
+              `Run again with the same options to continue it.`,
             file,
+            { to: "to discard it" },
           );
         }
         handle = await fs.promises.open(partial, fs.constants.O_RDWR | NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== "ENOENT") throw error;
-          throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}; pass --restart (restart: true) to start over.`, file);
+          throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}.`, file, { to: "to start over" });
         });
         await verifyPrefix(handle, saved.progress.bytes, saved.progress.sha256, hash, label, file);
         await handle.truncate(saved.progress.bytes);
@@ -360,14 +361,15 @@ export class ResumableFile {
  */
 export async function checkProgressDirectory(dir: string, target: string, file: string): Promise<void> {
   const stat = await fs.promises.lstat(dir).catch(() => undefined);
-  if (!stat) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}; pass --restart (restart: true) to start over.`, file);
+  if (!stat) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}.`, file, { to: "to start over" });
   const uid = process.getuid?.();
   if (stat.isSymbolicLink() || !stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) {
     const what = stat.isSymbolicLink() ? "a symbolic link" : !stat.isDirectory() ? "not a directory" : "owned by another user";
     throw new ResumeError(
       `The progress directory ${dir} of ${target} is ${what}, not one matframe made; matframe will not write through it. ` +
-        "Remove it, or pass --restart (restart: true) to start over.",
+        "Remove it.",
       file,
+      { to: "to start over" },
     );
   }
 }
@@ -415,13 +417,13 @@ async function readState(file: string, label: string): Promise<StateFile | undef
       throw new Error("unknown layout");
     }
   } catch {
-    throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
+    throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read.`, file, { to: "to discard it and start over" });
   }
   if (typeof state.seal !== "string" || state.seal !== sealOf(state.request, state.progress)) {
     throw new ResumeError(
-      `The saved progress of ${label} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
-        `Pass --restart (restart: true) to discard it and start over.`,
+      `The saved progress of ${label} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records.`,
       file,
+      { to: "to discard it and start over" },
     );
   }
   return state;
@@ -460,8 +462,9 @@ async function verifyPrefix(handle: fs.promises.FileHandle, bytes: number, sha25
   }
   throw new ResumeError(
     `The partial output of ${label} does not match its saved progress (${size < bytes ? "it is shorter than recorded" : "its checksum differs"}; ` +
-      `was the machine switched off, or the file changed?). Pass --restart (restart: true) to discard it and start over.`,
+      `was the machine switched off, or the file changed?).`,
     file,
+    { to: "to discard it and start over" },
   );
 }
 
