@@ -45,8 +45,10 @@ export function withRemedy(reason: string, remedy: Remedy, name: (option: string
   return `${reason}: log in again.`;
 }
 
+/** An option by its name; one to pass also by the flag that sets it (`restart: true (--restart on the command line)`). */
 function libraryName(option: string, kind: "leaveOut" | "pass"): string {
-  return kind === "pass" ? `${option}: true` : option;
+  if (kind === "leaveOut") return option;
+  return `${option}: true (--${option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} on the command line)`;
 }
 
 // ---------------------------------------------------------------------------------------------
