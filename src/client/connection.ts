@@ -18,15 +18,25 @@ export interface GetDataOptions<T> {
   onValidator?: (etag: string | undefined) => void;
 }
 
-/** The client as its collections use it (see `Client` for each member). */
+/**
+ * The client as its collections use it (see `Client` for each member). The members `Client`
+ * keeps internal are internal here too, so the published types stay those of `Client`.
+ */
 export interface Connection {
   readonly baseUrl: string;
-  readonly identity: string;
-  readonly defaultConcurrency: number;
-  readonly keepsReads: boolean;
   getData<T = unknown>(path: string, options?: GetDataOptions<T>): Promise<T>;
+  /** @internal */
+  readonly identity: string;
+  /** @internal */
+  readonly defaultConcurrency: number;
+  /** @internal */
+  readonly keepsReads: boolean;
+  /** @internal */
   writeData(method: "PUT" | "PATCH" | "POST" | "DELETE", path: string, options?: { body?: unknown; signal?: AbortSignal }): Promise<unknown>;
+  /** @internal */
   measureLink(signal?: AbortSignal): Promise<void>;
+  /** @internal */
   keptBytes(path: string, search?: Record<string, string>): number | undefined;
+  /** @internal */
   revalidate(path: string, search: Record<string, string> | undefined, etag: string, signal?: AbortSignal): Promise<boolean>;
 }
