@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthenticationError, ResponseValidationError, ResumeError, ValidationError } from "../../src/errors";
 import { describeError, exitCodeFor } from "../../src/cli/errors";
 import { FLAG_FOR_OPTION, parseExportFlags } from "../../src/cli/export-flags";
-import { cleanEnv, runCli } from "./run-cli";
+import { runCli } from "./run-cli";
 
 describe("a platform whose login answer is malformed", () => {
   // A real server that accepts every login but answers it without the account id and token.
@@ -27,8 +27,8 @@ describe("a platform whose login answer is malformed", () => {
 
   it("makes login and export exit alike, with 2, on one line", async () => {
     const args = ["--base-url", baseUrl, "--username", "alice", "--password-stdin"];
-    const login = await runCli(["login", ...args], { env: cleanEnv(), stdin: "secret-pw\n" });
-    const exported = await runCli(["export", ...args, "--quiet"], { env: cleanEnv(), stdin: "secret-pw\n" });
+    const login = await runCli(["login", ...args], { stdin: "secret-pw\n" });
+    const exported = await runCli(["export", ...args, "--quiet"], { stdin: "secret-pw\n" });
     for (const [command, result] of [["login", login], ["export", exported]] as const) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
