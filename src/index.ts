@@ -18,6 +18,7 @@ export type {
   CacheSetting,
   FromEnvOptions,
   GetDataOptions,
+  Connection,
   ResponseCheck,
   CheckResult,
   ListOptions,

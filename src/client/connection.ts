@@ -23,7 +23,9 @@ export interface GetDataOptions<T> {
  * keeps internal are internal here too, so the published types stay those of `Client`.
  */
 export interface Connection {
+  /** The versioned base URL, e.g. `"http://127.0.0.1:4000/api/2018-10-01"`. */
   readonly baseUrl: string;
+  /** An authenticated `GET {baseUrl}/{path}` with retries, returning the JSend `data` (see `Client.getData`). */
   getData<T = unknown>(path: string, options?: GetDataOptions<T>): Promise<T>;
   /** @internal */
   readonly identity: string;
