@@ -1,7 +1,7 @@
 // The whole error tree of matframe, in one file (openai-node's core/error.ts is the model).
 // Every error matframe throws on purpose is a MatframeError with a stable `code`; HTTP errors
 // are ApiErrors carrying `status`, `headers`, the server's message and the endpoint. Codes are a
-// public contract (README, "Errors"): never rename one.
+// public contract (docs/client.md, "Errors"): never rename one.
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
 
@@ -13,10 +13,42 @@ export class MatframeError extends Error {
   /** A stable machine-readable code, e.g. `"ERR_AUTHENTICATION"`. */
   readonly code: string = "ERR_MATFRAME";
   override readonly name: string = "MatframeError";
+  /** What was wrong, without the remedy (the whole message when there is no `remedy`). */
+  readonly reason: string;
+  /** What fixes it, as data, for a front end to word in its own terms (the CLI names its flags). */
+  readonly remedy: Remedy | undefined;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** With `remedy`, `message` is the reason, and the message adds the remedy in the options' words. */
+  constructor(message: string, options?: { cause?: unknown; remedy?: Remedy }) {
+    super(options?.remedy ? withRemedy(message, options.remedy) : message, options);
+    this.reason = message;
+    this.remedy = options?.remedy;
   }
+}
+
+/** What fixes an error: one of a few forms, each worded by `withRemedy`. */
+export type Remedy =
+  /** Leave out any one of these options (by their option names). */
+  | { readonly leaveOut: readonly string[] }
+  /** Pass this boolean option as true, `to` do what it does ("to discard it"). */
+  | { readonly pass: string; readonly to: string }
+  /** The credentials worked once and no longer do: log in again. */
+  | { readonly logInAgain: true };
+
+/**
+ * `reason` with `remedy` in words: option names by default (`restart: true`), or the names `name`
+ * gives (the CLI's flags). One place words every remedy, so the library and the CLI say the same.
+ */
+export function withRemedy(reason: string, remedy: Remedy, name: (option: string, kind: "leaveOut" | "pass") => string = libraryName): string {
+  if ("leaveOut" in remedy) return `${reason}; ${remedy.leaveOut.map((option) => `leave out ${name(option, "leaveOut")}`).join(", or ")}.`;
+  if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
+  return `${reason}: log in again.`;
+}
+
+/** An option by its name; one to pass also by the flag that sets it (`restart: true (--restart on the command line)`). */
+function libraryName(option: string, kind: "leaveOut" | "pass"): string {
+  if (kind === "leaveOut") return option;
+  return `${option}: true (--${option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} on the command line)`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -29,8 +61,8 @@ export class ValidationError extends MatframeError {
   /** The option at fault, e.g. `"pageSize"` or `"projection.skip"`. */
   readonly option: string;
 
-  constructor(option: string, message: string) {
-    super(message);
+  constructor(option: string, message: string, options?: { remedy?: Remedy }) {
+    super(message, options);
     this.option = option;
   }
 }
@@ -68,7 +100,7 @@ export class ApiError extends MatframeError {
   readonly serverMessage?: string;
   readonly headers?: IncomingHttpHeaders;
 
-  constructor(message: string, details: ApiErrorDetails, options?: { cause?: unknown }) {
+  constructor(message: string, details: ApiErrorDetails, options?: { cause?: unknown; remedy?: Remedy }) {
     super(message, options);
     this.status = details.status;
     this.endpoint = details.endpoint;
@@ -90,7 +122,7 @@ export class AuthenticationError extends ApiError {
 }
 
 /**
- * The OIDC device flow ended without a token: `reason` is the token endpoint's OAuth error
+ * The OIDC device flow ended without a token: `oauthError` is the token endpoint's OAuth error
  * (`access_denied` when the person denied it, `expired_token` when nobody approved it in time,
  * `invalid_grant` for a refresh token that is used up or unknown, ...). Sign in again.
  */
@@ -98,11 +130,11 @@ export class DeviceLoginError extends ApiError {
   override readonly code: string = "ERR_DEVICE_LOGIN";
   override readonly name: string = "DeviceLoginError";
   /** The OAuth `error` code the platform answered (RFC 6749 section 5.2, RFC 8628 section 3.5). */
-  readonly reason: string;
+  readonly oauthError: string;
 
-  constructor(message: string, details: ApiErrorDetails & { reason: string }, options?: { cause?: unknown }) {
+  constructor(message: string, details: ApiErrorDetails & { oauthError: string }, options?: { cause?: unknown }) {
     super(message, details, options);
-    this.reason = details.reason;
+    this.oauthError = details.oauthError;
   }
 }
 
@@ -321,6 +353,8 @@ export class EmptyColumnError extends MatframeError {
   readonly column: string;
   /** The known path nearest to it, when it looks like a typo. */
   readonly suggestion: string | undefined;
+  /** How many records were read, none with a value there. */
+  readonly rows: number;
 
   constructor(column: string, rows: number, suggestion?: string) {
     super(
@@ -330,6 +364,7 @@ export class EmptyColumnError extends MatframeError {
     );
     this.column = column;
     this.suggestion = suggestion;
+    this.rows = rows;
   }
 }
 
@@ -430,8 +465,9 @@ export class ResumeError extends MatframeError {
   /** The export's target. */
   readonly path: string;
 
-  constructor(message: string, path: string) {
-    super(message);
+  /** `reason` is what keeps the run from continuing; the message adds the remedy: pass `restart` (`to` what end). */
+  constructor(reason: string, path: string, restart: { to: string } = { to: "to discard it and start over" }) {
+    super(reason, { remedy: { pass: "restart", to: restart.to } });
     this.path = path;
   }
 }
@@ -497,8 +533,9 @@ export function errorFromStatus(ctx: StatusErrorContext): ApiError {
       ? new AuthenticationError(`Login failed: ${head} Check the username/password and try again.`, details)
       : new AuthenticationError(
           `Not authenticated: ${head} The account id or auth token is wrong, expired or revoked ` +
-            `(logging out revokes it): log in again.`,
+            `(logging out revokes it)`,
           details,
+          { remedy: { logInAgain: true } },
         );
   }
   if (status === 429) {

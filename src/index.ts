@@ -24,6 +24,7 @@ export type {
   CacheSetting,
   FromEnvOptions,
   GetDataOptions,
+  Connection,
   ResponseCheck,
   CheckResult,
   ListOptions,
@@ -35,7 +36,9 @@ export type {
   RecordOf,
 } from "./client";
 
-// Tables and files from any records.
+// Tables and files from any records; and a collection's own (`toDataFrame`, `export*`), which
+// the frame registers on `Collection` (its readers and writers still load on first use).
+import "./frame/collection-methods";
 export { toDataFrame, toArrow, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
 export type {
   DataFrame,
@@ -116,9 +119,9 @@ export {
   ServerOptionsError,
   DatasetError,
 } from "./errors";
-export type { ApiErrorDetails } from "./errors";
+export type { ApiErrorDetails, Remedy } from "./errors";
 
-// Structures: POSCAR, CIF and extended XYZ out and in, and the cell maths (issue 14).
+// Structures: POSCAR, CIF and extended XYZ out and in, and the cell maths.
 export {
   toPoscar,
   fromPoscar,

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { planStructureExport, writeStructures, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
+import { planStructureExport, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
 import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
@@ -10,7 +10,8 @@ import type { ExportResult } from "../frame/export/export";
 import type { ColumnType } from "../frame/table/column-types";
 import type { ParquetCompression } from "../frame/export/parquet";
 import type { FrameWarning } from "../frame/table/row-reader";
-import { planTableExport, runTableExport, type TableFormat } from "../frame/collection-io";
+import { planTableExport, type TableFormat } from "../frame/collection-io";
+import "../frame/collection-methods";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
@@ -159,6 +160,9 @@ export interface ExportTaskResult extends ExportResult {
   readonly source: ExportSource;
 }
 
+/** The collection method that writes each table format. */
+const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
+
 function isStructureFormat(format: string | undefined): format is StructureFormat {
   return (STRUCTURE_FORMATS as readonly string[]).includes(format ?? "");
 }
@@ -173,8 +177,8 @@ function isStructureFormat(format: string | undefined): format is StructureForma
  */
 export async function exportTask(options: ExportTaskOptions, events: ExportTaskEvents = {}): Promise<ExportTaskResult> {
   const started = performance.now();
-  // Mistakes the user can fix are reported before a server is started or a login sent; the
-  // plan checked here is the one the export runs (nothing is checked twice).
+  // Mistakes the user can fix are reported before a server is started or a login sent. The
+  // export checks the same options again (pure and quick); its warnings are reported then, once.
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
   const structures = isStructureFormat(options.format)
     ? planStructureExport({
@@ -189,7 +193,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     : planTableExport((options.format ?? "csv") as TableFormat, {
         query, columns, sort, pageSize, maxItems, paging, signal, units: options.units,
         types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
-        resume: options.resume, restart: options.restart, strict: options.strict, onWarning: events.onWarning,
+        resume: options.resume, restart: options.restart, strict: options.strict, onWarning: () => undefined,
       }, "materials");
   const directory = structures ? !structures.singleFile : table!.partitions !== undefined;
   if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
@@ -226,18 +230,20 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       loggedIn = resolved.credentials.kind === "login";
       client = await Client.connect(resolved, {}, signal);
     }
-    // The built-in platform listens on a new port each run: a resumed export reads "the local platform" again.
-    const local = source.local ? { platform: "local (built-in)", account: client.identity } : undefined;
-    const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
+    // Through the public API, as a user's script would export. The built-in platform listens on
+    // a new port each run: a resumed export reads "the local platform" again.
+    const resumePlatform = source.local && options.resume ? { resumePlatform: "local (built-in)" } : {};
+    const common = {
+      query, sort, pageSize, maxItems, paging, signal, force: options.force, resume: options.resume, restart: options.restart,
+      onProgress: events.onProgress, onWarning: events.onWarning, ...resumePlatform,
+    };
+    const materials = client.materials;
     const result = structures
-      ? await writeStructures(client.materials, options.output as string, structures, events2, local)
-      : await runTableExport(
-          client.materials,
-          options.output,
-          table!,
-          { ...events2, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
-          local,
-        );
+      ? await materials.exportStructures(options.output as string, { ...common, format: structures.format, cell: structures.cell, singleFile: structures.singleFile })
+      : await materials[TABLE_EXPORTS[table!.format]](options.output, {
+          ...common, columns, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas,
+          types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
+        });
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);

@@ -5,7 +5,8 @@ import { Client } from "../client/client";
 import { checkProfileName, credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/config/profile";
 import { deviceLogin, revokeDeviceToken, savedDeviceTokens, signedInUser } from "../client/device-login";
 import { normaliseBaseUrl } from "../client/config/validate-options";
-import { AbortError, ApiError, AuthenticationError, ConnectionError, MatframeError, TimeoutError, ValidationError } from "../errors";
+import { AbortError, MatframeError, ValidationError } from "../errors";
+import { reportError } from "./errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { environmentPassword, resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
@@ -171,14 +172,7 @@ function hostOf(baseUrl: string): string {
   }
 }
 
+/** One line for `error`, in the words of login's flags, and the exit code every command uses. */
 function fail(command: string, error: unknown): number {
-  let message = error instanceof Error ? error.message : String(error);
-  if (error instanceof ValidationError && message.startsWith(`${error.option} `)) {
-    const flag = error.option === "baseUrl" ? "--base-url" : error.option === "profile" ? "--profile" : undefined;
-    if (flag) message = `${flag}${message.slice(error.option.length)}`;
-  }
-  process.stderr.write(`matframe ${command}: ${message.replace(/\s*\n\s*/g, " ")}\n`);
-  if (error instanceof ConnectionError || error instanceof TimeoutError) return 3;
-  if (error instanceof ApiError || error instanceof AuthenticationError) return 2;
-  return 1;
+  return reportError(command, error, { flags: { baseUrl: "--base-url", profile: "--profile" } });
 }

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type MaterialRecord } from "../schemas";
-import { Collection, type PlatformRecord } from "./collection";
+import { Collection } from "./collection";
+import type { PlatformRecord } from "./platform-record";
+import type { Connection, GetDataOptions } from "./connection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
 import { jsendData } from "./transport/jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./config/options";
@@ -14,20 +16,7 @@ import { refreshDeviceTokens, savedDeviceTokens } from "./device-login";
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
 
-/** `client.getData(path, options)`. */
-export interface GetDataOptions<T> {
-  /** Query-string parameters (values are sent as given; JSON-encode them first where the API wants JSON). */
-  search?: Record<string, string>;
-  /** Aborts this request. */
-  signal?: AbortSignal;
-  /** Checks the JSend `data`; a failure becomes a `ResponseValidationError`. */
-  check?: ResponseCheck<T>;
-  /**
-   * Told the answer's validator (its `ETag`, or undefined without one) once it has arrived.
-   * @internal
-   */
-  onValidator?: (etag: string | undefined) => void;
-}
+export type { GetDataOptions } from "./connection";
 
 type State = "open" | "logged-out" | "closed";
 
@@ -41,7 +30,7 @@ type State = "open" | "logged-out" | "closed";
  * const df = await client.materials.toDataFrame({ columns: ["formula", "lattice.a"] });
  * await client.logout();
  */
-export class Client {
+export class Client implements Connection {
   /** The normalised versioned base, e.g. `http://127.0.0.1:4000/api/2018-10-01`. */
   readonly baseUrl: string;
   /** The account the client acts for (sent as `X-Account-Id`); undefined with a Bearer `accessToken` that came without one. */
@@ -359,5 +348,14 @@ async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<
   } finally {
     // The login pool is not handed to the client: one extra connection setup is cheaper than shared ownership.
     await transport.close();
+  }
+}
+
+// A collection names only the `Connection` it uses, so that it need not import this file; its
+// public `client` is typed here, beside the class that makes collections.
+declare module "./collection" {
+  interface Collection<R extends PlatformRecord = PlatformRecord> {
+    /** The client this collection reads and writes through. */
+    readonly client: Client;
   }
 }

@@ -96,7 +96,7 @@ function checkCommon(options: DeviceRequestOptions): void {
  * Signs in through the platform's OIDC device flow: asks `/oidc/device/auth` for a code, hands
  * the page and code to `onCode`, then polls `/oidc/token` at the interval the platform gives
  * (longer after each `slow_down`) until the person approves or denies it there, or it expires.
- * @throws DeviceLoginError when denied (`reason` `"access_denied"`) or expired (`"expired_token"`);
+ * @throws DeviceLoginError when denied (`oauthError` `"access_denied"`) or expired (`"expired_token"`);
  *   AbortError when `signal` aborts; ConnectionError, TimeoutError as requests do.
  * @example
  * const tokens = await deviceLogin({
@@ -149,7 +149,7 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTo
         throw new DeviceLoginError(`The device sign-in expired: nobody approved code ${body.user_code} within ${expiresIn} s. Sign in again.`, {
           status: answer.status,
           endpoint: answer.endpoint,
-          reason: "expired_token",
+          oauthError: "expired_token",
         });
       }
     }
@@ -159,7 +159,7 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTo
 /**
  * A new access token (and refresh token: the old one is used up) for a refresh token from
  * {@link deviceLogin}.
- * @throws DeviceLoginError with `reason` `"invalid_grant"` when the refresh token is used up,
+ * @throws DeviceLoginError with `oauthError` `"invalid_grant"` when the refresh token is used up,
  *   unknown or expired: sign in again.
  */
 export async function refreshDeviceTokens(options: DeviceRequestOptions & { refreshToken: string }): Promise<DeviceTokens> {

@@ -1,6 +1,7 @@
 // The client's surface; src/index.ts re-exports it by name.
 export { Client } from "./client";
 export type { FromEnvOptions, GetDataOptions } from "./client";
+export type { Connection } from "./connection";
 export { Collection } from "./collection";
 export type { PlatformRecord, Projected, RecordOf } from "./collection";
 export type {

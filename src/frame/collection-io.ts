@@ -1,27 +1,27 @@
 // What a collection's table reads do once the frame layer is loaded: plan the columns and the
 // walk once, at the public entry, then read pages into a DataFrame or write them to a file.
-// `Collection` (src/client/collection.ts) loads this module on first use.
+// The collection methods registered in collection-methods.ts load this module on first use and
+// read through the client's public `RecordWalker`.
 import type { IterateOptions, Progress } from "../client/config/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../client/config/validate-options";
 import { ColumnBuilder } from "./table/column-builder";
 import { planColumns, type ColumnPlan } from "./table/column-spec";
-import { frameFromColumns, loadDanfo } from "./table/danfo";
-import type { DataFrame } from "./table/dataframe";
+import { frameFromColumns, loadDanfo } from "./dataframe/danfo";
+import type { DataFrame } from "./dataframe/dataframe";
 import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export/export";
-import type { TableOptions } from "./table/to-dataframe";
+import type { TableOptions } from "./dataframe/to-dataframe";
 import { copyColumns, keptReads } from "./kept-reads";
 import type { ReadAnswer, ReadKeeping } from "../client/transport/read-answers";
 import type { ReadOptions } from "./table/row-reader";
 import { reportWarnings } from "./table/warnings";
 import { checkQueryPaths } from "./query-paths";
 import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./export/parquet";
-import { loadArrow, readArrow, type ArrowOptions } from "./export/arrow";
+import { loadArrow, readArrow, type ArrowOptions, type ArrowTable } from "./export/arrow";
 import { checkPartitions } from "../client/paging/partitions";
 import { ValidationError } from "../errors";
 import { writePartitioned, type PartitionOptions, type PartWriter } from "./export/partitioned-export";
 import type { ExportResult, ExportTarget } from "./export/export";
-import type { PlatformRecord } from "../client/collection";
-import type { IdPartition } from "../client/paging/partitions";
+import type { RecordWalker } from "../client/record-walker";
 import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
@@ -70,10 +70,48 @@ export function planTableRead(
   return { plan, walk };
 }
 
-/** What decides a table read's result, as a key for `keptReads`: the walk and the columns. */
-export function readKey(source: { identity: string; baseUrl: string; name: string }, read: TableRead, options: ReadOptions): string {
+/** What decides a table read's result, as a key for `keptReads`: the account, platform, collection, walk and columns. */
+export function readKey(walker: RecordWalker, read: TableRead, options: ReadOptions): string {
   const { query, fields, stripId, sort, pageSize, maxItems, paging } = read.walk;
-  return JSON.stringify([source.identity, source.baseUrl, source.name, query, fields, stripId, sort, pageSize, maxItems, paging, read.plan.names, options.strict ?? false, options.units ?? false]);
+  const { account, platform } = walker.source;
+  return JSON.stringify([account, platform, walker.name, query, fields, stripId, sort, pageSize, maxItems, paging, read.plan.names, options.strict ?? false, options.units ?? false]);
+}
+
+/**
+ * `collection.toDataFrame(options)`: with the cache in memory, a read is kept and confirmed as
+ * a whole (not when repeats are reported to onDuplicate: a read from memory could not report
+ * them again).
+ */
+export function readCollectionFrame(walker: RecordWalker, options: CollectionFrameOptions): Promise<DataFrame> {
+  const read = planTableRead(options, walker.name);
+  const keeping: ReadKeeping | undefined =
+    walker.keepsReads && !read.walk.onDuplicate
+      ? { key: readKey(walker, read, options), confirm: (answers, signal) => walker.confirm(answers, signal) }
+      : undefined;
+  return readFrame((onAnswer) => walker.walk(read.walk, onAnswer), read.plan, options, keeping);
+}
+
+/** `collection.toArrow(options)`. */
+export function readCollectionArrow(walker: RecordWalker, options: CollectionArrowOptions): Promise<ArrowTable> {
+  const { plan, walk } = planTableRead(options, walker.name);
+  if (!options.arrow) loadArrow(); // a missing package fails before any request
+  return readArrow(walker.walk(walk), plan, options);
+}
+
+/** `collection.exportCsv`, `exportNdjson` and `exportParquet`: plan, then run. */
+export function exportCollection(
+  walker: RecordWalker,
+  format: TableFormat,
+  target: ExportTarget,
+  options: CollectionParquetOptions & CollectionCsvOptions,
+): Promise<ExportResult> {
+  return runTableExport(walker, target, planTableExport(format, options, walker.name), options);
+}
+
+/** Where a resumable export's saved progress says it read from: the walker's, or the platform named by `resumePlatform`. */
+export function resumeSource(walker: RecordWalker, options: { resumePlatform?: string }): RecordWalker["source"] {
+  const source = walker.source;
+  return options.resumePlatform === undefined ? source : { platform: options.resumePlatform, account: source.account };
 }
 
 /**
@@ -113,16 +151,6 @@ export async function readFrame(
   return frameFromColumns(copyColumns(built));
 }
 
-/** What a table export needs from its collection: one walk, or the walks of a partitioned read. */
-export interface WalkSource {
-  walk(resolved: ResolvedIterateOptions): AsyncIterable<PlatformRecord[]>;
-  partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]>;
-  partitionRanges(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<IdPartition[]>;
-  partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]>;
-  /** The platform (base URL without credentials) and account a resumed export must read from again. */
-  readonly source: { readonly platform: string; readonly account: string };
-}
-
 /** The table formats a collection exports. */
 export type TableFormat = "csv" | "ndjson" | "parquet";
 
@@ -141,9 +169,9 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
   const parquet = format === "parquet" ? checkParquetOptions(read.plan, options) : undefined;
   const partitions = options.partitions === undefined ? undefined : checkPartitions(options.partitions);
   if (partitions !== undefined) {
-    if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor; leave out paging.");
-    if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions; leave it out, or leave out partitions.");
-    if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order; leave out sort, or leave out partitions.");
+    if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor", { remedy: { leaveOut: ["paging"] } });
+    if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions", { remedy: { leaveOut: ["maxItems", "partitions"] } });
+    if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
   }
   const resume = checkResume(options, read.walk);
   return {
@@ -161,11 +189,10 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
  * into a dataset directory of part files.
  */
 export async function runTableExport(
-  source: WalkSource,
+  source: RecordWalker,
   target: ExportTarget,
   planned: TableExportPlan,
   options: CollectionParquetOptions & CollectionCsvOptions,
-  from: WalkSource["source"] = source.source,
 ): Promise<ExportResult> {
   const { plan, walk, parquet, format, partitions, resume } = planned;
   const write = (pages: PageSource, to: ExportTarget | ResumableFile, onProgress = options.onProgress): Promise<ExportResult> =>
@@ -176,7 +203,7 @@ export async function runTableExport(
     if (typeof target !== "string") {
       throw new ValidationError("resume", "A resumable export keeps its progress beside a file: give a file path as the target, not a stream.");
     }
-    const request = resumeRequest(planned, options, from);
+    const request = resumeRequest(planned, options, resumeSource(source, options));
     if (partitions !== undefined) {
       return writePartitionedResumable(source, walk, partitions, target, request, { force: options.force, restart: resume.restart, onProgress: options.onProgress }, write);
     }
@@ -189,7 +216,7 @@ export async function runTableExport(
 }
 
 /** What a resumed run must share with the saved one: everything that changes the bytes written. */
-function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptions & CollectionCsvOptions, source: WalkSource["source"]): ResumeRequest {
+function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptions & CollectionCsvOptions, source: RecordWalker["source"]): ResumeRequest {
   const formatOptions: Record<string, unknown> =
     planned.format === "csv"
       ? { header: options.header ?? true, escapeFormulas: options.escapeFormulas ?? true }

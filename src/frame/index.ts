@@ -1,7 +1,7 @@
 // The frame layer's surface; src/index.ts re-exports it by name.
-export { toDataFrame } from "./table/to-dataframe";
-export type { TableOptions, ToDataFrameOptions } from "./table/to-dataframe";
-export type { Comparand, DataFrame, Dtype, GroupBy, Scalar, Series, StringAccessor } from "./table/dataframe";
+export { toDataFrame } from "./dataframe/to-dataframe";
+export type { TableOptions, ToDataFrameOptions } from "./dataframe/to-dataframe";
+export type { Comparand, DataFrame, Dtype, GroupBy, Scalar, Series, StringAccessor } from "./dataframe/dataframe";
 export type { Cell } from "./table/column-builder";
 export type {
   FrameIterateOptions,

@@ -1,4 +1,4 @@
-// Whole reads kept in memory and confirmed by their answers' validators (issue 12): with the
+// Whole reads kept in memory and confirmed by their answers' validators: with the
 // client's `cache: "memory"`, re-running `toDataFrame` against an unchanged collection costs one
 // revalidation per page, all in flight at once, and no parsing.
 import type { ReadAnswer } from "../client/transport/read-answers";

@@ -6,7 +6,7 @@ export const AUTH_TOKEN_HEADER = "X-Auth-Token";
 
 /**
  * An account id or token as it must be to travel in a request header: visible ASCII, no spaces,
- * no CR/LF/NUL. A token that is not is a bad login response, not a network problem (issue 11).
+ * no CR/LF/NUL. A token that is not is a bad login response, not a network problem.
  */
 export const HeaderValue = z
   .string()

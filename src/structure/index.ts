@@ -1,4 +1,4 @@
-// Structures as files: pure functions over material records, no I/O (issue 14).
+// Structures as files: pure functions over material records, no I/O.
 export { parametersToVectors, vectorsToParameters, fractionalToCartesian, cartesianToFractional, cellVolume } from "./cell";
 export type { CellParameters, Matrix3, Vector3 } from "./cell";
 export { cellOf, structureOf } from "./structure";

@@ -60,7 +60,7 @@ describe("deviceLogin", () => {
     const { tokens } = signIn("deny");
     const error = await tokens.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeviceLoginError);
-    expect((error as DeviceLoginError).reason).toBe("access_denied");
+    expect((error as DeviceLoginError).oauthError).toBe("access_denied");
     expect((error as DeviceLoginError).code).toBe("ERR_DEVICE_LOGIN");
   });
 
@@ -77,7 +77,7 @@ describe("deviceLogin", () => {
     const second = await refreshDeviceTokens({ baseUrl: server.baseUrl, refreshToken: first.refreshToken! });
     expect(second.accessToken).not.toBe(first.accessToken);
     const error = await refreshDeviceTokens({ baseUrl: server.baseUrl, refreshToken: first.refreshToken! }).catch((e: unknown) => e);
-    expect((error as DeviceLoginError).reason).toBe("invalid_grant");
+    expect((error as DeviceLoginError).oauthError).toBe("invalid_grant");
     expect((error as Error).message).not.toContain(first.refreshToken!);
   });
 

@@ -94,12 +94,12 @@ describe("matframe in a fresh project, installed as the README says", () => {
     expect(output).not.toMatch(/matframe@[^ ]* \((prepare|install|postinstall|preinstall)/);
     const pkg = JSON.parse(readFileSync(join(project, "node_modules", "matframe", "package.json"), "utf8"));
     expect(pkg.scripts).toBeUndefined();
-    // A light install: matframe, its six dependencies (hyparquet-writer brings hyparquet, 1 MB
-    // together; snappyjs, 20 KB; @spglib/moyo-wasm, the 0.8 MB WebAssembly symmetry finder), native
+    // A light install: matframe, its five dependencies (hyparquet-writer brings hyparquet, 1 MB
+    // together, and its own JavaScript Snappy; @spglib/moyo-wasm, the 0.8 MB WebAssembly symmetry finder), native
     // Snappy (optional: snappy and this platform's binary from @napi-rs, 1.4 MB), and the
     // TypeScript the README adds.
     const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
-    expect(installed.sort()).toEqual(["@napi-rs", "@spglib", "@types", "hyparquet", "hyparquet-writer", "matframe", "mingo", "snappy", "snappyjs", "typescript", "undici", "undici-types", "zod"]);
+    expect(installed.sort()).toEqual(["@napi-rs", "@spglib", "@types", "hyparquet", "hyparquet-writer", "matframe", "mingo", "snappy", "typescript", "undici", "undici-types", "zod"]);
     expect(readdirSync(join(project, "node_modules", "@napi-rs"))).toEqual([`snappy-${process.platform}-${process.arch}-gnu`]);
 
     // Strict, skipLibCheck off, and no danfojs-node anywhere in the project.

@@ -1,5 +1,5 @@
 // Optional dependencies as a user without them meets matframe: loaded on first use only, or
-// replaced (native Snappy by snappyjs), checked in a child process whose require refuses them.
+// replaced (native Snappy by hyparquet-writer's JavaScript port), checked in a child process whose require refuses them.
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -58,7 +58,7 @@ describe("danfojs-node is loaded lazily", () => {
 });
 
 describe("native Snappy is optional", () => {
-  it("a Parquet export falls back to snappyjs where the snappy package does not load, and DuckDB reads the file", async () => {
+  it("a Parquet export falls back to hyparquet-writer's JavaScript Snappy where the snappy package does not load, and DuckDB reads the file", async () => {
     const withoutSnappy = WITHOUT_DANFO.replace('request === "danfojs-node"', 'request === "snappy"').replace("'danfojs-node'", "'snappy'");
     const file = join(tmpdir(), `matframe-no-native-snappy-${process.pid}.parquet`);
     try {
@@ -80,5 +80,30 @@ describe("native Snappy is optional", () => {
     } finally {
       rmSync(file, { force: true });
     }
+  });
+});
+
+describe("hyparquet-writer that is installed but does not load", () => {
+  // As a copy of another version fails: its internal module is not where matframe reads it.
+  const BROKEN_WRITER = `
+const Module = require("node:module");
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === "hyparquet-writer/src/column.js") {
+    const error = new Error("Package subpath './src/column.js' is not defined by \\"exports\\" in hyparquet-writer/package.json");
+    error.code = "ERR_PACKAGE_PATH_NOT_EXPORTED";
+    throw error;
+  }
+  return resolve.call(this, request, ...rest);
+};`;
+
+  it("is not reported as missing: the message names the failure and the version to install", async () => {
+    const out = await node(
+      `require("./index.js").exportParquet([[{ _id: "a" }]], require("node:stream").Writable({ write(c, e, cb) { cb(); } }))
+        .then(() => console.log("no error"), (e) => console.log(e.name, e.code, e.message));`,
+      BROKEN_WRITER,
+    );
+    expect(out).not.toContain("not installed");
+    expect(out).toMatch(/^MatframeError ERR_MATFRAME A Parquet export could not load hyparquet-writer \(ERR_PACKAGE_PATH_NOT_EXPORTED: .*needs version 0\.17\.0 exactly: run `npm install hyparquet-writer@0\.17\.0`\.$/);
   });
 });

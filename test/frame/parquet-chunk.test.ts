@@ -8,7 +8,7 @@ import { exportParquet } from "../../src";
 import { snappyBackend, snappyCompress } from "../../src/frame/export/snappy";
 import { ChunkBuilder, encodeHybrid, rawPages, writeEncodedChunk, type ChunkKit, type RleWriter } from "../../src/frame/export/parquet-chunk";
 
-// Snappy (snappyjs) and matframe's text/double column chunks, checked by code they do not
+// Snappy (native and hyparquet-writer's JavaScript port) and matframe's text/double column chunks, checked by code they do not
 // contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor (for
 // size) and column writer (the bytes must be theirs, given the same compressor), and DuckDB.
 
@@ -58,8 +58,8 @@ describe("snappyCompress", () => {
     }
   });
   it.each(inputs)("%s: about as small as hyparquet-writer's compressor makes it", (_, input) => {
-    // snappyjs, like Google's reference, compresses 64 KiB blocks on their own; hyparquet-writer's
-    // copy also matches across them, which is up to 13% smaller on long repetitive text.
+    // The native library, like Google's reference, compresses 64 KiB blocks on their own;
+    // hyparquet-writer's copy also matches across them, up to 13% smaller on long repetitive text.
     for (const backend of ["native", "js"] as const) {
       expect(snappyCompress(input, backend).length).toBeLessThanOrEqual(Math.ceil(writerSnappy(input).length * 1.15) + 8);
     }
@@ -104,7 +104,7 @@ describe("text and double column chunks", () => {
       schemaFromColumnData(options: object): unknown[];
     };
     const out = new ByteWriter();
-    // Given the same Snappy (snappyjs: its own copy of the algorithm splits blocks differently).
+    // Given the same Snappy (the native library splits blocks differently from hyparquet-writer's port).
     const theirs = new ParquetWriter({
       writer: out,
       schema: schemaFromColumnData({ columnData }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { toDataFrame } from "../../src/frame/table/to-dataframe";
+import { toDataFrame } from "../../src/frame/dataframe/to-dataframe";
 import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 

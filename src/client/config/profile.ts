@@ -1,4 +1,4 @@
-// Saved credentials (issue 16): `matframe login` keeps the account id and token (never the
+// Saved credentials: `matframe login` keeps the account id and token (never the
 // password) of each platform in a per-user file, as `gh auth login` or Materials Project's
 // ~/.pmgrc.yaml do, so notebooks and scripts need no secrets in their code or environment.
 import { randomBytes } from "node:crypto";

@@ -1,5 +1,5 @@
 import type { Projection, Query } from "../../schemas";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 
 /** One list request of a walk: the query and projection to send. */
 export interface PageRequest {

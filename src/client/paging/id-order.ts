@@ -1,4 +1,4 @@
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 
 /**
  * Index of the first record whose `_id` is not strictly after its predecessor (or after

@@ -1,6 +1,6 @@
 import type { Projection } from "../../schemas";
 import { afterId } from "./partitions";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 import { ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../config/validate-options";
 import type { FetchPage } from "./fetch-page";
@@ -39,7 +39,7 @@ export async function* keysetPages(
       );
     }
     // Only an empty page ends the walk: a short one may come from a server that caps pages below
-    // the limit asked for (issue 11, defect 8), and the next request from its last _id tells.
+    // the limit asked for, and the next request from its last _id tells.
     if (records.length === 0) return;
     total += records.length;
     o.onPage?.({ pages: page, items: total });

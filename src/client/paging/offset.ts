@@ -1,5 +1,5 @@
 import type { Projection } from "../../schemas";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 import { DuplicateRecordError, ResponseValidationError } from "../../errors";
 import type { ResolvedIterateOptions } from "../config/validate-options";
 import type { FetchPage, PageRequest } from "./fetch-page";
@@ -29,7 +29,7 @@ export const MAX_REVALIDATION_CHARS = 8 * 1024 * 1024;
  * {@link MAX_REVALIDATIONS_IN_FLIGHT} of them may be in flight besides.
  *
  * A short page usually ends the walk, but a server may cap pages below the limit asked for
- * (issue 11, defect 8: 100 of 500 ended a 5,000-record export as a success). So a short page is
+ * (100 of 500 ended a 5,000-record export as a success). So a short page is
  * confirmed: the pages fetched ahead (at offsets that assumed full pages) are dropped, and one
  * request from just after it must come back empty. If it does not, the server caps pages: the
  * walk goes on with pages of the size the server really sends.

@@ -67,7 +67,7 @@ export function oauthFailure(answer: Answer, what: string): DeviceLoginError | R
   };
   return new DeviceLoginError(
     `${what} failed: ${answer.endpoint} answered ${answer.status} "${reason}"${said ? ` ("${said}")` : ""}. ${advice[reason] ?? "Sign in again."}`,
-    { status: answer.status, endpoint: answer.endpoint, serverMessage: said, reason },
+    { status: answer.status, endpoint: answer.endpoint, serverMessage: said, oauthError: reason },
   );
 }
 

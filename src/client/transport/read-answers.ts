@@ -1,5 +1,5 @@
 // What a read tells about the answers it was built from, so that the frame layer can keep a
-// finished read and confirm it later (issue 12; src/frame/kept-reads.ts keeps them).
+// finished read and confirm it later (src/frame/kept-reads.ts keeps them).
 
 /** One answer a read was built from: its query string and the validator it came with. */
 export interface ReadAnswer {

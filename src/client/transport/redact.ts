@@ -15,7 +15,7 @@ function spellings(secret: string): string[] {
  * Replaces every occurrence of each secret in `text`, in any of its usual encodings, with
  * `[redacted]`, so that a server message or body excerpt that echoes a password or token never
  * reaches an error message. Redact the whole text first and cut it afterwards: a secret cut in
- * two no longer matches (issue 11, defect 7).
+ * two no longer matches.
  */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;

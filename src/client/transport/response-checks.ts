@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 
 /** The outcome of checking a JSend `data` value. */
 export type CheckResult<T> = { ok: true; value: T } | { ok: false; issues: z.core.$ZodIssue[] };

@@ -5,11 +5,11 @@ import { MissingDependencyError } from "../../errors";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "../table/column-types";
 import type { PageSource } from "./export";
-import type { DataFrame } from "../table/dataframe";
+import type { DataFrame } from "../dataframe/dataframe";
 import { frameSource, isDataFrame } from "./frame-source";
 import { recordShapeError } from "../table/record-shape";
 import { RowReader } from "../table/row-reader";
-import type { TableOptions } from "../table/to-dataframe";
+import type { TableOptions } from "../dataframe/to-dataframe";
 import { reportWarnings } from "../table/warnings";
 import type { Progress } from "../../client/config/options";
 

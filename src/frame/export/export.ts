@@ -6,11 +6,11 @@ import { openTableOutput } from "./table-output";
 import { csvLine } from "./csv";
 import { ndjsonLineFormatter } from "./ndjson";
 import { reportWarnings } from "../table/warnings";
-import type { TableOptions } from "../table/to-dataframe";
+import type { TableOptions } from "../dataframe/to-dataframe";
 import { EmptyColumnError, OutputError } from "../../errors";
 import { recordShapeError } from "../table/record-shape";
 import type { Progress } from "../../client/config/options";
-import type { DataFrame } from "../table/dataframe";
+import type { DataFrame } from "../dataframe/dataframe";
 import type { ColumnType } from "../table/column-types";
 import { frameSource, isDataFrame } from "./frame-source";
 

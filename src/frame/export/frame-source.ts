@@ -5,7 +5,7 @@
 import { ValidationError } from "../../errors";
 import type { ColumnDef, ColumnPlan } from "../table/column-spec";
 import type { ColumnType } from "../table/column-types";
-import type { DataFrame } from "../table/dataframe";
+import type { DataFrame } from "../dataframe/dataframe";
 
 /** Rows per page handed to the writers (the size of a platform page). */
 const PAGE_ROWS = 500;

@@ -6,7 +6,7 @@
 // the schema walk, the page slices, the null filter, a call per byte of RLE). A finished chunk
 // is written once its pages are compressed (writeEncodedChunk), in writeColumn's shape, so that
 // hyparquet-writer's footer, page indexes and the resume state (src/frame/export/parquet.ts) treat both
-// alike. Why: README, "Parquet and Arrow".
+// alike. Why: docs/exports.md, "Parquet and Arrow".
 
 /** The parts of hyparquet-writer this file uses (its types are ESM-only, so they are restated). */
 export interface ChunkKit {

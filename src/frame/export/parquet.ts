@@ -1,5 +1,5 @@
 // Parquet export: typed columns written as row groups while pages stream, through
-// hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: README,
+// hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: docs/exports.md,
 // "Parquet and Arrow".
 import type { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
@@ -14,7 +14,7 @@ import { fromTaggedJson, toTaggedJson } from "./resume/tagged-json";
 import { openTableOutput } from "./table-output";
 import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit, type EncodedChunk, type RleWriter, type WrittenChunk } from "./parquet-chunk";
 import { snappyCompress } from "./snappy";
-import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../../errors";
+import { EmptyColumnError, MatframeError, MissingDependencyError, OutputError, ValidationError } from "../../errors";
 
 /** The compressions a Parquet export can use. */
 export type ParquetCompression = "snappy" | "gzip" | "none";
@@ -88,10 +88,22 @@ function loadWriter(): HyparquetWriter {
       writePageHeader: require("hyparquet-writer/src/datapage.js").writePageHeader,
     } as HyparquetWriter;
   } catch (error) {
-    throw new MissingDependencyError("hyparquet-writer", "A Parquet export", { cause: error });
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code === "MODULE_NOT_FOUND" && String(message).includes("'hyparquet-writer")) {
+      throw new MissingDependencyError("hyparquet-writer", "A Parquet export", { cause: error });
+    }
+    // Installed, but another version (its internals moved) or a broken copy: installing it is not the remedy.
+    throw new MatframeError(
+      `A Parquet export could not load hyparquet-writer (${String(code ?? (error as Error).name)}: ${String(message)}). ` +
+        `matframe writes through its internal modules and needs version ${HYPARQUET_WRITER_VERSION} exactly: run \`npm install hyparquet-writer@${HYPARQUET_WRITER_VERSION}\`.`,
+      { cause: error },
+    );
   }
   return writerModule;
 }
+
+/** The hyparquet-writer whose internals (`src/column.js`, `src/datapage.js`, its footer state) this file uses; package.json pins it. */
+const HYPARQUET_WRITER_VERSION = "0.17.0";
 
 /** Checks the Parquet-only options once, at the public entry. */
 export function checkParquetOptions(plan: ColumnPlan, options: ParquetExportOptions): ResolvedParquet {

@@ -1,7 +1,8 @@
 // Snappy for Parquet pages. The Rust implementation (the snap crate) through the `snappy` package
 // (napi-rs, MIT; an optional dependency whose native binary for each platform is an npm package
-// of its own); where no binary fits the platform, or it is not installed, snappyjs (MIT, Zhipeng
-// Jia; pure JavaScript, about 0.17 s more per 100,000 records of the default columns). Both
+// of its own); where no binary fits the platform, or it is not installed, hyparquet-writer's own
+// port of snappyjs (MIT, Zhipeng Jia; pure JavaScript, published in its `./src/*.js` exports,
+// about 0.17 s more per 100,000 records of the default columns). Both
 // write the raw block format of Parquet's SNAPPY codec, checked against hyparquet's decoder
 // (test/frame/parquet-chunk.test.ts).
 import { MissingDependencyError } from "../../errors";
@@ -28,9 +29,9 @@ function loadNative(): typeof native {
 function loadJs(): Compress {
   if (!js) {
     try {
-      js = (require("snappyjs") as { compress: Compress }).compress;
+      js = (require("hyparquet-writer/src/snappy.js") as { snappyCompress: Compress }).snappyCompress;
     } catch (error) {
-      throw new MissingDependencyError("snappyjs", "A Parquet export with Snappy compression", { cause: error });
+      throw new MissingDependencyError("hyparquet-writer", "A Parquet export with Snappy compression", { cause: error });
     }
   }
   return js;

@@ -12,8 +12,7 @@ import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
 import { checkResume, type ResumeOptions } from "./resume/resume-plan";
 import { UniqueNames } from "./unique-names";
-import { writeStructuresResumable } from "./structure-resume";
-import type { PlatformRecord } from "../../client/collection";
+import type { PlatformRecord } from "../../client/platform-record";
 
 /** The structure file formats. */
 export type StructureFormat = "poscar" | "cif" | "cif-symmetrized" | "xyz";
@@ -124,16 +123,15 @@ export function fileName(record: StructureRecord & { external?: { id?: unknown }
  * Writes each record's structure page by page into a temporary directory beside the target,
  * with an `index.csv` (file, _id, name, formula, atoms), and renames it to the target when every
  * page is written: the target appears complete or not at all. Records whose basis and lattice
- * disagree are skipped and reported with their ids.
+ * disagree are skipped and reported with their ids. A plan with `resume` is written by
+ * `writeStructuresResumable` (structure-resume.ts) instead.
  */
 export async function writeStructures(
   source: StructureSource,
   target: string,
   plan: StructureExportPlan,
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning"> = {},
-  from: StructureSource["source"] = source.source,
 ): Promise<StructureExportResult> {
-  if (plan.resume) return writeStructuresResumable(source, target, plan, options, from);
   const pages = source.walk(plan.walk);
   if (plan.singleFile) return writeSingleXyz(pages, target, writerOf(plan, "xyz"), options);
   const dir = openAtomicDir(target, { force: options.force });

@@ -2,6 +2,10 @@ import { FORBIDDEN_KEYS, type Fields } from "../../schemas";
 import { editDistance } from "../../edit-distance";
 import { ValidationError } from "../../errors";
 import { unitFields } from "./units";
+import { COMPUTED_COLUMNS, isIndexSegment, namedEntryIndex, type ColumnDef } from "./column-path";
+
+// The path vocabulary lives in column-path.ts, below the getters and units that read it.
+export { COMPUTED_COLUMNS, isIndexSegment, keyedEntryField, namedEntryIndex, type ColumnDef, type MethodPart } from "./column-path";
 
 /**
  * The columns a table gets when none are named: identity, composition, the computational method,
@@ -20,62 +24,10 @@ export const DEFAULT_COLUMNS: readonly string[] = Object.freeze([
   "derivedProperties.density",
 ]);
 
-/**
- * Arrays of `{ name, value, ... }` entries, which columns pick from by name
- * (`derivedProperties.volume`). A projection cannot select one entry by name, so a column
- * under one of these fetches the whole array; under any other array a name cannot match.
- */
-const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"]);
-
-/**
- * Named entries that come one per key (`elemental_ratio` per `element`, `p-norm` per `degree`):
- * a column names the key after the name (`derivedProperties.elemental_ratio.Si`,
- * `derivedProperties.p-norm.2`) and reads that entry's `value`.
- */
-const KEYED_ENTRIES: Readonly<Record<string, string>> = Object.freeze({ elemental_ratio: "element", "p-norm": "degree" });
-
-/** The field that tells apart the entries of a keyed named entry (`"element"` for `elemental_ratio`), if it is one. */
-export function keyedEntryField(name: string): string | undefined {
-  return Object.hasOwn(KEYED_ENTRIES, name) ? KEYED_ENTRIES[name] : undefined;
-}
-
-/**
- * Columns matframe computes in the client from a record's `lattice` and `basis` (fetched by the
- * projection), for records without the platform's derived properties. The `matframe:` prefix
- * keeps them apart from every platform field: no platform field name has a colon.
- */
-export const COMPUTED_COLUMNS: Readonly<Record<string, "spaceGroupNumber" | "spaceGroupSymbol" | "crystalSystem" | "pointGroup">> = Object.freeze({
-  "matframe:spaceGroupNumber": "spaceGroupNumber",
-  "matframe:spaceGroupSymbol": "spaceGroupSymbol",
-  "matframe:crystalSystem": "crystalSystem",
-  "matframe:pointGroup": "pointGroup",
-});
-
 const COMPUTED_PREFIX = "matframe:";
 
 /** The token that leaves `_id` out of a table on purpose (as `_id: 0` does in a projection). */
 const EXCLUDE_ID = "-_id";
-
-/** A method column reads one half of a method object, which is checked before either half is used. */
-export interface MethodPart {
-  /** Dotted path of the method object, e.g. `"method"` or `"model.method"`. */
-  readonly path: string;
-  readonly segments: readonly string[];
-  readonly part: "type" | "subtype";
-}
-
-/** One output column: its name and where its value comes from. */
-export interface ColumnDef {
-  readonly name: string;
-  /** The dotted path split into segments. */
-  readonly segments: readonly string[];
-  /** Set when the column is `<path>.type` or `<path>.subtype` of a method object. */
-  readonly method?: MethodPart;
-  /** Index of the segment that picks an entry of a named-entry array by name, if any. */
-  readonly namedEntryAt?: number;
-  /** Set for a computed column (`matframe:spaceGroupSymbol`): the symmetry field it shows. */
-  readonly computed?: (typeof COMPUTED_COLUMNS)[string];
-}
 
 /** A validated column list and the projection that fetches exactly what it needs. */
 export interface ColumnPlan {
@@ -84,13 +36,6 @@ export interface ColumnPlan {
   readonly columns: readonly ColumnDef[];
   /** The projection `fields` to send: parents collapse their children. */
   readonly fields: Fields;
-}
-
-const INDEX = /^(0|[1-9][0-9]*)$/;
-
-/** Whether a path segment is an array index such as `0` in `tags.0`. */
-export function isIndexSegment(segment: string): boolean {
-  return INDEX.test(segment);
 }
 
 /**
@@ -171,19 +116,6 @@ function checkPath(column: unknown): string {
 function expandMethod(path: string): string[] {
   const segments = path.split(".");
   return segments[segments.length - 1] === "method" ? [`${path}.type`, `${path}.subtype`] : [path];
-}
-
-/**
- * Index of the segment that names an entry of a named-entry array (`volume` in
- * `derivedProperties.volume`), or undefined. Decided here once, for both the getter and the
- * projection, so the two cannot disagree.
- */
-export function namedEntryIndex(segments: readonly string[]): number | undefined {
-  for (let i = 1; i < segments.length; i++) {
-    if (isIndexSegment(segments[i - 1])) return undefined;
-    if (NAMED_ENTRY_ARRAYS.includes(segments.slice(0, i).join("."))) return isIndexSegment(segments[i]) ? undefined : i;
-  }
-  return undefined;
 }
 
 function toColumnDef(name: string): ColumnDef {

@@ -5,7 +5,7 @@
 import { StructureError } from "../../errors";
 import { symmetryOf, type Symmetry } from "../../structure/symmetry";
 import type { StructureRecord } from "../../structure/structure";
-import type { ColumnDef } from "./column-spec";
+import type { ColumnDef } from "./column-path";
 import type { Getter } from "./getters";
 
 /** How many rows got null in the computed columns, some of their ids, and why (reason -> rows). */

@@ -1,4 +1,4 @@
-import { isIndexSegment, keyedEntryField } from "./column-spec";
+import { isIndexSegment, keyedEntryField } from "./column-path";
 
 /** Reads one column's raw value from a record; `undefined` when any step is missing. */
 export type Getter = (record: unknown) => unknown;
@@ -8,7 +8,7 @@ export type Getter = (record: unknown) => unknown;
  * getter is generated code of its own with the path's names as constant property keys, so V8
  * gives every property read its own monomorphic inline cache; closures sharing one
  * `value[segment]` read made that read megamorphic and the builder ~10x slower (100k records).
- * Per-record generic flattening cost 1.3-2.5 s there (issue 4). Segments are embedded with
+ * Per-record generic flattening cost 1.3-2.5 s there. Segments are embedded with
  * `JSON.stringify`, which always yields a plain string literal, and validated by `planColumns`.
  *
  * - An index segment (`tags.0`) indexes an array.

@@ -1,6 +1,6 @@
-// Units in column names (issue 13): `units: true` labels a numeric column with the unit its
+// Units in column names: `units: true` labels a numeric column with the unit its
 // records carry, e.g. `lattice.a [angstrom]`, `derivedProperties.density [g/cm^3]`.
-import type { ColumnDef } from "./column-spec";
+import type { ColumnDef } from "./column-path";
 import { compileGetter, type Getter } from "./getters";
 
 // Which key of a `units` object holds a field's unit: the platform's lattice records

@@ -6,7 +6,7 @@
  * are kept as given.
  */
 export function readableTitle(column: string): string {
-  // A column labelled with its unit, as `units: true` names them (issue 13): "path [unit]".
+  // A column labelled with its unit, as `units: true` names them: "path [unit]".
   const labelled = /^(\S+) \[([^\]]+)\]$/.exec(column);
   if (labelled) return `${readableTitle(labelled[1])} (${labelled[2]})`;
   if (/\s/.test(column)) return column;

@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { setFrameDisplay } from "../../frame/table/frame-display";
+import { setFrameDisplay } from "../../frame/dataframe/frame-display";
 import { tableCaption } from "./caption";
 import { renderHtmlTable } from "./html-table";
 import { RichOutput } from "../kernel/rich-output";
@@ -106,7 +106,7 @@ function maxRowsOf(options: Pick<ShowOptions, "maxRows">): number {
   return maxRows;
 }
 
-// A DataFrame as a cell's last value shows as this table (see src/frame/table/frame-display.ts).
+// A DataFrame as a cell's last value shows as this table (see src/frame/dataframe/frame-display.ts).
 setFrameDisplay({
   inspect: (frame, depth, options) => {
     const table = new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS));

@@ -3,8 +3,7 @@
  *
  * Each login costs ~50 ms of scrypt; hashed in parallel, a burst would take every core from the
  * clients already reading, so hashes run one at a time. A plain first-come queue let one client's
- * burst of wrong logins (1,000 distinct usernames) delay everybody's login by 38 s (issue 11,
- * defect 3). Here each address has its own queue, served in turn, so another address's login
+ * burst of wrong logins (1,000 distinct usernames) delay everybody's login by 38 s. Here each address has its own queue, served in turn, so another address's login
  * waits for at most one hash per address ahead of it; one address may have `maxPerSource` hashes
  * waiting and all addresses `maxWaiting`, beyond which a login is refused at once (503 with
  * `Retry-After`) instead of queueing for ever.

@@ -113,7 +113,7 @@ export class LoginThrottle {
     return locked;
   }
 
-  /** Keys tracked now (for tests and the README's figures). */
+  /** Keys tracked now (for tests and docs/security.md's figures). */
   get size(): number {
     return this.failures.size;
   }

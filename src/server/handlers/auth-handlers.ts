@@ -56,7 +56,7 @@ function logName(username: string): string {
   return JSON.stringify(username.length > 64 ? `${username.slice(0, 64)}...` : username);
 }
 
-/** "40 s", or "15 minutes" for a classroom lockout (898 s told nobody much). */
+/** "40 s", or "15 minutes" for a classroom lockout : "898 s" tells nobody much. */
 export function formatWait(seconds: number): string {
   if (seconds < 120) return `${seconds} s`;
   return `${Math.ceil(seconds / 60)} minutes`;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
-/** How much one client connection may hold, and how many there may be (issue 11). */
+/** How much one client connection may hold, and how many there may be. */
 export interface ConnectionLimits {
   /**
    * Open connections at most; at the cap, the oldest idle one (kept alive after an answer) is
@@ -32,7 +32,7 @@ interface Connection {
 /**
  * Bounds what the server holds for its clients. Node answers pipelined requests in order but
  * calls the handler for each as soon as it is parsed, so a client that sends many requests and
- * never reads would make the server build and queue every answer (defect 1 of issue 11: 0.5 MiB a
+ * never reads would make the server build and queue every answer (0.5 MiB a
  * page, until the heap is gone). Here each connection builds one answer at a time, the next only
  * after the previous one has been flushed to the socket; an answer not flushed within the send
  * timeout closes the connection; a connection with too many requests waiting is closed; and the

@@ -5,7 +5,7 @@ export interface RecordProjection {
 }
 
 /**
- * Records as the JSON bytes answers send, kept per record object and projection (issue 12).
+ * Records as the JSON bytes answers send, kept per record object and projection.
  * Projecting, JSON.stringify and UTF-8 encoding are most of what a page costs the server (4 of
  * 9 ms for 500 whole records, 4.5 ms for the default columns' fields, on the event loop every
  * client shares); with each record's bytes kept, a later page that holds it costs a copy (0.3 ms

@@ -38,7 +38,7 @@ const FIELD_OPERATORS = new Set([
 /**
  * The `$type` names mingo knows (its own table, `compareFuncs`), as an own-property set: mingo
  * looks a name up in a plain object, so "toString" or "constructor" would find Object.prototype's
- * and match every record, and "hasOwnProperty" would throw mid-scan (issue 11, defect 5).
+ * and match every record, and "hasOwnProperty" would throw mid-scan.
  */
 const TYPE_NAMES: ReadonlySet<string | number> = new Set<string | number>([
   "array", "boolean", "bool", "date", "number", "int", "long", "double", "decimal", "null", "object",
@@ -56,7 +56,7 @@ const allowedContext = Context.init({
   ) as QueryOperatorTable,
 });
 
-/** Human list of the operators accepted, for error messages and the README. */
+/** Human list of the operators accepted, for error messages and docs/local-platform.md. */
 export const ALLOWED_OPERATORS = [...LOGICAL_OPERATORS, ...FIELD_OPERATORS].join(" ");
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -178,7 +178,7 @@ export class MaterialStore {
       }
       const used = cursor;
       // A scan that failed (an evaluation error, the budget spent) is never resumed by a later
-      // request: the next one starts a fresh cursor (issue 11, defect 5).
+      // request: the next one starts a fresh cursor.
       return used.page(skip, limit, budget).catch((error: unknown) => {
         if (this.cursors.get(key) === used) this.cursors.delete(key);
         throw error;

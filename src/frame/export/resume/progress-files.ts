@@ -83,14 +83,15 @@ export async function withOutputLock<T>(target: string, label: string, work: (lo
  */
 export async function checkProgressDirectory(dir: string, target: string, file: string): Promise<void> {
   const stat = await fs.promises.lstat(dir).catch(() => undefined);
-  if (!stat) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}; pass --restart (restart: true) to start over.`, file);
+  if (!stat) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}.`, file, { to: "to start over" });
   const uid = process.getuid?.();
   if (stat.isSymbolicLink() || !stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) {
     const what = stat.isSymbolicLink() ? "a symbolic link" : !stat.isDirectory() ? "not a directory" : "owned by another user";
     throw new ResumeError(
       `The progress directory ${dir} of ${target} is ${what}, not one matframe made; matframe will not write through it. ` +
-        "Remove it, or pass --restart (restart: true) to start over.",
+        "Remove it.",
       file,
+      { to: "to start over" },
     );
   }
 }

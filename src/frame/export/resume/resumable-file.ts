@@ -210,13 +210,14 @@ async function openPartial(
     if (differences.length > 0) {
       throw new ResumeError(
         `The saved progress of ${label} (${saved.progress.items.toLocaleString("en-US")} records) is of another export: ${differences.join("; ")}. ` +
-          "Run again with the same options to continue it, or pass --restart (restart: true) to discard it.",
+          "Run again with the same options to continue it.",
         file,
+        { to: "to discard it" },
       );
     }
     handle = await fs.promises.open(partial, fs.constants.O_RDWR | NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "ENOENT") throw error;
-      throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}; pass --restart (restart: true) to start over.`, file);
+      throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}.`, file, { to: "to start over" });
     });
     await verifyPrefix(handle, saved.progress.bytes, saved.progress.sha256, hash, label, file);
     await handle.truncate(saved.progress.bytes);
@@ -237,8 +238,9 @@ async function verifyPrefix(handle: fs.promises.FileHandle, bytes: number, sha25
   }
   throw new ResumeError(
     `The partial output of ${label} does not match its saved progress (${size < bytes ? "it is shorter than recorded" : "its checksum differs"}; ` +
-      `was the machine switched off, or the file changed?). Pass --restart (restart: true) to discard it and start over.`,
+      `was the machine switched off, or the file changed?).`,
     file,
+    { to: "to discard it and start over" },
   );
 }
 

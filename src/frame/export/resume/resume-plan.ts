@@ -24,6 +24,14 @@ export interface ResumeOptions {
    * @default false
    */
   restart?: boolean;
+  /**
+   * With `resume`: the name the saved progress gives the platform read from, in place of the
+   * client's address, for a platform whose address changes between runs (one started on port 0
+   * for each run, as `matframe export` starts the built-in one). A run continues only saved
+   * progress of the same platform name and account.
+   * @default the client's base URL, without credentials
+   */
+  resumePlatform?: string;
 }
 
 /** What must be the same for a run to continue another: anything that changes the output. */
@@ -71,12 +79,17 @@ export function checkResume(options: ResumeOptions & { paging?: string }, walk: 
       throw new ValidationError(name, `${name} must be true or false; got ${JSON.stringify(options[name])}.`);
     }
   }
+  const named = options.resumePlatform;
+  if (named !== undefined && (typeof named !== "string" || named.trim() === "")) {
+    throw new ValidationError("resumePlatform", `resumePlatform must be a non-empty string (a name for the platform); got ${JSON.stringify(named)}.`);
+  }
   if (!options.resume) {
     if (options.restart) throw new ValidationError("restart", "restart discards the saved progress of a resumable export: pass it with resume.");
+    if (named !== undefined) throw new ValidationError("resumePlatform", "resumePlatform names the platform in a resumable export's saved progress: pass it with resume.");
     return undefined;
   }
-  if (options.paging === "offset") throw new ValidationError("paging", "A resumable export continues from an _id cursor, with keyset paging; leave out paging.");
-  if (!idOrder(walk)) throw new ValidationError("sort", "A resumable export continues from an _id cursor, so it walks in _id order; leave out sort, or leave out resume.");
+  if (options.paging === "offset") throw new ValidationError("paging", "A resumable export continues from an _id cursor, with keyset paging", { remedy: { leaveOut: ["paging"] } });
+  if (!idOrder(walk)) throw new ValidationError("sort", "A resumable export continues from an _id cursor, so it walks in _id order", { remedy: { leaveOut: ["sort", "resume"] } });
   return { restart: options.restart ?? false };
 }
 

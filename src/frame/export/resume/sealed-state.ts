@@ -59,13 +59,13 @@ export async function readSealedState<State extends { readonly request: unknown 
     state = JSON.parse(text) as typeof state;
     if (state?.matframeResume !== VERSION || !state.request || !layout.valid(state)) throw new Error("unknown layout");
   } catch {
-    throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read; pass --restart (restart: true) to discard it and start over.`, file);
+    throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read.`, file, { to: "to discard it and start over" });
   }
   if (typeof state.seal !== "string" || state.seal !== sealOf(state.request, layout.sealed(state))) {
     throw new ResumeError(
-      `The saved progress of ${label} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records. ` +
-        "Pass --restart (restart: true) to discard it and start over.",
+      `The saved progress of ${label} (${file}) does not match its checksum: it was changed after matframe wrote it, so continuing could skip records.`,
       file,
+      { to: "to discard it and start over" },
     );
   }
   const { seal: _seal, matframeResume: _version, ...rest } = state;

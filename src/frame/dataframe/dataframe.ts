@@ -1,7 +1,7 @@
 // The DataFrame as matframe's public types describe it: a structural subset of danfojs-node's
 // DataFrame and Series, so that a project without danfojs-node (an optional peer) still
 // compiles against matframe's .d.ts with skipLibCheck off, and `DataFrame` is never `any`.
-// `src/frame/table/danfo.ts` checks at compile time that danfo's classes satisfy these interfaces, so
+// `src/frame/dataframe/danfo.ts` checks at compile time that danfo's classes satisfy these interfaces, so
 // every member named here exists at run time. The subset is what analysis needs: boolean masks,
 // `query`, `loc`/`iloc`, `groupby`, new columns, `apply`/`map`, sorting and summaries. Columns are
 // reached with `df.column("name")` (danfo's `df["name"]` is untyped: an index signature would let
@@ -13,7 +13,7 @@
 // FrameOperationError where they could not (`loc` label slices, a mask or
 // column whose labels cannot be lined up). test/frame/pandas-differential.test.ts checks them.
 
-import type { Cell } from "./column-builder";
+import type { Cell } from "../table/column-builder";
 
 /** A single cell value as danfo hands it out. */
 export type Scalar = number | string | boolean;

@@ -1,9 +1,9 @@
-import { planColumns, type ColumnPlan } from "./column-spec";
-import { ColumnBuilder } from "./column-builder";
+import { planColumns, type ColumnPlan } from "../table/column-spec";
+import { ColumnBuilder } from "../table/column-builder";
 import { frameFromColumns, loadDanfo } from "./danfo";
 import type { DataFrame } from "./dataframe";
-import type { ReadOptions } from "./row-reader";
-import { reportWarnings, type WarningHandler } from "./warnings";
+import type { ReadOptions } from "../table/row-reader";
+import { reportWarnings, type WarningHandler } from "../table/warnings";
 
 /** Options that shape a table, shared by every way of making one. */
 export interface TableOptions extends ReadOptions {

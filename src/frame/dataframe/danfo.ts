@@ -1,7 +1,7 @@
 // The only module that touches danfojs-node's types. Nothing public re-exports from here, so
 // matframe's published .d.ts never names danfojs-node (an optional peer): see dataframe.ts.
 import type * as DanfoModule from "danfojs-node";
-import type { BuiltColumns } from "./column-builder";
+import type { BuiltColumns } from "../table/column-builder";
 import type { DataFrame, GroupBy, Series } from "./dataframe";
 import { MissingDependencyError } from "../../errors";
 import { patchFrameDisplay } from "./frame-display";

@@ -1,0 +1,83 @@
+// One exit code rule for every command, and remedies worded from the errors' fields.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthenticationError, ResponseValidationError, ResumeError, ValidationError } from "../../src/errors";
+import { describeError, exitCodeFor } from "../../src/cli/errors";
+import { FLAG_FOR_OPTION, parseExportFlags } from "../../src/cli/export-flags";
+import { runCli } from "./run-cli";
+
+describe("a platform whose login answer is malformed", () => {
+  // A real server that accepts every login but answers it without the account id and token.
+  let server: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: "success", data: { nothing: "here" } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("makes login and export exit alike, with 2, on one line", async () => {
+    const args = ["--base-url", baseUrl, "--username", "alice", "--password-stdin"];
+    const login = await runCli(["login", ...args], { stdin: "secret-pw\n" });
+    const exported = await runCli(["export", ...args, "--quiet"], { stdin: "secret-pw\n" });
+    for (const [command, result] of [["login", login], ["export", exported]] as const) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(new RegExp(`^matframe ${command}: `));
+      expect(result.stderr).not.toContain("secret-pw");
+    }
+  });
+});
+
+describe("the exit code rule", () => {
+  it("is 2 for a malformed answer, 1 for a mistake to fix here", () => {
+    expect(exitCodeFor(new ResponseValidationError("bad", { endpoint: "POST /login", status: 200, issues: [] }))).toBe(2);
+    expect(exitCodeFor(new ValidationError("sort", "bad sort"))).toBe(1);
+    expect(exitCodeFor(new ResumeError("cannot continue", "x.csv", { to: "to start over" }))).toBe(1);
+  });
+});
+
+describe("remedies in the command's words", () => {
+  const wording = { flags: FLAG_FOR_OPTION };
+
+  it("names flags where the library names options", () => {
+    const error = new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
+    expect(error.message).toBe("A partitioned export walks in _id order; leave out sort, or leave out partitions.");
+    expect(describeError(error, wording)).toBe("--sort: A partitioned export walks in _id order; leave out --sort, or leave out --partitions.");
+  });
+
+  it("says --restart, and restart: true to a library caller", () => {
+    const error = new ResumeError("The saved progress of x.csv cannot be read.", "x.csv", { to: "to discard it and start over" });
+    expect(error.message).toBe("The saved progress of x.csv cannot be read. Pass restart: true (--restart on the command line) to discard it and start over.");
+    expect(describeError(error, wording)).toBe("The saved progress of x.csv cannot be read. Pass --restart to discard it and start over.");
+  });
+
+  it("says how to renew the credentials that were refused", () => {
+    const error = new AuthenticationError("Not authenticated", { status: 401, endpoint: "GET /materials" }, { remedy: { logInAgain: true } });
+    expect(error.message).toBe("Not authenticated: log in again.");
+    expect(describeError(error, { ...wording, credentialsFrom: 'the saved login "lab"' })).toBe('Not authenticated: log in again (`matframe login` to replace the saved login "lab").');
+  });
+});
+
+describe("the export flags", () => {
+  const terminal = Object.assign(new Writable({ write: (_c, _e, done) => done() }), { isTTY: true });
+
+  it("are read without I/O: the login is named, the password left to the command", () => {
+    const parsed = parseExportFlags(["--base-url", "http://127.0.0.1:9", "--username", "alice", "--max-items", "5"], { stdout: terminal, env: {} });
+    expect(parsed.task.maxItems).toBe(5);
+    expect(parsed.login).toEqual({ username: "alice", baseUrl: "http://127.0.0.1:9/api/2018-10-01", passwordStdin: false });
+  });
+
+  it("refuse binary Parquet to a terminal", () => {
+    expect(() => parseExportFlags(["--format", "parquet"], { stdout: terminal, env: {} })).toThrow(/writes binary data/);
+  });
+});
