@@ -1,6 +1,6 @@
 import type { Query } from "../../schemas";
 import { ResponseValidationError, ValidationError } from "../../errors";
-import type { PlatformRecord } from "../collection";
+import type { PlatformRecord } from "../platform-record";
 
 /** Most partitions one walk may be split into. */
 export const MAX_PARTITIONS = 64;

@@ -12,7 +12,7 @@ import { OutputError, ResumeError, TargetExistsError } from "../../errors";
 import { placeDir } from "./atomic/atomic-dir";
 import type { ExportResult, PageSource } from "./export";
 import type { PartitionedExportResult } from "./partitioned-export";
-import type { PlatformRecord } from "../../client/collection";
+import type { PlatformRecord } from "../../client/platform-record";
 import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
 import { ResumableFile } from "./resume/resumable-file";
 import { compareRequests, type ResumeRequest } from "./resume/resume-plan";

@@ -3,7 +3,7 @@
 // continues from its last committed `_id` cursor instead of starting over; the target still
 // appears only when complete. This file holds the plan: the options, what a run must share with
 // the saved one to continue it, and the rest of the walk.
-import type { PlatformRecord } from "../../../client/collection";
+import type { PlatformRecord } from "../../../client/platform-record";
 import { afterId } from "../../../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../../../client/config/validate-options";
 import { ValidationError } from "../../../errors";
