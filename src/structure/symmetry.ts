@@ -6,10 +6,22 @@
 import { StructureError, ValidationError } from "../errors";
 import { cellVolume, type Matrix3, type Vector3 } from "./cell";
 import { loadMoyo, type MoyoCell, type MoyoDataset } from "./moyo";
+import { transpose } from "./operations/linear";
+import { distance } from "./operations/overlap";
+import { searchOperations } from "./operations/search";
+import { symmetrize } from "./operations/symmetrize";
 import { structureOf, toPlatform, who, type PlatformStructure, type StructureRecord } from "./structure";
 
 /** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
 export const DEFAULT_SYMPREC = 0.01;
+/** pymatgen's default angle tolerance (`SpacegroupAnalyzer(angle_tolerance=5)`), in degrees. */
+export const DEFAULT_ANGLE_TOLERANCE = 5;
+/**
+ * The tolerance (Å) at which moyo reads the structure once it has been made exactly symmetric
+ * under the operations found with the user's tolerances: far below any real displacement, far
+ * above rounding errors.
+ */
+const EXACT_SYMPREC = 1e-5;
 
 /** The seven crystal systems, spelt as pymatgen's `get_crystal_system()` spells them. */
 export type CrystalSystem = "triclinic" | "monoclinic" | "orthorhombic" | "tetragonal" | "trigonal" | "hexagonal" | "cubic";
@@ -17,11 +29,19 @@ export type CrystalSystem = "triclinic" | "monoclinic" | "orthorhombic" | "tetra
 /** Options of a symmetry search. */
 export interface SymmetryOptions {
   /**
-   * Distance tolerance in Å: two positions closer than this count as the same. moyo-wasm takes no
-   * angle tolerance; its lattice search uses this distance instead of pymatgen's 5° (see docs/symmetry.md).
+   * Distance tolerance in Å, as spglib applies it: an operation is a symmetry when it moves every
+   * atom closer than this to an atom of its species, and the lattice's vectors keep their lengths
+   * within it (see docs/symmetry.md).
    * @default 0.01 (pymatgen's `SpacegroupAnalyzer` default)
    */
   symprec?: number;
+  /**
+   * Angle tolerance in degrees: how much the angles between the lattice's vectors may change under
+   * a lattice symmetry. A negative value judges the angles as a distance against symprec instead
+   * (spglib's own default, -1).
+   * @default 5 (pymatgen's `SpacegroupAnalyzer` default)
+   */
+  angleTolerance?: number;
 }
 
 /** One site of the structure as symmetry sees it. */
@@ -68,8 +88,10 @@ export interface Symmetry {
   conventional: PlatformStructure;
   /** The primitive standard cell, platform-shaped. */
   primitive: PlatformStructure;
-  /** The distance tolerance used, in Å. */
+  /** The distance tolerance asked for, in Å. */
   symprec: number;
+  /** The angle tolerance asked for, in degrees. */
+  angleTolerance: number;
 }
 
 const CRYSTAL_SYSTEMS: Record<string, CrystalSystem> = {
@@ -152,6 +174,16 @@ function checkSymprec(symprec: unknown): number {
   return symprec;
 }
 
+function checkAngleTolerance(angle: unknown): number {
+  if (typeof angle !== "number" || angle === 0 || !Number.isFinite(angle) || angle >= 90) {
+    throw new ValidationError(
+      "angleTolerance",
+      `angleTolerance must be an angle in degrees between 0 and 90, or negative to judge angles as a distance (pymatgen's default is ${DEFAULT_ANGLE_TOLERANCE}); got ${String(angle)}.`,
+    );
+  }
+  return angle;
+}
+
 /** A lattice as moyo serializes it: the vectors a, b, c one after the other. */
 const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
   [flat[0], flat[1], flat[2]],
@@ -194,10 +226,16 @@ function platformCell(cell: MoyoCell, species: readonly string[], latticeType: s
 
 /**
  * A structure as moyo takes it (the cell as JSON, species numbered in order of first appearance),
- * for callers that run moyo elsewhere (the local platform runs it in a worker thread). Throws a
- * StructureError for a structure that is no structure or has a flat cell.
+ * made exactly symmetric under the operations that spglib's tolerance rules find with `symprec`
+ * and `angleTolerance`: moyo, reading it at a tight tolerance, then names the group pymatgen's
+ * SpacegroupAnalyzer names. For callers that run moyo elsewhere too (the local platform runs it in
+ * a worker thread). Throws a StructureError for a structure that is no structure, has a flat cell
+ * or no space group at these tolerances; a SearchTimeout past `deadline` (a `Date.now()`).
  */
-export function moyoInput(record: StructureRecord): { json: string; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
+export function moyoInput(
+  record: StructureRecord,
+  options: { symprec: number; angleTolerance: number; deadline?: number } = { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE },
+): { json: string; exactSymprec: number; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
   const { cell, sites } = structureOf(record);
   const volume = Math.abs(cellVolume(cell));
   const scale = Math.max(...cell.map((v) => Math.hypot(...v)));
@@ -207,8 +245,39 @@ export function moyoInput(record: StructureRecord): { json: string; species: str
     const k = species.indexOf(s.element);
     return k >= 0 ? k + 1 : species.push(s.element);
   });
-  const moyoCell: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
-  return { json: JSON.stringify(moyoCell), species, cell, sites };
+  const searchCell = { lattice: transpose(cell), positions: sites.map((s) => [...s.fractional]), types: numbers };
+  // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
+  for (let i = 0; i < sites.length; i++) {
+    for (let j = i + 1; j < sites.length; j++) {
+      const apart = numbers[i] === numbers[j] ? distance(searchCell.lattice, searchCell.positions[i], searchCell.positions[j]) : Infinity;
+      if (apart < options.symprec) {
+        throw new StructureError(
+          `${who(record)}: no space group found with symprec ${options.symprec} Å: atoms ${i + 1} and ${j + 1} (${sites[i].element}) are ${apart.toPrecision(2)} Å apart, closer than the tolerance; remove the duplicate or try a smaller symprec.`,
+          record._id,
+        );
+      }
+    }
+  }
+  let found: ReturnType<typeof searchOperations>;
+  try {
+    found = searchOperations(searchCell, options.symprec, options.angleTolerance, options.deadline);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    found = null;
+  }
+  if (!found) {
+    throw new StructureError(
+      `${who(record)}: no space group found with symprec ${options.symprec} Å and angle tolerance ${options.angleTolerance}°; check for atoms closer than the tolerance, or try another symprec.`,
+      record._id,
+    );
+  }
+  const exact = symmetrize(searchCell, found.primitive, found.operations);
+  const moyoCell: MoyoCell = {
+    lattice: { basis: transpose(exact.lattice).flat() as MoyoCell["lattice"]["basis"] },
+    positions: exact.positions as MoyoCell["positions"],
+    numbers,
+  };
+  return { json: JSON.stringify(moyoCell), exactSymprec: Math.min(EXACT_SYMPREC, found.tolerance / 10), species, cell, sites };
 }
 
 /** The Hermann–Mauguin symbol, in pymatgen's spelling (`P6_3mc`), of the space group of a Hall number moyo found. */
@@ -226,13 +295,15 @@ export function spaceGroupSymbolOfHall(hallNumber: number): string {
  */
 export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {}): Symmetry {
   const symprec = checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
-  const { json, species, cell, sites } = moyoInput(record);
-  const key = `${symprec}|${json}|${species.join(",")}`;
+  const angleTolerance = checkAngleTolerance(options.angleTolerance ?? DEFAULT_ANGLE_TOLERANCE);
+  const { cell, sites } = structureOf(record);
+  const key = `${symprec}|${angleTolerance}|${JSON.stringify(cell)}|${JSON.stringify(sites)}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  const { json, exactSymprec, species } = moyoInput(record, { symprec, angleTolerance });
   let dataset: MoyoDataset;
   try {
-    dataset = loadMoyo().analyze_cell(json, symprec, "Spglib");
+    dataset = loadMoyo().analyze_cell(json, exactSymprec, "Spglib");
   } catch (error) {
     if (!(typeof error === "string" || error instanceof Error) || error instanceof TypeError) throw error;
     throw new StructureError(
@@ -262,6 +333,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
     conventional: platformCell(dataset.std_cell, species, facts.latticeType),
     primitive: platformCell(dataset.prim_std_cell, species, facts.latticeType),
     symprec,
+    angleTolerance,
   };
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, deepFreeze(result));
@@ -275,6 +347,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
  */
 export function symmetryOrNull(record: StructureRecord, options: SymmetryOptions & { onWarning?: (message: string) => void } = {}): Symmetry | null {
   checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
+  checkAngleTolerance(options.angleTolerance ?? DEFAULT_ANGLE_TOLERANCE);
   try {
     return symmetryOf(record, options);
   } catch (error) {

@@ -1,0 +1,94 @@
+// The primitive cell as spglib finds it: the pure translations (each atom of the rarest species
+// taken as a candidate image of the first) that map the structure onto itself within symprec, a
+// cell spanned by them, and each primitive atom at the mean of its images. When the images do not
+// come out as a whole number per atom, the tolerance is narrowed by 5% and the search repeated.
+import { delaunayReduce } from "./lattice-symmetry";
+import { det, identity, inverse, mul, mulV, round, sub, type M3, type V3 } from "./linear";
+import { distance, leastAtomsIndex, overlapsAll, type Cell } from "./overlap";
+
+const I = identity();
+
+/** A primitive cell of a structure and how the structure's atoms map onto it. */
+export interface Primitive {
+  cell: Cell;
+  /** Fractional coordinates of the structure's cell = `transform` · those of the primitive cell. */
+  transform: M3;
+  /** The primitive atom of each atom of the structure. */
+  mapping: number[];
+  /** The tolerance at which it was found (symprec, or narrower). */
+  tolerance: number;
+}
+
+/** The pure translations (the zero one included) that map the cell onto itself. */
+export function pureTranslations(cell: Cell, symprec: number): V3[] {
+  const origin = leastAtomsIndex(cell.types);
+  const found: V3[] = [];
+  cell.positions.forEach((p, i) => {
+    if (cell.types[i] !== cell.types[origin]) return;
+    const t = sub(p, cell.positions[origin]);
+    if (i === origin || overlapsAll(cell, I, t, symprec)) found.push(t.map((x) => x - Math.floor(x)));
+  });
+  return found;
+}
+
+function primitiveAt(cell: Cell, symprec: number): Primitive | null {
+  const n = cell.positions.length;
+  const translations = pureTranslations(cell, symprec);
+  const multiplicity = translations.length;
+  if (multiplicity === 1) return { cell, transform: I, mapping: cell.positions.map((_, i) => i), tolerance: symprec };
+  if (n % multiplicity !== 0) return null;
+  // Three of the translations and the cell's own vectors that span a cell `multiplicity` times smaller.
+  const vectors: V3[] = [...translations.filter((t) => t.some((x) => x !== 0)), [1, 0, 0], [0, 1, 0], [0, 0, 1]];
+  let transform: M3 | undefined;
+  for (let i = 0; i < vectors.length && !transform; i++) {
+    for (let j = i + 1; j < vectors.length && !transform; j++) {
+      for (let k = j + 1; k < vectors.length && !transform; k++) {
+        const m: M3 = [0, 1, 2].map((r) => [vectors[i][r], vectors[j][r], vectors[k][r]]);
+        const d = Math.abs(det(m));
+        if (d > 1e-6 && Math.round(1 / d) === multiplicity) {
+          const back = round(inverse(m)); // whole numbers: the structure's cell in the primitive one
+          if (Math.abs(det(back)) === multiplicity) transform = inverse(back);
+        }
+      }
+    }
+  }
+  if (!transform) return null;
+  const lattice0 = mul(cell.lattice, transform);
+  const reduced = delaunayReduce(lattice0);
+  transform = mul(transform, round(mul(inverse(lattice0), reduced)));
+  const lattice = mul(cell.lattice, transform);
+  const toPrimitive = inverse(transform);
+  const positions = cell.positions.map((p) => mulV(toPrimitive, p));
+  const mapping = new Array<number>(n).fill(-1);
+  const representatives: number[] = [];
+  for (let i = 0; i < n; i++) {
+    let count = 0;
+    for (let j = 0; j < n; j++) {
+      if (cell.types[j] !== cell.types[i] || !(distance(lattice, positions[i], positions[j]) < symprec)) continue;
+      count++;
+      if (mapping[i] < 0) mapping[i] = j < i ? mapping[j] : representatives.length;
+    }
+    if (count !== multiplicity) return null;
+    if (mapping[i] === representatives.length) representatives.push(i);
+  }
+  if (representatives.length * multiplicity !== n) return null;
+  // Each primitive atom at the mean of its images.
+  const sums = representatives.map((r) => [0, 0, 0]);
+  positions.forEach((p, i) => {
+    const r = positions[representatives[mapping[i]]];
+    for (let k = 0; k < 3; k++) sums[mapping[i]][k] += r[k] + (p[k] - r[k] - Math.round(p[k] - r[k]));
+  });
+  const cellOut: Cell = { lattice, positions: sums.map((s) => s.map((x) => x / multiplicity)), types: representatives.map((r) => cell.types[r]) };
+  return { cell: cellOut, transform, mapping, tolerance: symprec };
+}
+
+/** The primitive cell, narrowing the tolerance by 5% (up to 100 times) while none is consistent. */
+export function primitiveOf(cell: Cell, symprec: number): Primitive | null {
+  let tolerance = symprec;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const primitive = primitiveAt(cell, tolerance);
+    if (primitive) return primitive;
+    tolerance *= 0.95;
+  }
+  return null;
+}
