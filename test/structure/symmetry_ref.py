@@ -5,6 +5,9 @@
                      Structure (volume, density, atomic fractions) and spglib find
   ase                prints ASE-built structures (bulk prototypes, supercells, non-standard
                      cells, a rattled cell) as a JSON list of {name, cell, scaled, symbols}
+  noisy              prints rattled (ASE's rattle, seeded, sigma 0.0005-0.008 Å) and strained cells
+                     of many prototypes, unrattled ones too, each with the space group pymatgen's
+                     SpacegroupAnalyzer finds at its defaults, as a JSON list
   readcif            reads a JSON list of {structure, path} from stdin and prints what pymatgen
                      and ASE read from each CIF, and whether it is the same crystal as the structure
 """
@@ -99,6 +102,62 @@ def ase_structures():
     return out
 
 
+def prototypes():
+    """Bulk prototypes as ASE builds them (primitive cells, and a few conventional and super cells)."""
+    from ase import Atoms
+    from ase.build import bulk
+    from ase.spacegroup import crystal
+    a = 3.905
+    srtio3 = Atoms("SrTiO3", cell=[a, a, a], pbc=True,
+                   scaled_positions=[(0, 0, 0), (0.5, 0.5, 0.5), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5)])
+    return [
+        ("NaCl rocksalt", bulk("NaCl", "rocksalt", a=5.64)),
+        ("GaAs zincblende", bulk("GaAs", "zincblende", a=5.65)),
+        ("Si diamond", bulk("Si", "diamond", a=5.43)),
+        ("Si diamond (cubic)", bulk("Si", "diamond", a=5.43, cubic=True)),
+        ("ZnO wurtzite", bulk("ZnO", "wurtzite", a=3.25, c=5.2)),
+        ("SrTiO3 perovskite", srtio3),
+        ("TiO2 rutile", crystal(["Ti", "O"], basis=[(0, 0, 0), (0.305, 0.305, 0)], spacegroup=136, cellpar=[4.59, 4.59, 2.96, 90, 90, 90])),
+        ("Cu fcc", bulk("Cu", "fcc", a=3.61)),
+        ("Cu fcc (cubic)", bulk("Cu", "fcc", a=3.61, cubic=True)),
+        ("Fe bcc", bulk("Fe", "bcc", a=2.87)),
+        ("Mg hcp", bulk("Mg", "hcp", a=3.21, c=5.21)),
+        ("CsCl", bulk("CsCl", "cesiumchloride", a=4.12)),
+        ("CaF2 fluorite", bulk("CaF2", "fluorite", a=5.46)),
+        ("Al2O3 corundum", crystal(["Al", "O"], basis=[(0, 0, 0.352), (0.306, 0, 0.25)], spacegroup=167, cellpar=[4.76, 4.76, 12.99, 90, 90, 120], primitive_cell=True)),
+        ("NaCl 2x1x1 supercell", bulk("NaCl", "rocksalt", a=5.64) * (2, 1, 1)),
+    ]
+
+
+def noisy():
+    import numpy as np
+    from pymatgen.core import Lattice, Structure
+    from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+    out = []
+
+    def add(name, atoms):
+        cell = atoms.cell.array.tolist()
+        scaled = atoms.get_scaled_positions(wrap=True).tolist()
+        symbols = atoms.get_chemical_symbols()
+        a = SpacegroupAnalyzer(Structure(Lattice(cell), symbols, scaled), symprec=0.01, angle_tolerance=5)
+        out.append({"name": name, "cell": cell, "scaled": scaled, "symbols": symbols,
+                    "number": a.get_space_group_number(), "symbol": a.get_space_group_symbol()})
+
+    for p, (name, atoms) in enumerate(prototypes()):
+        add(f"{name}", atoms)
+        for k, sigma in enumerate(np.linspace(0.0005, 0.008, 16)):
+            rattled = atoms.copy()
+            rattled.rattle(stdev=float(sigma), seed=1000 * p + k)
+            add(f"{name} rattled sigma={sigma:.4f} seed={1000 * p + k}", rattled)
+        rng = np.random.default_rng(p)
+        for k, size in enumerate([0.0005, 0.001, 0.002, 0.004]):
+            strained = atoms.copy()
+            e = rng.normal(scale=size, size=(3, 3))
+            strained.set_cell(strained.cell.array @ (np.eye(3) + (e + e.T) / 2), scale_atoms=True)
+            add(f"{name} strained {size}", strained)
+    return out
+
+
 def readcif(items):
     """Per {structure, path}: what pymatgen and ASE read from the CIF at path, and whether each is
     the same crystal as the structure (pymatgen's StructureMatcher, default tolerances)."""
@@ -129,6 +188,8 @@ def main():
         print(json.dumps(analyze(json.load(sys.stdin))))
     elif command == "ase":
         print(json.dumps(ase_structures()))
+    elif command == "noisy":
+        print(json.dumps(noisy()))
     elif command == "readcif":
         print(json.dumps(readcif(json.load(sys.stdin))))
     else:

@@ -52,60 +52,90 @@ export function delaunayReduce(lattice: M3): M3 {
 
 const angle = (g: M3, i: number, j: number) => (Math.acos(Math.max(-1, Math.min(1, g[i][j] / Math.sqrt(g[i][i] * g[j][j])))) * 180) / Math.PI;
 
-/** Whether the metric of a transformed cell equals the original's within the tolerances. */
-function sameMetric(rotated: M3, original: M3, symprec: number, angleTolerance: number): boolean {
-  const lo = [0, 1, 2].map((i) => Math.sqrt(original[i][i]));
-  const lr = [0, 1, 2].map((i) => Math.sqrt(rotated[i][i]));
-  for (let i = 0; i < 3; i++) if (Math.abs(lo[i] - lr[i]) > symprec) return false;
-  for (const [j, k] of [
-    [0, 1],
-    [0, 2],
-    [1, 2],
-  ]) {
-    if (angleTolerance > 0) {
-      if (Math.abs(angle(original, j, k) - angle(rotated, j, k)) > angleTolerance) return false;
-    } else {
-      // The angle's change as a distance: sin²Δθ times the mean lengths' product, against symprec².
-      const c1 = original[j][k] / lo[j] / lo[k];
-      const c2 = rotated[j][k] / lr[j] / lr[k];
-      const x = c1 * c2 + Math.sqrt(Math.max(0, 1 - c1 * c1)) * Math.sqrt(Math.max(0, 1 - c2 * c2));
-      const sin2 = 1 - x * x;
-      if (sin2 > 1e-12 && (sin2 * (lo[j] + lr[j]) * (lo[k] + lr[k])) / 4 > symprec * symprec) return false;
+/** A candidate lattice rotation and how far it moves the cell's metric. */
+export interface LatticeRotation {
+  /** The rotation in the basis of the lattice it was found for. */
+  rotation: M3;
+  /** Largest change of a vector's length, Å. */
+  length: number;
+  /** Largest change of an angle between vectors, degrees. */
+  angle: number;
+  /** Largest change of an angle judged as a distance (spglib's rule for a negative angle tolerance), Å. */
+  angleDistance: number;
+}
+
+/** How far a transformed cell's metric (`rotated`) is from the original's. */
+function deviation(rotated: M3, original: M3): Omit<LatticeRotation, "rotation"> {
+  const lo = [Math.sqrt(original[0][0]), Math.sqrt(original[1][1]), Math.sqrt(original[2][2])];
+  const lr = [Math.sqrt(rotated[0][0]), Math.sqrt(rotated[1][1]), Math.sqrt(rotated[2][2])];
+  let length = 0;
+  let angleChange = 0;
+  let angleDistance = 0;
+  for (let i = 0; i < 3; i++) length = Math.max(length, Math.abs(lo[i] - lr[i]));
+  for (const [j, k] of PAIRS) {
+    angleChange = Math.max(angleChange, Math.abs(angle(original, j, k) - angle(rotated, j, k)));
+    // The angle's change as a distance: sin²Δθ times the mean lengths' product, against symprec².
+    const c1 = original[j][k] / lo[j] / lo[k];
+    const c2 = rotated[j][k] / lr[j] / lr[k];
+    const x = c1 * c2 + Math.sqrt(Math.max(0, 1 - c1 * c1)) * Math.sqrt(Math.max(0, 1 - c2 * c2));
+    const sin2 = 1 - x * x;
+    if (sin2 > 1e-12) angleDistance = Math.max(angleDistance, Math.sqrt((sin2 * (lo[j] + lr[j]) * (lo[k] + lr[k])) / 4));
+  }
+  return { length, angle: angleChange, angleDistance };
+}
+
+const PAIRS = [
+  [0, 1],
+  [0, 2],
+  [1, 2],
+];
+
+/**
+ * The candidate rotations (integer matrices acting on fractional coordinates of `lattice`) that
+ * map the lattice onto itself within the widest tolerances the search will use; {@link selectRotations}
+ * narrows them.
+ */
+export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: number): LatticeRotation[] {
+  const reduced = delaunayReduce(lattice);
+  const g = metric(reduced);
+  // Scalar products of the 26 axes in this metric: the rotated cell's metric is read off them.
+  const products = AXES.map((u) => AXES.map((v) => u[0] * (g[0][0] * v[0] + g[0][1] * v[1] + g[0][2] * v[2]) + u[1] * (g[1][0] * v[0] + g[1][1] * v[1] + g[1][2] * v[2]) + u[2] * (g[2][0] * v[0] + g[2][1] * v[1] + g[2][2] * v[2])));
+  const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(Math.sqrt(products[n][n]) - Math.sqrt(g[i][i])) <= symprec));
+  // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
+  const t = round(mul(inverse(lattice), reduced));
+  const ti = inverse(t);
+  const found: LatticeRotation[] = [];
+  for (const a of columns[0]) {
+    for (const b of columns[1]) {
+      for (const c of columns[2]) {
+        const [u, v, x] = [AXES[a], AXES[b], AXES[c]];
+        const determinant = u[0] * (v[1] * x[2] - v[2] * x[1]) - v[0] * (u[1] * x[2] - u[2] * x[1]) + x[0] * (u[1] * v[2] - u[2] * v[1]);
+        if (determinant !== 1 && determinant !== -1) continue;
+        const rotated: M3 = [
+          [products[a][a], products[a][b], products[a][c]],
+          [products[b][a], products[b][b], products[b][c]],
+          [products[c][a], products[c][b], products[c][c]],
+        ];
+        const d = deviation(rotated, g);
+        if (d.length > symprec || (angleTolerance > 0 ? d.angle > angleTolerance : d.angleDistance > symprec)) continue;
+        const w: M3 = [0, 1, 2].map((r) => [u[r], v[r], x[r]]);
+        const rotation = mul(mul(t, w), ti);
+        if (isInteger(rotation, 0.1)) found.push({ rotation: round(rotation), ...d });
+      }
     }
   }
-  return true;
+  return found;
 }
 
 /**
- * The rotations (integer matrices acting on fractional coordinates of `lattice`) that map the
- * lattice onto itself within the tolerances, spglib's way.
+ * The lattice's rotations within `symprec` (Å) and `angleTolerance` (degrees), spglib's way: an
+ * angle tolerance that lets more than 48 through is narrowed by 5% at a time.
  */
-export function latticeRotations(lattice: M3, symprec: number, angleTolerance: number): M3[] {
-  const reduced = delaunayReduce(lattice);
-  const g = metric(reduced);
-  const lengths = AXES.map((a) => norm([0, 1, 2].map((r) => reduced[r][0] * a[0] + reduced[r][1] * a[1] + reduced[r][2] * a[2])));
-  const columns = [0, 1, 2].map((i) => AXES.filter((_, n) => Math.abs(lengths[n] - Math.sqrt(g[i][i])) <= symprec));
+export function selectRotations(candidates: readonly LatticeRotation[], symprec: number, angleTolerance: number): M3[] {
   let tolerance = angleTolerance;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const found: M3[] = [];
-    let tooMany = false;
-    for (const a of columns[0]) {
-      for (const b of columns[1]) {
-        for (const c of columns[2]) {
-          const w: M3 = [0, 1, 2].map((r) => [a[r], b[r], c[r]]);
-          if (Math.abs(det(w)) !== 1) continue;
-          if (!sameMetric(metric(mul(reduced, w)), g, symprec, tolerance)) continue;
-          found.push(w);
-          if (found.length > 48) tooMany = true;
-        }
-      }
-    }
-    if (!tooMany || tolerance <= 0) {
-      // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
-      const t = round(mul(inverse(lattice), reduced));
-      const ti = inverse(t);
-      return found.map((w) => mul(mul(t, w), ti)).filter((w) => isInteger(w, 0.1)).map(round);
-    }
+    const kept = candidates.filter((c) => c.length <= symprec && (tolerance > 0 ? c.angle <= tolerance : c.angleDistance <= symprec));
+    if (kept.length <= 48 || tolerance <= 0) return kept.map((c) => c.rotation);
     tolerance *= 0.95;
   }
   return [];

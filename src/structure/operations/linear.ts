@@ -13,7 +13,8 @@ export const identity = (): M3 => [
 ];
 
 export function mul(a: M3, b: M3): M3 {
-  return [0, 1, 2].map((i) => [0, 1, 2].map((j) => a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j]));
+  const row = (i: number) => [a[i][0] * b[0][0] + a[i][1] * b[1][0] + a[i][2] * b[2][0], a[i][0] * b[0][1] + a[i][1] * b[1][1] + a[i][2] * b[2][1], a[i][0] * b[0][2] + a[i][1] * b[1][2] + a[i][2] * b[2][2]];
+  return [row(0), row(1), row(2)];
 }
 
 export function mulV(a: M3, v: V3): V3 {
@@ -49,7 +50,12 @@ export const wrap = (v: V3): V3 => [v[0] - Math.round(v[0]), v[1] - Math.round(v
 /** Within [0, 1). */
 export const mod1 = (v: V3): V3 => v.map((x) => x - Math.floor(x)).map((x) => (x >= 1 ? 0 : x));
 
-export const key = (m: M3): string => m.flat().join(",");
+/** A number naming an integer matrix (entries within ±8), for maps and sets of rotations. */
+export function key(m: M3): number {
+  let k = 0;
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) k = k * 17 + (m[i][j] + 8);
+  return k;
+}
 
 export const isInteger = (m: M3, tolerance: number): boolean => m.every((row) => row.every((x) => Math.abs(x - Math.round(x)) < tolerance));
 

@@ -37,31 +37,36 @@ export function leastAtomsIndex(types: readonly number[]): number {
   return best;
 }
 
-/** Whether (rotation, translation) maps every atom of the cell onto a distinct atom of its species within symprec. */
-export function overlapsAll(cell: Cell, rotation: M3, translation: V3, symprec: number): boolean {
+/**
+ * How far (rotation, translation) moves the cell from itself: the largest distance, in Å, from a
+ * moved atom to the nearest atom of its species. Infinity when that exceeds `cap` or the nearest
+ * atoms are not a one-to-one match. The operation is a symmetry at tolerance symprec (spglib's
+ * rule) when this is below symprec.
+ */
+export function worstDistance(cell: Cell, rotation: M3, translation: V3, cap: number): number {
   const { lattice, positions, types } = cell;
   const n = positions.length;
-  const moved = positions.map((p) => {
-    const r = mulV(rotation, p);
-    return [r[0] + translation[0], r[1] + translation[1], r[2] + translation[2]];
-  });
-  // A few atoms first: most wrong translations fail there, before the full matching.
-  for (let i = 0; i < Math.min(3, n); i++) {
-    let found = false;
-    for (let j = 0; j < n && !found; j++) found = types[j] === types[i] && distance(lattice, moved[i], positions[j]) < symprec;
-    if (!found) return false;
-  }
-  const used = new Uint8Array(n);
-  for (let j = 0; j < n; j++) {
+  const nearest = (i: number): [number, number] => {
+    const r = mulV(rotation, positions[i]);
+    const moved = [r[0] + translation[0], r[1] + translation[1], r[2] + translation[2]];
+    let best = Infinity;
     let match = -1;
-    for (let i = 0; i < n; i++) {
-      if (!used[i] && types[i] === types[j] && distance(lattice, positions[j], moved[i]) < symprec) {
-        match = i;
-        break;
-      }
+    for (let j = 0; j < n; j++) {
+      if (types[j] !== types[i]) continue;
+      const d = distance(lattice, moved, positions[j]);
+      if (d < best) [best, match] = [d, j];
     }
-    if (match < 0) return false;
-    used[match] = 1;
+    return [best, match];
+  };
+  // A few atoms first: most wrong translations fail there, before all atoms are matched.
+  for (let i = 0; i < Math.min(3, n); i++) if (!(nearest(i)[0] < cap)) return Infinity;
+  const used = new Uint8Array(n);
+  let worst = 0;
+  for (let i = 0; i < n; i++) {
+    const [d, j] = nearest(i);
+    if (!(d < cap) || used[j]) return Infinity;
+    used[j] = 1;
+    worst = Math.max(worst, d);
   }
-  return true;
+  return worst;
 }

@@ -4,7 +4,7 @@
 // come out as a whole number per atom, the tolerance is narrowed by 5% and the search repeated.
 import { delaunayReduce } from "./lattice-symmetry";
 import { det, identity, inverse, mul, mulV, round, sub, type M3, type V3 } from "./linear";
-import { distance, leastAtomsIndex, overlapsAll, type Cell } from "./overlap";
+import { distance, leastAtomsIndex, worstDistance, type Cell } from "./overlap";
 
 const I = identity();
 
@@ -19,21 +19,22 @@ export interface Primitive {
   tolerance: number;
 }
 
-/** The pure translations (the zero one included) that map the cell onto itself. */
-export function pureTranslations(cell: Cell, symprec: number): V3[] {
+/** The candidate pure translations (the zero one first) and how far each moves the cell from itself. */
+function pureTranslations(cell: Cell, symprec: number): { translation: V3; worst: number }[] {
   const origin = leastAtomsIndex(cell.types);
-  const found: V3[] = [];
+  const found: { translation: V3; worst: number }[] = [{ translation: [0, 0, 0], worst: 0 }];
   cell.positions.forEach((p, i) => {
-    if (cell.types[i] !== cell.types[origin]) return;
+    if (cell.types[i] !== cell.types[origin] || i === origin) return;
     const t = sub(p, cell.positions[origin]);
-    if (i === origin || overlapsAll(cell, I, t, symprec)) found.push(t.map((x) => x - Math.floor(x)));
+    const worst = worstDistance(cell, I, t, symprec);
+    if (worst < symprec) found.push({ translation: t.map((x) => x - Math.floor(x)), worst });
   });
   return found;
 }
 
-function primitiveAt(cell: Cell, symprec: number): Primitive | null {
+function primitiveAt(cell: Cell, candidates: { translation: V3; worst: number }[], symprec: number): Primitive | null {
   const n = cell.positions.length;
-  const translations = pureTranslations(cell, symprec);
+  const translations = candidates.filter((c) => c.worst < symprec).map((c) => c.translation);
   const multiplicity = translations.length;
   if (multiplicity === 1) return { cell, transform: I, mapping: cell.positions.map((_, i) => i), tolerance: symprec };
   if (n % multiplicity !== 0) return null;
@@ -84,9 +85,10 @@ function primitiveAt(cell: Cell, symprec: number): Primitive | null {
 
 /** The primitive cell, narrowing the tolerance by 5% (up to 100 times) while none is consistent. */
 export function primitiveOf(cell: Cell, symprec: number): Primitive | null {
+  const candidates = pureTranslations(cell, symprec);
   let tolerance = symprec;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const primitive = primitiveAt(cell, tolerance);
+    const primitive = primitiveAt(cell, candidates, tolerance);
     if (primitive) return primitive;
     tolerance *= 0.95;
   }

@@ -5,9 +5,10 @@
 // take the first atom of the rarest species onto an atom of its species and every atom within
 // symprec of a distinct one; and when what is found is no group (noise lets some operations
 // through and not their products), the tolerance narrowed by 5% at a time until it is one.
-import { latticeRotations } from "./lattice-symmetry";
+// Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
+import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
 import { key, mul, mulV, sub, type M3 } from "./linear";
-import { distance, leastAtomsIndex, overlapsAll, type Cell, type Operation } from "./overlap";
+import { distance, leastAtomsIndex, worstDistance, type Cell, type Operation } from "./overlap";
 import { primitiveOf, type Primitive } from "./primitive";
 
 /** Thrown when the search runs past its deadline. */
@@ -21,24 +22,37 @@ export interface SearchResult {
   tolerance: number;
 }
 
+interface Candidates {
+  rotations: LatticeRotation[];
+  operations: (Operation & { worst: number })[];
+}
+
 function checkDeadline(deadline: number | undefined): void {
   if (deadline !== undefined && Date.now() > deadline) throw new SearchTimeout("the symmetry search ran past its time budget");
 }
 
-/** For each lattice rotation, the translations that make it a symmetry of the (primitive) cell. */
-function operationsOf(cell: Cell, rotations: M3[], symprec: number, deadline?: number): Operation[] {
+/** Every lattice rotation within the widest tolerances, with the translations that could go with it. */
+function candidatesOf(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): Candidates {
+  const rotations = latticeCandidates(cell.lattice, symprec, angleTolerance);
   const origin = leastAtomsIndex(cell.types);
-  const operations: Operation[] = [];
-  for (const rotation of rotations) {
+  const operations: Candidates["operations"] = [];
+  for (const { rotation } of rotations) {
     checkDeadline(deadline);
     const moved = mulV(rotation, cell.positions[origin]);
     cell.positions.forEach((p, i) => {
       if (cell.types[i] !== cell.types[origin]) return;
       const translation = sub(p, moved);
-      if (overlapsAll(cell, rotation, translation, symprec)) operations.push({ rotation, translation: translation.map((x) => x - Math.floor(x)) });
+      const worst = worstDistance(cell, rotation, translation, symprec);
+      if (worst < symprec) operations.push({ rotation, translation: translation.map((x) => x - Math.floor(x)), worst });
     });
   }
-  return operations;
+  return { rotations, operations };
+}
+
+/** The operations that hold at these tolerances. */
+function operationsAt(candidates: Candidates, symprec: number, angleTolerance: number): Candidates["operations"] {
+  const allowed = new Set(selectRotations(candidates.rotations, symprec, angleTolerance).map(key));
+  return candidates.operations.filter((op) => op.worst < symprec && allowed.has(key(op.rotation)));
 }
 
 /**
@@ -66,6 +80,7 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
  * @param deadline a `Date.now()` past which the search gives up with a SearchTimeout
  */
 export function searchOperations(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): SearchResult | null {
+  const seen = new Map<string, Candidates>();
   let tolerance = symprec;
   let angle = angleTolerance;
   for (let attempt = 0; attempt < 20; attempt++) {
@@ -73,16 +88,18 @@ export function searchOperations(cell: Cell, symprec: number, angleTolerance: nu
     const primitive = primitiveOf(cell, tolerance);
     if (primitive) {
       const at = primitive.tolerance;
-      const lattice = primitive.cell.lattice;
-      const operations = operationsOf(primitive.cell, latticeRotations(lattice, at, angle), at, deadline);
+      const cellKey = JSON.stringify(primitive.cell);
+      let candidates = seen.get(cellKey);
+      if (!candidates) seen.set(cellKey, (candidates = candidatesOf(primitive.cell, at, angle, deadline)));
+      const operations = operationsAt(candidates, at, angle);
       if (new Set(operations.map((op) => key(op.rotation))).size === operations.length) {
         if (isGroup(operations, primitive.cell, at)) return { primitive, operations, tolerance: at };
         // Too many got through: keep those that still hold at a narrower tolerance.
         let narrower = at;
         for (let step = 0; step < 20; step++) {
           narrower *= 0.95;
-          const allowed = new Set(latticeRotations(lattice, narrower, angle).map(key));
-          const kept = operations.filter((op) => allowed.has(key(op.rotation)) && overlapsAll(primitive.cell, op.rotation, op.translation, narrower));
+          const allowed = new Set(selectRotations(candidates.rotations, narrower, angle).map(key));
+          const kept = operations.filter((op) => allowed.has(key(op.rotation)) && op.worst < narrower);
           if (isGroup(kept, primitive.cell, at)) return { primitive, operations: kept, tolerance: narrower };
         }
       }
