@@ -99,7 +99,16 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   const reduced = delaunayReduce(lattice);
   const g = metric(reduced);
   // Scalar products of the 26 axes in this metric: the rotated cell's metric is read off them.
-  const products = AXES.map((u) => AXES.map((v) => u[0] * (g[0][0] * v[0] + g[0][1] * v[1] + g[0][2] * v[2]) + u[1] * (g[1][0] * v[0] + g[1][1] * v[1] + g[1][2] * v[2]) + u[2] * (g[2][0] * v[0] + g[2][1] * v[1] + g[2][2] * v[2])));
+  const products: number[][] = [];
+  for (const u of AXES) {
+    const row: number[] = [];
+    for (const v of AXES) {
+      let sum = 0;
+      for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) sum += u[i] * g[i][j] * v[j];
+      row.push(sum);
+    }
+    products.push(row);
+  }
   const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(Math.sqrt(products[n][n]) - Math.sqrt(g[i][i])) <= symprec));
   // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
   const t = round(mul(inverse(lattice), reduced));

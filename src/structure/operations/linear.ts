@@ -21,6 +21,13 @@ export function mulV(a: M3, v: V3): V3 {
   return [a[0][0] * v[0] + a[0][1] * v[1] + a[0][2] * v[2], a[1][0] * v[0] + a[1][1] * v[1] + a[1][2] * v[2], a[2][0] * v[0] + a[2][1] * v[1] + a[2][2] * v[2]];
 }
 
+/** {@link key} of the product a·b of two integer matrices, without building it. */
+export function productKey(a: M3, b: M3): number {
+  let k = 0;
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) k = k * 17 + (a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + 8);
+  return k;
+}
+
 export const transpose = (a: M3): M3 => [0, 1, 2].map((i) => [a[0][i], a[1][i], a[2][i]]);
 
 export function det(a: M3): number {

@@ -19,8 +19,14 @@ export interface Primitive {
   tolerance: number;
 }
 
-/** The candidate pure translations (the zero one first) and how far each moves the cell from itself. */
-function pureTranslations(cell: Cell, symprec: number): { translation: V3; worst: number }[] {
+/** A candidate pure translation and how far it moves the cell from itself (Å). */
+export interface PureTranslation {
+  translation: V3;
+  worst: number;
+}
+
+/** The candidate pure translations (the zero one first) within the widest tolerance. */
+export function pureTranslations(cell: Cell, symprec: number): PureTranslation[] {
   const origin = leastAtomsIndex(cell.types);
   const found: { translation: V3; worst: number }[] = [{ translation: [0, 0, 0], worst: 0 }];
   cell.positions.forEach((p, i) => {
@@ -32,7 +38,7 @@ function pureTranslations(cell: Cell, symprec: number): { translation: V3; worst
   return found;
 }
 
-function primitiveAt(cell: Cell, candidates: { translation: V3; worst: number }[], symprec: number): Primitive | null {
+function primitiveAt(cell: Cell, candidates: PureTranslation[], symprec: number): Primitive | null {
   const n = cell.positions.length;
   const translations = candidates.filter((c) => c.worst < symprec).map((c) => c.translation);
   const multiplicity = translations.length;
@@ -83,13 +89,21 @@ function primitiveAt(cell: Cell, candidates: { translation: V3; worst: number }[
   return { cell: cellOut, transform, mapping, tolerance: symprec };
 }
 
-/** The primitive cell, narrowing the tolerance by 5% (up to 100 times) while none is consistent. */
-export function primitiveOf(cell: Cell, symprec: number): Primitive | null {
-  const candidates = pureTranslations(cell, symprec);
+/**
+ * The primitive cell, narrowing the tolerance by 5% (up to 100 times) while none is consistent.
+ * @param candidates the cell's {@link pureTranslations} at symprec or wider
+ */
+export function primitiveOf(cell: Cell, candidates: PureTranslation[], symprec: number): Primitive | null {
   let tolerance = symprec;
+  let tried = -1;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const primitive = primitiveAt(cell, candidates, tolerance);
-    if (primitive) return primitive;
+    const count = candidates.filter((c) => c.worst < tolerance).length;
+    // The same translations give the same answer: only a narrower set is worth a new try.
+    if (count !== tried) {
+      tried = count;
+      const primitive = primitiveAt(cell, candidates, tolerance);
+      if (primitive) return primitive;
+    }
     tolerance *= 0.95;
   }
   return null;

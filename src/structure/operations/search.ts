@@ -7,9 +7,9 @@
 // through and not their products), the tolerance narrowed by 5% at a time until it is one.
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
-import { key, mul, mulV, sub, type M3 } from "./linear";
+import { key, mulV, productKey, sub } from "./linear";
 import { distance, leastAtomsIndex, worstDistance, type Cell, type Operation } from "./overlap";
-import { primitiveOf, type Primitive } from "./primitive";
+import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
 /** Thrown when the search runs past its deadline. */
 export class SearchTimeout extends Error {}
@@ -64,7 +64,7 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
   if (byRotation.size !== operations.length) return false;
   for (const g of operations) {
     for (const h of operations) {
-      const product = byRotation.get(key(mul(g.rotation, h.rotation)));
+      const product = byRotation.get(productKey(g.rotation, h.rotation));
       if (!product) return false;
       const t = mulV(g.rotation, h.translation).map((x, k) => x + g.translation[k]);
       if (!(distance(cell.lattice, t, product.translation) < 3 * symprec)) return false;
@@ -81,26 +81,36 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
  */
 export function searchOperations(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): SearchResult | null {
   const seen = new Map<string, Candidates>();
+  const tried = new Set<string>();
+  const translations = pureTranslations(cell, symprec);
   let tolerance = symprec;
   let angle = angleTolerance;
   for (let attempt = 0; attempt < 20; attempt++) {
     checkDeadline(deadline);
-    const primitive = primitiveOf(cell, tolerance);
+    const primitive = primitiveOf(cell, translations, tolerance);
     if (primitive) {
       const at = primitive.tolerance;
       const cellKey = JSON.stringify(primitive.cell);
       let candidates = seen.get(cellKey);
       if (!candidates) seen.set(cellKey, (candidates = candidatesOf(primitive.cell, at, angle, deadline)));
+      const all = candidates.operations;
+      // A set of operations of this cell already judged gives the same answer again.
+      const judged = (ops: Candidates["operations"]): boolean => {
+        const id = `${cellKey}|${ops.map((op) => all.indexOf(op)).join(",")}`;
+        if (tried.has(id)) return true;
+        tried.add(id);
+        return false;
+      };
       const operations = operationsAt(candidates, at, angle);
       if (new Set(operations.map((op) => key(op.rotation))).size === operations.length) {
-        if (isGroup(operations, primitive.cell, at)) return { primitive, operations, tolerance: at };
+        if (!judged(operations) && isGroup(operations, primitive.cell, at)) return { primitive, operations, tolerance: at };
         // Too many got through: keep those that still hold at a narrower tolerance.
         let narrower = at;
         for (let step = 0; step < 20; step++) {
           narrower *= 0.95;
           const allowed = new Set(selectRotations(candidates.rotations, narrower, angle).map(key));
           const kept = operations.filter((op) => allowed.has(key(op.rotation)) && op.worst < narrower);
-          if (isGroup(kept, primitive.cell, at)) return { primitive, operations: kept, tolerance: narrower };
+          if (!judged(kept) && isGroup(kept, primitive.cell, at)) return { primitive, operations: kept, tolerance: narrower };
         }
       }
     }

@@ -3,7 +3,7 @@
 // into an exact group (t'_g = t_g + mean over h of (t_gh − W_g·t_h − t_g), which closes exactly and
 // differs from t by an origin shift), the lattice's metric is averaged over the rotations, and each
 // atom moves to the mean of its images. The atoms keep their order and the cell its basis.
-import { cholesky, inverse, key, metric, mul, mulV, round, transpose, wrap, type M3, type V3 } from "./linear";
+import { cholesky, inverse, key, metric, mul, mulV, productKey, round, transpose, wrap, type M3, type V3 } from "./linear";
 import { distance, type Cell, type Operation } from "./overlap";
 import type { Primitive } from "./primitive";
 
@@ -14,7 +14,7 @@ function exactGroup(operations: Operation[]): Operation[] {
   return operations.map((g) => {
     const shift = [0, 0, 0];
     for (const h of operations) {
-      const gh = byRotation.get(key(mul(g.rotation, h.rotation))) as Operation;
+      const gh = byRotation.get(productKey(g.rotation, h.rotation)) as Operation;
       const moved = mulV(g.rotation, h.translation);
       const d = wrap([0, 1, 2].map((k) => gh.translation[k] - moved[k] - g.translation[k]));
       for (let k = 0; k < 3; k++) shift[k] += d[k] / n;
