@@ -285,6 +285,11 @@ export function spaceGroupSymbolOfHall(hallNumber: number): string {
   return factsOf(hallNumber).symbol;
 }
 
+/** The platform's lattice type (`HEX`, `FCC`, ...) of the Bravais lattice of a Hall number moyo found. */
+export function latticeTypeOfHall(hallNumber: number): string {
+  return factsOf(hallNumber).latticeType;
+}
+
 /**
  * The space group and standard cells of a material's structure (its `lattice` and `basis`), as
  * spglib and pymatgen's `SpacegroupAnalyzer` find them with the same tolerance. Results are cached

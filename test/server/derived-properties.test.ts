@@ -143,7 +143,36 @@ describe.runIf(hasPymatgen)("derived properties equal pymatgen's", () => {
       const record = res.body.data as Served;
       expectValid(record, s.name!);
       compare(record.derivedProperties, refs[i], s.name!);
+      // lattice.type is the Bravais lattice's, as the platform classifies it (Setyawan–Curtarolo).
+      expect((record.lattice as { type: string }).type, s.name).toBe(refs[i].latticeType);
     }
     expect(refs.map((r) => r.symbol)).toEqual(expect.arrayContaining(["P1", "P6_3mc", "Fm-3m", "Im-3m"]));
+    expect(new Set(refs.map((r) => r.latticeType))).toEqual(new Set(["FCC", "BCC", "HEX", "CUB", "TRI", "ORC", "MCLC", "TET"].filter((t) => refs.some((r) => r.latticeType === t))));
+  });
+
+  it("a hexagonal POSCAR imports with lattice.type HEX, a cubic one CUB or FCC", async () => {
+    const structures = (python(["ase"]) as RefStructure[]).filter((s) => ["Mg hcp", "ZnO wurtzite", "CsCl", "NaCl rocksalt"].includes(s.name!));
+    const types: Record<string, string> = {};
+    for (const s of structures) {
+      const res = await send("POST", "/materials/import", { name: s.name, content: s.poscar, format: "poscar" });
+      types[s.name!] = (res.body.data as { lattice: { type: string } }).lattice.type;
+    }
+    expect(types).toEqual({ "Mg hcp": "HEX", "ZnO wurtzite": "HEX", CsCl: "CUB", "NaCl rocksalt": "FCC" });
+  });
+
+  it("rattled and strained cells of 15 prototypes imported through the API get pymatgen's space group", async () => {
+    // Noise below the tolerance (ASE's rattle, sigma 0.0005-0.008 Å): the platform's symmetry on
+    // write follows spglib's tolerance rules as pymatgen's SpacegroupAnalyzer applies them.
+    const noisy = python(["noisy", "sample"]) as (RefStructure & { name: string; symbol: string })[];
+    const ours: string[] = [];
+    for (const s of noisy) {
+      const res = await send("POST", "/materials/import", { name: s.name, content: s.poscar, format: "poscar" });
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      ours.push((res.body.data as Served).derivedProperties.find((p) => p.name === "symmetry")?.spaceGroupSymbol ?? "none");
+    }
+    const wrong = noisy.map((s, i) => ({ name: s.name, ours: ours[i], theirs: s.symbol })).filter((r) => r.ours !== r.theirs);
+    expect(noisy.length).toBeGreaterThanOrEqual(45);
+    expect(new Set(noisy.map((s) => s.symbol)).size).toBeGreaterThan(15);
+    expect(wrong.length, JSON.stringify(wrong)).toBeLessThanOrEqual(Math.floor(noisy.length * 0.02));
   });
 });

@@ -5,9 +5,10 @@
                      Structure (volume, density, atomic fractions) and spglib find
   ase                prints ASE-built structures (bulk prototypes, supercells, non-standard
                      cells, a rattled cell) as a JSON list of {name, cell, scaled, symbols}
-  noisy              prints rattled (ASE's rattle, seeded, sigma 0.0005-0.008 Å) and strained cells
+  noisy [sample]     prints rattled (ASE's rattle, seeded, sigma 0.0005-0.008 Å) and strained cells
                      of many prototypes, unrattled ones too, each with the space group pymatgen's
-                     SpacegroupAnalyzer finds at its defaults, as a JSON list
+                     SpacegroupAnalyzer finds at its defaults and the lattice type, as a JSON list
+                     (with `sample`: two rattled and one strained cell per prototype)
   readcif            reads a JSON list of {structure, path} from stdin and prints what pymatgen
                      and ASE read from each CIF, and whether it is the same crystal as the structure
 """
@@ -24,6 +25,19 @@ def structure_of(item):
     return Structure(Lattice(item["cell"]), item["symbols"], item["scaled"])
 
 
+def lattice_type(analyzer):
+    """The Setyawan-Curtarolo lattice type (the platform's lattice.type: CUB, FCC, ..., HEX, RHL, MCLC,
+    TRI), as pymatgen's KPathSetyawanCurtarolo names the standard primitive cell, without its variant."""
+    import re
+    from pymatgen.symmetry.kpath import KPathSetyawanCurtarolo
+    primitive = analyzer.get_primitive_standard_structure(international_monoclinic=False)
+    path = KPathSetyawanCurtarolo(primitive, symprec=analyzer._symprec, angle_tolerance=analyzer._angle_tol)
+    name = getattr(path, "name", None)
+    if name is None:  # pymatgen names no path for some triclinic cells
+        return "TRI" if analyzer.get_crystal_system() == "triclinic" else None
+    return re.match(r"ORCF|ORCI|ORCC|ORC|MCLC|MCL|BCT|BCC|FCC|CUB|TET|HEX|RHL|TRI", name).group(0)
+
+
 def analyze(items):
     import spglib
     from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
@@ -38,6 +52,7 @@ def analyze(items):
         conv = a.get_conventional_standard_structure()
         prim = a.get_primitive_standard_structure()
         out.append({
+            "latticeType": lattice_type(a),
             "symbol": a.get_space_group_symbol(),
             "number": a.get_space_group_number(),
             "crystalSystem": a.get_crystal_system(),
@@ -129,8 +144,9 @@ def prototypes():
     ]
 
 
-def noisy():
+def noisy(sample=False):
     import numpy as np
+    from ase.io import write
     from pymatgen.core import Lattice, Structure
     from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
     out = []
@@ -140,17 +156,23 @@ def noisy():
         scaled = atoms.get_scaled_positions(wrap=True).tolist()
         symbols = atoms.get_chemical_symbols()
         a = SpacegroupAnalyzer(Structure(Lattice(cell), symbols, scaled), symprec=0.01, angle_tolerance=5)
-        out.append({"name": name, "cell": cell, "scaled": scaled, "symbols": symbols,
+        text = io.StringIO()
+        write(text, atoms, format="vasp", direct=True)
+        out.append({"name": name, "cell": cell, "scaled": scaled, "symbols": symbols, "poscar": text.getvalue(), "latticeType": lattice_type(a),
                     "number": a.get_space_group_number(), "symbol": a.get_space_group_symbol()})
 
     for p, (name, atoms) in enumerate(prototypes()):
         add(f"{name}", atoms)
         for k, sigma in enumerate(np.linspace(0.0005, 0.008, 16)):
+            if sample and k not in (5, 12):
+                continue
             rattled = atoms.copy()
             rattled.rattle(stdev=float(sigma), seed=1000 * p + k)
             add(f"{name} rattled sigma={sigma:.4f} seed={1000 * p + k}", rattled)
         rng = np.random.default_rng(p)
         for k, size in enumerate([0.0005, 0.001, 0.002, 0.004]):
+            if sample and k != 2:
+                continue
             strained = atoms.copy()
             e = rng.normal(scale=size, size=(3, 3))
             strained.set_cell(strained.cell.array @ (np.eye(3) + (e + e.T) / 2), scale_atoms=True)
@@ -189,7 +211,7 @@ def main():
     elif command == "ase":
         print(json.dumps(ase_structures()))
     elif command == "noisy":
-        print(json.dumps(noisy()))
+        print(json.dumps(noisy(sample=sys.argv[2:] == ["sample"])))
     elif command == "readcif":
         print(json.dumps(readcif(json.load(sys.stdin))))
     else:

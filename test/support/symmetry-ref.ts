@@ -33,6 +33,8 @@ export interface RefStructure {
 }
 
 export interface Reference {
+  /** The Setyawan–Curtarolo lattice type pymatgen's KPathSetyawanCurtarolo names (the platform's `lattice.type`). */
+  latticeType: string | null;
   symbol: string;
   number: number;
   crystalSystem: string;

@@ -4,11 +4,15 @@
 // synchronous WebAssembly call that nothing can interrupt on the thread that made it. So the local
 // platform runs it in a worker thread, one search at a time, and gives each search a time budget:
 // past it the worker is terminated (the only way to stop the call), the record is stored without a
-// `symmetry` entry, and the next search starts a fresh worker.
+// `symmetry` entry, and the next search starts a fresh worker. Which operations hold is decided
+// first, on this thread, by the same tolerance rules as `symmetryOf` (spglib's, pymatgen's defaults;
+// it gives up past the same budget); the worker's moyo then names the group of the structure made
+// exactly symmetric under them.
 import { Worker } from "node:worker_threads";
 import { StructureError } from "../../errors";
 import type { StructureRecord } from "../../structure";
-import { DEFAULT_SYMPREC, moyoInput, spaceGroupSymbolOfHall } from "../../structure/symmetry";
+import { SearchTimeout } from "../../structure/operations/search";
+import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, latticeTypeOfHall, moyoInput, spaceGroupSymbolOfHall } from "../../structure/symmetry";
 
 /** Default time one space-group search may take before the record is stored without it. */
 export const SYMMETRY_BUDGET_MS = 2_000;
@@ -28,9 +32,18 @@ parentPort.on("message", ({ json, symprec }) => {
 });
 `;
 
+/** What a written structure's symmetry gives its record: the space group's symbol and the lattice type. */
+export interface FoundSymmetry {
+  /** pymatgen's spelling, e.g. `"P6_3mc"`. */
+  spaceGroupSymbol: string;
+  /** The platform's lattice type of the Bravais lattice, e.g. `"HEX"`. */
+  latticeType: string;
+}
+
 interface Search {
   json: string;
-  resolve(symbol: string | null): void;
+  exactSymprec: number;
+  resolve(found: FoundSymmetry | null): void;
 }
 
 /** One worker thread that finds space groups in turn, each within a time budget. */
@@ -46,20 +59,20 @@ export class SymmetryThread {
   }
 
   /**
-   * The space group's symbol (pymatgen's spelling) of a structure, or null when it has none at the
-   * default tolerance, is no structure, or took longer than the budget.
+   * The space group's symbol (pymatgen's spelling) and lattice type of a structure, or null when it
+   * has none at the default tolerances, is no structure, or took longer than the budget.
    */
-  spaceGroupSymbol(record: StructureRecord): Promise<string | null> {
-    let json: string;
+  symmetryOf(record: StructureRecord): Promise<FoundSymmetry | null> {
+    if (this.#closed) return Promise.resolve(null);
+    let input: { json: string; exactSymprec: number };
     try {
-      json = moyoInput(record).json;
+      input = moyoInput(record, { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE, deadline: Date.now() + this.#budgetMs });
     } catch (error) {
-      if (error instanceof StructureError || error instanceof RangeError) return Promise.resolve(null);
+      if (error instanceof StructureError || error instanceof RangeError || error instanceof SearchTimeout) return Promise.resolve(null);
       throw error;
     }
-    if (this.#closed) return Promise.resolve(null);
     return new Promise((resolve) => {
-      this.#queue.push({ json, resolve });
+      this.#queue.push({ json: input.json, exactSymprec: input.exactSymprec, resolve });
       this.#next();
     });
   }
@@ -87,15 +100,15 @@ export class SymmetryThread {
     if (!search) return;
     this.#busy = true;
     const worker = (this.#worker ??= this.#start());
-    const finish = (symbol: string | null) => {
+    const finish = (found: FoundSymmetry | null) => {
       clearTimeout(timer);
       worker.off("message", onMessage);
       worker.off("error", onError);
       this.#busy = false;
-      search.resolve(symbol);
+      search.resolve(found);
       this.#next();
     };
-    const onMessage = (answer: { hall?: number; error?: string }) => finish(answer.hall === undefined ? null : spaceGroupSymbolOfHall(answer.hall));
+    const onMessage = (answer: { hall?: number; error?: string }) => finish(answer.hall === undefined ? null : { spaceGroupSymbol: spaceGroupSymbolOfHall(answer.hall), latticeType: latticeTypeOfHall(answer.hall) });
     const onError = () => {
       this.#worker = undefined;
       finish(null);
@@ -107,6 +120,6 @@ export class SymmetryThread {
     }, this.#budgetMs);
     worker.on("message", onMessage);
     worker.on("error", onError);
-    worker.postMessage({ json: search.json, symprec: DEFAULT_SYMPREC });
+    worker.postMessage({ json: search.json, symprec: search.exactSymprec });
   }
 }
