@@ -50,7 +50,6 @@ export function delaunayReduce(lattice: M3): M3 {
   throw new RangeError("no reduced basis found");
 }
 
-const angle = (g: M3, i: number, j: number) => (Math.acos(Math.max(-1, Math.min(1, g[i][j] / Math.sqrt(g[i][i] * g[j][j])))) * 180) / Math.PI;
 
 /** A candidate lattice rotation and how far it moves the cell's metric. */
 export interface LatticeRotation {
@@ -64,31 +63,16 @@ export interface LatticeRotation {
   angleDistance: number;
 }
 
-/** How far a transformed cell's metric (`rotated`) is from the original's. */
-function deviation(rotated: M3, original: M3): Omit<LatticeRotation, "rotation"> {
-  const lo = [Math.sqrt(original[0][0]), Math.sqrt(original[1][1]), Math.sqrt(original[2][2])];
-  const lr = [Math.sqrt(rotated[0][0]), Math.sqrt(rotated[1][1]), Math.sqrt(rotated[2][2])];
-  let length = 0;
-  let angleChange = 0;
-  let angleDistance = 0;
-  for (let i = 0; i < 3; i++) length = Math.max(length, Math.abs(lo[i] - lr[i]));
-  for (const [j, k] of PAIRS) {
-    angleChange = Math.max(angleChange, Math.abs(angle(original, j, k) - angle(rotated, j, k)));
-    // The angle's change as a distance: sin²Δθ times the mean lengths' product, against symprec².
-    const c1 = original[j][k] / lo[j] / lo[k];
-    const c2 = rotated[j][k] / lr[j] / lr[k];
-    const x = c1 * c2 + Math.sqrt(Math.max(0, 1 - c1 * c1)) * Math.sqrt(Math.max(0, 1 - c2 * c2));
-    const sin2 = 1 - x * x;
-    if (sin2 > 1e-12) angleDistance = Math.max(angleDistance, Math.sqrt((sin2 * (lo[j] + lr[j]) * (lo[k] + lr[k])) / 4));
-  }
-  return { length, angle: angleChange, angleDistance };
-}
+const degrees = (cos: number) => (Math.acos(Math.max(-1, Math.min(1, cos))) * 180) / Math.PI;
 
-const PAIRS = [
-  [0, 1],
-  [0, 2],
-  [1, 2],
-];
+/** How far one angle moves: in degrees, and as a distance (spglib's rule for a negative angle tolerance). */
+function angleChange(cosOriginal: number, lo1: number, lo2: number, cosRotated: number, lr1: number, lr2: number): { angle: number; distance: number } {
+  const x = cosOriginal * cosRotated + Math.sqrt(Math.max(0, 1 - cosOriginal ** 2)) * Math.sqrt(Math.max(0, 1 - cosRotated ** 2));
+  const sin2 = 1 - x * x;
+  // sin²Δθ times the mean lengths' product, against symprec².
+  const distance = sin2 > 1e-12 ? Math.sqrt((sin2 * (lo1 + lr1) * (lo2 + lr2)) / 4) : 0;
+  return { angle: Math.abs(degrees(cosOriginal) - degrees(cosRotated)), distance };
+}
 
 /**
  * The candidate rotations (integer matrices acting on fractional coordinates of `lattice`) that
@@ -109,27 +93,34 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
     }
     products.push(row);
   }
-  const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(Math.sqrt(products[n][n]) - Math.sqrt(g[i][i])) <= symprec));
+  const lengths = AXES.map((_, n) => Math.sqrt(products[n][n]));
+  const lo = [0, 1, 2].map((i) => Math.sqrt(g[i][i]));
+  const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(lengths[n] - lo[i]) <= symprec));
+  const change = (j: number, k: number, n: number, m: number) => angleChange(g[j][k] / lo[j] / lo[k], lo[j], lo[k], products[n][m] / lengths[n] / lengths[m], lengths[n], lengths[m]);
+  const within = (c: { angle: number; distance: number }) => (angleTolerance > 0 ? c.angle <= angleTolerance : c.distance <= symprec);
   // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
   const t = round(mul(inverse(lattice), reduced));
   const ti = inverse(t);
   const found: LatticeRotation[] = [];
   for (const a of columns[0]) {
     for (const b of columns[1]) {
+      const ab = change(0, 1, a, b);
+      if (!within(ab)) continue; // most pairs fail here, before the third column is tried
       for (const c of columns[2]) {
         const [u, v, x] = [AXES[a], AXES[b], AXES[c]];
         const determinant = u[0] * (v[1] * x[2] - v[2] * x[1]) - v[0] * (u[1] * x[2] - u[2] * x[1]) + x[0] * (u[1] * v[2] - u[2] * v[1]);
         if (determinant !== 1 && determinant !== -1) continue;
-        const rotated: M3 = [
-          [products[a][a], products[a][b], products[a][c]],
-          [products[b][a], products[b][b], products[b][c]],
-          [products[c][a], products[c][b], products[c][c]],
-        ];
-        const d = deviation(rotated, g);
-        if (d.length > symprec || (angleTolerance > 0 ? d.angle > angleTolerance : d.angleDistance > symprec)) continue;
+        const [ac, bc] = [change(0, 2, a, c), change(1, 2, b, c)];
+        if (!within(ac) || !within(bc)) continue;
         const w: M3 = [0, 1, 2].map((r) => [u[r], v[r], x[r]]);
         const rotation = mul(mul(t, w), ti);
-        if (isInteger(rotation, 0.1)) found.push({ rotation: round(rotation), ...d });
+        if (!isInteger(rotation, 0.1)) continue;
+        found.push({
+          rotation: round(rotation),
+          length: Math.max(Math.abs(lengths[a] - lo[0]), Math.abs(lengths[b] - lo[1]), Math.abs(lengths[c] - lo[2])),
+          angle: Math.max(ab.angle, ac.angle, bc.angle),
+          angleDistance: Math.max(ab.distance, ac.distance, bc.distance),
+        });
       }
     }
   }

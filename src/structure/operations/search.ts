@@ -62,11 +62,14 @@ function operationsAt(candidates: Candidates, symprec: number, angleTolerance: n
 function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean {
   const byRotation = new Map(operations.map((op) => [key(op.rotation), op]));
   if (byRotation.size !== operations.length) return false;
+  const t = [0, 0, 0];
   for (const g of operations) {
+    const w = g.rotation;
     for (const h of operations) {
-      const product = byRotation.get(productKey(g.rotation, h.rotation));
+      const product = byRotation.get(productKey(w, h.rotation));
       if (!product) return false;
-      const t = mulV(g.rotation, h.translation).map((x, k) => x + g.translation[k]);
+      const u = h.translation;
+      for (let i = 0; i < 3; i++) t[i] = w[i][0] * u[0] + w[i][1] * u[1] + w[i][2] * u[2] + g.translation[i];
       if (!(distance(cell.lattice, t, product.translation) < 3 * symprec)) return false;
     }
   }

@@ -15,9 +15,11 @@ function exactGroup(operations: Operation[]): Operation[] {
     const shift = [0, 0, 0];
     for (const h of operations) {
       const gh = byRotation.get(productKey(g.rotation, h.rotation)) as Operation;
-      const moved = mulV(g.rotation, h.translation);
-      const d = wrap([0, 1, 2].map((k) => gh.translation[k] - moved[k] - g.translation[k]));
-      for (let k = 0; k < 3; k++) shift[k] += d[k] / n;
+      const [w, u] = [g.rotation, h.translation];
+      for (let k = 0; k < 3; k++) {
+        const d = gh.translation[k] - (w[k][0] * u[0] + w[k][1] * u[1] + w[k][2] * u[2]) - g.translation[k];
+        shift[k] += (d - Math.round(d)) / n;
+      }
     }
     return { rotation: g.rotation, translation: g.translation.map((x, k) => x + shift[k]) };
   });
