@@ -58,6 +58,7 @@ def analyze(items):
             "crystalSystem": a.get_crystal_system(),
             "pointGroup": a.get_point_group_symbol(),
             "volume": s.volume,
+            "nsites": len(s),
             "density": float(s.density),
             "ratios": [[el.symbol, comp.get_atomic_fraction(el)] for el in comp.elements],
             "spglib": {

@@ -40,6 +40,8 @@ export interface Reference {
   crystalSystem: string;
   pointGroup: string;
   volume: number;
+  /** pymatgen's len(structure). */
+  nsites: number;
   density: number;
   ratios: [string, number][];
   spglib: { number: number; operations: number; international: string; pointgroup: string; wyckoffs: string[]; siteSymmetries: string[]; equivalent: number[]; stdVolume: number; stdAtoms: number };
