@@ -45,10 +45,12 @@ def analyze(items):
     for item in items:
         s = structure_of(item)
         symprec = item.get("symprec", 0.01)
-        a = SpacegroupAnalyzer(s, symprec=symprec)  # angle_tolerance=5; symprec 0.01 unless given, as the platform calls it
+        angle_tolerance = item.get("angleTolerance", 5)
+        # symprec 0.01 and angle_tolerance 5 unless given, as the platform calls it
+        a = SpacegroupAnalyzer(s, symprec=symprec, angle_tolerance=angle_tolerance)
         comp = s.composition
         numbers = [sorted(set(item["symbols"]), key=item["symbols"].index).index(x) + 1 for x in item["symbols"]]
-        ds = spglib.get_symmetry_dataset((item["cell"], item["scaled"], numbers), symprec=symprec, angle_tolerance=5)
+        ds = spglib.get_symmetry_dataset((item["cell"], item["scaled"], numbers), symprec=symprec, angle_tolerance=angle_tolerance)
         conv = a.get_conventional_standard_structure()
         prim = a.get_primitive_standard_structure()
         out.append({

@@ -30,6 +30,7 @@ export interface RefStructure {
   scaled: number[][];
   symbols: string[];
   symprec?: number;
+  angleTolerance?: number;
 }
 
 export interface Reference {
