@@ -31,8 +31,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function send(method: string, route: string, body?: unknown): Promise<RawResponse> {
+  // A fresh connection each time: this file's own synchronous work (pymatgen through Python,
+  // symmetry recomputed in the test) can outlast the server's keep-alive timeout, and a kept-alive
+  // socket closed by the server just as it is reused ends the request with ECONNRESET.
   return rawRequest(server, method, `${PREFIX}${route}`, {
-    headers: { ...alice, "Content-Type": "application/json" },
+    headers: { ...alice, "Content-Type": "application/json", Connection: "close" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
@@ -41,7 +44,7 @@ async function allServed(query?: unknown): Promise<Served[]> {
   const out: Served[] = [];
   for (let skip = 0; ; skip += 100) {
     const params = [`projection=${encodeURIComponent(JSON.stringify({ limit: 100, skip }))}`, ...(query ? [`query=${encodeURIComponent(JSON.stringify(query))}`] : [])];
-    const res = await rawRequest(server, "GET", `${PREFIX}/materials?${params.join("&")}`, { headers: { ...alice } });
+    const res = await rawRequest(server, "GET", `${PREFIX}/materials?${params.join("&")}`, { headers: { ...alice, Connection: "close" } });
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     out.push(...(res.body.data as Served[]));
     if ((res.body.data as unknown[]).length < 100) return out;
@@ -97,11 +100,11 @@ describe("derived properties of every material the local platform serves", () =>
   });
 
   it("queries on them work: $elemMatch on the symbol finds the wurtzites", async () => {
-    const res = await listMaterials(server, alice, { derivedProperties: { $elemMatch: { name: "symmetry", spaceGroupSymbol: "P6_3mc" } }, isSynthetic: { $ne: true } }, { fields: { name: 1 } });
+    const res = await listMaterials(server, { ...alice, Connection: "close" } as Session, { derivedProperties: { $elemMatch: { name: "symmetry", spaceGroupSymbol: "P6_3mc" } }, isSynthetic: { $ne: true } }, { fields: { name: 1 } });
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     const names = (res.body.data as { name: string }[]).map((r) => r.name.split(",")[0]).sort();
     expect(names).toEqual(["AlN", "GaN", "ZnO"]);
-    const binary = await listMaterials(server, alice, { derivedProperties: { $elemMatch: { name: "p-norm", degree: 0, value: 1 } }, isSynthetic: { $ne: true } }, { fields: { formula: 1 } });
+    const binary = await listMaterials(server, { ...alice, Connection: "close" } as Session, { derivedProperties: { $elemMatch: { name: "p-norm", degree: 0, value: 1 } }, isSynthetic: { $ne: true } }, { fields: { formula: 1 } });
     const formulas = (binary.body.data as { formula: string }[]).map((r) => r.formula);
     expect(formulas).toContain("Si");
     expect(formulas.every((f) => /^[A-Z][a-z]?$/.test(f))).toBe(true);

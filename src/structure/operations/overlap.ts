@@ -4,6 +4,14 @@
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
 import { mulV, type M3, type V3 } from "./linear";
 
+/** Thrown when the search runs past its deadline. */
+export class SearchTimeout extends Error {}
+
+/** Throws a SearchTimeout once `Date.now()` is past the deadline, if there is one. */
+export function checkDeadline(deadline: number | undefined): void {
+  if (deadline !== undefined && Date.now() > deadline) throw new SearchTimeout("the symmetry search ran past its time budget");
+}
+
 /** A periodic structure as the search takes it: lattice columns in Å, fractional positions, species numbers. */
 export interface Cell {
   lattice: M3;

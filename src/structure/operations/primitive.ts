@@ -4,7 +4,7 @@
 // come out as a whole number per atom, the tolerance is narrowed by 5% and the search repeated.
 import { delaunayReduce } from "./lattice-symmetry";
 import { det, identity, inverse, mul, mulV, round, sub, type M3, type V3 } from "./linear";
-import { distance, leastAtomsIndex, worstDistance, type Cell } from "./overlap";
+import { checkDeadline, distance, leastAtomsIndex, worstDistance, type Cell } from "./overlap";
 
 const I = identity();
 
@@ -26,11 +26,12 @@ export interface PureTranslation {
 }
 
 /** The candidate pure translations (the zero one first) within the widest tolerance. */
-export function pureTranslations(cell: Cell, symprec: number): PureTranslation[] {
+export function pureTranslations(cell: Cell, symprec: number, deadline?: number): PureTranslation[] {
   const origin = leastAtomsIndex(cell.types);
   const found: { translation: V3; worst: number }[] = [{ translation: [0, 0, 0], worst: 0 }];
   cell.positions.forEach((p, i) => {
     if (cell.types[i] !== cell.types[origin] || i === origin) return;
+    checkDeadline(deadline);
     const t = sub(p, cell.positions[origin]);
     const worst = worstDistance(cell, I, t, symprec);
     if (worst < symprec) found.push({ translation: t.map((x) => x - Math.floor(x)), worst });

@@ -8,11 +8,10 @@
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
 import { key, mulV, productKey, sub } from "./linear";
-import { distance, leastAtomsIndex, worstDistance, type Cell, type Operation } from "./overlap";
+import { checkDeadline, distance, leastAtomsIndex, worstDistance, type Cell, type Operation } from "./overlap";
 import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
-/** Thrown when the search runs past its deadline. */
-export class SearchTimeout extends Error {}
+export { SearchTimeout } from "./overlap";
 
 /** What the search finds: the operations of the primitive cell, which make a group. */
 export interface SearchResult {
@@ -27,10 +26,6 @@ interface Candidates {
   operations: (Operation & { worst: number })[];
 }
 
-function checkDeadline(deadline: number | undefined): void {
-  if (deadline !== undefined && Date.now() > deadline) throw new SearchTimeout("the symmetry search ran past its time budget");
-}
-
 /** Every lattice rotation within the widest tolerances, with the translations that could go with it. */
 function candidatesOf(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): Candidates {
   const rotations = latticeCandidates(cell.lattice, symprec, angleTolerance);
@@ -41,6 +36,7 @@ function candidatesOf(cell: Cell, symprec: number, angleTolerance: number, deadl
     const moved = mulV(rotation, cell.positions[origin]);
     cell.positions.forEach((p, i) => {
       if (cell.types[i] !== cell.types[origin]) return;
+      checkDeadline(deadline);
       const translation = sub(p, moved);
       const worst = worstDistance(cell, rotation, translation, symprec);
       if (worst < symprec) operations.push({ rotation, translation: translation.map((x) => x - Math.floor(x)), worst });
@@ -85,7 +81,7 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
 export function searchOperations(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): SearchResult | null {
   const seen = new Map<string, Candidates>();
   const tried = new Set<string>();
-  const translations = pureTranslations(cell, symprec);
+  const translations = pureTranslations(cell, symprec, deadline);
   let tolerance = symprec;
   let angle = angleTolerance;
   for (let attempt = 0; attempt < 20; attempt++) {
