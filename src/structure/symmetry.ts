@@ -229,12 +229,13 @@ function platformCell(cell: MoyoCell, species: readonly string[], latticeType: s
  * made exactly symmetric under the operations that spglib's tolerance rules find with `symprec`
  * and `angleTolerance`: moyo, reading it at a tight tolerance, then names the group pymatgen's
  * SpacegroupAnalyzer names. For callers that run moyo elsewhere too (the local platform runs it in
- * a worker thread). Throws a StructureError for a structure that is no structure, has a flat cell
+ * a worker thread; with `search: false` it gets the cell as it is, for moyo's own tolerance
+ * handling). Throws a StructureError for a structure that is no structure, has a flat cell
  * or no space group at these tolerances; a SearchTimeout past `deadline` (a `Date.now()`).
  */
 export function moyoInput(
   record: StructureRecord,
-  options: { symprec: number; angleTolerance: number; deadline?: number } = { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE },
+  options: { symprec: number; angleTolerance: number; deadline?: number; search?: boolean } = { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE },
 ): { json: string; exactSymprec: number; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
   const { cell, sites } = structureOf(record);
   const volume = Math.abs(cellVolume(cell));
@@ -246,6 +247,11 @@ export function moyoInput(
     return k >= 0 ? k + 1 : species.push(s.element);
   });
   const searchCell = { lattice: transpose(cell), positions: sites.map((s) => [...s.fractional]), types: numbers };
+  if (options.search === false) {
+    // moyo's own tolerance handling at symprec, on the cell as it is.
+    const raw: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
+    return { json: JSON.stringify(raw), exactSymprec: options.symprec, species, cell, sites };
+  }
   // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
   for (let i = 0; i < sites.length; i++) {
     for (let j = i + 1; j < sites.length; j++) {

@@ -14,6 +14,13 @@ import type { StructureRecord } from "../../structure";
 import { SearchTimeout } from "../../structure/operations/search";
 import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, latticeTypeOfHall, moyoInput, spaceGroupSymbolOfHall } from "../../structure/symmetry";
 
+/**
+ * Most atoms whose operations are decided on the server's own thread by spglib's tolerance rules
+ * (about a millisecond here). Larger cells go to moyo in the worker as they are, judged by moyo's own
+ * tolerance handling, so that no search holds up other requests.
+ */
+export const MAIN_THREAD_ATOMS = 64;
+
 /** Default time one space-group search may take before the record is stored without it. */
 export const SYMMETRY_BUDGET_MS = 2_000;
 
@@ -66,7 +73,8 @@ export class SymmetryThread {
     if (this.#closed) return Promise.resolve(null);
     let input: { json: string; exactSymprec: number };
     try {
-      input = moyoInput(record, { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE, deadline: Date.now() + this.#budgetMs });
+      const small = Array.isArray(record.basis?.elements) && record.basis.elements.length <= MAIN_THREAD_ATOMS;
+      input = moyoInput(record, { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE, deadline: Date.now() + this.#budgetMs, search: small });
     } catch (error) {
       if (error instanceof StructureError || error instanceof RangeError || error instanceof SearchTimeout) return Promise.resolve(null);
       throw error;
