@@ -139,6 +139,11 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
     const structural = warnings.filter((w) => w.code === "INVALID_STRUCTURE");
     expect(structural).toHaveLength(1);
     // A structure without a space group still has its atoms and volume.
+    // The tolerances reach the search: pymatgen's answer at symprec 0.1 Å and angles judged as a distance.
+    const loose = await platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: 0.1, angleTolerance: -1 }, query: { _id: { $ne: "broken-1" } } });
+    const theirs = python(["analyze"], JSON.stringify((loose.values as [string, number][]).map(([id]) => ({ ...refOf(bundled[byId.get(id)!] as never), symprec: 0.1, angleTolerance: -1 })))) as Reference[];
+    expect((loose.values as [string, number][]).map((r) => r[1])).toEqual(theirs.map((t) => t.number));
+    await expect(platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: -1 } })).rejects.toThrow(/symprec must be a positive distance/);
     const sizes = await platform.client.materials.toDataFrame({ columns: ["matframe:nsites", "matframe:volumePerAtom"], query: { _id: "broken-1" } });
     const volume = refs[0].volume; // the broken record has the first bundled material's cell
     expect(sizes.values).toEqual([["broken-1", 2, expect.closeTo(volume / 2, 9)]]);

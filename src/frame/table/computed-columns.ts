@@ -4,7 +4,7 @@
 // search per structure, shared by all the computed columns of a row through the symmetry cache.
 import { StructureError } from "../../errors";
 import { cellVolume } from "../../structure/cell";
-import { symmetryOf } from "../../structure/symmetry";
+import { symmetryOf, type SymmetryOptions } from "../../structure/symmetry";
 import { structureOf, type StructureRecord } from "../../structure/structure";
 import type { ColumnDef } from "./column-spec";
 import type { Getter } from "./getters";
@@ -30,8 +30,9 @@ function reasonOf(error: StructureError, id: unknown): string {
  * The getter of one computed column. A record whose `lattice` and `basis` make no structure, or
  * no space group, gives undefined (null in the table) and is counted once per row in `tally`.
  * @param row the index of the row being read
+ * @param symmetry the tolerances of the symmetry search (pymatgen's defaults when left out)
  */
-export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally: ComputedTally, row: () => number): Getter {
+export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally: ComputedTally, row: () => number, symmetry: SymmetryOptions = {}): Getter {
   return (record) => {
     try {
       const r = record as StructureRecord | null;
@@ -43,7 +44,7 @@ export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally:
         const { cell, sites } = structureOf(r);
         return field === "nsites" ? sites.length : Math.abs(cellVolume(cell)) / sites.length;
       }
-      return symmetryOf(r)[field];
+      return symmetryOf(r, symmetry)[field];
     } catch (error) {
       if (!(error instanceof StructureError)) throw error;
       const current = row();
