@@ -4,12 +4,12 @@
 // setting is spglib's (moyo's "Spglib" setting), so the Hall number, the standard cells and the
 // Wyckoff letters are the ones spglib and pymatgen give.
 import { StructureError, ValidationError } from "../errors";
-import { cellVolume, type Matrix3, type Vector3 } from "./cell";
+import type { Matrix3, Vector3 } from "./cell";
 import { loadMoyo, type MoyoCell, type MoyoDataset } from "./moyo";
+import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, moyoInput } from "./operations/moyo-input";
 import { structureOf, toPlatform, who, type PlatformStructure, type StructureRecord } from "./structure";
 
-/** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
-export const DEFAULT_SYMPREC = 0.01;
+export { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, moyoInput } from "./operations/moyo-input";
 
 /** The seven crystal systems, spelt as pymatgen's `get_crystal_system()` spells them. */
 export type CrystalSystem = "triclinic" | "monoclinic" | "orthorhombic" | "tetragonal" | "trigonal" | "hexagonal" | "cubic";
@@ -17,11 +17,19 @@ export type CrystalSystem = "triclinic" | "monoclinic" | "orthorhombic" | "tetra
 /** Options of a symmetry search. */
 export interface SymmetryOptions {
   /**
-   * Distance tolerance in Å: two positions closer than this count as the same. moyo-wasm takes no
-   * angle tolerance; its lattice search uses this distance instead of pymatgen's 5° (see docs/symmetry.md).
+   * Distance tolerance in Å, as spglib applies it: an operation is a symmetry when it moves every
+   * atom closer than this to an atom of its species, and the lattice's vectors keep their lengths
+   * within it (see docs/symmetry.md).
    * @default 0.01 (pymatgen's `SpacegroupAnalyzer` default)
    */
   symprec?: number;
+  /**
+   * Angle tolerance in degrees: how much the angles between the lattice's vectors may change under
+   * a lattice symmetry. A negative value judges the angles as a distance against symprec instead
+   * (spglib's own default, -1).
+   * @default 5 (pymatgen's `SpacegroupAnalyzer` default)
+   */
+  angleTolerance?: number;
 }
 
 /** One site of the structure as symmetry sees it. */
@@ -68,8 +76,10 @@ export interface Symmetry {
   conventional: PlatformStructure;
   /** The primitive standard cell, platform-shaped. */
   primitive: PlatformStructure;
-  /** The distance tolerance used, in Å. */
+  /** The distance tolerance asked for, in Å. */
   symprec: number;
+  /** The angle tolerance asked for, in degrees. */
+  angleTolerance: number;
 }
 
 const CRYSTAL_SYSTEMS: Record<string, CrystalSystem> = {
@@ -152,6 +162,16 @@ function checkSymprec(symprec: unknown): number {
   return symprec;
 }
 
+function checkAngleTolerance(angle: unknown): number {
+  if (typeof angle !== "number" || angle === 0 || !Number.isFinite(angle) || angle >= 90) {
+    throw new ValidationError(
+      "angleTolerance",
+      `angleTolerance must be an angle in degrees between 0 and 90, or negative to judge angles as a distance (pymatgen's default is ${DEFAULT_ANGLE_TOLERANCE}); got ${String(angle)}.`,
+    );
+  }
+  return angle;
+}
+
 /** A lattice as moyo serializes it: the vectors a, b, c one after the other. */
 const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
   [flat[0], flat[1], flat[2]],
@@ -192,28 +212,14 @@ function platformCell(cell: MoyoCell, species: readonly string[], latticeType: s
   return toPlatform(rows(cell.lattice.basis) as Matrix3, sites, latticeType);
 }
 
-/**
- * A structure as moyo takes it (the cell as JSON, species numbered in order of first appearance),
- * for callers that run moyo elsewhere (the local platform runs it in a worker thread). Throws a
- * StructureError for a structure that is no structure or has a flat cell.
- */
-export function moyoInput(record: StructureRecord): { json: string; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
-  const { cell, sites } = structureOf(record);
-  const volume = Math.abs(cellVolume(cell));
-  const scale = Math.max(...cell.map((v) => Math.hypot(...v)));
-  if (!(volume > 1e-9 * scale ** 3)) throw new StructureError(`${who(record)}: the cell has no volume (its vectors are coplanar); a space group needs a three-dimensional cell.`, record._id);
-  const species: string[] = [];
-  const numbers = sites.map((s) => {
-    const k = species.indexOf(s.element);
-    return k >= 0 ? k + 1 : species.push(s.element);
-  });
-  const moyoCell: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
-  return { json: JSON.stringify(moyoCell), species, cell, sites };
-}
-
 /** The Hermann–Mauguin symbol, in pymatgen's spelling (`P6_3mc`), of the space group of a Hall number moyo found. */
 export function spaceGroupSymbolOfHall(hallNumber: number): string {
   return factsOf(hallNumber).symbol;
+}
+
+/** The platform's lattice type (`HEX`, `FCC`, ...) of the Bravais lattice of a Hall number moyo found. */
+export function latticeTypeOfHall(hallNumber: number): string {
+  return factsOf(hallNumber).latticeType;
 }
 
 /**
@@ -226,13 +232,15 @@ export function spaceGroupSymbolOfHall(hallNumber: number): string {
  */
 export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {}): Symmetry {
   const symprec = checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
-  const { json, species, cell, sites } = moyoInput(record);
-  const key = `${symprec}|${json}|${species.join(",")}`;
+  const angleTolerance = checkAngleTolerance(options.angleTolerance ?? DEFAULT_ANGLE_TOLERANCE);
+  const { cell, sites } = structureOf(record);
+  const key = `${symprec}|${angleTolerance}|${JSON.stringify(cell)}|${JSON.stringify(sites)}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  const { json, exactSymprec, species } = moyoInput(record, { symprec, angleTolerance });
   let dataset: MoyoDataset;
   try {
-    dataset = loadMoyo().analyze_cell(json, symprec, "Spglib");
+    dataset = loadMoyo().analyze_cell(json, exactSymprec, "Spglib");
   } catch (error) {
     if (!(typeof error === "string" || error instanceof Error) || error instanceof TypeError) throw error;
     throw new StructureError(
@@ -262,6 +270,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
     conventional: platformCell(dataset.std_cell, species, facts.latticeType),
     primitive: platformCell(dataset.prim_std_cell, species, facts.latticeType),
     symprec,
+    angleTolerance,
   };
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, deepFreeze(result));
@@ -275,6 +284,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
  */
 export function symmetryOrNull(record: StructureRecord, options: SymmetryOptions & { onWarning?: (message: string) => void } = {}): Symmetry | null {
   checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
+  checkAngleTolerance(options.angleTolerance ?? DEFAULT_ANGLE_TOLERANCE);
   try {
     return symmetryOf(record, options);
   } catch (error) {

@@ -19,7 +19,7 @@ const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.js
 const bare = bundled.map(({ derivedProperties: _dropped, ...rest }) => rest);
 
 const PLATFORM_COLUMNS = ["formula", "derivedProperties.symmetry.spaceGroupSymbol", "derivedProperties.elemental_ratio.Si", "derivedProperties.p-norm.2", "derivedProperties.p-norm.0"];
-const COMPUTED = ["matframe:spaceGroupNumber", "matframe:spaceGroupSymbol", "matframe:crystalSystem", "matframe:pointGroup"];
+const COMPUTED = ["matframe:spaceGroupNumber", "matframe:spaceGroupSymbol", "matframe:crystalSystem", "matframe:pointGroup", "matframe:nsites", "matframe:volumePerAtom"];
 
 const refs: Reference[] = hasPymatgen ? python(["analyze"], JSON.stringify(bundled.map((r) => refOf(r as never)))) : [];
 const byId = new Map(bundled.map((r, i) => [r._id, i]));
@@ -33,7 +33,7 @@ describe("column planning", () => {
   it("a keyed entry or a computed column fetches what it reads, and nothing a platform field could be mistaken for", () => {
     expect(planColumns(["derivedProperties.p-norm.2", "derivedProperties.elemental_ratio.Si"]).fields).toEqual({ _id: 1, derivedProperties: 1 });
     expect(planColumns(["matframe:crystalSystem", "formula"]).fields).toEqual({ _id: 1, basis: 1, formula: 1, lattice: 1 });
-    expect(() => planColumns(["matframe:spacegroup"])).toThrow(/is not one of the computed columns \(matframe:spaceGroupNumber, matframe:spaceGroupSymbol, matframe:crystalSystem, matframe:pointGroup\)/);
+    expect(() => planColumns(["matframe:spacegroup"])).toThrow(/is not one of the computed columns \(matframe:spaceGroupNumber, matframe:spaceGroupSymbol, matframe:crystalSystem, matframe:pointGroup, matframe:nsites, matframe:volumePerAtom\)/);
     // A slip of case or a letter gets the name it was meant to be.
     expect(() => planColumns(["matframe:crystalsystem"])).toThrow(/: did you mean matframe:crystalSystem\?$/);
     expect(() => planColumns(["matframe:pointgrup"])).toThrow(/: did you mean matframe:pointGroup\?$/);
@@ -65,8 +65,14 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
       expect(cell("matframe:spaceGroupSymbol"), what).toBe(ref.spglib.international);
       expect(cell("matframe:pointGroup"), what).toBe(ref.spglib.pointgroup);
       expect(cell("matframe:crystalSystem"), what).toBe(ref.crystalSystem);
+      // pymatgen's len(structure) and structure.volume / len(structure); and len(basis.elements).
+      expect(cell("matframe:nsites"), what).toBe(ref.nsites);
+      expect(cell("matframe:nsites"), what).toBe(bundled[i].basis.elements.length);
+      expect(cell("matframe:volumePerAtom"), what).toBeCloseTo(ref.volume / ref.nsites, 9);
     }
     expect(rows.filter((r) => r[names.indexOf("derivedProperties.elemental_ratio.Si")] != null).length).toBeGreaterThan(0);
+    // The bundled cells differ in size, so the comparison can fail.
+    expect(new Set(rows.map((r) => r[names.indexOf("matframe:nsites")])).size).toBeGreaterThan(4);
   });
 
   it("CSV, NDJSON and Parquet exports carry the same columns; csv-parse and DuckDB read them back", async () => {
@@ -118,7 +124,7 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
 
   it("space group number and symbol, crystal system and point group equal spglib's; a structure without a group is null with one warning", async () => {
     const warnings: FrameWarning[] = [];
-    const df = await platform.client.materials.toDataFrame({ columns: ["derivedProperties.symmetry.spaceGroupSymbol", ...COMPUTED], onWarning: (w) => warnings.push(w) });
+    const df = await platform.client.materials.toDataFrame({ columns: ["derivedProperties.symmetry.spaceGroupSymbol", ...COMPUTED.slice(0, 4)], onWarning: (w) => warnings.push(w) });
     const rows = df.values as unknown[][];
     expect(rows.length).toBe(bundled.length + 1);
     for (const row of rows) {
@@ -132,6 +138,15 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
     }
     const structural = warnings.filter((w) => w.code === "INVALID_STRUCTURE");
     expect(structural).toHaveLength(1);
+    // A structure without a space group still has its atoms and volume.
+    // The tolerances reach the search: pymatgen's answer at symprec 0.1 Å and angles judged as a distance.
+    const loose = await platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: 0.1, angleTolerance: -1 }, query: { _id: { $ne: "broken-1" } } });
+    const theirs = python(["analyze"], JSON.stringify((loose.values as [string, number][]).map(([id]) => ({ ...refOf(bundled[byId.get(id)!] as never), symprec: 0.1, angleTolerance: -1 })))) as Reference[];
+    expect((loose.values as [string, number][]).map((r) => r[1])).toEqual(theirs.map((t) => t.number));
+    await expect(platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: -1 } })).rejects.toThrow(/symprec must be a positive distance/);
+    const sizes = await platform.client.materials.toDataFrame({ columns: ["matframe:nsites", "matframe:volumePerAtom"], query: { _id: "broken-1" } });
+    const volume = refs[0].volume; // the broken record has the first bundled material's cell
+    expect(sizes.values).toEqual([["broken-1", 2, expect.closeTo(volume / 2, 9)]]);
     expect(structural[0].rows).toBe(1);
     expect(structural[0].ids).toEqual(["broken-1"]);
     expect(structural[0].message).toMatch(/matframe:spaceGroupNumber, .* are null in 1 row without a usable structure \(no space group found with symprec 0.01/);

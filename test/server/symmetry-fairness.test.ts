@@ -101,13 +101,13 @@ describe("SymmetryThread's caps", () => {
   it("caps waiting work per account and in all, and closes with every waiting search answered", async () => {
     const thread = new SymmetryThread({ budgetMs: 5_000, maxWaitingPerAccount: 2, maxWaiting: 3 });
     const big = siliconSupercell(4) as never;
-    const running = thread.spaceGroupSymbol(big, "a");
-    const waiting = [thread.spaceGroupSymbol(big, "a"), thread.spaceGroupSymbol(big, "a")];
-    expect(() => thread.spaceGroupSymbol(big, "a")).toThrow(SymmetryQueueFull);
-    waiting.push(thread.spaceGroupSymbol(big, "b"));
+    const running = thread.symmetryOf(big, "a");
+    const waiting = [thread.symmetryOf(big, "a"), thread.symmetryOf(big, "a")];
+    expect(() => thread.symmetryOf(big, "a")).toThrow(SymmetryQueueFull);
+    waiting.push(thread.symmetryOf(big, "b"));
     let full: unknown;
     try {
-      void thread.spaceGroupSymbol(big, "c");
+      void thread.symmetryOf(big, "c");
     } catch (error) {
       full = error;
     }

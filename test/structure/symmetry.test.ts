@@ -90,6 +90,19 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
     expect(ours).toEqual(theirs.map((t) => t.symbol));
     expect(new Set(ours).size).toBeGreaterThan(1);
   });
+
+  it("angleTolerance is settable and means what it means in pymatgen (degrees; negative: judged as a distance)", () => {
+    // CsCl with its cell sheared by 0.6°: cubic within 5°, not within 0.3° nor as a distance.
+    const t = (0.6 * Math.PI) / 180;
+    const a = 4.12;
+    const sheared = { name: "CsCl sheared", cell: [[a, 0, 0], [a * Math.sin(t), a * Math.cos(t), 0], [0, 0, a]], scaled: [[0, 0, 0], [0.5, 0.5, 0.5]], symbols: ["Cs", "Cl"] };
+    const cases = [5, 0.3, -1].map((angleTolerance) => ({ ...sheared, angleTolerance }));
+    const theirs = python(["analyze"], JSON.stringify(cases)) as Reference[];
+    const ours = cases.map((c) => symmetryOf(recordOf(c), { angleTolerance: c.angleTolerance }));
+    expect(ours.map((s) => s.spaceGroupSymbol)).toEqual(theirs.map((r) => r.symbol));
+    expect(new Set(ours.map((s) => s.spaceGroupSymbol)).size).toBeGreaterThan(1);
+    expect(ours[0].angleTolerance).toBe(5);
+  });
 });
 
 describe("symmetry of bad structures", () => {
@@ -118,6 +131,7 @@ describe("symmetry of bad structures", () => {
   it("a bad symprec is refused, with pymatgen's default named", () => {
     expect(() => symmetryOf(si, { symprec: -1 })).toThrow(/symprec must be a positive distance in Å \(pymatgen's default is 0.01\); got -1/);
     expect(() => symmetryOrNull(si, { symprec: Number.NaN })).toThrow(ValidationError);
+    expect(() => symmetryOf(si, { angleTolerance: 0 })).toThrow(/angleTolerance must be an angle in degrees between 0 and 90, or negative .*pymatgen's default is 5\); got 0/);
   });
 
   it("a repeated structure is looked up, not searched again; results are frozen", () => {

@@ -30,14 +30,19 @@ export interface RefStructure {
   scaled: number[][];
   symbols: string[];
   symprec?: number;
+  angleTolerance?: number;
 }
 
 export interface Reference {
+  /** The Setyawan–Curtarolo lattice type pymatgen's KPathSetyawanCurtarolo names (the platform's `lattice.type`). */
+  latticeType: string | null;
   symbol: string;
   number: number;
   crystalSystem: string;
   pointGroup: string;
   volume: number;
+  /** pymatgen's len(structure). */
+  nsites: number;
   density: number;
   ratios: [string, number][];
   spglib: { number: number; operations: number; international: string; pointgroup: string; wyckoffs: string[]; siteSymmetries: string[]; equivalent: number[]; stdVolume: number; stdAtoms: number };

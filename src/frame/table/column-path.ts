@@ -21,16 +21,23 @@ export function keyedEntryField(name: string): string | undefined {
   return Object.hasOwn(KEYED_ENTRIES, name) ? KEYED_ENTRIES[name] : undefined;
 }
 
+/** What a computed column shows: a field of the structure's symmetry, or a count or size of its cell. */
+export type ComputedField = "spaceGroupNumber" | "spaceGroupSymbol" | "crystalSystem" | "pointGroup" | "nsites" | "volumePerAtom";
+
 /**
  * Columns matframe computes in the client from a record's `lattice` and `basis` (fetched by the
- * projection), for records without the platform's derived properties. The `matframe:` prefix
- * keeps them apart from every platform field: no platform field name has a colon.
+ * projection), for records without the platform's derived properties: the symmetry's fields,
+ * the number of atoms in the cell (`nsites`, as pymatgen's `len(structure)`) and the volume per
+ * atom in Å³. The `matframe:` prefix keeps them apart from every platform field: no platform
+ * field name has a colon.
  */
-export const COMPUTED_COLUMNS: Readonly<Record<string, "spaceGroupNumber" | "spaceGroupSymbol" | "crystalSystem" | "pointGroup">> = Object.freeze({
+export const COMPUTED_COLUMNS: Readonly<Record<string, ComputedField>> = Object.freeze({
   "matframe:spaceGroupNumber": "spaceGroupNumber",
   "matframe:spaceGroupSymbol": "spaceGroupSymbol",
   "matframe:crystalSystem": "crystalSystem",
   "matframe:pointGroup": "pointGroup",
+  "matframe:nsites": "nsites",
+  "matframe:volumePerAtom": "volumePerAtom",
 });
 
 /** A method column reads one half of a method object, which is checked before either half is used. */

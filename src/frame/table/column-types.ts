@@ -36,7 +36,7 @@ const KNOWN: ReadonlyMap<string, ColumnType> = new Map<string, ColumnType>([
 /** The type a column has whatever the data: method halves are text, named values numbers. */
 function knownType(def: ColumnDef): ColumnType | undefined {
   if (def.method) return "string";
-  if (def.computed) return def.computed === "spaceGroupNumber" ? "int32" : "string";
+  if (def.computed) return def.computed === "spaceGroupNumber" || def.computed === "nsites" ? "int32" : def.computed === "volumePerAtom" ? "double" : "string";
   const known = KNOWN.get(def.name);
   if (known) return known;
   // `derivedProperties.volume`: the entry's value, a number in the platform's schema; deeper

@@ -1,10 +1,11 @@
 // Computed columns (`matframe:spaceGroupSymbol` and friends): the symmetry of a record's structure,
 // found in the client for records that lack the platform's derived properties (a platform that
-// never computed them, files read from disk). One search per structure, shared by all the
-// computed columns of a row through the symmetry cache.
+// never computed them, files read from disk), and the cell's atom count and volume per atom. One
+// search per structure, shared by all the computed columns of a row through the symmetry cache.
 import { StructureError } from "../../errors";
-import { symmetryOf, type Symmetry } from "../../structure/symmetry";
-import type { StructureRecord } from "../../structure/structure";
+import { cellVolume } from "../../structure/cell";
+import { symmetryOf, type SymmetryOptions } from "../../structure/symmetry";
+import { structureOf, type StructureRecord } from "../../structure/structure";
 import type { ColumnDef } from "./column-path";
 import type { Getter } from "./getters";
 
@@ -29,16 +30,21 @@ function reasonOf(error: StructureError, id: unknown): string {
  * The getter of one computed column. A record whose `lattice` and `basis` make no structure, or
  * no space group, gives undefined (null in the table) and is counted once per row in `tally`.
  * @param row the index of the row being read
+ * @param symmetry the tolerances of the symmetry search (pymatgen's defaults when left out)
  */
-export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally: ComputedTally, row: () => number): Getter {
+export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally: ComputedTally, row: () => number, symmetry: SymmetryOptions = {}): Getter {
   return (record) => {
-    let symmetry: Symmetry;
     try {
       const r = record as StructureRecord | null;
       if (r === null || typeof r !== "object" || r.lattice === undefined || r.basis === undefined) {
         throw new StructureError("no lattice and basis");
       }
-      symmetry = symmetryOf(r);
+      if (field === "nsites" || field === "volumePerAtom") {
+        // The cell alone: a structure without a space group still has atoms and a volume.
+        const { cell, sites } = structureOf(r);
+        return field === "nsites" ? sites.length : Math.abs(cellVolume(cell)) / sites.length;
+      }
+      return symmetryOf(r, symmetry)[field];
     } catch (error) {
       if (!(error instanceof StructureError)) throw error;
       const current = row();
@@ -52,6 +58,5 @@ export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally:
       }
       return undefined;
     }
-    return symmetry[field];
   };
 }

@@ -1,3 +1,4 @@
+import type { SymmetryOptions } from "../../structure/symmetry";
 import type { ColumnPlan } from "./column-spec";
 import { compileGetter, type Getter } from "./getters";
 import { isValidMethod } from "./method-check";
@@ -49,6 +50,12 @@ export interface ReadOptions {
    * @default false
    */
   units?: boolean;
+  /**
+   * Tolerances of the computed symmetry columns (`matframe:spaceGroupSymbol` ...), as
+   * `symmetryOf` takes them: `symprec` in Å, `angleTolerance` in degrees.
+   * @default pymatgen's: `{ symprec: 0.01, angleTolerance: 5 }`
+   */
+  symmetry?: SymmetryOptions;
 }
 
 /** How many ids a warning lists. */
@@ -99,7 +106,7 @@ export class RowReader {
     plan.columns.forEach((column, index) => {
       if (column.computed) {
         this.valueIndexes.push(index);
-        this.valueGetters.push(computedGetter(column.computed, this.computed, () => this.rows - 1));
+        this.valueGetters.push(computedGetter(column.computed, this.computed, () => this.rows - 1, options.symmetry));
         return;
       }
       if (!column.method) {

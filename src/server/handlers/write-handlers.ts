@@ -10,7 +10,7 @@ import type { Reply, RequestInfo, ServerState } from "./reply";
 import { success } from "./reply";
 import { parseJsonObjectBody, readBody } from "../http/request-input";
 import type { StoredRecord } from "../records/store";
-import { SymmetryQueueFull } from "../records/symmetry-thread";
+import { SymmetryQueueFull, type FoundSymmetry } from "../records/symmetry-thread";
 
 function forbidden(message: string): HttpError {
   return new HttpError(403, message);
@@ -54,13 +54,14 @@ function ownedRecord(state: ServerState, caller: Caller, id: string): StoredReco
 }
 
 /**
- * The space group's symbol of a record's structure, searched in the server's symmetry thread in
- * the caller's turn; 503 with Retry-After when the caller (or the server) has too many waiting.
+ * The space group's symbol and lattice type of a record's structure, searched in the server's
+ * symmetry thread in the caller's turn; 503 with Retry-After when the caller (or the server) has
+ * too many waiting.
  */
-async function spaceGroupSymbolOf(state: ServerState, caller: Caller, record: Record<string, unknown>): Promise<string | null> {
+async function symmetryFound(state: ServerState, caller: Caller, record: Record<string, unknown>): Promise<FoundSymmetry | null> {
   if (!hasStructure(record)) return null;
   try {
-    return await state.symmetry.spaceGroupSymbol(record as never, caller._id);
+    return await state.symmetry.symmetryOf(record as never, caller._id);
   } catch (error) {
     if (!(error instanceof SymmetryQueueFull)) throw error;
     const whose =
@@ -73,11 +74,12 @@ async function spaceGroupSymbolOf(state: ServerState, caller: Caller, record: Re
   }
 }
 
-/** The space group's symbol a stored record carries in its derived properties, if any. */
-function symmetryEntryOf(record: Record<string, unknown>): string | null {
+/** The space group's symbol a stored record carries in its derived properties, and its lattice type, if any. */
+function symmetryEntryOf(record: Record<string, unknown>): FoundSymmetry | null {
   const properties = Array.isArray(record.derivedProperties) ? (record.derivedProperties as { name?: unknown; spaceGroupSymbol?: unknown }[]) : [];
   const entry = properties.find((property) => property?.name === "symmetry");
-  return typeof entry?.spaceGroupSymbol === "string" ? entry.spaceGroupSymbol : null;
+  const latticeType = (record.lattice as { type?: unknown } | undefined)?.type;
+  return typeof entry?.spaceGroupSymbol === "string" && typeof latticeType === "string" ? { spaceGroupSymbol: entry.spaceGroupSymbol, latticeType } : null;
 }
 
 /** What the space group depends on: the lattice and the basis. */
@@ -94,9 +96,9 @@ function checkRequestedOwner(requested: unknown, caller: Caller, where: string):
 }
 
 /** A new record: the server's `_id`, owner and creation time, and for a structure its computed fields. */
-function newRecord(state: ServerState, caller: Caller, fields: Record<string, unknown>, what: string, spaceGroupSymbol: string | null): StoredRecord {
+function newRecord(state: ServerState, caller: Caller, fields: Record<string, unknown>, what: string, symmetry: FoundSymmetry | null): StoredRecord {
   const { _id: _ignored, owner: _owner, createdAt: _created, ...rest } = fields;
-  const computed = hasStructure(rest) ? computedFields(rest as never, what, spaceGroupSymbol) : {};
+  const computed = hasStructure(rest) ? computedFields(rest as never, what, symmetry) : {};
   const record: StoredRecord = {
     _id: newId(state),
     ...rest,
@@ -126,7 +128,7 @@ export async function handleCreate(info: RequestInfo, state: ServerState): Promi
     checkRequestedOwner((body.owner as { _id?: unknown })._id, caller, "owner._id");
   }
   checkValue(body, "the record");
-  const record = newRecord(state, caller, body, "The record", await spaceGroupSymbolOf(state, caller, body));
+  const record = newRecord(state, caller, body, "The record", await symmetryFound(state, caller, body));
   return success(await state.written.write(() => ({ put: record, result: record })));
 }
 
@@ -141,18 +143,18 @@ export async function handleUpdate(info: RequestInfo, state: ServerState, id: st
   const restructure = (current: StoredRecord) => consistentLattice(applyModifier(current, modifier), touched, what);
   // The space group is searched off the write queue (it may take up to its budget), on the record as
   // it is now; the queue then checks that no write in between changed the structure it was found for.
-  let found: { structure: string; symbol: string | null } | undefined;
+  let found: { structure: string; symmetry: FoundSymmetry | null } | undefined;
   if (restructured) {
     const planned = restructure(ownedRecord(state, caller, id));
-    if (hasStructure(planned)) found = { structure: structureKey(planned), symbol: await spaceGroupSymbolOf(state, caller, planned) };
+    if (hasStructure(planned)) found = { structure: structureKey(planned), symmetry: await symmetryFound(state, caller, planned) };
   }
   const updated = await state.written.write(() => {
     // Looked up inside the write queue, so it sees every earlier write to the same record.
     const current = ownedRecord(state, caller, id);
     let next = restructured ? restructure(current) : applyModifier(current, modifier);
     if (restructured && hasStructure(next)) {
-      const symbol = found?.structure === structureKey(next) ? found.symbol : null;
-      next = { ...next, ...computedFields(next as never, what, symbol) };
+      const symmetry = found?.structure === structureKey(next) ? found.symmetry : null;
+      next = { ...next, ...computedFields(next as never, what, symmetry) };
     }
     for (const path of PROTECTED_PATHS) next[path] = current[path];
     checkRecordSize(next, `Material ${short(id)} after the update`);
@@ -216,7 +218,7 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
   const parsed = parseStructureFile(content, formatName as (typeof IMPORT_FORMATS)[number]);
   const fields = { ...parsed, name: typeof name === "string" && name.trim() !== "" ? name : parsed.name || parsed.formula, tags: tags ?? [] };
   checkValue(fields, "the imported material");
-  const record = newRecord(state, caller, fields, "The imported material", await spaceGroupSymbolOf(state, caller, fields));
+  const record = newRecord(state, caller, fields, "The imported material", await symmetryFound(state, caller, fields));
   return success(await state.written.write(() => ({ put: record, result: record })));
 }
 

@@ -2,23 +2,28 @@ import { StructureError } from "../../errors";
 import { cellVolume, fromCif, fromPoscar, platformDerivedProperties, structureOf, type StructureRecord } from "../../structure";
 import { compositionOf } from "../../structure/composition";
 import { badRequest } from "../http/http-errors";
+import type { FoundSymmetry } from "./symmetry-thread";
 
 /** Import formats, as the platform's `POST /materials/import` names them. */
 export const IMPORT_FORMATS = ["poscar", "cif"] as const;
 
 /**
  * `formula`, `unitCellFormula` and `derivedProperties` (the platform's five: volume, density,
- * symmetry, elemental ratios, p-norms) of a record with a `lattice` and `basis`, given the space
- * group's symbol found for it (`null`: none, no `symmetry` entry; see symmetry-thread.ts).
+ * symmetry, elemental ratios, p-norms) of a record with a `lattice` and `basis`, given the
+ * symmetry found for it (`null`: none, no `symmetry` entry; see symmetry-thread.ts). With a
+ * symmetry, `lattice.type` becomes the lattice type of its Bravais lattice (`HEX` for a hexagonal
+ * cell), as the platform classifies a material's lattice.
  * Throws a 400 with the structure reader's message when the two do not make a structure.
  */
-export function computedFields(record: StructureRecord, what: string, spaceGroupSymbol: string | null): Record<string, unknown> {
+export function computedFields(record: StructureRecord, what: string, symmetry: FoundSymmetry | null): Record<string, unknown> {
   try {
     const structure = structureOf(record);
     const { formula, unitCellFormula } = compositionOf(structure.sites.map((site) => site.element));
     const volume = Math.abs(cellVolume(structure.cell));
     if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).");
-    return { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record, { spaceGroupSymbol }) };
+    const fields: Record<string, unknown> = { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record, { spaceGroupSymbol: symmetry?.spaceGroupSymbol ?? null }) };
+    if (symmetry && record.lattice && typeof record.lattice === "object") fields.lattice = { ...record.lattice, type: symmetry.latticeType };
+    return fields;
   } catch (error) {
     if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`${what}: ${error.message}`);
     throw error;

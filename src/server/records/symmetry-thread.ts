@@ -4,7 +4,10 @@
 // synchronous WebAssembly call that nothing can interrupt on the thread that made it. So the local
 // platform runs it in a worker thread, one search at a time, and gives each search a time budget:
 // past it the worker is terminated (the only way to stop the call), the record is stored without a
-// `symmetry` entry, and the next search starts a fresh worker.
+// `symmetry` entry, and the next search starts a fresh worker. Which operations hold is decided
+// first, on this thread, by the same tolerance rules as `symmetryOf` (spglib's, pymatgen's defaults;
+// it gives up past the same budget); the worker's moyo then names the group of the structure made
+// exactly symmetric under them.
 //
 // Waiting searches are taken in turn across accounts (start-time fair queuing with one unit a
 // search), not first come first served: an account that sends many expensive structures at once
@@ -14,7 +17,15 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import { StructureError } from "../../errors";
 import type { StructureRecord } from "../../structure";
-import { DEFAULT_SYMPREC, moyoInput, spaceGroupSymbolOfHall } from "../../structure/symmetry";
+import { SearchTimeout } from "../../structure/operations/search";
+import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, latticeTypeOfHall, moyoInput, spaceGroupSymbolOfHall } from "../../structure/symmetry";
+
+/**
+ * Most atoms whose operations are decided on the server's own thread by spglib's tolerance rules
+ * (about a millisecond here). Larger cells go to moyo in the worker as they are, judged by moyo's own
+ * tolerance handling, so that no search holds up other requests.
+ */
+export const MAIN_THREAD_ATOMS = 64;
 
 /** Default time one space-group search may take before the record is stored without it. */
 export const SYMMETRY_BUDGET_MS = 2_000;
@@ -81,9 +92,18 @@ interface Answer {
   error?: string;
 }
 
+/** What a written structure's symmetry gives its record: the space group's symbol and the lattice type. */
+export interface FoundSymmetry {
+  /** pymatgen's spelling, e.g. `"P6_3mc"`. */
+  spaceGroupSymbol: string;
+  /** The platform's lattice type of the Bravais lattice, e.g. `"HEX"`. */
+  latticeType: string;
+}
+
 interface Search {
   json: string;
-  resolve(symbol: string | null): void;
+  exactSymprec: number;
+  resolve(found: FoundSymmetry | null): void;
 }
 
 /** One account's waiting searches and its place in the rotation. */
@@ -124,26 +144,29 @@ export class SymmetryThread {
   }
 
   /**
-   * The space group's symbol (pymatgen's spelling) of a structure, or null when it has none at the
-   * default tolerance, is no structure, or took longer than the budget. `account` is whose turn it
-   * takes. Throws {@link SymmetryQueueFull} when that account, or the server, has too much waiting.
+   * The space group's symbol (pymatgen's spelling) and lattice type of a structure, or null when it
+   * has none at the default tolerances, is no structure, or took longer than the budget. `account`
+   * is whose turn it takes. Throws {@link SymmetryQueueFull} when that account, or the server, has
+   * too much waiting.
    */
-  spaceGroupSymbol(record: StructureRecord, account: string): Promise<string | null> {
+  symmetryOf(record: StructureRecord, account: string): Promise<FoundSymmetry | null> {
+    if (this.#closed) return Promise.resolve(null);
     let json: string;
+    let exactSymprec: number;
     try {
-      json = moyoInput(record).json;
+      const small = Array.isArray(record.basis?.elements) && record.basis.elements.length <= MAIN_THREAD_ATOMS;
+      ({ json, exactSymprec } = moyoInput(record, { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE, deadline: Date.now() + this.#budgetMs, search: small }));
     } catch (error) {
-      if (error instanceof StructureError || error instanceof RangeError) return Promise.resolve(null);
+      if (error instanceof StructureError || error instanceof RangeError || error instanceof SearchTimeout) return Promise.resolve(null);
       throw error;
     }
-    if (this.#closed) return Promise.resolve(null);
     const queue = this.#waiting.get(account);
     const own = queue?.searches.length ?? 0;
     if (own >= this.#maxWaitingPerAccount) throw new SymmetryQueueFull("account", this.#retryAfter(own));
     if (this.#waitingCount >= this.#maxWaiting) throw new SymmetryQueueFull("server", this.#retryAfter(this.#waitingCount));
     return new Promise((resolve) => {
-      if (queue) queue.searches.push({ json, resolve });
-      else this.#waiting.set(account, { searches: [{ json, resolve }], next: this.#virtual });
+      if (queue) queue.searches.push({ json, exactSymprec, resolve });
+      else this.#waiting.set(account, { searches: [{ json, exactSymprec, resolve }], next: this.#virtual });
       this.#waitingCount += 1;
       this.#next();
     });
@@ -199,14 +222,16 @@ export class SymmetryThread {
     this.#busy = true;
     const { worker, answers } = (this.#worker ??= this.#start());
     const started = performance.now();
-    const finish = (symbol: string | null) => {
+    const found = (hall: number | undefined): FoundSymmetry | null =>
+      hall === undefined ? null : { spaceGroupSymbol: spaceGroupSymbolOfHall(hall), latticeType: latticeTypeOfHall(hall) };
+    const finish = (result: FoundSymmetry | null) => {
       clearTimeout(timer);
       this.#meanMs = 0.8 * this.#meanMs + 0.2 * (performance.now() - started);
       answers.off("message", onAnswer);
       worker.off("error", onError);
       this.#busy = false;
       this.#abandon = undefined;
-      search.resolve(symbol);
+      search.resolve(result);
       this.#next();
     };
     const onAnswer = (answer: Answer) => {
@@ -215,7 +240,7 @@ export class SymmetryThread {
         timer = setTimeout(onBudgetSpent, this.#budgetMs);
         return;
       }
-      finish(answer.hall === undefined ? null : spaceGroupSymbolOfHall(answer.hall));
+      finish(found(answer.hall));
     };
     const onError = () => {
       this.#worker = undefined;
@@ -227,7 +252,7 @@ export class SymmetryThread {
       for (let queued = receiveMessageOnPort(answers); queued; queued = receiveMessageOnPort(answers)) {
         const answer = queued.message as Answer;
         if (!answer.started) {
-          finish(answer.hall === undefined ? null : spaceGroupSymbolOfHall(answer.hall));
+          finish(found(answer.hall));
           return;
         }
       }
@@ -240,6 +265,6 @@ export class SymmetryThread {
     this.#abandon = () => finish(null);
     answers.on("message", onAnswer);
     worker.on("error", onError);
-    worker.postMessage({ json: search.json, symprec: DEFAULT_SYMPREC });
+    worker.postMessage({ json: search.json, symprec: search.exactSymprec });
   }
 }

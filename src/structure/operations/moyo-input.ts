@@ -1,0 +1,84 @@
+// A structure as moyo reads it, once spglib's tolerance rules have decided which operations hold
+// and the structure has been made exactly symmetric under them (see docs/symmetry.md).
+import { StructureError } from "../../errors";
+import { cellVolume, type Matrix3 } from "../cell";
+import type { MoyoCell } from "../moyo";
+import { structureOf, who, type StructureRecord } from "../structure";
+import { transpose } from "./linear";
+import { distance } from "./overlap";
+import { searchOperations } from "./search";
+import { symmetrize } from "./symmetrize";
+
+/** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
+export const DEFAULT_SYMPREC = 0.01;
+/** pymatgen's default angle tolerance (`SpacegroupAnalyzer(angle_tolerance=5)`), in degrees. */
+export const DEFAULT_ANGLE_TOLERANCE = 5;
+/**
+ * The tolerance (Å) at which moyo reads the structure once it has been made exactly symmetric
+ * under the operations found with the user's tolerances: far below any real displacement, far
+ * above rounding errors.
+ */
+const EXACT_SYMPREC = 1e-5;
+
+/**
+ * A structure as moyo takes it (the cell as JSON, species numbered in order of first appearance),
+ * made exactly symmetric under the operations that spglib's tolerance rules find with `symprec`
+ * and `angleTolerance`: moyo, reading it at a tight tolerance, then names the group pymatgen's
+ * SpacegroupAnalyzer names. For callers that run moyo elsewhere too (the local platform runs it in
+ * a worker thread; with `search: false` it gets the cell as it is, for moyo's own tolerance
+ * handling). Throws a StructureError for a structure that is no structure, has a flat cell
+ * or no space group at these tolerances; a SearchTimeout past `deadline` (a `Date.now()`).
+ */
+export function moyoInput(
+  record: StructureRecord,
+  options: { symprec: number; angleTolerance: number; deadline?: number; search?: boolean } = { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE },
+): { json: string; exactSymprec: number; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
+  const { cell, sites } = structureOf(record);
+  const volume = Math.abs(cellVolume(cell));
+  const scale = Math.max(...cell.map((v) => Math.hypot(...v)));
+  if (!(volume > 1e-9 * scale ** 3)) throw new StructureError(`${who(record)}: the cell has no volume (its vectors are coplanar); a space group needs a three-dimensional cell.`, record._id);
+  const species: string[] = [];
+  const numbers = sites.map((s) => {
+    const k = species.indexOf(s.element);
+    return k >= 0 ? k + 1 : species.push(s.element);
+  });
+  const searchCell = { lattice: transpose(cell), positions: sites.map((s) => [...s.fractional]), types: numbers };
+  if (options.search === false) {
+    // moyo's own tolerance handling at symprec, on the cell as it is.
+    const raw: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
+    return { json: JSON.stringify(raw), exactSymprec: options.symprec, species, cell, sites };
+  }
+  // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
+  for (let i = 0; i < sites.length; i++) {
+    for (let j = i + 1; j < sites.length; j++) {
+      const apart = numbers[i] === numbers[j] ? distance(searchCell.lattice, searchCell.positions[i], searchCell.positions[j]) : Infinity;
+      if (apart < options.symprec) {
+        throw new StructureError(
+          `${who(record)}: no space group found with symprec ${options.symprec} Å: atoms ${i + 1} and ${j + 1} (${sites[i].element}) are ${apart.toPrecision(2)} Å apart, closer than the tolerance; remove the duplicate or try a smaller symprec.`,
+          record._id,
+        );
+      }
+    }
+  }
+  let found: ReturnType<typeof searchOperations>;
+  try {
+    found = searchOperations(searchCell, options.symprec, options.angleTolerance, options.deadline);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    found = null;
+  }
+  if (!found) {
+    throw new StructureError(
+      `${who(record)}: no space group found with symprec ${options.symprec} Å and angle tolerance ${options.angleTolerance}°; check for atoms closer than the tolerance, or try another symprec.`,
+      record._id,
+    );
+  }
+  const exact = symmetrize(searchCell, found.primitive, found.operations);
+  const moyoCell: MoyoCell = {
+    lattice: { basis: transpose(exact.lattice).flat() as MoyoCell["lattice"]["basis"] },
+    positions: exact.positions as MoyoCell["positions"],
+    numbers,
+  };
+  return { json: JSON.stringify(moyoCell), exactSymprec: Math.min(EXACT_SYMPREC, found.tolerance / 10), species, cell, sites };
+}
+

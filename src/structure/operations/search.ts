@@ -1,0 +1,120 @@
+// The space-group operations of a structure with spglib's tolerance semantics, so that a slightly
+// noisy structure gets the group pymatgen's SpacegroupAnalyzer (spglib) gives it. The steps follow
+// spglib's published algorithm (Togo & Tanaka, arXiv:1808.01590): a primitive cell; the lattice's
+// point group within symprec and angle_tolerance; for each of its rotations the translations that
+// take the first atom of the rarest species onto an atom of its species and every atom within
+// symprec of a distinct one; and when what is found is no group (noise lets some operations
+// through and not their products), the tolerance narrowed by 5% at a time until it is one.
+// Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
+import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
+import { key, mulV, productKey, sub } from "./linear";
+import { checkDeadline, distance, leastAtomsIndex, worstDistance, type Cell, type Operation } from "./overlap";
+import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
+
+export { SearchTimeout } from "./overlap";
+
+/** What the search finds: the operations of the primitive cell, which make a group. */
+export interface SearchResult {
+  primitive: Primitive;
+  operations: Operation[];
+  /** The distance tolerance at which they were found (symprec, or narrower). */
+  tolerance: number;
+}
+
+interface Candidates {
+  rotations: LatticeRotation[];
+  operations: (Operation & { worst: number })[];
+}
+
+/** Every lattice rotation within the widest tolerances, with the translations that could go with it. */
+function candidatesOf(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): Candidates {
+  const rotations = latticeCandidates(cell.lattice, symprec, angleTolerance);
+  const origin = leastAtomsIndex(cell.types);
+  const operations: Candidates["operations"] = [];
+  for (const { rotation } of rotations) {
+    checkDeadline(deadline);
+    const moved = mulV(rotation, cell.positions[origin]);
+    cell.positions.forEach((p, i) => {
+      if (cell.types[i] !== cell.types[origin]) return;
+      checkDeadline(deadline);
+      const translation = sub(p, moved);
+      const worst = worstDistance(cell, rotation, translation, symprec);
+      if (worst < symprec) operations.push({ rotation, translation: translation.map((x) => x - Math.floor(x)), worst });
+    });
+  }
+  return { rotations, operations };
+}
+
+/** The operations that hold at these tolerances. */
+function operationsAt(candidates: Candidates, symprec: number, angleTolerance: number): Candidates["operations"] {
+  const allowed = new Set(selectRotations(candidates.rotations, symprec, angleTolerance).map(key));
+  return candidates.operations.filter((op) => op.worst < symprec && allowed.has(key(op.rotation)));
+}
+
+/**
+ * Whether operations of a primitive cell make a group: one translation per rotation, and each
+ * product is (within a few tolerances, for the noise) one of them.
+ */
+function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean {
+  const byRotation = new Map(operations.map((op) => [key(op.rotation), op]));
+  if (byRotation.size !== operations.length) return false;
+  const t = [0, 0, 0];
+  for (const g of operations) {
+    const w = g.rotation;
+    for (const h of operations) {
+      const product = byRotation.get(productKey(w, h.rotation));
+      if (!product) return false;
+      const u = h.translation;
+      for (let i = 0; i < 3; i++) t[i] = w[i][0] * u[0] + w[i][1] * u[1] + w[i][2] * u[2] + g.translation[i];
+      if (!(distance(cell.lattice, t, product.translation) < 3 * symprec)) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The operations of a structure's primitive cell, found as spglib finds them with `symprec` (Å)
+ * and `angleTolerance` (degrees; negative: judged as a distance). Null when no tolerance down to
+ * 0.95²⁰ of symprec gives a group (spglib then finds none either).
+ * @param deadline a `Date.now()` past which the search gives up with a SearchTimeout
+ */
+export function searchOperations(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): SearchResult | null {
+  const seen = new Map<string, Candidates>();
+  const tried = new Set<string>();
+  const translations = pureTranslations(cell, symprec, deadline);
+  let tolerance = symprec;
+  let angle = angleTolerance;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    checkDeadline(deadline);
+    const primitive = primitiveOf(cell, translations, tolerance);
+    if (primitive) {
+      const at = primitive.tolerance;
+      const cellKey = JSON.stringify(primitive.cell);
+      let candidates = seen.get(cellKey);
+      if (!candidates) seen.set(cellKey, (candidates = candidatesOf(primitive.cell, at, angle, deadline)));
+      const all = candidates.operations;
+      // A set of operations of this cell already judged gives the same answer again.
+      const judged = (ops: Candidates["operations"]): boolean => {
+        const id = `${cellKey}|${ops.map((op) => all.indexOf(op)).join(",")}`;
+        if (tried.has(id)) return true;
+        tried.add(id);
+        return false;
+      };
+      const operations = operationsAt(candidates, at, angle);
+      if (new Set(operations.map((op) => key(op.rotation))).size === operations.length) {
+        if (!judged(operations) && isGroup(operations, primitive.cell, at)) return { primitive, operations, tolerance: at };
+        // Too many got through: keep those that still hold at a narrower tolerance.
+        let narrower = at;
+        for (let step = 0; step < 20; step++) {
+          narrower *= 0.95;
+          const allowed = new Set(selectRotations(candidates.rotations, narrower, angle).map(key));
+          const kept = operations.filter((op) => allowed.has(key(op.rotation)) && op.worst < narrower);
+          if (!judged(kept) && isGroup(kept, primitive.cell, at)) return { primitive, operations: kept, tolerance: narrower };
+        }
+      }
+    }
+    tolerance *= 0.95;
+    if (angle > 0) angle *= 0.95;
+  }
+  return null;
+}
