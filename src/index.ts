@@ -55,6 +55,7 @@ export type {
   ArrowVector,
   ArrowOptions,
   PartitionOptions,
+  PartitionByOptions,
   PartitionedExportResult,
   ExportTarget,
   PageSource,

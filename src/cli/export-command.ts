@@ -63,7 +63,11 @@ Options:
                          columns the platform's schema does not type, e.g. tags.0=string
   --parquet-compression snappy|gzip|none
                          parquet page compression (default snappy)
-  --row-group-size N     parquet: rows per row group (default 20000)
+  --partition-by COLUMN  parquet: write a hive-partitioned dataset to --output DIR, one folder per
+                         value of COLUMN (one of --columns; at most 100 values), e.g.
+                         lattice.type=FCC/part-0000.parquet, and _SUCCESS when complete
+  --row-group-size N     parquet: rows per row group (default 122880, DuckDB's)
+  --row-group-bytes N    parquet: also close a row group at N bytes of values (default: rows only)
   --force                overwrite an existing output file
   --units                label numeric columns with the units their records carry, e.g.
                          "lattice.a [angstrom]", "derivedProperties.density [g/cm^3]"
@@ -196,6 +200,8 @@ const EXPORT_FLAGS = {
   types: { type: "string" },
   "parquet-compression": { type: "string" },
   "row-group-size": { type: "string" },
+  "row-group-bytes": { type: "string" },
+  "partition-by": { type: "string" },
   force: { type: "boolean" },
   resume: { type: "boolean" },
   strict: { type: "boolean" },
@@ -235,7 +241,9 @@ async function parse(argv: string[]): Promise<Parsed> {
   if (format !== "parquet") {
     if (values.types !== undefined) throw new UsageError(`--types applies to --format parquet; --format ${format} writes values as they are.`);
     if (values["parquet-compression"] !== undefined) throw new UsageError(`--parquet-compression applies to --format parquet.`);
-    if (values["row-group-size"] !== undefined) throw new UsageError(`--row-group-size applies to --format parquet.`);
+    for (const flag of ["row-group-size", "row-group-bytes", "partition-by"] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --format parquet.`);
+    }
   }
   const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
   const cell = oneOf("--cell", values.cell, ["conventional", "primitive"] as const);
@@ -275,6 +283,8 @@ async function parse(argv: string[]): Promise<Parsed> {
     names: NAMES,
     types: columnTypes(values.types),
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
+    parquetRowGroupBytes: integer("--row-group-bytes", values["row-group-bytes"]),
+    ...(values["partition-by"] !== undefined ? { partitionBy: values["partition-by"] } : {}),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
   };
   if (values.username !== undefined || values["password-stdin"]) {
@@ -352,6 +362,8 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   types: "--types",
   compression: "--parquet-compression",
   rowGroupSize: "--row-group-size",
+  rowGroupBytes: "--row-group-bytes",
+  partitionBy: "--partition-by",
   resume: "--resume",
   restart: "--restart",
 };
