@@ -147,8 +147,9 @@ export async function routePartitions<T>(pages: PageSource, hive: HivePlan, opti
         const after = partition.after;
         const kept = after === undefined ? records : records.filter((r) => !(String((r as { _id?: unknown })._id) <= after));
         if (kept.length === 0) continue;
-        await partition.channel.push(kept);
+        // Told before the hand-over, so that no commit of the writer can cover a page not yet tracked.
         options.onRouted?.(folder, String((kept[kept.length - 1] as { _id?: unknown })._id));
+        await partition.channel.push(kept);
       }
       pageCount++;
     }
