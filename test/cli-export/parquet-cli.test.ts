@@ -34,7 +34,7 @@ describe("matframe export, Parquet", () => {
   it("writes a dataset directory of part files with --partitions, read by DuckDB as one table", async () => {
     const result = await runCli(["export", "--format", "parquet", "--partitions", "3", "--output", "dataset", "--quiet"], { cwd: dir });
     expect(result.code).toBe(0);
-    expect(readdirSync(join(dir, "dataset"))).toEqual(["part-0000.parquet", "part-0001.parquet", "part-0002.parquet"]);
+    expect(readdirSync(join(dir, "dataset")).sort()).toEqual(["_SUCCESS", "part-0000.parquet", "part-0001.parquet", "part-0002.parquet"]);
     expect(await count(join(dir, "dataset", "*.parquet"))).toBe(29);
   });
 

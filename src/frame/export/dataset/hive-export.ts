@@ -1,8 +1,7 @@
 // Hive-partitioned Parquet datasets: a folder with one sub-folder per value of a column
-// (`lattice.type=FCC/part-0000.parquet`), and an empty `_SUCCESS` file, the marker Hadoop's and
-// Spark's committers leave, written last. The dataset appears at its target only complete: built
-// under a hidden name and renamed, or (resumable) kept under a hidden name with its progress
-// until a later run finishes it.
+// (`lattice.type=FCC/part-0000.parquet`), and the `_SUCCESS` marker written last. The dataset
+// appears at its target only complete: built under a hidden name and renamed, or (resumable) kept
+// under a hidden name with its progress until a later run finishes it.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Progress } from "../../../client/config/options";
@@ -19,6 +18,7 @@ import { ResumableFile } from "../resume/resumable-file";
 import { compareRequests, type ResumeRequest } from "../resume/resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "../resume/sealed-state";
 import { CommittedCursor } from "./committed-cursor";
+import { writeSuccessMarker } from "./success-marker";
 import { routePartitions, type HivePlan, type PartitionWrite, type RouteOptions, type Routed } from "./hive-router";
 
 /** Options of a hive-partitioned export, beside the format's own. */
@@ -37,8 +37,6 @@ export interface PartitionByOptions {
 
 /** The file in each partition's folder (one writer per value writes one file). */
 const PART = "part-0000.parquet";
-/** The marker Hadoop's FileOutputCommitter and Spark write when a dataset is complete. */
-const SUCCESS = "_SUCCESS";
 
 type Common = { force?: boolean; onProgress?: (progress: Progress) => void; strict?: RouteOptions<unknown>["strict"] };
 
@@ -58,7 +56,7 @@ export async function writeHive(pages: PageSource, target: ExportTarget, hive: H
       onProgress: options.onProgress,
       strict: options.strict,
     });
-    await writeMarker(dir.tempPath, target);
+    await writeSuccessMarker(dir.tempPath, target);
     await dir.commit();
     return result(routed, dir.path);
   } catch (error) {
@@ -169,7 +167,7 @@ async function writeLocked(
     });
     await saving;
     if (saveFailure) throw saveFailure.error;
-    await writeMarker(dir, target);
+    await writeSuccessMarker(dir, target);
     await placeDir(dir, final, target, options.force ?? false);
     await fs.promises.rm(statePath, { force: true });
     const kept = routed.parts.reduce((n, p) => n + (p.result.resumedFrom ?? 0), 0);
@@ -179,15 +177,6 @@ async function writeLocked(
     // Refusals about the data (too many values, a column empty with strict) would meet a second run again.
     if (error instanceof EmptyColumnError || (error instanceof ValidationError && error.option === "partitionBy")) await discardProgress(final, lock);
     throw error;
-  }
-}
-
-/** Writes the empty `_SUCCESS` marker: the last file of a complete dataset. */
-async function writeMarker(dir: string, target: string): Promise<void> {
-  try {
-    await fs.promises.writeFile(path.join(dir, SUCCESS), "");
-  } catch (error) {
-    throw new OutputError(`Cannot write ${target}: ${describeWriteError(error, dir)}`, target, { cause: error });
   }
 }
 
