@@ -27,6 +27,7 @@ import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
 import { writeHive, writeHiveResumable, type PartitionByOptions } from "./export/dataset/hive-export";
 import { planHive, type HivePlan } from "./export/dataset/hive-router";
+import { DATASET_ROWS_HELD, RowBudget } from "./export/dataset/row-budget";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived
@@ -214,8 +215,9 @@ async function runHiveExport(
 ): Promise<ExportResult> {
   // Each writer sees one partition: the dataset's warnings and strict checks are the router's.
   const quiet = { ...options, strict: false, onWarning: () => undefined };
+  const parquet = { ...planned.parquet!, budget: new RowBudget(Math.max(DATASET_ROWS_HELD, planned.parquet!.rowGroupSize)) };
   const write = (pages: AsyncIterable<readonly unknown[]>, to: string | ResumableFile, onProgress: (p: Progress) => void): Promise<ExportResult> =>
-    writeParquet(pages, to, hive.file, { ...quiet, onProgress }, planned.parquet!);
+    writeParquet(pages, to, hive.file, { ...quiet, onProgress }, parquet);
   const common = { force: options.force, onProgress: options.onProgress, ...(options.strict ? { strict: { plan: planned.plan, options: { units: options.units } } } : {}) };
   let result: ExportResult;
   if (planned.resume) {

@@ -15,6 +15,7 @@ import { openTableOutput } from "./table-output";
 import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit, type EncodedChunk, type RleWriter, type WrittenChunk } from "./parquet-chunk";
 import { snappyCompress } from "./snappy";
 import { EmptyColumnError, MissingDependencyError, OutputError, ValidationError } from "../../errors";
+import type { RowBudget } from "./dataset/row-budget";
 
 /** The compressions a Parquet export can use. */
 export type ParquetCompression = "snappy" | "gzip" | "none";
@@ -125,6 +126,8 @@ export interface ResolvedParquet {
   readonly compression: ParquetCompression;
   readonly rowGroupSize: number;
   readonly rowGroupBytes?: number;
+  /** Shared with the other writers of a dataset: closes a row group early when they hold too many rows. */
+  readonly budget?: RowBudget;
   readonly types: Readonly<Record<string, ColumnType>>;
 }
 
@@ -169,6 +172,7 @@ export async function writeParquet(
   // The row group's value bytes, counted only when rowGroupBytes is set.
   let groupBytes = 0;
   const byteLimit = resolved.rowGroupBytes;
+  const budget = resolved.budget;
   let lastId: unknown;
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
@@ -242,6 +246,7 @@ export async function writeParquet(
     const rows = filled;
     filled = 0;
     groupBytes = 0;
+    if (budget) budget.held -= rows;
     if (rows === 0) return;
     const group = builders.map((builder, c) => builder?.finish() ?? typed[c]!);
     typed = typed.map((values) => values && []);
@@ -255,6 +260,7 @@ export async function writeParquet(
   };
 
   let warnings: FrameWarning[] = [];
+  if (budget) budget.writers++;
   try {
     const row = new Array<unknown>(width);
     for await (const page of pages) {
@@ -278,7 +284,8 @@ export async function writeParquet(
         if (byteLimit !== undefined) {
           for (let c = 0; c < width; c++) groupBytes += typeof row[c] === "string" ? (row[c] as string).length + 4 : 8;
         }
-        if (++filled === resolved.rowGroupSize || (byteLimit !== undefined && groupBytes >= byteLimit)) await writeGroup();
+        if (budget) budget.held++;
+        if (++filled === resolved.rowGroupSize || (byteLimit !== undefined && groupBytes >= byteLimit) || (budget !== undefined && budget.over(filled))) await writeGroup();
       }
       items += page.length;
       pageCount++;
@@ -299,6 +306,10 @@ export async function writeParquet(
     throw error;
   } finally {
     sink.release();
+    if (budget) {
+      budget.writers--;
+      budget.held -= filled;
+    }
   }
   reportWarnings(warnings, options.onWarning);
   return { items, pages: pageCount, bytes: sink.bytes, ...(output.path !== undefined ? { path: output.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
