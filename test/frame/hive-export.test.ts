@@ -6,7 +6,7 @@ import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, ValidationError } from "../../src";
-import { resumePaths } from "../../src/frame/export/resume/progress-files";
+import { resumePaths, savedRecords } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 
 // Hive-partitioned Parquet datasets, read back by two engines matframe does not contain: DuckDB
@@ -215,6 +215,10 @@ describe("a resumed partitionBy export", () => {
     const { partial, state } = resumePaths(target);
     expect(existsSync(partial) && existsSync(state)).toBe(true);
     expect(existsSync(join(partial, "_SUCCESS"))).toBe(false);
+    // What the CLI says is saved: the records committed in the values' files.
+    const saved = await savedRecords(target);
+    expect(saved).toBeGreaterThanOrEqual(1000);
+    expect(saved).toBeLessThanOrEqual(1400);
 
     const result = await faultClient.materials.exportParquet(target, { ...options, resume: true });
     expect(result.items).toBe(3000);
