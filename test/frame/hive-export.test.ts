@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
-import { Client, ValidationError } from "../../src";
+import { Client, EmptyColumnError, ValidationError } from "../../src";
 import { resumePaths, savedRecords } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 
@@ -192,6 +192,9 @@ describe("a resumed partitionBy export", () => {
     fault = await startFaultServer({ records: 3000, evaluateQueries: true });
     // Three kinds, interleaved along the _id order, so every folder's file commits at its own pace.
     fault.records.forEach((record, i) => Object.assign(record, { kind: ["alpha", "beta", "gamma"][i % 7 < 4 ? 0 : i % 7 < 6 ? 1 : 2] }));
+    // A column only alpha records have, and one only the first 100 records have.
+    fault.records.forEach((record) => (record as { kind?: string }).kind === "alpha" && Object.assign(record, { alphaOnly: 1 }));
+    fault.records.slice(0, 100).forEach((record) => Object.assign(record, { early: "yes" }));
     faultClient = new Client({ baseUrl: fault.baseUrl, accountId: fault.accountId, authToken: fault.authToken, maxRetries: 0 });
   });
 
@@ -231,6 +234,30 @@ describe("a resumed partitionBy export", () => {
     const [resumed, whole] = [await read(target), await read(reference)];
     expect(resumed.length).toBe(3000);
     expect(resumed).toEqual(whole);
+  });
+
+  it("with strict, refuses a column empty in every folder, not one empty in some", async () => {
+    const options = { partitionBy: "kind", pageSize: 500, strict: true };
+    const ok = await faultClient.materials.exportParquet(join(dir, "strict-ok"), { ...options, columns: ["_id", "kind", "alphaOnly"] });
+    expect(ok.items).toBe(3000);
+    const out = join(dir, "strict-empty");
+    const error = await faultClient.materials.exportParquet(out, { ...options, columns: ["_id", "kind", "nowhere"] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmptyColumnError);
+    expect((error as Error).message).toContain("none of the 3,000 records");
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("with strict, resumes past a column whose values were all in the first run", async () => {
+    const target = join(dir, "strict-resumed");
+    const options = { columns: ["_id", "kind", "early"], partitionBy: "kind", pageSize: 100, rowGroupSize: 250, resume: true, strict: true };
+    const controller = new AbortController();
+    await faultClient.materials
+      .exportParquet(target, { ...options, signal: controller.signal, onProgress: (p) => p.items >= 1300 && controller.abort(new Error("link lost")) })
+      .catch(() => undefined);
+    const result = await faultClient.materials.exportParquet(target, options);
+    expect(result.items).toBe(3000);
+    const rows = await sql(`SELECT count(early) AS n FROM read_parquet('${target}/**/*.parquet', hive_partitioning = true)`);
+    expect(Number(rows[0].n)).toBe(100);
   });
 
   it("refuses to continue with another partition column", async () => {

@@ -163,7 +163,7 @@ async function writeLocked(
       onRouted: (folder, lastId) => tracker.routed(folder, lastId),
       write,
       onProgress: options.onProgress,
-      strict: options.strict,
+      ...(options.strict ? { strict: { ...options.strict, resumed: start !== undefined } } : {}),
     });
     await saving;
     if (saveFailure) throw saveFailure.error;

@@ -63,8 +63,12 @@ export interface RouteOptions<T> {
   onRouted?(folder: string, lastId: string): void;
   /** The whole dataset's progress, after each page a writer wrote. */
   onProgress?(progress: Progress): void;
-  /** Refuse invalid methods and a column empty in the whole dataset (the writers do not: a column may be empty in one partition). */
-  readonly strict?: { readonly plan: ColumnPlan; readonly options: object };
+  /**
+   * Refuse invalid methods and a column empty in the whole dataset (the writers do not: a column
+   * may be empty in one partition). `resumed`: the walk continues an earlier run's, whose rows
+   * this one does not see, so no column is called empty.
+   */
+  readonly strict?: { readonly plan: ColumnPlan; readonly options: object; readonly resumed?: boolean };
 }
 
 /** What the router wrote: each folder's result, and the pages walked. */
@@ -88,7 +92,8 @@ interface Partition {
 export async function routePartitions<T>(pages: PageSource, hive: HivePlan, options: RouteOptions<T>): Promise<Routed> {
   const partitions = new Map<string, Partition>();
   const keys = new RowReader(hive.key);
-  const checker = options.strict ? new RowReader(options.strict.plan, { ...options.strict.options, strict: true }) : undefined;
+  const strict = options.strict;
+  const checker = strict ? new RowReader(strict.plan, { ...strict.options, strict: true }, strict.resumed ? { rows: 0 } : undefined) : undefined;
   let first: { error: unknown } | undefined;
   const fail = (error: unknown): void => {
     first ??= { error };
