@@ -52,12 +52,18 @@ function csvGroups(file: string): Map<string, { n: number; a: number; volume: nu
   return groups;
 }
 
-/** nodejs-polars, when its platform binary installed here (it is an optional dependency). */
+/**
+ * nodejs-polars, when its platform binary is installed here (an optional dependency of it, which
+ * npm leaves out on Node 20: .ci/run installs it); MATFRAME_REQUIRE_POLARS=1 makes a missing one a failure.
+ */
 async function loadPolars(): Promise<typeof import("nodejs-polars") | undefined> {
   try {
-    return (await import("nodejs-polars")).default ?? (await import("nodejs-polars"));
+    const polars = await import("nodejs-polars");
+    return polars.default ?? polars;
   } catch (error) {
-    console.warn(`nodejs-polars is not usable here (${(error as Error).message.split("\n")[0]}): its check is skipped.`);
+    const why = `nodejs-polars is not usable here (${(error as Error).message.split("\n")[0]})`;
+    if (process.env.MATFRAME_REQUIRE_POLARS === "1") throw new Error(`${why}; install its binary: npm install --no-save nodejs-polars-linux-x64-gnu@<its version>.`);
+    console.warn(`${why}: its check is skipped.`);
     return undefined;
   }
 }
