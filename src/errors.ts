@@ -54,7 +54,10 @@ function libraryName(option: string, kind: "leaveOut" | "pass"): string {
 // ---------------------------------------------------------------------------------------------
 // Before any request
 
-/** An option was invalid; thrown before any request is sent. */
+/**
+ * An option was invalid; thrown before any request is sent (except for a `partitionBy` column
+ * whose values turn out too many or unfit for folder names, found as the records arrive).
+ */
 export class ValidationError extends MatframeError {
   override readonly code: string = "ERR_INVALID_OPTION";
   override readonly name: string = "ValidationError";

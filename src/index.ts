@@ -64,6 +64,7 @@ export type {
   ArrowVector,
   ArrowOptions,
   PartitionOptions,
+  PartitionByOptions,
   PartitionedExportResult,
   ExportTarget,
   PageSource,

@@ -56,6 +56,14 @@ function bigExportCases({ groups, server, credentials }) {
   if (groups.has("parquet")) {
     const id = "exportParquet.big";
     cases.push({ group: "parquet", id, label: "exportParquet (default columns), offset", script: "export-table.js", size: "big", params: { ...common, format: "parquet", label: id } });
+    // The hive-partitioned dataset writer on its own, at the large size and ten times it (10,000,000
+    // rows in a full run): its peak RSS should not grow with the rows.
+    for (const times of [1, 10]) {
+      const rows = server.materialCount * times;
+      const did = `exportParquet.partitionBy.${times}x`;
+      const label = `hive dataset (partitionBy lattice.type), ${rows.toLocaleString("en-US")} in-process records, no server`;
+      cases.push({ group: "parquet", id: did, label, script: "export-dataset.js", params: { rows, label: did } });
+    }
   }
   return cases;
 }

@@ -68,6 +68,7 @@ function computeRatios(cases, link) {
     ["iterate.keyset/floor.c1", "iterate keyset time / floor c=1 (full records)", ratio(seconds(c("iterate.keyset")), seconds(c("floor.full.c1")))],
     ["link.partitions4/offset", "link: exportParquet one offset walk (c=6) / 4 partitions (time)", ratio(seconds(c("link.exportParquet.offset")), seconds(c("link.exportParquet.p4")))],
     ["exportCsv.rss.big/small.keyset", "exportCsv peak RSS big / small, keyset", ratio(MiB(c("exportCsv.big.keyset")), MiB(c("exportCsv.small.keyset")))],
+    ["partitionBy.rss.10x/1x", "hive dataset (partitionBy) peak RSS, 10x / 1x the rows", ratio(MiB(c("exportParquet.partitionBy.10x")), MiB(c("exportParquet.partitionBy.1x")))],
     ...serverInfo,
     ["server.cold.offsetDeep/first", "server deep / first page, offset, query never seen (cold)", ratio(seconds(c("server.cold.offsetDeep")), seconds(c("server.cold.offsetFirst")))],
     ["server.cold.keysetDeep/first", "server deep / first page, keyset, query never seen (cold)", ratio(seconds(c("server.cold.keysetDeep")), seconds(c("server.cold.offsetFirst")))],

@@ -50,7 +50,11 @@ Options:
                          columns the platform's schema does not type, e.g. tags.0=string
   --parquet-compression snappy|gzip|none
                          parquet page compression (default snappy)
-  --row-group-size N     parquet: rows per row group (default 20000)
+  --partition-by COLUMN  parquet: write a hive-partitioned dataset to --output DIR, one folder per
+                         value of COLUMN (one of --columns; at most 100 values), e.g.
+                         lattice.type=FCC/part-0000.parquet, and _SUCCESS when complete
+  --row-group-size N     parquet: rows per row group (default 122880, DuckDB's)
+  --row-group-bytes N    parquet: also close a row group at N bytes of values (default: rows only)
   --force                overwrite an existing output file
   --units                label numeric columns with the units their records carry, e.g.
                          "lattice.a [angstrom]", "derivedProperties.density [g/cm^3]"

@@ -47,6 +47,8 @@ const EXPORT_FLAGS = {
   types: { type: "string" },
   "parquet-compression": { type: "string" },
   "row-group-size": { type: "string" },
+  "row-group-bytes": { type: "string" },
+  "partition-by": { type: "string" },
   force: { type: "boolean" },
   resume: { type: "boolean" },
   strict: { type: "boolean" },
@@ -86,7 +88,9 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
   if (format !== "parquet") {
     if (values.types !== undefined) throw new UsageError(`--types applies to --format parquet; --format ${format} writes values as they are.`);
     if (values["parquet-compression"] !== undefined) throw new UsageError(`--parquet-compression applies to --format parquet.`);
-    if (values["row-group-size"] !== undefined) throw new UsageError(`--row-group-size applies to --format parquet.`);
+    for (const flag of ["row-group-size", "row-group-bytes", "partition-by"] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --format parquet.`);
+    }
   }
   const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
   const cell = oneOf("--cell", values.cell, ["conventional", "primitive"] as const);
@@ -126,6 +130,8 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
     names: NAMES,
     types: columnTypes(values.types),
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
+    parquetRowGroupBytes: integer("--row-group-bytes", values["row-group-bytes"]),
+    ...(values["partition-by"] !== undefined ? { partitionBy: values["partition-by"] } : {}),
     parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
   };
   let login: ParsedExportFlags["login"];
@@ -200,6 +206,8 @@ export const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
   types: "--types",
   compression: "--parquet-compression",
   rowGroupSize: "--row-group-size",
+  rowGroupBytes: "--row-group-bytes",
+  partitionBy: "--partition-by",
   resume: "--resume",
   restart: "--restart",
 };

@@ -93,9 +93,13 @@ export interface ExportTaskOptions {
   parquetCompression?: ParquetCompression;
   /**
    * Parquet only: rows per row group (a resumed Parquet export continues after the last complete one).
-   * @default 20000
+   * @default 122880
    */
   parquetRowGroupSize?: number;
+  /** Parquet only: also close a row group at this many bytes of values (see `ParquetExportOptions.rowGroupBytes`). */
+  parquetRowGroupBytes?: number;
+  /** Parquet only: write a hive-partitioned dataset folder by this column (see `PartitionByOptions.partitionBy`). */
+  partitionBy?: string;
   /**
    * Fail when a column is empty in every row, or a method fails the method schema (see `ReadOptions.strict`).
    * @default false
@@ -192,13 +196,13 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     ? undefined
     : planTableExport((options.format ?? "csv") as TableFormat, {
         query, columns, sort, pageSize, maxItems, paging, signal, units: options.units,
-        types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
-        resume: options.resume, restart: options.restart, strict: options.strict, onWarning: () => undefined,
+        types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, rowGroupBytes: options.parquetRowGroupBytes,
+        partitions: options.partitions, partitionBy: options.partitionBy, resume: options.resume, restart: options.restart, strict: options.strict, onWarning: () => undefined,
       }, "materials");
-  const directory = structures ? !structures.singleFile : table!.partitions !== undefined;
+  const directory = structures ? !structures.singleFile : table!.partitions !== undefined || table!.hive !== undefined;
   if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
   if (directory && typeof options.output !== "string") {
-    throw new ValidationError("output", structures ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).` : "--partitions writes a directory of part files: give --output DIR (a directory to create).");
+    throw new ValidationError("output", structures ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).` : `${table!.hive ? "--partition-by" : "--partitions"} writes a directory of part files: give --output DIR (a directory to create).`);
   }
   if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
   const env = options.env ?? process.env;
@@ -242,7 +246,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       ? await materials.exportStructures(options.output as string, { ...common, format: structures.format, cell: structures.cell, singleFile: structures.singleFile })
       : await materials[TABLE_EXPORTS[table!.format]](options.output, {
           ...common, columns, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas,
-          types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, partitions: options.partitions,
+          types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, rowGroupBytes: options.parquetRowGroupBytes,
+          partitions: options.partitions, ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
         });
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {

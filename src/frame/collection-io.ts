@@ -25,6 +25,9 @@ import type { RecordWalker } from "../client/record-walker";
 import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
+import { writeHive, writeHiveResumable, type PartitionByOptions } from "./export/dataset/hive-export";
+import { planHive, type HivePlan } from "./export/dataset/hive-router";
+import { DATASET_ROWS_HELD, RowBudget } from "./export/dataset/row-budget";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived
@@ -48,7 +51,7 @@ export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & Part
 export type CollectionArrowOptions = FrameIterateOptions & ArrowOptions;
 
 /** `collection.exportParquet(target, options)`. */
-export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions & ResumeOptions;
+export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions & PartitionByOptions & ResumeOptions;
 
 /** A table read, checked once: the columns and the walk that fetches exactly what they need. */
 export interface TableRead {
@@ -159,6 +162,8 @@ export interface TableExportPlan extends TableRead {
   readonly format: TableFormat;
   readonly parquet?: ResolvedParquet;
   readonly partitions?: number;
+  /** Set for a hive-partitioned dataset (`partitionBy`). */
+  readonly hive?: HivePlan;
   /** Set when the export keeps its progress for a later run (`resume`). */
   readonly resume?: { readonly restart: boolean };
 }
@@ -174,14 +179,24 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
     if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
   }
   const resume = checkResume(options, read.walk);
+  const hive = options.partitionBy === undefined ? undefined : planPartitionBy(format, read, options, resume !== undefined);
   return {
     ...read,
     ...(resume ? { walk: { ...read.walk, paging: "keyset" as const, sort: { _id: 1 as const } } } : {}),
     format,
     ...(parquet ? { parquet } : {}),
     ...(partitions !== undefined ? { partitions } : {}),
+    ...(hive ? { hive } : {}),
     ...(resume ? { resume } : {}),
   };
+}
+
+/** Checks `partitionBy` against the format, the other options and the columns. */
+function planPartitionBy(format: TableFormat, read: TableRead, options: CollectionParquetOptions, resume: boolean): HivePlan {
+  if (format !== "parquet") throw new ValidationError("partitionBy", `partitionBy writes a hive-partitioned Parquet dataset; it does not apply to ${format}. Export as parquet, or leave out partitionBy.`);
+  if (options.partitions !== undefined) throw new ValidationError("partitionBy", "partitionBy and partitions split a dataset two ways; give one of them.");
+  if (resume && read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "A resumable partitionBy export cannot continue a maxItems count; leave out one of them.");
+  return planHive(read.plan, options.partitionBy);
 }
 
 /**
@@ -194,7 +209,8 @@ export async function runTableExport(
   planned: TableExportPlan,
   options: CollectionParquetOptions & CollectionCsvOptions,
 ): Promise<ExportResult> {
-  const { plan, walk, parquet, format, partitions, resume } = planned;
+  const { plan, walk, parquet, format, partitions, resume, hive } = planned;
+  if (hive) return runHiveExport(source, target, planned, hive, options, resumeSource(source, options));
   const write = (pages: PageSource, to: ExportTarget | ResumableFile, onProgress = options.onProgress): Promise<ExportResult> =>
     parquet
       ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet)
@@ -215,6 +231,35 @@ export async function runTableExport(
   return writePartitioned((signal) => source.partitionWalks(walk, partitions, signal), target, format, part, options);
 }
 
+/** Runs a planned hive-partitioned export: one walk, one Parquet writer per value of the column. */
+async function runHiveExport(
+  source: RecordWalker,
+  target: ExportTarget,
+  planned: TableExportPlan,
+  hive: HivePlan,
+  options: CollectionParquetOptions & CollectionCsvOptions,
+  from: RecordWalker["source"],
+): Promise<ExportResult> {
+  // Each writer sees one partition: the dataset's warnings and strict checks are the router's.
+  const quiet = { ...options, strict: false, onWarning: () => undefined };
+  const parquet = { ...planned.parquet!, budget: new RowBudget(Math.max(DATASET_ROWS_HELD, planned.parquet!.rowGroupSize)) };
+  const write = (pages: AsyncIterable<readonly unknown[]>, to: string | ResumableFile, onProgress: (p: Progress) => void): Promise<ExportResult> =>
+    writeParquet(pages, to, hive.file, { ...quiet, onProgress }, parquet);
+  const common = { force: options.force, onProgress: options.onProgress, ...(options.strict ? { strict: { plan: planned.plan, options: { units: options.units } } } : {}) };
+  let result: ExportResult;
+  if (planned.resume) {
+    if (typeof target !== "string") {
+      throw new ValidationError("resume", "A resumable export keeps its progress beside a folder: give a directory path as the target, not a stream.");
+    }
+    const request = resumeRequest(planned, options, from);
+    result = await writeHiveResumable(source, planned.walk, target, hive, request, { ...common, restart: planned.resume.restart }, write);
+  } else {
+    result = await writeHive(source.walk(planned.walk), target, hive, write, common);
+  }
+  reportWarnings(result.warnings, options.onWarning);
+  return result;
+}
+
 /** What a resumed run must share with the saved one: everything that changes the bytes written. */
 function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptions & CollectionCsvOptions, source: RecordWalker["source"]): ResumeRequest {
   const formatOptions: Record<string, unknown> =
@@ -223,7 +268,9 @@ function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptio
       : planned.parquet
         ? { compression: planned.parquet.compression, rowGroupSize: planned.parquet.rowGroupSize, types: planned.parquet.types }
         : {};
+  if (planned.parquet?.rowGroupBytes !== undefined) formatOptions.rowGroupBytes = planned.parquet.rowGroupBytes;
   if (planned.partitions !== undefined) formatOptions.partitions = planned.partitions;
+  if (planned.hive) formatOptions.partitionBy = planned.hive.column;
   if (options.units) formatOptions.units = true;
   return {
     format: planned.format,

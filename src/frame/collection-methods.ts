@@ -59,7 +59,8 @@ declare module "../client/collection" {
     /**
      * Writes every matching record as one Parquet file with typed columns (double, int32/int64,
      * boolean, string; nulls as nulls), a row group at a time while pages stream, atomically as
-     * {@link Collection.exportCsv}. DuckDB, pandas, polars and Spark read it in place.
+     * {@link Collection.exportCsv}. DuckDB, pandas, polars and Spark read it in place. With
+   * `partitionBy`, a hive-partitioned dataset folder (`lattice.type=FCC/part-0000.parquet`, ...).
      * @example await client.materials.exportParquet("materials.parquet", { columns: ["formula", "lattice.a"] });
      */
     exportParquet(target: ExportTarget, options?: CollectionParquetOptions): Promise<ExportResult>;

@@ -17,6 +17,7 @@ export type { ColumnType } from "./table/column-types";
 export { toArrow } from "./export/arrow";
 export type { ArrowTable, ArrowVector, ArrowOptions } from "./export/arrow";
 export type { PartitionOptions, PartitionedExportResult } from "./export/partitioned-export";
+export type { PartitionByOptions } from "./export/dataset/hive-export";
 export { DEFAULT_COLUMNS } from "./table/column-spec";
 export { exportCsv, exportNdjson } from "./export/export";
 export type { ExportTarget, PageSource, TableSource, ExportOptions, CsvExportOptions, ExportResult } from "./export/export";

@@ -112,7 +112,7 @@ describe("partitioned export", () => {
       columns: ["name", "formula", "n"],
       onProgress: (p) => (lastProgress = p.items),
     })) as PartitionedExportResult;
-    expect(readdirSync(target)).toEqual(["part-0000.parquet", "part-0001.parquet", "part-0002.parquet", "part-0003.parquet"]);
+    expect(readdirSync(target).sort()).toEqual(["_SUCCESS", "part-0000.parquet", "part-0001.parquet", "part-0002.parquet", "part-0003.parquet"]);
     expect(result.parts.map((p) => p.items).reduce((a, b) => a + b, 0)).toBe(result.items);
     expect(lastProgress).toBe(result.items);
     expect(added.length).toBeGreaterThan(0);

@@ -96,7 +96,7 @@ describe("a resumable export refused because another run writes it", () => {
     expect(rows).toHaveLength(3000);
     expect(new Set(rows).size).toBe(3000);
     // No part keeps a state or lock file of its own, and nothing is left beside the folder.
-    expect(readdirSync(target).sort()).toEqual(["part-0000.csv", "part-0001.csv"]);
+    expect(readdirSync(target).sort()).toEqual(["_SUCCESS", "part-0000.csv", "part-0001.csv"]);
     expect(leftovers("parts")).toEqual([]);
   });
 });

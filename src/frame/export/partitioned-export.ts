@@ -3,13 +3,14 @@ import type { Progress } from "../../client/config/options";
 import { ValidationError } from "../../errors";
 import { openAtomicDir } from "./atomic/atomic-dir";
 import type { ExportResult, ExportTarget } from "./export";
+import { writeSuccessMarker } from "./dataset/success-marker";
 
 /** Options of a partitioned export, beside the format's own. */
 export interface PartitionOptions {
   /**
    * Split the `_id` range into this many parts, walk them concurrently (each with its own keyset
    * cursor) and write a dataset directory of part files (`part-0000.parquet`, ...) that DuckDB,
-   * pandas and Spark read as one table. The target is then a directory. Needs the `_id` order
+   * pandas and Spark read as one table, and `_SUCCESS` when it is complete. The target is then a directory. Needs the `_id` order
    * (no `sort`) and no `maxItems`.
    * @default undefined: one walk, one file
    */
@@ -69,6 +70,7 @@ export async function writePartitioned(
     );
     if (first) throw first.error;
     results = settled.map((s) => (s as PromiseFulfilledResult<ExportResult>).value);
+    await writeSuccessMarker(dir.tempPath, target);
     await dir.commit();
   } catch (error) {
     await dir.abort();

@@ -17,6 +17,7 @@ import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, t
 import { ResumableFile } from "./resume/resumable-file";
 import { compareRequests, type ResumeRequest } from "./resume/resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "./resume/sealed-state";
+import { writeSuccessMarker } from "./dataset/success-marker";
 
 /** A dataset's state: the parts' `_id` ranges, fixed by the first run, and the parts finished. */
 interface DatasetState {
@@ -141,6 +142,7 @@ async function writeLocked(
   await saving;
   const done = results.map((r) => (r as PromiseFulfilledResult<PartDone>).value);
   const kept = done.reduce((n, r) => n + (r.resumedFrom ?? 0), 0);
+  await writeSuccessMarker(dir, target);
   await placeDir(dir, final, target, options.force ?? false);
   await fs.promises.rm(statePath, { force: true });
   return {

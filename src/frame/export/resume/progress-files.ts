@@ -118,9 +118,15 @@ export async function savedRecords(target: string): Promise<number | undefined> 
   if (typeof top?.progress?.items === "number") return top.progress.items;
   const entries = await fs.promises.readdir(partial).catch(() => undefined);
   if (!entries) return undefined;
-  // A directory export: its parts' (or its index's) state files, and the parts already finished.
+  // A directory export: its parts' (or its index's) state files, and the parts already finished;
+  // a hive-partitioned dataset keeps them one folder down, in each value's folder.
   let items = Object.values(top?.finished ?? {}).reduce((sum, n) => sum + n, 0);
-  for (const name of entries.filter((entry) => entry.endsWith(".matframe-resume.json"))) {
+  const stateFiles = entries.filter((entry) => entry.endsWith(".matframe-resume.json"));
+  for (const folder of entries.filter((entry) => entry.includes("="))) {
+    const inner = await fs.promises.readdir(path.join(partial, folder)).catch(() => []);
+    stateFiles.push(...inner.filter((entry) => entry.endsWith(".matframe-resume.json")).map((entry) => path.join(folder, entry)));
+  }
+  for (const name of stateFiles) {
     const part = JSON.parse(await fs.promises.readFile(path.join(partial, name), "utf8")) as { progress?: { items?: number } };
     items += part.progress?.items ?? 0;
   }

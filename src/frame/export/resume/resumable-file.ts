@@ -63,6 +63,7 @@ export class ResumableFile {
     private readonly interval: number,
     /** The lock this file took for itself, released when it settles; none when a folder's lock covers it. */
     private readonly lock: OutputLock | undefined,
+    private readonly onCommit: ((progress: Checkpoint) => void) | undefined,
   ) {
     this.path = target;
     ({ partial: this.partialPath, state: this.statePath } = resumePaths(target));
@@ -86,7 +87,8 @@ export class ResumableFile {
    * Opens the partial output of `target`: continues it when a state file of the same request
    * says how far it got (and the partial file matches that state's checksum), or starts it anew.
    * Takes the target's lock first, before any file is read or removed (`restart` included), unless
-   * the caller holds the lock of the folder this file is part of (`lock`).
+   * the caller holds the lock of the folder this file is part of (`lock`). `onCommit` hears of each
+   * progress committed (a dataset of several files keeps its own state from them).
    *
    * @throws ResumeError when another run holds the lock, or the saved progress is of another
    *   request or does not match its file; TargetExistsError when the target exists and `force` is
@@ -95,7 +97,7 @@ export class ResumableFile {
   static async open(
     target: string,
     request: ResumeRequest,
-    options: { force?: boolean; restart?: boolean; label?: string; interval?: number; lock?: OutputLock } = {},
+    options: { force?: boolean; restart?: boolean; label?: string; interval?: number; lock?: OutputLock; onCommit?: (progress: Checkpoint) => void } = {},
   ): Promise<ResumableFile> {
     const label = options.label ?? target;
     const own = options.lock ? undefined : OutputLock.take(target, label);
@@ -103,7 +105,7 @@ export class ResumableFile {
       const file = await checkTarget(target, options.force ?? false);
       if (options.restart) await discardProgress(file, own ?? options.lock!);
       const { handle, hash, resumed } = await openPartial(file, request, label);
-      return new ResumableFile(file, label, request, handle, hash, resumed, options.force ?? false, options.interval ?? COMMIT_INTERVAL_MS, own);
+      return new ResumableFile(file, label, request, handle, hash, resumed, options.force ?? false, options.interval ?? COMMIT_INTERVAL_MS, own, options.onCommit);
     } catch (error) {
       own?.release();
       throw error;
@@ -182,6 +184,7 @@ export class ResumableFile {
     const state: FileState = { request: this.request, progress: { ...progress, sha256 }, updated: new Date().toISOString() };
     await writeSealedState(this.statePath, state, FILE_STATE);
     this.lastCommit = Date.now();
+    this.onCommit?.(progress);
   }
 }
 

@@ -1,0 +1,51 @@
+// Where a resumed hive-partitioned export starts its walk again. Records are spread over one file
+// per value, each committing its own row groups at its own pace, so no single file's cursor says
+// how far the dataset got: the walk resumes after the last `_id` below which every record is
+// committed in its file (each file then skips the records it already holds, up to its own cursor).
+
+/** Tracks the `_id` up to which every routed record is committed in its partition's file. */
+export class CommittedCursor {
+  /** The `_id` of the last record routed (where a fresh walk would continue); undefined: none yet. */
+  private last: string | undefined;
+  /**
+   * Per folder, its routed pages not yet committed, oldest first: the page's last `_id`, and the
+   * `_id` routed just before the page (its records are all after that one).
+   */
+  private readonly pending = new Map<string, { lastId: string; before: string | undefined }[]>();
+
+  /** @param start the `_id` the walk starts after (a resumed run's), undefined from the beginning. */
+  constructor(start: string | undefined) {
+    this.last = start;
+  }
+
+  /** A page of records up to `lastId` went to `folder`'s writer. */
+  routed(folder: string, lastId: string): void {
+    let queue = this.pending.get(folder);
+    if (!queue) this.pending.set(folder, (queue = []));
+    queue.push({ lastId, before: this.last });
+    this.last = lastId;
+  }
+
+  /** `folder`'s file committed every one of its records up to `cursor`. */
+  committed(folder: string, cursor: string): void {
+    const queue = this.pending.get(folder);
+    // _id order is the walk's keyset order, the string order the partition bounds use too.
+    while (queue && queue.length > 0 && queue[0].lastId <= cursor) queue.shift();
+  }
+
+  /**
+   * The `_id` after which a resumed walk must start: before the oldest page some file has not
+   * committed yet (a page cut by a row group counts as not committed), else after the last page.
+   * Undefined: from the beginning.
+   */
+  get cursor(): string | undefined {
+    let cursor = this.last;
+    for (const queue of this.pending.values()) {
+      if (queue.length === 0) continue;
+      const before = queue[0].before;
+      if (before === undefined) return undefined;
+      if (cursor === undefined || before < cursor) cursor = before;
+    }
+    return cursor;
+  }
+}
