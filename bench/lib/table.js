@@ -73,4 +73,28 @@ function linkTable(cases, link, entries) {
   return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "link floor s", "x floor", "peak RSS MiB"], rows, ["l", "r", "r", "r", "r"])}`;
 }
 
-module.exports = { clientTable, serverTable, ratioTable, linkTable };
+/** The class cases: the whole group's wall time, each student's, and the server's CPU per student. */
+function classTable(cases, entries) {
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      return [
+        e.label,
+        fixed(s.students?.median, 0),
+        spread(s.seconds, 2),
+        `${fixed(s.studentSecondsMedian?.median, 2)} / ${fixed(s.studentSecondsP95?.median, 2)}`,
+        `${fixed(s.loginSecondsMedian?.median, 2)} / ${fixed(s.frameSecondsMedian?.median, 2)} / ${fixed(s.writeSecondsMedian?.median, 2)}`,
+        fixed(s.serverCpuSeconds?.median, 2),
+        spread(s.serverCpuPerStudent, 3),
+        fixed(s.cpuSeconds?.median, 2),
+      ];
+    });
+  return markdown(
+    ["class case", "students", "wall s, median (min-max)", "per student s, median / p95", "login / toDataFrame / write s (median)", "server CPU s", "server CPU s per student", "clients' CPU s"],
+    rows,
+    ["l", "r", "r", "r", "r", "r", "r", "r"],
+  );
+}
+
+module.exports = { clientTable, serverTable, ratioTable, linkTable, classTable };
