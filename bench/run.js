@@ -18,7 +18,7 @@ const { findPython } = require("./lib/python");
 const { writeResults } = require("./lib/results");
 const { startServerProcess } = require("./lib/server-process");
 const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
-const { withClassServer, classCases } = require("./lib/class");
+const { measureClass } = require("./lib/class");
 const { clientTable, serverTable, ratioTable, linkTable, classTable } = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
 
@@ -98,22 +98,6 @@ async function measureLink({ settings, server, credentials, columnsFields, pytho
   return { rttMs: settings.rttMs, mbit: settings.mbit, concurrency, wire, floorSeconds: floors };
 }
 
-/** The class group: its own server, one student alone then the class, fresh accounts each repetition. */
-async function measureClass({ settings, runs, failures, labels }) {
-  const { classMaterials: materials, students, reps } = settings;
-  progress(`class: matframe serve --synthetic ${materials}, ${students} students at once against one alone`);
-  return withClassServer({ materials, students, reps }, async (server, accounts) => {
-    const params = { baseUrl: server.baseUrl, serverPid: server.pid, expected: server.materialCount };
-    await runNodeCase("class.js", { ...params, accounts: [accounts.warm] }); // the server's cold code, unmeasured
-    for (const [r, rep] of accounts.reps.entries()) {
-      const cases = classCases({ server, rep, students });
-      if (r === 0) labels.push(...cases);
-      await measure(cases, { ...settings, reps: 1 }, runs, failures);
-    }
-    return { materials: server.materialCount, students };
-  });
-}
-
 async function main(settings) {
   const started = Date.now();
   const machine = describeMachine();
@@ -169,7 +153,7 @@ async function main(settings) {
     }
   });
 
-  if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels });
+  if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
 
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
     servers.big = await withServer(settings.big, async (server) => {
@@ -205,7 +189,8 @@ async function main(settings) {
     );
     out.push("", serverTable(cases, pageLabels, entries.filter((e) => e.id.startsWith("server.cold."))));
   }
-  if (link) out.push("", linkTable(cases, link, entries.filter((e) => e.id.startsWith("link.") && !e.id.startsWith("class."))));
+  if (link) out.push("", linkTable(cases, link, entries.filter((e) => e.id.startsWith("link."))));
+  if (klass) out.push("", classTable(cases, entries.filter((e) => e.id.startsWith("class."))));
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",

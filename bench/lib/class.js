@@ -6,6 +6,7 @@ const { mkdtempSync, rmSync, writeFileSync } = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { startServerProcess } = require("./server-process");
+const { runNodeCase } = require("./case-runner");
 
 /** The accounts of one run: `warm` (unmeasured), then per repetition one alone and `students` together. */
 function classAccounts(students, reps) {
@@ -47,4 +48,23 @@ function classCases({ server, rep, students }) {
   ];
 }
 
-module.exports = { withClassServer, classCases };
+/**
+ * The class group: its own server, one student alone then the class, fresh accounts each
+ * repetition; `measure` and `progress` are the harness's. Resolves to what the results file keeps.
+ */
+async function measureClass({ settings, runs, failures, labels, measure, progress }) {
+  const { classMaterials: materials, students, reps } = settings;
+  progress(`class: matframe serve --synthetic ${materials}, ${students} students at once against one alone`);
+  return withClassServer({ materials, students, reps }, async (server, accounts) => {
+    const params = { baseUrl: server.baseUrl, serverPid: server.pid, expected: server.materialCount };
+    await runNodeCase("class.js", { ...params, accounts: [accounts.warm] }); // the server's cold code, unmeasured
+    for (const [r, rep] of accounts.reps.entries()) {
+      const cases = classCases({ server, rep, students });
+      if (r === 0) labels.push(...cases);
+      await measure(cases, { ...settings, reps: 1 }, runs, failures);
+    }
+    return { materials: server.materialCount, students };
+  });
+}
+
+module.exports = { measureClass };
