@@ -19,7 +19,8 @@ const { writeResults } = require("./lib/results");
 const { startServerProcess } = require("./lib/server-process");
 const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
 const { measureClass } = require("./lib/class");
-const { clientTable, serverTable, ratioTable, linkTable, classTable } = require("./lib/table");
+const { measureSmallLink } = require("./lib/link-small");
+const { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable } = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
@@ -115,6 +116,7 @@ async function main(settings) {
   let deepSkip;
   let link;
   let klass;
+  let linkSmall;
 
   servers.main = await withServer(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
@@ -153,6 +155,7 @@ async function main(settings) {
     }
   });
 
+  if (settings.groups.has("link")) linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
   if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
 
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
@@ -167,7 +170,7 @@ async function main(settings) {
 
   const cases = {};
   for (const [id, list] of Object.entries(runs)) cases[id] = summarizeRuns(list);
-  const ratios = computeRatios(cases, link);
+  const ratios = computeRatios(cases, link, linkSmall);
   const missed = settings.checkTargets ? missedTargets(ratios) : [];
   const sizeOf = (c) => (c.size === "big" ? settings.big : c.size === "small" ? settings.synthetic : undefined);
   const label = (c) => (sizeOf(c) ? `${c.label}, ${sizeOf(c).toLocaleString("en-US")} materials` : c.label);
@@ -179,7 +182,7 @@ async function main(settings) {
       `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}, median of ${settings.reps} run(s) (min-max)`,
   );
   out.push(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`);
-  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server.") && !e.id.startsWith("link.") && !e.id.startsWith("class."))));
+  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class)\./.test(e.id))));
   if (settings.groups.has("server")) {
     const pageLabels = Object.fromEntries(
       Object.keys(cases["server.paired"] ?? {})
@@ -190,6 +193,7 @@ async function main(settings) {
     out.push("", serverTable(cases, pageLabels, entries.filter((e) => e.id.startsWith("server.cold."))));
   }
   if (link) out.push("", linkTable(cases, link, entries.filter((e) => e.id.startsWith("link."))));
+  if (linkSmall) out.push("", smallLinkTable(cases, linkSmall, entries.filter((e) => e.id.startsWith("linkSmall."))));
   if (klass) out.push("", classTable(cases, entries.filter((e) => e.id.startsWith("class."))));
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
@@ -220,6 +224,7 @@ async function main(settings) {
     machine,
     python,
     link,
+    linkSmall,
     class: klass,
     servers,
     labels: Object.fromEntries(entries.map((e) => [e.id, e.label])),

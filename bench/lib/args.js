@@ -11,6 +11,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --big N            materials for the large export server (default 1000000; quick 20000)
   --duration S       seconds per autocannon run (default 5; quick 1)
   --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry, class
+  --link-materials N materials of the link group's second server, read with login (default 20000; quick 3000)
   --students N       students of the class group, all at once (default 30; quick 4)
   --class-materials N  materials the class's server holds (default 5000; quick 1000)
   --rtt MS           round trip of the simulated link (group link; default 40)
@@ -43,6 +44,7 @@ function readArgs(argv) {
       rtt: { type: "string" },
       mbit: { type: "string" },
       students: { type: "string" },
+      "link-materials": { type: "string" },
       "class-materials": { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string" },
@@ -64,6 +66,7 @@ function readArgs(argv) {
     groups: new Set(only),
     rttMs: positiveInteger(values.rtt, "--rtt") ?? 40,
     mbit: positiveInteger(values.mbit, "--mbit") ?? 50,
+    linkMaterials: positiveInteger(values["link-materials"], "--link-materials") ?? (quick ? 3_000 : 20_000),
     students: positiveInteger(values.students, "--students") ?? (quick ? 4 : 30),
     classMaterials: positiveInteger(values["class-materials"], "--class-materials") ?? (quick ? 1_000 : 5_000),
     cpuProf: values["cpu-prof"],

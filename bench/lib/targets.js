@@ -15,7 +15,7 @@ function ratio(a, b) {
 }
 
 /** Every ratio of the run: `{ id, label, value, target?: { op, limit }, met? }`. */
-function computeRatios(cases, link) {
+function computeRatios(cases, link, linkSmall) {
   const c = (id) => cases[id];
   const rows = [
     ["toDataFrame/floor.c3", "toDataFrame time / floor time (same fields), c=3", ratio(seconds(c("toDataFrame.c3")), seconds(c("floor.columns.c3"))), "<=", 1.3],
@@ -27,6 +27,7 @@ function computeRatios(cases, link) {
     ["link.toDataFrame/floor", "link: toDataFrame time / its link floor", ratio(seconds(c("link.toDataFrame")), link?.floorSeconds.columns), "<=", 1.3],
     ["link.iterate.defaults/explicit", "link through a loopback address: iterate with the defaults / with compression and c=6", ratio(seconds(c("link.iterate.defaults")), seconds(c("link.iterate"))), "<=", 1.15],
     ["link.toDataFrame.defaults/explicit", "link through a loopback address: toDataFrame with the defaults / with compression and c=6", ratio(seconds(c("link.toDataFrame.defaults")), seconds(c("link.toDataFrame"))), "<=", 1.15],
+    ["linkSmall.toDataFrame/floor", "link, 20,000 materials: Client.login + toDataFrame with the defaults / its link floor (login included)", ratio(seconds(c("linkSmall.toDataFrame.defaults")), linkSmall?.floorSeconds), "<=", 1.3],
     ["link.python/toDataFrame", "link: Python one page at a time + pandas / toDataFrame", ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))), ">=", 5],
     ["link.python.threads/toDataFrame", "link: Python 3 threads + pandas / toDataFrame", ratio(seconds(c("link.python.threads")), seconds(c("link.toDataFrame"))), ">=", 1.5],
     ["link.cached/first", "link: toDataFrame re-run with the cache / first run", ratio(seconds(c("link.toDataFrame.cached")), c("link.toDataFrame.cached")?.firstSeconds?.median), "<=", 0.2],
@@ -59,6 +60,8 @@ function computeRatios(cases, link) {
     }
   }
   const info = [
+    ["linkSmall.toDataFrame/measuredFloor", "link, 20,000 materials: Client.login + toDataFrame with the defaults / the measured floor (login, undici, c=6)", ratio(seconds(c("linkSmall.toDataFrame.defaults")), seconds(c("linkSmall.floor")))],
+    ["linkSmall.measuredFloor/floor", "link, 20,000 materials: the measured floor / the link floor", ratio(seconds(c("linkSmall.floor")), linkSmall?.floorSeconds)],
     ["class.wall/alone", "class: whole class's wall time / one student's alone", ratio(seconds(c("class.together")), seconds(c("class.alone")))],
     ["symmetry.uncached/pymatgen", "symmetry throughput: symmetryOf with the cache cleared before each / pymatgen, per material", ratio(c("symmetry.uncached")?.recordsPerSecond, c("symmetry.pymatgen")?.recordsPerSecond)],
     ["naive.fields/toDataFrame", "naive TypeScript time (toDataFrame's fields) / toDataFrame time", ratio(seconds(c("naive.fields")), seconds(c("toDataFrame.c3")))],
