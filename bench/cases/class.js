@@ -2,7 +2,7 @@
 // A class on one laptop: `students` accounts at once against one `matframe serve` (the teacher's
 // laptop), each logging in, taking `toDataFrame()` of the whole collection with the default
 // columns and saving one material of its own (a copy of the first row's structure). The figure
-// the issue asks for is the server's CPU time per student, read from the server process's
+// that matters is the server's CPU time per student, read from the server process's
 // /proc/<pid>/stat (every thread of it: the symmetry worker of writes counts too) before and after.
 // The students share this one client process (30 notebooks' CPU is not the server's, and 30
 // processes loading danfo would measure the machine, not the server); each has its own Client,
