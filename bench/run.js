@@ -18,7 +18,9 @@ const { findPython } = require("./lib/python");
 const { writeResults } = require("./lib/results");
 const { startServerProcess } = require("./lib/server-process");
 const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
-const { clientTable, serverTable, ratioTable, linkTable } = require("./lib/table");
+const { measureClass } = require("./lib/class");
+const { measureSmallLink } = require("./lib/link-small");
+const { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable } = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
@@ -113,6 +115,8 @@ async function main(settings) {
   const servers = {};
   let deepSkip;
   let link;
+  let klass;
+  let linkSmall;
 
   servers.main = await withServer(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
@@ -151,6 +155,9 @@ async function main(settings) {
     }
   });
 
+  if (settings.groups.has("link")) linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
+  if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
+
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
     servers.big = await withServer(settings.big, async (server) => {
       const credentials = await login(server.baseUrl);
@@ -163,7 +170,7 @@ async function main(settings) {
 
   const cases = {};
   for (const [id, list] of Object.entries(runs)) cases[id] = summarizeRuns(list);
-  const ratios = computeRatios(cases, link);
+  const ratios = computeRatios(cases, link, linkSmall);
   const missed = settings.checkTargets ? missedTargets(ratios) : [];
   const sizeOf = (c) => (c.size === "big" ? settings.big : c.size === "small" ? settings.synthetic : undefined);
   const label = (c) => (sizeOf(c) ? `${c.label}, ${sizeOf(c).toLocaleString("en-US")} materials` : c.label);
@@ -175,7 +182,7 @@ async function main(settings) {
       `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}, median of ${settings.reps} run(s) (min-max)`,
   );
   out.push(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`);
-  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server.") && !e.id.startsWith("link."))));
+  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class)\./.test(e.id))));
   if (settings.groups.has("server")) {
     const pageLabels = Object.fromEntries(
       Object.keys(cases["server.paired"] ?? {})
@@ -186,6 +193,8 @@ async function main(settings) {
     out.push("", serverTable(cases, pageLabels, entries.filter((e) => e.id.startsWith("server.cold."))));
   }
   if (link) out.push("", linkTable(cases, link, entries.filter((e) => e.id.startsWith("link."))));
+  if (linkSmall) out.push("", smallLinkTable(cases, linkSmall, entries.filter((e) => e.id.startsWith("linkSmall."))));
+  if (klass) out.push("", classTable(cases, entries.filter((e) => e.id.startsWith("class."))));
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",
@@ -215,6 +224,8 @@ async function main(settings) {
     machine,
     python,
     link,
+    linkSmall,
+    class: klass,
     servers,
     labels: Object.fromEntries(entries.map((e) => [e.id, e.label])),
     cases,

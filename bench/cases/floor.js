@@ -2,13 +2,24 @@
 // The floor: the same offset walk the client makes (same URLs: query, sort by _id, limit, skip,
 // fields), each page fetched with a plain undici Pool and JSON.parsed, nothing kept. No retries,
 // no validation, no objects built: anything the library does costs time above this.
+//
+// Over the link (`acceptEncoding` set), the floor asks for compressed pages and decodes them as the
+// client would; with `login` it logs in first, inside the timing, as a user's first read does.
+const { promisify } = require("node:util");
+const zlib = require("node:zlib");
 const { Pool } = require("undici");
 const { runCase, startClock, expectCount } = require("../lib/case-kit");
+const { login: logIn } = require("../lib/api");
 
-runCase(async ({ baseUrl, credentials, concurrency, fields, query = {}, pageSize = 500, expected }) => {
+const decoders = { br: promisify(zlib.brotliDecompress), gzip: promisify(zlib.gunzip), deflate: promisify(zlib.inflate) };
+
+runCase(async ({ baseUrl, credentials: given, login, acceptEncoding, concurrency, fields, query = {}, pageSize = 500, expected }) => {
   const { origin, pathname } = new URL(baseUrl);
+  const stop = startClock();
   const pool = new Pool(origin, { connections: concurrency });
+  const credentials = login ? await logIn(baseUrl, login, pool) : given;
   const headers = { "X-Account-Id": credentials.accountId, "X-Auth-Token": credentials.authToken, accept: "application/json" };
+  if (acceptEncoding) headers["accept-encoding"] = acceptEncoding;
   const queryText = JSON.stringify(query);
 
   const fetchPage = async (skip) => {
@@ -16,13 +27,13 @@ runCase(async ({ baseUrl, credentials, concurrency, fields, query = {}, pageSize
     if (fields) projection.fields = fields;
     if (skip > 0) projection.skip = skip;
     const qs = new URLSearchParams({ query: queryText, projection: JSON.stringify(projection) });
-    const { statusCode, body } = await pool.request({ path: `${pathname}/materials?${qs}`, method: "GET", headers });
-    const parsed = JSON.parse(await body.text());
+    const { statusCode, headers: answer, body } = await pool.request({ path: `${pathname}/materials?${qs}`, method: "GET", headers });
+    const decode = decoders[answer["content-encoding"]];
+    const parsed = JSON.parse(decode ? (await decode(Buffer.from(await body.arrayBuffer()))).toString("utf8") : await body.text());
     if (statusCode !== 200) throw new Error(`floor: page at skip ${skip} answered ${statusCode}: ${parsed.message}`);
     return parsed.data.length;
   };
 
-  const stop = startClock();
   let records = 0;
   let next = 0;
   const pending = [];

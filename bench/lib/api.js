@@ -4,13 +4,17 @@ const { request } = require("undici");
 
 const DEMO = { username: "demo", password: "demo" };
 
-/** Logs in as demo/demo; resolves to the two headers every later request needs. */
-async function login(baseUrl) {
-  const { statusCode, body } = await request(`${baseUrl}/login`, {
+/**
+ * Logs in (as demo/demo unless `account` says), through `pool` when given; resolves to the two
+ * headers every later request needs.
+ */
+async function login(baseUrl, account = DEMO, pool = undefined) {
+  const options = {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(DEMO).toString(),
-  });
+    body: new URLSearchParams(account).toString(),
+  };
+  const { statusCode, body } = pool ? await pool.request({ ...options, path: `${new URL(baseUrl).pathname}/login` }) : await request(`${baseUrl}/login`, options);
   const parsed = JSON.parse(await body.text());
   if (statusCode !== 200) throw new Error(`Login to ${baseUrl} failed with ${statusCode}: ${parsed.message}`);
   return { accountId: parsed.data["X-Account-Id"], authToken: parsed.data["X-Auth-Token"] };

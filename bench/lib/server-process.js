@@ -19,13 +19,13 @@ function peakRssKiB(pid) {
 }
 
 /**
- * Starts `node dist/cli/main.js serve --port 0 --synthetic N --quiet` and resolves once it prints
+ * Starts `node dist/cli/main.js serve --port 0 --synthetic N --quiet [...args]` and resolves once it prints
  * its base URL (the CLI's first stdout line). Start-up time is reported: at 1,000,000 materials
  * it is most of a minute.
  */
-async function startServerProcess({ synthetic, timeoutMs = 15 * 60 * 1000 }) {
+async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 1000 }) {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(DIST, "cli", "main.js"), "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet"], {
+  const child = spawn(process.execPath, [path.join(DIST, "cli", "main.js"), "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

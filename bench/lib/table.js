@@ -73,4 +73,43 @@ function linkTable(cases, link, entries) {
   return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "link floor s", "x floor", "peak RSS MiB"], rows, ["l", "r", "r", "r", "r"])}`;
 }
 
-module.exports = { clientTable, serverTable, ratioTable, linkTable };
+/** The link at 20,000 materials: each case beside the link floor (login included) and the measured floor. */
+function smallLinkTable(cases, link, entries) {
+  const measured = cases["linkSmall.floor"]?.seconds?.median;
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      return [e.label, spread(s.seconds, 2), fixed(s.cpuSeconds?.median, 2), fixed(link.floorSeconds, 2), fixed(s.seconds.median / link.floorSeconds, 2), fixed(measured ? s.seconds.median / measured : undefined, 2)];
+    });
+  const header =
+    `link ${link.rttMs} ms / ${link.mbit} Mbit/s, ${thousands(link.materials)} materials: default columns' fields ${(link.wire.bytes / 1e6).toFixed(2)} MB (br) in ${link.wire.pages} pages; ` +
+    `link floor ${fixed(link.floorSeconds, 2)} s = bytes / bandwidth + ${Math.ceil(link.wire.pages / link.inFlight)} waves of ${link.inFlight} pages + 1 round trip for the login`;
+  return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "client CPU s", "link floor s", "x link floor", "x measured floor"], rows, ["l", "r", "r", "r", "r", "r"])}`;
+}
+
+/** The class cases: the whole group's wall time, each student's, and the server's CPU per student. */
+function classTable(cases, entries) {
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      return [
+        e.label,
+        fixed(s.students?.median, 0),
+        spread(s.seconds, 2),
+        `${fixed(s.studentSecondsMedian?.median, 2)} / ${fixed(s.studentSecondsP95?.median, 2)}`,
+        `${fixed(s.loginSecondsMedian?.median, 2)} / ${fixed(s.frameSecondsMedian?.median, 2)} / ${fixed(s.writeSecondsMedian?.median, 2)}`,
+        fixed(s.serverCpuSeconds?.median, 2),
+        spread(s.serverCpuPerStudent, 3),
+        fixed(s.cpuSeconds?.median, 2),
+      ];
+    });
+  return markdown(
+    ["class case", "students", "wall s, median (min-max)", "per student s, median / p95", "login / toDataFrame / write s (median)", "server CPU s", "server CPU s per student", "clients' CPU s"],
+    rows,
+    ["l", "r", "r", "r", "r", "r", "r", "r"],
+  );
+}
+
+module.exports = { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable };

@@ -5,6 +5,8 @@
 const MiB = (summary) => summary?.peakRssMiB?.median;
 const seconds = (summary) => summary?.seconds?.median;
 const cpu = (summary) => summary?.cpuSeconds?.median;
+// Records per CPU second of the case's own process.
+const perCpu = (summary) => (summary?.records && cpu(summary) ? summary.records / cpu(summary) : undefined);
 // Server: the median time of a page asked for one request at a time, in alternation with the others.
 const pagedMs = (cases, page) => cases["server.paired"]?.[`${page}Ms`]?.median;
 // Under autocannon: time per request is the inverse of the sustained rate on the same connections.
@@ -15,7 +17,7 @@ function ratio(a, b) {
 }
 
 /** Every ratio of the run: `{ id, label, value, target?: { op, limit }, met? }`. */
-function computeRatios(cases, link) {
+function computeRatios(cases, link, linkSmall) {
   const c = (id) => cases[id];
   const rows = [
     ["toDataFrame/floor.c3", "toDataFrame time / floor time (same fields), c=3", ratio(seconds(c("toDataFrame.c3")), seconds(c("floor.columns.c3"))), "<=", 1.3],
@@ -27,6 +29,7 @@ function computeRatios(cases, link) {
     ["link.toDataFrame/floor", "link: toDataFrame time / its link floor", ratio(seconds(c("link.toDataFrame")), link?.floorSeconds.columns), "<=", 1.3],
     ["link.iterate.defaults/explicit", "link through a loopback address: iterate with the defaults / with compression and c=6", ratio(seconds(c("link.iterate.defaults")), seconds(c("link.iterate"))), "<=", 1.15],
     ["link.toDataFrame.defaults/explicit", "link through a loopback address: toDataFrame with the defaults / with compression and c=6", ratio(seconds(c("link.toDataFrame.defaults")), seconds(c("link.toDataFrame"))), "<=", 1.15],
+    ["linkSmall.toDataFrame/floor", "link, the small collection (20,000 materials in a full run): Client.login + toDataFrame with the defaults / its link floor (login included)", ratio(seconds(c("linkSmall.toDataFrame.defaults")), linkSmall?.floorSeconds), "<=", 1.3],
     ["link.python/toDataFrame", "link: Python one page at a time + pandas / toDataFrame", ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))), ">=", 5],
     ["link.python.threads/toDataFrame", "link: Python 3 threads + pandas / toDataFrame", ratio(seconds(c("link.python.threads")), seconds(c("link.toDataFrame"))), ">=", 1.5],
     ["link.cached/first", "link: toDataFrame re-run with the cache / first run", ratio(seconds(c("link.toDataFrame.cached")), c("link.toDataFrame.cached")?.firstSeconds?.median), "<=", 0.2],
@@ -37,6 +40,8 @@ function computeRatios(cases, link) {
     ["resume.csv/keyset", "exportCsv resume: true / exportCsv keyset (time)", ratio(seconds(c("exportCsv.small.resume")), seconds(c("exportCsv.small.keyset"))), "<=", 1.1],
     ["resume.parquet/keyset", "exportParquet resume: true / exportParquet keyset (time)", ratio(seconds(c("exportParquet.small.resume")), seconds(c("exportParquet.small.keyset"))), "<=", 1.1],
     ["exportCsv.rss.big/small", "exportCsv peak RSS big / small, offset (default)", ratio(MiB(c("exportCsv.big.offset")), MiB(c("exportCsv.small.offset"))), "<=", 1.3],
+    ["symmetry.uncached/pymatgen", "symmetry throughput of distinct structures: symmetryOf with the cache cleared before each / pymatgen, per material", ratio(c("symmetry.uncached")?.recordsPerSecond, c("symmetry.pymatgen")?.recordsPerSecond), ">=", 10],
+    ["class.serverCpu/alone", "class: server CPU per student, whole class / one student alone", ratio(c("class.together")?.serverCpuPerStudent?.median, c("class.alone")?.serverCpuPerStudent?.median), "<=", 1.5],
     ["symmetry/pymatgen", "symmetry throughput: symmetryOf (cached per structure) / pymatgen SpacegroupAnalyzer, per material", ratio(c("symmetry.cached")?.recordsPerSecond, c("symmetry.pymatgen")?.recordsPerSecond), ">=", 10],
   ];
   const serverInfo = [];
@@ -58,7 +63,12 @@ function computeRatios(cases, link) {
     }
   }
   const info = [
-    ["symmetry.uncached/pymatgen", "symmetry throughput: symmetryOf with the cache cleared before each / pymatgen, per material", ratio(c("symmetry.uncached")?.recordsPerSecond, c("symmetry.pymatgen")?.recordsPerSecond)],
+    ["linkSmall.toDataFrame/measuredFloor", "link, the small collection (20,000 materials in a full run): Client.login + toDataFrame with the defaults / the measured floor (login, undici, c=6)", ratio(seconds(c("linkSmall.toDataFrame.defaults")), seconds(c("linkSmall.floor")))],
+    ["linkSmall.measuredFloor/floor", "link, the small collection (20,000 materials in a full run): the measured floor / the link floor", ratio(seconds(c("linkSmall.floor")), linkSmall?.floorSeconds)],
+    ["class.wall/alone", "class: whole class's wall time / one student's alone", ratio(seconds(c("class.together")), seconds(c("class.alone")))],
+    // In CPU time: what the machine's load does to each side's wall time cancels out.
+    ["symmetry.cpu.cached/pymatgen", "symmetry throughput in CPU time: symmetryOf (cached per structure) / pymatgen", ratio(perCpu(c("symmetry.cached")), perCpu(c("symmetry.pymatgen")))],
+    ["symmetry.cpu.uncached/pymatgen", "symmetry throughput in CPU time, distinct structures: symmetryOf (cache cleared before each) / pymatgen", ratio(perCpu(c("symmetry.uncached")), perCpu(c("symmetry.pymatgen")))],
     ["naive.fields/toDataFrame", "naive TypeScript time (toDataFrame's fields) / toDataFrame time", ratio(seconds(c("naive.fields")), seconds(c("toDataFrame.c3")))],
     // No client can beat the floor: this is the most the Python ratio could be against this server.
     ["python/floor.c3", "Python time / floor time (same fields), c=3: the ceiling of the Python ratio", ratio(seconds(c("python")), seconds(c("floor.columns.c3")))],

@@ -1,0 +1,49 @@
+"use strict";
+// The far link with the defaults at a size where fixed costs show (20,000 materials in a full
+// run): a user's first read over the link, login included, against the floor of the same walk
+// (measured: undici, the same compressed pages, 6 in flight, the login first) and the link floor
+// (computed: the compressed bytes through the bandwidth, plus a round trip per wave of pages and
+// one for the login).
+const { startServerProcess } = require("./server-process");
+const { login } = require("./api");
+const { startLinkProcess, wireBytes, linkFloorSeconds } = require("./link");
+
+const DEMO = { username: "demo", password: "demo" };
+/** What the client asks for by default on a far link (src/client/transport/body.ts). */
+const CLIENT_ENCODING = "br, gzip, deflate";
+const IN_FLIGHT = 6;
+
+/** The cases through `proxy` in front of `server`. */
+function smallLinkCases({ server, proxy, columnsFields }) {
+  const baseUrl = `${proxy.origin}${new URL(server.baseUrl).pathname}`;
+  const common = { baseUrl, login: DEMO, expected: server.materialCount };
+  return [
+    { group: "link", id: "linkSmall.floor", label: `link floor, measured: login, then undici + decode + JSON.parse of the same compressed pages, c=${IN_FLIGHT}`, script: "floor.js", params: { ...common, acceptEncoding: CLIENT_ENCODING, concurrency: IN_FLIGHT, fields: columnsFields, label: "linkSmall.floor" } },
+    { group: "link", id: "linkSmall.toDataFrame.defaults", label: "Client.login + toDataFrame (default columns), the defaults", script: "to-dataframe.js", params: { ...common, label: "linkSmall.toDataFrame.defaults" } },
+  ];
+}
+
+/** The group: its own server and proxy; resolves to what the results file keeps of the link. */
+async function measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress }) {
+  progress(`link at ${settings.linkMaterials} materials: matframe serve --synthetic ${settings.linkMaterials}, ${settings.rttMs} ms / ${settings.mbit} Mbit/s`);
+  const server = await startServerProcess({ synthetic: settings.linkMaterials });
+  try {
+    const credentials = await login(server.baseUrl);
+    const wire = await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: CLIENT_ENCODING });
+    const shape = { rttMs: settings.rttMs, mbit: settings.mbit, inFlight: IN_FLIGHT };
+    const floorSeconds = linkFloorSeconds(wire, shape) + settings.rttMs / 1000; // + the login's round trip
+    const proxy = await startLinkProcess({ origin: server.origin, rttMs: settings.rttMs, mbit: settings.mbit });
+    try {
+      const cases = smallLinkCases({ server, proxy, columnsFields });
+      labels.push(...cases);
+      await measure(cases, settings, runs, failures);
+    } finally {
+      await proxy.stop();
+    }
+    return { materials: server.materialCount, rttMs: settings.rttMs, mbit: settings.mbit, inFlight: IN_FLIGHT, wire, floorSeconds };
+  } finally {
+    await server.stop();
+  }
+}
+
+module.exports = { measureSmallLink };
