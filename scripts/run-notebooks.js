@@ -158,7 +158,7 @@ function numberCells(file) {
     for (const output of cell.outputs ?? []) if ("execution_count" in output) output.execution_count = count;
   }
   // nbformat's own layout (one-space indent, trailing newline), so refreshed files diff cleanly.
-  fs.writeFileSync(file, JSON.stringify(nb, null, 1) + "\n");
+  fs.writeFileSync(file, `${JSON.stringify(nb, null, 1)}\n`);
 }
 
 function main() {

@@ -59,9 +59,9 @@ function describeMistake(error: unknown, argv: readonly string[], options: FlagS
     const name = flag.replace(/^-+/, "");
     const long = options[name] ? name : Object.entries(options).find(([, spec]) => spec.short === name)?.[0] ?? name;
     if (options[long]?.type === "boolean") return `--${long} takes no value (it is on when given)`;
-    const at = argv.findIndex((arg) => arg === flag);
+    const at = argv.indexOf(flag);
     const next = at >= 0 ? argv[at + 1] : undefined;
-    if (next !== undefined && next.startsWith("-")) {
+    if (next?.startsWith("-")) {
       return `--${long} needs a value, and "${next}" looks like an option; if it is the value, write --${long}=${next}`;
     }
     return `--${long} needs a value`;

@@ -5,7 +5,7 @@ import { Client } from "../client/client";
 import { checkProfileName, credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/config/profile";
 import { deviceLogin, revokeDeviceToken, savedDeviceTokens, signedInUser } from "../client/device-login";
 import { normaliseBaseUrl } from "../client/config/validate-options";
-import { AbortError, MatframeError, ValidationError } from "../errors";
+import { AbortError, MatframeError } from "../errors";
 import { reportError } from "./errors";
 import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
 import { environmentPassword, resolveAddress } from "../client/config/platform-source";

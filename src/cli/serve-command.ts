@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
-import { startServer, type Lockout } from "../server";
+import { startServer, type Lockout, type ServerHandle } from "../server";
 import { parseFlags, wrapHelp } from "./cli-args";
 import { UsageError } from "./password";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
@@ -173,7 +173,7 @@ function lockoutNotice({ username, address, failures, retryAfterSeconds }: Locko
  * SIGINT/SIGTERM. Returns the exit code: 0 after a clean stop, 1 for a usage error.
  */
 export async function runServe(argv: string[]): Promise<number> {
-  let handle;
+  let handle: ServerHandle;
   const startWarnings: string[] = [];
   try {
     const flags = parseServeArgs(argv);

@@ -6,7 +6,6 @@ import type { Connection, GetDataOptions } from "./connection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
 import { jsendData } from "./transport/jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./config/options";
-import type { ResponseCheck } from "./transport/response-checks";
 import { Transport } from "./transport/transport";
 import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./config/validate-options";
 import { resolvePlatform, type PlatformCredentials, type ResolvedPlatform } from "./config/platform-source";
@@ -238,7 +237,7 @@ export class Client implements Connection {
     const checked = options.check(data);
     if (checked.ok) return checked.value;
     const first = checked.issues[0];
-    const where = first && first.path.length ? ` at ${first.path.map(String).join(".")}` : "";
+    const where = first?.path.length ? ` at ${first.path.map(String).join(".")}` : "";
     throw new ResponseValidationError(
       `${res.endpoint} answered ${res.status} with data of an unexpected shape${where}: ${first?.message ?? "invalid"}.`,
       { endpoint: res.endpoint, status: res.status, issues: checked.issues },

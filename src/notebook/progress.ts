@@ -140,7 +140,7 @@ function streamRenderer(output: { write(text: string): unknown; isTTY?: boolean 
       const text = (state.final ? "done: " : "") + progressText(state);
       // On a terminal the line is redrawn in place; in a log each state is its own line.
       if (tty) output.write(`\r\x1b[2K${text}${state.final ? "\n" : ""}`);
-      else output.write(text + "\n");
+      else output.write(`${text}\n`);
     },
   };
 }

@@ -249,7 +249,7 @@ export function fromCif(text: string): PlatformStructure & { name: string } {
     beta: cifNumber(tags.get("_cell_angle_beta") ?? "90", "_cell_angle_beta"),
     gamma: cifNumber(tags.get("_cell_angle_gamma") ?? "90", "_cell_angle_gamma"),
   };
-  let cell;
+  let cell: Matrix3;
   try {
     cell = parametersToVectors(p);
   } catch (error) {

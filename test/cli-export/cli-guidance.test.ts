@@ -62,8 +62,8 @@ describe("help text", () => {
     }
     // Continuation lines of option descriptions start in the description column, never at 0.
     const column = /^(\s+--\S+(?: \S+)?\s{2,})\S/.exec(lines.find((l) => l.startsWith("  --") && /\s{2,}\S/.test(l.slice(4)))!)![1].length;
-    const options = lines.slice(lines.findIndex((l) => l === "Options:") + 1);
-    for (const line of options.slice(0, options.findIndex((l) => l === ""))) {
+    const options = lines.slice(lines.indexOf("Options:") + 1);
+    for (const line of options.slice(0, options.indexOf(""))) {
       expect(line.startsWith("  -") || line.startsWith(" ".repeat(column))).toBe(true);
     }
   });
@@ -77,7 +77,7 @@ describe("help text", () => {
     for (const line of commands) {
       expect(line.length, line).toBeLessThanOrEqual(80);
       // Either a command ("  serve   ...") or a continuation in the description column.
-      expect(/^  [a-z]+\s+\S/.test(line) || line.startsWith(" ".repeat(column)), line).toBe(true);
+      expect(/^ {2}[a-z]+\s+\S/.test(line) || line.startsWith(" ".repeat(column)), line).toBe(true);
     }
     expect(commands.join(" ").replace(/\s+/g, " ")).toContain("(from the local platform when no base URL or profile is given)");
   });

@@ -16,7 +16,7 @@ const root = join(__dirname, "../..");
 const readme = docFiles().map((file) => readFileSync(join(root, file), "utf8")).join("\n");
 
 function blocks(text: string, lang: string): string[] {
-  return [...text.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]);
+  return [...text.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1]);
 }
 
 const exportCommands = blocks(readme, "sh")

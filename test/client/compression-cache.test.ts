@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Client, ResponseTooLargeError, ResponseValidationError, ValidationError, type ClientOptions } from "../../src";
 import type { ServerHandle } from "../../src/server";
-import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { startFaultServer } from "../support/fault-server";
 import { rawLogin } from "../support/raw-login";
 import { linkGuess } from "../../src/client/config/validate-options";
 // The bench's link simulator (plain JavaScript): a TCP forwarder with a delay and a bandwidth cap.

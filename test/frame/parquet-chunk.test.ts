@@ -189,7 +189,7 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
         column: { columnName: name, element, schemaPath: [root, element], codec: "UNCOMPRESSED", compressors: {}, stats: statistics, pageSize, columnIndex: false, offsetIndex: true },
         pageData: { values, definitionLevels: values.map((v) => (v === null ? 0 : 1)), repetitionLevels: [], maxDefinitionLevel: 1 },
       });
-      const builder = new ChunkBuilder(kit, type, { name, codec: "UNCOMPRESSED", pageSize, statistics });
+      const builder = new ChunkBuilder(type, { name, codec: "UNCOMPRESSED", pageSize, statistics });
       // Twice: the second chunk shows the builder starts clean for the next row group.
       for (const round of [1, 2]) {
         for (const value of values) builder.add(value);
@@ -227,7 +227,7 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
     // Unique for 1,000 values, then one value repeated: writeColumn's spread sample sees mostly
     // repeats and keeps a dictionary; the builder has already chosen PLAIN. Both read back the same.
     const values = repeat(20_000, (i) => (i < 1000 ? `unique ${i}` : "same"));
-    const builder = new ChunkBuilder(kit, "string", { name: "c", codec: "UNCOMPRESSED", pageSize: 1 << 20, statistics: false });
+    const builder = new ChunkBuilder("string", { name: "c", codec: "UNCOMPRESSED", pageSize: 1 << 20, statistics: false });
     for (const value of values) builder.add(value);
     const chunk = builder.finish();
     expect(chunk.dictionary).toBeUndefined();

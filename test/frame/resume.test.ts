@@ -119,8 +119,8 @@ describe("a resumed table export", () => {
     expect((columns as Error).message).toMatch(/its columns were _id,name,formula,n, this run asks for _id,name.*--restart/);
     const query = await client.materials.exportCsv(target, { columns: COLUMNS, query: { formula: "Si" }, resume: true }).catch((e: unknown) => e);
     expect((query as Error).message).toMatch(/its query was \{\}, this run's is \{"formula":"Si"\}/);
-    const escape = await client.materials.exportCsv(target, { columns: COLUMNS, escapeFormulas: false, resume: true }).catch((e: unknown) => e);
-    expect((escape as Error).message).toMatch(/its escapeFormulas was true, this run's is false/);
+    const escaping = await client.materials.exportCsv(target, { columns: COLUMNS, escapeFormulas: false, resume: true }).catch((e: unknown) => e);
+    expect((escaping as Error).message).toMatch(/its escapeFormulas was true, this run's is false/);
     const ndjson = await client.materials.exportNdjson(target, { columns: COLUMNS, resume: true }).catch((e: unknown) => e);
     expect((ndjson as Error).message).toMatch(/it was csv, this run writes ndjson/);
     // Another platform (the same records, another address) is another export.

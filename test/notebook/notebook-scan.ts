@@ -57,10 +57,10 @@ const SECRET_PATTERNS: [RegExp, string][] = [
 
 /** Absolute paths of this machine: the checkout, home and temp folders, and common roots. */
 function pathPatterns(): [RegExp, string][] {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const exact = [path.resolve(__dirname, "..", ".."), homedir(), tmpdir()].filter((p) => p.length > 1);
   return [
-    ...exact.map((p): [RegExp, string] => [new RegExp(escape(p)), `a machine path (${p})`]),
+    ...exact.map((p): [RegExp, string] => [new RegExp(escapeRegex(p)), `a machine path (${p})`]),
     [/(?:^|[\s"'(=])\/(?:home|Users|root|tmp|work|var\/folders)\//m, "an absolute path"],
     [/[A-Z]:\\(?:Users|Windows)\\/, "a Windows path"],
   ];

@@ -122,7 +122,7 @@ describe("toTextTable", () => {
     const text = toTextTable([{ x: 1 / 3, tiny: 0.000123456, long: "y".repeat(200) }]);
     expect(text).toContain("0.3333");
     expect(text).toContain("0.000123");
-    expect(text).toContain("y".repeat(79) + "…");
+    expect(text).toContain(`${"y".repeat(79)}…`);
     expect(text).not.toContain("y".repeat(80));
   });
 });

@@ -107,7 +107,7 @@ describe("structureView", () => {
     const png = PNG.sync.read(Buffer.from(bundle.data["image/png"] as string, "base64"));
     let coloured = 0;
     for (let i = 0; i < png.data.length; i += 4) {
-      const [r, g, b] = png.data.subarray(i, i + 3);
+      const [r, _g, b] = png.data.subarray(i, i + 3);
       // Silicon's tan (#F0C8A0) and its shades: red above blue by a clear margin.
       if (r - b > 40) coloured += 1;
     }

@@ -82,7 +82,12 @@ describe("defect 6: CSV formula injection", () => {
 
   function csvOf(options: { escapeFormulas?: boolean }): Promise<Record<string, string>[]> {
     let text = "";
-    const sink = new Writable({ write: (chunk, _e, done) => ((text += chunk), done()) });
+    const sink = new Writable({
+      write: (chunk, _e, done) => {
+        text += chunk;
+        done();
+      },
+    });
     return exportCsv([records], sink, { columns: ["name", "n"], ...options }).then(() => parse(text, { columns: true }));
   }
 
@@ -185,7 +190,12 @@ describe("defect 8: a server that caps pages below the limit asked for", () => {
   it("an export gets all 2,000, not the first 100 reported as a success", async () => {
     const { client } = await setup({ records: 2000, pageCap: 100 });
     let text = "";
-    const sink = new Writable({ write: (chunk, _e, done) => ((text += chunk), done()) });
+    const sink = new Writable({
+      write: (chunk, _e, done) => {
+        text += chunk;
+        done();
+      },
+    });
     const result = await client.materials.exportCsv(sink, { columns: ["name"] });
     expect(result.items).toBe(2000);
     expect(parse(text, { columns: true })).toHaveLength(2000);

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { Client, CredentialsFileError, ResumeError, startServer, type ServerHandle } from "../../src";
+import { Client, CredentialsFileError, ResumeError, startServer } from "../../src";
 import { readProfile, saveProfile } from "../../src/client/config/profile";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";

@@ -42,15 +42,15 @@ const BAD_ESCAPES = ["%FF", "%80", "%C0%AF", "%E0%80%AF", "%ED%A0%80", "%ED%BF%B
 describe("malformed bytes in the URL and body", () => {
   it("answers every invalid UTF-8 or malformed percent-escape in query, projection and path with 400", async () => {
     const refusedWrongly: string[] = [];
-    for (const escape of BAD_ESCAPES) {
+    for (const badEscape of BAD_ESCAPES) {
       for (const target of [
-        `${PREFIX}/materials?query=${escape}`,
-        `${PREFIX}/materials?query=%7B%22name%22%3A%22${escape}%22%7D`,
-        `${PREFIX}/materials?projection=${escape}`,
-        `${PREFIX}/materials?${escape}=1`,
-        `${PREFIX}/materials/${escape}`,
-        `${PREFIX}/${escape}`,
-        `/api/${escape}/materials`,
+        `${PREFIX}/materials?query=${badEscape}`,
+        `${PREFIX}/materials?query=%7B%22name%22%3A%22${badEscape}%22%7D`,
+        `${PREFIX}/materials?projection=${badEscape}`,
+        `${PREFIX}/materials?${badEscape}=1`,
+        `${PREFIX}/materials/${badEscape}`,
+        `${PREFIX}/${badEscape}`,
+        `/api/${badEscape}/materials`,
       ]) {
         const res = check(await send(server.port, "GET", target, { headers: { ...session } }), target);
         if (res.status !== 400 && res.status !== 404) refusedWrongly.push(`${target} -> ${res.status}`);

@@ -80,7 +80,7 @@ describe("--data files", () => {
   });
 
   it("serves NDJSON, with blank lines and CRLF", async () => {
-    const text = records.map((r) => JSON.stringify(r)).join("\r\n\r\n") + "\r\n";
+    const text = `${records.map((r) => JSON.stringify(r)).join("\r\n\r\n")}\r\n`;
     expect(await served(await file("records.ndjson", text))).toEqual([records[1], records[0]]);
   });
 

@@ -64,9 +64,11 @@ function compare(served: Entry[], ref: Reference, what: string) {
   expect(byName("symmetry")[0]?.tolerance, what).toEqual({ value: 0.01, units: "angstrom" });
   const ratios = byName("elemental_ratio").map((p) => [p.element, p.value]);
   expect(ratios.map((r) => r[0]), what).toEqual(ref.ratios.map((r) => r[0]));
-  ratios.forEach((r, i) => expect(r[1] as number, what).toBeCloseTo(ref.ratios[i][1], 12));
+  ratios.forEach((r, i) => {
+    expect(r[1] as number, what).toBeCloseTo(ref.ratios[i][1], 12);
+  });
   const fractions = ref.ratios.map((r) => r[1]);
-  const norm = (p: number) => (p === 0 ? fractions.length : Math.pow(fractions.reduce((s, x) => s + Math.pow(x, p), 0), 1 / p));
+  const norm = (p: number) => (p === 0 ? fractions.length : fractions.reduce((s, x) => s + x ** p, 0) ** (1 / p));
   expect(byName("p-norm").map((p) => p.degree), what).toEqual([0, 2, 3, 5, 7, 10]);
   for (const degree of [0, 2, 3]) expect(byName("p-norm").find((p) => p.degree === degree)!.value!, `${what} p-norm ${degree}`).toBeCloseTo(norm(degree), 12);
   expect(byName("volume")[0].value! / ref.volume, `${what} volume`).toBeCloseTo(1, 6);
@@ -134,7 +136,9 @@ describe.runIf(hasPymatgen)("derived properties equal pymatgen's", () => {
     const served = await allServed({ isSynthetic: { $ne: true }, "owner.slug": { $ne: "alice" } });
     expect(served.length).toBe(bundledFile.length);
     const refs = python(["analyze"], JSON.stringify(served.map(refOf))) as Reference[];
-    served.forEach((record, i) => compare(record.derivedProperties, refs[i], record.name));
+    served.forEach((record, i) => {
+      compare(record.derivedProperties, refs[i], record.name);
+    });
   });
 
   it("ASE-built structures (prototypes, supercells, non-standard cells, a rattled P1 cell) imported through the API as ASE's POSCARs", async () => {

@@ -40,7 +40,11 @@ const records = [...bundled, ...synthetic];
 
 function expectClose(actual: number[][], expected: number[][], tolerance: number, what: string) {
   expect(actual.length, what).toBe(expected.length);
-  actual.forEach((row, i) => row.forEach((x, k) => expect(Math.abs(x - expected[i][k]), `${what} [${i}][${k}]: ${x} vs ${expected[i][k]}`).toBeLessThan(tolerance)));
+  actual.forEach((row, i) => {
+    row.forEach((x, k) => {
+      expect(Math.abs(x - expected[i][k]), `${what} [${i}][${k}]: ${x} vs ${expected[i][k]}`).toBeLessThan(tolerance);
+    });
+  });
 }
 
 describe.runIf(hasAse)("files matframe writes, read by ASE", () => {

@@ -48,7 +48,9 @@ describe("cell maths", () => {
     const cell = parametersToVectors({ a: 5.1, b: 6.3, c: 7.7, alpha: 81.2, beta: 97.4, gamma: 103.9 });
     const f = [0.12, 0.5, 0.93];
     const back = cartesianToFractional(fractionalToCartesian(f, cell), cell);
-    back.forEach((x, k) => expect(x).toBeCloseTo(f[k], 12));
+    back.forEach((x, k) => {
+      expect(x).toBeCloseTo(f[k], 12);
+    });
     // The centre of a 2x3x4 box is at (1, 1.5, 2).
     expect(fractionalToCartesian([0.5, 0.5, 0.5], parametersToVectors({ a: 2, b: 3, c: 4, alpha: 90, beta: 90, gamma: 90 }))).toEqual([1, 1.5, 2]);
   });
@@ -67,7 +69,9 @@ describe("symmetry operations", () => {
     ["1/2+x, -y+0.5, 2*z", [0.1, 0.2, 0.3], [0.6, 0.3, 0.6]],
     ["-X,-Y,-Z", [0.1, 0.2, 0.3], [-0.1, -0.2, -0.3]],
   ])("%s", (op, f, expected) => {
-    parseSymmetryOperation(op)(f as never).forEach((x, k) => expect(x).toBeCloseTo(expected[k], 12));
+    parseSymmetryOperation(op)(f as never).forEach((x, k) => {
+      expect(x).toBeCloseTo(expected[k], 12);
+    });
   });
 
   it("says which term it cannot read", () => {
@@ -117,7 +121,7 @@ describe("records whose basis and lattice disagree", () => {
 
   it("reads cartesian bases as well as crystal ones", () => {
     const cartesian = structureOf({ ...SI, basis: { ...SI.basis, units: "cartesian", coordinates: structureOf(SI as never).sites.map((s, id) => ({ id, value: s.cartesian })) } } as never);
-    cartesian.sites[1].fractional.forEach((x) => expect(x).toBeCloseTo(0.25, 12));
+    for (const x of cartesian.sites[1].fractional) expect(x).toBeCloseTo(0.25, 12);
   });
 });
 

@@ -26,7 +26,10 @@ print(json.dumps(out))
 // A seeded generator: the same cases on every run, so a failure can be reproduced.
 function* compositions(seed: number, count: number): Generator<number[]> {
   let state = seed;
-  const next = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31), 1 + (state % n));
+  const next = (n: number) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return 1 + (state % n);
+  };
   for (let i = 0; i < count; i++) {
     const elements = Array.from({ length: next(6) }, (_, k) => Array<string>(next(48)).fill(`E${k}`)).flat();
     yield elementalRatios(elements).map(([, r]) => r);

@@ -37,7 +37,11 @@ function cubic(a: number, name: string): StructureRecord & { _id: string } {
 const records = [cubic(1_000_000, "wide"), cubic(123_456_789.125, "wider"), cubic(5.64, "plain")];
 
 function expectCellClose(actual: number[][], expected: number[][], what: string) {
-  actual.forEach((row, i) => row.forEach((x, k) => expect(Math.abs(x - expected[i][k]), `${what} [${i}][${k}]: ${x} vs ${expected[i][k]}`).toBeLessThan(1e-6)));
+  actual.forEach((row, i) => {
+    row.forEach((x, k) => {
+      expect(Math.abs(x - expected[i][k]), `${what} [${i}][${k}]: ${x} vs ${expected[i][k]}`).toBeLessThan(1e-6);
+    });
+  });
 }
 
 describe("wide values in structure files", () => {

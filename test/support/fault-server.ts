@@ -80,7 +80,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   const state = {
     username: "ada",
     password: "correct-horse-battery",
-    accountId: "acct-" + randomBytes(4).toString("hex"),
+    accountId: `acct-${randomBytes(4).toString("hex")}`,
     authToken: randomBytes(32).toString("hex"),
     revoked: false,
   };
@@ -117,20 +117,24 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     if (r.method === "POST" && r.path === `${PREFIX}/login`) {
       const form = new URLSearchParams(r.body);
       if (form.get("username") !== state.username || form.get("password") !== state.password) {
-        return send(res, 401, { status: "error", message: "Invalid username or password", code: 401 });
+        send(res, 401, { status: "error", message: "Invalid username or password", code: 401 });
+        return;
       }
       state.revoked = false;
-      return send(res, 200, loginBody(options.loginShape ?? "jsend", state.accountId, state.authToken));
+      send(res, 200, loginBody(options.loginShape ?? "jsend", state.accountId, state.authToken));
+      return;
     }
     const authorised =
       (r.headers["x-account-id"] === state.accountId && r.headers["x-auth-token"] === state.authToken) ||
       r.headers.authorization === `Bearer ${state.authToken}`;
     if (!authorised || state.revoked) {
-      return send(res, 401, { status: "error", message: "Authentication required", code: 401 });
+      send(res, 401, { status: "error", message: "Authentication required", code: 401 });
+      return;
     }
     if (r.path === `${PREFIX}/logout`) {
       state.revoked = true;
-      return send(res, 200, { status: "success", data: { message: "Logged out" } });
+      send(res, 200, { status: "success", data: { message: "Logged out" } });
+      return;
     }
     if (r.path === `${PREFIX}/materials`) {
       const { skip = 0, limit = 50 } = r.projection ?? {};
@@ -144,11 +148,15 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       const ordered = options.evaluateQueries && r.projection?.sort?._id === -1 ? [...matches].reverse() : matches;
       let page = ordered.slice(skip, skip + size);
       if (fault?.kind === "duplicate-first") page = [records.find((m) => m._id === fault.id)!, ...page.slice(1)];
-      return send(res, 200, { status: "success", data: page });
+      send(res, 200, { status: "success", data: page });
+      return;
     }
     const one = r.path.startsWith(`${PREFIX}/materials/`) ? records.find((m) => `${PREFIX}/materials/${m._id}` === r.path) : undefined;
-    if (one) return send(res, 200, { status: "success", data: one });
-    return send(res, 404, { status: "error", message: `No route ${r.path}`, code: 404 });
+    if (one) {
+      send(res, 200, { status: "success", data: one });
+      return;
+    }
+    send(res, 404, { status: "error", message: `No route ${r.path}`, code: 404 });
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -208,7 +216,8 @@ function misbehave(res: ServerResponse, fault: Exclude<Fault, { kind: "duplicate
       return;
     }
     case "wrong-shape":
-      return send(res, 200, fault.body);
+      send(res, 200, fault.body);
+      return;
     case "endless": {
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"status":"success","data":[');
@@ -262,7 +271,8 @@ function isCursorOnly(query: unknown): boolean {
 function cursorOf(query: unknown): string | undefined {
   const q = query as { _id?: { $gt?: string }; $and?: unknown[] } | undefined;
   const bounds = [q?._id?.$gt, ...(Array.isArray(q?.$and) ? q!.$and.map(cursorOf) : [])].filter((b): b is string => b !== undefined);
-  return bounds.length === 0 ? undefined : bounds.reduce((a, b) => (a > b ? a : b));
+  // The greatest cursor by string order (ids compare as strings; Math.max would give NaN).
+  return bounds.sort().at(-1);
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { joined, outputProblems, outputTexts, readNotebook, type Notebook } from "../notebook/notebook-scan";
+import { outputProblems, outputTexts, readNotebook, type Notebook } from "../notebook/notebook-scan";
 // The handout check is shared with scripts/readme-pictures.js, which cuts the README's pictures from it.
 import { checkHandout, handoutMissing } from "../../scripts/handout.js";
 

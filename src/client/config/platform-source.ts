@@ -230,7 +230,7 @@ function officialBaseUrl(env: NodeJS.ProcessEnv, given: readonly string[]): stri
     throw new ValidationError("API_HOST", `API_HOST must be a host name such as platform.mat3ra.com, not a URL; to give a URL, set MATFRAME_BASE_URL instead.`);
   }
   // "host:port" (one colon: an IPv6 address has several) is a habit from other tools.
-  const withPort = /^([^:\[\]]+):(\d*)$/.exec(host);
+  const withPort = /^([^:[\]]+):(\d*)$/.exec(host);
   if (withPort) {
     throw new ValidationError("API_HOST", `API_HOST must be a host name without a port; got ${JSON.stringify(host.slice(0, 60))}: set API_HOST=${withPort[1]} and API_PORT=${withPort[2] || "<port>"}.`);
   }

@@ -369,8 +369,14 @@ export class Transport {
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
       pending.then(
-        (response) => (signal.removeEventListener("abort", onAbort), resolve(response)),
-        (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error)),
+        (response) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(response);
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
       );
     });
   }

@@ -118,7 +118,6 @@ export interface EncodedChunk {
 export class ChunkBuilder {
   readonly type: "string" | "double";
   readonly options: ChunkOptions;
-  private readonly kit: ChunkKit;
   private readonly isText: boolean;
   private rows = 0;
   private nulls = 0;
@@ -143,8 +142,7 @@ export class ChunkBuilder {
   private max: number | undefined;
   private nan = 0;
 
-  constructor(kit: ChunkKit, type: "string" | "double", options: ChunkOptions) {
-    this.kit = kit;
+  constructor(type: "string" | "double", options: ChunkOptions) {
     this.type = type;
     this.isText = type === "string";
     this.options = options;
@@ -192,11 +190,11 @@ export class ChunkBuilder {
       this.values.push(value);
       this.dictionaryBytes += size;
       // min/max over the distinct values are those of all values; NaNs are counted one by one.
-      if (!this.isText && value === value) this.observe(value as number);
+      if (!this.isText && !Number.isNaN(value)) this.observe(value as number);
     }
     this.last = value;
     this.lastAt = at;
-    if (value !== value) this.nan++;
+    if (Number.isNaN(value)) this.nan++;
     this.rowIndex[row] = at;
     // writeColumn's first test: distinct bytes above 90% of the values' bytes rule a dictionary out.
     if (++this.nonNull === SAMPLE && this.dictionaryBytes / this.plainBytes > SAMPLE_REJECTION) this.toPlain(row + 1);

@@ -1,9 +1,8 @@
 // Parquet export: typed columns written as row groups while pages stream, through
 // hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: docs/exports.md,
 // "Parquet and Arrow".
-import type { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
-import { planColumns, type ColumnPlan } from "../table/column-spec";
+import type { ColumnPlan } from "../table/column-spec";
 import { checkColumnTypes, decideTypes, toTyped, typesWithoutData, type ColumnType, type TypedCell } from "../table/column-types";
 import { planSource, Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource, type TableSource } from "./export";
 import { recordShapeError } from "../table/record-shape";
@@ -233,7 +232,7 @@ export async function writeParquet(
     const codec = CODECS[resolved.compression];
     builders = types.map((type, c) =>
       type === "string" || type === "double"
-        ? new ChunkBuilder(hp, type, { name: reader.names[c], codec, pageSize: PAGE_SIZE, statistics: type !== "string" })
+        ? new ChunkBuilder(type, { name: reader.names[c], codec, pageSize: PAGE_SIZE, statistics: type !== "string" })
         : undefined,
     );
     typed = builders.map((builder) => (builder ? undefined : []));

@@ -225,11 +225,11 @@ async function writeSingleXyz(
 }
 
 /** The first line of a structure directory's index.csv. */
-export const INDEX_HEADER = csvLine(["file", "_id", "name", "formula", "atoms"], true) + "\n";
+export const INDEX_HEADER = `${csvLine(["file", "_id", "name", "formula", "atoms"], true)}\n`;
 
 /** One index.csv line: the file and what it holds. */
 export function indexLine(name: string, record: StructureRecord & { _id: string }): string {
-  return csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true) + "\n";
+  return `${csvLine([name, record._id, record.name ?? "", record.formula ?? "", record.basis.elements.length], true)}\n`;
 }
 
 /** A record's structure file text, or undefined when its basis and lattice disagree (the record is skipped). */

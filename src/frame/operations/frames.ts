@@ -5,7 +5,6 @@
 // so a chain of calls in any order stays on matframe's side. Only frames matframe made carry
 // its behaviour and its notebook display: danfo's own classes are left as they are.
 import type * as DanfoModule from "danfojs-node";
-import { FrameOperationError } from "../../errors";
 import { dtypeOf, type Label, type Value } from "./values";
 
 type Danfo = typeof DanfoModule;
@@ -170,7 +169,7 @@ export function finish<T extends object>(target: object, options: unknown, resul
   // danfo gives each column a property of its name (df["lattice.a"]); a new column needs one too.
   const define = (target as { $setInternalColumnDataProperty?: (name: string) => void }).$setInternalColumnDataProperty;
   for (const name of (from.$columns as string[] | undefined) ?? []) {
-    if (define && !Object.prototype.hasOwnProperty.call(target, name)) define.call(target, name);
+    if (define && !Object.hasOwn(target, name)) define.call(target, name);
   }
   return undefined;
 }

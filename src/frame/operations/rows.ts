@@ -110,7 +110,9 @@ export function locPositions(rows: Rows, index: readonly Label[]): number[] {
   }
   const numeric = index.every((label) => typeof label === "number");
   const byLabel = new Map<Label, number[]>();
-  index.forEach((label, p) => byLabel.set(label, [...(byLabel.get(label) ?? []), p]));
+  index.forEach((label, p) => {
+    byLabel.set(label, [...(byLabel.get(label) ?? []), p]);
+  });
   const positions: number[] = [];
   for (const item of rows) {
     let label: Label = item as Label;

@@ -121,7 +121,7 @@ export function groupVariance(values: readonly Value[]): number {
 export type Reduction = keyof typeof reductions;
 
 function extreme(values: readonly Value[], sign: 1 | -1): number | string {
-  let best: Value = undefined;
+  let best: Value;
   for (const value of values) {
     if (isMissing(value)) continue;
     const v = typeof value === "boolean" ? Number(value) : value;

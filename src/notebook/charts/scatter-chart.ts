@@ -122,7 +122,9 @@ async function spreadLabels(compiled: Vega.Spec, vega: typeof Vega): Promise<voi
       { width: view.width(), height: view.height(), fontSize: LABEL_FONT_SIZE, pointRadius: Math.sqrt(POINT_AREA / Math.PI) },
     );
     // A label that would overlap another is left out; its point keeps its tooltip.
-    values.forEach((v, i) => Object.assign(v, placements[i] ? { labelPlacement: placements[i] } : { label: "", labelPlacement: DIRECTIONS[0] }));
+    values.forEach((v, i) => {
+      Object.assign(v, placements[i] ? { labelPlacement: placements[i] } : { label: "", labelPlacement: DIRECTIONS[0] });
+    });
   } finally {
     view.finalize();
   }

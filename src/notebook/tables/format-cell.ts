@@ -40,7 +40,7 @@ function stringify(value: unknown): string {
 
 function truncate(text: string): string {
   const oneLine = text.replace(/\s*\n\s*/g, " ");
-  return oneLine.length <= MAX_CELL_CHARS ? oneLine : oneLine.slice(0, MAX_CELL_CHARS - 1) + "…";
+  return oneLine.length <= MAX_CELL_CHARS ? oneLine : `${oneLine.slice(0, MAX_CELL_CHARS - 1)}…`;
 }
 
 /** Most decimals a column is lined up to (enough for lattice lengths in Å). */

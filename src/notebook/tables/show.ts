@@ -78,7 +78,7 @@ export class Table extends RichOutput {
 export function show(table: TableInput, options: ShowOptions = {}): Table {
   const shown = new Table(readingSlice(table, maxRowsOf(options)));
   if (inNotebook()) shown.display();
-  else (options.output ?? process.stdout).write(shown.text + "\n");
+  else (options.output ?? process.stdout).write(`${shown.text}\n`);
   return shown;
 }
 

@@ -143,7 +143,7 @@ export class DeviceFlow {
   /** Records the person's answer; false when the code is unknown, expired or already answered. */
   answer(userCode: string, answer: { approve: true; accountId: string } | { approve: false }, now = Date.now()): boolean {
     const grant = this.byUserCode.get(normaliseUserCode(userCode));
-    if (!grant || grant.state !== "pending" || grant.expiresAt <= now) return false;
+    if (grant?.state !== "pending" || grant.expiresAt <= now) return false;
     if (answer.approve) {
       grant.state = "approved";
       grant.accountId = answer.accountId;

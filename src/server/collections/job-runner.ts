@@ -64,7 +64,7 @@ export class JobRunner {
     for (const property of outcome.properties) await written.write(() => ({ put: property, result: undefined, collection: "properties" }));
     await written.write(() => {
       const current = written.get(jobId, "jobs");
-      if (!current || current.status !== "submitted") return { put: current ?? job, result: undefined, collection: "jobs" };
+      if (current?.status !== "submitted") return { put: current ?? job, result: undefined, collection: "jobs" };
       const finished = { ...current, status: "finished", localRun: { properties: outcome.properties.length, reason: outcome.reason } };
       return { put: finished, result: undefined, collection: "jobs" };
     });

@@ -45,7 +45,7 @@ export async function routeCollection(info: RequestInfo, state: ServerState, res
     return handleGetRecord(info, state, collection, id);
   }
   const known = rest.length === 3 && id !== "" ? RECORD_VERBS[verb] : undefined;
-  if (!known || !known.collections.includes(collection.name)) {
+  if (!known?.collections.includes(collection.name)) {
     const verbs = Object.entries(RECORD_VERBS).filter(([, v]) => v.collections.includes(collection.name)).map(([name, v]) => `${v.method} <id>/${name}`);
     throw notFound(`Unknown endpoint ${API_PREFIX}/${rest.join("/").slice(0, 200)}. ${collection.name} has GET, GET <id>, PUT create, PATCH|DELETE <id>${verbs.length ? `, ${verbs.join(", ")}` : ""}.`);
   }

@@ -92,7 +92,7 @@ function buildTree(paths: string[]): PathTree {
   return root;
 }
 
-const hasOwn = (value: object, key: string) => Object.prototype.hasOwnProperty.call(value, key);
+const hasOwn = (value: object, key: string) => Object.hasOwn(value, key);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

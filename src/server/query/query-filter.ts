@@ -94,7 +94,9 @@ class QueryValidator {
     }
     this.checkArrayLength(clauses, operator);
     this.count(depth + 1, where);
-    clauses.forEach((clause, i) => this.document(clause, depth + 2, `${where}.${operator}[${i}]`));
+    clauses.forEach((clause, i) => {
+      this.document(clause, depth + 2, `${where}.${operator}[${i}]`);
+    });
   }
 
   private fieldCondition(condition: unknown, depth: number, where: string): void {
@@ -125,11 +127,15 @@ class QueryValidator {
     depth: number,
     where: string,
   ): void {
-    if (COMPARISON_OPERATORS.has(operator)) return this.literal(argument, depth, where);
+    if (COMPARISON_OPERATORS.has(operator)) {
+      this.literal(argument, depth, where);
+      return;
+    }
     if (LIST_OPERATORS.has(operator)) {
       if (!Array.isArray(argument)) throw badRequest(`${where} takes an array, not ${describe(argument)}.`);
       this.checkArrayLength(argument, operator);
-      return this.literal(argument, depth, where);
+      this.literal(argument, depth, where);
+      return;
     }
     this.count(depth, where);
     switch (operator) {
@@ -137,13 +143,16 @@ class QueryValidator {
         if (!isPlainObject(argument) || !Object.keys(argument).every((key) => key.startsWith("$"))) {
           throw badRequest(`${where} takes an operator expression such as {"$regex": "^Si"}.`);
         }
-        return this.operatorExpression(argument, depth, where);
+        this.operatorExpression(argument, depth, where);
+        return;
       case "$elemMatch":
         if (!isPlainObject(argument)) throw badRequest(`${where} takes a query object.`);
         if (Object.keys(argument).every((key) => FIELD_OPERATORS.has(key))) {
-          return this.operatorExpression(argument, depth, where);
+          this.operatorExpression(argument, depth, where);
+        } else {
+          this.document(argument, depth, where);
         }
-        return this.document(argument, depth, where);
+        return;
       case "$exists":
         if (typeof argument !== "boolean" && argument !== 0 && argument !== 1) {
           throw badRequest(`${where} takes true or false.`);
@@ -193,7 +202,9 @@ class QueryValidator {
     this.count(depth, where);
     if (Array.isArray(value)) {
       this.checkArrayLength(value, where);
-      value.forEach((item, i) => this.literal(item, depth + 1, `${where}[${i}]`));
+      value.forEach((item, i) => {
+        this.literal(item, depth + 1, `${where}[${i}]`);
+      });
     } else if (isPlainObject(value)) {
       for (const [key, item] of Object.entries(value)) {
         if (key.startsWith("$")) throw unsupportedOperator(key, where);

@@ -62,7 +62,7 @@ function collectValues(value: unknown, segments: string[], from: number, out: un
     }
     return;
   }
-  if (typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, segments[from])) {
+  if (typeof value === "object" && value !== null && Object.hasOwn(value, segments[from])) {
     collectValues((value as Record<string, unknown>)[segments[from]], segments, from + 1, out);
   }
 }

@@ -1,5 +1,5 @@
 import { StructureError } from "../../errors";
-import { cellVolume, fromCif, fromPoscar, platformDerivedProperties, structureOf, type StructureRecord } from "../../structure";
+import { cellVolume, fromCif, fromPoscar, platformDerivedProperties, structureOf, type PlatformStructure, type StructureRecord } from "../../structure";
 import { compositionOf } from "../../structure/composition";
 import { badRequest } from "../http/http-errors";
 import type { FoundSymmetry } from "./symmetry-thread";
@@ -37,7 +37,7 @@ export function hasStructure(record: Record<string, unknown>): boolean {
 
 /** A material's structure fields from a POSCAR or CIF text: lattice (with vectors), basis, formulas (the derived properties follow on write). */
 export function parseStructureFile(content: string, format: (typeof IMPORT_FORMATS)[number]): Record<string, unknown> & { name: string } {
-  let parsed;
+  let parsed: PlatformStructure & { name: string };
   try {
     parsed = format === "poscar" ? fromPoscar(content) : fromCif(content);
   } catch (error) {

@@ -142,7 +142,7 @@ export const STORE_LOCK = "matframe-serve.lock";
  */
 function takeStoreLock(dir: string): string {
   const lock = path.join(dir, STORE_LOCK);
-  let held;
+  let held: ReturnType<typeof takePidLock>;
   try {
     held = takePidLock(lock);
   } catch (error) {

@@ -20,7 +20,9 @@ export function checkValue(value: unknown, where: string, depth = 0): void {
   if (typeof value === "number" && !Number.isFinite(value)) throw badRequest(`${where} is not a finite number.`);
   if (typeof value !== "object" || value === null) return;
   if (Array.isArray(value)) {
-    value.forEach((item, i) => checkValue(item, `${where}[${i}]`, depth + 1));
+    value.forEach((item, i) => {
+      checkValue(item, `${where}[${i}]`, depth + 1);
+    });
     return;
   }
   for (const [key, item] of Object.entries(value)) {

@@ -121,7 +121,9 @@ export class MaterialStore {
     this.longest = options.longestString;
     this.records = [...records].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     this.ids = this.records.map((record) => record._id);
-    this.ids.forEach((id, index) => this.positions.set(id, index));
+    this.ids.forEach((id, index) => {
+      this.positions.set(id, index);
+    });
   }
 
   /** Length of the longest string anywhere in the records: what a `$regex` may have to scan. */

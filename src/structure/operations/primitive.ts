@@ -81,7 +81,7 @@ function primitiveAt(cell: Cell, candidates: PureTranslation[], symprec: number)
   }
   if (representatives.length * multiplicity !== n) return null;
   // Each primitive atom at the mean of its images.
-  const sums = representatives.map((r) => [0, 0, 0]);
+  const sums = representatives.map(() => [0, 0, 0]);
   positions.forEach((p, i) => {
     const r = positions[representatives[mapping[i]]];
     for (let k = 0; k < 3; k++) sums[mapping[i]][k] += r[k] + (p[k] - r[k] - Math.round(p[k] - r[k]));

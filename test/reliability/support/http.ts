@@ -1,4 +1,4 @@
-import { Agent, request } from "node:http";
+import { type Agent, request } from "node:http";
 import { connect } from "node:net";
 
 export const PREFIX = "/api/2018-10-01";

@@ -41,7 +41,7 @@ export class OutputLock {
   static take(target: string, label: string): OutputLock {
     const file = path.resolve(target);
     const { lock } = resumePaths(file);
-    let held;
+    let held: ReturnType<typeof takePidLock>;
     try {
       held = takePidLock(lock);
     } catch (error) {
