@@ -129,9 +129,9 @@ export interface Series {
   /** A copy without the missing values. */
   dropNa(): Series;
   /** Each value through `fn` (or looked up in an object). */
-  map<V = Cell>(fn: ((value: V, index: number) => unknown) | Record<string | number, unknown>): Series;
+  map(fn: ((value: any, index: number) => any) | Record<string | number, any>): Series;
   /** Each value through `fn`. */
-  apply<V = Cell>(fn: (value: V) => unknown): Series;
+  apply(fn: (value: any) => any): Series;
   /** The column converted to another dtype. */
   asType(dtype: Dtype): Series;
   /** A sorted copy (ascending unless told otherwise): ties keep their order, missing values come last. */
@@ -222,9 +222,9 @@ export interface DataFrame {
   /** A copy with columns renamed, `{ old: "new" }`. */
   rename(mapper: Record<string, string>): DataFrame;
   /** A function applied to each row's cells (axis 1, the default) or each column's values (axis 0), missing values as null. */
-  apply<V = Cell[]>(fn: (values: V) => unknown, options?: { axis?: 0 | 1 }): DataFrame | Series;
+  apply(fn: (values: any) => any, options?: { axis?: 0 | 1 }): DataFrame | Series;
   /** A function applied to every cell. */
-  applyMap<V = Cell>(fn: (value: V) => unknown): DataFrame;
+  applyMap(fn: (value: any) => any): DataFrame;
   /** A sorted copy: rows keep their labels, ties their order, and missing values come last (pandas' `kind="stable"`, `na_position="last"`). */
   sortValues(column: string, options?: { ascending?: boolean }): DataFrame;
   /** Count, mean, std, min, median and max of each numeric column. */
