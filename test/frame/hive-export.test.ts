@@ -197,10 +197,12 @@ describe("a resumed partitionBy export", () => {
   beforeAll(async () => {
     fault = await startFaultServer({ records: 3000, evaluateQueries: true });
     // Three kinds, interleaved along the _id order, so every folder's file commits at its own pace.
-    fault.records.forEach((record, i) => Object.assign(record, { kind: ["alpha", "beta", "gamma"][i % 7 < 4 ? 0 : i % 7 < 6 ? 1 : 2] }));
+    fault.records.forEach((record, i) => {
+      Object.assign(record, { kind: ["alpha", "beta", "gamma"][i % 7 < 4 ? 0 : i % 7 < 6 ? 1 : 2] });
+    });
     // A column only alpha records have, and one only the first 100 records have.
-    fault.records.forEach((record) => (record as { kind?: string }).kind === "alpha" && Object.assign(record, { alphaOnly: 1 }));
-    fault.records.slice(0, 100).forEach((record) => Object.assign(record, { early: "yes" }));
+    for (const record of fault.records) if ((record as { kind?: string }).kind === "alpha") Object.assign(record, { alphaOnly: 1 });
+    for (const record of fault.records.slice(0, 100)) Object.assign(record, { early: "yes" });
     faultClient = new Client({ baseUrl: fault.baseUrl, accountId: fault.accountId, authToken: fault.authToken, maxRetries: 0 });
   });
 

@@ -296,7 +296,7 @@ export async function writeParquet(
           for (let c = 0; c < width; c++) groupBytes += typeof row[c] === "string" ? (row[c] as string).length + 4 : 8;
         }
         if (budget) budget.held++;
-        if (++filled === resolved.rowGroupSize || (byteLimit !== undefined && groupBytes >= byteLimit) || (budget !== undefined && budget.over(filled))) await writeGroup();
+        if (++filled === resolved.rowGroupSize || (byteLimit !== undefined && groupBytes >= byteLimit) || budget?.over(filled)) await writeGroup();
       }
       items += page.length;
       pageCount++;
