@@ -3,6 +3,7 @@
 
 // The wire: constants and the schemas of what crosses it.
 export { API_VERSION, DEFAULT_LIMIT, MAX_LIMIT, Method, MaterialRecord, Lattice, Projection, Fields, Sort } from "./schemas";
+export { Application, Model, WorkflowUnit, Subworkflow, WorkflowRecord, JobRecord, ProjectRecord, PropertyRecord, EntityReference } from "./schemas";
 export type { Query } from "./schemas";
 
 // The client and its collections.
