@@ -40,6 +40,10 @@ Options:
   --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
                          and $API_SECURE, else the saved login's, else the local platform)
   --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --results SLUG,...     export results instead of materials: one row per property record of these
+                         kinds (e.g. band_gaps) with its material, job, unit, application, model and
+                         method; --columns then adds material.* and job.* columns, e.g.
+                         material.derivedProperties.density (csv, ndjson or parquet; --page-size 1-250)
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
   --sort JSON            sort keys, e.g. '{"formula":1}'
@@ -138,7 +142,7 @@ export async function runExport(argv: string[]): Promise<number> {
           // Which platform, and where its address and credentials came from: never a secret.
           process.stderr.write(
             source.local
-              ? `${NO_PLATFORM}: exporting the ${source.materials} materials of the built-in local platform.\n`
+              ? `${NO_PLATFORM}: exporting ${parsed.task.results ? `the ${parsed.task.results.join(", ")} results` : `the ${source.materials} materials`} of the built-in local platform.\n`
               : `Exporting from ${source.description ?? source.baseUrl}.\n`,
           );
         },
@@ -150,7 +154,7 @@ export async function runExport(argv: string[]): Promise<number> {
       },
     );
     bar?.clear();
-    if (!quiet) process.stderr.write(`${summary(result)}\n`);
+    if (!quiet) process.stderr.write(`${summary(result, parsed.task.results ? "row" : "material")}\n`);
     return EXIT.ok;
   } catch (error) {
     bar?.clear();
@@ -184,6 +188,7 @@ async function savedNote(task: Parsed["task"]): Promise<string> {
 const EXPORT_FLAGS = {
   "base-url": { type: "string" },
   query: { type: "string" },
+  results: { type: "string" },
   columns: { type: "string" },
   sort: { type: "string" },
   "page-size": { type: "string" },
@@ -258,6 +263,7 @@ async function parse(argv: string[]): Promise<Parsed> {
     baseUrl: values["base-url"],
     query: jsonObject("--query", values.query, `'{"formula":"Si"}'`),
     columns: values.columns?.split(",").map((column) => column.trim()),
+    ...(values.results !== undefined ? { results: values.results.split(",").map((slug) => slug.trim()) } : {}),
     sort: jsonObject("--sort", values.sort, `'{"formula":1}'`) as ExportTaskOptions["sort"],
     pageSize: integer("--page-size", values["page-size"]),
     maxItems: integer("--max-items", values["max-items"]),
@@ -348,6 +354,8 @@ const FLAG_FOR_OPTION: Record<string, string> = {
   query: "--query",
   sort: "--sort",
   columns: "--columns",
+  results: "--results",
+  properties: "--results",
   paging: "--paging",
   username: "--username",
   partitions: "--partitions",
@@ -403,8 +411,8 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 130 : 143;
 }
 
-function summary(result: ExportTaskResult): string {
-  const items = `${result.items.toLocaleString("en-US")} ${result.items === 1 ? "material" : "materials"}`;
+function summary(result: ExportTaskResult, noun: "material" | "row"): string {
+  const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
   const resumed = result.resumedFrom ? `, continuing the ${result.resumedFrom.toLocaleString("en-US")} saved by an earlier run` : "";
   return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}${resumed}.`;

@@ -42,6 +42,13 @@ export interface ExportTaskOptions {
    */
   columns?: string[];
   /**
+   * Export results instead of materials: the property kinds (slugs) whose records become rows,
+   * beside their material, job, unit, application, model and method (see `client.results`);
+   * `columns` then adds `material.` and `job.` columns.
+   * @example ["band_gaps"]
+   */
+  results?: string[];
+  /**
    * Sort keys in priority order.
    * @default { _id: 1 }
    */
@@ -176,6 +183,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   // Mistakes the user can fix are reported before a server is started or a login sent; the
   // plan checked here is the one the export runs (nothing is checked twice).
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
+  if (options.results !== undefined) return exportResultsTask(options, events, started);
   const structures = isStructureFormat(options.format)
     ? planStructureExport({
         format: options.format,
@@ -197,6 +205,52 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     throw new ValidationError("output", structures ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).` : "--partitions writes a directory of part files: give --output DIR (a directory to create).");
   }
   if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
+  return withClient(options, events, started, async (client, local) => {
+    const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
+    return structures
+      ? await writeStructures(client.materials, options.output as string, structures, events2, local)
+      : await runTableExport(
+          client.materials,
+          options.output,
+          table!,
+          { ...events2, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
+          local,
+        );
+  });
+}
+
+/** The options a results export cannot take, by their option names. */
+const NOT_FOR_RESULTS = ["query", "sort", "maxItems", "paging", "partitions", "resume", "units", "cell"] as const;
+
+/** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
+async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskEvents, started: number): Promise<ExportTaskResult> {
+  const format = options.format ?? "csv";
+  if (isStructureFormat(format)) throw new ValidationError("format", `--results writes a table: use --format csv, ndjson or parquet, not ${format}.`);
+  for (const option of NOT_FOR_RESULTS) {
+    if (options[option] !== undefined && options[option] !== false) throw new ValidationError(option, `${option} applies to material exports; leave out ${option} with results.`);
+  }
+  const { planResults, exportResults } = await import("../frame/results/index.js");
+  const request = {
+    properties: options.results!,
+    ...(options.columns ? { columns: options.columns } : {}),
+    ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    ...(options.strict ? { strict: true } : {}),
+    force: options.force, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize,
+    onProgress: events.onProgress, onWarning: events.onWarning, signal: options.signal,
+  };
+  planResults(request); // mistakes reported before a server is started or a login sent
+  if (typeof options.output === "string") await checkTarget(options.output, options.force);
+  return withClient(options, events, started, (client) => exportResults(client, options.output, format, request));
+}
+
+/** Runs `work` with a client of the platform the options and environment name, or of the built-in one, and closes both after. */
+async function withClient(
+  options: ExportTaskOptions,
+  events: ExportTaskEvents,
+  started: number,
+  work: (client: Client, local: { platform: string; account: string } | undefined) => Promise<ExportResult>,
+): Promise<ExportTaskResult> {
+  const { signal } = options;
   const env = options.env ?? process.env;
   // Which platform, decided as Client.fromEnv decides it; the built-in one only when nothing names one.
   const resolved = resolvePlatform(
@@ -228,16 +282,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     }
     // The built-in platform listens on a new port each run: a resumed export reads "the local platform" again.
     const local = source.local ? { platform: "local (built-in)", account: client.identity } : undefined;
-    const events2 = { force: options.force, onProgress: events.onProgress, onWarning: events.onWarning };
-    const result = structures
-      ? await writeStructures(client.materials, options.output as string, structures, events2, local)
-      : await runTableExport(
-          client.materials,
-          options.output,
-          table!,
-          { ...events2, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize },
-          local,
-        );
+    const result = await work(client, local);
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);
