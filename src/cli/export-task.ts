@@ -220,7 +220,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
 }
 
 /** The options a results export cannot take, by their option names. */
-const NOT_FOR_RESULTS = ["query", "sort", "maxItems", "paging", "partitions", "resume", "units", "cell"] as const;
+const NOT_FOR_RESULTS = ["query", "sort", "paging", "partitions", "resume", "units", "cell"] as const;
 
 /** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
 async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskEvents, started: number): Promise<ExportTaskResult> {
@@ -234,6 +234,7 @@ async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskE
     properties: options.results!,
     ...(options.columns ? { columns: options.columns } : {}),
     ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.strict ? { strict: true } : {}),
     force: options.force, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize,
     onProgress: events.onProgress, onWarning: events.onWarning, signal: options.signal,

@@ -88,7 +88,7 @@ function requestsSince(from: number): Record<string, number> {
 describe("client.results.toDataFrame", () => {
   it("gives one row per finished job unit with a band gap, equal to the records, one request per page of each collection", async () => {
     const from = proxy.forwarded.length;
-    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density", "material.matframe:crystalSystem"] });
+    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density", "material.derivedProperties.symmetry.spaceGroupSymbol"] });
     expect(df.columns).toEqual([
       "material._id",
       "material.formula",
@@ -104,7 +104,7 @@ describe("client.results.toDataFrame", () => {
       "band_gaps.direct",
       "band_gaps.indirect",
       "material.derivedProperties.density",
-      "material.matframe:crystalSystem",
+      "material.derivedProperties.symmetry.spaceGroupSymbol",
     ]);
     expect(expected.size).toBe(1056);
     expect(df.shape[0]).toBe(expected.size);
@@ -122,13 +122,24 @@ describe("client.results.toDataFrame", () => {
         else expect(cell, `${key} ${name}`).toBe(value);
       }
       expect(row[col("job.status")]).toBe("finished");
-      expect(typeof row[col("material.matframe:crystalSystem")]).toBe("string");
+      expect(typeof row[col("material.derivedProperties.symmetry.spaceGroupSymbol")]).toBe("string");
     }
     expect(seen.size).toBe(expected.size);
     // 1,056 properties in pages of 200: six pages (and the empty page that ends a keyset walk),
     // and per page one request for its jobs and one each for its materials in materials and in
     // bank-materials (the reference ones live there): never one request per value.
     expect(requestsSince(from)).toEqual({ properties: 7, jobs: 6, materials: 6, "bank-materials": 6 });
+  });
+
+  it("takes computed material columns and stops after maxItems property records", async () => {
+    const from = proxy.forwarded.length;
+    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.matframe:spaceGroupNumber", "job.name"], maxItems: 30, pageSize: 20 });
+    expect(df.shape).toEqual([30, 15]);
+    const rows = df.values as unknown[][];
+    const numbers = rows.map((row) => row[df.columns.indexOf("material.matframe:spaceGroupNumber")]);
+    expect(numbers.every((n) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 230)).toBe(true);
+    expect(rows.every((row) => String(row[df.columns.indexOf("job.name")]).startsWith("Band Gap "))).toBe(true);
+    expect(requestsSince(from)).toEqual({ properties: 2, jobs: 2, materials: 2, "bank-materials": 2 });
   });
 
   it("checks its options before any request", async () => {

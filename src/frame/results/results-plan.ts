@@ -32,6 +32,11 @@ export interface ResultsFrameOptions {
    * @default 200
    */
   pageSize?: number;
+  /**
+   * Stop after this many property records (a preview of a large set).
+   * @default no limit
+   */
+  maxItems?: number;
   /** Told of data warnings (an empty column); by default they are emitted as process warnings. */
   onWarning?: WarningHandler;
   /** Called after each page of properties is joined. */
@@ -90,6 +95,7 @@ export interface ResultsPlan {
   readonly jobExtras: readonly string[];
   readonly jobFields: Fields;
   readonly pageSize: number;
+  readonly maxItems?: number;
 }
 
 const SLUG = /^[a-z][a-z0-9_]*$/;
@@ -136,6 +142,10 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_RESULTS_PAGE) {
     throw new ValidationError("pageSize", `pageSize must be a whole number from 1 to ${MAX_RESULTS_PAGE} (a page's job and material ids go in one request URL); got ${String(pageSize)}.`);
   }
+  const { maxItems } = options;
+  if (maxItems !== undefined && (!Number.isSafeInteger(maxItems) || maxItems < 1)) {
+    throw new ValidationError("maxItems", `maxItems must be a whole number of at least 1; got ${String(maxItems)}.`);
+  }
   const materialNames = material.names.map((name) => `material.${name}`);
   const names = [
     ...RESULT_COLUMNS,
@@ -151,6 +161,7 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
     jobExtras: jobNew,
     jobFields: { ...JOB_FIELDS, ...Object.fromEntries(Object.keys(job.fields).filter((f) => f !== "_id").map((f) => [f, 1])) },
     pageSize,
+    ...(maxItems !== undefined ? { maxItems } : {}),
   };
 }
 

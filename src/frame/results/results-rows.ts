@@ -26,6 +26,7 @@ export function resultPages(client: Client, plan: ResultsPlan, options: { strict
       query: { slug: { $in: plan.properties.map((p) => p.slug) } },
       fields: { _id: 1, slug: 1, data: 1, "source.info": 1 },
       pageSize: plan.pageSize,
+      ...(plan.maxItems !== undefined ? { maxItems: plan.maxItems } : {}),
       paging: "keyset",
       ...(options.signal ? { signal: options.signal } : {}),
     });
