@@ -201,7 +201,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
       this.client.keepsReads && !read.walk.onDuplicate
         ? { key: io.readKey({ identity: this.client.identity, baseUrl: this.client.baseUrl, name: this.name }, read, options), confirm: (answers, signal) => this.#confirm(answers, signal) }
         : undefined;
-    return io.readFrame((onAnswer) => this.walk(read.walk, onAnswer), read.plan, options, keeping);
+    return io.readFrame((onAnswer) => io.rowsOf(read, this.walk(read.walk, onAnswer)), read.plan, options, keeping);
   }
 
   /**
@@ -212,9 +212,9 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async toArrow(options: CollectionArrowOptions = {}): Promise<ArrowTable> {
     const io = await import("../frame/collection-io.js");
-    const { plan, walk } = io.planTableRead(options, this.name);
+    const read = io.planTableRead(options, this.name);
     if (!options.arrow) io.loadArrow(); // a missing package fails before any request
-    return io.readArrow(this.walk(walk), plan, options);
+    return io.readArrow(io.rowsOf(read, this.walk(read.walk)), read.plan, options);
   }
 
   /**
