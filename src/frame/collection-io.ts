@@ -25,7 +25,7 @@ import type { IdPartition } from "../client/paging/partitions";
 import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
-import { defaultColumnsOf, rowsPerUnit, unitRows } from "./table/unit-rows";
+import { defaultColumnsOf, rowsPerUnit, unitRows } from "./unit-rows";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived
@@ -55,7 +55,7 @@ export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOption
 export interface TableRead {
   readonly plan: ColumnPlan;
   readonly walk: ResolvedIterateOptions;
-  /** Set for a workflow table with `subworkflows.<field>` columns: one row per subworkflow unit (see unit-rows.ts). */
+  /** Set for a workflow table with `subworkflows.<field>` columns: one row per subworkflow unit (see `unit-rows.ts`). */
   readonly perUnit?: boolean;
 }
 

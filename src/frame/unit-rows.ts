@@ -3,8 +3,8 @@
 // names `subworkflows.` + a field (no index) reads, per row, one subworkflow and one of its units
 // (`subworkflows.units.flowchartId`), so `subworkflows.model.method.type` is a column like
 // `method.type` on materials, with the same method checks.
-import { isIndexSegment, type ColumnPlan } from "./column-spec";
-import type { PlatformRecord } from "../../client/collection";
+import { isIndexSegment, type ColumnPlan } from "./table/column-spec";
+import type { PlatformRecord } from "../client/collection";
 
 /** The collections whose records are workflows. */
 const WORKFLOW_COLLECTIONS: ReadonlySet<string> = new Set(["workflows", "bank-workflows"]);
