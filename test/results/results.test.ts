@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { Client, ValidationError } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { rawLogin } from "../support/raw-login";
@@ -199,5 +201,31 @@ describe("client.results.exportCsv", () => {
         else expect(row[name]).toBe(value);
       }
     }
+  });
+});
+
+describe("client.results.exportParquet and exportNdjson", () => {
+  it("write the same rows with typed columns, as DuckDB reads them", async () => {
+    const file = path.join(dir, "band-gaps.parquet");
+    await client.results.exportParquet(file, { properties: ["band_gaps"] });
+    const duck = await (await DuckDBInstance.create(":memory:")).connect();
+    const types = Object.fromEntries((await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]));
+    expect(types["band_gaps.indirect"]).toBe("DOUBLE");
+    expect(types["method.subtype"]).toBe("VARCHAR");
+    const rows = (await duck.runAndReadAll(`SELECT "job._id", "unit.flowchartId", "band_gaps.indirect", "band_gaps.direct", "method.type" FROM '${file}'`)).getRows();
+    expect(rows).toHaveLength(expected.size);
+    for (const [job, unit, indirect, direct, method] of rows) {
+      const want = expected.get(`${job} ${unit}`)!;
+      expect(indirect).toBe(want["band_gaps.indirect"]);
+      expect(direct).toBeNull();
+      expect(method).toBe(want["method.type"]);
+    }
+    duck.closeSync();
+
+    const ndjson = path.join(dir, "band-gaps.ndjson");
+    await client.results.exportNdjson(ndjson, { properties: ["band_gaps"] });
+    const lines = readFileSync(ndjson, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(expected.size);
+    for (const line of lines) expect(line["band_gaps.indirect"]).toBe(expected.get(`${line["job._id"]} ${line["unit.flowchartId"]}`)!["band_gaps.indirect"]);
   });
 });
