@@ -42,8 +42,9 @@ Options:
   --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
   --results SLUG,...     export results instead of materials: one row per property record of these
                          kinds (e.g. band_gaps) with its material, job, unit, application, model and
-                         method; --columns then adds material.* and job.* columns, e.g.
-                         material.derivedProperties.density (csv, ndjson or parquet; --page-size 1-250)
+                         method; --columns then adds material.*, job.*, model.*, application.* and
+                         unit.* columns, e.g. material.derivedProperties.density,model.hubbardType
+                         (csv, ndjson or parquet; --page-size 1-250)
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
   --sort JSON            sort keys, e.g. '{"formula":1}'

@@ -12,6 +12,7 @@ import { rawLogin } from "../support/raw-login";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { login, startTestServer, type Session } from "../server/helpers";
 import { listAll } from "../collections/helpers";
+import { planResults } from "../../src/frame/results";
 
 // The results view against the local platform's reference results (1,056 Materials Project band
 // gaps as finished VASP jobs): its rows against an independent read over raw HTTP, against the
@@ -69,6 +70,7 @@ async function independentRead(): Promise<Map<string, Record<string, unknown>>> 
       "model.subtype": subworkflow.model.subtype,
       "method.type": subworkflow.model.method.type,
       "method.subtype": subworkflow.model.method.subtype,
+      "model.hubbardType": subworkflow.model.hubbardType ?? null,
       "band_gaps.direct": value("direct"),
       "band_gaps.indirect": value("indirect"),
       "material.derivedProperties.density": materialById.get(job._material._id).derivedProperties.find((d: any) => d.name === "density")?.value ?? null,
@@ -90,7 +92,7 @@ function requestsSince(from: number): Record<string, number> {
 describe("client.results.toDataFrame", () => {
   it("gives one row per finished job unit with a band gap, equal to the records, one request per page of each collection", async () => {
     const from = proxy.forwarded.length;
-    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density", "material.derivedProperties.symmetry.spaceGroupSymbol"] });
+    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density", "material.derivedProperties.symmetry.spaceGroupSymbol", "model.hubbardType"] });
     expect(df.columns).toEqual([
       "material._id",
       "material.formula",
@@ -107,6 +109,7 @@ describe("client.results.toDataFrame", () => {
       "band_gaps.indirect",
       "material.derivedProperties.density",
       "material.derivedProperties.symmetry.spaceGroupSymbol",
+      "model.hubbardType",
     ]);
     expect(expected.size).toBe(1056);
     expect(df.shape[0]).toBe(expected.size);
@@ -127,6 +130,8 @@ describe("client.results.toDataFrame", () => {
       expect(typeof row[col("material.derivedProperties.symmetry.spaceGroupSymbol")]).toBe("string");
     }
     expect(seen.size).toBe(expected.size);
+    // The Materials Project's GGA+U results: their jobs' model says so.
+    expect(rows.some((row) => row[col("model.hubbardType")] === "u")).toBe(true);
     // 1,056 properties in pages of 200: six pages (and the empty page that ends a keyset walk),
     // and per page one request for its jobs and one each for its materials in materials and in
     // bank-materials (the reference ones live there): never one request per value.
@@ -151,6 +156,8 @@ describe("client.results.toDataFrame", () => {
     await expect(client.results.toDataFrame({ properties: ["band_gaps"], columns: ["lattice.a"] })).rejects.toThrow(/"material\." \+ a material column/);
     await expect(client.results.toDataFrame({ properties: ["band_gaps"], pageSize: 500 })).rejects.toThrow(/pageSize must be a whole number from 1 to 250/);
     expect(proxy.forwarded.length).toBe(from);
+    // A job column over the workflow fetches it whole, never both a path and one under it.
+    expect(planResults({ properties: ["band_gaps"], columns: ["job.workflow"] }).jobFields).toEqual({ _id: 1, _material: 1, status: 1, workflow: 1 });
   });
 
   it("agrees with the platform's own Python client's get_indirect_band_gap(job_id, unit_id)", async (context) => {
@@ -197,6 +204,7 @@ describe("client.results.exportCsv", () => {
       const want = expected.get(`${row["job._id"]} ${row["unit.flowchartId"]}`)!;
       expect(want).toBeDefined();
       for (const [name, value] of Object.entries(want)) {
+        if (name === "model.hubbardType") continue; // not asked for in this export
         if (typeof value === "number") expect(row[name] as number).toBeCloseTo(value, 6);
         else expect(row[name]).toBe(value);
       }

@@ -23,7 +23,9 @@ export interface ResultsFrameOptions {
   /**
    * Columns added after the fixed ones: material columns as `material.` + any material column
    * (`material.derivedProperties.density`, `material.matframe:spaceGroupNumber`, by the material
-   * column rules of docs/tables.md), job fields as `job.` + a dotted path (`job.name`).
+   * column rules of docs/tables.md); fields of the job, of the unit's subworkflow's model or
+   * application, or of the unit as `job.`, `model.`, `application.`, `unit.` + a dotted path
+   * (`job.name`, `model.hubbardType`, `model.functional`, `unit.name`).
    */
   columns?: readonly string[];
   /**
@@ -82,6 +84,17 @@ export interface PropertyColumns {
   readonly typed: boolean;
 }
 
+/** Where an added column that is not a material column reads from. */
+const LINKED = ["job", "model", "application", "unit"] as const;
+
+/** An added column read from the job (`job.name`), the unit's subworkflow's model or application (`model.hubbardType`), or the unit (`unit.name`). */
+export interface LinkedColumn {
+  readonly name: string;
+  readonly from: (typeof LINKED)[number];
+  /** The dotted path under it. */
+  readonly path: string;
+}
+
 /** A results read, checked. */
 export interface ResultsPlan {
   /** Output column names, in order (each a name, not a path: `material._id` is one column). */
@@ -91,8 +104,8 @@ export interface ResultsPlan {
   readonly material: ColumnPlan;
   /** Output names of the material columns, in `material.names` order. */
   readonly materialNames: readonly string[];
-  /** Job fields added by `job.` columns (dotted paths under the job). */
-  readonly jobExtras: readonly string[];
+  /** Columns added from the job, the unit's subworkflow's model or application, or the unit. */
+  readonly linked: readonly LinkedColumn[];
   readonly jobFields: Fields;
   readonly pageSize: number;
   readonly maxItems?: number;
@@ -123,21 +136,24 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
   const extras = options.columns ?? [];
   if (!Array.isArray(extras)) throw new ValidationError("columns", 'columns must be an array of column names, e.g. ["material.derivedProperties.density"].');
   const materialExtras: string[] = [];
-  const jobExtras: string[] = [];
+  const linked: LinkedColumn[] = [];
   for (const column of extras) {
+    const from = typeof column === "string" ? LINKED.find((prefix) => column.startsWith(`${prefix}.`) && column.length > prefix.length + 1) : undefined;
     if (typeof column === "string" && column.startsWith("material.") && column.length > "material.".length) materialExtras.push(column.slice("material.".length));
-    else if (typeof column === "string" && column.startsWith("job.") && column.length > "job.".length) jobExtras.push(column.slice("job.".length));
-    else {
+    else if (from !== undefined) {
+      const path = (column as string).slice(from.length + 1);
+      planColumns([path]); // the path's segments are checked as any column's
+      if (!RESULT_COLUMNS.includes(column as string) && !linked.some((c) => c.name === column)) linked.push({ name: column as string, from, path });
+    } else {
       throw new ValidationError(
         "columns",
-        `Column ${JSON.stringify(column)} is not one a results table can add: add material columns as "material." + a material column (e.g. "material.derivedProperties.density", "material.matframe:spaceGroupNumber") and job fields as "job." + a path (e.g. "job.name"); ${RESULT_COLUMNS.join(", ")} and the property values come anyway.`,
+        `Column ${JSON.stringify(column)} is not one a results table can add: add material columns as "material." + a material column (e.g. "material.derivedProperties.density", "material.matframe:spaceGroupNumber"), and fields of the job, the unit's subworkflow's model or application, or the unit as "job.", "model.", "application.", "unit." + a path (e.g. "job.name", "model.hubbardType"); ${RESULT_COLUMNS.join(", ")} and the property values come anyway.`,
       );
     }
   }
   // The material columns follow the material column rules (named entries, computed columns).
   const material = planColumns([...FIXED_MATERIAL, ...materialExtras], { units: false });
-  const job = planColumns(jobExtras.length ? jobExtras : ["_id"]);
-  const jobNew = jobExtras.length ? job.names.filter((name) => name !== "_id" && name !== "status") : [];
+  const linkedFields = linked.flatMap((c) => (c.from === "job" ? [c.path] : c.from === "unit" ? [`workflow.subworkflows.units.${c.path}`] : []));
   const pageSize = options.pageSize ?? DEFAULT_RESULTS_PAGE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_RESULTS_PAGE) {
     throw new ValidationError("pageSize", `pageSize must be a whole number from 1 to ${MAX_RESULTS_PAGE} (a page's job and material ids go in one request URL); got ${String(pageSize)}.`);
@@ -151,15 +167,15 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
     ...RESULT_COLUMNS,
     ...properties.flatMap((p) => p.parts.map((part) => `${p.slug}.${part}`)),
     ...materialNames.filter((name) => !RESULT_COLUMNS.includes(name)),
-    ...jobNew.map((name) => `job.${name}`),
+    ...linked.map((c) => c.name),
   ];
   return {
     names,
     properties,
     material,
     materialNames,
-    jobExtras: jobNew,
-    jobFields: { ...JOB_FIELDS, ...Object.fromEntries(Object.keys(job.fields).filter((f) => f !== "_id").map((f) => [f, 1])) },
+    linked,
+    jobFields: outermost([...Object.keys(JOB_FIELDS), ...linkedFields]),
     pageSize,
     ...(maxItems !== undefined ? { maxItems } : {}),
   };
@@ -174,6 +190,18 @@ const JOB_FIELDS: Fields = {
   "workflow.subworkflows.model": 1,
   "workflow.subworkflows.units.flowchartId": 1,
 };
+
+/** Projection fields of these paths, a path under another left out (a projection may not name both). */
+function outermost(paths: readonly string[]): Fields {
+  const fields: Fields = {};
+  const kept: string[] = [];
+  for (const path of [...new Set(paths)].sort()) {
+    if (kept.some((parent) => path.startsWith(`${parent}.`))) continue;
+    kept.push(path);
+    fields[path] = 1;
+  }
+  return fields;
+}
 
 /** A flat plan over the output names: each column reads the row object's key of its name. */
 export function flatPlan(names: readonly string[]): ColumnPlan {

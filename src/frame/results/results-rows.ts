@@ -103,7 +103,8 @@ function joinRow(plan: ResultsPlan, property: PlatformRecord, job: PlatformRecor
     "method.subtype": method?.subtype,
   };
   plan.materialNames.forEach((name, i) => (row[name] = materialCells?.[i]));
-  for (const name of plan.jobExtras) row[`job.${name}`] = job && dig(job, name);
+  const sources = { job, model, application, unit };
+  for (const column of plan.linked) row[column.name] = dig(sources[column.from], column.path);
   for (const columns of plan.properties) Object.assign(row, propertyCells(columns, property));
   return row;
 }
