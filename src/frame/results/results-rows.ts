@@ -30,26 +30,41 @@ export function resultPages(client: Client, plan: ResultsPlan, options: { strict
       paging: "keyset",
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    for await (const page of properties) {
-      const jobs = await byId(client, "jobs", page.map((p) => info(p).jobId), plan.jobFields, options.signal);
-      const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
-      const materials = await byId(client, "materials", materialIds, plan.material.fields, options.signal);
-      const missing = materialIds.filter((id): id is string => typeof id === "string" && !materials.has(id));
-      if (missing.length > 0) for (const [id, m] of await byId(client, "bank-materials", missing, plan.material.fields, options.signal)) materials.set(id, m);
-      const materialCells = new Map<string, unknown[]>();
-      yield page.map((property) => {
-        const { jobId, unitId } = info(property);
-        const job = jobId === undefined ? undefined : jobs.get(jobId);
-        const materialId = (job?._material as Loose)?._id;
-        const material = typeof materialId === "string" ? materials.get(materialId) : undefined;
-        let cells = material && materialCells.get(material._id);
-        if (material && !cells) {
-          cells = new Array<unknown>(plan.material.names.length);
-          materialReader.read(material, cells);
-          materialCells.set(material._id, cells);
-        }
-        return joinRow(plan, property, job, unitId, cells);
-      });
+    // The next page of properties is asked for while this one's jobs and materials are read.
+    const walk = properties[Symbol.asyncIterator]();
+    let ahead = walk.next();
+    try {
+      for (;;) {
+        const step = await ahead;
+        if (step.done) break;
+        const page = step.value;
+        ahead = walk.next();
+        // A failure below leaves the page asked for ahead unread: its own failure is not reported twice.
+        ahead.catch(() => undefined);
+        const jobs = await byId(client, "jobs", page.map((p) => info(p).jobId), plan.jobFields, options.signal);
+        const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
+        // Both at once: a job's material is the account's or a public one, and asking the two costs
+        // one round trip instead of two. An id in both is the account's.
+        const [own, bank] = await Promise.all(["materials", "bank-materials"].map((c) => byId(client, c, materialIds, plan.material.fields, options.signal)));
+        const materials = new Map([...bank, ...own]);
+        const materialCells = new Map<string, unknown[]>();
+        yield page.map((property) => {
+          const { jobId, unitId } = info(property);
+          const job = jobId === undefined ? undefined : jobs.get(jobId);
+          const materialId = (job?._material as Loose)?._id;
+          const material = typeof materialId === "string" ? materials.get(materialId) : undefined;
+          let cells = material && materialCells.get(material._id);
+          if (material && !cells) {
+            cells = new Array<unknown>(plan.material.names.length);
+            materialReader.read(material, cells);
+            materialCells.set(material._id, cells);
+          }
+          return joinRow(plan, property, job, unitId, cells);
+        });
+      }
+    } finally {
+      // Stopped early (a writer failed, the caller broke off): the walk's connection is let go.
+      void walk.return?.(undefined)?.catch(() => undefined);
     }
     warnings = materialReader.finish().map((w) => ({ ...w, path: `material.${w.path}`, message: w.message.replace(`column "${w.path}"`, `column "material.${w.path}"`) }));
   }
