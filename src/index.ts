@@ -7,7 +7,7 @@ export { Application, Model, WorkflowUnit, Subworkflow, WorkflowRecord, JobRecor
 export type { Query } from "./schemas";
 
 // The client and its collections.
-export { Client, Collection, credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./client";
+export { Client, Collection, ResultsView, credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./client";
 export { deviceLogin, refreshDeviceTokens, revokeDeviceToken, signedInUser, DEVICE_CLIENT_ID } from "./client";
 export type {
   DevicePrompt,
@@ -37,7 +37,7 @@ export type {
 } from "./client";
 
 // Tables and files from any records.
-export { toDataFrame, toArrow, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
+export { toDataFrame, toArrow, DEFAULT_COLUMNS, RESULT_COLUMNS, WORKFLOW_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
 export type {
   DataFrame,
   Series,
@@ -76,6 +76,11 @@ export type {
   StructureExportResult,
   StructureFormat,
   ResumeOptions,
+  ResultsFrameOptions,
+  ResultsCsvOptions,
+  ResultsNdjsonOptions,
+  ResultsParquetOptions,
+  LinkedColumn,
 } from "./frame";
 
 // The local platform.

@@ -2,6 +2,7 @@
 export { Client } from "./client";
 export type { FromEnvOptions, GetDataOptions } from "./client";
 export { Collection } from "./collection";
+export { ResultsView } from "./results-view";
 export type { PlatformRecord, Projected, RecordOf } from "./collection";
 export type {
   TransportSettings,
