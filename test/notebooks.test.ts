@@ -40,10 +40,15 @@ const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
     { mime: "text/html", contains: "Si, 2% tensile strain" },
     { mime: "stream/stdout", contains: "left with the tag: 0" },
   ],
+  "08-band-gaps-by-method.ipynb": [
+    { mime: "stream/stdout", contains: "1056 rows, 16 columns" },
+    { mime: "text/plain", contains: "dft gga+U, pseudopotential paw" },
+    { mime: "text/plain", contains: "[scatter chart: 1056 points, " },
+  ],
 };
 
 /** Pictures (charts, structure views) each notebook shows; every one must survive the HTML export. */
-const PICTURES: Record<string, number> = { "03-methods.ipynb": 1, "05-teaching-crystals.ipynb": 5 };
+const PICTURES: Record<string, number> = { "03-methods.ipynb": 1, "05-teaching-crystals.ipynb": 5, "08-band-gaps-by-method.ipynb": 1 };
 
 /** What a reader sees of a notebook: its pictures, HTML tables and interactive charts. */
 function shownCounts(notebook: Notebook): { pictures: number; tables: number; vegaLite: number } {
@@ -60,7 +65,7 @@ function codeOf(notebook: Notebook): string {
 }
 
 describe("the committed notebooks", () => {
-  it("are the five of issue 5, the Parquet one of issue 15 and the write loop of issue 16", () => {
+  it("are the five of issue 5, the Parquet one of issue 15, the write loop of issue 16 and the band gaps by method", () => {
     expect(names).toEqual(Object.keys(EXPECTED_OUTPUT));
   });
 
