@@ -3,6 +3,7 @@
 
 // The wire: constants and the schemas of what crosses it.
 export { API_VERSION, DEFAULT_LIMIT, MAX_LIMIT, Method, MaterialRecord, Lattice, Projection, Fields, Sort } from "./schemas";
+export { Application, Model, WorkflowUnit, Subworkflow, WorkflowRecord, JobRecord, ProjectRecord, PropertyRecord, EntityReference } from "./schemas";
 export type { Query } from "./schemas";
 
 // The client and its collections.
@@ -36,10 +37,13 @@ export type {
   RecordOf,
 } from "./client";
 
-// Tables and files from any records; and a collection's own (`toDataFrame`, `export*`), which
-// the frame registers on `Collection` (its readers and writers still load on first use).
+// Tables and files from any records; and a collection's own (`toDataFrame`, `export*`) and
+// `client.results`, which the frame registers on `Collection` and `Client` (their readers and
+// writers still load on first use).
 import "./frame/collection-methods";
-export { toDataFrame, toArrow, DEFAULT_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
+import "./frame/results/results-view";
+export { ResultsView } from "./frame/results/results-view";
+export { toDataFrame, toArrow, DEFAULT_COLUMNS, RESULT_COLUMNS, WORKFLOW_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
 export type {
   DataFrame,
   Series,
@@ -79,6 +83,11 @@ export type {
   StructureExportResult,
   StructureFormat,
   ResumeOptions,
+  ResultsFrameOptions,
+  ResultsCsvOptions,
+  ResultsNdjsonOptions,
+  ResultsParquetOptions,
+  LinkedColumn,
 } from "./frame";
 
 // The local platform.

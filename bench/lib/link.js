@@ -81,6 +81,10 @@ function linkCases({ groups, server, link, credentials, columnsFields, python, c
   add("link.exportParquet.keyset", "exportParquet (default columns), one keyset walk", "export-table.js", { format: "parquet", paging: "keyset" });
   add("link.exportParquet.p4", "exportParquet (default columns), 4 partitions", "export-table.js", { format: "parquet", partitions: 4 });
   add("link.exportParquet.offset", `exportParquet (default columns), one offset walk, c=${concurrency}`, "export-table.js", { format: "parquet", paging: "offset", concurrency });
+  // The results table of the reference band gaps (1,056 rows on any server: they are checked-in
+  // data), and the platform client's one-request-per-value way on its first 100 rows.
+  add("link.results", "client.results.toDataFrame band_gaps (1,056 rows)", "results.js", { mode: "view", expected: undefined });
+  add("link.results.perValue", "band gaps one request per value, the platform client's way (first 100 rows)", "results.js", { mode: "perValue", maxItems: 100, expected: undefined });
   if (python.command) {
     add("link.python", "Python requests one page at a time + pandas (the platform client's pattern)", "python_pandas.py", { fields: columnsFields }, { python: python.command });
     add("link.python.threads", "Python requests.Session + 3 threads + pandas", "python_threads.py", { fields: columnsFields }, { python: python.command });

@@ -58,7 +58,7 @@ function ratioTable(ratios, { checked = true } = {}) {
 
 /** The link cases beside their floor (compressed bytes through the bandwidth + round trips). */
 function linkTable(cases, link, entries) {
-  const floorOf = (id) => (id === "link.iterate" ? link.floorSeconds.full : id.startsWith("link.python") ? undefined : link.floorSeconds.columns);
+  const floorOf = (id) => (id === "link.iterate" ? link.floorSeconds.full : id.startsWith("link.python") || id.startsWith("link.results") ? undefined : link.floorSeconds.columns);
   const rows = entries
     .filter((e) => cases[e.id])
     .map((e) => {

@@ -27,6 +27,11 @@ Options:
   --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
                          and $API_SECURE, else the saved login's, else the local platform)
   --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --results SLUG,...     export results instead of materials: one row per property record of these
+                         kinds (e.g. band_gaps) with its material, job, unit, application, model and
+                         method; --columns then adds material.*, job.*, model.*, application.* and
+                         unit.* columns, e.g. material.derivedProperties.density,model.hubbardType
+                         (csv, ndjson or parquet; --page-size 1-250)
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
   --sort JSON            sort keys, e.g. '{"formula":1}'
@@ -148,7 +153,7 @@ export async function runExport(argv: string[]): Promise<number> {
           // Which platform, and where its address and credentials came from: never a secret.
           process.stderr.write(
             source.local
-              ? `${NO_PLATFORM}: exporting the ${source.materials} materials of the built-in local platform.\n`
+              ? `${NO_PLATFORM}: exporting ${parsed.task.results ? `the ${parsed.task.results.join(", ")} results` : `the ${source.materials} materials`} of the built-in local platform.\n`
               : `Exporting from ${source.description ?? source.baseUrl}.\n`,
           );
         },
@@ -160,7 +165,7 @@ export async function runExport(argv: string[]): Promise<number> {
       },
     );
     bar?.clear();
-    if (!quiet) process.stderr.write(`${summary(result)}\n`);
+    if (!quiet) process.stderr.write(`${summary(result, parsed.task.results ? "row" : "material")}\n`);
     return EXIT.ok;
   } catch (error) {
     bar?.clear();
@@ -195,8 +200,8 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 130 : 143;
 }
 
-function summary(result: ExportTaskResult): string {
-  const items = `${result.items.toLocaleString("en-US")} ${result.items === 1 ? "material" : "materials"}`;
+function summary(result: ExportTaskResult, noun: "material" | "row"): string {
+  const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
   const resumed = result.resumedFrom ? `, continuing the ${result.resumedFrom.toLocaleString("en-US")} saved by an earlier run` : "";
   return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}${resumed}.`;

@@ -12,6 +12,7 @@ import type { ParquetCompression } from "../frame/export/parquet";
 import type { FrameWarning } from "../frame/table/row-reader";
 import { planTableExport, type TableFormat } from "../frame/collection-io";
 import "../frame/collection-methods";
+import "../frame/results/results-view";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
@@ -42,6 +43,13 @@ export interface ExportTaskOptions {
    * @example ["formula", "lattice.a"]
    */
   columns?: string[];
+  /**
+   * Export results instead of materials: the property kinds (slugs) whose records become rows,
+   * beside their material, job, unit, application, model and method (see `client.results`);
+   * `columns` then adds `material.` and `job.` columns.
+   * @example ["band_gaps"]
+   */
+  results?: string[];
   /**
    * Sort keys in priority order.
    * @default { _id: 1 }
@@ -184,6 +192,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   // Mistakes the user can fix are reported before a server is started or a login sent. The
   // export checks the same options again (pure and quick); its warnings are reported then, once.
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
+  if (options.results !== undefined) return exportResultsTask(options, events, started);
   const structures = isStructureFormat(options.format)
     ? planStructureExport({
         format: options.format,
@@ -205,6 +214,58 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     throw new ValidationError("output", structures ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).` : `${table!.hive ? "--partition-by" : "--partitions"} writes a directory of part files: give --output DIR (a directory to create).`);
   }
   if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
+  return withClient(options, events, started, async (client, local) => {
+    // Through the public API, as a user's script would export. The built-in platform listens on
+    // a new port each run: a resumed export reads "the local platform" again.
+    const resumePlatform = local && options.resume ? { resumePlatform: "local (built-in)" } : {};
+    const common = {
+      query, sort, pageSize, maxItems, paging, signal, force: options.force, resume: options.resume, restart: options.restart,
+      onProgress: events.onProgress, onWarning: events.onWarning, ...resumePlatform,
+    };
+    const materials = client.materials;
+    return structures
+      ? await materials.exportStructures(options.output as string, { ...common, format: structures.format, cell: structures.cell, singleFile: structures.singleFile })
+      : await materials[TABLE_EXPORTS[table!.format]](options.output, {
+          ...common, columns, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas,
+          types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, rowGroupBytes: options.parquetRowGroupBytes,
+          partitions: options.partitions, ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
+        });
+  });
+}
+
+/** The options a results export cannot take, by their option names. */
+const NOT_FOR_RESULTS = ["query", "sort", "paging", "partitions", "resume", "units", "cell"] as const;
+
+/** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
+async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskEvents, started: number): Promise<ExportTaskResult> {
+  const format = options.format ?? "csv";
+  if (isStructureFormat(format)) throw new ValidationError("format", `--results writes a table: use --format csv, ndjson or parquet, not ${format}.`);
+  for (const option of NOT_FOR_RESULTS) {
+    if (options[option] !== undefined && options[option] !== false) throw new ValidationError(option, `${option} applies to material exports; leave out ${option} with results.`);
+  }
+  const { planResults } = await import("../frame/results/index.js");
+  const request = {
+    properties: options.results!,
+    ...(options.columns ? { columns: options.columns } : {}),
+    ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
+    ...(options.strict ? { strict: true } : {}),
+    force: options.force, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize,
+    onProgress: events.onProgress, onWarning: events.onWarning, signal: options.signal,
+  };
+  planResults(request); // mistakes reported before a server is started or a login sent
+  if (typeof options.output === "string") await checkTarget(options.output, options.force);
+  return withClient(options, events, started, (client) => client.results[TABLE_EXPORTS[format]](options.output, request));
+}
+
+/** Runs `work` with a client of the platform the options and environment name, or of the built-in one, and closes both after. */
+async function withClient(
+  options: ExportTaskOptions,
+  events: ExportTaskEvents,
+  started: number,
+  work: (client: Client, local: boolean) => Promise<ExportResult>,
+): Promise<ExportTaskResult> {
+  const { signal } = options;
   const env = options.env ?? process.env;
   // Which platform, decided as Client.fromEnv decides it; the built-in one only when nothing names one.
   const resolved = resolvePlatform(
@@ -234,21 +295,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       loggedIn = resolved.credentials.kind === "login";
       client = await Client.connect(resolved, {}, signal);
     }
-    // Through the public API, as a user's script would export. The built-in platform listens on
-    // a new port each run: a resumed export reads "the local platform" again.
-    const resumePlatform = source.local && options.resume ? { resumePlatform: "local (built-in)" } : {};
-    const common = {
-      query, sort, pageSize, maxItems, paging, signal, force: options.force, resume: options.resume, restart: options.restart,
-      onProgress: events.onProgress, onWarning: events.onWarning, ...resumePlatform,
-    };
-    const materials = client.materials;
-    const result = structures
-      ? await materials.exportStructures(options.output as string, { ...common, format: structures.format, cell: structures.cell, singleFile: structures.singleFile })
-      : await materials[TABLE_EXPORTS[table!.format]](options.output, {
-          ...common, columns, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas,
-          types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, rowGroupBytes: options.parquetRowGroupBytes,
-          partitions: options.partitions, ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
-        });
+    const result = await work(client, source.local);
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     if (client) await (loggedIn ? client.logout() : client.close()).catch(() => undefined);

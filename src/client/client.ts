@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type MaterialRecord } from "../schemas";
+import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type JobRecord, type MaterialRecord, type ProjectRecord, type PropertyRecord, type WorkflowRecord } from "../schemas";
 import { Collection } from "./collection";
 import type { PlatformRecord } from "./platform-record";
 import type { Connection, GetDataOptions } from "./connection";
@@ -166,6 +166,36 @@ export class Client implements Connection {
   /** The `materials` collection, its records typed as the platform's material records. */
   get materials(): Collection<MaterialRecord> {
     return new Collection<MaterialRecord>(this, "materials");
+  }
+
+  /** The public reference materials (`bank-materials`), read-only; `materials` lists the bundled ones and your own. */
+  get bankMaterials(): Collection<MaterialRecord> {
+    return new Collection<MaterialRecord>(this, "bank-materials");
+  }
+
+  /** The `workflows` collection: each workflow's subworkflows carry their application and model, the method inside the model. */
+  get workflows(): Collection<WorkflowRecord> {
+    return new Collection<WorkflowRecord>(this, "workflows");
+  }
+
+  /** The platform's standard workflows (`bank-workflows`), read-only; copy one into your account to change it. */
+  get bankWorkflows(): Collection<WorkflowRecord> {
+    return new Collection<WorkflowRecord>(this, "bank-workflows");
+  }
+
+  /** The `jobs` collection: each job embeds the workflow it ran and names its material (`_material._id`). */
+  get jobs(): Collection<JobRecord> {
+    return new Collection<JobRecord>(this, "jobs");
+  }
+
+  /** The `projects` collection (each account has a default project). */
+  get projects(): Collection<ProjectRecord> {
+    return new Collection<ProjectRecord>(this, "projects");
+  }
+
+  /** The `properties` collection: results, each naming its job and unit in `source.info`. */
+  get properties(): Collection<PropertyRecord> {
+    return new Collection<PropertyRecord>(this, "properties");
   }
 
   /**

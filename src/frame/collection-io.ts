@@ -22,12 +22,14 @@ import { ValidationError } from "../errors";
 import { writePartitioned, type PartitionOptions, type PartWriter } from "./export/partitioned-export";
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { RecordWalker } from "../client/record-walker";
+import type { PlatformRecord } from "../client/platform-record";
 import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
 import { writeHive, writeHiveResumable, type PartitionByOptions } from "./export/dataset/hive-export";
 import { planHive, type HivePlan } from "./export/dataset/hive-router";
 import { DATASET_ROWS_HELD, RowBudget } from "./export/dataset/row-budget";
+import { defaultColumnsOf, rowsPerUnit, unitRows } from "./unit-rows";
 
 /**
  * Which records to read and how: the iterate options of the client, except `fields` (derived
@@ -57,6 +59,13 @@ export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOption
 export interface TableRead {
   readonly plan: ColumnPlan;
   readonly walk: ResolvedIterateOptions;
+  /** Set for a workflow table with `subworkflows.<field>` columns: one row per subworkflow unit (see `unit-rows.ts`). */
+  readonly perUnit?: boolean;
+}
+
+/** The rows of a table read from its walk's pages: the records, or a workflow's units. */
+export function rowsOf(read: Pick<TableRead, "perUnit">, pages: AsyncIterable<PlatformRecord[]>): AsyncIterable<PlatformRecord[]> {
+  return read.perUnit ? unitRows(pages) : pages;
 }
 
 /** Checks the columns and the walk options of a table read, once, before any request. */
@@ -64,13 +73,13 @@ export function planTableRead(
   options: FrameIterateOptions & { columns?: readonly string[]; units?: boolean; strict?: boolean; onWarning?: TableOptions["onWarning"] },
   collection?: string,
 ): TableRead {
-  const plan = planColumns(options.columns, options);
+  const plan = planColumns(options.columns ?? defaultColumnsOf(collection), options);
   // Material queries are checked against the material record's shape before any request.
   if (collection === "materials") reportWarnings(checkQueryPaths(options.query, options.strict ?? false), options.onWarning);
   // Only the iterate options, by name, so frame-only options never reach the walk's checks.
   const { query, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate } = options;
   const walk = validateIterateOptions({ query, fields: plan.fields, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate });
-  return { plan, walk };
+  return rowsPerUnit(collection, plan) ? { plan, walk, perUnit: true } : { plan, walk };
 }
 
 /** What decides a table read's result, as a key for `keptReads`: the account, platform, collection, walk and columns. */
@@ -91,14 +100,14 @@ export function readCollectionFrame(walker: RecordWalker, options: CollectionFra
     walker.keepsReads && !read.walk.onDuplicate
       ? { key: readKey(walker, read, options), confirm: (answers, signal) => walker.confirm(answers, signal) }
       : undefined;
-  return readFrame((onAnswer) => walker.walk(read.walk, onAnswer), read.plan, options, keeping);
+  return readFrame((onAnswer) => rowsOf(read, walker.walk(read.walk, onAnswer)), read.plan, options, keeping);
 }
 
 /** `collection.toArrow(options)`. */
 export function readCollectionArrow(walker: RecordWalker, options: CollectionArrowOptions): Promise<ArrowTable> {
-  const { plan, walk } = planTableRead(options, walker.name);
+  const read = planTableRead(options, walker.name);
   if (!options.arrow) loadArrow(); // a missing package fails before any request
-  return readArrow(walker.walk(walk), plan, options);
+  return readArrow(rowsOf(read, walker.walk(read.walk)), read.plan, options);
 }
 
 /** `collection.exportCsv`, `exportNdjson` and `exportParquet`: plan, then run. */
@@ -179,6 +188,9 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
     if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
   }
   const resume = checkResume(options, read.walk);
+  if (read.perUnit && (partitions !== undefined || resume)) {
+    throw new ValidationError(partitions !== undefined ? "partitions" : "resume", "A workflow table with subworkflows columns has a row per unit, which a partitioned or resumed export cannot count; leave out partitions and resume.");
+  }
   const hive = options.partitionBy === undefined ? undefined : planPartitionBy(format, read, options, resume !== undefined);
   return {
     ...read,
@@ -226,7 +238,7 @@ export async function runTableExport(
     const file = await ResumableFile.open(target, request, { force: options.force, restart: resume.restart });
     return write(continueWalk(source, walk, file.resumed), file);
   }
-  if (partitions === undefined) return write(source.walk(walk), target);
+  if (partitions === undefined) return write(rowsOf(planned, source.walk(walk)), target);
   const part: PartWriter = (pages, file, onProgress) => write(pages, file, onProgress);
   return writePartitioned((signal) => source.partitionWalks(walk, partitions, signal), target, format, part, options);
 }

@@ -25,3 +25,6 @@ export type { FrameWarning, ReadOptions } from "./table/row-reader";
 export type { WarningHandler } from "./table/warnings";
 export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./export/structure-export";
 export type { ResumeOptions } from "./export/resume/resume-plan";
+export { RESULT_COLUMNS } from "./results/results-plan";
+export type { ResultsFrameOptions, ResultsCsvOptions, ResultsNdjsonOptions, ResultsParquetOptions, LinkedColumn } from "./results/results-plan";
+export { WORKFLOW_COLUMNS } from "./unit-rows";

@@ -15,3 +15,4 @@ export { Lattice, NamedValue, Material, MaterialRecord, MATERIAL_PATHS } from ".
 export { Fields, Sort, Projection } from "./projection";
 export type { Query } from "./projection";
 export { DerivedProperty, VolumeProperty, DensityProperty, SymmetryProperty, ElementalRatioProperty, PNormProperty, P_NORM_DEGREES } from "./derived-properties";
+export { EntityReference, Application, Model, WorkflowUnit, Subworkflow, WorkflowRecord, JobRecord, ProjectRecord, PropertyValue, PropertyRecord } from "./platform-records";

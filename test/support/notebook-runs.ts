@@ -41,10 +41,15 @@ export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[
     { mime: "text/html", contains: "Si, 2% tensile strain" },
     { mime: "stream/stdout", contains: "left with the tag: 0" },
   ],
+  "08-band-gaps-by-method.ipynb": [
+    { mime: "stream/stdout", contains: "1056 rows, 16 columns" },
+    { mime: "text/plain", contains: "dft gga+U, pseudopotential paw" },
+    { mime: "text/plain", contains: "[scatter chart: 1056 points, " },
+  ],
 };
 
 /** Pictures (charts, structure views) each notebook shows; every one must survive the HTML export. */
-const PICTURES: Record<string, number> = { "03-methods.ipynb": 1, "05-teaching-crystals.ipynb": 5 };
+const PICTURES: Record<string, number> = { "03-methods.ipynb": 1, "05-teaching-crystals.ipynb": 5, "08-band-gaps-by-method.ipynb": 1 };
 
 /** What a reader sees of a notebook: its pictures, HTML tables and interactive charts. */
 function shownCounts(notebook: Notebook): { pictures: number; tables: number; vegaLite: number } {

@@ -1,0 +1,209 @@
+// What a results read is asked for, checked once before any request: which property kinds, which
+// columns (the fixed ones, the values of each property, and the material or job columns added),
+// and the projections that fetch exactly what those columns need.
+import { ValidationError } from "../../errors";
+import type { Fields } from "../../schemas";
+import { planColumns, type ColumnPlan } from "../table/column-spec";
+import type { CsvExportOptions, ExportOptions } from "../export/export";
+import type { ParquetExportOptions } from "../export/parquet";
+import type { Progress } from "../../client/config/options";
+import type { WarningHandler } from "../table/warnings";
+
+/** `client.results.toDataFrame(options)`. */
+export interface ResultsFrameOptions {
+  /**
+   * Throw `EmptyColumnError` when a material or job column you added is null in every row (a
+   * misspelt path), instead of a warning. Property values may be empty: a source that gives only
+   * the indirect gap leaves `band_gaps.direct` null.
+   * @default false
+   */
+  strict?: boolean;
+  /** Property kinds (their `slug`), e.g. `["band_gaps"]` or `["band_gaps", "total_energy"]`. */
+  properties: readonly string[];
+  /**
+   * Columns added after the fixed ones: material columns as `material.` + any material column
+   * (`material.derivedProperties.density`, `material.matframe:spaceGroupNumber`, by the material
+   * column rules of docs/tables.md); fields of the job, of the unit's subworkflow's model or
+   * application, or of the unit as `job.`, `model.`, `application.`, `unit.` + a dotted path
+   * (`job.name`, `model.hubbardType`, `model.functional`, `unit.name`).
+   */
+  columns?: readonly string[];
+  /**
+   * Property records per page; each page's jobs and materials are read with one request each,
+   * so a page's ids must fit in one request URL.
+   * @default 200
+   */
+  pageSize?: number;
+  /**
+   * Stop after this many property records (a preview of a large set).
+   * @default no limit
+   */
+  maxItems?: number;
+  /** Told of data warnings (an empty column); by default they are emitted as process warnings. */
+  onWarning?: WarningHandler;
+  /** Called after each page of properties is joined. */
+  onProgress?: (progress: Progress) => void;
+  /** Aborts the read. */
+  signal?: AbortSignal;
+}
+
+/** `client.results.exportCsv(target, options)`. */
+export type ResultsCsvOptions = ResultsFrameOptions & CsvExportOptions;
+/** `client.results.exportNdjson(target, options)`. */
+export type ResultsNdjsonOptions = ResultsFrameOptions & ExportOptions;
+/** `client.results.exportParquet(target, options)`. */
+export type ResultsParquetOptions = ResultsFrameOptions & ParquetExportOptions;
+
+/** The columns every results table starts with, in this order. */
+export const RESULT_COLUMNS: readonly string[] = Object.freeze([
+  "material._id",
+  "material.formula",
+  "job._id",
+  "job.status",
+  "unit.flowchartId",
+  "application.name",
+  "application.version",
+  "model.type",
+  "model.subtype",
+  "method.type",
+  "method.subtype",
+]);
+
+/** The property kinds whose values come as a list of typed values, and the types that become columns. */
+const TYPED_VALUES: Readonly<Record<string, { types: readonly string[]; units: string }>> = Object.freeze({
+  band_gaps: { types: ["direct", "indirect"], units: "eV" },
+});
+
+/** One property kind's value columns. */
+export interface PropertyColumns {
+  readonly slug: string;
+  /** `["direct", "indirect"]` for band gaps; `["value"]` for a scalar property. */
+  readonly parts: readonly string[];
+  /** The units the values must carry (band gaps: eV); undefined when the record's own are kept. */
+  readonly units?: string;
+  readonly typed: boolean;
+}
+
+/** Where an added column that is not a material column reads from. */
+const LINKED = ["job", "model", "application", "unit"] as const;
+
+/** An added column read from the job (`job.name`), the unit's subworkflow's model or application (`model.hubbardType`), or the unit (`unit.name`). */
+export interface LinkedColumn {
+  readonly name: string;
+  readonly from: (typeof LINKED)[number];
+  /** The dotted path under it. */
+  readonly path: string;
+}
+
+/** A results read, checked. */
+export interface ResultsPlan {
+  /** Output column names, in order (each a name, not a path: `material._id` is one column). */
+  readonly names: readonly string[];
+  readonly properties: readonly PropertyColumns[];
+  /** The material columns by the material column rules, `material.` taken off. */
+  readonly material: ColumnPlan;
+  /** Output names of the material columns, in `material.names` order. */
+  readonly materialNames: readonly string[];
+  /** Columns added from the job, the unit's subworkflow's model or application, or the unit. */
+  readonly linked: readonly LinkedColumn[];
+  readonly jobFields: Fields;
+  readonly pageSize: number;
+  readonly maxItems?: number;
+}
+
+const SLUG = /^[a-z][a-z0-9_]*$/;
+const FIXED_MATERIAL = ["_id", "formula"];
+/** Ids of one page must fit a request URL (the platform and `matframe serve` refuse 8 KiB and more). */
+export const MAX_RESULTS_PAGE = 250;
+const DEFAULT_RESULTS_PAGE = 200;
+
+/** Checks a results read's options before any request. */
+export function planResults(options: ResultsFrameOptions): ResultsPlan {
+  if (options === null || typeof options !== "object") throw new ValidationError("options", 'toDataFrame needs { properties: ["band_gaps"] }.');
+  const slugs = options.properties;
+  if (!Array.isArray(slugs) || slugs.length === 0) {
+    throw new ValidationError("properties", 'properties must name at least one property kind by its slug, e.g. ["band_gaps"].');
+  }
+  for (const slug of slugs) {
+    if (typeof slug !== "string" || !SLUG.test(slug)) {
+      throw new ValidationError("properties", `properties holds ${JSON.stringify(slug)}, which is not a property slug; slugs are lower case with underscores, e.g. "band_gaps", "total_energy".`);
+    }
+  }
+  const properties = [...new Set(slugs)].map((slug): PropertyColumns => {
+    const typed = TYPED_VALUES[slug];
+    return typed ? { slug, parts: typed.types, units: typed.units, typed: true } : { slug, parts: ["value"], typed: false };
+  });
+  const extras = options.columns ?? [];
+  if (!Array.isArray(extras)) throw new ValidationError("columns", 'columns must be an array of column names, e.g. ["material.derivedProperties.density"].');
+  const materialExtras: string[] = [];
+  const linked: LinkedColumn[] = [];
+  for (const column of extras) {
+    const from = typeof column === "string" ? LINKED.find((prefix) => column.startsWith(`${prefix}.`) && column.length > prefix.length + 1) : undefined;
+    if (typeof column === "string" && column.startsWith("material.") && column.length > "material.".length) materialExtras.push(column.slice("material.".length));
+    else if (from !== undefined) {
+      const path = (column as string).slice(from.length + 1);
+      planColumns([path]); // the path's segments are checked as any column's
+      if (!RESULT_COLUMNS.includes(column as string) && !linked.some((c) => c.name === column)) linked.push({ name: column as string, from, path });
+    } else {
+      throw new ValidationError(
+        "columns",
+        `Column ${JSON.stringify(column)} is not one a results table can add: add material columns as "material." + a material column (e.g. "material.derivedProperties.density", "material.matframe:spaceGroupNumber"), and fields of the job, the unit's subworkflow's model or application, or the unit as "job.", "model.", "application.", "unit." + a path (e.g. "job.name", "model.hubbardType"); ${RESULT_COLUMNS.join(", ")} and the property values come anyway.`,
+      );
+    }
+  }
+  // The material columns follow the material column rules (named entries, computed columns).
+  const material = planColumns([...FIXED_MATERIAL, ...materialExtras], { units: false });
+  const linkedFields = linked.flatMap((c) => (c.from === "job" ? [c.path] : c.from === "unit" ? [`workflow.subworkflows.units.${c.path}`] : []));
+  const pageSize = options.pageSize ?? DEFAULT_RESULTS_PAGE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_RESULTS_PAGE) {
+    throw new ValidationError("pageSize", `pageSize must be a whole number from 1 to ${MAX_RESULTS_PAGE} (a page's job and material ids go in one request URL); got ${String(pageSize)}.`);
+  }
+  const { maxItems } = options;
+  if (maxItems !== undefined && (!Number.isSafeInteger(maxItems) || maxItems < 1)) {
+    throw new ValidationError("maxItems", `maxItems must be a whole number of at least 1; got ${String(maxItems)}.`);
+  }
+  const materialNames = material.names.map((name) => `material.${name}`);
+  const names = [
+    ...RESULT_COLUMNS,
+    ...properties.flatMap((p) => p.parts.map((part) => `${p.slug}.${part}`)),
+    ...materialNames.filter((name) => !RESULT_COLUMNS.includes(name)),
+    ...linked.map((c) => c.name),
+  ];
+  return {
+    names,
+    properties,
+    material,
+    materialNames,
+    linked,
+    jobFields: outermost([...Object.keys(JOB_FIELDS), ...linkedFields]),
+    pageSize,
+    ...(maxItems !== undefined ? { maxItems } : {}),
+  };
+}
+
+/** What a job's row needs: its status, its material, and each unit's subworkflow's application and model. */
+const JOB_FIELDS: Fields = {
+  _id: 1,
+  status: 1,
+  _material: 1,
+  "workflow.subworkflows.application": 1,
+  "workflow.subworkflows.model": 1,
+  "workflow.subworkflows.units.flowchartId": 1,
+};
+
+/** Projection fields of these paths, a path under another left out (a projection may not name both). */
+function outermost(paths: readonly string[]): Fields {
+  const fields: Fields = {};
+  const kept: string[] = [];
+  for (const path of [...new Set(paths)].sort()) {
+    if (kept.some((parent) => path.startsWith(`${parent}.`))) continue;
+    kept.push(path);
+    fields[path] = 1;
+  }
+  return fields;
+}
+
+/** A flat plan over the output names: each column reads the row object's key of its name. */
+export function flatPlan(names: readonly string[]): ColumnPlan {
+  return { names, columns: names.map((name) => ({ name, segments: [name] })), fields: {} };
+}

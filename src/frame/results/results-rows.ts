@@ -1,0 +1,156 @@
+// The join of a results read, a page at a time: a page of property records, then the page's jobs
+// and their materials by `_id: {$in: [...]}` (one request per collection per page), each row a
+// flat object keyed by output column name. Nothing but the page in hand is held.
+import type { Client } from "../../client/client";
+import type { PlatformRecord } from "../../client/collection";
+import { ResponseValidationError } from "../../errors";
+import { RowReader, type FrameWarning } from "../table/row-reader";
+import type { ResultsPlan, PropertyColumns } from "./results-plan";
+
+type Row = Record<string, unknown>;
+type Loose = Record<string, unknown> | undefined;
+
+/** Where a results read is: rows so far, and what the material columns had to say at the end. */
+export interface ResultsRead {
+  readonly pages: AsyncGenerator<Row[], void, undefined>;
+  /** The material columns' warnings (names prefixed `material.`), once the pages are done. */
+  warnings(): FrameWarning[];
+}
+
+/** The pages of joined rows of a planned results read. */
+export function resultPages(client: Client, plan: ResultsPlan, options: { strict?: boolean; signal?: AbortSignal }): ResultsRead {
+  const materialReader = new RowReader(plan.material, { strict: options.strict ?? false });
+  let warnings: FrameWarning[] = [];
+  async function* pages(): AsyncGenerator<Row[], void, undefined> {
+    const properties = client.collection("properties").pages({
+      query: { slug: { $in: plan.properties.map((p) => p.slug) } },
+      fields: { _id: 1, slug: 1, data: 1, "source.info": 1 },
+      pageSize: plan.pageSize,
+      ...(plan.maxItems !== undefined ? { maxItems: plan.maxItems } : {}),
+      paging: "keyset",
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    // The next page of properties is asked for while this one's jobs and materials are read.
+    const walk = properties[Symbol.asyncIterator]();
+    let ahead = walk.next();
+    try {
+      for (;;) {
+        const step = await ahead;
+        if (step.done) break;
+        const page = step.value;
+        ahead = walk.next();
+        // A failure below leaves the page asked for ahead unread: its own failure is not reported twice.
+        ahead.catch(() => undefined);
+        const jobs = await byId(client, "jobs", page.map((p) => info(p).jobId), plan.jobFields, options.signal);
+        const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
+        // Both at once: a job's material is the account's or a public one, and asking the two costs
+        // one round trip instead of two. An id in both is the account's.
+        const [own, bank] = await Promise.all(["materials", "bank-materials"].map((c) => byId(client, c, materialIds, plan.material.fields, options.signal)));
+        const materials = new Map([...bank, ...own]);
+        const materialCells = new Map<string, unknown[]>();
+        yield page.map((property) => {
+          const { jobId, unitId } = info(property);
+          const job = jobId === undefined ? undefined : jobs.get(jobId);
+          const materialId = (job?._material as Loose)?._id;
+          const material = typeof materialId === "string" ? materials.get(materialId) : undefined;
+          let cells = material && materialCells.get(material._id);
+          if (material && !cells) {
+            cells = new Array<unknown>(plan.material.names.length);
+            materialReader.read(material, cells);
+            materialCells.set(material._id, cells);
+          }
+          return joinRow(plan, property, job, unitId, cells);
+        });
+      }
+    } finally {
+      // Stopped early (a writer failed, the caller broke off): the walk's connection is let go.
+      void walk.return?.(undefined)?.catch(() => undefined);
+    }
+    warnings = materialReader.finish().map((w) => ({ ...w, path: `material.${w.path}`, message: w.message.replace(`column "${w.path}"`, `column "material.${w.path}"`) }));
+  }
+  return { pages: pages(), warnings: () => warnings };
+}
+
+function info(property: PlatformRecord): { jobId?: string; unitId?: string } {
+  const found = ((property.source as Loose)?.info ?? {}) as Record<string, unknown>;
+  return {
+    ...(typeof found.jobId === "string" ? { jobId: found.jobId } : {}),
+    ...(typeof found.unitId === "string" ? { unitId: found.unitId } : {}),
+  };
+}
+
+/** The records of `collection` with these ids, in one request (the ids of one page fit one). */
+async function byId(client: Client, collection: string, ids: readonly unknown[], fields: Record<string, 0 | 1>, signal: AbortSignal | undefined): Promise<Map<string, PlatformRecord>> {
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === "string"))];
+  if (wanted.length === 0) return new Map();
+  const records = await client.collection(collection).list({ query: { _id: { $in: wanted } }, projection: { fields, limit: wanted.length }, ...(signal ? { signal } : {}) });
+  return new Map(records.map((record) => [record._id, record]));
+}
+
+/** The unit whose `flowchartId` is `unitId`, and its subworkflow (which holds the application and the model). */
+function unitOf(job: PlatformRecord | undefined, unitId: string | undefined): { unit: Loose; subworkflow: Loose } {
+  if (!job || unitId === undefined) return { unit: undefined, subworkflow: undefined };
+  const subworkflows = (job.workflow as Loose)?.subworkflows;
+  if (!Array.isArray(subworkflows)) return { unit: undefined, subworkflow: undefined };
+  for (const subworkflow of subworkflows as Loose[]) {
+    const units = subworkflow?.units;
+    if (!Array.isArray(units)) continue;
+    const unit = (units as Loose[]).find((u) => u?.flowchartId === unitId);
+    if (unit) return { unit, subworkflow };
+  }
+  return { unit: undefined, subworkflow: undefined };
+}
+
+function joinRow(plan: ResultsPlan, property: PlatformRecord, job: PlatformRecord | undefined, unitId: string | undefined, materialCells: unknown[] | undefined): Row {
+  const { unit, subworkflow } = unitOf(job, unitId);
+  const application = subworkflow?.application as Loose;
+  const model = subworkflow?.model as Loose;
+  const method = model?.method as Loose;
+  const row: Row = {
+    "job._id": job?._id,
+    "job.status": job?.status,
+    "unit.flowchartId": unit?.flowchartId,
+    "application.name": application?.name,
+    "application.version": application?.version,
+    "model.type": model?.type,
+    "model.subtype": model?.subtype,
+    "method.type": method?.type,
+    "method.subtype": method?.subtype,
+  };
+  plan.materialNames.forEach((name, i) => {
+    row[name] = materialCells?.[i];
+  });
+  const sources = { job, model, application, unit };
+  for (const column of plan.linked) row[column.name] = dig(sources[column.from], column.path);
+  for (const columns of plan.properties) Object.assign(row, propertyCells(columns, property));
+  return row;
+}
+
+function dig(record: unknown, path: string): unknown {
+  let value = record;
+  for (const segment of path.split(".")) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  return value;
+}
+
+/** The value columns of one property kind: its own record's values, nothing for another kind's record. */
+function propertyCells(columns: PropertyColumns, property: PlatformRecord): Row {
+  const cells: Row = {};
+  const mine = property.slug === columns.slug;
+  const data = (property.data ?? {}) as Record<string, unknown>;
+  if (!columns.typed) {
+    cells[`${columns.slug}.value`] = mine ? data.value : undefined;
+    return cells;
+  }
+  const values = Array.isArray(data.values) ? (data.values as Loose[]) : [];
+  for (const part of columns.parts) {
+    const entry = mine ? values.find((v) => v?.type === part) : undefined;
+    if (entry && entry.units !== undefined && entry.units !== columns.units) {
+      throw new ResponseValidationError(
+        `Property ${property._id} gives its ${part} ${columns.slug} in ${String(entry.units)}; the ${columns.slug}.${part} column is in ${columns.units}, and matframe does not convert units.`,
+        { endpoint: "GET properties", status: 200, issues: [] },
+      );
+    }
+    cells[`${columns.slug}.${part}`] = entry?.value;
+  }
+  return cells;
+}
