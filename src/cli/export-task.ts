@@ -241,7 +241,9 @@ async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskE
   const format = options.format ?? "csv";
   if (isStructureFormat(format)) throw new ValidationError("format", `--results writes a table: use --format csv, ndjson or parquet, not ${format}.`);
   for (const option of NOT_FOR_RESULTS) {
-    if (options[option] !== undefined && options[option] !== false) throw new ValidationError(option, `${option} applies to material exports; leave out ${option} with results.`);
+    if (options[option] !== undefined && options[option] !== false) {
+      throw new ValidationError(option, `${option} applies to material exports, not to results`, { remedy: { leaveOut: [option] } });
+    }
   }
   const { planResults } = await import("../frame/results/index.js");
   const request = {

@@ -74,7 +74,7 @@ describe("the export flags", () => {
   it("are read without I/O: the login is named, the password left to the command", () => {
     const parsed = parseExportFlags(["--base-url", "http://127.0.0.1:9", "--username", "alice", "--max-items", "5"], { stdout: terminal, env: {} });
     expect(parsed.task.maxItems).toBe(5);
-    expect(parsed.login).toEqual({ username: "alice", baseUrl: "http://127.0.0.1:9/api/2018-10-01", passwordStdin: false });
+    expect(parsed.login).toMatchObject({ username: "alice", baseUrl: "http://127.0.0.1:9/api/2018-10-01", passwordStdin: false });
   });
 
   it("refuse binary Parquet to a terminal", () => {

@@ -39,7 +39,7 @@ describe("matframe export --results", () => {
   it("refuses material-only flags and a structure format, writing nothing", async () => {
     const query = await runCli(["export", "--results", "band_gaps", "--query", "{}", "--output", path.join(dir, "q.csv")]);
     expect(query.code).toBe(1);
-    expect(query.stderr).toMatch(/--query applies to material exports; leave out --query with results/);
+    expect(query.stderr).toMatch(/--query applies to material exports, not to results; leave out --query/);
     const cif = await runCli(["export", "--results", "band_gaps", "--format", "cif", "--output", path.join(dir, "cif")]);
     expect(cif.code).toBe(1);
     expect(cif.stderr).toMatch(/--results writes a table/);
