@@ -22,7 +22,10 @@ export default defineConfig({
     // Integration tests start real servers on port 0; files run in parallel processes.
     pool: "forks",
     projects: [
-      { extends: true, test: { name: "core", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...EXTERNAL] } },
+      {
+        extends: true,
+        test: { name: "core", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...EXTERNAL] },
+      },
       { extends: true, test: { name: "external", include: EXTERNAL } },
     ],
   },

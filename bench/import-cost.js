@@ -30,12 +30,20 @@ function median(values) {
 
 function measure(entry) {
   const samples = [];
-  for (let i = 0; i < runs; i++) samples.push(JSON.parse(execFileSync(process.execPath, ["-e", PROBE, entry], { encoding: "utf8" })));
-  return { ms: median(samples.map((s) => s.ms)), rssMiB: median(samples.map((s) => s.rssMiB)), packages: samples[0].packages };
+  for (let i = 0; i < runs; i++)
+    samples.push(JSON.parse(execFileSync(process.execPath, ["-e", PROBE, entry], { encoding: "utf8" })));
+  return {
+    ms: median(samples.map((s) => s.ms)),
+    rssMiB: median(samples.map((s) => s.rssMiB)),
+    packages: samples[0].packages,
+  };
 }
 
 const rows = [];
-for (const [label, dir] of [["this checkout", path.join(__dirname, "..")], ...(baseline ? [["baseline", baseline]] : [])]) {
+for (const [label, dir] of [
+  ["this checkout", path.join(__dirname, "..")],
+  ...(baseline ? [["baseline", baseline]] : []),
+]) {
   for (const entry of ["dist/index.js", "dist/notebook/index.js"]) {
     const m = measure(path.join(dir, entry));
     rows.push({ label, entry, ...m });
@@ -45,11 +53,16 @@ for (const [label, dir] of [["this checkout", path.join(__dirname, "..")], ...(b
 console.log(`require() cost, median of ${runs} fresh processes (Node ${process.version})`);
 console.log("| build | entry | ms | RSS added (MiB) | npm packages loaded |");
 console.log("| --- | --- | ---: | ---: | --- |");
-for (const r of rows) console.log(`| ${r.label} | ${r.entry} | ${r.ms.toFixed(1)} | ${r.rssMiB.toFixed(1)} | ${r.packages.join(", ") || "none"} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.label} | ${r.entry} | ${r.ms.toFixed(1)} | ${r.rssMiB.toFixed(1)} | ${r.packages.join(", ") || "none"} |`,
+  );
 if (baseline) {
   for (const entry of ["dist/index.js", "dist/notebook/index.js"]) {
     const now = rows.find((r) => r.label === "this checkout" && r.entry === entry);
     const old = rows.find((r) => r.label === "baseline" && r.entry === entry);
-    console.log(`${entry}: time ${(now.ms / old.ms).toFixed(2)}x, RSS ${(now.rssMiB / old.rssMiB).toFixed(2)}x of the baseline`);
+    console.log(
+      `${entry}: time ${(now.ms / old.ms).toFixed(2)}x, RSS ${(now.rssMiB / old.rssMiB).toFixed(2)}x of the baseline`,
+    );
   }
 }

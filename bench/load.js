@@ -43,13 +43,18 @@ const BURST_CONCURRENCY = 50;
 const ACCOUNTS = Math.max(1, Math.min(10, CLIENTS));
 const ROOT = path.join(__dirname, "..");
 /** What each page asks for: the fields of `matframe export`'s default columns, or everything. */
-const FIELDS = args.full ? undefined : require(path.join(ROOT, "dist", "frame", "table", "column-spec.js")).planColumns().fields;
+const FIELDS = args.full
+  ? undefined
+  : require(path.join(ROOT, "dist", "frame", "table", "column-spec.js")).planColumns().fields;
 const BIN = path.join(ROOT, "dist", "cli", "main.js");
 const API = "/api/2018-10-01";
 
 async function main() {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first (or "npm run load").`);
-  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({ username: `load${i}`, password: randomBytes(12).toString("hex") }));
+  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({
+    username: `load${i}`,
+    password: randomBytes(12).toString("hex"),
+  }));
   const intruder = { username: "mallory", password: randomBytes(12).toString("hex") };
   const server = await startServe([...accounts, intruder]);
   const origin = new URL(server.baseUrl).origin;
@@ -59,18 +64,25 @@ async function main() {
   try {
     await sleep(500);
     rss.mark("idle");
-    log(`serving ${server.materials} materials at ${server.baseUrl} (server pid ${server.child.pid}); ` +
-      `${CLIENTS} walking clients, ${LOGINS} burst logins, idle RSS ${mib(rss.last)} MiB`);
+    log(
+      `serving ${server.materials} materials at ${server.baseUrl} (server pid ${server.child.pid}); ` +
+        `${CLIENTS} walking clients, ${LOGINS} burst logins, idle RSS ${mib(rss.last)} MiB`,
+    );
 
     let walksSeconds = 0;
-    const walks = Promise.all(Array.from({ length: CLIENTS }, (_, i) => walk(origin, accounts[i % ACCOUNTS], i, problems))).then((results) => {
+    const walks = Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => walk(origin, accounts[i % ACCOUNTS], i, problems)),
+    ).then((results) => {
       walksSeconds = (performance.now() - started) / 1000;
       return results;
     });
     // The burst starts once the walks are under way, so the two compete.
     await sleep(200);
     const burstStarted = performance.now();
-    const burst = loginBurst(origin, accounts, intruder, problems).then((result) => ({ ...result, seconds: (performance.now() - burstStarted) / 1000 }));
+    const burst = loginBurst(origin, accounts, intruder, problems).then((result) => ({
+      ...result,
+      seconds: (performance.now() - burstStarted) / 1000,
+    }));
     const [walkResults, burstResult] = await Promise.all([walks, burst]);
     rss.mark("end");
     const seconds = (performance.now() - started) / 1000;
@@ -79,15 +91,18 @@ async function main() {
     const reference = walkResults.find((w) => w.ok);
     for (const w of walkResults) {
       if (!w.ok) continue;
-      if (w.records !== server.materials) problems.push(`client ${w.client}: ${w.records} records, the server has ${server.materials}`);
-      if (reference && w.checksum !== reference.checksum) problems.push(`client ${w.client}: a different collection than client ${reference.client}`);
+      if (w.records !== server.materials)
+        problems.push(`client ${w.client}: ${w.records} records, the server has ${server.materials}`);
+      if (reference && w.checksum !== reference.checksum)
+        problems.push(`client ${w.client}: a different collection than client ${reference.client}`);
     }
     const pageLatencies = walkResults.flatMap((w) => w.latencies);
     const records = walkResults.reduce((sum, w) => sum + w.records, 0);
     const requests = pageLatencies.length + burstResult.latencies.length + CLIENTS * 2;
     // The kernel's own high-water mark (VmHWM) catches spikes between two samples.
     const peak = Math.max(rss.peak, (peakRssKiB(server.child.pid) ?? 0) * 1024);
-    if (peak > MAX_RSS_MIB * 1024 * 1024) problems.push(`server RSS peaked at ${mib(peak)} MiB, above the bound of ${MAX_RSS_MIB} MiB`);
+    if (peak > MAX_RSS_MIB * 1024 * 1024)
+      problems.push(`server RSS peaked at ${mib(peak)} MiB, above the bound of ${MAX_RSS_MIB} MiB`);
 
     const summary = {
       variant: SMALL ? "small" : "full",
@@ -98,7 +113,12 @@ async function main() {
       compressedResponses,
       pageSize: PAGE_SIZE,
       seconds: round(seconds, 1),
-      walks: { completed: walkResults.filter((w) => w.ok).length, records, pages: pageLatencies.length, seconds: round(walksSeconds, 1) },
+      walks: {
+        completed: walkResults.filter((w) => w.ok).length,
+        records,
+        pages: pageLatencies.length,
+        seconds: round(walksSeconds, 1),
+      },
       logins: {
         burst: LOGINS,
         succeeded: burstResult.succeeded,
@@ -116,7 +136,10 @@ async function main() {
         max: round(Math.max(...pageLatencies), 1),
       },
       // Records/s over the walks (which share the CPU with the login burst's scrypt hashing).
-      throughput: { recordsPerSecond: Math.round(records / walksSeconds), requestsPerSecond: Math.round(requests / seconds) },
+      throughput: {
+        recordsPerSecond: Math.round(records / walksSeconds),
+        requestsPerSecond: Math.round(requests / seconds),
+      },
       serverRssMiB: { idle: mib(rss.marks.idle), peak: mib(peak), end: mib(rss.marks.end), bound: MAX_RSS_MIB },
       unexpectedErrors: problems.length,
       correct: problems.length === 0,
@@ -143,14 +166,20 @@ async function walk(origin, account, client, problems) {
     for (let skip = 0; ; skip += PAGE_SIZE) {
       const projection = { limit: PAGE_SIZE, ...(skip ? { skip } : {}), ...(FIELDS ? { fields: FIELDS } : {}) };
       const t0 = performance.now();
-      const res = await get(pool, `${API}/materials?projection=${encodeURIComponent(JSON.stringify(projection))}`, headers);
+      const res = await get(
+        pool,
+        `${API}/materials?projection=${encodeURIComponent(JSON.stringify(projection))}`,
+        headers,
+      );
       latencies.push(performance.now() - t0);
       if (res.status !== 200 || res.body?.status !== "success" || !Array.isArray(res.body.data)) {
         throw new Error(`page at skip ${skip} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`);
       }
       for (const material of res.body.data) {
         if (typeof material._id !== "string" || !(material._id > last)) {
-          throw new Error(`page at skip ${skip}: _id ${JSON.stringify(material._id)} is not after ${JSON.stringify(last)} (a repeat, a gap in order, or no _id)`);
+          throw new Error(
+            `page at skip ${skip}: _id ${JSON.stringify(material._id)} is not after ${JSON.stringify(last)} (a repeat, a gap in order, or no _id)`,
+          );
         }
         if (typeof material.formula !== "string" || typeof material.name !== "string") {
           throw new Error(`page at skip ${skip}: material ${material._id} has no formula or name`);
@@ -197,7 +226,9 @@ async function loginBurst(origin, accounts, intruder, problems) {
       return;
     }
     if (res.status !== 200) {
-      problems.push(`burst login ${i} with the right password answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`);
+      problems.push(
+        `burst login ${i} with the right password answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`,
+      );
       return;
     }
     result.succeeded += 1;
@@ -270,17 +301,26 @@ async function loginRetrying(pool, account, wrong = false) {
 }
 
 async function post(pool, path, body) {
-  const res = await pool.request({ method: "POST", path, body, headers: { "content-type": "application/x-www-form-urlencoded" } });
+  const res = await pool.request({
+    method: "POST",
+    path,
+    body,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
   return { status: res.statusCode, headers: res.headers, body: await res.body.json().catch(() => undefined) };
 }
 
 /** Starts `matframe serve` with the accounts; resolves with its base URL and material count. */
 function startServe(users) {
   const userArgs = users.flatMap((u) => ["--user", `${u.username}:${u.password}`]);
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--synthetic", String(SYNTHETIC), "--quiet", ...userArgs], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, "serve", "--port", "0", "--synthetic", String(SYNTHETIC), "--quiet", ...userArgs],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   const exited = new Promise((resolve) => child.on("close", resolve));
@@ -302,7 +342,9 @@ function startServe(users) {
       });
     });
     child.on("error", reject);
-    void exited.then((code) => reject(new Error(`matframe serve exited with ${code} before printing its URL: ${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`matframe serve exited with ${code} before printing its URL: ${stderr}`)),
+    );
   });
 }
 
@@ -324,7 +366,12 @@ class RssSampler {
       bytes = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
     } catch {
       try {
-        bytes = Number(execFileSync("ps", ["-o", "rss=", "-p", String(this.pid)]).toString().trim()) * 1024;
+        bytes =
+          Number(
+            execFileSync("ps", ["-o", "rss=", "-p", String(this.pid)])
+              .toString()
+              .trim(),
+          ) * 1024;
       } catch {
         return; // the process has gone
       }
@@ -344,7 +391,10 @@ class RssSampler {
 }
 
 function report(summary, problems) {
-  const file = typeof args.report === "string" ? args.report : path.join(ROOT, "test", "reliability", ".report", `load-${summary.variant}.json`);
+  const file =
+    typeof args.report === "string"
+      ? args.report
+      : path.join(ROOT, "test", "reliability", ".report", `load-${summary.variant}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({ ...summary, problems: problems.slice(0, 50) }, null, 2)}\n`);
   if (args.json) {
@@ -352,14 +402,26 @@ function report(summary, problems) {
     return;
   }
   const s = summary;
-  log(`${s.walks.completed}/${s.clients} walks of ${s.materials} materials (${s.fields}) in ${s.walks.seconds} s: ` +
-    `${s.walks.records.toLocaleString("en-US")} records in ${s.walks.pages} pages`);
+  log(
+    `${s.walks.completed}/${s.clients} walks of ${s.materials} materials (${s.fields}) in ${s.walks.seconds} s: ` +
+      `${s.walks.records.toLocaleString("en-US")} records in ${s.walks.pages} pages`,
+  );
   log(`page latency p50 ${s.pageLatencyMs.p50} ms, p99 ${s.pageLatencyMs.p99} ms, max ${s.pageLatencyMs.max} ms`);
-  log(`throughput ${s.throughput.recordsPerSecond.toLocaleString("en-US")} records/s, ${s.throughput.requestsPerSecond} requests/s`);
-  log(`login burst: ${s.logins.burst} logins in ${s.logins.seconds} s (${s.logins.perSecond}/s): ${s.logins.succeeded} succeeded, ` +
-    `${s.logins.refused} wrong passwords refused (401), ${s.logins.throttled429} throttled (429), ${s.logins.retriedAfter503} retried after a Retry-After; latency p50 ${s.logins.p50ms} ms, p99 ${s.logins.p99ms} ms`);
-  log(`server RSS: idle ${s.serverRssMiB.idle} MiB, peak ${s.serverRssMiB.peak} MiB, end ${s.serverRssMiB.end} MiB (bound ${s.serverRssMiB.bound} MiB)`);
-  log(problems.length === 0 ? "every answer was correct" : `${problems.length} problems:\n  ${problems.slice(0, 20).join("\n  ")}`);
+  log(
+    `throughput ${s.throughput.recordsPerSecond.toLocaleString("en-US")} records/s, ${s.throughput.requestsPerSecond} requests/s`,
+  );
+  log(
+    `login burst: ${s.logins.burst} logins in ${s.logins.seconds} s (${s.logins.perSecond}/s): ${s.logins.succeeded} succeeded, ` +
+      `${s.logins.refused} wrong passwords refused (401), ${s.logins.throttled429} throttled (429), ${s.logins.retriedAfter503} retried after a Retry-After; latency p50 ${s.logins.p50ms} ms, p99 ${s.logins.p99ms} ms`,
+  );
+  log(
+    `server RSS: idle ${s.serverRssMiB.idle} MiB, peak ${s.serverRssMiB.peak} MiB, end ${s.serverRssMiB.end} MiB (bound ${s.serverRssMiB.bound} MiB)`,
+  );
+  log(
+    problems.length === 0
+      ? "every answer was correct"
+      : `${problems.length} problems:\n  ${problems.slice(0, 20).join("\n  ")}`,
+  );
   log(`figures written to ${path.relative(ROOT, file)}`);
 }
 

@@ -62,7 +62,9 @@ async function measure(cases, settings, runs, failures) {
           ? await runPythonCase(c.python, c.script, c.params)
           : await runNodeCase(c.script, c.params, { cpuProf: settings.cpuProf });
         (runs[c.id] ??= []).push(result);
-        const rate = result.requestsPerSecond ? `${result.requestsPerSecond.toFixed(1)} req/s` : `${result.seconds.toFixed(2)} s`;
+        const rate = result.requestsPerSecond
+          ? `${result.requestsPerSecond.toFixed(1)} req/s`
+          : `${result.seconds.toFixed(2)} s`;
         progress(`  [${rep}/${settings.reps}] ${c.label}: ${rate}, peak RSS ${mib(result.maxRssKiB)} MiB`);
       } catch (error) {
         failures[c.id] = error.message;
@@ -79,9 +81,24 @@ async function measureLink({ settings, server, credentials, columnsFields, pytho
   progress(`link: ${settings.rttMs} ms round trip, ${settings.mbit} Mbit/s each way (bench/lib/link-proxy.js)`);
   const wire = {
     full: await wireBytes({ baseUrl: server.baseUrl, credentials, acceptEncoding: "br, gzip, deflate" }),
-    columns: await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: "br, gzip, deflate" }),
-    columnsGzip: await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: "gzip, deflate" }),
-    columnsIdentity: await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: "identity" }),
+    columns: await wireBytes({
+      baseUrl: server.baseUrl,
+      credentials,
+      fields: columnsFields,
+      acceptEncoding: "br, gzip, deflate",
+    }),
+    columnsGzip: await wireBytes({
+      baseUrl: server.baseUrl,
+      credentials,
+      fields: columnsFields,
+      acceptEncoding: "gzip, deflate",
+    }),
+    columnsIdentity: await wireBytes({
+      baseUrl: server.baseUrl,
+      credentials,
+      fields: columnsFields,
+      acceptEncoding: "identity",
+    }),
   };
   const floors = {
     full: linkFloorSeconds(wire.full, shape),
@@ -90,7 +107,15 @@ async function measureLink({ settings, server, credentials, columnsFields, pytho
   };
   const proxy = await startLinkProcess({ origin: server.origin, rttMs: settings.rttMs, mbit: settings.mbit });
   try {
-    const cases = linkCases({ groups: settings.groups, server, link: proxy, credentials, columnsFields, python, concurrency });
+    const cases = linkCases({
+      groups: settings.groups,
+      server,
+      link: proxy,
+      credentials,
+      columnsFields,
+      python,
+      concurrency,
+    });
     labels.push(...cases);
     await measure(cases, settings, runs, failures);
   } finally {
@@ -102,7 +127,9 @@ async function measureLink({ settings, server, credentials, columnsFields, pytho
 async function main(settings) {
   const started = Date.now();
   const machine = describeMachine();
-  const { DEFAULT_COLUMNS, planColumns } = require(path.join(process.env.MATFRAME_BENCH_DIST, "frame", "table", "column-spec.js"));
+  const { DEFAULT_COLUMNS, planColumns } = require(
+    path.join(process.env.MATFRAME_BENCH_DIST, "frame", "table", "column-spec.js"),
+  );
   const columnsFields = planColumns(DEFAULT_COLUMNS).fields;
   const wantsPython = settings.groups.has("python") || settings.groups.has("link") || settings.groups.has("symmetry");
   const python = wantsPython ? findPython() : { skip: "not selected (--only)" };
@@ -120,15 +147,28 @@ async function main(settings) {
 
   servers.main = await withServer(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
-    const cases = clientCases({ groups: settings.groups, server, credentials, columnsFields, python, symmetrySample: settings.quick ? 200 : 2000 });
+    const cases = clientCases({
+      groups: settings.groups,
+      server,
+      credentials,
+      columnsFields,
+      python,
+      symmetrySample: settings.quick ? 200 : 2000,
+    });
     labels.push(...cases);
     if (cases.length > 0) {
       // The server's first walk runs cold code; warm it up once, unmeasured.
-      await runNodeCase("floor.js", { baseUrl: server.baseUrl, credentials, concurrency: 3, expected: server.materialCount });
+      await runNodeCase("floor.js", {
+        baseUrl: server.baseUrl,
+        credentials,
+        concurrency: 3,
+        expected: server.materialCount,
+      });
       progress(`client cases, ${settings.reps} repetition(s) each`);
       await measure(cases, settings, runs, failures);
     }
-    if (settings.groups.has("link")) link = await measureLink({ settings, server, credentials, columnsFields, python, runs, failures, labels });
+    if (settings.groups.has("link"))
+      link = await measureLink({ settings, server, credentials, columnsFields, python, runs, failures, labels });
     deepSkip = Math.floor((server.materialCount - PAGE_SIZE) / PAGE_SIZE) * PAGE_SIZE;
     const deepIds = settings.groups.has("server")
       ? {
@@ -150,12 +190,15 @@ async function main(settings) {
     });
     labels.push(...sCases);
     if (sCases.length > 0) {
-      progress(`server alone: pages in alternation, then autocannon (${SERVER_CONNECTIONS} connections, ${settings.duration} s per page)`);
+      progress(
+        `server alone: pages in alternation, then autocannon (${SERVER_CONNECTIONS} connections, ${settings.duration} s per page)`,
+      );
       await measure(sCases, settings, runs, failures);
     }
   });
 
-  if (settings.groups.has("link")) linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
+  if (settings.groups.has("link"))
+    linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
   if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
 
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
@@ -181,8 +224,16 @@ async function main(settings) {
     `matframe bench${settings.quick ? " (--quick: small sizes, targets not checked)" : ""}: ` +
       `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}, median of ${settings.reps} run(s) (min-max)`,
   );
-  out.push(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`);
-  out.push("", clientTable(cases, entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class)\./.test(e.id))));
+  out.push(
+    `machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`,
+  );
+  out.push(
+    "",
+    clientTable(
+      cases,
+      entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class)\./.test(e.id)),
+    ),
+  );
   if (settings.groups.has("server")) {
     const pageLabels = Object.fromEntries(
       Object.keys(cases["server.paired"] ?? {})
@@ -190,16 +241,48 @@ async function main(settings) {
         .map((key) => key.slice(0, -2))
         .map((key) => [key, serverPageLabel(key, deepSkip)]),
     );
-    out.push("", serverTable(cases, pageLabels, entries.filter((e) => e.id.startsWith("server.cold."))));
+    out.push(
+      "",
+      serverTable(
+        cases,
+        pageLabels,
+        entries.filter((e) => e.id.startsWith("server.cold.")),
+      ),
+    );
   }
-  if (link) out.push("", linkTable(cases, link, entries.filter((e) => e.id.startsWith("link."))));
-  if (linkSmall) out.push("", smallLinkTable(cases, linkSmall, entries.filter((e) => e.id.startsWith("linkSmall."))));
-  if (klass) out.push("", classTable(cases, entries.filter((e) => e.id.startsWith("class."))));
+  if (link)
+    out.push(
+      "",
+      linkTable(
+        cases,
+        link,
+        entries.filter((e) => e.id.startsWith("link.")),
+      ),
+    );
+  if (linkSmall)
+    out.push(
+      "",
+      smallLinkTable(
+        cases,
+        linkSmall,
+        entries.filter((e) => e.id.startsWith("linkSmall.")),
+      ),
+    );
+  if (klass)
+    out.push(
+      "",
+      classTable(
+        cases,
+        entries.filter((e) => e.id.startsWith("class.")),
+      ),
+    );
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",
     `server processes: main ${servers.main.materialCount} materials, up in ${servers.main.startSeconds} s, peak RSS ${servers.main.peakRssMiB} MiB` +
-      (servers.big ? `; large ${servers.big.materialCount} materials, up in ${servers.big.startSeconds} s, peak RSS ${servers.big.peakRssMiB} MiB` : ""),
+      (servers.big
+        ? `; large ${servers.big.materialCount} materials, up in ${servers.big.startSeconds} s, peak RSS ${servers.big.peakRssMiB} MiB`
+        : ""),
   );
   process.stdout.write(`${out.join("\n")}\n`);
 
@@ -243,7 +326,8 @@ async function main(settings) {
   }
   if (missed.length > 0) {
     process.stdout.write(`\n${missed.length} target(s) missed:\n`);
-    for (const r of missed) process.stdout.write(`  ${r.label}: ${r.value.toFixed(2)}, target ${r.target.op} ${r.target.limit}\n`);
+    for (const r of missed)
+      process.stdout.write(`  ${r.label}: ${r.value.toFixed(2)}, target ${r.target.op} ${r.target.limit}\n`);
     code = 1;
   } else if (settings.checkTargets) {
     process.stdout.write("\nEvery measured target met.\n");

@@ -59,7 +59,8 @@ async function main() {
       let q = query;
       const projection = { limit: PAGE, sort: { _id: 1 } };
       if (paging === "offset") projection.skip = skip;
-      else if (after !== undefined) q = Object.keys(query).length ? { $and: [query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
+      else if (after !== undefined)
+        q = Object.keys(query).length ? { $and: [query, { _id: { $gt: after } }] } : { _id: { $gt: after } };
       const { ms, records } = await getPage(q, projection);
       times.push(ms);
       total += records.length;
@@ -77,7 +78,8 @@ async function main() {
   };
   const rows = [];
   // Warm-up (JIT, connection) with a query not measured below.
-  for (let skip = 0; skip < 20 * PAGE; skip += PAGE) await getPage({ formula: { $ne: "warm-up" } }, { limit: PAGE, skip });
+  for (let skip = 0; skip < 20 * PAGE; skip += PAGE)
+    await getPage({ formula: { $ne: "warm-up" } }, { limit: PAGE, skip });
   let n = 0;
   for (const [label, query] of Object.entries(QUERIES)) {
     for (const paging of ["offset", "keyset"]) {
@@ -86,7 +88,15 @@ async function main() {
       const full = times.length > 1 ? times.slice(0, -1) : times; // the last page may be short
       const first = median(full.slice(0, EDGE));
       const last = median(full.slice(-EDGE));
-      rows.push({ query: label, paging, pages: times.length, records: total, firstMs: first, lastMs: last, ratio: last / first });
+      rows.push({
+        query: label,
+        paging,
+        pages: times.length,
+        records: total,
+        firstMs: first,
+        lastMs: last,
+        ratio: last / first,
+      });
     }
   }
 
@@ -116,18 +126,36 @@ async function main() {
   await server.close();
 
   if (flags.json) {
-    console.log(JSON.stringify({ synthetic: SYNTHETIC, materials: server.materialCount, rows, cold: { firstMs: cold0.ms, lastMs: coldEnd.ms }, mingo: { firstMs: mingoFirst, lastMs: mingoLast, lastSkip } }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          synthetic: SYNTHETIC,
+          materials: server.materialCount,
+          rows,
+          cold: { firstMs: cold0.ms, lastMs: coldEnd.ms },
+          mingo: { firstMs: mingoFirst, lastMs: mingoLast, lastSkip },
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   const f = (ms) => ms.toFixed(1).padStart(7);
-  console.log(`matframe serve with ${server.materialCount} materials; pages of ${PAGE}; median ms per page over the first and last ${EDGE} pages (HTTP, loopback)\n`);
+  console.log(
+    `matframe serve with ${server.materialCount} materials; pages of ${PAGE}; median ms per page over the first and last ${EDGE} pages (HTTP, loopback)\n`,
+  );
   console.log("| query | paging | pages | first pages (ms) | last pages (ms) | last / first |");
   console.log("|---|---|---:|---:|---:|---:|");
   for (const r of rows) {
     console.log(`| ${r.query} | ${r.paging} | ${r.pages} | ${f(r.firstMs)} | ${f(r.lastMs)} | ${r.ratio.toFixed(2)} |`);
   }
-  console.log(`\nCold page (query not seen before): skip 0 ${cold0.ms.toFixed(1)} ms, skip ${deepSkip.toLocaleString("en-US")} ${coldEnd.ms.toFixed(1)} ms (the first request for a query scans up to its page; later pages continue from there).`);
-  console.log(`mingo find(query).skip(s).limit(${PAGE}) in-process, no HTTP: skip 0 ${mingoFirst.toFixed(1)} ms, skip ${lastSkip} ${mingoLast.toFixed(1)} ms per page.`);
+  console.log(
+    `\nCold page (query not seen before): skip 0 ${cold0.ms.toFixed(1)} ms, skip ${deepSkip.toLocaleString("en-US")} ${coldEnd.ms.toFixed(1)} ms (the first request for a query scans up to its page; later pages continue from there).`,
+  );
+  console.log(
+    `mingo find(query).skip(s).limit(${PAGE}) in-process, no HTTP: skip 0 ${mingoFirst.toFixed(1)} ms, skip ${lastSkip} ${mingoLast.toFixed(1)} ms per page.`,
+  );
 }
 
 main().catch((error) => {

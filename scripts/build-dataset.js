@@ -46,7 +46,9 @@ function deterministicId(seed) {
  * the xy plane), rounded to 1e-10 Å.
  */
 function withVectors(lattice) {
-  const [a, b, c] = built("cell").parametersToVectors(lattice).map((v) => v.map((x) => round(x, 10) + 0));
+  const [a, b, c] = built("cell")
+    .parametersToVectors(lattice)
+    .map((v) => v.map((x) => round(x, 10) + 0));
   return { ...lattice, vectors: { a, b, c, alat: 1, units: "angstrom" } };
 }
 

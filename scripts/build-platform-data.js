@@ -45,7 +45,9 @@ function built(name) {
   try {
     return require(path.join(ROOT, "dist", "structure", `${name}.js`));
   } catch {
-    throw new Error("scripts/build-platform-data.js needs the built package (dist/structure): run npm run build first.");
+    throw new Error(
+      "scripts/build-platform-data.js needs the built package (dist/structure): run npm run build first.",
+    );
   }
 }
 
@@ -59,23 +61,33 @@ function gitBlobId(bytes) {
 function emptyContextAsObject(units) {
   for (const unit of units ?? []) {
     if (Array.isArray(unit.context)) {
-      if (unit.context.length > 0) throw new Error(`unit ${unit.flowchartId} has a non-empty context list; this build keeps only empty ones.`);
+      if (unit.context.length > 0)
+        throw new Error(`unit ${unit.flowchartId} has a non-empty context list; this build keeps only empty ones.`);
       unit.context = {};
     }
   }
 }
 
 function bankWorkflows() {
-  const source = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(SOURCES, "standata-workflows.json.gz"))).toString("utf8"));
+  const source = JSON.parse(
+    zlib.gunzipSync(fs.readFileSync(path.join(SOURCES, "standata-workflows.json.gz"))).toString("utf8"),
+  );
   return source.files.map((file, index) => {
-    if (gitBlobId(Buffer.from(file.content, "utf8")) !== file.blob) throw new Error(`${file.path}: content does not match its blob id ${file.blob}.`);
+    if (gitBlobId(Buffer.from(file.content, "utf8")) !== file.blob)
+      throw new Error(`${file.path}: content does not match its blob id ${file.blob}.`);
     const { _id: standataId, ...workflow } = JSON.parse(file.content);
     emptyContextAsObject(workflow.units);
     for (const subworkflow of workflow.subworkflows ?? []) emptyContextAsObject(subworkflow.units);
     return {
       _id: deterministicId(`standata:workflow:${file.path}`),
       ...workflow,
-      external: { source: "Exabyte-io/standata", id: standataId, path: file.path, commit: source.commit, url: `${source.repository}/blob/${source.commit}/${file.path}` },
+      external: {
+        source: "Exabyte-io/standata",
+        id: standataId,
+        path: file.path,
+        commit: source.commit,
+        url: `${source.repository}/blob/${source.commit}/${file.path}`,
+      },
       tags: [file.path.split("/")[2]],
       owner,
       createdAt: new Date(WORKFLOWS_CREATED_AT + index * 1000).toISOString(),
@@ -123,7 +135,8 @@ function metaValue(meta, key) {
 
 function referenceData() {
   const bytes = zlib.gunzipSync(fs.readFileSync(path.join(SOURCES, "matminer-dielectric_constant.csv.gz")));
-  if (gitBlobId(bytes) !== MATMINER_BLOB) throw new Error(`the matminer CSV is not blob ${MATMINER_BLOB} of hackingmaterials/matminer.`);
+  if (gitBlobId(bytes) !== MATMINER_BLOB)
+    throw new Error(`the matminer CSV is not blob ${MATMINER_BLOB} of hackingmaterials/matminer.`);
   const [header, ...rows] = csvRows(bytes.toString("utf8"));
   const column = (name) => header.indexOf(name);
   const { fromPoscar } = built("poscar");
@@ -148,8 +161,16 @@ function referenceData() {
       unitCellFormula,
       lattice: typed,
       basis,
-      derivedProperties: platformDerivedProperties({ lattice: typed, basis }, { spaceGroupSymbol: symmetry.spaceGroupSymbol }),
-      external: { id: mpId, source: "Materials Project", url: `https://next-gen.materialsproject.org/materials/${mpId}`, origin: true },
+      derivedProperties: platformDerivedProperties(
+        { lattice: typed, basis },
+        { spaceGroupSymbol: symmetry.spaceGroupSymbol },
+      ),
+      external: {
+        id: mpId,
+        source: "Materials Project",
+        url: `https://next-gen.materialsproject.org/materials/${mpId}`,
+        origin: true,
+      },
       tags: ["matminer:dielectric_constant"],
       owner,
       createdAt: new Date(MATERIALS_CREATED_AT + index * 1000).toISOString(),
@@ -173,14 +194,28 @@ function main() {
   const workflows = bankWorkflows();
   const { materials, results } = referenceData();
   for (const list of [workflows, materials]) {
-    if (new Set(list.map((r) => r._id)).size !== list.length) throw new Error("Two records got the same _id; change the id seed.");
+    if (new Set(list.map((r) => r._id)).size !== list.length)
+      throw new Error("Two records got the same _id; change the id seed.");
   }
   fs.mkdirSync(TARGET, { recursive: true });
   fs.writeFileSync(path.join(TARGET, "bank-workflows.json"), oneRecordPerLine(workflows));
   fs.writeFileSync(path.join(TARGET, "reference-materials.json"), oneRecordPerLine(materials));
-  const reference = { source: { repository: "https://github.com/hackingmaterials/matminer", commit: MATMINER_COMMIT, path: "matminer/datasets/dielectric_constant.csv", blob: MATMINER_BLOB }, results };
-  fs.writeFileSync(path.join(TARGET, "reference-results.json"), `{"source": ${JSON.stringify(reference.source)},\n "results": ${oneRecordPerLine(results).trimEnd()}}\n`);
-  console.log(`Wrote ${workflows.length} bank workflows, ${materials.length} reference materials and ${results.length} band gaps to ${path.relative(ROOT, TARGET) || "."}`);
+  const reference = {
+    source: {
+      repository: "https://github.com/hackingmaterials/matminer",
+      commit: MATMINER_COMMIT,
+      path: "matminer/datasets/dielectric_constant.csv",
+      blob: MATMINER_BLOB,
+    },
+    results,
+  };
+  fs.writeFileSync(
+    path.join(TARGET, "reference-results.json"),
+    `{"source": ${JSON.stringify(reference.source)},\n "results": ${oneRecordPerLine(results).trimEnd()}}\n`,
+  );
+  console.log(
+    `Wrote ${workflows.length} bank workflows, ${materials.length} reference materials and ${results.length} band gaps to ${path.relative(ROOT, TARGET) || "."}`,
+  );
   return 0;
 }
 

@@ -28,7 +28,11 @@ function isStale() {
 if (isStale()) {
   process.stderr.write("dist/ is older than src/: building first (npm run build)\n");
   // The steps of package.json's "build" script, without needing npm on PATH.
-  for (const args of [["scripts/clean-dist.js"], ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], ["scripts/postbuild.js"]]) {
+  for (const args of [
+    ["scripts/clean-dist.js"],
+    ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"],
+    ["scripts/postbuild.js"],
+  ]) {
     execFileSync(process.execPath, args, { cwd: root, stdio: "inherit" });
   }
 }

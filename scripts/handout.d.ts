@@ -28,5 +28,9 @@ export function checkHandout(
   notebook: string,
   options?: { workDir?: string; scale?: number },
 ): { pictures: HandoutPicture[]; problems: string[]; html: string; screenshot: PNG; dir: string };
-export function crop(screenshot: PNG, rect: { left: number; top: number; width: number; height: number }, scale: number): Buffer;
+export function crop(
+  screenshot: PNG,
+  rect: { left: number; top: number; width: number; height: number },
+  scale: number,
+): Buffer;
 export function inkShare(png: PNG, left: number, top: number, width: number, height: number): number;

@@ -26,7 +26,8 @@ function nbEnv() {
 /** Why a handout cannot be made here (nbconvert or Chromium missing), or undefined. */
 function handoutMissing() {
   const nbconvert = spawnSync("jupyter", ["nbconvert", "--version"], { env: nbEnv(), encoding: "utf8" });
-  if (nbconvert.error || nbconvert.status !== 0) return "Jupyter's nbconvert is not installed (Debian: apt-get install jupyter-nbconvert)";
+  if (nbconvert.error || nbconvert.status !== 0)
+    return "Jupyter's nbconvert is not installed (Debian: apt-get install jupyter-nbconvert)";
   const chromium = spawnSync("chromium", ["--version"], { encoding: "utf8" });
   if (chromium.error || chromium.status !== 0) return "Chromium is not installed (Debian: apt-get install chromium)";
   return undefined;
@@ -34,7 +35,10 @@ function handoutMissing() {
 
 /** Exports a notebook to HTML with nbconvert's default (lab) template; returns the HTML file. */
 function exportHtml(notebook, outDir) {
-  const run = spawnSync("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, notebook], { env: nbEnv(), encoding: "utf8" });
+  const run = spawnSync("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, notebook], {
+    env: nbEnv(),
+    encoding: "utf8",
+  });
   if (run.status !== 0) throw new Error(`nbconvert --to html failed for ${notebook}:\n${run.stdout}${run.stderr}`);
   return path.join(outDir, path.basename(notebook).replace(/\.ipynb$/, ".html"));
 }
@@ -56,10 +60,22 @@ function notebookPictures(notebook) {
       if (data["image/png"]) {
         const png = PNG.sync.read(Buffer.from(joined(data["image/png"]), "base64"));
         const size = output.metadata?.["image/png"] ?? {};
-        pictures.push({ ...base, mime: "image/png", width: size.width ?? png.width, height: size.height ?? png.height, ink: inkShare(png, 0, 0, png.width, png.height) });
+        pictures.push({
+          ...base,
+          mime: "image/png",
+          width: size.width ?? png.width,
+          height: size.height ?? png.height,
+          ink: inkShare(png, 0, 0, png.width, png.height),
+        });
       } else if (/<img src="data:image\/svg\+xml;base64,/.test(joined(data["text/html"]))) {
         const html = joined(data["text/html"]);
-        pictures.push({ ...base, mime: "text/html", width: Number(/width="(\d+)"/.exec(html)?.[1]), height: Number(/height="(\d+)"/.exec(html)?.[1]), ink: undefined });
+        pictures.push({
+          ...base,
+          mime: "text/html",
+          width: Number(/width="(\d+)"/.exec(html)?.[1]),
+          height: Number(/height="(\d+)"/.exec(html)?.[1]),
+          ink: undefined,
+        });
       } else if (data["image/svg+xml"]) {
         pictures.push({ ...base, mime: "image/svg+xml", stripped: true });
       }
@@ -78,7 +94,11 @@ function inkShare(png, left, top, width, height) {
     for (let x = x0; x < x1; x += 1) {
       const i = (y * png.width + x) * 4;
       total += 1;
-      if (png.data[i + 3] > 0 && (png.data[i] < INK_BELOW || png.data[i + 1] < INK_BELOW || png.data[i + 2] < INK_BELOW)) ink += 1;
+      if (
+        png.data[i + 3] > 0 &&
+        (png.data[i] < INK_BELOW || png.data[i + 1] < INK_BELOW || png.data[i + 2] < INK_BELOW)
+      )
+        ink += 1;
     }
   }
   return total === 0 ? 0 : ink / total;
@@ -102,14 +122,24 @@ function chromium(args) {
   // A profile of its own in a temporary folder, removed afterwards: no dependence on HOME, no
   // clash between runs, and nothing of Chromium's left beside the handout.
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-chromium-"));
-  const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", `--user-data-dir=${profile}`];
+  const flags = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    `--user-data-dir=${profile}`,
+  ];
   try {
     const run = spawnSync("chromium", [...flags, `--virtual-time-budget=${VIRTUAL_TIME_MS}`, ...args], {
       encoding: "utf8",
       maxBuffer: 256 << 20,
       timeout: 120_000,
     });
-    if (run.error || run.status !== 0) throw new Error(`chromium ${args.join(" ")} failed (${run.error?.message ?? `exit ${run.status}`}):\n${run.stderr}`);
+    if (run.error || run.status !== 0)
+      throw new Error(
+        `chromium ${args.join(" ")} failed (${run.error?.message ?? `exit ${run.status}`}):\n${run.stderr}`,
+      );
     return run.stdout;
   } finally {
     fs.rmSync(profile, { recursive: true, force: true });
@@ -127,9 +157,20 @@ function photograph(htmlFile, workDir, scale = 1) {
   const dom = chromium([`--window-size=${WINDOW_WIDTH},1000`, "--dump-dom", url]);
   const json = /<pre id="matframe-measure">([^<]*)<\/pre>/.exec(dom)?.[1];
   if (!json) throw new Error(`Chromium did not finish loading ${htmlFile} (no measurement in the page)`);
-  const layout = JSON.parse(json.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
+  const layout = JSON.parse(
+    json
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&"),
+  );
   const shot = path.join(workDir, "page.png");
-  chromium([`--window-size=${WINDOW_WIDTH},${Math.ceil(layout.height)}`, `--force-device-scale-factor=${scale}`, `--screenshot=${shot}`, url]);
+  chromium([
+    `--window-size=${WINDOW_WIDTH},${Math.ceil(layout.height)}`,
+    `--force-device-scale-factor=${scale}`,
+    `--screenshot=${shot}`,
+    url,
+  ]);
   return { images: layout.images, screenshot: PNG.sync.read(fs.readFileSync(shot)), scale };
 }
 
@@ -141,26 +182,41 @@ function photograph(htmlFile, workDir, scale = 1) {
 function checkHandout(notebook, { workDir, scale = 1 } = {}) {
   const dir = workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "matframe-handout-"));
   const pictures = notebookPictures(notebook);
-  const problems = pictures.filter((p) => p.stripped).map((p) => `cell ${p.cell}: a picture only as image/svg+xml, which nbconvert's HTML export strips`);
+  const problems = pictures
+    .filter((p) => p.stripped)
+    .map((p) => `cell ${p.cell}: a picture only as image/svg+xml, which nbconvert's HTML export strips`);
   const shown = pictures.filter((p) => !p.stripped);
   const html = exportHtml(notebook, dir);
   const page = photograph(html, dir, scale);
   if (page.images.length !== shown.length) {
-    problems.push(`the exported page has ${page.images.length} output images; the notebook has ${shown.length} pictures`);
+    problems.push(
+      `the exported page has ${page.images.length} output images; the notebook has ${shown.length} pictures`,
+    );
   }
   shown.forEach((picture, i) => {
     const image = page.images[i];
     if (!image) return;
     const where = `cell ${picture.cell} (${picture.text || picture.mime})`;
     picture.shownAt = image;
-    picture.inkShown = inkShare(page.screenshot, image.left * scale, image.top * scale, image.width * scale, image.height * scale);
+    picture.inkShown = inkShare(
+      page.screenshot,
+      image.left * scale,
+      image.top * scale,
+      image.width * scale,
+      image.height * scale,
+    );
     if (!image.loaded) problems.push(`${where}: the image did not load in Chromium`);
     if (Math.abs(image.width - picture.width) > 1 || Math.abs(image.height - picture.height) > 1) {
-      problems.push(`${where}: shown at ${image.width}×${image.height}, not its display size ${picture.width}×${picture.height}`);
+      problems.push(
+        `${where}: shown at ${image.width}×${image.height}, not its display size ${picture.width}×${picture.height}`,
+      );
     }
-    if (!(picture.inkShown > 0.01)) problems.push(`${where}: blank on screen (${(100 * picture.inkShown).toFixed(2)} % ink)`);
+    if (!(picture.inkShown > 0.01))
+      problems.push(`${where}: blank on screen (${(100 * picture.inkShown).toFixed(2)} % ink)`);
     if (picture.ink !== undefined && picture.inkShown < 0.5 * picture.ink) {
-      problems.push(`${where}: ${(100 * picture.inkShown).toFixed(1)} % ink on screen against ${(100 * picture.ink).toFixed(1)} % in the image`);
+      problems.push(
+        `${where}: ${(100 * picture.inkShown).toFixed(1)} % ink on screen against ${(100 * picture.ink).toFixed(1)} % in the image`,
+      );
     }
   });
   return { pictures, problems, html, screenshot: page.screenshot, dir };
@@ -191,7 +247,9 @@ if (require.main === module) {
       if (outDir) fs.mkdirSync(outDir, { recursive: true });
       const result = checkHandout(path.resolve(notebook), { workDir: outDir && path.resolve(outDir) });
       for (const p of result.pictures) {
-        console.log(`cell ${p.cell} ${p.mime} ${p.width}×${p.height}: ink ${p.ink === undefined ? "?" : (100 * p.ink).toFixed(1)} % in the image, ${p.inkShown === undefined ? "-" : (100 * p.inkShown).toFixed(1)} % on screen`);
+        console.log(
+          `cell ${p.cell} ${p.mime} ${p.width}×${p.height}: ink ${p.ink === undefined ? "?" : (100 * p.ink).toFixed(1)} % in the image, ${p.inkShown === undefined ? "-" : (100 * p.inkShown).toFixed(1)} % on screen`,
+        );
       }
       for (const problem of result.problems) console.error(`problem: ${problem}`);
       console.log(`page and screenshot in ${result.dir}`);

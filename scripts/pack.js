@@ -16,24 +16,33 @@ const root = path.join(__dirname, "..");
 function expand(entry) {
   const star = /^(.*)\/\*(\.[\w]+)$/.exec(entry);
   if (!star) return [entry];
-  return fs.readdirSync(path.join(root, star[1])).filter((name) => name.endsWith(star[2])).map((name) => `${star[1]}/${name}`);
+  return fs
+    .readdirSync(path.join(root, star[1]))
+    .filter((name) => name.endsWith(star[2]))
+    .map((name) => `${star[1]}/${name}`);
 }
 
 function main(argv) {
   const outIndex = argv.indexOf("--out");
   const out = path.resolve(outIndex >= 0 ? argv[outIndex + 1] : root);
-  if (!argv.includes("--no-build")) execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  if (!argv.includes("--no-build"))
+    execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-pack-"));
   try {
-    for (const entry of pkg.files.flatMap(expand)) fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
+    for (const entry of pkg.files.flatMap(expand))
+      fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
     for (const extra of ["LICENSE", "CHANGELOG.md"]) {
       if (fs.existsSync(path.join(root, extra))) fs.copyFileSync(path.join(root, extra), path.join(stage, extra));
     }
     const { scripts: _scripts, devDependencies: _dev, overrides: _overrides, allowScripts: _allow, ...published } = pkg;
     fs.writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
     fs.mkdirSync(out, { recursive: true });
-    const name = execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", out], { cwd: stage, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+    const name = execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", out], {
+      cwd: stage,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    })
       .trim()
       .split("\n")
       .at(-1);

@@ -39,7 +39,9 @@ function main() {
       if (!picture?.shownAt) throw new Error(`${path.basename(NOTEBOOK)}: no picture in a cell tagged "${tag}"`);
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.writeFileSync(file, crop(handout.screenshot, picture.shownAt, SCALE));
-      console.log(`wrote ${path.relative(root, file)} (${picture.width}×${picture.height} CSS px at ${SCALE}x) from cell ${picture.cell} of the exported ${path.basename(NOTEBOOK)}`);
+      console.log(
+        `wrote ${path.relative(root, file)} (${picture.width}×${picture.height} CSS px at ${SCALE}x) from cell ${picture.cell} of the exported ${path.basename(NOTEBOOK)}`,
+      );
     }
     return 0;
   } finally {

@@ -26,12 +26,20 @@ const KERNELS = {
   tslab: {
     binary: path.join(root, "node_modules", ".bin", "tslab"),
     register: 'npx tslab install --python=/usr/bin/python3 --binary "$PWD/node_modules/.bin/tslab"',
-    spec: (binary) => ({ argv: [binary, "kernel", "--config-path", "{connection_file}"], display_name: "TypeScript", language: "typescript" }),
+    spec: (binary) => ({
+      argv: [binary, "kernel", "--config-path", "{connection_file}"],
+      display_name: "TypeScript",
+      language: "typescript",
+    }),
   },
   deno: {
     binary: path.join(root, "node_modules", ".bin", "deno"),
     register: "npx deno jupyter --install",
-    spec: (binary) => ({ argv: [binary, "jupyter", "--kernel", "--conn", "{connection_file}"], display_name: "Deno", language: "typescript" }),
+    spec: (binary) => ({
+      argv: [binary, "jupyter", "--kernel", "--conn", "{connection_file}"],
+      display_name: "Deno",
+      language: "typescript",
+    }),
   },
 };
 const CELL_TIMEOUT_S = 600;
@@ -80,8 +88,10 @@ function missingReason(env, kernelName) {
   // is not: the README registers tslab with the absolute path of the local binary (Deno's
   // registration always writes the absolute path of the binary that ran it).
   const argv0 = kernel.spec?.argv?.[0];
-  if (argv0 && !path.isAbsolute(argv0)) return `the ${kernelName} kernel is registered as the bare command ${JSON.stringify(argv0)}, which is not on PATH for a local install (${howTo})`;
-  if (argv0 && !fs.existsSync(argv0)) return `the ${kernelName} kernel is registered with ${JSON.stringify(argv0)}, which does not exist (${howTo} again)`;
+  if (argv0 && !path.isAbsolute(argv0))
+    return `the ${kernelName} kernel is registered as the bare command ${JSON.stringify(argv0)}, which is not on PATH for a local install (${howTo})`;
+  if (argv0 && !fs.existsSync(argv0))
+    return `the ${kernelName} kernel is registered with ${JSON.stringify(argv0)}, which does not exist (${howTo} again)`;
   if (!fs.existsSync(KERNELS[kernelName].binary)) return `${kernelName} is not installed in node_modules (run: npm ci)`;
   if (!fs.existsSync(path.join(root, "dist", "index.js"))) return "the package is not built (run: npm run build)";
   return undefined;
@@ -94,9 +104,11 @@ function parseArgs(argv) {
     else if (argv[i] === "--check") args.check = true;
     else if (argv[i] === "--kernel") {
       args.kernel = argv[++i];
-      if (!Object.hasOwn(KERNELS, args.kernel ?? "")) throw new Error(`--kernel must be one of ${Object.keys(KERNELS).join(", ")}; got ${JSON.stringify(args.kernel)}`);
-    }
-    else if (argv[i].endsWith(".ipynb")) args.names.push(path.basename(argv[i]));
+      if (!Object.hasOwn(KERNELS, args.kernel ?? ""))
+        throw new Error(
+          `--kernel must be one of ${Object.keys(KERNELS).join(", ")}; got ${JSON.stringify(args.kernel)}`,
+        );
+    } else if (argv[i].endsWith(".ipynb")) args.names.push(path.basename(argv[i]));
     else throw new Error(`unknown argument ${JSON.stringify(argv[i])}; see the top of scripts/run-notebooks.js`);
   }
   return args;
@@ -104,7 +116,10 @@ function parseArgs(argv) {
 
 function execute(name, outputDir, env, kernel, { allowErrors = false } = {}) {
   const args = [
-    "nbconvert", "--to", "notebook", "--execute",
+    "nbconvert",
+    "--to",
+    "notebook",
+    "--execute",
     ...(allowErrors ? ["--allow-errors"] : []),
     `--ExecutePreprocessor.kernel_name=${kernel}`,
     `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
@@ -134,7 +149,8 @@ function diagnose(name, env, kernel) {
       for (const o of cell.outputs ?? []) {
         const text = [].concat(o.text ?? []).join("");
         if (o.output_type === "error") problems.push(`cell ${i + 1}: ${o.ename}: ${o.evalue}`);
-        else if (o.output_type === "stream" && o.name === "stderr") problems.push(`cell ${i + 1} (stderr): ${text.trim()}`);
+        else if (o.output_type === "stream" && o.name === "stderr")
+          problems.push(`cell ${i + 1} (stderr): ${text.trim()}`);
       }
     });
     return problems.length > 0 ? problems.slice(0, 3).join("\n") : "(no error output was recorded)";
@@ -174,7 +190,13 @@ function main() {
     throw new Error(`--kernel ${args.kernel} needs --output-dir: the committed outputs are the tslab kernel's`);
   }
   linkSelf();
-  const names = args.names.length > 0 ? args.names : fs.readdirSync(notebookDir).filter((f) => f.endsWith(".ipynb")).sort();
+  const names =
+    args.names.length > 0
+      ? args.names
+      : fs
+          .readdirSync(notebookDir)
+          .filter((f) => f.endsWith(".ipynb"))
+          .sort();
   let failed = 0;
   for (const name of names) {
     const result = execute(name, args.outputDir, env, args.kernel);

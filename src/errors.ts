@@ -39,8 +39,13 @@ export type Remedy =
  * `reason` with `remedy` in words: option names by default (`restart: true`), or the names `name`
  * gives (the CLI's flags). One place words every remedy, so the library and the CLI say the same.
  */
-export function withRemedy(reason: string, remedy: Remedy, name: (option: string, kind: "leaveOut" | "pass") => string = libraryName): string {
-  if ("leaveOut" in remedy) return `${reason}; ${remedy.leaveOut.map((option) => `leave out ${name(option, "leaveOut")}`).join(", or ")}.`;
+export function withRemedy(
+  reason: string,
+  remedy: Remedy,
+  name: (option: string, kind: "leaveOut" | "pass") => string = libraryName,
+): string {
+  if ("leaveOut" in remedy)
+    return `${reason}; ${remedy.leaveOut.map((option) => `leave out ${name(option, "leaveOut")}`).join(", or ")}.`;
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
   return `${reason}: log in again.`;
 }
@@ -427,7 +432,10 @@ export class MissingDependencyError extends MatframeError {
 
   constructor(packageName: string, feature: string, options?: { cause?: unknown; hint?: string }) {
     const hint = options?.hint ? ` ${options.hint}` : "";
-    super(`${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\`.${hint}`, options);
+    super(
+      `${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\`.${hint}`,
+      options,
+    );
     this.packageName = packageName;
   }
 }
@@ -440,7 +448,9 @@ export class TargetExistsError extends MatframeError {
   readonly path: string;
 
   constructor(path: string) {
-    super(`${path} already exists; pass force: true (--force on the command line) to overwrite it, or choose another path.`);
+    super(
+      `${path} already exists; pass force: true (--force on the command line) to overwrite it, or choose another path.`,
+    );
     this.path = path;
   }
 }
@@ -553,7 +563,10 @@ export function errorFromStatus(ctx: StatusErrorContext): ApiError {
   const mapped = STATUS_MAP[status];
   if (mapped) return new mapped.cls(`${mapped.head}: ${head} ${mapped.advice}`, details);
   if (status >= 500) {
-    return new ServerError(`Server error${tries}: ${head} Try again later; if it persists, tell the platform's operators.`, details);
+    return new ServerError(
+      `Server error${tries}: ${head} Try again later; if it persists, tell the platform's operators.`,
+      details,
+    );
   }
   return new ApiError(`Unexpected answer${tries}: ${head}`, details);
 }

@@ -2,12 +2,41 @@
 // the schemas only; the frame layer (CSV, danfo) and the local platform load on first use.
 
 // The wire: constants and the schemas of what crosses it.
-export { API_VERSION, DEFAULT_LIMIT, MAX_LIMIT, Method, MaterialRecord, Lattice, Projection, Fields, Sort } from "./schemas";
-export { Application, Model, WorkflowUnit, Subworkflow, WorkflowRecord, JobRecord, ProjectRecord, PropertyRecord, EntityReference } from "./schemas";
+export {
+  API_VERSION,
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  Method,
+  MaterialRecord,
+  Lattice,
+  Projection,
+  Fields,
+  Sort,
+} from "./schemas";
+export {
+  Application,
+  Model,
+  WorkflowUnit,
+  Subworkflow,
+  WorkflowRecord,
+  JobRecord,
+  ProjectRecord,
+  PropertyRecord,
+  EntityReference,
+} from "./schemas";
 export type { Query } from "./schemas";
 
 // The client and its collections.
-export { Client, Collection, credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./client";
+export {
+  Client,
+  Collection,
+  credentialsPath,
+  readProfile,
+  saveProfile,
+  deleteProfile,
+  listProfiles,
+  DEFAULT_PROFILE,
+} from "./client";
 export { deviceLogin, refreshDeviceTokens, revokeDeviceToken, signedInUser, DEVICE_CLIENT_ID } from "./client";
 export type {
   DevicePrompt,
@@ -43,7 +72,16 @@ export type {
 import "./frame/collection-methods";
 import "./frame/results/results-view";
 export { ResultsView } from "./frame/results/results-view";
-export { toDataFrame, toArrow, DEFAULT_COLUMNS, RESULT_COLUMNS, WORKFLOW_COLUMNS, exportCsv, exportNdjson, exportParquet } from "./frame";
+export {
+  toDataFrame,
+  toArrow,
+  DEFAULT_COLUMNS,
+  RESULT_COLUMNS,
+  WORKFLOW_COLUMNS,
+  exportCsv,
+  exportNdjson,
+  exportParquet,
+} from "./frame";
 export type {
   DataFrame,
   Series,
@@ -92,7 +130,15 @@ export type {
 
 // The local platform.
 export { startServer } from "./server/load";
-export type { StartServerOptions, ServerHandle, UserAccount, CompressionMode, Lockout, LoginThrottleOptions, DeviceFlowOptions } from "./server";
+export type {
+  StartServerOptions,
+  ServerHandle,
+  UserAccount,
+  CompressionMode,
+  Lockout,
+  LoginThrottleOptions,
+  DeviceFlowOptions,
+} from "./server";
 
 // Every error matframe throws.
 export {
@@ -153,4 +199,17 @@ export {
   standardCell,
   platformDerivedProperties,
 } from "./structure";
-export type { StructureRecord, Structure, PlatformStructure, CellParameters, Matrix3, Vector3, Symmetry, SymmetryOptions, SymmetrySite, SymmetryOperation, CrystalSystem, CellChoice } from "./structure";
+export type {
+  StructureRecord,
+  Structure,
+  PlatformStructure,
+  CellParameters,
+  Matrix3,
+  Vector3,
+  Symmetry,
+  SymmetryOptions,
+  SymmetrySite,
+  SymmetryOperation,
+  CrystalSystem,
+  CellChoice,
+} from "./structure";

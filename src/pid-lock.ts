@@ -43,7 +43,8 @@ export function takePidLock(file: string): { taken: true } | { taken: false; pid
     const text = readLock(absolute);
     if (text === undefined) {
       // Removed meanwhile (try again), or a link to nowhere, which link() sees and a read does not.
-      if (attempt > 0 && isLink(absolute)) throw new Error(`${absolute} is a symbolic link, not a lock matframe made; remove it`);
+      if (attempt > 0 && isLink(absolute))
+        throw new Error(`${absolute} is a symbolic link, not a lock matframe made; remove it`);
       continue;
     }
     const owner = parseOwner(text);
@@ -75,7 +76,9 @@ export function processRunning(pid: number): boolean {
 
 /** A short description of a lock's holder for messages: "process 123" or "process 123 on host". */
 export function describeOwner(owner: LockOwner): string {
-  return owner.host !== undefined && owner.host !== hostname() ? `process ${owner.pid} on ${owner.host}` : `process ${owner.pid}`;
+  return owner.host !== undefined && owner.host !== hostname()
+    ? `process ${owner.pid} on ${owner.host}`
+    : `process ${owner.pid}`;
 }
 
 /**
@@ -169,7 +172,13 @@ function parseOwner(text: string): LockOwner {
     const parsed = JSON.parse(trimmed) as Partial<LockOwner>;
     const pid = typeof parsed.pid === "number" ? parsed.pid : Number.NaN;
     const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-    return { pid, host: text(parsed.host), boot: text(parsed.boot), start: text(parsed.start), token: text(parsed.token) };
+    return {
+      pid,
+      host: text(parsed.host),
+      boot: text(parsed.boot),
+      start: text(parsed.start),
+      token: text(parsed.token),
+    };
   } catch {
     return { pid: Number.NaN };
   }

@@ -35,7 +35,9 @@ describe("data warnings in a tslab notebook", () => {
             `const server = await startServer({ port: 0 });\n` +
             `const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });`,
         ),
-        cell(`const typo = await client.materials.toDataFrame({ columns: ["formula", "lattice.aa"], maxItems: 3 });\ntypo.shape`),
+        cell(
+          `const typo = await client.materials.toDataFrame({ columns: ["formula", "lattice.aa"], maxItems: 3 });\ntypo.shape`,
+        ),
         cell(`await client.logout();\nawait server.close();`),
       ],
       metadata: { kernelspec: { display_name: "TypeScript", language: "typescript", name: "tslab" } },
@@ -44,12 +46,28 @@ describe("data warnings in a tslab notebook", () => {
     };
     const input = path.join(dir, "warnings.ipynb");
     writeFileSync(input, JSON.stringify(notebook));
-    const run = spawnSync("jupyter", ["nbconvert", "--to", "notebook", "--execute", input, "--output", "executed.ipynb"], { encoding: "utf8", cwd: dir });
+    const run = spawnSync(
+      "jupyter",
+      ["nbconvert", "--to", "notebook", "--execute", input, "--output", "executed.ipynb"],
+      { encoding: "utf8", cwd: dir },
+    );
     expect(run.status, run.stderr).toBe(0);
-    const executed = JSON.parse(readFileSync(path.join(dir, "executed.ipynb"), "utf8")) as { cells: { outputs: { name?: string; text?: string | string[] }[] }[] };
+    const executed = JSON.parse(readFileSync(path.join(dir, "executed.ipynb"), "utf8")) as {
+      cells: { outputs: { name?: string; text?: string | string[] }[] }[];
+    };
     const text = (o: { text?: string | string[] }) => (Array.isArray(o.text) ? o.text.join("") : (o.text ?? ""));
     const outputs = executed.cells[1].outputs;
-    expect(outputs.filter((o) => o.name === "stderr").map(text).join("")).toMatch(/MatframeWarning \[EMPTY_COLUMN\]: column "lattice\.aa" is empty.*did you mean lattice\.a\?/);
-    expect(outputs.filter((o) => o.name === "stdout").map(text).join("")).toContain("[ 3, 3 ]");
+    expect(
+      outputs
+        .filter((o) => o.name === "stderr")
+        .map(text)
+        .join(""),
+    ).toMatch(/MatframeWarning \[EMPTY_COLUMN\]: column "lattice\.aa" is empty.*did you mean lattice\.a\?/);
+    expect(
+      outputs
+        .filter((o) => o.name === "stdout")
+        .map(text)
+        .join(""),
+    ).toContain("[ 3, 3 ]");
   });
 });

@@ -7,7 +7,10 @@ import { joined, outputProblems, readNotebook, type Notebook } from "./notebook/
 import { describeNotebookRuns, EXPECTED_OUTPUT, names, notebookDir } from "./support/notebook-runs";
 
 function codeOf(notebook: Notebook): string {
-  return notebook.cells.filter((c) => c.cell_type === "code").map((c) => joined(c.source)).join("\n");
+  return notebook.cells
+    .filter((c) => c.cell_type === "code")
+    .map((c) => joined(c.source))
+    .join("\n");
 }
 
 describe("the committed notebooks", () => {

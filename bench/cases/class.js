@@ -31,10 +31,20 @@ async function student(baseUrl, { username, password }, expected, index) {
     expectCount(`student ${index}'s toDataFrame`, df.shape[0], expected);
     const framed = performance.now();
     const first = await client.materials.get(String(df.column("_id").values[0]));
-    const mine = await client.materials.create({ name: `${username}: ${first.name}`, lattice: first.lattice, basis: first.basis, tags: ["class"] });
+    const mine = await client.materials.create({
+      name: `${username}: ${first.name}`,
+      lattice: first.lattice,
+      basis: first.basis,
+      tags: ["class"],
+    });
     if (!mine._id) throw new Error(`student ${index}'s write came back without an _id`);
     const done = performance.now();
-    return { seconds: (done - started) / 1000, loginSeconds: (loggedIn - started) / 1000, frameSeconds: (framed - loggedIn) / 1000, writeSeconds: (done - framed) / 1000 };
+    return {
+      seconds: (done - started) / 1000,
+      loginSeconds: (loggedIn - started) / 1000,
+      frameSeconds: (framed - loggedIn) / 1000,
+      writeSeconds: (done - framed) / 1000,
+    };
   } finally {
     await client.close();
   }

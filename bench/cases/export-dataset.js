@@ -38,12 +38,29 @@ async function* pages(rows) {
   }
 }
 
-const COLUMNS = ["_id", "name", "formula", "method.type", "method.subtype", "lattice.type", "lattice.a", "lattice.b", "lattice.c", "derivedProperties.volume", "derivedProperties.density"];
+const COLUMNS = [
+  "_id",
+  "name",
+  "formula",
+  "method.type",
+  "method.subtype",
+  "lattice.type",
+  "lattice.a",
+  "lattice.b",
+  "lattice.c",
+  "derivedProperties.volume",
+  "derivedProperties.density",
+];
 
 runCase(async ({ rows, partitionBy = "lattice.type", rowGroupSize }) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-dataset-"));
   try {
-    const options = { columns: COLUMNS, ...(partitionBy ? { partitionBy } : {}), ...(rowGroupSize ? { rowGroupSize } : {}), onWarning: () => {} };
+    const options = {
+      columns: COLUMNS,
+      ...(partitionBy ? { partitionBy } : {}),
+      ...(rowGroupSize ? { rowGroupSize } : {}),
+      onWarning: () => {},
+    };
     const planned = planTableExport("parquet", options);
     const source = { walk: () => pages(rows), source: { platform: "in-process records", account: "bench" } };
     const target = path.join(dir, partitionBy ? "dataset" : "one.parquet");
@@ -52,7 +69,12 @@ runCase(async ({ rows, partitionBy = "lattice.type", rowGroupSize }) => {
     const clock = stop();
     expectCount("exportParquet partitionBy", result.items, rows);
     if (partitionBy && !readdirSync(target).includes("_SUCCESS")) throw new Error("the dataset has no _SUCCESS marker");
-    return { ...clock, records: result.items, megabytes: result.bytes / 2 ** 20, partitions: result.parts?.length ?? 1 };
+    return {
+      ...clock,
+      records: result.items,
+      megabytes: result.bytes / 2 ** 20,
+      partitions: result.parts?.length ?? 1,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -12,19 +12,41 @@ const { Client } = require(distIndex());
 
 const METHODS = { csv: "exportCsv", parquet: "exportParquet" };
 
-runCase(async ({ baseUrl, credentials, clientOptions = {}, format = "csv", paging, concurrency, partitions, resume, expected }) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-"));
-  try {
-    const client = new Client({ baseUrl, ...credentials, ...clientOptions });
-    const method = METHODS[format];
-    const target = path.join(dir, partitions ? "dataset" : `materials.${format}`);
-    const stop = startClock();
-    const result = await client.materials[method](target, { paging, concurrency, partitions, resume, onWarning: () => {} });
-    const clock = stop();
-    await client.close();
-    expectCount(`${method} ${paging ?? (resume ? "keyset" : "offset")}${partitions ? ` partitions ${partitions}` : ""}${resume ? " resume" : ""}`, result.items, expected);
-    return { ...clock, records: result.items, megabytes: result.bytes / 2 ** 20 };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+runCase(
+  async ({
+    baseUrl,
+    credentials,
+    clientOptions = {},
+    format = "csv",
+    paging,
+    concurrency,
+    partitions,
+    resume,
+    expected,
+  }) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "matframe-bench-"));
+    try {
+      const client = new Client({ baseUrl, ...credentials, ...clientOptions });
+      const method = METHODS[format];
+      const target = path.join(dir, partitions ? "dataset" : `materials.${format}`);
+      const stop = startClock();
+      const result = await client.materials[method](target, {
+        paging,
+        concurrency,
+        partitions,
+        resume,
+        onWarning: () => {},
+      });
+      const clock = stop();
+      await client.close();
+      expectCount(
+        `${method} ${paging ?? (resume ? "keyset" : "offset")}${partitions ? ` partitions ${partitions}` : ""}${resume ? " resume" : ""}`,
+        result.items,
+        expected,
+      );
+      return { ...clock, records: result.items, megabytes: result.bytes / 2 ** 20 };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

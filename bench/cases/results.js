@@ -15,21 +15,30 @@ const { Client } = require(distIndex());
 async function perValue({ baseUrl, credentials, maxItems }) {
   const headers = { "X-Account-Id": credentials.accountId, "X-Auth-Token": credentials.authToken };
   const get = async (path, search = {}) => {
-    const query = new URLSearchParams(Object.fromEntries(Object.entries(search).map(([k, v]) => [k, JSON.stringify(v)])));
+    const query = new URLSearchParams(
+      Object.fromEntries(Object.entries(search).map(([k, v]) => [k, JSON.stringify(v)])),
+    );
     const response = await fetch(`${baseUrl}/${path}${query.size ? `?${query}` : ""}`, { headers });
     if (!response.ok) throw new Error(`perValue: ${path} answered ${response.status}`);
     return (await response.json()).data;
   };
   const rows = [];
   for (let skip = 0; rows.length < maxItems; skip += 100) {
-    const jobs = await get("jobs", { query: { status: "finished", tags: "reference" }, projection: { sort: { _id: 1 }, skip, limit: 100 } });
+    const jobs = await get("jobs", {
+      query: { status: "finished", tags: "reference" },
+      projection: { sort: { _id: 1 }, skip, limit: 100 },
+    });
     if (jobs.length === 0) break;
     for (const job of jobs) {
       if (rows.length >= maxItems) break;
-      const subworkflow = job.workflow.subworkflows.find((s) => s.units.some((u) => (u.results ?? []).some((r) => r.name === "band_gaps")));
+      const subworkflow = job.workflow.subworkflows.find((s) =>
+        s.units.some((u) => (u.results ?? []).some((r) => r.name === "band_gaps")),
+      );
       const unit = subworkflow.units.find((u) => (u.results ?? []).some((r) => r.name === "band_gaps"));
       const gap = async (type) => {
-        const [property] = await get("properties", { query: { "source.info.jobId": job._id, "source.info.unitId": unit.flowchartId, "data.name": "band_gaps" } });
+        const [property] = await get("properties", {
+          query: { "source.info.jobId": job._id, "source.info.unitId": unit.flowchartId, "data.name": "band_gaps" },
+        });
         return property?.data.values.find((v) => v.type === type)?.value ?? null;
       };
       const indirect = await gap("indirect");

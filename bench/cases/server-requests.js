@@ -10,7 +10,9 @@ runCase(async ({ url, headers, connections, duration }) => {
   const total = result.requests.total;
   const bad = result.non2xx + result.errors + result.timeouts;
   if (total === 0 || bad > 0) {
-    throw new Error(`autocannon: ${total} requests, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts.`);
+    throw new Error(
+      `autocannon: ${total} requests, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts.`,
+    );
   }
   return {
     seconds: result.duration,

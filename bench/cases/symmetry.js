@@ -7,12 +7,15 @@
 const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
 
 const { Client, symmetryOf } = require(distIndex());
-const { clearSymmetryCache } = require(require("node:path").join(require("node:path").dirname(distIndex()), "structure", "symmetry.js"));
+const { clearSymmetryCache } = require(
+  require("node:path").join(require("node:path").dirname(distIndex()), "structure", "symmetry.js"),
+);
 
 runCase(async ({ baseUrl, credentials, expected, cache }) => {
   const client = new Client({ baseUrl, ...credentials });
   const records = [];
-  for await (const page of client.materials.pages({ fields: { lattice: 1, basis: 1 }, paging: "keyset" })) records.push(...page);
+  for await (const page of client.materials.pages({ fields: { lattice: 1, basis: 1 }, paging: "keyset" }))
+    records.push(...page);
   await client.close();
   expectCount("symmetry", records.length, expected);
   symmetryOf(records[0]); // loads and compiles the WebAssembly module, unmeasured

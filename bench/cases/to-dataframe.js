@@ -10,7 +10,9 @@ const { Client } = require(distIndex());
 // With `login` (username and password) the timing starts before `Client.login`, as a user's first read.
 runCase(async ({ baseUrl, credentials, login, clientOptions = {}, concurrency, expected }) => {
   const stop = startClock();
-  const client = login ? await Client.login({ baseUrl, ...login, ...clientOptions }) : new Client({ baseUrl, ...credentials, ...clientOptions });
+  const client = login
+    ? await Client.login({ baseUrl, ...login, ...clientOptions })
+    : new Client({ baseUrl, ...credentials, ...clientOptions });
   const df = await client.materials.toDataFrame({ concurrency, onWarning: () => {} });
   const clock = stop();
   await client.close();

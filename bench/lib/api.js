@@ -14,7 +14,9 @@ async function login(baseUrl, account = DEMO, pool = undefined) {
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(account).toString(),
   };
-  const { statusCode, body } = pool ? await pool.request({ ...options, path: `${new URL(baseUrl).pathname}/login` }) : await request(`${baseUrl}/login`, options);
+  const { statusCode, body } = pool
+    ? await pool.request({ ...options, path: `${new URL(baseUrl).pathname}/login` })
+    : await request(`${baseUrl}/login`, options);
   const parsed = JSON.parse(await body.text());
   if (statusCode !== 200) throw new Error(`Login to ${baseUrl} failed with ${statusCode}: ${parsed.message}`);
   return { accountId: parsed.data["X-Account-Id"], authToken: parsed.data["X-Auth-Token"] };
@@ -35,7 +37,8 @@ async function idAt(baseUrl, credentials, query, skip) {
   const url = materialsUrl(baseUrl, query, { fields: { _id: 1 }, sort: { _id: 1 }, skip, limit: 1 });
   const { statusCode, body } = await request(url, { headers: authHeaders(credentials) });
   const parsed = JSON.parse(await body.text());
-  if (statusCode !== 200 || parsed.data.length !== 1) throw new Error(`No record at skip ${skip} of ${JSON.stringify(query)} (${statusCode}).`);
+  if (statusCode !== 200 || parsed.data.length !== 1)
+    throw new Error(`No record at skip ${skip} of ${JSON.stringify(query)} (${statusCode}).`);
   return parsed.data[0]._id;
 }
 

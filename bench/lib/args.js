@@ -20,11 +20,25 @@ const USAGE = `Usage: npm run bench -- [options]
   --out FILE         results file (default bench/results.json, quick bench/results-quick.json)
   -h, --help         show this help`;
 
-const GROUPS = ["floor", "iterate", "frame", "naive", "python", "export", "parquet", "server", "link", "structures", "symmetry", "class"];
+const GROUPS = [
+  "floor",
+  "iterate",
+  "frame",
+  "naive",
+  "python",
+  "export",
+  "parquet",
+  "server",
+  "link",
+  "structures",
+  "symmetry",
+  "class",
+];
 
 function positiveInteger(text, flag) {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`${flag} takes a whole number of at least 1, not "${text}".`);
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new Error(`${flag} takes a whole number of at least 1, not "${text}".`);
   return Number(text);
 }
 
@@ -78,7 +92,9 @@ function readArgs(argv) {
     throw new Error("--quick never writes bench/results.json (it holds the full run); pick another --out.");
   }
   if (!quick && settings.reps < 3 && !values.only) {
-    throw new Error("A full run needs --reps 3 or more (the issue asks for the median of at least 3); use --quick for less.");
+    throw new Error(
+      "A full run needs --reps 3 or more (the issue asks for the median of at least 3); use --quick for less.",
+    );
   }
   return settings;
 }

@@ -49,7 +49,8 @@ function runCase(main) {
 
 /** Throws when a case read a different number of records than the server holds. */
 function expectCount(what, actual, expected) {
-  if (expected !== undefined && actual !== expected) throw new Error(`${what} read ${actual} records, expected ${expected}.`);
+  if (expected !== undefined && actual !== expected)
+    throw new Error(`${what} read ${actual} records, expected ${expected}.`);
 }
 
 module.exports = { runCase, startClock, expectCount, distIndex, RESULT_PREFIX };

@@ -27,14 +27,26 @@ function runChild(command, args, params, { timeoutMs = 30 * 60 * 1000 } = {}) {
       const line = stdout.split("\n").find((l) => l.startsWith(RESULT_PREFIX));
       if (code === 0 && line) return resolve(JSON.parse(line.slice(RESULT_PREFIX.length)));
       const why = signal ? `was killed (${signal})` : code === 0 ? "printed no result" : `exited with ${code}`;
-      reject(new Error(`${path.basename(args[args.length - 1] ?? command)} ${why}: ${stderr.trim().split("\n").slice(-5).join(" | ")}`));
+      reject(
+        new Error(
+          `${path.basename(args[args.length - 1] ?? command)} ${why}: ${stderr.trim().split("\n").slice(-5).join(" | ")}`,
+        ),
+      );
     });
   });
 }
 
 /** A Node case from bench/cases, optionally under the CPU profiler. */
 function runNodeCase(script, params, { cpuProf = false } = {}) {
-  const flags = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", PROFILES, "--cpu-prof-name", `${params.label ?? script}-${Date.now()}.cpuprofile`] : [];
+  const flags = cpuProf
+    ? [
+        "--cpu-prof",
+        "--cpu-prof-dir",
+        PROFILES,
+        "--cpu-prof-name",
+        `${params.label ?? script}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
   return runChild(process.execPath, [...flags, path.join(CASES, script)], params);
 }
 
@@ -50,7 +62,8 @@ function runPythonCase(python, script, params) {
 function summarizeRuns(runs) {
   const records = runs[0]?.records;
   for (const run of runs) {
-    if (run.records !== records) throw new Error(`Repetitions disagree on the records read: ${runs.map((r) => r.records).join(", ")}.`);
+    if (run.records !== records)
+      throw new Error(`Repetitions disagree on the records read: ${runs.map((r) => r.records).join(", ")}.`);
   }
   const seconds = summarize(runs.map((r) => r.seconds));
   const summary = {

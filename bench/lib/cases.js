@@ -11,34 +11,123 @@ function clientCases({ groups, server, credentials, columnsFields, python, symme
   const common = { baseUrl: server.baseUrl, credentials, expected: server.materialCount };
   const cases = [];
   const add = (group, id, label, script, params, extra = {}) => {
-    if (groups.has(group)) cases.push({ group, id, label, script, params: { ...common, ...params, label: id }, ...extra });
+    if (groups.has(group))
+      cases.push({ group, id, label, script, params: { ...common, ...params, label: id }, ...extra });
   };
   add("floor", "floor.full.c1", "floor: undici + JSON.parse, full records, c=1", "floor.js", { concurrency: 1 });
   add("floor", "floor.full.c3", "floor: undici + JSON.parse, full records, c=3", "floor.js", { concurrency: 3 });
-  add("floor", "floor.columns.c1", "floor: undici + JSON.parse, default columns' fields, c=1", "floor.js", { concurrency: 1, fields: columnsFields });
-  add("floor", "floor.columns.c3", "floor: undici + JSON.parse, default columns' fields, c=3", "floor.js", { concurrency: 3, fields: columnsFields });
-  add("iterate", "iterate.offset.c1", "client.materials.iterate, offset, c=1", "iterate.js", { paging: "offset", concurrency: 1 });
-  add("iterate", "iterate.offset.c3", "client.materials.iterate, offset, c=3", "iterate.js", { paging: "offset", concurrency: 3 });
+  add("floor", "floor.columns.c1", "floor: undici + JSON.parse, default columns' fields, c=1", "floor.js", {
+    concurrency: 1,
+    fields: columnsFields,
+  });
+  add("floor", "floor.columns.c3", "floor: undici + JSON.parse, default columns' fields, c=3", "floor.js", {
+    concurrency: 3,
+    fields: columnsFields,
+  });
+  add("iterate", "iterate.offset.c1", "client.materials.iterate, offset, c=1", "iterate.js", {
+    paging: "offset",
+    concurrency: 1,
+  });
+  add("iterate", "iterate.offset.c3", "client.materials.iterate, offset, c=3", "iterate.js", {
+    paging: "offset",
+    concurrency: 3,
+  });
   add("iterate", "iterate.keyset", "client.materials.iterate, keyset", "iterate.js", { paging: "keyset" });
   add("frame", "toDataFrame.c1", "toDataFrame (default columns), c=1", "to-dataframe.js", { concurrency: 1 });
   add("frame", "toDataFrame.c3", "toDataFrame (default columns), c=3 (default)", "to-dataframe.js", { concurrency: 3 });
   add("naive", "naive", "naive TS: fetch whole records, keep rows, flatten, new DataFrame", "naive.js", {});
-  add("naive", "naive.fields", "naive TS as above, asking for toDataFrame's fields", "naive.js", { fields: columnsFields });
+  add("naive", "naive.fields", "naive TS as above, asking for toDataFrame's fields", "naive.js", {
+    fields: columnsFields,
+  });
   if (python.command && groups.has("python")) {
-    add("python", "python", `Python requests + pandas.json_normalize`, "python_pandas.py", { fields: columnsFields }, { python: python.command });
+    add(
+      "python",
+      "python",
+      `Python requests + pandas.json_normalize`,
+      "python_pandas.py",
+      { fields: columnsFields },
+      { python: python.command },
+    );
   }
-  add("export", "exportCsv.small.offset", "exportCsv (default columns), offset", "export-table.js", { paging: "offset" }, { size: "small" });
-  add("export", "exportCsv.small.keyset", "exportCsv (default columns), keyset", "export-table.js", { paging: "keyset" }, { size: "small" });
-  add("export", "exportCsv.small.resume", "exportCsv (default columns), resume: true (keyset, progress committed every second)", "export-table.js", { resume: true }, { size: "small" });
-  add("parquet", "exportParquet.small.keyset", "exportParquet (default columns), keyset", "export-table.js", { format: "parquet", paging: "keyset" }, { size: "small" });
-  add("parquet", "exportParquet.small.resume", "exportParquet (default columns), resume: true (progress committed every row group)", "export-table.js", { format: "parquet", resume: true }, { size: "small" });
-  add("parquet", "parquet.exportCsv.small", "exportCsv (default columns), offset: the baseline", "export-table.js", { format: "csv" }, { size: "small" });
-  add("parquet", "exportParquet.small", "exportParquet (default columns), offset", "export-table.js", { format: "parquet" }, { size: "small" });
-  add("structures", "exportStructures.cif", "exportStructures (cif, one file per material)", "export-structures.js", { format: "cif" }, { size: "small" });
-  add("symmetry", "symmetry.cached", "symmetryOf per material (moyo), results cached per structure", "symmetry.js", { cache: true });
-  add("symmetry", "symmetry.uncached", "symmetryOf per material (moyo), cache cleared before each", "symmetry.js", { cache: false });
+  add(
+    "export",
+    "exportCsv.small.offset",
+    "exportCsv (default columns), offset",
+    "export-table.js",
+    { paging: "offset" },
+    { size: "small" },
+  );
+  add(
+    "export",
+    "exportCsv.small.keyset",
+    "exportCsv (default columns), keyset",
+    "export-table.js",
+    { paging: "keyset" },
+    { size: "small" },
+  );
+  add(
+    "export",
+    "exportCsv.small.resume",
+    "exportCsv (default columns), resume: true (keyset, progress committed every second)",
+    "export-table.js",
+    { resume: true },
+    { size: "small" },
+  );
+  add(
+    "parquet",
+    "exportParquet.small.keyset",
+    "exportParquet (default columns), keyset",
+    "export-table.js",
+    { format: "parquet", paging: "keyset" },
+    { size: "small" },
+  );
+  add(
+    "parquet",
+    "exportParquet.small.resume",
+    "exportParquet (default columns), resume: true (progress committed every row group)",
+    "export-table.js",
+    { format: "parquet", resume: true },
+    { size: "small" },
+  );
+  add(
+    "parquet",
+    "parquet.exportCsv.small",
+    "exportCsv (default columns), offset: the baseline",
+    "export-table.js",
+    { format: "csv" },
+    { size: "small" },
+  );
+  add(
+    "parquet",
+    "exportParquet.small",
+    "exportParquet (default columns), offset",
+    "export-table.js",
+    { format: "parquet" },
+    { size: "small" },
+  );
+  add(
+    "structures",
+    "exportStructures.cif",
+    "exportStructures (cif, one file per material)",
+    "export-structures.js",
+    { format: "cif" },
+    { size: "small" },
+  );
+  add("symmetry", "symmetry.cached", "symmetryOf per material (moyo), results cached per structure", "symmetry.js", {
+    cache: true,
+  });
+  add("symmetry", "symmetry.uncached", "symmetryOf per material (moyo), cache cleared before each", "symmetry.js", {
+    cache: false,
+  });
   if (python.command && groups.has("symmetry")) {
-    add("symmetry", "symmetry.pymatgen", `pymatgen SpacegroupAnalyzer per material (${symmetrySample} evenly spaced)`, "python_symmetry.py", { sample: symmetrySample }, { python: python.command });
+    add(
+      "symmetry",
+      "symmetry.pymatgen",
+      `pymatgen SpacegroupAnalyzer per material (${symmetrySample} evenly spaced)`,
+      "python_symmetry.py",
+      { sample: symmetrySample },
+      { python: python.command },
+    );
   }
   return cases;
 }
@@ -50,12 +139,26 @@ function bigExportCases({ groups, server, credentials }) {
   if (groups.has("export")) {
     for (const paging of ["offset", "keyset"]) {
       const id = `exportCsv.big.${paging}`;
-      cases.push({ group: "export", id, label: `exportCsv (default columns), ${paging}`, script: "export-table.js", size: "big", params: { ...common, paging, label: id } });
+      cases.push({
+        group: "export",
+        id,
+        label: `exportCsv (default columns), ${paging}`,
+        script: "export-table.js",
+        size: "big",
+        params: { ...common, paging, label: id },
+      });
     }
   }
   if (groups.has("parquet")) {
     const id = "exportParquet.big";
-    cases.push({ group: "parquet", id, label: "exportParquet (default columns), offset", script: "export-table.js", size: "big", params: { ...common, format: "parquet", label: id } });
+    cases.push({
+      group: "parquet",
+      id,
+      label: "exportParquet (default columns), offset",
+      script: "export-table.js",
+      size: "big",
+      params: { ...common, format: "parquet", label: id },
+    });
     // The hive-partitioned dataset writer on its own, at the large size and ten times it (10,000,000
     // rows in a full run): its peak RSS should not grow with the rows.
     for (const times of [1, 10]) {
@@ -82,7 +185,10 @@ function serverPages({ server, deepSkip, deepIds }) {
     `${pathname}/materials?${new URLSearchParams({ query: JSON.stringify(query), projection: JSON.stringify(projection) })}`;
   const byId = { sort: { _id: 1 }, limit: 500 };
   const pages = {};
-  for (const [suffix, query, after] of [["NoQuery", {}, deepIds["no query"]], ["Query", SERVER_QUERY, deepIds.query]]) {
+  for (const [suffix, query, after] of [
+    ["NoQuery", {}, deepIds["no query"]],
+    ["Query", SERVER_QUERY, deepIds.query],
+  ]) {
     const cursor = { _id: { $gt: after } };
     pages[`first${suffix}`] = page(query, byId);
     pages[`offsetDeep${suffix}`] = page(query, { ...byId, skip: deepSkip });

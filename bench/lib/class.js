@@ -43,8 +43,20 @@ async function withClassServer({ materials, students, reps }, work) {
 function classCases({ server, rep, students }) {
   const common = { baseUrl: server.baseUrl, serverPid: server.pid, expected: server.materialCount };
   return [
-    { group: "class", id: "class.alone", label: "class: one student alone (login, toDataFrame, a write)", script: "class.js", params: { ...common, accounts: [rep.alone], label: "class.alone" } },
-    { group: "class", id: "class.together", label: `class: ${students} students at once (each: login, toDataFrame, a write)`, script: "class.js", params: { ...common, accounts: rep.together, label: "class.together" } },
+    {
+      group: "class",
+      id: "class.alone",
+      label: "class: one student alone (login, toDataFrame, a write)",
+      script: "class.js",
+      params: { ...common, accounts: [rep.alone], label: "class.alone" },
+    },
+    {
+      group: "class",
+      id: "class.together",
+      label: `class: ${students} students at once (each: login, toDataFrame, a write)`,
+      script: "class.js",
+      params: { ...common, accounts: rep.together, label: "class.together" },
+    },
   ];
 }
 

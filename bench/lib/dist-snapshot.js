@@ -12,7 +12,8 @@ const ROOT = path.join(__dirname, "..", "..");
 /** Copies dist/ and returns `{ dir, remove() }`; throws when dist/ has not been built. */
 function snapshotDist() {
   const source = path.join(ROOT, "dist");
-  if (!existsSync(path.join(source, "index.js"))) throw new Error("dist/ is not built: run `npm run build` (npm run bench does).");
+  if (!existsSync(path.join(source, "index.js")))
+    throw new Error("dist/ is not built: run `npm run build` (npm run bench does).");
   const dir = path.join(ROOT, `.matframe-tmp-bench-dist-${process.pid}`);
   cpSync(source, dir, { recursive: true });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
@@ -22,7 +23,8 @@ function snapshotDist() {
 function sourceVersion() {
   try {
     const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: ROOT, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: ROOT, encoding: "utf8" }).trim() !== "";
     return { commit, srcChangedSinceCommit: dirty };
   } catch {
     return { commit: null };

@@ -41,10 +41,14 @@ function carry(from, to, line) {
     const previous = last;
     last = new Promise((resolve) => {
       const wait = Math.max(0, at - performance.now());
-      setTimeout(() => previous.then(() => {
-        if (!to.destroyed) to.write(chunk);
-        resolve();
-      }), wait);
+      setTimeout(
+        () =>
+          previous.then(() => {
+            if (!to.destroyed) to.write(chunk);
+            resolve();
+          }),
+        wait,
+      );
     });
   });
   from.on("end", () => last.then(() => to.end()));
@@ -87,7 +91,13 @@ function startLinkProxy({ target, rttMs = 40, mbit = 50 }) {
 }
 
 if (require.main === module) {
-  const { values } = parseArgs({ options: { target: { type: "string" }, rtt: { type: "string", default: "40" }, mbit: { type: "string", default: "50" } } });
+  const { values } = parseArgs({
+    options: {
+      target: { type: "string" },
+      rtt: { type: "string", default: "40" },
+      mbit: { type: "string", default: "50" },
+    },
+  });
   if (!values.target) {
     process.stderr.write("usage: node bench/lib/link-proxy.js --target HOST:PORT [--rtt MS] [--mbit MBIT]\n");
     process.exit(2);

@@ -18,18 +18,43 @@ function smallLinkCases({ server, proxy, columnsFields }) {
   const baseUrl = `${proxy.origin}${new URL(server.baseUrl).pathname}`;
   const common = { baseUrl, login: DEMO, expected: server.materialCount };
   return [
-    { group: "link", id: "linkSmall.floor", label: `link floor, measured: login, then undici + decode + JSON.parse of the same compressed pages, c=${IN_FLIGHT}`, script: "floor.js", params: { ...common, acceptEncoding: CLIENT_ENCODING, concurrency: IN_FLIGHT, fields: columnsFields, label: "linkSmall.floor" } },
-    { group: "link", id: "linkSmall.toDataFrame.defaults", label: "Client.login + toDataFrame (default columns), the defaults", script: "to-dataframe.js", params: { ...common, label: "linkSmall.toDataFrame.defaults" } },
+    {
+      group: "link",
+      id: "linkSmall.floor",
+      label: `link floor, measured: login, then undici + decode + JSON.parse of the same compressed pages, c=${IN_FLIGHT}`,
+      script: "floor.js",
+      params: {
+        ...common,
+        acceptEncoding: CLIENT_ENCODING,
+        concurrency: IN_FLIGHT,
+        fields: columnsFields,
+        label: "linkSmall.floor",
+      },
+    },
+    {
+      group: "link",
+      id: "linkSmall.toDataFrame.defaults",
+      label: "Client.login + toDataFrame (default columns), the defaults",
+      script: "to-dataframe.js",
+      params: { ...common, label: "linkSmall.toDataFrame.defaults" },
+    },
   ];
 }
 
 /** The group: its own server and proxy; resolves to what the results file keeps of the link. */
 async function measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress }) {
-  progress(`link at ${settings.linkMaterials} materials: matframe serve --synthetic ${settings.linkMaterials}, ${settings.rttMs} ms / ${settings.mbit} Mbit/s`);
+  progress(
+    `link at ${settings.linkMaterials} materials: matframe serve --synthetic ${settings.linkMaterials}, ${settings.rttMs} ms / ${settings.mbit} Mbit/s`,
+  );
   const server = await startServerProcess({ synthetic: settings.linkMaterials });
   try {
     const credentials = await login(server.baseUrl);
-    const wire = await wireBytes({ baseUrl: server.baseUrl, credentials, fields: columnsFields, acceptEncoding: CLIENT_ENCODING });
+    const wire = await wireBytes({
+      baseUrl: server.baseUrl,
+      credentials,
+      fields: columnsFields,
+      acceptEncoding: CLIENT_ENCODING,
+    });
     const shape = { rttMs: settings.rttMs, mbit: settings.mbit, inFlight: IN_FLIGHT };
     const floorSeconds = linkFloorSeconds(wire, shape) + settings.rttMs / 1000; // + the login's round trip
     const proxy = await startLinkProcess({ origin: server.origin, rttMs: settings.rttMs, mbit: settings.mbit });
@@ -40,7 +65,14 @@ async function measureSmallLink({ settings, columnsFields, runs, failures, label
     } finally {
       await proxy.stop();
     }
-    return { materials: server.materialCount, rttMs: settings.rttMs, mbit: settings.mbit, inFlight: IN_FLIGHT, wire, floorSeconds };
+    return {
+      materials: server.materialCount,
+      rttMs: settings.rttMs,
+      mbit: settings.mbit,
+      inFlight: IN_FLIGHT,
+      wire,
+      floorSeconds,
+    };
   } finally {
     await server.stop();
   }

@@ -13,15 +13,23 @@ const { values, positionals } = parseArgs({
   options: { from: { type: "string" }, top: { type: "string", default: "25" }, inside: { type: "string" } },
 });
 if (positionals.length !== 1) {
-  process.stderr.write("usage: node bench/lib/profile-summary.js FILE.cpuprofile [--from NAME] [--top N] [--inside a,b]\n");
+  process.stderr.write(
+    "usage: node bench/lib/profile-summary.js FILE.cpuprofile [--from NAME] [--top N] [--inside a,b]\n",
+  );
   process.exit(1);
 }
 const profile = JSON.parse(readFileSync(positionals[0], "utf8"));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
-const where = (n) => n.callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/(dist|bench)\//, "$1/").replace(/^.*\/\.matframe-tmp-bench-dist-\d+\//, "dist/").replace(/^file:\/\//, "");
-const label = (n) => `${n.callFrame.functionName || "(anonymous)"} ${where(n)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ""}`;
+const where = (n) =>
+  n.callFrame.url
+    .replace(/^.*node_modules\//, "")
+    .replace(/^.*\/(dist|bench)\//, "$1/")
+    .replace(/^.*\/\.matframe-tmp-bench-dist-\d+\//, "dist/")
+    .replace(/^file:\/\//, "");
+const label = (n) =>
+  `${n.callFrame.functionName || "(anonymous)"} ${where(n)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ""}`;
 const stackNames = (id) => {
   const names = [];
   for (let cur = id; cur !== undefined; cur = parent.get(cur)) names.push(nodes.get(cur).callFrame.functionName);
@@ -30,7 +38,12 @@ const stackNames = (id) => {
 
 let counting = !values.from;
 const self = new Map();
-const inside = new Map((values.inside ?? "").split(",").filter(Boolean).map((name) => [name, 0]));
+const inside = new Map(
+  (values.inside ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((name) => [name, 0]),
+);
 let total = 0;
 for (let i = 0; i < profile.samples.length; i++) {
   const id = profile.samples[i];
@@ -45,7 +58,9 @@ for (let i = 0; i < profile.samples.length; i++) {
   for (const name of inside.keys()) if (names.includes(name)) inside.set(name, inside.get(name) + micros);
 }
 const ms = (micros) => String(Math.round(micros / 1000)).padStart(6);
-process.stdout.write(`busy (not idle) ${values.from ? `from the first sample in ${values.from}` : "in the whole profile"}: ${ms(total).trim()} ms\n\nself ms  function\n`);
+process.stdout.write(
+  `busy (not idle) ${values.from ? `from the first sample in ${values.from}` : "in the whole profile"}: ${ms(total).trim()} ms\n\nself ms  function\n`,
+);
 for (const [key, micros] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
   process.stdout.write(`${ms(micros)}  ${key}\n`);
 }

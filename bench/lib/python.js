@@ -14,18 +14,26 @@ function findPython() {
       reasons.push(`${command} does not exist`);
       continue;
     }
-    const probe = spawnSync(command, ["-c", "import sys, pandas, requests; print(sys.version.split()[0], pandas.__version__, requests.__version__)"], {
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const probe = spawnSync(
+      command,
+      ["-c", "import sys, pandas, requests; print(sys.version.split()[0], pandas.__version__, requests.__version__)"],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
     if (probe.status === 0) {
       const [python, pandas, requests] = probe.stdout.trim().split(" ");
       return { command, python, pandas, requests };
     }
-    const why = probe.error ? probe.error.code ?? probe.error.message : (probe.stderr.trim().split("\n").pop() ?? `exit ${probe.status}`);
+    const why = probe.error
+      ? (probe.error.code ?? probe.error.message)
+      : (probe.stderr.trim().split("\n").pop() ?? `exit ${probe.status}`);
     reasons.push(`${command}: ${why}`);
   }
-  return { skip: `no Python with pandas and requests (${reasons.join("; ")}); on Debian: apt-get install python3-pandas python3-requests` };
+  return {
+    skip: `no Python with pandas and requests (${reasons.join("; ")}); on Debian: apt-get install python3-pandas python3-requests`,
+  };
 }
 
 module.exports = { findPython };

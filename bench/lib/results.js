@@ -8,7 +8,12 @@ const { round, roundSummary } = require("./stats");
 function roundCase(summary) {
   const out = {};
   for (const [key, value] of Object.entries(summary)) {
-    out[key] = value && typeof value === "object" && "median" in value ? roundSummary(value, 4) : typeof value === "number" ? round(value, 4) : value;
+    out[key] =
+      value && typeof value === "object" && "median" in value
+        ? roundSummary(value, 4)
+        : typeof value === "number"
+          ? round(value, 4)
+          : value;
   }
   return out;
 }

@@ -25,9 +25,13 @@ function peakRssKiB(pid) {
  */
 async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 1000 }) {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(DIST, "cli", "main.js"), "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(DIST, "cli", "main.js"), "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet", ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk) => {
@@ -47,7 +51,11 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
     });
     exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`matframe serve --synthetic ${synthetic} exited (${signal ?? code}) before printing its URL:\n${stderr.trim()}`));
+      reject(
+        new Error(
+          `matframe serve --synthetic ${synthetic} exited (${signal ?? code}) before printing its URL:\n${stderr.trim()}`,
+        ),
+      );
     });
   });
   if (!baseUrl.endsWith(PREFIX)) {

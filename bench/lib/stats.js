@@ -21,7 +21,12 @@ function round(value, digits = 3) {
 /** A summary with every figure rounded. */
 function roundSummary(summary, digits = 3) {
   if (!summary) return summary;
-  return { median: round(summary.median, digits), min: round(summary.min, digits), max: round(summary.max, digits), n: summary.n };
+  return {
+    median: round(summary.median, digits),
+    min: round(summary.min, digits),
+    max: round(summary.max, digits),
+    n: summary.n,
+  };
 }
 
 module.exports = { summarize, round, roundSummary };

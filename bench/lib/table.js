@@ -2,8 +2,10 @@
 // Markdown tables for stdout (and for pasting into the README).
 
 const fixed = (value, digits) => (typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : "-");
-const spread = (s, digits) => (s ? `${fixed(s.median, digits)} (${fixed(s.min, digits)}-${fixed(s.max, digits)})` : "-");
-const thousands = (value) => (typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "-");
+const spread = (s, digits) =>
+  s ? `${fixed(s.median, digits)} (${fixed(s.min, digits)}-${fixed(s.max, digits)})` : "-";
+const thousands = (value) =>
+  typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "-";
 
 function markdown(header, rows, align) {
   const line = (cells) => `| ${cells.join(" | ")} |`;
@@ -16,7 +18,14 @@ function clientTable(cases, entries) {
     .filter((e) => cases[e.id])
     .map((e) => {
       const s = cases[e.id];
-      return [e.label, thousands(s.records), spread(s.seconds, 2), thousands(s.recordsPerSecond), fixed(s.cpuSeconds?.median, 2), spread(s.peakRssMiB, 0)];
+      return [
+        e.label,
+        thousands(s.records),
+        spread(s.seconds, 2),
+        thousands(s.recordsPerSecond),
+        fixed(s.cpuSeconds?.median, 2),
+        spread(s.peakRssMiB, 0),
+      ];
     });
   return markdown(
     ["case", "records", "seconds, median (min-max)", "records/s", "client CPU s", "peak RSS MiB, median (min-max)"],
@@ -33,13 +42,23 @@ function serverTable(cases, pageLabels, coldEntries) {
   const paired = cases["server.paired"];
   const rows = Object.entries(pageLabels).map(([key, label]) => {
     const rps = cases[`server.rps.${key}`];
-    return [label, fixed(paired?.[`${key}Ms`]?.median, 1), spread(rps?.requestsPerSecond, 1), fixed(rps?.latencyP99Ms?.median, 0)];
+    return [
+      label,
+      fixed(paired?.[`${key}Ms`]?.median, 1),
+      spread(rps?.requestsPerSecond, 1),
+      fixed(rps?.latencyP99Ms?.median, 0),
+    ];
   });
   for (const e of coldEntries) {
     if (cases[e.id]) rows.push([e.label, fixed(cases[e.id].latencyMs?.median, 1), "-", "-"]);
   }
   return markdown(
-    ["server page (500 full records)", "ms per request, one at a time", "requests/s under autocannon, median (min-max)", "p99 ms"],
+    [
+      "server page (500 full records)",
+      "ms per request, one at a time",
+      "requests/s under autocannon, median (min-max)",
+      "p99 ms",
+    ],
     rows,
     ["l", "r", "r", "r"],
   );
@@ -58,13 +77,24 @@ function ratioTable(ratios, { checked = true } = {}) {
 
 /** The link cases beside their floor (compressed bytes through the bandwidth + round trips). */
 function linkTable(cases, link, entries) {
-  const floorOf = (id) => (id === "link.iterate" ? link.floorSeconds.full : id.startsWith("link.python") || id.startsWith("link.results") ? undefined : link.floorSeconds.columns);
+  const floorOf = (id) =>
+    id === "link.iterate"
+      ? link.floorSeconds.full
+      : id.startsWith("link.python") || id.startsWith("link.results")
+        ? undefined
+        : link.floorSeconds.columns;
   const rows = entries
     .filter((e) => cases[e.id])
     .map((e) => {
       const s = cases[e.id];
       const floor = floorOf(e.id);
-      return [e.label, spread(s.seconds, 2), fixed(floor, 2), floor ? fixed(s.seconds.median / floor, 2) : "-", spread(s.peakRssMiB, 0)];
+      return [
+        e.label,
+        spread(s.seconds, 2),
+        fixed(floor, 2),
+        floor ? fixed(s.seconds.median / floor, 2) : "-",
+        spread(s.peakRssMiB, 0),
+      ];
     });
   const mb = (w) => (w.bytes / 1e6).toFixed(1);
   const header =
@@ -80,7 +110,14 @@ function smallLinkTable(cases, link, entries) {
     .filter((e) => cases[e.id])
     .map((e) => {
       const s = cases[e.id];
-      return [e.label, spread(s.seconds, 2), fixed(s.cpuSeconds?.median, 2), fixed(link.floorSeconds, 2), fixed(s.seconds.median / link.floorSeconds, 2), fixed(measured ? s.seconds.median / measured : undefined, 2)];
+      return [
+        e.label,
+        spread(s.seconds, 2),
+        fixed(s.cpuSeconds?.median, 2),
+        fixed(link.floorSeconds, 2),
+        fixed(s.seconds.median / link.floorSeconds, 2),
+        fixed(measured ? s.seconds.median / measured : undefined, 2),
+      ];
     });
   const header =
     `link ${link.rttMs} ms / ${link.mbit} Mbit/s, ${thousands(link.materials)} materials: default columns' fields ${(link.wire.bytes / 1e6).toFixed(2)} MB (br) in ${link.wire.pages} pages; ` +
@@ -106,7 +143,16 @@ function classTable(cases, entries) {
       ];
     });
   return markdown(
-    ["class case", "students", "wall s, median (min-max)", "per student s, median / p95", "login / toDataFrame / write s (median)", "server CPU s", "server CPU s per student", "clients' CPU s"],
+    [
+      "class case",
+      "students",
+      "wall s, median (min-max)",
+      "per student s, median / p95",
+      "login / toDataFrame / write s (median)",
+      "server CPU s",
+      "server CPU s per student",
+      "clients' CPU s",
+    ],
     rows,
     ["l", "r", "r", "r", "r", "r", "r", "r"],
   );

@@ -6,7 +6,10 @@ import { editDistance } from "../edit-distance";
 import { UsageError } from "./password";
 
 /** The options of one command, as parseArgs takes them. */
-export type FlagSpec = Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>;
+export type FlagSpec = Record<
+  string,
+  { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }
+>;
 
 /** What {@link parseFlags} gives for a spec: strings, booleans, or lists for repeatable flags. */
 export type FlagValues<S extends FlagSpec> = {
@@ -38,10 +41,13 @@ export function nearestName(typed: string, known: readonly string[]): string | u
  */
 export function parseFlags<const S extends FlagSpec>(command: string, argv: string[], options: S): FlagValues<S> {
   try {
-    return parseArgs({ args: argv, options: options as never, strict: true, allowPositionals: false }).values as FlagValues<S>;
+    return parseArgs({ args: argv, options: options as never, strict: true, allowPositionals: false })
+      .values as FlagValues<S>;
   } catch (error) {
     const mistake = describeMistake(error, argv, options);
-    throw new UsageError(`${mistake}${/[?.]$/.test(mistake) ? "" : "."} Run "matframe ${command} --help" for the options.`);
+    throw new UsageError(
+      `${mistake}${/[?.]$/.test(mistake) ? "" : "."} Run "matframe ${command} --help" for the options.`,
+    );
   }
 }
 
@@ -57,7 +63,7 @@ function describeMistake(error: unknown, argv: readonly string[], options: FlagS
   }
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag) {
     const name = flag.replace(/^-+/, "");
-    const long = options[name] ? name : Object.entries(options).find(([, spec]) => spec.short === name)?.[0] ?? name;
+    const long = options[name] ? name : (Object.entries(options).find(([, spec]) => spec.short === name)?.[0] ?? name);
     if (options[long]?.type === "boolean") return `--${long} takes no value (it is on when given)`;
     const at = argv.indexOf(flag);
     const next = at >= 0 ? argv[at + 1] : undefined;
@@ -121,7 +127,13 @@ function reflow(text: string, common: number | undefined): string[] {
     const prev = out.at(-1);
     const indent = /^\s*/.exec(line)![0].length;
     const joinParagraph =
-      prev !== undefined && indent === 0 && line.trim() !== "" && prev.trim() !== "" && /^\S/.test(prev) && !/:$/.test(prev) && !/^[A-Z][\w ]*:/.test(line);
+      prev !== undefined &&
+      indent === 0 &&
+      line.trim() !== "" &&
+      prev.trim() !== "" &&
+      /^\S/.test(prev) &&
+      !/:$/.test(prev) &&
+      !/^[A-Z][\w ]*:/.test(line);
     const column = prev === undefined ? undefined : descriptionColumn(prev, common);
     const joinDescription = column !== undefined && indent === column && line.trim() !== "";
     if (joinParagraph || joinDescription) out[out.length - 1] = `${prev!.trimEnd()} ${line.trim()}`;

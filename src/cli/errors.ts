@@ -51,7 +51,8 @@ export interface Wording {
 export function describeError(error: unknown, wording: Wording): string {
   if (!(error instanceof Error)) return String(error);
   const flag = (option: string): string => wording.flags[option] ?? option;
-  if (error instanceof TargetExistsError) return `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
+  if (error instanceof TargetExistsError)
+    return `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
   if (error instanceof ColumnTypeError) {
     return (
       `column "${error.column}" is typed ${error.type}, but record ${error.id ?? "(no _id)"} has ${error.value} there; ` +
@@ -75,7 +76,8 @@ export function describeError(error: unknown, wording: Wording): string {
   }
   const remedy = error instanceof MatframeError ? error.remedy : undefined;
   if (!remedy) return reason;
-  if ("logInAgain" in remedy && error instanceof AuthenticationError) return `${reason}: log in again (${renewal(wording.credentialsFrom)}).`;
+  if ("logInAgain" in remedy && error instanceof AuthenticationError)
+    return `${reason}: log in again (${renewal(wording.credentialsFrom)}).`;
   return withRemedy(reason, remedy, flag);
 }
 

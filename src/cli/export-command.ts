@@ -87,7 +87,6 @@ Proxies: HTTPS_PROXY / HTTP_PROXY (or lower-case) are used, except for hosts in 
 Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.
 `;
 
-
 /** What the command line asked for, beyond the task's options. */
 interface Parsed {
   task: Omit<ExportTaskOptions, "signal">;
@@ -104,8 +103,14 @@ async function parse(argv: string[]): Promise<Parsed> {
   const password = login.passwordStdin
     ? await readPasswordFromStdin("export")
     : fromEnv.password ||
-      (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${login.username} at ${new URL(login.baseUrl).host}: `) : undefined);
-  if (!password) throw new UsageError(fromEnv.withheld ?? "--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.");
+      (process.stdin.isTTY && process.stderr.isTTY
+        ? await promptPassword(`Password for ${login.username} at ${new URL(login.baseUrl).host}: `)
+        : undefined);
+  if (!password)
+    throw new UsageError(
+      fromEnv.withheld ??
+        "--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.",
+    );
   return { ...parsed, task: { ...parsed.task, username: login.username, password } };
 }
 
@@ -178,7 +183,12 @@ export async function runExport(argv: string[]): Promise<number> {
     if (error instanceof OutputError && (error.cause as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT.ok;
     const code = fail(error, exportingFrom?.credentialsFrom);
     // Only after a failure that another run can get past (the network, the server, the disk).
-    const transient = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ApiError || error instanceof OutputError || error instanceof ResponseValidationError;
+    const transient =
+      error instanceof ConnectionError ||
+      error instanceof TimeoutError ||
+      error instanceof ApiError ||
+      error instanceof OutputError ||
+      error instanceof ResponseValidationError;
     const note = transient ? await savedNote(parsed.task) : "";
     if (note) process.stderr.write(`matframe export: ${note.slice(2)}.\n`);
     return code;
@@ -203,6 +213,8 @@ function signalExitCode(signal: NodeJS.Signals): number {
 function summary(result: ExportTaskResult, noun: "material" | "row"): string {
   const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
-  const resumed = result.resumedFrom ? `, continuing the ${result.resumedFrom.toLocaleString("en-US")} saved by an earlier run` : "";
+  const resumed = result.resumedFrom
+    ? `, continuing the ${result.resumedFrom.toLocaleString("en-US")} saved by an earlier run`
+    : "";
   return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}${resumed}.`;
 }

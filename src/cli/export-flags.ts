@@ -84,11 +84,15 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
     oneOf("--format", values.format, ["csv", "ndjson", "parquet", ...STRUCTURE_FORMATS] as const) ??
     (/\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : /\.parquet$/i.test(output) ? "parquet" : "csv");
   if (format === "parquet" && output === "-" && context.stdout.isTTY) {
-    throw new UsageError("--format parquet writes binary data: give --output FILE.parquet, or pipe stdout to a file or program.");
+    throw new UsageError(
+      "--format parquet writes binary data: give --output FILE.parquet, or pipe stdout to a file or program.",
+    );
   }
   if (format !== "parquet") {
-    if (values.types !== undefined) throw new UsageError(`--types applies to --format parquet; --format ${format} writes values as they are.`);
-    if (values["parquet-compression"] !== undefined) throw new UsageError(`--parquet-compression applies to --format parquet.`);
+    if (values.types !== undefined)
+      throw new UsageError(`--types applies to --format parquet; --format ${format} writes values as they are.`);
+    if (values["parquet-compression"] !== undefined)
+      throw new UsageError(`--parquet-compression applies to --format parquet.`);
     for (const flag of ["row-group-size", "row-group-bytes", "partition-by"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --format parquet.`);
     }
@@ -96,19 +100,32 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
   const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
   const cell = oneOf("--cell", values.cell, ["conventional", "primitive"] as const);
   if (cell !== undefined && !structureFormat) {
-    throw new UsageError(`--cell applies to the structure formats (${STRUCTURE_FORMATS.join(", ")}); --format ${format} writes table columns.`);
+    throw new UsageError(
+      `--cell applies to the structure formats (${STRUCTURE_FORMATS.join(", ")}); --format ${format} writes table columns.`,
+    );
   }
   if (values.partitions !== undefined && structureFormat) {
-    throw new UsageError(`--partitions applies to csv, ndjson and parquet; --format ${format} already writes one file per material.`);
+    throw new UsageError(
+      `--partitions applies to csv, ndjson and parquet; --format ${format} already writes one file per material.`,
+    );
   }
   if (structureFormat) {
-    if (output === "-") throw new UsageError(`--format ${format} writes one file per material: give --output DIR (a directory to create).`);
-    if (values.columns !== undefined) throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
-    if (values.units) throw new UsageError(`--units labels table columns; --format ${format} writes whole structures (their own formats say the units).`);
+    if (output === "-")
+      throw new UsageError(
+        `--format ${format} writes one file per material: give --output DIR (a directory to create).`,
+      );
+    if (values.columns !== undefined)
+      throw new UsageError(`--columns applies to csv and ndjson; --format ${format} writes whole structures.`);
+    if (values.units)
+      throw new UsageError(
+        `--units labels table columns; --format ${format} writes whole structures (their own formats say the units).`,
+      );
   }
   const resume = (values.resume ?? false) || (values.restart ?? false);
   if (resume && output === "-") {
-    throw new UsageError(`--${values.resume ? "resume" : "restart"} keeps the progress beside the output file: give --output FILE (or DIR).`);
+    throw new UsageError(
+      `--${values.resume ? "resume" : "restart"} keeps the progress beside the output file: give --output FILE (or DIR).`,
+    );
   }
   const task: ParsedExportFlags["task"] = {
     baseUrl: values["base-url"],
@@ -134,7 +151,11 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
     parquetRowGroupSize: integer("--row-group-size", values["row-group-size"]),
     parquetRowGroupBytes: integer("--row-group-bytes", values["row-group-bytes"]),
     ...(values["partition-by"] !== undefined ? { partitionBy: values["partition-by"] } : {}),
-    parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], ["snappy", "gzip", "none"] as const),
+    parquetCompression: oneOf("--parquet-compression", values["parquet-compression"], [
+      "snappy",
+      "gzip",
+      "none",
+    ] as const),
   };
   let login: ParsedExportFlags["login"];
   if (values.username !== undefined || values["password-stdin"]) {
@@ -178,7 +199,8 @@ function columnTypes(text: string | undefined): Record<string, ColumnType> | und
   const types: Record<string, ColumnType> = {};
   for (const pair of text.split(",")) {
     const at = pair.lastIndexOf("=");
-    if (at <= 0) throw new UsageError(`--types takes COLUMN=TYPE pairs separated by commas, e.g. tags.0=string; got "${pair}".`);
+    if (at <= 0)
+      throw new UsageError(`--types takes COLUMN=TYPE pairs separated by commas, e.g. tags.0=string; got "${pair}".`);
     types[pair.slice(0, at).trim()] = pair.slice(at + 1).trim() as ColumnType;
   }
   return types;
@@ -186,7 +208,10 @@ function columnTypes(text: string | undefined): Record<string, ColumnType> | und
 
 function integer(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${flag} must be a whole number${/^-[0-9]+$/.test(text) ? ", not negative" : ""}; got "${text}".`);
+  if (!/^[0-9]+$/.test(text))
+    throw new UsageError(
+      `${flag} must be a whole number${/^-[0-9]+$/.test(text) ? ", not negative" : ""}; got "${text}".`,
+    );
   return Number(text);
 }
 
@@ -215,4 +240,3 @@ export const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
   resume: "--resume",
   restart: "--restart",
 };
-

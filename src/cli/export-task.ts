@@ -198,37 +198,92 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
         format: options.format,
         cell: options.cell,
         singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output),
-        query, sort, pageSize, maxItems, paging, signal, resume: options.resume, restart: options.restart,
+        query,
+        sort,
+        pageSize,
+        maxItems,
+        paging,
+        signal,
+        resume: options.resume,
+        restart: options.restart,
       })
     : undefined;
   const table = structures
     ? undefined
-    : planTableExport((options.format ?? "csv") as TableFormat, {
-        query, columns, sort, pageSize, maxItems, paging, signal, units: options.units,
-        types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, rowGroupBytes: options.parquetRowGroupBytes,
-        partitions: options.partitions, partitionBy: options.partitionBy, resume: options.resume, restart: options.restart, strict: options.strict, onWarning: () => undefined,
-      }, "materials");
+    : planTableExport(
+        (options.format ?? "csv") as TableFormat,
+        {
+          query,
+          columns,
+          sort,
+          pageSize,
+          maxItems,
+          paging,
+          signal,
+          units: options.units,
+          types: options.types,
+          compression: options.parquetCompression,
+          rowGroupSize: options.parquetRowGroupSize,
+          rowGroupBytes: options.parquetRowGroupBytes,
+          partitions: options.partitions,
+          partitionBy: options.partitionBy,
+          resume: options.resume,
+          restart: options.restart,
+          strict: options.strict,
+          onWarning: () => undefined,
+        },
+        "materials",
+      );
   const directory = structures ? !structures.singleFile : table!.partitions !== undefined || table!.hive !== undefined;
   if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
   if (directory && typeof options.output !== "string") {
-    throw new ValidationError("output", structures ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).` : `${table!.hive ? "--partition-by" : "--partitions"} writes a directory of part files: give --output DIR (a directory to create).`);
+    throw new ValidationError(
+      "output",
+      structures
+        ? `--format ${options.format} writes one file per material: give --output DIR (a directory to create).`
+        : `${table!.hive ? "--partition-by" : "--partitions"} writes a directory of part files: give --output DIR (a directory to create).`,
+    );
   }
-  if (directory && !options.force && existsSync(options.output as string)) throw new TargetExistsError(options.output as string);
+  if (directory && !options.force && existsSync(options.output as string))
+    throw new TargetExistsError(options.output as string);
   return withClient(options, events, started, async (client, local) => {
     // Through the public API, as a user's script would export. The built-in platform listens on
     // a new port each run: a resumed export reads "the local platform" again.
     const resumePlatform = local && options.resume ? { resumePlatform: "local (built-in)" } : {};
     const common = {
-      query, sort, pageSize, maxItems, paging, signal, force: options.force, resume: options.resume, restart: options.restart,
-      onProgress: events.onProgress, onWarning: events.onWarning, ...resumePlatform,
+      query,
+      sort,
+      pageSize,
+      maxItems,
+      paging,
+      signal,
+      force: options.force,
+      resume: options.resume,
+      restart: options.restart,
+      onProgress: events.onProgress,
+      onWarning: events.onWarning,
+      ...resumePlatform,
     };
     const materials = client.materials;
     return structures
-      ? await materials.exportStructures(options.output as string, { ...common, format: structures.format, cell: structures.cell, singleFile: structures.singleFile })
+      ? await materials.exportStructures(options.output as string, {
+          ...common,
+          format: structures.format,
+          cell: structures.cell,
+          singleFile: structures.singleFile,
+        })
       : await materials[TABLE_EXPORTS[table!.format]](options.output, {
-          ...common, columns, strict: options.strict, units: options.units, escapeFormulas: options.escapeFormulas,
-          types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize, rowGroupBytes: options.parquetRowGroupBytes,
-          partitions: options.partitions, ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
+          ...common,
+          columns,
+          strict: options.strict,
+          units: options.units,
+          escapeFormulas: options.escapeFormulas,
+          types: options.types,
+          compression: options.parquetCompression,
+          rowGroupSize: options.parquetRowGroupSize,
+          rowGroupBytes: options.parquetRowGroupBytes,
+          partitions: options.partitions,
+          ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
         });
   });
 }
@@ -237,12 +292,22 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
 const NOT_FOR_RESULTS = ["query", "sort", "paging", "partitions", "resume", "units", "cell"] as const;
 
 /** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
-async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskEvents, started: number): Promise<ExportTaskResult> {
+async function exportResultsTask(
+  options: ExportTaskOptions,
+  events: ExportTaskEvents,
+  started: number,
+): Promise<ExportTaskResult> {
   const format = options.format ?? "csv";
-  if (isStructureFormat(format)) throw new ValidationError("format", `--results writes a table: use --format csv, ndjson or parquet, not ${format}.`);
+  if (isStructureFormat(format))
+    throw new ValidationError(
+      "format",
+      `--results writes a table: use --format csv, ndjson or parquet, not ${format}.`,
+    );
   for (const option of NOT_FOR_RESULTS) {
     if (options[option] !== undefined && options[option] !== false) {
-      throw new ValidationError(option, `${option} applies to material exports, not to results`, { remedy: { leaveOut: [option] } });
+      throw new ValidationError(option, `${option} applies to material exports, not to results`, {
+        remedy: { leaveOut: [option] },
+      });
     }
   }
   const { planResults } = await import("../frame/results/index.js");
@@ -252,12 +317,20 @@ async function exportResultsTask(options: ExportTaskOptions, events: ExportTaskE
     ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.strict ? { strict: true } : {}),
-    force: options.force, escapeFormulas: options.escapeFormulas, types: options.types, compression: options.parquetCompression, rowGroupSize: options.parquetRowGroupSize,
-    onProgress: events.onProgress, onWarning: events.onWarning, signal: options.signal,
+    force: options.force,
+    escapeFormulas: options.escapeFormulas,
+    types: options.types,
+    compression: options.parquetCompression,
+    rowGroupSize: options.parquetRowGroupSize,
+    onProgress: events.onProgress,
+    onWarning: events.onWarning,
+    signal: options.signal,
   };
   planResults(request); // mistakes reported before a server is started or a login sent
   if (typeof options.output === "string") await checkTarget(options.output, options.force);
-  return withClient(options, events, started, (client) => client.results[TABLE_EXPORTS[format]](options.output, request));
+  return withClient(options, events, started, (client) =>
+    client.results[TABLE_EXPORTS[format]](options.output, request),
+  );
 }
 
 /** Runs `work` with a client of the platform the options and environment name, or of the built-in one, and closes both after. */
@@ -286,13 +359,24 @@ async function withClient(
       // The local platform is loaded only when it is used: an export from a platform never needs it.
       const { startServer } = await import("../server/index.js");
       server = await startServer({ port: 0 });
-      const builtIn = { kind: "platform", baseUrl: server.baseUrl, credentials: { kind: "login", ...DEMO }, addressFrom: "the built-in local platform", credentialsFrom: "its demo account" } as const;
+      const builtIn = {
+        kind: "platform",
+        baseUrl: server.baseUrl,
+        credentials: { kind: "login", ...DEMO },
+        addressFrom: "the built-in local platform",
+        credentialsFrom: "its demo account",
+      } as const;
       client = await Client.connect(builtIn, {}, signal);
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
       events.onSource?.(source);
     } else {
       // Said before the login, so that a refused login names the platform that refused it.
-      source = { baseUrl: resolved.baseUrl, local: false, description: describePlatform(resolved), credentialsFrom: resolved.credentialsFrom };
+      source = {
+        baseUrl: resolved.baseUrl,
+        local: false,
+        description: describePlatform(resolved),
+        credentialsFrom: resolved.credentialsFrom,
+      };
       events.onSource?.(source);
       loggedIn = resolved.credentials.kind === "login";
       client = await Client.connect(resolved, {}, signal);

@@ -2,7 +2,13 @@
 // (src/client/config/profile.ts), so scripts and notebooks need no password or token of their own.
 import { parseFlags, wrapHelp, type FlagSpec } from "./cli-args";
 import { Client } from "../client/client";
-import { checkProfileName, credentialsPath, DEFAULT_PROFILE, deleteProfile, saveProfile } from "../client/config/profile";
+import {
+  checkProfileName,
+  credentialsPath,
+  DEFAULT_PROFILE,
+  deleteProfile,
+  saveProfile,
+} from "../client/config/profile";
 import { deviceLogin, revokeDeviceToken, savedDeviceTokens, signedInUser } from "../client/device-login";
 import { normaliseBaseUrl } from "../client/config/validate-options";
 import { AbortError, MatframeError } from "../errors";
@@ -46,42 +52,68 @@ Options:
 /** `matframe login ...`: returns the exit code. */
 export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
-    const { values } = parse(argv, {
-      "base-url": { type: "string" },
-      username: { type: "string" },
-      "password-stdin": { type: "boolean" },
-      profile: { type: "string" },
-      device: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    }, "login");
+    const { values } = parse(
+      argv,
+      {
+        "base-url": { type: "string" },
+        username: { type: "string" },
+        "password-stdin": { type: "boolean" },
+        profile: { type: "string" },
+        device: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      "login",
+    );
     if (values.help) {
       process.stdout.write(`${wrapHelp(LOGIN_HELP.trimEnd())}\n`);
       return 0;
     }
     const address = resolveAddress({ baseUrl: values["base-url"] as string | undefined }, env, NAMES);
-    if (!address) throw new UsageError("--base-url is required: the address of the platform to log in to (or set MATFRAME_BASE_URL, or API_HOST as the platform's Python client reads it).");
+    if (!address)
+      throw new UsageError(
+        "--base-url is required: the address of the platform to log in to (or set MATFRAME_BASE_URL, or API_HOST as the platform's Python client reads it).",
+      );
     const baseUrl = address.baseUrl;
     if (values.device) {
-      if (values.username !== undefined || values["password-stdin"]) throw new UsageError("--device signs in in a browser: leave out --username and --password-stdin.");
+      if (values.username !== undefined || values["password-stdin"])
+        throw new UsageError("--device signs in in a browser: leave out --username and --password-stdin.");
       const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
       checkProfileName(profile); // before the person signs in, not after
-      return await runDeviceLogin(baseUrl, profile, address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`, env);
+      return await runDeviceLogin(
+        baseUrl,
+        profile,
+        address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`,
+        env,
+      );
     }
     const username = (values.username as string | undefined) || env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--username is required (or set MATFRAME_USERNAME).");
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
     // MATFRAME_PASSWORD set beside another platform's MATFRAME_BASE_URL is not that platform's to send here.
-    const fromEnv = environmentPassword(address, env, "(type its password at the prompt on a terminal, or pass --password-stdin)");
+    const fromEnv = environmentPassword(
+      address,
+      env,
+      "(type its password at the prompt on a terminal, or pass --password-stdin)",
+    );
     const password = values["password-stdin"]
       ? await readPasswordFromStdin("login")
-      : fromEnv.password || (process.stdin.isTTY && process.stderr.isTTY ? await promptPassword(`Password for ${username} at ${hostOf(baseUrl)}: `) : undefined);
-    if (!password) throw new UsageError(fromEnv.withheld ?? "no password: type it at the prompt on a terminal, pass --password-stdin, or set MATFRAME_PASSWORD.");
+      : fromEnv.password ||
+        (process.stdin.isTTY && process.stderr.isTTY
+          ? await promptPassword(`Password for ${username} at ${hostOf(baseUrl)}: `)
+          : undefined);
+    if (!password)
+      throw new UsageError(
+        fromEnv.withheld ??
+          "no password: type it at the prompt on a terminal, pass --password-stdin, or set MATFRAME_PASSWORD.",
+      );
     const client = await Client.login({ baseUrl, username, password });
     try {
       const file = saveProfile(profile, { ...client.savedCredentials(), username }, env);
       // Where the address came from, when the command line did not give it (never a secret).
       const from = address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`;
-      process.stderr.write(`Logged in to ${hostOf(client.baseUrl)}${from} as ${username}; saved as profile "${profile}" in ${file}.\n`);
+      process.stderr.write(
+        `Logged in to ${hostOf(client.baseUrl)}${from} as ${username}; saved as profile "${profile}" in ${file}.\n`,
+      );
     } finally {
       await client.close(); // the token stays valid: it is what was saved
     }
@@ -109,8 +141,19 @@ async function runDeviceLogin(baseUrl: string, profile: string, from: string, en
       },
     });
     const user = await signedInUser({ baseUrl, accessToken: tokens.accessToken, signal: stop.signal });
-    const file = saveProfile(profile, { baseUrl: normaliseBaseUrl(baseUrl).href, accountId: user.accountId, ...(user.username ? { username: user.username } : {}), ...savedDeviceTokens(tokens) }, env);
-    process.stderr.write(`Signed in to ${hostOf(baseUrl)}${from}${user.username ? ` as ${user.username}` : ""}; saved as profile "${profile}" in ${file}.\n`);
+    const file = saveProfile(
+      profile,
+      {
+        baseUrl: normaliseBaseUrl(baseUrl).href,
+        accountId: user.accountId,
+        ...(user.username ? { username: user.username } : {}),
+        ...savedDeviceTokens(tokens),
+      },
+      env,
+    );
+    process.stderr.write(
+      `Signed in to ${hostOf(baseUrl)}${from}${user.username ? ` as ${user.username}` : ""}; saved as profile "${profile}" in ${file}.\n`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof AbortError && stop.signal.aborted) {
@@ -135,31 +178,51 @@ export async function runLogout(argv: string[], env: NodeJS.ProcessEnv = process
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
     const saved = deleteProfile(profile, env);
     if (!saved) {
-      process.stderr.write(`matframe logout: no saved login named "${profile}" in ${credentialsPath(env)}; nothing to do.\n`);
+      process.stderr.write(
+        `matframe logout: no saved login named "${profile}" in ${credentialsPath(env)}; nothing to do.\n`,
+      );
       return 0;
     }
     let revoked = "revoked its token";
     try {
       if (saved.tokenType === "bearer") {
         if (saved.refreshToken) await revokeDeviceToken({ baseUrl: saved.baseUrl, token: saved.refreshToken });
-        await new Client({ baseUrl: saved.baseUrl, accountId: saved.accountId, accessToken: saved.authToken, maxRetries: 1 }).logout();
+        await new Client({
+          baseUrl: saved.baseUrl,
+          accountId: saved.accountId,
+          accessToken: saved.authToken,
+          maxRetries: 1,
+        }).logout();
       } else {
-        await new Client({ baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken, maxRetries: 1 }).logout();
+        await new Client({
+          baseUrl: saved.baseUrl,
+          accountId: saved.accountId,
+          authToken: saved.authToken,
+          maxRetries: 1,
+        }).logout();
       }
     } catch (error) {
       // Removed here all the same: the file no longer holds it.
       revoked = `could not revoke its token (${error instanceof MatframeError ? error.message.replace(/\.$/, "") : String(error)}); it stays valid on the platform until it expires`;
     }
-    process.stderr.write(`Logged out of ${hostOf(saved.baseUrl)}: removed profile "${profile}" from ${credentialsPath(env)} and ${revoked}.\n`);
+    process.stderr.write(
+      `Logged out of ${hostOf(saved.baseUrl)}: removed profile "${profile}" from ${credentialsPath(env)} and ${revoked}.\n`,
+    );
     return 0;
   } catch (error) {
     return fail("logout", error);
   }
 }
 
-function parse(argv: string[], options: FlagSpec, command: string): { values: Record<string, string | boolean | undefined> } {
+function parse(
+  argv: string[],
+  options: FlagSpec,
+  command: string,
+): { values: Record<string, string | boolean | undefined> } {
   if (argv.some((arg) => arg === "--password" || arg.startsWith("--password="))) {
-    throw new UsageError("--password is not accepted: a password on the command line shows in the process list and shell history. Use the prompt, --password-stdin or MATFRAME_PASSWORD.");
+    throw new UsageError(
+      "--password is not accepted: a password on the command line shows in the process list and shell history. Use the prompt, --password-stdin or MATFRAME_PASSWORD.",
+    );
   }
   return { values: parseFlags(command, argv, options) as Record<string, string | boolean | undefined> };
 }

@@ -46,7 +46,8 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${wrapHelp(USAGE)}\n`);
         return 0;
       }
-      if (rest.length > 1 || !COMMANDS.includes(rest[0]) || rest[0] === "help") return unknownCommand(rest.join(" "), "help");
+      if (rest.length > 1 || !COMMANDS.includes(rest[0]) || rest[0] === "help")
+        return unknownCommand(rest.join(" "), "help");
       return main([rest[0], "--help"]);
     case "--version":
     case "-v":
@@ -66,9 +67,16 @@ async function main(argv: string[]): Promise<number> {
 
 /** One line naming the unknown command and the nearest real one, then where the commands are listed. */
 function unknownCommand(typed: string, after?: string): number {
-  const near = nearestName(typed.replace(/^-+/, ""), COMMANDS.filter((name) => name !== "help"));
-  const what = after ? `"matframe help" takes one of ${COMMANDS.filter((name) => name !== "help").join(", ")}, not "${typed}"` : `unknown command "${typed}"`;
-  process.stderr.write(`matframe: ${what}${near ? `; did you mean "${near}"?` : "."} Run "matframe help" for the commands.\n`);
+  const near = nearestName(
+    typed.replace(/^-+/, ""),
+    COMMANDS.filter((name) => name !== "help"),
+  );
+  const what = after
+    ? `"matframe help" takes one of ${COMMANDS.filter((name) => name !== "help").join(", ")}, not "${typed}"`
+    : `unknown command "${typed}"`;
+  process.stderr.write(
+    `matframe: ${what}${near ? `; did you mean "${near}"?` : "."} Run "matframe help" for the commands.\n`,
+  );
   return 1;
 }
 

@@ -46,10 +46,13 @@ export function promptPassword(prompt: string): Promise<string> {
 /** `--password-stdin`: the password from a pipe, without its final line break. */
 export async function readPasswordFromStdin(command: string): Promise<string> {
   if (process.stdin.isTTY) {
-    throw new UsageError(`--password-stdin reads the password from a pipe, e.g. printf '%s' "$PASSWORD" | matframe ${command} --password-stdin ...`);
+    throw new UsageError(
+      `--password-stdin reads the password from a pipe, e.g. printf '%s' "$PASSWORD" | matframe ${command} --password-stdin ...`,
+    );
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
-

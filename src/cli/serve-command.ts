@@ -37,7 +37,6 @@ Failed logins are logged with the username; a lockout is announced on stderr. Wh
 type on its input: ${SERVE_COMMANDS}.
 Stop with Ctrl-C (SIGINT) or SIGTERM; started by npx or npm, it also stops when that ends.`;
 
-
 function parseCount(text: string | undefined, flag: string, max: number): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) > max) {
@@ -59,20 +58,27 @@ function usersOf(given: string[] | undefined, file: string | undefined, warnings
     throw new UsageError(`--users-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
   }
   // It holds passwords: a file every local user can read gives them away (as a command line would).
-  if ((statSync(file).mode & 0o004) !== 0) warnings.push(`--users-file ${file} can be read by every user of this machine; chmod 600 it.`);
+  if ((statSync(file).mode & 0o004) !== 0)
+    warnings.push(`--users-file ${file} can be read by every user of this machine; chmod 600 it.`);
   const users: string[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     const entry = line.trim();
     if (entry === "" || entry.startsWith("#")) return;
-    if (!/^[^:]+:.+$/.test(entry)) throw new UsageError(`--users-file ${file}, line ${i + 1}: expected NAME:PASSWORD (a name, a colon, a password).`);
+    if (!/^[^:]+:.+$/.test(entry))
+      throw new UsageError(
+        `--users-file ${file}, line ${i + 1}: expected NAME:PASSWORD (a name, a colon, a password).`,
+      );
     // "alice : wonderland" would make the name "alice " and the password " wonderland": no student could log in.
     const colon = entry.indexOf(":");
     if (/\s$/.test(entry.slice(0, colon)) || /^\s/.test(entry.slice(colon + 1)) || /\s$/.test(line)) {
-      throw new UsageError(`--users-file ${file}, line ${i + 1}: a space around the name, the colon or the password would be part of them; write NAME:PASSWORD with none.`);
+      throw new UsageError(
+        `--users-file ${file}, line ${i + 1}: a space around the name, the colon or the password would be part of them; write NAME:PASSWORD with none.`,
+      );
     }
     users.push(entry);
   });
-  if (users.length === 0) throw new UsageError(`--users-file ${file} names no account: write one NAME:PASSWORD per line.`);
+  if (users.length === 0)
+    throw new UsageError(`--users-file ${file} names no account: write one NAME:PASSWORD per line.`);
   return [...(given ?? []), ...users];
 }
 
@@ -84,14 +90,16 @@ function mebibytes(count: number | undefined): number | undefined {
 function parseDuration(text: string | undefined, flag: string, requireUnit = false): number | undefined {
   if (text === undefined) return undefined;
   // "--lockout 15" could mean minutes as well as seconds: say which.
-  if (requireUnit && /^\s*\d+\s*$/.test(text)) throw new UsageError(`${flag} needs a unit: ${text.trim()}s, ${text.trim()}m or ${text.trim()}h.`);
+  if (requireUnit && /^\s*\d+\s*$/.test(text))
+    throw new UsageError(`${flag} needs a unit: ${text.trim()}s, ${text.trim()}m or ${text.trim()}h.`);
   const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(text.trim());
   if (!match || text.trim() === "" || !match.slice(1).some(Boolean)) {
     throw new UsageError(`${flag} takes a duration such as 15m, 90s or 1h, not "${text}".`);
   }
   const [, h, m, sec] = match;
   const ms = ((Number(h ?? 0) * 60 + Number(m ?? 0)) * 60 + Number(sec ?? 0)) * 1000;
-  if (ms === 0 || ms > 7 * 24 * 3600 * 1000) throw new UsageError(`${flag} must be above 0 and at most a week (168h), not "${text}".`);
+  if (ms === 0 || ms > 7 * 24 * 3600 * 1000)
+    throw new UsageError(`${flag} must be above 0 and at most a week (168h), not "${text}".`);
   return ms;
 }
 
@@ -140,7 +148,9 @@ function reachableUrls(baseUrl: string): string[] {
     .flat()
     .filter((a) => a !== undefined && !a.internal && a.family === "IPv4")
     .map((a) => a!.address);
-  return addresses.slice(0, 3).map((address) => Object.assign(new URL(baseUrl), { hostname: address }).href.replace(/\/$/, ""));
+  return addresses
+    .slice(0, 3)
+    .map((address) => Object.assign(new URL(baseUrl), { hostname: address }).href.replace(/\/$/, ""));
 }
 
 /** Resolves with the reason when SIGINT or SIGTERM arrives, or the npm process that started it ends. */
@@ -188,14 +198,20 @@ export async function runServe(argv: string[]): Promise<number> {
       data: flags.data,
       users: usersOf(flags.user, flags["users-file"], startWarnings),
       synthetic: parseCount(flags.synthetic, "--synthetic", 1_000_000),
-      maxConnections: positive(parseCount(flags["max-connections"], "--max-connections", 1_000_000), "--max-connections"),
+      maxConnections: positive(
+        parseCount(flags["max-connections"], "--max-connections", 1_000_000),
+        "--max-connections",
+      ),
       sendTimeoutMs: parseDuration(flags["send-timeout"], "--send-timeout"),
       compression: parseCompression(flags.compression),
       store: flags.store,
       quotaRecords: parseCount(flags["quota-records"], "--quota-records", 100_000_000),
       quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
       loginThrottle: {
-        maxFailures: positive(parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000), "--max-failed-logins"),
+        maxFailures: positive(
+          parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000),
+          "--max-failed-logins",
+        ),
         windowMs: parseDuration(flags.lockout, "--lockout", true),
         onLockout: (lockout) => process.stderr.write(lockoutNotice(lockout)),
       },
@@ -219,9 +235,15 @@ export async function runServe(argv: string[]): Promise<number> {
   process.stdout.write(`${handle.baseUrl}\n`);
   for (const warning of startWarnings) process.stderr.write(`matframe serve: warning: ${warning}\n`);
   const reachable = reachableUrls(handle.baseUrl);
-  if (reachable.length > 0) process.stderr.write(`matframe serve: listening on every address of this machine; from others, use ${reachable.join(" or ")}\n`);
+  if (reachable.length > 0)
+    process.stderr.write(
+      `matframe serve: listening on every address of this machine; from others, use ${reachable.join(" or ")}\n`,
+    );
   const server = handle;
-  const stopReading = readCommands((username) => server.unlock(username), (line) => process.stderr.write(`${line}\n`));
+  const stopReading = readCommands(
+    (username) => server.unlock(username),
+    (line) => process.stderr.write(`${line}\n`),
+  );
   const reason = await stopped;
   stopReading();
   await handle.close();

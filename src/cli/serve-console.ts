@@ -23,7 +23,10 @@ function inForeground(): boolean {
     return fields[2] === fields[5];
   } catch {
     try {
-      return execFileSync("ps", ["-o", "stat=", "-p", String(process.pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).includes("+");
+      return execFileSync("ps", ["-o", "stat=", "-p", String(process.pid)], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).includes("+");
     } catch {
       return false;
     }
@@ -65,7 +68,11 @@ export function readCommands(unlock: (username: string) => number, write: (line:
     const name = match[1];
     const locked = unlock(name);
     const shown = JSON.stringify(name.slice(0, 64));
-    write(locked > 0 ? `matframe serve: unlocked ${shown}: it can log in again now` : `matframe serve: ${shown} was not locked out; its failed logins are forgotten`);
+    write(
+      locked > 0
+        ? `matframe serve: unlocked ${shown}: it can log in again now`
+        : `matframe serve: ${shown} was not locked out; its failed logins are forgotten`,
+    );
   });
   // stdin that errors (closed terminal) is as good as ended.
   process.stdin.on("error", () => input.close());

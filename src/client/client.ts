@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { ACCOUNT_ID_HEADER, AUTH_TOKEN_HEADER, LoginResult, type JobRecord, type MaterialRecord, type ProjectRecord, type PropertyRecord, type WorkflowRecord } from "../schemas";
+import {
+  ACCOUNT_ID_HEADER,
+  AUTH_TOKEN_HEADER,
+  LoginResult,
+  type JobRecord,
+  type MaterialRecord,
+  type ProjectRecord,
+  type PropertyRecord,
+  type WorkflowRecord,
+} from "../schemas";
 import { Collection } from "./collection";
 import type { PlatformRecord } from "./platform-record";
 import type { Connection, GetDataOptions } from "./connection";
@@ -42,17 +51,36 @@ export class Client implements Connection {
 
   constructor(options: ClientOptions) {
     if (options === null || typeof options !== "object") {
-      throw new ValidationError("options", "new Client(options) needs { baseUrl, accountId, authToken } or { baseUrl, accessToken }.");
+      throw new ValidationError(
+        "options",
+        "new Client(options) needs { baseUrl, accountId, authToken } or { baseUrl, accessToken }.",
+      );
     }
     if (options.accessToken !== undefined) {
       if (options.authToken !== undefined) {
-        throw new ValidationError("accessToken", "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.");
+        throw new ValidationError(
+          "accessToken",
+          "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.",
+        );
       }
-      checkHeaderSecret("accessToken", options.accessToken, "it is an OIDC access token (OIDC_ACCESS_TOKEN), or a token from a login.");
-      if (options.accountId !== undefined) checkHeaderSecret("accountId", options.accountId, "it is the account the access token belongs to.");
+      checkHeaderSecret(
+        "accessToken",
+        options.accessToken,
+        "it is an OIDC access token (OIDC_ACCESS_TOKEN), or a token from a login.",
+      );
+      if (options.accountId !== undefined)
+        checkHeaderSecret("accountId", options.accountId, "it is the account the access token belongs to.");
     } else {
-      checkHeaderSecret("accountId", options.accountId, "it is the X-Account-Id of a login result or of the account preferences.");
-      checkHeaderSecret("authToken", options.authToken, "it is the X-Auth-Token of a login result or of the account preferences.");
+      checkHeaderSecret(
+        "accountId",
+        options.accountId,
+        "it is the X-Account-Id of a login result or of the account preferences.",
+      );
+      checkHeaderSecret(
+        "authToken",
+        options.authToken,
+        "it is the X-Auth-Token of a login result or of the account preferences.",
+      );
     }
     const settings = resolveTransportSettings(options);
     this.baseUrl = settings.baseUrl.href;
@@ -102,7 +130,10 @@ export class Client implements Connection {
    * throws a `ValidationError` saying what is missing.
    * @example const client = await Client.fromEnv({ timeout: 60_000 });
    */
-  static async fromEnv(overrides: FromEnvOptions & { profile?: string } = {}, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
+  static async fromEnv(
+    overrides: FromEnvOptions & { profile?: string } = {},
+    env: NodeJS.ProcessEnv = process.env,
+  ): Promise<Client> {
     const { username, password, accountId, authToken, accessToken, profile, baseUrl, ...settings } = overrides;
     const resolved = resolvePlatform({ baseUrl, username, password, accountId, authToken, accessToken, profile }, env);
     if (resolved.kind === "none") {
@@ -119,16 +150,33 @@ export class Client implements Connection {
    * (which `loginSignal` aborts, without becoming the client's own signal).
    * @internal
    */
-  static connect(resolved: Extract<ResolvedPlatform, { kind: "platform" }>, settings: Omit<TransportSettings, "baseUrl"> = {}, loginSignal?: AbortSignal): Promise<Client> {
+  static connect(
+    resolved: Extract<ResolvedPlatform, { kind: "platform" }>,
+    settings: Omit<TransportSettings, "baseUrl"> = {},
+    loginSignal?: AbortSignal,
+  ): Promise<Client> {
     const { baseUrl, credentials } = resolved;
     switch (credentials.kind) {
       case "login":
-        return login({ ...settings, baseUrl, username: credentials.username, password: credentials.password }, loginSignal);
+        return login(
+          { ...settings, baseUrl, username: credentials.username, password: credentials.password },
+          loginSignal,
+        );
       case "bearer":
-        if (credentials.refresh && expiresSoon(credentials.refresh.expiresAt)) return refreshedClient(baseUrl, credentials, settings, loginSignal);
-        return Promise.resolve(new Client({ ...settings, baseUrl, accessToken: credentials.accessToken, ...(credentials.accountId ? { accountId: credentials.accountId } : {}) }));
+        if (credentials.refresh && expiresSoon(credentials.refresh.expiresAt))
+          return refreshedClient(baseUrl, credentials, settings, loginSignal);
+        return Promise.resolve(
+          new Client({
+            ...settings,
+            baseUrl,
+            accessToken: credentials.accessToken,
+            ...(credentials.accountId ? { accountId: credentials.accountId } : {}),
+          }),
+        );
       case "token":
-        return Promise.resolve(new Client({ ...settings, baseUrl, accountId: credentials.accountId, authToken: credentials.authToken }));
+        return Promise.resolve(
+          new Client({ ...settings, baseUrl, accountId: credentials.accountId, authToken: credentials.authToken }),
+        );
     }
   }
 
@@ -138,10 +186,24 @@ export class Client implements Connection {
    *   readable by others or not matframe's.
    * @example const client = Client.fromProfile("work");
    */
-  static fromProfile(profile: string = DEFAULT_PROFILE, settings: Omit<TransportSettings, "baseUrl"> = {}, env: NodeJS.ProcessEnv = process.env): Client {
+  static fromProfile(
+    profile: string = DEFAULT_PROFILE,
+    settings: Omit<TransportSettings, "baseUrl"> = {},
+    env: NodeJS.ProcessEnv = process.env,
+  ): Client {
     const saved = readProfile(profile, env);
-    if (!saved) throw new ValidationError("profile", `No saved login named "${profile}" in ${credentialsPath(env)}; run \`matframe login --profile ${profile}\` first.`);
-    if (saved.tokenType === "bearer") return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, accessToken: saved.authToken });
+    if (!saved)
+      throw new ValidationError(
+        "profile",
+        `No saved login named "${profile}" in ${credentialsPath(env)}; run \`matframe login --profile ${profile}\` first.`,
+      );
+    if (saved.tokenType === "bearer")
+      return new Client({
+        ...settings,
+        baseUrl: saved.baseUrl,
+        accountId: saved.accountId,
+        accessToken: saved.authToken,
+      });
     return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken });
   }
 
@@ -150,7 +212,8 @@ export class Client implements Connection {
    * @internal
    */
   savedCredentials(): { baseUrl: string; accountId: string; authToken: string } {
-    if (this.#bearer || this.accountId === undefined) throw new ValidationError("accessToken", "A client with an OIDC access token has no account token to save.");
+    if (this.#bearer || this.accountId === undefined)
+      throw new ValidationError("accessToken", "A client with an OIDC access token has no account token to save.");
     return { baseUrl: this.baseUrl, accountId: this.accountId, authToken: this.#authToken };
   }
 
@@ -240,9 +303,17 @@ export class Client implements Connection {
    * response cache for the next read, so it does not cross the wire twice.
    * @internal
    */
-  revalidate(path: string, search: Record<string, string> | undefined, etag: string, signal?: AbortSignal): Promise<boolean> {
+  revalidate(
+    path: string,
+    search: Record<string, string> | undefined,
+    etag: string,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
     this.#assertOpen(path);
-    return this.#transport.revalidate({ method: "GET", path, search, signal, headers: this.#authHeaders(), cacheScope: this.identity }, etag);
+    return this.#transport.revalidate(
+      { method: "GET", path, search, signal, headers: this.#authHeaders(), cacheScope: this.identity },
+      etag,
+    );
   }
 
   /**
@@ -282,13 +353,20 @@ export class Client implements Connection {
    * `importStructure` use it.
    * @internal
    */
-  async writeData(method: "PUT" | "PATCH" | "POST" | "DELETE", path: string, options: { body?: unknown; signal?: AbortSignal } = {}): Promise<unknown> {
+  async writeData(
+    method: "PUT" | "PATCH" | "POST" | "DELETE",
+    path: string,
+    options: { body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<unknown> {
     this.#assertOpen(path, method);
     const res = await this.#transport.send({
       method,
       path,
       signal: options.signal,
-      headers: { ...this.#authHeaders(), ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        ...this.#authHeaders(),
+        ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       secrets: [this.#authToken],
     });
@@ -343,7 +421,12 @@ async function refreshedClient(
   const env = { MATFRAME_CREDENTIALS_FILE: credentialsFile };
   const saved = readProfile(profile, env);
   saveProfile(profile, { ...saved!, ...savedDeviceTokens(tokens) }, env);
-  return new Client({ ...settings, baseUrl, accessToken: tokens.accessToken, ...(credentials.accountId ? { accountId: credentials.accountId } : {}) });
+  return new Client({
+    ...settings,
+    baseUrl,
+    accessToken: tokens.accessToken,
+    ...(credentials.accountId ? { accountId: credentials.accountId } : {}),
+  });
 }
 
 async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {

@@ -3,7 +3,14 @@ import { ResponseValidationError, ValidationError } from "../errors";
 import type { Connection } from "./connection";
 import type { PlatformRecord } from "./platform-record";
 import { RecordWalker, listSearch } from "./record-walker";
-import { checkImport, checkModifier, checkRecordBody, type ImportOptions, type Modifier, type WriteOptions } from "./writes";
+import {
+  checkImport,
+  checkModifier,
+  checkRecordBody,
+  type ImportOptions,
+  type Modifier,
+  type WriteOptions,
+} from "./writes";
 import type { IterateOptions, ListOptions } from "./config/options";
 import { recordArray, recordObject } from "./transport/response-checks";
 import { checkCollectionName, validateIterateOptions, validateListOptions } from "./config/validate-options";
@@ -60,7 +67,12 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     options: ListOptions & { projection?: { fields?: F } } = {},
   ): Promise<RecordOf<T, R, F>[]> {
     const { query, projection } = validateListOptions(options);
-    const records = await this.#fetch(query, projection, options.signal, recordArray({ requireId: false, maxItems: projection?.limit }));
+    const records = await this.#fetch(
+      query,
+      projection,
+      options.signal,
+      recordArray({ requireId: false, maxItems: projection?.limit }),
+    );
     return records as RecordOf<T, R, F>[];
   }
 
@@ -70,9 +82,15 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async get<T extends object = never>(id: string, options: { signal?: AbortSignal } = {}): Promise<RecordOf<T, R, {}>> {
     if (typeof id !== "string" || id === "") {
-      throw new ValidationError("id", `id must be a non-empty string (a record's _id); got ${typeof id === "string" ? "an empty string" : typeof id}.`);
+      throw new ValidationError(
+        "id",
+        `id must be a non-empty string (a record's _id); got ${typeof id === "string" ? "an empty string" : typeof id}.`,
+      );
     }
-    const record = await this.#client.getData(`${this.name}/${encodeURIComponent(id)}`, { signal: options.signal, check: recordObject });
+    const record = await this.#client.getData(`${this.name}/${encodeURIComponent(id)}`, {
+      signal: options.signal,
+      check: recordObject,
+    });
     return record as RecordOf<T, R, {}>;
   }
 
@@ -83,9 +101,14 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * creating again.
    * @example const mine = await client.materials.create({ name: "Si, strained 1%", lattice, basis });
    */
-  async create<T extends object = never>(record: Record<string, unknown>, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+  async create<T extends object = never>(
+    record: Record<string, unknown>,
+    options: WriteOptions = {},
+  ): Promise<RecordOf<T, R, {}>> {
     checkRecordBody("record", record);
-    return this.#written(await this.#client.writeData("PUT", `${this.name}/create`, { body: record, signal: options.signal })) as RecordOf<T, R, {}>;
+    return this.#written(
+      await this.#client.writeData("PUT", `${this.name}/create`, { body: record, signal: options.signal }),
+    ) as RecordOf<T, R, {}>;
   }
 
   /**
@@ -95,9 +118,15 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @example await client.materials.update(id, { $set: { name: "Si (relaxed)" }, $addToSet: { tags: "relaxed" } });
    * @example await client.materials.update(id, { name: "Si (relaxed)" });
    */
-  async update<T extends object = never>(id: string, modifier: Modifier | Record<string, unknown>, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
+  async update<T extends object = never>(
+    id: string,
+    modifier: Modifier | Record<string, unknown>,
+    options: WriteOptions = {},
+  ): Promise<RecordOf<T, R, {}>> {
     const body = checkModifier(modifier);
-    return this.#written(await this.#client.writeData("PATCH", this.#path(id), { body, signal: options.signal })) as RecordOf<T, R, {}>;
+    return this.#written(
+      await this.#client.writeData("PATCH", this.#path(id), { body, signal: options.signal }),
+    ) as RecordOf<T, R, {}>;
   }
 
   /**
@@ -114,7 +143,9 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @example const copy = await client.materials.copy(si._id);
    */
   async copy<T extends object = never>(id: string, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
-    return this.#written(await this.#client.writeData("POST", `${this.#path(id)}/copy`, { signal: options.signal })) as RecordOf<T, R, {}>;
+    return this.#written(
+      await this.#client.writeData("POST", `${this.#path(id)}/copy`, { signal: options.signal }),
+    ) as RecordOf<T, R, {}>;
   }
 
   /**
@@ -125,15 +156,27 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * (formula, lattice, basis, derived properties).
    * @example const si = await client.materials.importStructure({ name: "Si", content: fs.readFileSync("Si.vasp", "utf8"), format: "poscar" });
    */
-  async importStructure<T extends object = never>(file: ImportOptions, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
-    if (this.name !== "materials") throw new ValidationError("collection", `importStructure imports materials; use client.materials, not client.collection("${this.name}").`);
+  async importStructure<T extends object = never>(
+    file: ImportOptions,
+    options: WriteOptions = {},
+  ): Promise<RecordOf<T, R, {}>> {
+    if (this.name !== "materials")
+      throw new ValidationError(
+        "collection",
+        `importStructure imports materials; use client.materials, not client.collection("${this.name}").`,
+      );
     const body = checkImport(file);
-    return this.#written(await this.#client.writeData("POST", "materials/import", { body, signal: options.signal })) as RecordOf<T, R, {}>;
+    return this.#written(
+      await this.#client.writeData("POST", "materials/import", { body, signal: options.signal }),
+    ) as RecordOf<T, R, {}>;
   }
 
   #path(id: unknown): string {
     if (typeof id !== "string" || id === "") {
-      throw new ValidationError("id", `id must be a non-empty string (a record's _id); got ${typeof id === "string" ? "an empty string" : typeof id}.`);
+      throw new ValidationError(
+        "id",
+        `id must be a non-empty string (a record's _id); got ${typeof id === "string" ? "an empty string" : typeof id}.`,
+      );
     }
     return `${this.name}/${encodeURIComponent(id)}`;
   }
@@ -141,11 +184,14 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   #written(data: unknown): PlatformRecord {
     const checked = recordObject(data);
     if (checked.ok) return checked.value;
-    throw new ResponseValidationError(`${this.name}: the platform answered a write without the record it wrote (${checked.issues[0]?.message ?? "not a record"}).`, {
-      endpoint: `${this.name}`,
-      status: 200,
-      issues: checked.issues,
-    });
+    throw new ResponseValidationError(
+      `${this.name}: the platform answered a write without the record it wrote (${checked.issues[0]?.message ?? "not a record"}).`,
+      {
+        endpoint: `${this.name}`,
+        status: 200,
+        issues: checked.issues,
+      },
+    );
   }
 
   /**
@@ -153,15 +199,21 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * checked at once, so a bad one throws `ValidationError` here, before any request.
    * @example for await (const page of client.materials.pages({ pageSize: 200 })) console.log(page.length);
    */
-  pages<T extends object = never, const F extends Fields = {}>(options: IterateOptions & { fields?: F } = {}): AsyncIterable<RecordOf<T, R, F>[]> {
-    return new RecordWalker({ client: this.#client, name: this.name }).walk(validateIterateOptions(options)) as AsyncIterable<RecordOf<T, R, F>[]>;
+  pages<T extends object = never, const F extends Fields = {}>(
+    options: IterateOptions & { fields?: F } = {},
+  ): AsyncIterable<RecordOf<T, R, F>[]> {
+    return new RecordWalker({ client: this.#client, name: this.name }).walk(
+      validateIterateOptions(options),
+    ) as AsyncIterable<RecordOf<T, R, F>[]>;
   }
 
   /**
    * Every record of the collection (or of `query`), in order; see `IterateOptions`.
    * @example for await (const m of client.materials.iterate({ fields: { formula: 1 } })) console.log(m.formula);
    */
-  iterate<T extends object = never, const F extends Fields = {}>(options: IterateOptions & { fields?: F } = {}): AsyncIterable<RecordOf<T, R, F>> {
+  iterate<T extends object = never, const F extends Fields = {}>(
+    options: IterateOptions & { fields?: F } = {},
+  ): AsyncIterable<RecordOf<T, R, F>> {
     return flatten(this.pages<T, F>(options));
   }
 

@@ -34,11 +34,20 @@ export interface Connection {
   /** @internal */
   readonly keepsReads: boolean;
   /** @internal */
-  writeData(method: "PUT" | "PATCH" | "POST" | "DELETE", path: string, options?: { body?: unknown; signal?: AbortSignal }): Promise<unknown>;
+  writeData(
+    method: "PUT" | "PATCH" | "POST" | "DELETE",
+    path: string,
+    options?: { body?: unknown; signal?: AbortSignal },
+  ): Promise<unknown>;
   /** @internal */
   measureLink(signal?: AbortSignal): Promise<void>;
   /** @internal */
   keptBytes(path: string, search?: Record<string, string>): number | undefined;
   /** @internal */
-  revalidate(path: string, search: Record<string, string> | undefined, etag: string, signal?: AbortSignal): Promise<boolean>;
+  revalidate(
+    path: string,
+    search: Record<string, string> | undefined,
+    etag: string,
+    signal?: AbortSignal,
+  ): Promise<boolean>;
 }

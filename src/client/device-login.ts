@@ -1,7 +1,14 @@
 // Signing in through the platform's OIDC device flow (RFC 8628), as its notebooks do: ask for a
 // code, show the person where to approve it, poll the token endpoint at the interval given, and
 // refresh the access token later with the refresh token (RFC 6749 section 6).
-import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError, TimeoutError, ValidationError } from "../errors";
+import {
+  AbortError,
+  ConnectionError,
+  DeviceLoginError,
+  ResponseValidationError,
+  TimeoutError,
+  ValidationError,
+} from "../errors";
 import { normaliseBaseUrl } from "./config/validate-options";
 import { loadUndici, oauthFailure, postForm, withDispatcher, type Answer } from "./transport/oauth-request";
 import { redact } from "./transport/redact";
@@ -80,7 +87,9 @@ function tokensFrom(answer: Answer): DeviceTokens {
   const expiresIn = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : undefined;
   return {
     accessToken: body.access_token,
-    ...(typeof body.refresh_token === "string" && body.refresh_token !== "" ? { refreshToken: body.refresh_token } : {}),
+    ...(typeof body.refresh_token === "string" && body.refresh_token !== ""
+      ? { refreshToken: body.refresh_token }
+      : {}),
     ...(expiresIn !== undefined ? { expiresAt: new Date(Date.now() + expiresIn * 1000) } : {}),
   };
 }
@@ -108,27 +117,43 @@ function checkCommon(options: DeviceRequestOptions): void {
  */
 export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTokens> {
   checkCommon(options);
-  if (typeof options.onCode !== "function") throw new ValidationError("onCode", "onCode(prompt) is required: it shows the person the page and the code.");
+  if (typeof options.onCode !== "function")
+    throw new ValidationError("onCode", "onCode(prompt) is required: it shows the person the page and the code.");
   const root = platformRoot(options.baseUrl);
   const clientId = options.clientId ?? DEVICE_CLIENT_ID;
   return withDispatcher(async (dispatcher) => {
-    const started = await postForm(`${root}/oidc/device/auth`, { client_id: clientId, scope: options.scope ?? DEVICE_SCOPE }, options, dispatcher, []);
+    const started = await postForm(
+      `${root}/oidc/device/auth`,
+      { client_id: clientId, scope: options.scope ?? DEVICE_SCOPE },
+      options,
+      dispatcher,
+      [],
+    );
     if (started.status !== 200) throw oauthFailure(started, "Starting the device sign-in");
     const body = started.body ?? {};
     const deviceCode = body.device_code;
-    if (typeof deviceCode !== "string" || typeof body.user_code !== "string" || typeof body.verification_uri !== "string") {
-      throw new ResponseValidationError(`${started.endpoint} answered without device_code, user_code and verification_uri.`, {
-        endpoint: started.endpoint,
-        status: started.status,
-        issues: [{ code: "custom", path: [], message: "Not a device authorization response" }],
-      });
+    if (
+      typeof deviceCode !== "string" ||
+      typeof body.user_code !== "string" ||
+      typeof body.verification_uri !== "string"
+    ) {
+      throw new ResponseValidationError(
+        `${started.endpoint} answered without device_code, user_code and verification_uri.`,
+        {
+          endpoint: started.endpoint,
+          status: started.status,
+          issues: [{ code: "custom", path: [], message: "Not a device authorization response" }],
+        },
+      );
     }
     const expiresIn = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 600;
     const deadline = Date.now() + expiresIn * 1000;
     let interval = typeof body.interval === "number" && body.interval >= 0 ? body.interval : 5;
     options.onCode({
       verificationUri: body.verification_uri,
-      ...(typeof body.verification_uri_complete === "string" ? { verificationUriComplete: body.verification_uri_complete } : {}),
+      ...(typeof body.verification_uri_complete === "string"
+        ? { verificationUriComplete: body.verification_uri_complete }
+        : {}),
       userCode: body.user_code,
       expiresInSeconds: expiresIn,
     });
@@ -138,7 +163,9 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTo
       try {
         await sleep(interval * 1000, options.signal);
       } catch (reason) {
-        throw new AbortError("The device sign-in was aborted while waiting for approval.", undefined, { cause: reason });
+        throw new AbortError("The device sign-in was aborted while waiting for approval.", undefined, {
+          cause: reason,
+        });
       }
       const answer = await postForm(`${root}/oidc/token`, form, options, dispatcher, [deviceCode]);
       if (answer.status === 200) return tokensFrom(answer);
@@ -146,11 +173,14 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTo
       if (reason === "slow_down") interval += SLOW_DOWN_SECONDS;
       else if (reason !== "authorization_pending") throw oauthFailure(answer, "The device sign-in");
       if (Date.now() >= deadline) {
-        throw new DeviceLoginError(`The device sign-in expired: nobody approved code ${body.user_code} within ${expiresIn} s. Sign in again.`, {
-          status: answer.status,
-          endpoint: answer.endpoint,
-          oauthError: "expired_token",
-        });
+        throw new DeviceLoginError(
+          `The device sign-in expired: nobody approved code ${body.user_code} within ${expiresIn} s. Sign in again.`,
+          {
+            status: answer.status,
+            endpoint: answer.endpoint,
+            oauthError: "expired_token",
+          },
+        );
       }
     }
   });
@@ -162,12 +192,19 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTo
  * @throws DeviceLoginError with `oauthError` `"invalid_grant"` when the refresh token is used up,
  *   unknown or expired: sign in again.
  */
-export async function refreshDeviceTokens(options: DeviceRequestOptions & { refreshToken: string }): Promise<DeviceTokens> {
+export async function refreshDeviceTokens(
+  options: DeviceRequestOptions & { refreshToken: string },
+): Promise<DeviceTokens> {
   checkCommon(options);
-  if (typeof options.refreshToken !== "string" || options.refreshToken === "") throw new ValidationError("refreshToken", "refreshToken is the refresh token a device sign-in returned.");
+  if (typeof options.refreshToken !== "string" || options.refreshToken === "")
+    throw new ValidationError("refreshToken", "refreshToken is the refresh token a device sign-in returned.");
   const root = platformRoot(options.baseUrl);
   return withDispatcher(async (dispatcher) => {
-    const form = { grant_type: "refresh_token", refresh_token: options.refreshToken, client_id: options.clientId ?? DEVICE_CLIENT_ID };
+    const form = {
+      grant_type: "refresh_token",
+      refresh_token: options.refreshToken,
+      client_id: options.clientId ?? DEVICE_CLIENT_ID,
+    };
     const answer = await postForm(`${root}/oidc/token`, form, options, dispatcher, [options.refreshToken]);
     if (answer.status !== 200) throw oauthFailure(answer, "Refreshing the access token");
     return tokensFrom(answer);
@@ -203,9 +240,13 @@ export async function signedInUser(options: DeviceRequestOptions & { accessToken
       status = res.statusCode;
       text = await res.body.text();
     } catch (error) {
-      if (options.signal?.aborted) throw new AbortError(`The request was aborted (${endpoint}).`, endpoint, { cause: options.signal.reason });
+      if (options.signal?.aborted)
+        throw new AbortError(`The request was aborted (${endpoint}).`, endpoint, { cause: options.signal.reason });
       if (timer.aborted) throw new TimeoutError(`${endpoint} did not answer within ${timeout} ms.`, endpoint, timeout);
-      throw new ConnectionError(`Cannot reach ${endpoint} (${redact(error instanceof Error ? error.message : String(error), [options.accessToken])}).`, endpoint);
+      throw new ConnectionError(
+        `Cannot reach ${endpoint} (${redact(error instanceof Error ? error.message : String(error), [options.accessToken])}).`,
+        endpoint,
+      );
     }
     let data: { user?: { entity?: { username?: unknown; defaultAccountId?: unknown } } } | undefined;
     try {
@@ -215,11 +256,14 @@ export async function signedInUser(options: DeviceRequestOptions & { accessToken
     }
     const accountId = data?.user?.entity?.defaultAccountId;
     if (status !== 200 || typeof accountId !== "string") {
-      throw new ResponseValidationError(`${endpoint} answered ${status} without the user's defaultAccountId; the token may not be valid there.`, {
-        endpoint,
-        status,
-        issues: [{ code: "custom", path: ["data", "user", "entity", "defaultAccountId"], message: "Missing" }],
-      });
+      throw new ResponseValidationError(
+        `${endpoint} answered ${status} without the user's defaultAccountId; the token may not be valid there.`,
+        {
+          endpoint,
+          status,
+          issues: [{ code: "custom", path: ["data", "user", "entity", "defaultAccountId"], message: "Missing" }],
+        },
+      );
     }
     const username = data?.user?.entity?.username;
     return { accountId, ...(typeof username === "string" ? { username } : {}) };
@@ -227,8 +271,18 @@ export async function signedInUser(options: DeviceRequestOptions & { accessToken
 }
 
 /** A device sign-in's tokens as a saved profile keeps them (`authToken` is the access token). */
-export function savedDeviceTokens(tokens: DeviceTokens): { authToken: string; tokenType: "bearer"; refreshToken: string | undefined; expiresAt: string | undefined } {
-  return { authToken: tokens.accessToken, tokenType: "bearer", refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt?.toISOString() };
+export function savedDeviceTokens(tokens: DeviceTokens): {
+  authToken: string;
+  tokenType: "bearer";
+  refreshToken: string | undefined;
+  expiresAt: string | undefined;
+} {
+  return {
+    authToken: tokens.accessToken,
+    tokenType: "bearer",
+    refreshToken: tokens.refreshToken,
+    expiresAt: tokens.expiresAt?.toISOString(),
+  };
 }
 
 /**
@@ -237,10 +291,17 @@ export function savedDeviceTokens(tokens: DeviceTokens): { authToken: string; to
  */
 export async function revokeDeviceToken(options: DeviceRequestOptions & { token: string }): Promise<void> {
   checkCommon(options);
-  if (typeof options.token !== "string" || options.token === "") throw new ValidationError("token", "token is the refresh or access token to revoke.");
+  if (typeof options.token !== "string" || options.token === "")
+    throw new ValidationError("token", "token is the refresh or access token to revoke.");
   const root = platformRoot(options.baseUrl);
   await withDispatcher(async (dispatcher) => {
-    const answer = await postForm(`${root}/oidc/revoke`, { token: options.token, client_id: options.clientId ?? DEVICE_CLIENT_ID }, options, dispatcher, [options.token]);
+    const answer = await postForm(
+      `${root}/oidc/revoke`,
+      { token: options.token, client_id: options.clientId ?? DEVICE_CLIENT_ID },
+      options,
+      dispatcher,
+      [options.token],
+    );
     if (answer.status !== 200) throw oauthFailure(answer, "Revoking the token");
   });
 }

@@ -16,7 +16,20 @@ export type {
 export type { ResponseCheck, CheckResult } from "./transport/response-checks";
 export type { CacheSetting } from "./transport/response-cache";
 export type { WriteOptions, Modifier, ImportOptions } from "./writes";
-export { credentialsPath, readProfile, saveProfile, deleteProfile, listProfiles, DEFAULT_PROFILE } from "./config/profile";
+export {
+  credentialsPath,
+  readProfile,
+  saveProfile,
+  deleteProfile,
+  listProfiles,
+  DEFAULT_PROFILE,
+} from "./config/profile";
 export type { SavedCredentials } from "./config/profile";
 export { deviceLogin, refreshDeviceTokens, revokeDeviceToken, signedInUser, DEVICE_CLIENT_ID } from "./device-login";
-export type { DevicePrompt, DeviceTokens, DeviceLoginOptions, DeviceRequestOptions, SignedInUser } from "./device-login";
+export type {
+  DevicePrompt,
+  DeviceTokens,
+  DeviceLoginOptions,
+  DeviceRequestOptions,
+  SignedInUser,
+} from "./device-login";

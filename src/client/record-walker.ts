@@ -39,21 +39,35 @@ export class RecordWalker {
    * is told each answer's request and validator (undefined for an answer without one), for a
    * read to be kept and confirmed later (see `confirm`).
    */
-  walk(resolved: ResolvedIterateOptions, onAnswer?: (answer: ReadAnswer | undefined) => void): AsyncIterable<PlatformRecord[]> {
+  walk(
+    resolved: ResolvedIterateOptions,
+    onAnswer?: (answer: ReadAnswer | undefined) => void,
+  ): AsyncIterable<PlatformRecord[]> {
     const client = this.#client;
     // Without a concurrency of its own, a walk follows the client's link estimate page by page:
     // the first answer of a tunnel to a far platform raises a loopback guess of 3 to 6.
-    const o = resolved.concurrency !== undefined
-      ? { ...resolved, concurrency: resolved.concurrency }
-      : Object.defineProperty({ ...resolved, concurrency: 0 }, "concurrency", { get: () => client.defaultConcurrency, enumerable: true });
+    const o =
+      resolved.concurrency !== undefined
+        ? { ...resolved, concurrency: resolved.concurrency }
+        : Object.defineProperty({ ...resolved, concurrency: 0 }, "concurrency", {
+            get: () => client.defaultConcurrency,
+            enumerable: true,
+          });
     const fetchPage: FetchPage = ({ query, projection }, signal) => {
       const search = listSearch(query, projection);
-      const onValidator = onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
-      return client.getData(this.name, { search, signal, check: recordArray({ requireId: true, maxItems: projection.limit }), onValidator });
+      const onValidator =
+        onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
+      return client.getData(this.name, {
+        search,
+        signal,
+        check: recordArray({ requireId: true, maxItems: projection.limit }),
+        onValidator,
+      });
     };
     fetchPage.keptBytes = ({ query, projection }) => client.keptBytes(this.name, listSearch(query, projection));
     const endpoint = `GET ${new URL(client.baseUrl).pathname}/${this.name}`;
-    const walk = () => (o.paging === "keyset" ? keysetPages(fetchPage, o, endpoint) : offsetPages(fetchPage, o, endpoint));
+    const walk = () =>
+      o.paging === "keyset" ? keysetPages(fetchPage, o, endpoint) : offsetPages(fetchPage, o, endpoint);
     // One request timed before the first pages are asked for (only while the link is unknown).
     const pages = measuredFirst(() => client.measureLink(o.signal), walk);
     return o.stripId ? withoutIds(pages) : pages;
@@ -64,7 +78,11 @@ export class RecordWalker {
    * each walked with its own keyset cursor. Costs two requests for a sample of ids first. The
    * caller has checked the plan (parts in range, `_id` order, no maxItems).
    */
-  async partitionWalks(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<AsyncIterable<PlatformRecord[]>[]> {
+  async partitionWalks(
+    resolved: ResolvedIterateOptions,
+    parts: number,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<PlatformRecord[]>[]> {
     const ranges = await this.partitionRanges(resolved, parts, signal);
     return ranges.map((part) => this.partWalk(resolved, part, signal));
   }
@@ -76,18 +94,40 @@ export class RecordWalker {
     const sample = async (direction: 1 | -1): Promise<string[]> => {
       const projection: Projection = { fields: { _id: 1 }, sort: { _id: direction }, limit: MAX_LIMIT };
       const search = listSearch(resolved.query, projection);
-      const records = await this.#client.getData(this.name, { search, signal: merged, check: recordArray({ requireId: true, maxItems: MAX_LIMIT }) });
+      const records = await this.#client.getData(this.name, {
+        search,
+        signal: merged,
+        check: recordArray({ requireId: true, maxItems: MAX_LIMIT }),
+      });
       return records.map((record) => record._id);
     };
     return splitIdRange((await Promise.all([sample(1), sample(-1)])).flat(), parts);
   }
 
   /** One part's walk, with its own keyset cursor (after `cursor` when a resumed export continues it). */
-  partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]> {
+  partWalk(
+    resolved: ResolvedIterateOptions,
+    part: IdPartition,
+    signal: AbortSignal,
+    cursor?: string,
+  ): AsyncIterable<PlatformRecord[]> {
     const merged = resolved.signal ? AbortSignal.any([resolved.signal, signal]) : signal;
     const query = afterId(partitionQuery(resolved.query, part), cursor);
     // Ids are checked against the part's range before a caller's stripId drops them.
-    const pages = withinPart(this.walk({ ...resolved, paging: "keyset", sort: { _id: 1 }, concurrency: 1, signal: merged, query, stripId: false }), part, `GET ${new URL(this.#client.baseUrl).pathname}/${this.name}`, cursor);
+    const pages = withinPart(
+      this.walk({
+        ...resolved,
+        paging: "keyset",
+        sort: { _id: 1 },
+        concurrency: 1,
+        signal: merged,
+        query,
+        stripId: false,
+      }),
+      part,
+      `GET ${new URL(this.#client.baseUrl).pathname}/${this.name}`,
+      cursor,
+    );
     return resolved.stripId ? withoutIds(pages) : pages;
   }
 
@@ -136,7 +176,10 @@ export function listSearch(query: Query, projection: Projection | undefined): Re
 }
 
 /** The walk, started once `measure` has settled. */
-async function* measuredFirst<T>(measure: () => Promise<void>, walk: () => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+async function* measuredFirst<T>(
+  measure: () => Promise<void>,
+  walk: () => AsyncIterable<T>,
+): AsyncGenerator<T, void, undefined> {
   await measure();
   yield* walk();
 }

@@ -37,8 +37,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** A record to create: a plain object whose `_id` the platform chooses. */
 export function checkRecordBody(name: string, record: unknown): void {
-  if (!isPlainObject(record)) throw new ValidationError(name, `${name} must be a plain object of the record's fields, e.g. { name: "Si", lattice, basis }.`);
-  if ("_id" in record) throw new ValidationError(name, `${name} must not have an _id: the platform gives the new record one. Use update(id, modifier) to change an existing record.`);
+  if (!isPlainObject(record))
+    throw new ValidationError(
+      name,
+      `${name} must be a plain object of the record's fields, e.g. { name: "Si", lattice, basis }.`,
+    );
+  if ("_id" in record)
+    throw new ValidationError(
+      name,
+      `${name} must not have an _id: the platform gives the new record one. Use update(id, modifier) to change an existing record.`,
+    );
 }
 
 /**
@@ -48,23 +56,46 @@ export function checkRecordBody(name: string, record: unknown): void {
  */
 export function checkModifier(update: unknown): Modifier {
   if (!isPlainObject(update) || Object.keys(update).length === 0) {
-    throw new ValidationError("modifier", `modifier must be an object of operators, e.g. { $set: { name: "Si (relaxed)" } }, or of fields to set, e.g. { name: "Si (relaxed)" }.`);
+    throw new ValidationError(
+      "modifier",
+      `modifier must be an object of operators, e.g. { $set: { name: "Si (relaxed)" } }, or of fields to set, e.g. { name: "Si (relaxed)" }.`,
+    );
   }
   const fields = Object.keys(update).filter((key) => !key.startsWith("$"));
   if (fields.length > 0 && fields.length < Object.keys(update).length) {
-    throw new ValidationError("modifier", `modifier mixes fields (${fields.slice(0, 3).map((f) => JSON.stringify(f)).join(", ")}) with operators; give either fields to set or operators only, e.g. { $set: { name: "x" } }.`);
+    throw new ValidationError(
+      "modifier",
+      `modifier mixes fields (${fields
+        .slice(0, 3)
+        .map((f) => JSON.stringify(f))
+        .join(", ")}) with operators; give either fields to set or operators only, e.g. { $set: { name: "x" } }.`,
+    );
   }
   const modifier: Record<string, unknown> = fields.length > 0 ? { $set: update } : update;
   for (const [operator, paths] of Object.entries(modifier)) {
     if (!(MODIFIER_OPERATORS as readonly string[]).includes(operator)) {
-      throw new ValidationError("modifier", `modifier operator ${JSON.stringify(operator)} is not one the platform accepts (${MODIFIER_OPERATORS.join(", ")}).`);
+      throw new ValidationError(
+        "modifier",
+        `modifier operator ${JSON.stringify(operator)} is not one the platform accepts (${MODIFIER_OPERATORS.join(", ")}).`,
+      );
     }
     if (!isPlainObject(paths) || Object.keys(paths).length === 0) {
-      throw new ValidationError("modifier", `${operator} needs an object of dotted paths and values, e.g. { ${operator}: { name: "x" } }.`);
+      throw new ValidationError(
+        "modifier",
+        `${operator} needs an object of dotted paths and values, e.g. { ${operator}: { name: "x" } }.`,
+      );
     }
     for (const path of Object.keys(paths)) {
-      if (path === "_id" || path.startsWith("_id.")) throw new ValidationError("modifier", `${operator} cannot change _id: a record keeps its id. Copy it instead (copy(id)).`);
-      if (path === "owner" || path.startsWith("owner.")) throw new ValidationError("modifier", `${operator} cannot change owner: a record stays with the account that owns it.`);
+      if (path === "_id" || path.startsWith("_id."))
+        throw new ValidationError(
+          "modifier",
+          `${operator} cannot change _id: a record keeps its id. Copy it instead (copy(id)).`,
+        );
+      if (path === "owner" || path.startsWith("owner."))
+        throw new ValidationError(
+          "modifier",
+          `${operator} cannot change owner: a record stays with the account that owns it.`,
+        );
     }
   }
   return modifier as Modifier;
@@ -72,13 +103,19 @@ export function checkModifier(update: unknown): Modifier {
 
 /** An import: name, format, and a text the structure readers accept; the body the platform's client sends. */
 export function checkImport(file: unknown): Record<string, unknown> {
-  if (!isPlainObject(file)) throw new ValidationError("file", 'importStructure needs { name, content, format: "poscar" | "cif" }.');
+  if (!isPlainObject(file))
+    throw new ValidationError("file", 'importStructure needs { name, content, format: "poscar" | "cif" }.');
   const { name, content, format, tags = [], ownerId } = file as Partial<ImportOptions>;
-  if (typeof name !== "string" || name.trim() === "") throw new ValidationError("name", "name must be a non-empty string: the new material's name.");
-  if (format !== "poscar" && format !== "cif") throw new ValidationError("format", `format must be "poscar" or "cif"; got ${JSON.stringify(format)}.`);
-  if (typeof content !== "string" || content.trim() === "") throw new ValidationError("content", `content must be the ${format === "cif" ? "CIF" : "POSCAR"} file's text.`);
-  if (!Array.isArray(tags) || tags.some((t) => typeof t !== "string")) throw new ValidationError("tags", "tags must be an array of strings.");
-  if (ownerId !== undefined && (typeof ownerId !== "string" || ownerId === "")) throw new ValidationError("ownerId", "ownerId must be an account id (a non-empty string).");
+  if (typeof name !== "string" || name.trim() === "")
+    throw new ValidationError("name", "name must be a non-empty string: the new material's name.");
+  if (format !== "poscar" && format !== "cif")
+    throw new ValidationError("format", `format must be "poscar" or "cif"; got ${JSON.stringify(format)}.`);
+  if (typeof content !== "string" || content.trim() === "")
+    throw new ValidationError("content", `content must be the ${format === "cif" ? "CIF" : "POSCAR"} file's text.`);
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== "string"))
+    throw new ValidationError("tags", "tags must be an array of strings.");
+  if (ownerId !== undefined && (typeof ownerId !== "string" || ownerId === ""))
+    throw new ValidationError("ownerId", "ownerId must be an account id (a non-empty string).");
   // The platform would refuse a malformed file too; reading it here says what is wrong, and where.
   if (format === "poscar") fromPoscar(content);
   else fromCif(content);

@@ -23,7 +23,13 @@ import { writePartitioned, type PartitionOptions, type PartWriter } from "./expo
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { RecordWalker } from "../client/record-walker";
 import type { PlatformRecord } from "../client/platform-record";
-import { checkResume, continueWalk, idOrder, type ResumeOptions, type ResumeRequest } from "./export/resume/resume-plan";
+import {
+  checkResume,
+  continueWalk,
+  idOrder,
+  type ResumeOptions,
+  type ResumeRequest,
+} from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
 import { writeHive, writeHiveResumable, type PartitionByOptions } from "./export/dataset/hive-export";
@@ -53,7 +59,11 @@ export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & Part
 export type CollectionArrowOptions = FrameIterateOptions & ArrowOptions;
 
 /** `collection.exportParquet(target, options)`. */
-export type CollectionParquetOptions = FrameIterateOptions & ParquetExportOptions & PartitionOptions & PartitionByOptions & ResumeOptions;
+export type CollectionParquetOptions = FrameIterateOptions &
+  ParquetExportOptions &
+  PartitionOptions &
+  PartitionByOptions &
+  ResumeOptions;
 
 /** A table read, checked once: the columns and the walk that fetches exactly what they need. */
 export interface TableRead {
@@ -64,21 +74,40 @@ export interface TableRead {
 }
 
 /** The rows of a table read from its walk's pages: the records, or a workflow's units. */
-export function rowsOf(read: Pick<TableRead, "perUnit">, pages: AsyncIterable<PlatformRecord[]>): AsyncIterable<PlatformRecord[]> {
+export function rowsOf(
+  read: Pick<TableRead, "perUnit">,
+  pages: AsyncIterable<PlatformRecord[]>,
+): AsyncIterable<PlatformRecord[]> {
   return read.perUnit ? unitRows(pages) : pages;
 }
 
 /** Checks the columns and the walk options of a table read, once, before any request. */
 export function planTableRead(
-  options: FrameIterateOptions & { columns?: readonly string[]; units?: boolean; strict?: boolean; onWarning?: TableOptions["onWarning"] },
+  options: FrameIterateOptions & {
+    columns?: readonly string[];
+    units?: boolean;
+    strict?: boolean;
+    onWarning?: TableOptions["onWarning"];
+  },
   collection?: string,
 ): TableRead {
   const plan = planColumns(options.columns ?? defaultColumnsOf(collection), options);
   // Material queries are checked against the material record's shape before any request.
-  if (collection === "materials") reportWarnings(checkQueryPaths(options.query, options.strict ?? false), options.onWarning);
+  if (collection === "materials")
+    reportWarnings(checkQueryPaths(options.query, options.strict ?? false), options.onWarning);
   // Only the iterate options, by name, so frame-only options never reach the walk's checks.
   const { query, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate } = options;
-  const walk = validateIterateOptions({ query, fields: plan.fields, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate });
+  const walk = validateIterateOptions({
+    query,
+    fields: plan.fields,
+    sort,
+    pageSize,
+    maxItems,
+    paging,
+    concurrency,
+    signal,
+    onDuplicate,
+  });
   return rowsPerUnit(collection, plan) ? { plan, walk, perUnit: true } : { plan, walk };
 }
 
@@ -86,7 +115,21 @@ export function planTableRead(
 export function readKey(walker: RecordWalker, read: TableRead, options: ReadOptions): string {
   const { query, fields, stripId, sort, pageSize, maxItems, paging } = read.walk;
   const { account, platform } = walker.source;
-  return JSON.stringify([account, platform, walker.name, query, fields, stripId, sort, pageSize, maxItems, paging, read.plan.names, options.strict ?? false, options.units ?? false]);
+  return JSON.stringify([
+    account,
+    platform,
+    walker.name,
+    query,
+    fields,
+    stripId,
+    sort,
+    pageSize,
+    maxItems,
+    paging,
+    read.plan.names,
+    options.strict ?? false,
+    options.units ?? false,
+  ]);
 }
 
 /**
@@ -178,20 +221,37 @@ export interface TableExportPlan extends TableRead {
 }
 
 /** Checks every option of a table export before any request (or any server start, in the CLI). */
-export function planTableExport(format: TableFormat, options: CollectionParquetOptions & CollectionCsvOptions, collection?: string): TableExportPlan {
+export function planTableExport(
+  format: TableFormat,
+  options: CollectionParquetOptions & CollectionCsvOptions,
+  collection?: string,
+): TableExportPlan {
   const read = planTableRead(options, collection);
   const parquet = format === "parquet" ? checkParquetOptions(read.plan, options) : undefined;
   const partitions = options.partitions === undefined ? undefined : checkPartitions(options.partitions);
   if (partitions !== undefined) {
-    if (options.paging === "offset") throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor", { remedy: { leaveOut: ["paging"] } });
-    if (read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "maxItems cannot be split over partitions", { remedy: { leaveOut: ["maxItems", "partitions"] } });
-    if (!idOrder(read.walk)) throw new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
+    if (options.paging === "offset")
+      throw new ValidationError("paging", "A partitioned export walks each part with a keyset cursor", {
+        remedy: { leaveOut: ["paging"] },
+      });
+    if (read.walk.maxItems !== Infinity)
+      throw new ValidationError("maxItems", "maxItems cannot be split over partitions", {
+        remedy: { leaveOut: ["maxItems", "partitions"] },
+      });
+    if (!idOrder(read.walk))
+      throw new ValidationError("sort", "A partitioned export walks in _id order", {
+        remedy: { leaveOut: ["sort", "partitions"] },
+      });
   }
   const resume = checkResume(options, read.walk);
   if (read.perUnit && (partitions !== undefined || resume)) {
-    throw new ValidationError(partitions !== undefined ? "partitions" : "resume", "A workflow table with subworkflows columns has a row per unit, which a partitioned or resumed export cannot count; leave out partitions and resume.");
+    throw new ValidationError(
+      partitions !== undefined ? "partitions" : "resume",
+      "A workflow table with subworkflows columns has a row per unit, which a partitioned or resumed export cannot count; leave out partitions and resume.",
+    );
   }
-  const hive = options.partitionBy === undefined ? undefined : planPartitionBy(format, read, options, resume !== undefined);
+  const hive =
+    options.partitionBy === undefined ? undefined : planPartitionBy(format, read, options, resume !== undefined);
   return {
     ...read,
     ...(resume ? { walk: { ...read.walk, paging: "keyset" as const, sort: { _id: 1 as const } } } : {}),
@@ -204,10 +264,24 @@ export function planTableExport(format: TableFormat, options: CollectionParquetO
 }
 
 /** Checks `partitionBy` against the format, the other options and the columns. */
-function planPartitionBy(format: TableFormat, read: TableRead, options: CollectionParquetOptions, resume: boolean): HivePlan {
-  if (format !== "parquet") throw new ValidationError("partitionBy", `partitionBy writes a hive-partitioned Parquet dataset; it does not apply to ${format}. Export as parquet, or leave out partitionBy.`);
-  if (options.partitions !== undefined) throw new ValidationError("partitionBy", "partitionBy and partitions split a dataset two ways; give one of them.");
-  if (resume && read.walk.maxItems !== Infinity) throw new ValidationError("maxItems", "A resumable partitionBy export cannot continue a maxItems count; leave out one of them.");
+function planPartitionBy(
+  format: TableFormat,
+  read: TableRead,
+  options: CollectionParquetOptions,
+  resume: boolean,
+): HivePlan {
+  if (format !== "parquet")
+    throw new ValidationError(
+      "partitionBy",
+      `partitionBy writes a hive-partitioned Parquet dataset; it does not apply to ${format}. Export as parquet, or leave out partitionBy.`,
+    );
+  if (options.partitions !== undefined)
+    throw new ValidationError("partitionBy", "partitionBy and partitions split a dataset two ways; give one of them.");
+  if (resume && read.walk.maxItems !== Infinity)
+    throw new ValidationError(
+      "maxItems",
+      "A resumable partitionBy export cannot continue a maxItems count; leave out one of them.",
+    );
   return planHive(read.plan, options.partitionBy);
 }
 
@@ -223,17 +297,32 @@ export async function runTableExport(
 ): Promise<ExportResult> {
   const { plan, walk, parquet, format, partitions, resume, hive } = planned;
   if (hive) return runHiveExport(source, target, planned, hive, options, resumeSource(source, options));
-  const write = (pages: PageSource, to: ExportTarget | ResumableFile, onProgress = options.onProgress): Promise<ExportResult> =>
+  const write = (
+    pages: PageSource,
+    to: ExportTarget | ResumableFile,
+    onProgress = options.onProgress,
+  ): Promise<ExportResult> =>
     parquet
       ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet)
       : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
   if (resume) {
     if (typeof target !== "string") {
-      throw new ValidationError("resume", "A resumable export keeps its progress beside a file: give a file path as the target, not a stream.");
+      throw new ValidationError(
+        "resume",
+        "A resumable export keeps its progress beside a file: give a file path as the target, not a stream.",
+      );
     }
     const request = resumeRequest(planned, options, resumeSource(source, options));
     if (partitions !== undefined) {
-      return writePartitionedResumable(source, walk, partitions, target, request, { force: options.force, restart: resume.restart, onProgress: options.onProgress }, write);
+      return writePartitionedResumable(
+        source,
+        walk,
+        partitions,
+        target,
+        request,
+        { force: options.force, restart: resume.restart, onProgress: options.onProgress },
+        write,
+      );
     }
     const file = await ResumableFile.open(target, request, { force: options.force, restart: resume.restart });
     return write(continueWalk(source, walk, file.resumed), file);
@@ -254,17 +343,38 @@ async function runHiveExport(
 ): Promise<ExportResult> {
   // Each writer sees one partition: the dataset's warnings and strict checks are the router's.
   const quiet = { ...options, strict: false, onWarning: () => undefined };
-  const parquet = { ...planned.parquet!, budget: new RowBudget(Math.max(DATASET_ROWS_HELD, planned.parquet!.rowGroupSize)) };
-  const write = (pages: AsyncIterable<readonly unknown[]>, to: string | ResumableFile, onProgress: (p: Progress) => void): Promise<ExportResult> =>
-    writeParquet(pages, to, hive.file, { ...quiet, onProgress }, parquet);
-  const common = { force: options.force, onProgress: options.onProgress, ...(options.strict ? { strict: { plan: planned.plan, options: { units: options.units } } } : {}) };
+  const parquet = {
+    ...planned.parquet!,
+    budget: new RowBudget(Math.max(DATASET_ROWS_HELD, planned.parquet!.rowGroupSize)),
+  };
+  const write = (
+    pages: AsyncIterable<readonly unknown[]>,
+    to: string | ResumableFile,
+    onProgress: (p: Progress) => void,
+  ): Promise<ExportResult> => writeParquet(pages, to, hive.file, { ...quiet, onProgress }, parquet);
+  const common = {
+    force: options.force,
+    onProgress: options.onProgress,
+    ...(options.strict ? { strict: { plan: planned.plan, options: { units: options.units } } } : {}),
+  };
   let result: ExportResult;
   if (planned.resume) {
     if (typeof target !== "string") {
-      throw new ValidationError("resume", "A resumable export keeps its progress beside a folder: give a directory path as the target, not a stream.");
+      throw new ValidationError(
+        "resume",
+        "A resumable export keeps its progress beside a folder: give a directory path as the target, not a stream.",
+      );
     }
     const request = resumeRequest(planned, options, from);
-    result = await writeHiveResumable(source, planned.walk, target, hive, request, { ...common, restart: planned.resume.restart }, write);
+    result = await writeHiveResumable(
+      source,
+      planned.walk,
+      target,
+      hive,
+      request,
+      { ...common, restart: planned.resume.restart },
+      write,
+    );
   } else {
     result = await writeHive(source.walk(planned.walk), target, hive, write, common);
   }
@@ -273,12 +383,20 @@ async function runHiveExport(
 }
 
 /** What a resumed run must share with the saved one: everything that changes the bytes written. */
-function resumeRequest(planned: TableExportPlan, options: CollectionParquetOptions & CollectionCsvOptions, source: RecordWalker["source"]): ResumeRequest {
+function resumeRequest(
+  planned: TableExportPlan,
+  options: CollectionParquetOptions & CollectionCsvOptions,
+  source: RecordWalker["source"],
+): ResumeRequest {
   const formatOptions: Record<string, unknown> =
     planned.format === "csv"
       ? { header: options.header ?? true, escapeFormulas: options.escapeFormulas ?? true }
       : planned.parquet
-        ? { compression: planned.parquet.compression, rowGroupSize: planned.parquet.rowGroupSize, types: planned.parquet.types }
+        ? {
+            compression: planned.parquet.compression,
+            rowGroupSize: planned.parquet.rowGroupSize,
+            types: planned.parquet.types,
+          }
         : {};
   if (planned.parquet?.rowGroupBytes !== undefined) formatOptions.rowGroupBytes = planned.parquet.rowGroupBytes;
   if (planned.partitions !== undefined) formatOptions.partitions = planned.partitions;

@@ -60,7 +60,7 @@ declare module "../client/collection" {
      * Writes every matching record as one Parquet file with typed columns (double, int32/int64,
      * boolean, string; nulls as nulls), a row group at a time while pages stream, atomically as
      * {@link Collection.exportCsv}. DuckDB, pandas, polars and Spark read it in place. With
-   * `partitionBy`, a hive-partitioned dataset folder (`lattice.type=FCC/part-0000.parquet`, ...).
+     * `partitionBy`, a hive-partitioned dataset folder (`lattice.type=FCC/part-0000.parquet`, ...).
      * @example await client.materials.exportParquet("materials.parquet", { columns: ["formula", "lattice.a"] });
      */
     exportParquet(target: ExportTarget, options?: CollectionParquetOptions): Promise<ExportResult>;
@@ -76,7 +76,10 @@ declare module "../client/collection" {
   }
 }
 
-type FrameMethods = Pick<Collection, "toDataFrame" | "toArrow" | "exportCsv" | "exportNdjson" | "exportParquet" | "exportStructures">;
+type FrameMethods = Pick<
+  Collection,
+  "toDataFrame" | "toArrow" | "exportCsv" | "exportNdjson" | "exportParquet" | "exportStructures"
+>;
 
 const methods: FrameMethods = {
   async toDataFrame(this: Collection, options = {}) {
@@ -106,11 +109,19 @@ const methods: FrameMethods = {
     if (!plan.resume) return io.writeStructures(walker, dir, plan, options);
     const { platform, account } = walker.source;
     const resumable = await import("./export/structure-resume.js");
-    return resumable.writeStructuresResumable(walker, dir, plan, options, { platform: options.resumePlatform ?? platform, account });
+    return resumable.writeStructuresResumable(walker, dir, plan, options, {
+      platform: options.resumePlatform ?? platform,
+      account,
+    });
   },
 };
 
 // Defined as class methods are (not enumerable), so a collection looks the same as before.
 for (const [name, method] of Object.entries(methods)) {
-  Object.defineProperty(Collection.prototype, name, { value: method, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(Collection.prototype, name, {
+    value: method,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
 }

@@ -20,11 +20,24 @@ export type { PartitionOptions, PartitionedExportResult } from "./export/partiti
 export type { PartitionByOptions } from "./export/dataset/hive-export";
 export { DEFAULT_COLUMNS } from "./table/column-spec";
 export { exportCsv, exportNdjson } from "./export/export";
-export type { ExportTarget, PageSource, TableSource, ExportOptions, CsvExportOptions, ExportResult } from "./export/export";
+export type {
+  ExportTarget,
+  PageSource,
+  TableSource,
+  ExportOptions,
+  CsvExportOptions,
+  ExportResult,
+} from "./export/export";
 export type { FrameWarning, ReadOptions } from "./table/row-reader";
 export type { WarningHandler } from "./table/warnings";
 export type { StructureExportOptions, StructureExportResult, StructureFormat } from "./export/structure-export";
 export type { ResumeOptions } from "./export/resume/resume-plan";
 export { RESULT_COLUMNS } from "./results/results-plan";
-export type { ResultsFrameOptions, ResultsCsvOptions, ResultsNdjsonOptions, ResultsParquetOptions, LinkedColumn } from "./results/results-plan";
+export type {
+  ResultsFrameOptions,
+  ResultsCsvOptions,
+  ResultsNdjsonOptions,
+  ResultsParquetOptions,
+  LinkedColumn,
+} from "./results/results-plan";
 export { WORKFLOW_COLUMNS } from "./unit-rows";

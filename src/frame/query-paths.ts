@@ -32,7 +32,9 @@ function* queryPaths(query: unknown): Generator<QueryPath> {
 
 /** Whether `path` goes inside a known field whose inside this list does not describe (`tags.0`, `basis.elements.id`). */
 function insideKnownLeaf(path: string): boolean {
-  return MATERIAL_PATHS.some((known) => path.startsWith(`${known}.`) && !MATERIAL_PATHS.some((other) => other.startsWith(`${known}.`)));
+  return MATERIAL_PATHS.some(
+    (known) => path.startsWith(`${known}.`) && !MATERIAL_PATHS.some((other) => other.startsWith(`${known}.`)),
+  );
 }
 
 /** `derivedProperties.name`, `derivedProperties.value`: a key every named entry has. */
@@ -53,7 +55,12 @@ export function checkQueryPaths(query: unknown, strict = false): FrameWarning[] 
     const segments = path.split(".");
     let message: string | undefined;
     let suggestion: string | undefined;
-    if (NAMED_ENTRY_ARRAYS.includes(segments[0]) && segments.length > 1 && !ENTRY_KEYS.has(segments[1]) && !/^\d+$/.test(segments[1])) {
+    if (
+      NAMED_ENTRY_ARRAYS.includes(segments[0]) &&
+      segments.length > 1 &&
+      !ENTRY_KEYS.has(segments[1]) &&
+      !/^\d+$/.test(segments[1])
+    ) {
       const [array, name, ...rest] = segments;
       const inner = rest.length === 0 ? { name, value: condition } : { name, [rest.join(".")]: condition };
       suggestion = JSON.stringify({ [array]: { $elemMatch: inner } });
@@ -62,7 +69,8 @@ export function checkQueryPaths(query: unknown, strict = false): FrameWarning[] 
         `Use ${suggestion}.`;
     } else if (!MATERIAL_PATHS.includes(path) && !insideKnownLeaf(path) && !isEntryKeyPath(segments)) {
       suggestion = nearestPath(path);
-      if (suggestion) message = `The query path "${path}" is not a field of material records; did you mean "${suggestion}"?`;
+      if (suggestion)
+        message = `The query path "${path}" is not a field of material records; did you mean "${suggestion}"?`;
     }
     if (!message) continue;
     if (strict) throw new ValidationError("query", message);

@@ -26,7 +26,10 @@ export const WORKFLOW_COLUMNS: readonly string[] = Object.freeze([
 /** Whether a table of `collection` with this plan has one row per unit: a workflow collection and a `subworkflows.<field>` column. */
 export function rowsPerUnit(collection: string | undefined, plan: ColumnPlan): boolean {
   if (collection === undefined || !WORKFLOW_COLLECTIONS.has(collection)) return false;
-  return plan.columns.some((column) => column.segments[0] === "subworkflows" && column.segments.length > 1 && !isIndexSegment(column.segments[1]));
+  return plan.columns.some(
+    (column) =>
+      column.segments[0] === "subworkflows" && column.segments.length > 1 && !isIndexSegment(column.segments[1]),
+  );
 }
 
 /** The default columns of a collection's table, when it has its own. */
@@ -40,14 +43,21 @@ export function defaultColumnsOf(collection: string | undefined): readonly strin
  * units gives one row (units empty); a workflow without subworkflows gives one row too, so no
  * workflow is dropped from the table.
  */
-export async function* unitRows(pages: AsyncIterable<PlatformRecord[]>): AsyncGenerator<PlatformRecord[], void, undefined> {
+export async function* unitRows(
+  pages: AsyncIterable<PlatformRecord[]>,
+): AsyncGenerator<PlatformRecord[], void, undefined> {
   for await (const page of pages) {
     const rows: PlatformRecord[] = [];
     for (const workflow of page) {
-      const subworkflows = Array.isArray(workflow.subworkflows) ? (workflow.subworkflows as Record<string, unknown>[]) : [];
+      const subworkflows = Array.isArray(workflow.subworkflows)
+        ? (workflow.subworkflows as Record<string, unknown>[])
+        : [];
       if (subworkflows.length === 0) rows.push({ ...workflow, subworkflows: undefined });
       for (const subworkflow of subworkflows) {
-        const units = subworkflow !== null && typeof subworkflow === "object" && Array.isArray(subworkflow.units) ? (subworkflow.units as unknown[]) : [];
+        const units =
+          subworkflow !== null && typeof subworkflow === "object" && Array.isArray(subworkflow.units)
+            ? (subworkflow.units as unknown[])
+            : [];
         if (units.length === 0) rows.push({ ...workflow, subworkflows: { ...subworkflow, units: undefined } });
         for (const unit of units) rows.push({ ...workflow, subworkflows: { ...subworkflow, units: unit } });
       }

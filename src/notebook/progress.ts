@@ -119,7 +119,9 @@ function notebookRenderer(display: BundleDisplay) {
     tty: false,
     draw(state: ProgressState) {
       const bar =
-        state.expected === undefined ? "" : `<progress value="${state.count}" max="${state.expected}" style="width:240px"></progress> `;
+        state.expected === undefined
+          ? ""
+          : `<progress value="${state.count}" max="${state.expected}" style="width:240px"></progress> `;
       const mark = state.final ? "done: " : "";
       display.show({
         data: {

@@ -6,7 +6,11 @@ import { z } from "zod";
 // entry per degree, the array sorted by name.
 
 /** Cell volume in Å³. */
-export const VolumeProperty = z.object({ name: z.literal("volume"), value: z.number(), units: z.literal("angstrom^3") });
+export const VolumeProperty = z.object({
+  name: z.literal("volume"),
+  value: z.number(),
+  units: z.literal("angstrom^3"),
+});
 /** Mass density in g/cm³. */
 export const DensityProperty = z.object({ name: z.literal("density"), value: z.number(), units: z.literal("g/cm^3") });
 /** The space group's Hermann–Mauguin symbol and the distance tolerance it was found with. */
@@ -16,12 +20,22 @@ export const SymmetryProperty = z.object({
   tolerance: z.object({ value: z.number(), units: z.literal("angstrom") }),
 });
 /** The fraction of the atoms that are of one element. */
-export const ElementalRatioProperty = z.object({ name: z.literal("elemental_ratio"), value: z.number().min(0).max(1), element: z.string() });
+export const ElementalRatioProperty = z.object({
+  name: z.literal("elemental_ratio"),
+  value: z.number().min(0).max(1),
+  element: z.string(),
+});
 /** A p-norm of the elemental ratios (degree 0: the number of elements). */
 export const PNormProperty = z.object({ name: z.literal("p-norm"), value: z.number(), degree: z.number().int() });
 
 /** One derived property. */
-export const DerivedProperty = z.discriminatedUnion("name", [VolumeProperty, DensityProperty, SymmetryProperty, ElementalRatioProperty, PNormProperty]);
+export const DerivedProperty = z.discriminatedUnion("name", [
+  VolumeProperty,
+  DensityProperty,
+  SymmetryProperty,
+  ElementalRatioProperty,
+  PNormProperty,
+]);
 export type DerivedProperty = z.infer<typeof DerivedProperty>;
 
 /** The degrees of the p-norms the platform computes. */

@@ -14,5 +14,24 @@ export { Method } from "./method";
 export { Lattice, NamedValue, Material, MaterialRecord, MATERIAL_PATHS } from "./material";
 export { Fields, Sort, Projection } from "./projection";
 export type { Query } from "./projection";
-export { DerivedProperty, VolumeProperty, DensityProperty, SymmetryProperty, ElementalRatioProperty, PNormProperty, P_NORM_DEGREES } from "./derived-properties";
-export { EntityReference, Application, Model, WorkflowUnit, Subworkflow, WorkflowRecord, JobRecord, ProjectRecord, PropertyValue, PropertyRecord } from "./platform-records";
+export {
+  DerivedProperty,
+  VolumeProperty,
+  DensityProperty,
+  SymmetryProperty,
+  ElementalRatioProperty,
+  PNormProperty,
+  P_NORM_DEGREES,
+} from "./derived-properties";
+export {
+  EntityReference,
+  Application,
+  Model,
+  WorkflowUnit,
+  Subworkflow,
+  WorkflowRecord,
+  JobRecord,
+  ProjectRecord,
+  PropertyValue,
+  PropertyRecord,
+} from "./platform-records";

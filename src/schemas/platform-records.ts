@@ -7,14 +7,22 @@ import { Method } from "./method";
 // optional where a projection may leave it out (`_id` always comes back).
 
 /** A reference to another record, as jobs keep their project and material (`{_id, cls, slug}`). */
-export const EntityReference = z.looseObject({ _id: z.string(), cls: z.string().optional(), slug: z.string().optional() });
+export const EntityReference = z.looseObject({
+  _id: z.string(),
+  cls: z.string().optional(),
+  slug: z.string().optional(),
+});
 export type EntityReference = z.infer<typeof EntityReference>;
 
 /** The owner of a record. */
 const Owner = z.looseObject({ _id: z.string(), slug: z.string().optional() });
 
 /** An application a subworkflow runs, e.g. `{ name: "vasp", version: "5.4.4" }`. */
-export const Application = z.looseObject({ name: z.string(), version: z.string().optional(), build: z.string().optional() });
+export const Application = z.looseObject({
+  name: z.string(),
+  version: z.string().optional(),
+  build: z.string().optional(),
+});
 export type Application = z.infer<typeof Application>;
 
 /** The model of a subworkflow (`{ type: "dft", subtype: "gga", method: { type, subtype, data } }`); the method lives here. */
@@ -77,7 +85,11 @@ export const ProjectRecord = z.looseObject({
 export type ProjectRecord = z.infer<typeof ProjectRecord>;
 
 /** One value of a property's `data.values` (a band gap: `{ type: "indirect", value, units: "eV" }`). */
-export const PropertyValue = z.looseObject({ type: z.string().optional(), value: z.unknown(), units: z.string().optional() });
+export const PropertyValue = z.looseObject({
+  type: z.string().optional(),
+  value: z.unknown(),
+  units: z.string().optional(),
+});
 
 /**
  * A property record (`properties`): a result, named by `slug` (`band_gaps`, `total_energy`), its
@@ -87,12 +99,21 @@ export const PropertyValue = z.looseObject({ type: z.string().optional(), value:
 export const PropertyRecord = z.looseObject({
   _id: z.string(),
   slug: z.string().optional(),
-  data: z.looseObject({ name: z.string(), value: z.unknown().optional(), units: z.string().optional(), values: z.array(PropertyValue).optional() }).optional(),
+  data: z
+    .looseObject({
+      name: z.string(),
+      value: z.unknown().optional(),
+      units: z.string().optional(),
+      values: z.array(PropertyValue).optional(),
+    })
+    .optional(),
   source: z
     .looseObject({
       type: z.string().optional(),
       url: z.string().optional(),
-      info: z.looseObject({ jobId: z.string().optional(), unitId: z.string().optional(), materialId: z.string().optional() }).optional(),
+      info: z
+        .looseObject({ jobId: z.string().optional(), unitId: z.string().optional(), materialId: z.string().optional() })
+        .optional(),
     })
     .optional(),
   exabyteId: z.array(z.string()).optional(),

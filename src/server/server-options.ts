@@ -122,7 +122,6 @@ export const DEFAULT_MAX_CONNECTIONS = 512;
 /** Default time a client has to read one answer. */
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
-
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4000;
 
@@ -143,7 +142,7 @@ export function parseUser(spec: UserAccount | string): UserAccount {
     return checkUser(spec.username, spec.password);
   }
   const colon = spec.indexOf(":");
-  if (colon === -1) throw new ServerOptionsError('A user must be given as NAME:PASSWORD (e.g. --user alice:s3cret).');
+  if (colon === -1) throw new ServerOptionsError("A user must be given as NAME:PASSWORD (e.g. --user alice:s3cret).");
   return checkUser(spec.slice(0, colon), spec.slice(colon + 1));
 }
 
@@ -174,7 +173,9 @@ function exposedPasswordWarnings(host: string, users: readonly UserAccount[]): s
         `Refusing to listen on ${host} with the account demo:demo, the demo account's published password, which anyone could use. Give it another password, or listen on 127.0.0.1.`,
       );
     }
-    warnings.push(`the password of ${name} ${reason}, and ${host} is reachable from other machines: anyone there could guess it. Give it a longer, unusual one.`);
+    warnings.push(
+      `the password of ${name} ${reason}, and ${host} is reachable from other machines: anyone there could guess it. Give it a longer, unusual one.`,
+    );
   }
   return warnings;
 }
@@ -197,29 +198,41 @@ export function resolveOptions(options: StartServerOptions) {
   }
   const sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   if (typeof sendTimeoutMs !== "number" || !(sendTimeoutMs > 0 && sendTimeoutMs <= 2_147_483_647)) {
-    throw new ServerOptionsError(`sendTimeoutMs must be a number of milliseconds above 0, not ${String(sendTimeoutMs)}.`);
+    throw new ServerOptionsError(
+      `sendTimeoutMs must be a number of milliseconds above 0, not ${String(sendTimeoutMs)}.`,
+    );
   }
   const compression = options.compression ?? "auto";
   if (!["off", "gzip", "br", "auto"].includes(compression)) {
-    throw new ServerOptionsError(`compression must be "off", "gzip", "br" or "auto", not ${JSON.stringify(compression)}.`);
+    throw new ServerOptionsError(
+      `compression must be "off", "gzip", "br" or "auto", not ${JSON.stringify(compression)}.`,
+    );
   }
   if (options.store !== undefined && (typeof options.store !== "string" || options.store.trim() === "")) {
     throw new ServerOptionsError("store must be the path of a directory (it is created if missing).");
   }
   const quotaRecords = options.quotaRecords ?? DEFAULT_QUOTA.records;
-  if (!Number.isInteger(quotaRecords) || quotaRecords < 0) throw new ServerOptionsError(`quotaRecords must be a whole number, not ${String(quotaRecords)}.`);
+  if (!Number.isInteger(quotaRecords) || quotaRecords < 0)
+    throw new ServerOptionsError(`quotaRecords must be a whole number, not ${String(quotaRecords)}.`);
   const quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA.bytes;
-  if (!Number.isInteger(quotaBytes) || quotaBytes < 0) throw new ServerOptionsError(`quotaBytes must be a whole number of bytes, not ${String(quotaBytes)}.`);
+  if (!Number.isInteger(quotaBytes) || quotaBytes < 0)
+    throw new ServerOptionsError(`quotaBytes must be a whole number of bytes, not ${String(quotaBytes)}.`);
   const { intervalSeconds = 5, expiresInSeconds = 600 } = options.deviceFlow ?? {};
   if (!Number.isInteger(intervalSeconds) || intervalSeconds < 0 || intervalSeconds > 3600) {
-    throw new ServerOptionsError(`deviceFlow.intervalSeconds must be a whole number of seconds from 0 to 3600, not ${String(intervalSeconds)}.`);
+    throw new ServerOptionsError(
+      `deviceFlow.intervalSeconds must be a whole number of seconds from 0 to 3600, not ${String(intervalSeconds)}.`,
+    );
   }
   if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > 86_400) {
-    throw new ServerOptionsError(`deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`);
+    throw new ServerOptionsError(
+      `deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`,
+    );
   }
   const jobRunMs = options.jobRunMs ?? DEFAULT_RUN_MS;
   if (typeof jobRunMs !== "number" || !(jobRunMs >= 0 && jobRunMs <= 3_600_000)) {
-    throw new ServerOptionsError(`jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`);
+    throw new ServerOptionsError(
+      `jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`,
+    );
   }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();

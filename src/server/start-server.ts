@@ -4,7 +4,13 @@ import { API_PREFIX } from "../schemas";
 import { AuthRegistry } from "./auth/auth";
 import { checkRecords, loadBundledData, loadDataset } from "./records/dataset";
 import { errorBody, HttpError } from "./http/http-errors";
-import { chooseCoding, COMPRESSED_BUDGET_BYTES, CompressedBodies, MIN_COMPRESS_BYTES, type CompressionMode } from "./http/compression";
+import {
+  chooseCoding,
+  COMPRESSED_BUDGET_BYTES,
+  CompressedBodies,
+  MIN_COMPRESS_BYTES,
+  type CompressionMode,
+} from "./http/compression";
 import { ConnectionGuard } from "./http/connections";
 import { LoginThrottle } from "./auth/login-throttle";
 import { DeviceFlow } from "./auth/device-flow";
@@ -76,7 +82,13 @@ const JSON_HEADERS = {
  * and `Cache-Control: private, no-cache`; a 304 reply goes out with its tag and no body. Returns
  * the status sent.
  */
-async function send(req: IncomingMessage, res: ServerResponse, reply: Reply, mode: CompressionMode, compressed: CompressedBodies): Promise<number> {
+async function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: Reply,
+  mode: CompressionMode,
+  compressed: CompressedBodies,
+): Promise<number> {
   if (reply.status === 304 && reply.etag) {
     const coding = chooseCoding(req.headers["accept-encoding"], mode);
     res.writeHead(304, {
@@ -118,7 +130,10 @@ function toReply(error: unknown): Reply {
     const headers = error.status === 413 ? { ...error.headers, Connection: "close" } : error.headers;
     return { status: error.status, body: errorBody(error.status, error.message), headers };
   }
-  return { status: 500, body: errorBody(500, "matframe serve hit an internal error; please report it with the request that caused it.") };
+  return {
+    status: 500,
+    body: errorBody(500, "matframe serve hit an internal error; please report it with the request that caused it."),
+  };
 }
 
 /** Answers requests Node could not parse (oversized heads, garbage) with a JSend body too. */
@@ -161,7 +176,9 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
         EACCES: `no permission to listen on port ${port}; use a port above 1023`,
         ENOTFOUND: `the host name ${host} cannot be resolved`,
       };
-      reject(new ServerOptionsError(`Cannot listen on ${host}:${port}: ${reasons[error.code ?? ""] ?? error.message}.`));
+      reject(
+        new ServerOptionsError(`Cannot listen on ${host}:${port}: ${reasons[error.code ?? ""] ?? error.message}.`),
+      );
     };
     const onListening = () => {
       server.off("error", onError);
@@ -196,20 +213,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const synthetic = makeSyntheticMaterials(resolved.synthetic, bases);
   const all = synthetic.length === 0 ? records : checkRecords([...records, ...synthetic], (i) => `record ${i + 1}`);
   const store = new MaterialStore(all, {
-      scanBudgetMs: resolved.scanBudgetMs,
-      // Synthetic records repeat their originals' strings except the name, so walking the
-      // originals and the names is enough (and much cheaper than walking 100,000 records).
-      longestString: synthetic.reduce(
-        (longest, record) => Math.max(longest, String(record.name).length),
-        Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
-      ),
-    });
+    scanBudgetMs: resolved.scanBudgetMs,
+    // Synthetic records repeat their originals' strings except the name, so walking the
+    // originals and the names is enough (and much cheaper than walking 100,000 records).
+    longestString: synthetic.reduce(
+      (longest, record) => Math.max(longest, String(record.name).length),
+      Math.max(longestStringIn(records), bases === records ? 0 : longestStringIn(bases)),
+    ),
+  });
   const platform = loadPlatformCollections(store, synthetic, resolved.scanBudgetMs);
   const state: ServerState = {
     store,
     collections: platform.collections,
     jobs: undefined as unknown as JobRunner,
-    written: new WrittenRecords(resolved.store === undefined ? new MemoryBackend() : LmdbBackend.open(resolved.store), resolved.scanBudgetMs, resolved.quota),
+    written: new WrittenRecords(
+      resolved.store === undefined ? new MemoryBackend() : LmdbBackend.open(resolved.store),
+      resolved.scanBudgetMs,
+      resolved.quota,
+    ),
     publicOwner: PUBLIC_OWNER,
     auth: await AuthRegistry.create(resolved.users),
     throttle: new LoginThrottle(resolved.loginThrottle),
@@ -272,11 +293,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
 
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : resolved.port;
-  const hostInUrl = resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
+  const hostInUrl =
+    resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
   const baseUrl = `http://${hostInUrl}:${port}${API_PREFIX}`;
   log(`serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}`);
   for (const warning of resolved.warnings) log(`warning: ${warning}`);
-  if (resolved.store !== undefined) log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
+  if (resolved.store !== undefined)
+    log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
   let closing: Promise<void> | undefined;
   return {

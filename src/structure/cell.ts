@@ -30,7 +30,8 @@ function cosDeg(degrees: number): number {
 /** The cell vectors of six lattice parameters; throws a RangeError for parameters no cell has. */
 export function parametersToVectors({ a, b, c, alpha, beta, gamma }: CellParameters): Matrix3 {
   for (const [name, value] of Object.entries({ a, b, c })) {
-    if (!(value > 0 && Number.isFinite(value))) throw new RangeError(`lattice ${name} must be a positive length; got ${value}.`);
+    if (!(value > 0 && Number.isFinite(value)))
+      throw new RangeError(`lattice ${name} must be a positive length; got ${value}.`);
   }
   const [ca, cb, cg] = [cosDeg(alpha), cosDeg(beta), cosDeg(gamma)];
   const sg = Math.sqrt(1 - cg * cg);
@@ -38,7 +39,9 @@ export function parametersToVectors({ a, b, c, alpha, beta, gamma }: CellParamet
   const cy = (ca - cb * cg) / sg;
   const cz2 = 1 - cx * cx - cy * cy;
   if (!(sg > 0) || !(cz2 > 0)) {
-    throw new RangeError(`lattice angles ${alpha}, ${beta}, ${gamma} do not make a cell (its volume would be zero or imaginary).`);
+    throw new RangeError(
+      `lattice angles ${alpha}, ${beta}, ${gamma} do not make a cell (its volume would be zero or imaginary).`,
+    );
   }
   return [
     [a, 0, 0],
@@ -49,7 +52,8 @@ export function parametersToVectors({ a, b, c, alpha, beta, gamma }: CellParamet
 
 const norm = (v: Vector3): number => Math.hypot(v[0], v[1], v[2]);
 const dot = (u: Vector3, v: Vector3): number => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-const angle = (u: Vector3, v: Vector3): number => Math.acos(Math.max(-1, Math.min(1, dot(u, v) / (norm(u) * norm(v))))) / RAD;
+const angle = (u: Vector3, v: Vector3): number =>
+  Math.acos(Math.max(-1, Math.min(1, dot(u, v) / (norm(u) * norm(v))))) / RAD;
 
 /** The six lattice parameters of three cell vectors. */
 export function vectorsToParameters([va, vb, vc]: Matrix3): CellParameters {

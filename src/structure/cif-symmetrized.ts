@@ -72,7 +72,12 @@ export function toSymmetrizedCif(record: StructureRecord, options: SymmetryOptio
         reached[j] = true;
       }
     }
-    unique.push({ element: site.element, fractional: site.fractional.map(wrapFractional) as Vector3, multiplicity, wyckoff: conventional.sites[i].wyckoff });
+    unique.push({
+      element: site.element,
+      fractional: site.fractional.map(wrapFractional) as Vector3,
+      multiplicity,
+      wyckoff: conventional.sites[i].wyckoff,
+    });
   });
   // The short symbol with the spaces CIF readers split it by: `P 6_3 m c`.
   const hm = loadMoyo().hall_symbol_entry(symmetry.hallNumber).hm_short;

@@ -141,7 +141,10 @@ function parseBlock(text: string): CifBlock {
         loop.get(names[k % names.length])!.push(tokens[i++]);
         k++;
       }
-      if (names.length && k % names.length !== 0) throw new StructureError(`A CIF loop (${names[0]}, ...) has ${k} values, not a multiple of its ${names.length} columns.`);
+      if (names.length && k % names.length !== 0)
+        throw new StructureError(
+          `A CIF loop (${names[0]}, ...) has ${k} values, not a multiple of its ${names.length} columns.`,
+        );
       loops.push(loop);
     } else if (t.startsWith("_")) {
       tags.set(t.toLowerCase(), tokens[i + 1] ?? "");
@@ -156,21 +159,28 @@ function parseBlock(text: string): CifBlock {
 /** A CIF number, without its standard uncertainty: `5.431(2)` -> 5.431. */
 function cifNumber(value: string | undefined, what: string): number {
   const n = Number((value ?? "").replace(/\(\d+\)$/, ""));
-  if (value === undefined || !Number.isFinite(n)) throw new StructureError(`The CIF's ${what} is ${value === undefined ? "missing" : `not a number (${JSON.stringify(value)})`}.`);
+  if (value === undefined || !Number.isFinite(n))
+    throw new StructureError(
+      `The CIF's ${what} is ${value === undefined ? "missing" : `not a number (${JSON.stringify(value)})`}.`,
+    );
   return n;
 }
 
 /** One symmetry operation, `"-x+1/2, y, z"`, as a function of fractional coordinates. */
 export function parseSymmetryOperation(op: string): (f: Vector3) => Vector3 {
   const parts = op.toLowerCase().replace(/\s+/g, "").split(",");
-  if (parts.length !== 3) throw new StructureError(`The CIF symmetry operation ${JSON.stringify(op)} does not have three parts.`);
+  if (parts.length !== 3)
+    throw new StructureError(`The CIF symmetry operation ${JSON.stringify(op)} does not have three parts.`);
   const rows = parts.map((part) => {
     const row = { x: 0, y: 0, z: 0, t: 0 };
     const terms = part.match(/[+-]?[^+-]+/g);
     if (!terms) throw new StructureError(`The CIF symmetry operation ${JSON.stringify(op)} has an empty part.`);
     for (const term of terms) {
       const m = /^([+-]?)(\d+(?:\.\d*)?(?:\/\d+)?)?\*?([xyz])?(?:\/(\d+))?$/.exec(term);
-      if (!m || (!m[2] && !m[3])) throw new StructureError(`The CIF symmetry operation ${JSON.stringify(op)} has a term "${term}" it cannot read.`);
+      if (!m || (!m[2] && !m[3]))
+        throw new StructureError(
+          `The CIF symmetry operation ${JSON.stringify(op)} has a term "${term}" it cannot read.`,
+        );
       const sign = m[1] === "-" ? -1 : 1;
       const [num, den] = (m[2] ?? "1").split("/").map(Number);
       const value = (sign * num) / (den ?? 1) / (m[4] ? Number(m[4]) : 1);
@@ -216,7 +226,8 @@ class SiteGrid {
       for (let dj = -1; dj <= 1; dj++) {
         for (let dk = -1; dk <= 1; dk++) {
           const key = `${(i + di + GRID) % GRID},${(j + dj + GRID) % GRID},${(k + dk + GRID) % GRID}`;
-          for (const site of this.cells.get(key) ?? []) if (site.element === element && samePosition(site.position, position)) return true;
+          for (const site of this.cells.get(key) ?? [])
+            if (site.element === element && samePosition(site.position, position)) return true;
         }
       }
     }
@@ -258,27 +269,36 @@ export function fromCif(text: string): PlatformStructure & { name: string } {
   const atoms = loops.find((l) => l.has("_atom_site_fract_x"));
   if (!atoms) {
     const cartesian = loops.some((l) => l.has("_atom_site_cartn_x"));
-    throw new StructureError(`The CIF has no _atom_site_fract_x/y/z loop${cartesian ? " (only cartesian _atom_site_Cartn_*, which is not supported)" : ""}.`);
+    throw new StructureError(
+      `The CIF has no _atom_site_fract_x/y/z loop${cartesian ? " (only cartesian _atom_site_Cartn_*, which is not supported)" : ""}.`,
+    );
   }
   const symopLoop = loops.find((l) => SYMOP_TAGS.some((t) => l.has(t)));
-  const symops = symopLoop ? SYMOP_TAGS.map((t) => symopLoop.get(t)).find(Boolean)! : [tags.get(SYMOP_TAGS[0]) ?? tags.get(SYMOP_TAGS[1]) ?? "x,y,z"];
+  const symops = symopLoop
+    ? SYMOP_TAGS.map((t) => symopLoop.get(t)).find(Boolean)!
+    : [tags.get(SYMOP_TAGS[0]) ?? tags.get(SYMOP_TAGS[1]) ?? "x,y,z"];
   const operations = symops.map(parseSymmetryOperation);
   const labels = atoms.get("_atom_site_label");
   const symbols = atoms.get("_atom_site_type_symbol") ?? labels;
-  if (!symbols) throw new StructureError("The CIF's atom sites have neither _atom_site_type_symbol nor _atom_site_label.");
+  if (!symbols)
+    throw new StructureError("The CIF's atom sites have neither _atom_site_type_symbol nor _atom_site_label.");
   const occupancy = atoms.get("_atom_site_occupancy");
   const sites: { element: string; fractional: Vector3 }[] = [];
   const placedSites = new SiteGrid();
   const declared = atoms.get("_atom_site_fract_x")!.length;
   if (declared * operations.length > MAX_ATOMS * 64) {
-    throw new StructureError(`The CIF has ${declared} atom sites and ${operations.length} symmetry operations, more than the ${MAX_ATOMS.toLocaleString("en-US")} atoms a structure may have can come from.`);
+    throw new StructureError(
+      `The CIF has ${declared} atom sites and ${operations.length} symmetry operations, more than the ${MAX_ATOMS.toLocaleString("en-US")} atoms a structure may have can come from.`,
+    );
   }
   atoms.get("_atom_site_fract_x")!.forEach((x, i) => {
     const element = /^[A-Z][a-z]?/.exec(symbols[i])?.[0];
     if (!element) throw new StructureError(`The CIF's atom site ${symbols[i]} has no element symbol.`);
     const occ = occupancy?.[i];
     if (occ !== undefined && occ !== "." && occ !== "?" && Math.abs(cifNumber(occ, "occupancy") - 1) > 1e-6) {
-      throw new StructureError(`The CIF's atom site ${labels?.[i] ?? element} has occupancy ${occ}; only fully occupied sites (1) are supported.`);
+      throw new StructureError(
+        `The CIF's atom site ${labels?.[i] ?? element} has occupancy ${occ}; only fully occupied sites (1) are supported.`,
+      );
     }
     const f: Vector3 = [
       cifNumber(x, "_atom_site_fract_x"),
@@ -291,7 +311,10 @@ export function fromCif(text: string): PlatformStructure & { name: string } {
       if (placedSites.has(element, placed)) continue;
       placedSites.add(element, placed);
       sites.push({ element, fractional: placed });
-      if (sites.length > MAX_ATOMS) throw new StructureError(`The CIF expands to more than ${MAX_ATOMS.toLocaleString("en-US")} atoms, the most a structure may have.`);
+      if (sites.length > MAX_ATOMS)
+        throw new StructureError(
+          `The CIF expands to more than ${MAX_ATOMS.toLocaleString("en-US")} atoms, the most a structure may have.`,
+        );
     }
   });
   const name = tags.get("_chemical_name_common") ?? tags.get("_chemical_formula_sum") ?? "";

@@ -6,15 +6,74 @@ import { StructureError } from "../errors";
  * bundled materials' formulas and densities with this module too.
  */
 export const ATOMIC_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
-  H: 1.008, He: 4.0026, Li: 6.94, Be: 9.0122, B: 10.81, C: 12.011, N: 14.007, O: 15.999,
-  F: 18.998, Ne: 20.18, Na: 22.99, Mg: 24.305, Al: 26.982, Si: 28.085, P: 30.974, S: 32.06,
-  Cl: 35.45, Ar: 39.95, K: 39.098, Ca: 40.078, Sc: 44.956, Ti: 47.867, V: 50.942, Cr: 51.996,
-  Mn: 54.938, Fe: 55.845, Co: 58.933, Ni: 58.693, Cu: 63.546, Zn: 65.38, Ga: 69.723, Ge: 72.63,
-  As: 74.922, Se: 78.971, Br: 79.904, Kr: 83.798, Rb: 85.468, Sr: 87.62, Y: 88.906, Zr: 91.224,
-  Nb: 92.906, Mo: 95.95, Ru: 101.07, Rh: 102.91, Pd: 106.42, Ag: 107.87, Cd: 112.41, In: 114.82,
-  Sn: 118.71, Sb: 121.76, Te: 127.6, I: 126.9, Xe: 131.29, Cs: 132.91, Ba: 137.33, La: 138.91,
-  Hf: 178.49, Ta: 180.95, W: 183.84, Re: 186.21, Os: 190.23, Ir: 192.22, Pt: 195.08, Au: 196.97,
-  Hg: 200.59, Tl: 204.38, Pb: 207.2, Bi: 208.98,
+  H: 1.008,
+  He: 4.0026,
+  Li: 6.94,
+  Be: 9.0122,
+  B: 10.81,
+  C: 12.011,
+  N: 14.007,
+  O: 15.999,
+  F: 18.998,
+  Ne: 20.18,
+  Na: 22.99,
+  Mg: 24.305,
+  Al: 26.982,
+  Si: 28.085,
+  P: 30.974,
+  S: 32.06,
+  Cl: 35.45,
+  Ar: 39.95,
+  K: 39.098,
+  Ca: 40.078,
+  Sc: 44.956,
+  Ti: 47.867,
+  V: 50.942,
+  Cr: 51.996,
+  Mn: 54.938,
+  Fe: 55.845,
+  Co: 58.933,
+  Ni: 58.693,
+  Cu: 63.546,
+  Zn: 65.38,
+  Ga: 69.723,
+  Ge: 72.63,
+  As: 74.922,
+  Se: 78.971,
+  Br: 79.904,
+  Kr: 83.798,
+  Rb: 85.468,
+  Sr: 87.62,
+  Y: 88.906,
+  Zr: 91.224,
+  Nb: 92.906,
+  Mo: 95.95,
+  Ru: 101.07,
+  Rh: 102.91,
+  Pd: 106.42,
+  Ag: 107.87,
+  Cd: 112.41,
+  In: 114.82,
+  Sn: 118.71,
+  Sb: 121.76,
+  Te: 127.6,
+  I: 126.9,
+  Xe: 131.29,
+  Cs: 132.91,
+  Ba: 137.33,
+  La: 138.91,
+  Hf: 178.49,
+  Ta: 180.95,
+  W: 183.84,
+  Re: 186.21,
+  Os: 190.23,
+  Ir: 192.22,
+  Pt: 195.08,
+  Au: 196.97,
+  Hg: 200.59,
+  Tl: 204.38,
+  Pb: 207.2,
+  Bi: 208.98,
 });
 
 /**
@@ -23,13 +82,69 @@ export const ATOMIC_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
  * `Al2O3`). Ties keep alphabetical order.
  */
 export const ELECTRONEGATIVITY: Readonly<Record<string, number>> = Object.freeze({
-  H: 2.2, Li: 0.98, Be: 1.57, B: 2.04, C: 2.55, N: 3.04, O: 3.44, F: 3.98, Na: 0.93, Mg: 1.31,
-  Al: 1.61, Si: 1.9, P: 2.19, S: 2.58, Cl: 3.16, K: 0.82, Ca: 1.0, Sc: 1.36, Ti: 1.54, V: 1.63,
-  Cr: 1.66, Mn: 1.55, Fe: 1.83, Co: 1.88, Ni: 1.91, Cu: 1.9, Zn: 1.65, Ga: 1.81, Ge: 2.01,
-  As: 2.18, Se: 2.55, Br: 2.96, Rb: 0.82, Sr: 0.95, Y: 1.22, Zr: 1.33, Nb: 1.6, Mo: 2.16,
-  Ru: 2.2, Rh: 2.28, Pd: 2.2, Ag: 1.93, Cd: 1.69, In: 1.78, Sn: 1.96, Sb: 2.05, Te: 2.1, I: 2.66,
-  Cs: 0.79, Ba: 0.89, La: 1.1, Hf: 1.3, Ta: 1.5, W: 2.36, Re: 1.9, Os: 2.2, Ir: 2.2, Pt: 2.28,
-  Au: 2.54, Hg: 2.0, Tl: 1.62, Pb: 2.33, Bi: 2.02,
+  H: 2.2,
+  Li: 0.98,
+  Be: 1.57,
+  B: 2.04,
+  C: 2.55,
+  N: 3.04,
+  O: 3.44,
+  F: 3.98,
+  Na: 0.93,
+  Mg: 1.31,
+  Al: 1.61,
+  Si: 1.9,
+  P: 2.19,
+  S: 2.58,
+  Cl: 3.16,
+  K: 0.82,
+  Ca: 1.0,
+  Sc: 1.36,
+  Ti: 1.54,
+  V: 1.63,
+  Cr: 1.66,
+  Mn: 1.55,
+  Fe: 1.83,
+  Co: 1.88,
+  Ni: 1.91,
+  Cu: 1.9,
+  Zn: 1.65,
+  Ga: 1.81,
+  Ge: 2.01,
+  As: 2.18,
+  Se: 2.55,
+  Br: 2.96,
+  Rb: 0.82,
+  Sr: 0.95,
+  Y: 1.22,
+  Zr: 1.33,
+  Nb: 1.6,
+  Mo: 2.16,
+  Ru: 2.2,
+  Rh: 2.28,
+  Pd: 2.2,
+  Ag: 1.93,
+  Cd: 1.69,
+  In: 1.78,
+  Sn: 1.96,
+  Sb: 2.05,
+  Te: 2.1,
+  I: 2.66,
+  Cs: 0.79,
+  Ba: 0.89,
+  La: 1.1,
+  Hf: 1.3,
+  Ta: 1.5,
+  W: 2.36,
+  Re: 1.9,
+  Os: 2.2,
+  Ir: 2.2,
+  Pt: 2.28,
+  Au: 2.54,
+  Hg: 2.0,
+  Tl: 1.62,
+  Pb: 2.33,
+  Bi: 2.02,
 });
 
 /** Avogadro's number times 1e-24 (Å³ to cm³): g/mol per Å³ to g/cm³. */
@@ -48,7 +163,9 @@ export interface Composition {
 function tableEntry(table: Readonly<Record<string, number>>, what: string, element: string): number {
   const value = Object.hasOwn(table, element) ? table[element] : undefined;
   if (value === undefined) {
-    throw new StructureError(`No ${what} is known for the element "${element}"; matframe knows ${Object.keys(table).length} elements (H to Bi, without most lanthanides and noble gases).`);
+    throw new StructureError(
+      `No ${what} is known for the element "${element}"; matframe knows ${Object.keys(table).length} elements (H to Bi, without most lanthanides and noble gases).`,
+    );
   }
   return value;
 }
@@ -68,8 +185,12 @@ export function compositionOf(elements: readonly string[]): Composition {
     return dx - dy || (x < y ? -1 : x > y ? 1 : 0);
   });
   const divisor = [...counts.values()].reduce(gcd);
-  const format = (by: number) => ordered.map((e) => (counts.get(e)! / by === 1 ? e : `${e}${counts.get(e)! / by}`)).join("");
-  const mass = [...counts].reduce((sum, [element, n]) => sum + n * tableEntry(ATOMIC_WEIGHTS, "atomic weight", element), 0);
+  const format = (by: number) =>
+    ordered.map((e) => (counts.get(e)! / by === 1 ? e : `${e}${counts.get(e)! / by}`)).join("");
+  const mass = [...counts].reduce(
+    (sum, [element, n]) => sum + n * tableEntry(ATOMIC_WEIGHTS, "atomic weight", element),
+    0,
+  );
   return { formula: format(divisor), unitCellFormula: format(1), mass };
 }
 

@@ -41,13 +41,31 @@ export function platformDerivedProperties(
   if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).", record._id);
   const [volumeEntry, densityEntry] = volumeAndDensity(mass, volume) as DerivedProperty[];
   const ratios = elementalRatios(elements);
-  const symbol = options.spaceGroupSymbol !== undefined ? options.spaceGroupSymbol : symmetryOrNull(record, options)?.spaceGroupSymbol;
+  const symbol =
+    options.spaceGroupSymbol !== undefined
+      ? options.spaceGroupSymbol
+      : symmetryOrNull(record, options)?.spaceGroupSymbol;
   const out: DerivedProperty[] = [
     densityEntry,
     ...ratios.map(([element, value]): DerivedProperty => ({ name: "elemental_ratio", value, element })),
-    ...P_NORM_DEGREES.map((degree): DerivedProperty => ({ name: "p-norm", value: pNorm(ratios.map((r) => r[1]), degree), degree })),
+    ...P_NORM_DEGREES.map(
+      (degree): DerivedProperty => ({
+        name: "p-norm",
+        value: pNorm(
+          ratios.map((r) => r[1]),
+          degree,
+        ),
+        degree,
+      }),
+    ),
     ...(symbol
-      ? [{ name: "symmetry", spaceGroupSymbol: symbol, tolerance: { value: options.symprec ?? DEFAULT_SYMPREC, units: "angstrom" } } as DerivedProperty]
+      ? [
+          {
+            name: "symmetry",
+            spaceGroupSymbol: symbol,
+            tolerance: { value: options.symprec ?? DEFAULT_SYMPREC, units: "angstrom" },
+          } as DerivedProperty,
+        ]
       : []),
     volumeEntry,
   ];

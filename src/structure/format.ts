@@ -14,7 +14,10 @@ export function num(x: number, width = 16): string {
 /** A record's one-line title: name and id, on one line, without control characters. */
 export function titleOf(record: { _id?: string; name?: string; formula?: string }): string {
   const parts = [record.name ?? record.formula ?? "structure", record._id].filter(Boolean);
-  return parts.join(" ").replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  return parts
+    .join(" ")
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .trim();
 }
 
 /** Runs of equal neighbours: ["Zn","Zn","O"] -> [["Zn",2],["O",1]], keeping the order. */

@@ -1,5 +1,11 @@
 // Structures as files: pure functions over material records, no I/O.
-export { parametersToVectors, vectorsToParameters, fractionalToCartesian, cartesianToFractional, cellVolume } from "./cell";
+export {
+  parametersToVectors,
+  vectorsToParameters,
+  fractionalToCartesian,
+  cartesianToFractional,
+  cellVolume,
+} from "./cell";
 export type { CellParameters, Matrix3, Vector3 } from "./cell";
 export { cellOf, structureOf } from "./structure";
 export type { StructureRecord, Structure, PlatformStructure } from "./structure";

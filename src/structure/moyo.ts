@@ -36,8 +36,14 @@ export interface MoyoModule {
   analyze_cell(cellJson: string, symprec: number, setting: string): MoyoDataset;
   hall_symbol_entry(hallNumber: number): { number: number; hm_short: string; hm_full: string; centering: string };
   space_group_type(number: number): { crystal_system: string; geometric_crystal_class: string };
-  wyckoff_positions(hallNumber: number): { multiplicity: number; letter: string; site_symmetry: string; coordinates: string }[];
-  operations_from_number(number: number, setting: { type: "HallNumber"; value: number }, primitive: boolean): { rotation: Nine; translation: Three }[];
+  wyckoff_positions(
+    hallNumber: number,
+  ): { multiplicity: number; letter: string; site_symmetry: string; coordinates: string }[];
+  operations_from_number(
+    number: number,
+    setting: { type: "HallNumber"; value: number },
+    primitive: boolean,
+  ): { rotation: Nine; translation: Three }[];
 }
 
 let moyo: MoyoModule | undefined;

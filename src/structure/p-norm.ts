@@ -48,7 +48,10 @@ function scaleByPowerOfTwo(x: number, k: number): number {
  * @example pNorm([0.5, 0.5], 2) // 0.7071067811865476
  */
 export function pNorm(ratios: readonly number[], degree: number): number {
-  if (!Number.isInteger(degree) || degree < 0) throw new RangeError(`pNorm: the degree must be a whole number, 0 or more (the platform's degrees are 0, 2, 3, 5, 7 and 10); got ${degree}.`);
+  if (!Number.isInteger(degree) || degree < 0)
+    throw new RangeError(
+      `pNorm: the degree must be a whole number, 0 or more (the platform's degrees are 0, 2, 3, 5, 7 and 10); got ${degree}.`,
+    );
   if (degree === 0) return ratios.length;
   const values = ratios.map(Math.abs);
   if (values.some((v) => !Number.isFinite(v))) return values.some(Number.isNaN) ? NaN : Infinity;
@@ -57,7 +60,7 @@ export function pNorm(ratios: readonly number[], degree: number): number {
   const p = degree;
   // Σ mᵖ·2^(p·e) = S·2^E with the smallest exponent as E.
   const exponent = Math.min(...parts.map(([, e]) => p * e));
-  const sum = parts.reduce((s, [m, e]) => s + (m ** BigInt(p) << BigInt(p * e - exponent)), 0n);
+  const sum = parts.reduce((s, [m, e]) => s + ((m ** BigInt(p)) << BigInt(p * e - exponent)), 0n);
   // (S·2^E)^(1/p) = (S·2^r)^(1/p) · 2^q with E = p·q + r, and the integer scaled by 2^(p·j) so its
   // root has at least three bits beyond the 53 a double keeps.
   const q = Math.floor(exponent / p);

@@ -27,7 +27,9 @@ export function toPoscar(record: StructureRecord): string {
 function numbers(line: string | undefined, count: number, what: string, lineNo: number): number[] {
   const values = (line ?? "").trim().split(/\s+/).slice(0, count).map(Number);
   if (values.length < count || values.some((v) => !Number.isFinite(v))) {
-    throw new StructureError(`POSCAR line ${lineNo}: expected ${count} numbers (${what}); got ${JSON.stringify((line ?? "").trim().slice(0, 80))}.`);
+    throw new StructureError(
+      `POSCAR line ${lineNo}: expected ${count} numbers (${what}); got ${JSON.stringify((line ?? "").trim().slice(0, 80))}.`,
+    );
   }
   return values;
 }
@@ -46,31 +48,54 @@ export function fromPoscar(text: string): PlatformStructure & { name: string } {
   if (scale < 0) {
     scale = Math.cbrt(-scale / Math.abs(cellVolume(cell)));
   }
-  if (!(Number.isFinite(scale) && scale > 0)) throw new StructureError("POSCAR line 2: the scale factor (or the volume it gives) makes no cell: the cell vectors may be flat.");
+  if (!(Number.isFinite(scale) && scale > 0))
+    throw new StructureError(
+      "POSCAR line 2: the scale factor (or the volume it gives) makes no cell: the cell vectors may be flat.",
+    );
   cell = cell.map((v) => v.map((x) => x * scale)) as Matrix3;
   const speciesLine = (lines[5] ?? "").trim();
   if (/^[\d\s]+$/.test(speciesLine)) {
-    throw new StructureError("POSCAR line 6 has counts but no species line before them (a VASP 4 file): add a line with the element symbols, as VASP 5 writes.");
+    throw new StructureError(
+      "POSCAR line 6 has counts but no species line before them (a VASP 4 file): add a line with the element symbols, as VASP 5 writes.",
+    );
   }
   const species = speciesLine.split(/\s+/).map((s) => s.replace(/[_/].*$/, ""));
   const counts = numbers(lines[6], species.length, "one count per species", 7);
-  if (counts.some((n) => !Number.isInteger(n) || n < 0)) throw new StructureError("POSCAR line 7: counts must be whole numbers.");
+  if (counts.some((n) => !Number.isInteger(n) || n < 0))
+    throw new StructureError("POSCAR line 7: counts must be whole numbers.");
   // Checked before any array of that size is made: the counts are the file's word, not its content.
   const total = counts.reduce((sum, n) => sum + n, 0);
-  if (total > MAX_ATOMS) throw new StructureError(`POSCAR line 7 declares ${total.toLocaleString("en-US")} atoms; a structure may have at most ${MAX_ATOMS.toLocaleString("en-US")}.`);
+  if (total > MAX_ATOMS)
+    throw new StructureError(
+      `POSCAR line 7 declares ${total.toLocaleString("en-US")} atoms; a structure may have at most ${MAX_ATOMS.toLocaleString("en-US")}.`,
+    );
   if (total === 0) throw new StructureError("POSCAR line 7 declares no atoms.");
   let at = 7;
   if (/^s/i.test((lines[at] ?? "").trim())) at += 1; // Selective dynamics
   const mode = (lines[at] ?? "").trim();
   const cartesian = /^[ck]/i.test(mode);
-  if (!cartesian && !/^d/i.test(mode)) throw new StructureError(`POSCAR line ${at + 1}: expected "Direct" or "Cartesian"; got ${JSON.stringify(mode.slice(0, 40))}.`);
+  if (!cartesian && !/^d/i.test(mode))
+    throw new StructureError(
+      `POSCAR line ${at + 1}: expected "Direct" or "Cartesian"; got ${JSON.stringify(mode.slice(0, 40))}.`,
+    );
   const available = lines.slice(at + 1).filter((line) => line.trim() !== "").length;
-  if (available < total) throw new StructureError(`POSCAR line 7 declares ${total.toLocaleString("en-US")} atoms, but the file has ${available} coordinate lines after line ${at + 1}.`);
-  if (cartesian && !(Math.abs(cellVolume(cell)) > 1e-12)) throw new StructureError("POSCAR: the cell vectors are linearly dependent (a flat cell), so cartesian coordinates cannot be placed in it.");
+  if (available < total)
+    throw new StructureError(
+      `POSCAR line 7 declares ${total.toLocaleString("en-US")} atoms, but the file has ${available} coordinate lines after line ${at + 1}.`,
+    );
+  if (cartesian && !(Math.abs(cellVolume(cell)) > 1e-12))
+    throw new StructureError(
+      "POSCAR: the cell vectors are linearly dependent (a flat cell), so cartesian coordinates cannot be placed in it.",
+    );
   const elements = species.flatMap((e, i) => Array<string>(counts[i]).fill(e));
   const sites = elements.map((element, i) => {
     const value = numbers(lines[at + 1 + i], 3, `the coordinates of atom ${i + 1}`, at + 2 + i) as Vector3;
-    const fractional = cartesian ? cartesianToFractional(value.map((x) => x * scale), cell) : value;
+    const fractional = cartesian
+      ? cartesianToFractional(
+          value.map((x) => x * scale),
+          cell,
+        )
+      : value;
     return { element, fractional };
   });
   return { ...toPlatform(cell, sites), name };

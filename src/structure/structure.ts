@@ -1,5 +1,12 @@
 import { StructureError } from "../errors";
-import { cartesianToFractional, fractionalToCartesian, parametersToVectors, vectorsToParameters, type Matrix3, type Vector3 } from "./cell";
+import {
+  cartesianToFractional,
+  fractionalToCartesian,
+  parametersToVectors,
+  vectorsToParameters,
+  type Matrix3,
+  type Vector3,
+} from "./cell";
 
 /** The parts of a material record a structure needs (the platform's `lattice` and `basis`). */
 /**
@@ -43,8 +50,16 @@ export interface Structure {
 
 /** A platform-shaped `lattice` and `basis`, as the readers return them. */
 export interface PlatformStructure {
-  lattice: StructureRecord["lattice"] & { type: string; units: { length: "angstrom"; angle: "degree" }; vectors: { a: number[]; b: number[]; c: number[]; alat: 1; units: "angstrom" } };
-  basis: { units: "crystal"; elements: { id: number; value: string }[]; coordinates: { id: number; value: number[] }[] };
+  lattice: StructureRecord["lattice"] & {
+    type: string;
+    units: { length: "angstrom"; angle: "degree" };
+    vectors: { a: number[]; b: number[]; c: number[]; alat: 1; units: "angstrom" };
+  };
+  basis: {
+    units: "crystal";
+    elements: { id: number; value: string }[];
+    coordinates: { id: number; value: number[] }[];
+  };
 }
 
 const ELEMENT = /^[A-Z][a-z]?$/;
@@ -61,9 +76,14 @@ function isVector(v: unknown): v is number[] {
 /** The cell of a record: its `vectors` when it has them (scaled by `alat`), else from its parameters. */
 export function cellOf(record: StructureRecord): Matrix3 {
   const { lattice } = record;
-  if (lattice === null || typeof lattice !== "object") throw new StructureError(`${who(record)} has no lattice.`, record._id);
+  if (lattice === null || typeof lattice !== "object")
+    throw new StructureError(`${who(record)} has no lattice.`, record._id);
   for (const unit of [lattice.units?.length, lattice.vectors?.units]) {
-    if (unit !== undefined && unit !== "angstrom") throw new StructureError(`${who(record)} gives lattice lengths in ${unit}; only angstrom is supported.`, record._id);
+    if (unit !== undefined && unit !== "angstrom")
+      throw new StructureError(
+        `${who(record)} gives lattice lengths in ${unit}; only angstrom is supported.`,
+        record._id,
+      );
   }
   const v = lattice.vectors;
   if (v && isVector(v.a) && isVector(v.b) && isVector(v.c)) {
@@ -85,30 +105,50 @@ export function cellOf(record: StructureRecord): Matrix3 {
 export function structureOf(record: StructureRecord): Structure {
   const cell = cellOf(record);
   const basis = record.basis;
-  if (basis === null || typeof basis !== "object" || !Array.isArray(basis.elements) || !Array.isArray(basis.coordinates)) {
+  if (
+    basis === null ||
+    typeof basis !== "object" ||
+    !Array.isArray(basis.elements) ||
+    !Array.isArray(basis.coordinates)
+  ) {
     throw new StructureError(`${who(record)} has no basis (elements and coordinates).`, record._id);
   }
   const units = basis.units ?? "crystal";
   if (units !== "crystal" && units !== "cartesian") {
-    throw new StructureError(`${who(record)} has basis units "${units}"; expected "crystal" or "cartesian".`, record._id);
+    throw new StructureError(
+      `${who(record)} has basis units "${units}"; expected "crystal" or "cartesian".`,
+      record._id,
+    );
   }
   if (basis.elements.length !== basis.coordinates.length) {
-    throw new StructureError(`${who(record)} has ${basis.elements.length} elements but ${basis.coordinates.length} coordinates in its basis.`, record._id);
+    throw new StructureError(
+      `${who(record)} has ${basis.elements.length} elements but ${basis.coordinates.length} coordinates in its basis.`,
+      record._id,
+    );
   }
   if (basis.elements.length === 0) throw new StructureError(`${who(record)} has no atoms in its basis.`, record._id);
   const byId = new Map<number, number[]>();
   for (const c of basis.coordinates) {
-    if (!isVector(c?.value)) throw new StructureError(`${who(record)}: coordinate ${c?.id} is not three finite numbers.`, record._id);
+    if (!isVector(c?.value))
+      throw new StructureError(`${who(record)}: coordinate ${c?.id} is not three finite numbers.`, record._id);
     if (byId.has(c.id)) throw new StructureError(`${who(record)}: coordinate id ${c.id} appears twice.`, record._id);
     byId.set(c.id, c.value);
   }
   const seen = new Set<number>();
   const sites = basis.elements.map((e) => {
-    if (typeof e?.value !== "string" || !ELEMENT.test(e.value)) throw new StructureError(`${who(record)}: element ${JSON.stringify(e?.value)} is not an element symbol.`, record._id);
+    if (typeof e?.value !== "string" || !ELEMENT.test(e.value))
+      throw new StructureError(
+        `${who(record)}: element ${JSON.stringify(e?.value)} is not an element symbol.`,
+        record._id,
+      );
     if (seen.has(e.id)) throw new StructureError(`${who(record)}: element id ${e.id} appears twice.`, record._id);
     seen.add(e.id);
     const value = byId.get(e.id);
-    if (!value) throw new StructureError(`${who(record)}: element id ${e.id} (${e.value}) has no coordinate with the same id.`, record._id);
+    if (!value)
+      throw new StructureError(
+        `${who(record)}: element id ${e.id} (${e.value}) has no coordinate with the same id.`,
+        record._id,
+      );
     const fractional = units === "crystal" ? (value.slice() as Vector3) : cartesianToFractional(value, cell);
     const cartesian = units === "cartesian" ? (value.slice() as Vector3) : fractionalToCartesian(value, cell);
     return { element: e.value, fractional, cartesian };
@@ -117,7 +157,11 @@ export function structureOf(record: StructureRecord): Structure {
 }
 
 /** A platform-shaped lattice and basis (crystal coordinates) from a cell and sites. */
-export function toPlatform(cell: Matrix3, sites: { element: string; fractional: number[] }[], type = "TRI"): PlatformStructure {
+export function toPlatform(
+  cell: Matrix3,
+  sites: { element: string; fractional: number[] }[],
+  type = "TRI",
+): PlatformStructure {
   const p = vectorsToParameters(cell);
   return {
     lattice: {

@@ -12,7 +12,14 @@ import { structureOf, toPlatform, who, type PlatformStructure, type StructureRec
 export { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, moyoInput } from "./operations/moyo-input";
 
 /** The seven crystal systems, spelt as pymatgen's `get_crystal_system()` spells them. */
-export type CrystalSystem = "triclinic" | "monoclinic" | "orthorhombic" | "tetragonal" | "trigonal" | "hexagonal" | "cubic";
+export type CrystalSystem =
+  | "triclinic"
+  | "monoclinic"
+  | "orthorhombic"
+  | "tetragonal"
+  | "trigonal"
+  | "hexagonal"
+  | "cubic";
 
 /** Options of a symmetry search. */
 export interface SymmetryOptions {
@@ -83,8 +90,13 @@ export interface Symmetry {
 }
 
 const CRYSTAL_SYSTEMS: Record<string, CrystalSystem> = {
-  Triclinic: "triclinic", Monoclinic: "monoclinic", Orthorhombic: "orthorhombic", Tetragonal: "tetragonal",
-  Trigonal: "trigonal", Hexagonal: "hexagonal", Cubic: "cubic",
+  Triclinic: "triclinic",
+  Monoclinic: "monoclinic",
+  Orthorhombic: "orthorhombic",
+  Tetragonal: "tetragonal",
+  Trigonal: "trigonal",
+  Hexagonal: "hexagonal",
+  Cubic: "cubic",
 };
 
 /** The platform's lattice type from the crystal system and the centring letter (as express does). */
@@ -157,7 +169,10 @@ function deepFreeze<T>(value: T): T {
 
 function checkSymprec(symprec: unknown): number {
   if (typeof symprec !== "number" || !(symprec > 0) || !Number.isFinite(symprec)) {
-    throw new ValidationError("symprec", `symprec must be a positive distance in Å (pymatgen's default is ${DEFAULT_SYMPREC}); got ${String(symprec)}.`);
+    throw new ValidationError(
+      "symprec",
+      `symprec must be a positive distance in Å (pymatgen's default is ${DEFAULT_SYMPREC}); got ${String(symprec)}.`,
+    );
   }
   return symprec;
 }
@@ -208,7 +223,10 @@ function latticeOperations(operations: SymmetryOperation[], cell: Matrix3, sympr
 
 /** A moyo cell as a platform structure, with element symbols for moyo's species numbers. */
 function platformCell(cell: MoyoCell, species: readonly string[], latticeType: string): PlatformStructure {
-  const sites = cell.positions.map((p, i) => ({ element: species[cell.numbers[i] - 1], fractional: p.map((x) => (Math.abs(x) < 1e-12 ? 0 : x)) }));
+  const sites = cell.positions.map((p, i) => ({
+    element: species[cell.numbers[i] - 1],
+    fractional: p.map((x) => (Math.abs(x) < 1e-12 ? 0 : x)),
+  }));
   return toPlatform(rows(cell.lattice.basis) as Matrix3, sites, latticeType);
 }
 
@@ -266,7 +284,14 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
       siteSymmetry: dataset.site_symmetry_symbols[i],
       orbit: dataset.orbits[i],
     })),
-    operations: latticeOperations(dataset.operations.map((op) => ({ rotation: rotationRows(op.rotation), translation: [...op.translation] as Vector3 })), cell, symprec),
+    operations: latticeOperations(
+      dataset.operations.map((op) => ({
+        rotation: rotationRows(op.rotation),
+        translation: [...op.translation] as Vector3,
+      })),
+      cell,
+      symprec,
+    ),
     conventional: platformCell(dataset.std_cell, species, facts.latticeType),
     primitive: platformCell(dataset.prim_std_cell, species, facts.latticeType),
     symprec,
@@ -282,7 +307,10 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
  * through `onWarning` (the reason, naming the record) instead of an error. A bad `symprec` still throws.
  * @example symmetryOrNull(record, { onWarning: console.warn })?.crystalSystem ?? "unknown"
  */
-export function symmetryOrNull(record: StructureRecord, options: SymmetryOptions & { onWarning?: (message: string) => void } = {}): Symmetry | null {
+export function symmetryOrNull(
+  record: StructureRecord,
+  options: SymmetryOptions & { onWarning?: (message: string) => void } = {},
+): Symmetry | null {
   checkSymprec(options.symprec ?? DEFAULT_SYMPREC);
   checkAngleTolerance(options.angleTolerance ?? DEFAULT_ANGLE_TOLERANCE);
   try {

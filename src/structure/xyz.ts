@@ -5,7 +5,10 @@ import { structureOf, toPlatform, type PlatformStructure, type StructureRecord }
 
 /** An extended-XYZ value, quoted (inner quotes and backslashes escaped). */
 function xyzString(text: string): string {
-  return `"${text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return `"${text
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\\/g, "\\\\")
+    .replace(/"/g, '\\"')}"`;
 }
 
 /**
@@ -17,14 +20,21 @@ function xyzString(text: string): string {
 export function toXyz(record: StructureRecord): string {
   const { cell, sites } = structureOf(record);
   const info = [
-    `Lattice="${cell.flat().map((x) => num(x, 0)).join(" ")}"`,
+    `Lattice="${cell
+      .flat()
+      .map((x) => num(x, 0))
+      .join(" ")}"`,
     "Properties=species:S:1:pos:R:3",
     'pbc="T T T"',
     ...(record._id ? [`material_id=${xyzString(record._id)}`] : []),
     ...(record.formula ? [`formula=${xyzString(record.formula)}`] : []),
     `name=${xyzString(titleOf(record))}`,
   ];
-  const lines = [String(sites.length), info.join(" "), ...sites.map((s) => `${s.element.padEnd(3)}${s.cartesian.map((x) => num(x)).join("")}`)];
+  const lines = [
+    String(sites.length),
+    info.join(" "),
+    ...sites.map((s) => `${s.element.padEnd(3)}${s.cartesian.map((x) => num(x)).join("")}`),
+  ];
   return `${lines.join("\n")}\n`;
 }
 
@@ -36,15 +46,23 @@ export function toXyz(record: StructureRecord): string {
 export function fromXyz(text: string): PlatformStructure {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   const count = Number(lines[0]?.trim());
-  if (!Number.isInteger(count) || count < 1) throw new StructureError(`XYZ line 1 must be the number of atoms; got ${JSON.stringify((lines[0] ?? "").slice(0, 40))}.`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new StructureError(
+      `XYZ line 1 must be the number of atoms; got ${JSON.stringify((lines[0] ?? "").slice(0, 40))}.`,
+    );
   const comment = lines[1] ?? "";
   const lattice = /Lattice\s*=\s*"([^"]*)"/i.exec(comment);
-  if (!lattice) throw new StructureError('The XYZ comment line has no Lattice="..." (a plain XYZ file describes no cell); write it as extended XYZ.');
+  if (!lattice)
+    throw new StructureError(
+      'The XYZ comment line has no Lattice="..." (a plain XYZ file describes no cell); write it as extended XYZ.',
+    );
   const values = lattice[1].trim().split(/\s+/).map(Number);
-  if (values.length !== 9 || values.some((v) => !Number.isFinite(v))) throw new StructureError("The XYZ Lattice must be nine numbers.");
+  if (values.length !== 9 || values.some((v) => !Number.isFinite(v)))
+    throw new StructureError("The XYZ Lattice must be nine numbers.");
   const cell = [values.slice(0, 3), values.slice(3, 6), values.slice(6, 9)] as Matrix3;
   const properties = /Properties\s*=\s*(\S+)/i.exec(comment)?.[1] ?? "species:S:1:pos:R:3";
-  if (!/^species:S:1:pos:R:3/i.test(properties)) throw new StructureError(`The XYZ Properties must start with species:S:1:pos:R:3; got ${properties}.`);
+  if (!/^species:S:1:pos:R:3/i.test(properties))
+    throw new StructureError(`The XYZ Properties must start with species:S:1:pos:R:3; got ${properties}.`);
   const sites = Array.from({ length: count }, (_, i) => {
     const fields = (lines[2 + i] ?? "").trim().split(/\s+/);
     const position = fields.slice(1, 4).map(Number);

@@ -7,14 +7,29 @@ import { wrapHelp } from "../../src/cli/cli-args";
 
 describe("mistyped flags, in the CLI's own words", () => {
   it.each([
-    [["export", "--ouput", "x.csv"], /^matframe export: unknown option --ouput; did you mean --output\? Run "matframe export --help" for the options\.\n$/],
-    [["serve", "--prot", "4000"], /^matframe serve: unknown option --prot; did you mean --port\? Run "matframe serve --help" for the options\.\n$/],
-    [["export", "--max-items", "-3"], /^matframe export: --max-items needs a value, and "-3" looks like an option; if it is the value, write --max-items=-3\. Run/],
+    [
+      ["export", "--ouput", "x.csv"],
+      /^matframe export: unknown option --ouput; did you mean --output\? Run "matframe export --help" for the options\.\n$/,
+    ],
+    [
+      ["serve", "--prot", "4000"],
+      /^matframe serve: unknown option --prot; did you mean --port\? Run "matframe serve --help" for the options\.\n$/,
+    ],
+    [
+      ["export", "--max-items", "-3"],
+      /^matframe export: --max-items needs a value, and "-3" looks like an option; if it is the value, write --max-items=-3\. Run/,
+    ],
     [["export", "--max-items=-3"], /^matframe export: --max-items must be a whole number, not negative; got "-3"\.\n$/],
     [["export", "--force=yes"], /^matframe export: --force takes no value \(it is on when given\)\./],
     [["serve", "--port"], /^matframe serve: --port needs a value\. Run "matframe serve --help"/],
-    [["export", "materials.csv"], /^matframe export: unexpected argument "materials\.csv": every option starts with --/],
-    [["serve", "--quota-records", "lots"], /^matframe serve: --quota-records takes a whole number from 0 to 100000000, not "lots"\.\n$/],
+    [
+      ["export", "materials.csv"],
+      /^matframe export: unexpected argument "materials\.csv": every option starts with --/,
+    ],
+    [
+      ["serve", "--quota-records", "lots"],
+      /^matframe serve: --quota-records takes a whole number from 0 to 100000000, not "lots"\.\n$/,
+    ],
   ])("matframe %j", async (args, message) => {
     const run = await runCli(args);
     expect(run.code).toBe(1);
@@ -40,9 +55,15 @@ describe("matframe help and unknown commands", () => {
   });
 
   it.each([
-    [["exprot"], /^matframe: unknown command "exprot"; did you mean "export"\? Run "matframe help" for the commands\.\n$/],
+    [
+      ["exprot"],
+      /^matframe: unknown command "exprot"; did you mean "export"\? Run "matframe help" for the commands\.\n$/,
+    ],
     [["serv"], /did you mean "serve"\?/],
-    [["help", "srve"], /^matframe: "matframe help" takes one of serve, export, login, logout, not "srve"; did you mean "serve"\?/],
+    [
+      ["help", "srve"],
+      /^matframe: "matframe help" takes one of serve, export, login, logout, not "srve"; did you mean "serve"\?/,
+    ],
     [["frobnicate"], /^matframe: unknown command "frobnicate"\. Run "matframe help" for the commands\.\n$/],
   ])("matframe %j: one line, the nearest command, exit 1", async (args, message) => {
     const run = await runCli(args);
@@ -52,21 +73,26 @@ describe("matframe help and unknown commands", () => {
 });
 
 describe("help text", () => {
-  it.each([["export"], ["serve"], ["login"]])("matframe %s --help: lines of at most 80 columns, broken between words, each option's description in its column", async (command) => {
-    const run = await runCli([command, "--help"]);
-    expect(run.code).toBe(0);
-    const lines = run.stdout.trimEnd().split("\n");
-    for (const line of lines) {
-      // A single unbreakable token (a long default value) may run over; nothing else does.
-      if (line.length > 80) expect(line.trim()).not.toMatch(/ /);
-    }
-    // Continuation lines of option descriptions start in the description column, never at 0.
-    const column = /^(\s+--\S+(?: \S+)?\s{2,})\S/.exec(lines.find((l) => l.startsWith("  --") && /\s{2,}\S/.test(l.slice(4)))!)![1].length;
-    const options = lines.slice(lines.indexOf("Options:") + 1);
-    for (const line of options.slice(0, options.indexOf(""))) {
-      expect(line.startsWith("  -") || line.startsWith(" ".repeat(column))).toBe(true);
-    }
-  });
+  it.each([["export"], ["serve"], ["login"]])(
+    "matframe %s --help: lines of at most 80 columns, broken between words, each option's description in its column",
+    async (command) => {
+      const run = await runCli([command, "--help"]);
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split("\n");
+      for (const line of lines) {
+        // A single unbreakable token (a long default value) may run over; nothing else does.
+        if (line.length > 80) expect(line.trim()).not.toMatch(/ /);
+      }
+      // Continuation lines of option descriptions start in the description column, never at 0.
+      const column = /^(\s+--\S+(?: \S+)?\s{2,})\S/.exec(
+        lines.find((l) => l.startsWith("  --") && /\s{2,}\S/.test(l.slice(4)))!,
+      )![1].length;
+      const options = lines.slice(lines.indexOf("Options:") + 1);
+      for (const line of options.slice(0, options.indexOf(""))) {
+        expect(line.startsWith("  -") || line.startsWith(" ".repeat(column))).toBe(true);
+      }
+    },
+  );
 
   it("matframe --help: a command's description that wraps continues in its column", async () => {
     const run = await runCli(["--help"]);
@@ -79,11 +105,14 @@ describe("help text", () => {
       // Either a command ("  serve   ...") or a continuation in the description column.
       expect(/^ {2}[a-z]+\s+\S/.test(line) || line.startsWith(" ".repeat(column)), line).toBe(true);
     }
-    expect(commands.join(" ").replace(/\s+/g, " ")).toContain("(from the local platform when no base URL or profile is given)");
+    expect(commands.join(" ").replace(/\s+/g, " ")).toContain(
+      "(from the local platform when no base URL or profile is given)",
+    );
   });
 
   it("wrapHelp joins a hand-wrapped paragraph and wraps it again at words", () => {
-    const text = "Usage: x\n\nOne two three four five six seven\neight nine ten.\n\nOptions:\n  --alpha N   the first option, with a description that is long\n              and continues here";
+    const text =
+      "Usage: x\n\nOne two three four five six seven\neight nine ten.\n\nOptions:\n  --alpha N   the first option, with a description that is long\n              and continues here";
     expect(wrapHelp(text, 30)).toBe(
       [
         "Usage: x",

@@ -29,7 +29,10 @@ describe("a platform whose login answer is malformed", () => {
     const args = ["--base-url", baseUrl, "--username", "alice", "--password-stdin"];
     const login = await runCli(["login", ...args], { stdin: "secret-pw\n" });
     const exported = await runCli(["export", ...args, "--quiet"], { stdin: "secret-pw\n" });
-    for (const [command, result] of [["login", login], ["export", exported]] as const) {
+    for (const [command, result] of [
+      ["login", login],
+      ["export", exported],
+    ] as const) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(new RegExp(`^matframe ${command}: `));
@@ -40,7 +43,9 @@ describe("a platform whose login answer is malformed", () => {
 
 describe("the exit code rule", () => {
   it("is 2 for a malformed answer, 1 for a mistake to fix here", () => {
-    expect(exitCodeFor(new ResponseValidationError("bad", { endpoint: "POST /login", status: 200, issues: [] }))).toBe(2);
+    expect(exitCodeFor(new ResponseValidationError("bad", { endpoint: "POST /login", status: 200, issues: [] }))).toBe(
+      2,
+    );
     expect(exitCodeFor(new ValidationError("sort", "bad sort"))).toBe(1);
     expect(exitCodeFor(new ResumeError("cannot continue", "x.csv", { to: "to start over" }))).toBe(1);
   });
@@ -50,21 +55,37 @@ describe("remedies in the command's words", () => {
   const wording = { flags: FLAG_FOR_OPTION };
 
   it("names flags where the library names options", () => {
-    const error = new ValidationError("sort", "A partitioned export walks in _id order", { remedy: { leaveOut: ["sort", "partitions"] } });
+    const error = new ValidationError("sort", "A partitioned export walks in _id order", {
+      remedy: { leaveOut: ["sort", "partitions"] },
+    });
     expect(error.message).toBe("A partitioned export walks in _id order; leave out sort, or leave out partitions.");
-    expect(describeError(error, wording)).toBe("--sort: A partitioned export walks in _id order; leave out --sort, or leave out --partitions.");
+    expect(describeError(error, wording)).toBe(
+      "--sort: A partitioned export walks in _id order; leave out --sort, or leave out --partitions.",
+    );
   });
 
   it("says --restart, and restart: true to a library caller", () => {
-    const error = new ResumeError("The saved progress of x.csv cannot be read.", "x.csv", { to: "to discard it and start over" });
-    expect(error.message).toBe("The saved progress of x.csv cannot be read. Pass restart: true (--restart on the command line) to discard it and start over.");
-    expect(describeError(error, wording)).toBe("The saved progress of x.csv cannot be read. Pass --restart to discard it and start over.");
+    const error = new ResumeError("The saved progress of x.csv cannot be read.", "x.csv", {
+      to: "to discard it and start over",
+    });
+    expect(error.message).toBe(
+      "The saved progress of x.csv cannot be read. Pass restart: true (--restart on the command line) to discard it and start over.",
+    );
+    expect(describeError(error, wording)).toBe(
+      "The saved progress of x.csv cannot be read. Pass --restart to discard it and start over.",
+    );
   });
 
   it("says how to renew the credentials that were refused", () => {
-    const error = new AuthenticationError("Not authenticated", { status: 401, endpoint: "GET /materials" }, { remedy: { logInAgain: true } });
+    const error = new AuthenticationError(
+      "Not authenticated",
+      { status: 401, endpoint: "GET /materials" },
+      { remedy: { logInAgain: true } },
+    );
     expect(error.message).toBe("Not authenticated: log in again.");
-    expect(describeError(error, { ...wording, credentialsFrom: 'the saved login "lab"' })).toBe('Not authenticated: log in again (`matframe login` to replace the saved login "lab").');
+    expect(describeError(error, { ...wording, credentialsFrom: 'the saved login "lab"' })).toBe(
+      'Not authenticated: log in again (`matframe login` to replace the saved login "lab").',
+    );
   });
 });
 
@@ -72,12 +93,21 @@ describe("the export flags", () => {
   const terminal = Object.assign(new Writable({ write: (_c, _e, done) => done() }), { isTTY: true });
 
   it("are read without I/O: the login is named, the password left to the command", () => {
-    const parsed = parseExportFlags(["--base-url", "http://127.0.0.1:9", "--username", "alice", "--max-items", "5"], { stdout: terminal, env: {} });
+    const parsed = parseExportFlags(["--base-url", "http://127.0.0.1:9", "--username", "alice", "--max-items", "5"], {
+      stdout: terminal,
+      env: {},
+    });
     expect(parsed.task.maxItems).toBe(5);
-    expect(parsed.login).toMatchObject({ username: "alice", baseUrl: "http://127.0.0.1:9/api/2018-10-01", passwordStdin: false });
+    expect(parsed.login).toMatchObject({
+      username: "alice",
+      baseUrl: "http://127.0.0.1:9/api/2018-10-01",
+      passwordStdin: false,
+    });
   });
 
   it("refuse binary Parquet to a terminal", () => {
-    expect(() => parseExportFlags(["--format", "parquet"], { stdout: terminal, env: {} })).toThrow(/writes binary data/);
+    expect(() => parseExportFlags(["--format", "parquet"], { stdout: terminal, env: {} })).toThrow(
+      /writes binary data/,
+    );
   });
 });

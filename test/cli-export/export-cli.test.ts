@@ -8,7 +8,10 @@ import { Client } from "../../src";
 import { lastLine, runCli } from "./run-cli";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
-const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<{ _id: string; formula: string }>;
+const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<{
+  _id: string;
+  formula: string;
+}>;
 
 let dir: string;
 let server: ServerHandle;
@@ -26,7 +29,10 @@ afterAll(async () => {
 
 function expectOneLineError(stderr: string, text: string): void {
   // The line saying which platform is read (before the first request) is not part of the error.
-  const lines = stderr.trimEnd().split("\n").filter((line) => !line.startsWith("Exporting from "));
+  const lines = stderr
+    .trimEnd()
+    .split("\n")
+    .filter((line) => !line.startsWith("Exporting from "));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^matframe export: /);
   expect(lines[0]).toContain(text);
@@ -41,7 +47,9 @@ describe("matframe export with no base URL (the local platform)", () => {
     expect(rows.map((r) => r._id)).toEqual(bundled.map((m) => m._id));
     expect(Object.keys(rows[0])).toEqual(DOCUMENTED_DEFAULT_COLUMNS);
     expect(result.stderr).toContain("built-in local platform");
-    expect(lastLine(result.stderr)).toMatch(new RegExp(`^Exported ${bundled.length} materials \\(1 page\\) in \\d+\\.\\d s to stdout\\.$`));
+    expect(lastLine(result.stderr)).toMatch(
+      new RegExp(`^Exported ${bundled.length} materials \\(1 page\\) in \\d+\\.\\d s to stdout\\.$`),
+    );
     // stderr is not a terminal here: no progress bar escape codes.
     expect(result.stderr).not.toContain("\x1b[");
   });
@@ -49,9 +57,18 @@ describe("matframe export with no base URL (the local platform)", () => {
   it("an --output that cannot be written says why in words, and never names a temporary file", async () => {
     writeFileSync(join(dir, "a-file"), "not a directory");
     const cases: [string[], RegExp][] = [
-      [["--output", "/proc/matframe-new.csv"], /Cannot write \/proc\/matframe-new\.csv: no file can be created in \/proc\.$/],
-      [["--output", "a-file/x.csv"], /Cannot write a-file\/x\.csv: .*a-file is not a directory \(a part of that path is a file\)\.$/],
-      [["--output", "no-such-dir/x.csv"], /Cannot write no-such-dir\/x\.csv: the directory .*no-such-dir does not exist\.$/],
+      [
+        ["--output", "/proc/matframe-new.csv"],
+        /Cannot write \/proc\/matframe-new\.csv: no file can be created in \/proc\.$/,
+      ],
+      [
+        ["--output", "a-file/x.csv"],
+        /Cannot write a-file\/x\.csv: .*a-file is not a directory \(a part of that path is a file\)\.$/,
+      ],
+      [
+        ["--output", "no-such-dir/x.csv"],
+        /Cannot write no-such-dir\/x\.csv: the directory .*no-such-dir does not exist\.$/,
+      ],
       [["--partitions", "2", "--output", "a-file/parts"], /Cannot create a-file\/parts: .*a-file is not a directory/],
     ];
     for (const [args, message] of cases) {
@@ -67,7 +84,10 @@ describe("matframe export with no base URL (the local platform)", () => {
   });
 
   it("writes a file, refuses to overwrite it, and overwrites it with --force", async () => {
-    const first = await runCli(["export", "--output", "materials.csv", "--columns", "formula,lattice.a", "--page-size", "10"], { cwd: dir });
+    const first = await runCli(
+      ["export", "--output", "materials.csv", "--columns", "formula,lattice.a", "--page-size", "10"],
+      { cwd: dir },
+    );
     expect(first.code).toBe(0);
     expect(first.stdout).toBe("");
     const target = join(dir, "materials.csv");
@@ -90,11 +110,27 @@ describe("matframe export with no base URL (the local platform)", () => {
 
   it("writes NDJSON with --format ndjson, query, sort and max items", async () => {
     const result = await runCli(
-      ["export", "--format", "ndjson", "--columns", "formula", "--query", '{"tags":"3D"}', "--sort", '{"formula":-1}', "--max-items", "3", "--quiet"],
+      [
+        "export",
+        "--format",
+        "ndjson",
+        "--columns",
+        "formula",
+        "--query",
+        '{"tags":"3D"}',
+        "--sort",
+        '{"formula":-1}',
+        "--max-items",
+        "3",
+        "--quiet",
+      ],
       { cwd: dir },
     );
     expect(result.code).toBe(0);
-    const lines = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(3);
     const formulas = lines.map((l) => l.formula);
     expect(formulas).toEqual([...formulas].sort().reverse());
@@ -140,7 +176,10 @@ describe("matframe export usage errors (exit 1)", () => {
 
 describe("matframe export usage errors that need the environment or the disk", () => {
   it("--username without a base URL is refused, not ignored for the demo platform", async () => {
-    const result = await runCli(["export", "--output", "-", "--username", "alice"], { cwd: dir, env: { MATFRAME_PASSWORD: "x" } });
+    const result = await runCli(["export", "--output", "-", "--username", "alice"], {
+      cwd: dir,
+      env: { MATFRAME_PASSWORD: "x" },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expectOneLineError(result.stderr, "--username needs a platform to log in to");
@@ -156,17 +195,23 @@ describe("matframe export usage errors that need the environment or the disk", (
 
 describe("matframe export against a platform", () => {
   it("logs in with --username and MATFRAME_PASSWORD", async () => {
-    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--columns", "formula", "--quiet"], {
-      env: { MATFRAME_PASSWORD: PASSWORD },
-    });
+    const result = await runCli(
+      ["export", "--base-url", server.baseUrl, "--username", "alice", "--columns", "formula", "--quiet"],
+      {
+        env: { MATFRAME_PASSWORD: PASSWORD },
+      },
+    );
     expect(result.code).toBe(0);
     expect(parse(result.stdout)).toHaveLength(bundled.length + 1);
   });
 
   it("reads the password from --password-stdin", async () => {
-    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin", "--quiet"], {
-      stdin: `${PASSWORD}\n`,
-    });
+    const result = await runCli(
+      ["export", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin", "--quiet"],
+      {
+        stdin: `${PASSWORD}\n`,
+      },
+    );
     expect(result.code).toBe(0);
     expect(parse(result.stdout)).toHaveLength(bundled.length + 1);
   });
@@ -208,13 +253,18 @@ describe("matframe export against a platform", () => {
     expectOneLineError(result.stderr, "");
     expect(result.stderr).not.toContain("wrong-password-123");
     // Which platform refused it is said before the login, so it is there when the login fails.
-    expect(result.stderr.split("\n")[0]).toBe(`Exporting from ${server.baseUrl} (address from --base-url; credentials from --username + its password).`);
+    expect(result.stderr.split("\n")[0]).toBe(
+      `Exporting from ${server.baseUrl} (address from --base-url; credentials from --username + its password).`,
+    );
   });
 
   it("exits 2 on a query the platform rejects, with nothing on stdout", async () => {
-    const result = await runCli(["export", "--base-url", server.baseUrl, "--username", "alice", "--query", '{"$where":"1"}'], {
-      env: { MATFRAME_PASSWORD: PASSWORD },
-    });
+    const result = await runCli(
+      ["export", "--base-url", server.baseUrl, "--username", "alice", "--query", '{"$where":"1"}'],
+      {
+        env: { MATFRAME_PASSWORD: PASSWORD },
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expectOneLineError(result.stderr, "400");

@@ -37,7 +37,9 @@ const official = () => ({ API_HOST: "127.0.0.1", API_PORT: String(new URL(server
 
 describe("matframe export with only the platform client's variables", () => {
   it("reads the platform API_HOST names with OIDC_ACCESS_TOKEN, and says so without the token", async () => {
-    const result = await runCli(["export", "--columns", "name,formula", "--output", "-"], { env: { ...official(), OIDC_ACCESS_TOKEN: credentials.authToken } });
+    const result = await runCli(["export", "--columns", "name,formula", "--output", "-"], {
+      env: { ...official(), OIDC_ACCESS_TOKEN: credentials.authToken },
+    });
     expect(result.code, result.stderr).toBe(0);
     const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => r.name)).toContain(MARKER);
@@ -69,21 +71,29 @@ describe("matframe export with only the platform client's variables", () => {
 
   it("plain HTTP where https is assumed (API_SECURE left out): says to set API_SECURE=false", async () => {
     const { API_SECURE: _secure, ...plain } = official();
-    const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { ...plain, OIDC_ACCESS_TOKEN: credentials.authToken } });
+    const result = await runCli(["export", "--columns", "name", "--output", "-"], {
+      env: { ...plain, OIDC_ACCESS_TOKEN: credentials.authToken },
+    });
     expect(result.code, result.stderr).toBe(3);
-    expect(result.stderr).toMatch(/the server answered in plain HTTP, not TLS\. Its address starts with http:\/\/, not https:\/\/ \(.*API_SECURE=false\)/);
+    expect(result.stderr).toMatch(
+      /the server answered in plain HTTP, not TLS\. Its address starts with http:\/\/, not https:\/\/ \(.*API_SECURE=false\)/,
+    );
     expect(result.stderr).not.toContain(credentials.authToken);
   });
 
   it("reads ACCOUNT_ID + AUTH_TOKEN the same way", async () => {
-    const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { ...official(), ...{ ACCOUNT_ID: credentials.accountId, AUTH_TOKEN: credentials.authToken } } });
+    const result = await runCli(["export", "--columns", "name", "--output", "-"], {
+      env: { ...official(), ...{ ACCOUNT_ID: credentials.accountId, AUTH_TOKEN: credentials.authToken } },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(MARKER);
     expect(result.stderr).toContain("credentials from ACCOUNT_ID + AUTH_TOKEN");
   });
 
   it("MATFRAME_BASE_URL names the address and the platform client's token the credentials", async () => {
-    const result = await runCli(["export", "--columns", "name", "--output", "-"], { env: { MATFRAME_BASE_URL: server.baseUrl, OIDC_ACCESS_TOKEN: credentials.authToken } });
+    const result = await runCli(["export", "--columns", "name", "--output", "-"], {
+      env: { MATFRAME_BASE_URL: server.baseUrl, OIDC_ACCESS_TOKEN: credentials.authToken },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(MARKER);
     expect(result.stderr).toContain("(address from MATFRAME_BASE_URL; credentials from OIDC_ACCESS_TOKEN)");
@@ -93,10 +103,17 @@ describe("matframe export with only the platform client's variables", () => {
 describe("matframe login with the platform client's address variables", () => {
   it("logs in to the platform API_HOST names and says where the address came from", async () => {
     const file = join(dir, "login.json");
-    const result = await runCli(["login", "--username", "ada", "--password-stdin"], { env: { ...official(), MATFRAME_CREDENTIALS_FILE: file }, stdin: "lovelace-1843\n" });
+    const result = await runCli(["login", "--username", "ada", "--password-stdin"], {
+      env: { ...official(), MATFRAME_CREDENTIALS_FILE: file },
+      stdin: "lovelace-1843\n",
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/^Logged in to 127\.0\.0\.1:\d+ \(address from API_HOST, API_PORT, API_SECURE\) as ada; saved as profile "default"/);
-    const exported = await runCli(["export", "--columns", "name", "--output", "-"], { env: { MATFRAME_CREDENTIALS_FILE: file } });
+    expect(result.stderr).toMatch(
+      /^Logged in to 127\.0\.0\.1:\d+ \(address from API_HOST, API_PORT, API_SECURE\) as ada; saved as profile "default"/,
+    );
+    const exported = await runCli(["export", "--columns", "name", "--output", "-"], {
+      env: { MATFRAME_CREDENTIALS_FILE: file },
+    });
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain(MARKER);
     expect(exported.stderr.split("\n")[0]).toBe(`Exporting from ${server.baseUrl} (the saved login "default").`);
@@ -111,27 +128,49 @@ describe("matframe export refuses a half setting instead of exporting the demo d
     expect(result.stderr).not.toContain("built-in local platform");
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(says);
-    for (const secret of [credentials.authToken, credentials.accountId]) expect(result.stderr).not.toContain(secret.slice(0, 6));
+    for (const secret of [credentials.authToken, credentials.accountId])
+      expect(result.stderr).not.toContain(secret.slice(0, 6));
     return result.stderr;
   };
 
   it("a host without credentials", async () => {
-    await refused(official(), /^matframe export: API_HOST, API_PORT, API_SECURE names the platform http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01, but no credentials for it are set: set .*OIDC_ACCESS_TOKEN/);
+    await refused(
+      official(),
+      /^matframe export: API_HOST, API_PORT, API_SECURE names the platform http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01, but no credentials for it are set: set .*OIDC_ACCESS_TOKEN/,
+    );
   });
 
   it("a token without a host", async () => {
-    await refused({ OIDC_ACCESS_TOKEN: credentials.authToken }, /OIDC_ACCESS_TOKEN is set, but nothing names the platform to send it to: set --base-url, MATFRAME_BASE_URL, or API_HOST/);
+    await refused(
+      { OIDC_ACCESS_TOKEN: credentials.authToken },
+      /OIDC_ACCESS_TOKEN is set, but nothing names the platform to send it to: set --base-url, MATFRAME_BASE_URL, or API_HOST/,
+    );
   });
 
   it("one of a pair", async () => {
-    await refused({ ...official(), ACCOUNT_ID: credentials.accountId }, /ACCOUNT_ID is set but AUTH_TOKEN is not: the two go together \(or set OIDC_ACCESS_TOKEN instead\)/);
-    await refused({ MATFRAME_BASE_URL: server.baseUrl, MATFRAME_AUTH_TOKEN: credentials.authToken }, /MATFRAME_AUTH_TOKEN is set but MATFRAME_ACCOUNT_ID is not/);
+    await refused(
+      { ...official(), ACCOUNT_ID: credentials.accountId },
+      /ACCOUNT_ID is set but AUTH_TOKEN is not: the two go together \(or set OIDC_ACCESS_TOKEN instead\)/,
+    );
+    await refused(
+      { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_AUTH_TOKEN: credentials.authToken },
+      /MATFRAME_AUTH_TOKEN is set but MATFRAME_ACCOUNT_ID is not/,
+    );
   });
 
   it("a port without a host, and values the platform client would not take", async () => {
-    await refused({ API_PORT: "4000", OIDC_ACCESS_TOKEN: credentials.authToken }, /API_PORT is set, but API_HOST is not/);
-    await refused({ ...official(), API_SECURE: "maybe", OIDC_ACCESS_TOKEN: credentials.authToken }, /API_SECURE must be true or false/);
-    await refused({ ...official(), API_VERSION: "2024-01-01", OIDC_ACCESS_TOKEN: credentials.authToken }, /matframe speaks the API version 2018-10-01/);
+    await refused(
+      { API_PORT: "4000", OIDC_ACCESS_TOKEN: credentials.authToken },
+      /API_PORT is set, but API_HOST is not/,
+    );
+    await refused(
+      { ...official(), API_SECURE: "maybe", OIDC_ACCESS_TOKEN: credentials.authToken },
+      /API_SECURE must be true or false/,
+    );
+    await refused(
+      { ...official(), API_VERSION: "2024-01-01", OIDC_ACCESS_TOKEN: credentials.authToken },
+      /matframe speaks the API version 2018-10-01/,
+    );
   });
 });
 
@@ -145,17 +184,50 @@ async function startRecorder(): Promise<{ baseUrl: string; headers: () => string
   });
   await new Promise<void>((resolve) => recorder.listen(0, "127.0.0.1", resolve));
   const { port } = recorder.address() as { port: number };
-  return { baseUrl: `http://127.0.0.1:${port}`, headers: () => seen, close: () => new Promise((resolve) => recorder.close(() => resolve())) };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    headers: () => seen,
+    close: () => new Promise((resolve) => recorder.close(() => resolve())),
+  };
 }
 
 describe("credentials from the environment go only to the platform named beside them", () => {
   const TOKEN = "t0ken-for-the-real-platform";
   const cases: [string, Record<string, string>, string[], RegExp][] = [
-    ["API_HOST + OIDC_ACCESS_TOKEN, then --base-url", { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN }, ["--base-url"], /OIDC_ACCESS_TOKEN is set for the platform API_HOST names \(https:\/\/platform\.example\.invalid\/api\/2018-10-01\) and was not sent to http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01, which --base-url names/],
-    ["API_HOST + ACCOUNT_ID + AUTH_TOKEN, then --base-url", { API_HOST: "platform.example.invalid", ACCOUNT_ID: "acc-1", AUTH_TOKEN: TOKEN }, ["--base-url"], /ACCOUNT_ID, AUTH_TOKEN are set for the platform API_HOST names .* were not sent/],
-    ["API_HOST + OIDC_ACCESS_TOKEN, then MATFRAME_BASE_URL", { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN }, ["MATFRAME_BASE_URL"], /OIDC_ACCESS_TOKEN is set for the platform API_HOST names .* which MATFRAME_BASE_URL names.*leave out MATFRAME_BASE_URL/],
-    ["MATFRAME_BASE_URL + MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, then --base-url", { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_ACCOUNT_ID: "acc-1", MATFRAME_AUTH_TOKEN: TOKEN }, ["--base-url"], /MATFRAME_ACCOUNT_ID, MATFRAME_AUTH_TOKEN are set for the platform MATFRAME_BASE_URL names .*leave out --base-url\.$/m],
-    ["MATFRAME_BASE_URL + MATFRAME_PASSWORD, then --base-url --username", { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN }, ["--base-url", "--username"], /MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* was not sent/],
+    [
+      "API_HOST + OIDC_ACCESS_TOKEN, then --base-url",
+      { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN },
+      ["--base-url"],
+      /OIDC_ACCESS_TOKEN is set for the platform API_HOST names \(https:\/\/platform\.example\.invalid\/api\/2018-10-01\) and was not sent to http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01, which --base-url names/,
+    ],
+    [
+      "API_HOST + ACCOUNT_ID + AUTH_TOKEN, then --base-url",
+      { API_HOST: "platform.example.invalid", ACCOUNT_ID: "acc-1", AUTH_TOKEN: TOKEN },
+      ["--base-url"],
+      /ACCOUNT_ID, AUTH_TOKEN are set for the platform API_HOST names .* were not sent/,
+    ],
+    [
+      "API_HOST + OIDC_ACCESS_TOKEN, then MATFRAME_BASE_URL",
+      { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN },
+      ["MATFRAME_BASE_URL"],
+      /OIDC_ACCESS_TOKEN is set for the platform API_HOST names .* which MATFRAME_BASE_URL names.*leave out MATFRAME_BASE_URL/,
+    ],
+    [
+      "MATFRAME_BASE_URL + MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN, then --base-url",
+      {
+        MATFRAME_BASE_URL: "https://platform.example.invalid",
+        MATFRAME_ACCOUNT_ID: "acc-1",
+        MATFRAME_AUTH_TOKEN: TOKEN,
+      },
+      ["--base-url"],
+      /MATFRAME_ACCOUNT_ID, MATFRAME_AUTH_TOKEN are set for the platform MATFRAME_BASE_URL names .*leave out --base-url\.$/m,
+    ],
+    [
+      "MATFRAME_BASE_URL + MATFRAME_PASSWORD, then --base-url --username",
+      { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN },
+      ["--base-url", "--username"],
+      /MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* was not sent/,
+    ],
   ];
   for (const [name, env, how, says] of cases) {
     it(`${name}: another address gets none of them, and the message says why`, async () => {
@@ -181,9 +253,13 @@ describe("credentials from the environment go only to the platform named beside 
   it("matframe login --base-url B does not send A's MATFRAME_PASSWORD to B", async () => {
     const other = await startRecorder();
     try {
-      const result = await runCli(["login", "--base-url", other.baseUrl, "--username", "ada"], { env: { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN } });
+      const result = await runCli(["login", "--base-url", other.baseUrl, "--username", "ada"], {
+        env: { MATFRAME_BASE_URL: "https://platform.example.invalid", MATFRAME_PASSWORD: TOKEN },
+      });
       expect(result.code, result.stderr).not.toBe(0);
-      expect(result.stderr).toMatch(/MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* give its own credentials \(type its password at the prompt on a terminal, or pass --password-stdin\)/);
+      expect(result.stderr).toMatch(
+        /MATFRAME_PASSWORD is set for the platform MATFRAME_BASE_URL names .* give its own credentials \(type its password at the prompt on a terminal, or pass --password-stdin\)/,
+      );
       expect(other.headers()).toBe("");
     } finally {
       await other.close();
@@ -192,16 +268,35 @@ describe("credentials from the environment go only to the platform named beside 
 
   it("the same address named twice (flag and variable) is the same platform: the credentials go", async () => {
     const result = await runCli(["export", "--columns", "name", "--output", "-", "--base-url", server.baseUrl], {
-      env: { MATFRAME_BASE_URL: new URL(server.baseUrl).origin, MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken },
+      env: {
+        MATFRAME_BASE_URL: new URL(server.baseUrl).origin,
+        MATFRAME_ACCOUNT_ID: credentials.accountId,
+        MATFRAME_AUTH_TOKEN: credentials.authToken,
+      },
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(MARKER);
   });
 
   it("credentials of the other platform's family fill in when this one's are withheld", () => {
-    const resolved = resolvePlatform({}, { API_HOST: "platform.example.invalid", OIDC_ACCESS_TOKEN: TOKEN, MATFRAME_BASE_URL: "http://127.0.0.1:9", MATFRAME_ACCOUNT_ID: "a", MATFRAME_AUTH_TOKEN: "b" });
-    expect(resolved).toMatchObject({ kind: "platform", baseUrl: "http://127.0.0.1:9/api/2018-10-01", credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
+    const resolved = resolvePlatform(
+      {},
+      {
+        API_HOST: "platform.example.invalid",
+        OIDC_ACCESS_TOKEN: TOKEN,
+        MATFRAME_BASE_URL: "http://127.0.0.1:9",
+        MATFRAME_ACCOUNT_ID: "a",
+        MATFRAME_AUTH_TOKEN: "b",
+      },
+    );
+    expect(resolved).toMatchObject({
+      kind: "platform",
+      baseUrl: "http://127.0.0.1:9/api/2018-10-01",
+      credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN",
+    });
     // A family that names no address of its own still goes where it is told (as before).
-    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, { MATFRAME_ACCOUNT_ID: "a", MATFRAME_AUTH_TOKEN: "b" })).toMatchObject({ credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
+    expect(
+      resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, { MATFRAME_ACCOUNT_ID: "a", MATFRAME_AUTH_TOKEN: "b" }),
+    ).toMatchObject({ credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
   });
 });

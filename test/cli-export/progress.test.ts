@@ -62,7 +62,9 @@ describe.skipIf(!tty)("the terminal as the output, and as the password's source"
     const out = await onTerminal("--page-size 1 --columns formula");
     expect(out).not.toContain("exporting:");
     expect(out).not.toContain("\x1b[K");
-    const rows = out.split("\r\n").filter((line) => line !== "" && !line.startsWith("No platform named") && !line.startsWith("Exported"));
+    const rows = out
+      .split("\r\n")
+      .filter((line) => line !== "" && !line.startsWith("No platform named") && !line.startsWith("Exported"));
     expect(rows[0]).toBe("_id,formula");
     expect(rows).toHaveLength(30);
   });

@@ -13,7 +13,9 @@ import { docFiles } from "../support/docs";
 
 const run = promisify(execFile);
 const root = join(__dirname, "../..");
-const readme = docFiles().map((file) => readFileSync(join(root, file), "utf8")).join("\n");
+const readme = docFiles()
+  .map((file) => readFileSync(join(root, file), "utf8"))
+  .join("\n");
 
 function blocks(text: string, lang: string): string[] {
   return [...text.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1]);

@@ -33,7 +33,9 @@ describe("the README's quick start", () => {
       expect(rows.find((r) => r.formula === "Si")).toBeDefined();
       expect(result.stderr).toMatch(/Exported 29 materials \(1 page\) in \d+\.\d s to .*materials\.csv\./);
       // The README shows the first line as the command prints it.
-      expect(readFileSync(join(root, "README.md"), "utf8")).toContain(result.stderr.split("\n").find((line) => !line.startsWith("npm "))!);
+      expect(readFileSync(join(root, "README.md"), "utf8")).toContain(
+        result.stderr.split("\n").find((line) => !line.startsWith("npm "))!,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

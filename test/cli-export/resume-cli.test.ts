@@ -15,7 +15,10 @@ import { resumePaths } from "../../src/frame/export/resume/progress-files";
 let server: FaultServer;
 let dir: string;
 let duck: DuckDBConnection;
-const env = (): Record<string, string> => ({ MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken });
+const env = (): Record<string, string> => ({
+  MATFRAME_ACCOUNT_ID: server.accountId,
+  MATFRAME_AUTH_TOKEN: server.authToken,
+});
 
 beforeAll(async () => {
   server = await startFaultServer({
@@ -34,7 +37,21 @@ afterAll(async () => {
 
 function args(format: string, target: string, extra: string[] = []): string[] {
   const parquet = format === "parquet" ? ["--row-group-size", "300"] : [];
-  return ["export", "--base-url", server.origin, "--format", format, "--output", target, "--page-size", "50", "--columns", "_id,name,formula,n", ...parquet, ...extra];
+  return [
+    "export",
+    "--base-url",
+    server.origin,
+    "--format",
+    format,
+    "--output",
+    target,
+    "--page-size",
+    "50",
+    "--columns",
+    "_id,name,formula,n",
+    ...parquet,
+    ...extra,
+  ];
 }
 
 /** Resolves once the export has committed progress (its state file exists). */
@@ -79,7 +96,11 @@ describe("matframe export --resume, killed and resumed", () => {
         expect(existsSync(target)).toBe(false);
         if (signal !== "SIGKILL") {
           expect(killed.code).toBe(signal === "SIGINT" ? 130 : 143);
-          expect(killed.stderr).toMatch(new RegExp(`interrupted by ${signal}; .* was not written; [\\d,]+ records are saved: run the same command again with --resume`));
+          expect(killed.stderr).toMatch(
+            new RegExp(
+              `interrupted by ${signal}; .* was not written; [\\d,]+ records are saved: run the same command again with --resume`,
+            ),
+          );
         }
         const resumed = await runCli(args(format, target, ["--resume"]), { env: env() });
         expect(resumed.stderr).toMatch(/Exported 4,000 materials .*, continuing the [\d,]+ saved by an earlier run\./);
@@ -99,10 +120,29 @@ describe("matframe export --resume, killed and resumed", () => {
     await committed(target, () => exited);
     run.child.kill("SIGINT");
     await run.done;
-    const changed = await runCli(["export", "--base-url", server.origin, "--output", target, "--columns", "_id,name", "--resume"], { env: env() });
+    const changed = await runCli(
+      ["export", "--base-url", server.origin, "--output", target, "--columns", "_id,name", "--resume"],
+      { env: env() },
+    );
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toMatch(/^(?:Exporting from [^\n]*\n)?matframe export: The saved progress of .*changed\.csv \([\d,]+ records\) is of another export: its columns were _id,name,formula,n, this run asks for _id,name\. .*--restart/);
-    const restarted = await runCli(["export", "--base-url", server.origin, "--output", target, "--columns", "_id,name", "--page-size", "500", "--restart"], { env: env() });
+    expect(changed.stderr).toMatch(
+      /^(?:Exporting from [^\n]*\n)?matframe export: The saved progress of .*changed\.csv \([\d,]+ records\) is of another export: its columns were _id,name,formula,n, this run asks for _id,name\. .*--restart/,
+    );
+    const restarted = await runCli(
+      [
+        "export",
+        "--base-url",
+        server.origin,
+        "--output",
+        target,
+        "--columns",
+        "_id,name",
+        "--page-size",
+        "500",
+        "--restart",
+      ],
+      { env: env() },
+    );
     expect(restarted.code).toBe(0);
     expect(readFileSync(target, "utf8").split("\n")[0]).toBe("_id,name");
   }, 60_000);
@@ -111,16 +151,31 @@ describe("matframe export --resume, killed and resumed", () => {
     const stdout = await runCli(["export", "--base-url", server.origin, "--resume"], { env: env() });
     expect(stdout.code).toBe(1);
     expect(stdout.stderr).toMatch(/--resume keeps the progress beside the output file: give --output FILE/);
-    const sorted = await runCli(["export", "--base-url", server.origin, "--output", path.join(dir, "s.csv"), "--resume", "--sort", '{"formula":1}'], { env: env() });
+    const sorted = await runCli(
+      [
+        "export",
+        "--base-url",
+        server.origin,
+        "--output",
+        path.join(dir, "s.csv"),
+        "--resume",
+        "--sort",
+        '{"formula":1}',
+      ],
+      { env: env() },
+    );
     expect(sorted.code).toBe(1);
     expect(sorted.stderr).toMatch(/--sort: A resumable export continues from an _id cursor/);
   });
 
   it("an export refused before any record (a token that no longer works) leaves no partial file", async () => {
     const empty = mkdtempSync(path.join(dir, "refused-"));
-    const refused = await runCli(["export", "--base-url", server.origin, "--output", path.join(empty, "r.csv"), "--resume"], {
-      env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: "n0t-the-t0ken" },
-    });
+    const refused = await runCli(
+      ["export", "--base-url", server.origin, "--output", path.join(empty, "r.csv"), "--resume"],
+      {
+        env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: "n0t-the-t0ken" },
+      },
+    );
     expect(refused.code, refused.stderr).toBe(2);
     expect(readdirSync(empty)).toEqual([]);
   });
@@ -137,7 +192,17 @@ describe("the server killed mid-export", () => {
     const port = String(serve.port);
     const login = { MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo" };
     const target = path.join(dir, "server-killed.csv");
-    const exportArgs = (extra: string[]) => ["export", "--base-url", serve!.baseUrl, "--username", "demo", "--output", target, "--resume", ...extra];
+    const exportArgs = (extra: string[]) => [
+      "export",
+      "--base-url",
+      serve!.baseUrl,
+      "--username",
+      "demo",
+      "--output",
+      target,
+      "--resume",
+      ...extra,
+    ];
     const run = startCli(exportArgs(["--page-size", "5", "--quiet"]), { env: login });
     let exited = false;
     void run.done.then(() => (exited = true));
@@ -154,7 +219,14 @@ describe("the server killed mid-export", () => {
     const resumed = await runCli(exportArgs(["--page-size", "500"]), { env: login });
     expect(resumed.code).toBe(0);
     const reference = path.join(dir, "server-reference.csv");
-    expect((await runCli(["export", "--base-url", serve.baseUrl, "--username", "demo", "--output", reference, "--paging", "keyset"], { env: login })).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          ["export", "--base-url", serve.baseUrl, "--username", "demo", "--output", reference, "--paging", "keyset"],
+          { env: login },
+        )
+      ).code,
+    ).toBe(0);
     expect(readFileSync(target)).toEqual(readFileSync(reference));
   }, 120_000);
 });

@@ -13,7 +13,8 @@ export interface CliResult {
 }
 
 /** Variables that name a platform, credentials or a proxy for the CLI, besides MATFRAME_*. */
-const PLATFORM_VARIABLES = /^(API_HOST|API_PORT|API_SECURE|API_VERSION|ACCOUNT_ID|AUTH_TOKEN|OIDC_ACCESS_TOKEN|https?_proxy|no_proxy)$/i;
+const PLATFORM_VARIABLES =
+  /^(API_HOST|API_PORT|API_SECURE|API_VERSION|ACCOUNT_ID|AUTH_TOKEN|OIDC_ACCESS_TOKEN|https?_proxy|no_proxy)$/i;
 
 /**
  * The environment without anything of the machine running the tests that would name a platform
@@ -22,8 +23,13 @@ const PLATFORM_VARIABLES = /^(API_HOST|API_PORT|API_SECURE|API_VERSION|ACCOUNT_I
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("MATFRAME_") && !PLATFORM_VARIABLES.test(key)) env[key] = value;
-  return { ...env, MATFRAME_CREDENTIALS_FILE: join(tmpdir(), `matframe-no-credentials-${process.pid}`, "credentials.json"), ...extra };
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith("MATFRAME_") && !PLATFORM_VARIABLES.test(key)) env[key] = value;
+  return {
+    ...env,
+    MATFRAME_CREDENTIALS_FILE: join(tmpdir(), `matframe-no-credentials-${process.pid}`, "credentials.json"),
+    ...extra,
+  };
 }
 
 /** Starts `matframe <args>`; `done` resolves when it exits. */
@@ -50,7 +56,10 @@ export function startCli(
 }
 
 /** Runs `matframe <args>` to completion. */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliResult> {
   return startCli(args, options).done;
 }
 

@@ -12,7 +12,13 @@ import { rawLogin } from "../support/raw-login";
 import { linkGuess } from "../../src/client/config/validate-options";
 // The bench's link simulator (plain JavaScript): a TCP forwarder with a delay and a bandwidth cap.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startLinkProxy } = require("../../bench/lib/link-proxy.js") as { startLinkProxy: (o: { target: string; rttMs: number; mbit: number }) => Promise<{ port: number; close(): Promise<void> }> };
+const { startLinkProxy } = require("../../bench/lib/link-proxy.js") as {
+  startLinkProxy: (o: {
+    target: string;
+    rttMs: number;
+    mbit: number;
+  }) => Promise<{ port: number; close(): Promise<void> }>;
+};
 import { startTestServer } from "../server/helpers";
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -24,8 +30,16 @@ describe("compressed transfer", () => {
   it("asks for br, gzip and deflate when told to, identity when told not to, and by default until the link is measured near", async () => {
     const fault = await startFaultServer({ records: 3 });
     closers.push(() => fault.close());
-    for (const [compression, expected] of [[true, ["br, gzip, deflate", "br, gzip, deflate"]], [false, ["identity", "identity"]]] as const) {
-      const client = new Client({ baseUrl: fault.origin, accountId: fault.accountId, authToken: fault.authToken, compression });
+    for (const [compression, expected] of [
+      [true, ["br, gzip, deflate", "br, gzip, deflate"]],
+      [false, ["identity", "identity"]],
+    ] as const) {
+      const client = new Client({
+        baseUrl: fault.origin,
+        accountId: fault.accountId,
+        authToken: fault.authToken,
+        compression,
+      });
       closers.push(() => client.close());
       await client.materials.list();
       await client.materials.list();
@@ -52,7 +66,10 @@ describe("compressed transfer", () => {
     closers.push(() => link.close());
     const tunnel = new Client({ baseUrl: `http://127.0.0.1:${link.port}`, ...creds });
     const near = new Client({ baseUrl: server.baseUrl, ...creds });
-    closers.push(() => tunnel.close(), () => near.close());
+    closers.push(
+      () => tunnel.close(),
+      () => near.close(),
+    );
     expect([tunnel.defaultConcurrency, near.defaultConcurrency]).toEqual([3, 3]); // the hostname's guess, before any answer
     const pages: number[] = [];
     for await (const page of tunnel.materials.pages({ pageSize: 5 })) pages.push(page.length);
@@ -61,7 +78,8 @@ describe("compressed transfer", () => {
     expect(tunnel.defaultConcurrency).toBe(6);
     expect(near.defaultConcurrency).toBe(3);
     expect(linkGuess(new URL("https://platform.mat3ra.com/api/2018-10-01"))).toBe("far");
-    for (const local of ["http://127.0.0.1:4000", "http://localhost:4000", "http://[::1]:4000", "http://127.1.2.3"]) expect(linkGuess(new URL(local))).toBe("near");
+    for (const local of ["http://127.0.0.1:4000", "http://localhost:4000", "http://[::1]:4000", "http://127.1.2.3"])
+      expect(linkGuess(new URL(local))).toBe("near");
   });
 
   it("reads the same records from matframe serve with compression on and off", async () => {
@@ -87,13 +105,22 @@ describe("compressed transfer", () => {
       fault: (r) => (r.path.endsWith("/materials") ? { kind: "raw", status: 200, headers, body } : undefined),
     });
     closers.push(() => fault.close());
-    const client = new Client({ baseUrl: fault.origin, accountId: fault.accountId, authToken: fault.authToken, ...options });
+    const client = new Client({
+      baseUrl: fault.origin,
+      accountId: fault.accountId,
+      authToken: fault.authToken,
+      ...options,
+    });
     closers.push(() => client.close());
     return { fault, client };
   }
 
   it("retries a compressed body that does not decode, then says so", async () => {
-    const { fault, client } = await faulty({ "content-type": "application/json", "content-encoding": "gzip" }, "this is not gzip", { maxRetries: 2 });
+    const { fault, client } = await faulty(
+      { "content-type": "application/json", "content-encoding": "gzip" },
+      "this is not gzip",
+      { maxRetries: 2 },
+    );
     const error = await client.materials.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as Error).message).toMatch(/compressed body that does not decode \(3 attempts\)/);
@@ -114,7 +141,12 @@ describe("compressed transfer", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     closers.push(() => new Promise((resolve) => server.close(resolve)));
-    const client = new Client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, accountId: "a", authToken: "t", maxResponseBytes: 4 * 1024 * 1024 });
+    const client = new Client({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      accountId: "a",
+      authToken: "t",
+      maxResponseBytes: 4 * 1024 * 1024,
+    });
     closers.push(() => client.close());
     await expect(client.materials.list()).rejects.toBeInstanceOf(ResponseTooLargeError);
   });
@@ -122,7 +154,12 @@ describe("compressed transfer", () => {
 
 /** A platform whose one collection the test rewrites, with ETags when `etags` is on. */
 async function startChangingServer(options: { etags: boolean }) {
-  const state = { version: 1, records: [{ _id: "a", formula: "Si", n: 1 }], ifNoneMatch: [] as (string | undefined)[], bodies: 0 };
+  const state = {
+    version: 1,
+    records: [{ _id: "a", formula: "Si", n: 1 }],
+    ifNoneMatch: [] as (string | undefined)[],
+    bodies: 0,
+  };
   const server: Server = createServer((req, res) => {
     state.ifNoneMatch.push(req.headers["if-none-match"]);
     const etag = `"v${state.version}"`;
@@ -132,7 +169,10 @@ async function startChangingServer(options: { etags: boolean }) {
       return;
     }
     state.bodies++;
-    res.writeHead(200, { "content-type": "application/json", ...(options.etags ? { etag, "cache-control": "private, no-cache" } : {}) });
+    res.writeHead(200, {
+      "content-type": "application/json",
+      ...(options.etags ? { etag, "cache-control": "private, no-cache" } : {}),
+    });
     res.end(JSON.stringify({ status: "success", data: state.records }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -221,9 +261,11 @@ describe("the response cache", () => {
   });
 
   it("says what a cache may be", () => {
-    expect(() => new Client({ baseUrl: "http://127.0.0.1:1", accountId: "a", authToken: "t", cache: "disk" as never })).toThrow(ValidationError);
-    expect(() => new Client({ baseUrl: "http://127.0.0.1:1", accountId: "a", authToken: "t", cache: { dir: "" } })).toThrow(
-      /cache must be "memory" or \{ dir/,
-    );
+    expect(
+      () => new Client({ baseUrl: "http://127.0.0.1:1", accountId: "a", authToken: "t", cache: "disk" as never }),
+    ).toThrow(ValidationError);
+    expect(
+      () => new Client({ baseUrl: "http://127.0.0.1:1", accountId: "a", authToken: "t", cache: { dir: "" } }),
+    ).toThrow(/cache must be "memory" or \{ dir/);
   });
 });

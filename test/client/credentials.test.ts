@@ -8,7 +8,13 @@ import { promisify } from "node:util";
 const execFileAsync = promisify(execFile);
 import { join } from "node:path";
 import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
-import { credentialsPath, deleteProfile, listProfiles, readProfile, saveProfile } from "../../src/client/config/profile";
+import {
+  credentialsPath,
+  deleteProfile,
+  listProfiles,
+  readProfile,
+  saveProfile,
+} from "../../src/client/config/profile";
 import { resolvePlatform } from "../../src/client/config/platform-source";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli } from "../cli-export/run-cli";
@@ -17,7 +23,10 @@ import { runCli } from "../cli-export/run-cli";
 // (`matframe login`) in a file only its owner can read.
 
 let dir: string;
-const envWith = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ MATFRAME_CREDENTIALS_FILE: join(dir, "credentials.json"), ...extra });
+const envWith = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  MATFRAME_CREDENTIALS_FILE: join(dir, "credentials.json"),
+  ...extra,
+});
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "matframe-credentials-"));
@@ -29,8 +38,16 @@ afterAll(() => {
 describe("the credentials file", () => {
   it("is created readable by its owner only, holds no password, and keeps several profiles", () => {
     const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "nested", "deeper", "credentials.json") });
-    saveProfile("default", { baseUrl: "http://127.0.0.1:4000/api/2018-10-01", accountId: "acct", authToken: "tok-1", username: "ada" }, env);
-    saveProfile("work", { baseUrl: "https://platform.example.org/api/2018-10-01", accountId: "acct2", authToken: "tok-2" }, env);
+    saveProfile(
+      "default",
+      { baseUrl: "http://127.0.0.1:4000/api/2018-10-01", accountId: "acct", authToken: "tok-1", username: "ada" },
+      env,
+    );
+    saveProfile(
+      "work",
+      { baseUrl: "https://platform.example.org/api/2018-10-01", accountId: "acct2", authToken: "tok-2" },
+      env,
+    );
     const file = credentialsPath(env);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, "nested", "deeper")).mode & 0o777).toBe(0o700);
@@ -48,7 +65,9 @@ describe("the credentials file", () => {
     saveProfile("default", { baseUrl: "http://x/api/2018-10-01", accountId: "a", authToken: "t" }, env);
     chmodSync(credentialsPath(env), 0o644);
     expect(() => readProfile("default", env)).toThrow(CredentialsFileError);
-    expect(() => readProfile("default", env)).toThrow(/can be read by other users \(mode 644\); matframe will not use it\. Run `chmod 600 /);
+    expect(() => readProfile("default", env)).toThrow(
+      /can be read by other users \(mode 644\); matframe will not use it\. Run `chmod 600 /,
+    );
   });
 
   it("refuses a profile name that is not a plain name", () => {
@@ -80,7 +99,16 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
 
   it("reads API_HOST, API_PORT, API_SECURE, ACCOUNT_ID and AUTH_TOKEN as the platform's own client does", async () => {
     const port = new URL(server.origin).port;
-    const client = await Client.fromEnv({}, { API_HOST: "127.0.0.1", API_PORT: port, API_SECURE: "false", ACCOUNT_ID: server.accountId, AUTH_TOKEN: server.authToken });
+    const client = await Client.fromEnv(
+      {},
+      {
+        API_HOST: "127.0.0.1",
+        API_PORT: port,
+        API_SECURE: "false",
+        ACCOUNT_ID: server.accountId,
+        AUTH_TOKEN: server.authToken,
+      },
+    );
     expect(client.baseUrl).toBe(`http://127.0.0.1:${port}/api/2018-10-01`);
     expect(await client.materials.list()).toHaveLength(3);
     expect(lastHeaders()["x-account-id"]).toBe(server.accountId);
@@ -88,12 +116,15 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
   });
 
   it("prefers MATFRAME_* over the platform client's names", async () => {
-    const client = await Client.fromEnv({}, {
-      MATFRAME_BASE_URL: server.origin,
-      MATFRAME_ACCOUNT_ID: server.accountId,
-      MATFRAME_AUTH_TOKEN: server.authToken,
-      OIDC_ACCESS_TOKEN: "not-this-one",
-    });
+    const client = await Client.fromEnv(
+      {},
+      {
+        MATFRAME_BASE_URL: server.origin,
+        MATFRAME_ACCOUNT_ID: server.accountId,
+        MATFRAME_AUTH_TOKEN: server.authToken,
+        OIDC_ACCESS_TOKEN: "not-this-one",
+      },
+    );
     await client.materials.list();
     expect(lastHeaders().authorization).toBeUndefined();
     await client.close();
@@ -106,7 +137,10 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     expect(client.baseUrl).toBe(server.baseUrl);
     expect(await client.materials.list()).toHaveLength(3);
     await client.close();
-    const elsewhere = await Client.fromEnv({}, { ...env, MATFRAME_BASE_URL: "http://127.0.0.1:9/api/2018-10-01" }).catch((e: unknown) => e);
+    const elsewhere = await Client.fromEnv(
+      {},
+      { ...env, MATFRAME_BASE_URL: "http://127.0.0.1:9/api/2018-10-01" },
+    ).catch((e: unknown) => e);
     expect(elsewhere).toBeInstanceOf(ValidationError);
     expect((elsewhere as Error).message).toContain(`the saved profile "default" is for ${server.baseUrl}`);
     expect((elsewhere as Error).message).toContain("matframe login --base-url http://127.0.0.1:9/api/2018-10-01");
@@ -116,46 +150,91 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
   it("a half setting is refused, saying what is missing, and a saved login does not fill it in", async () => {
     const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "half.json") });
     saveProfile("default", { baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken }, env);
-    const tokenOnly = await Client.fromEnv({}, { ...env, OIDC_ACCESS_TOKEN: server.authToken }).catch((e: unknown) => e);
+    const tokenOnly = await Client.fromEnv({}, { ...env, OIDC_ACCESS_TOKEN: server.authToken }).catch(
+      (e: unknown) => e,
+    );
     expect(tokenOnly).toBeInstanceOf(ValidationError);
-    expect((tokenOnly as Error).message).toMatch(/^OIDC_ACCESS_TOKEN is set, but nothing names the platform to send it to: set baseUrl, MATFRAME_BASE_URL, or API_HOST/);
+    expect((tokenOnly as Error).message).toMatch(
+      /^OIDC_ACCESS_TOKEN is set, but nothing names the platform to send it to: set baseUrl, MATFRAME_BASE_URL, or API_HOST/,
+    );
     expect((tokenOnly as Error).message).not.toContain(server.authToken.slice(0, 6));
     const hostOnly = await Client.fromEnv({}, { API_HOST: "platform.example.org" }).catch((e: unknown) => e);
-    expect((hostOnly as Error).message).toMatch(/^API_HOST names the platform https:\/\/platform\.example\.org\/api\/2018-10-01, but no credentials for it are set/);
+    expect((hostOnly as Error).message).toMatch(
+      /^API_HOST names the platform https:\/\/platform\.example\.org\/api\/2018-10-01, but no credentials for it are set/,
+    );
     const named = await Client.fromEnv({}, { ...env, MATFRAME_PROFILE: "absent" }).catch((e: unknown) => e);
-    expect((named as Error).message).toMatch(/MATFRAME_PROFILE names a saved login "absent", but .* has none of that name/);
+    expect((named as Error).message).toMatch(
+      /MATFRAME_PROFILE names a saved login "absent", but .* has none of that name/,
+    );
   });
 
   it("resolves the platform client's defaults as it does: port 443, https, and a port without a host is refused", () => {
     const resolved = resolvePlatform({}, { API_HOST: "platform.example.org", OIDC_ACCESS_TOKEN: "t0ken-value" });
-    expect(resolved).toMatchObject({ kind: "platform", baseUrl: "https://platform.example.org/api/2018-10-01", addressFrom: "API_HOST", credentialsFrom: "OIDC_ACCESS_TOKEN" });
-    expect(resolvePlatform({}, { API_HOST: "::1", API_PORT: "4000", API_SECURE: "no", ACCOUNT_ID: "a", AUTH_TOKEN: "t" })).toMatchObject({ baseUrl: "http://[::1]:4000/api/2018-10-01" });
-    expect(() => resolvePlatform({}, { API_HOST: "https://platform.example.org" })).toThrow(/API_HOST must be a host name .*MATFRAME_BASE_URL/);
+    expect(resolved).toMatchObject({
+      kind: "platform",
+      baseUrl: "https://platform.example.org/api/2018-10-01",
+      addressFrom: "API_HOST",
+      credentialsFrom: "OIDC_ACCESS_TOKEN",
+    });
+    expect(
+      resolvePlatform({}, { API_HOST: "::1", API_PORT: "4000", API_SECURE: "no", ACCOUNT_ID: "a", AUTH_TOKEN: "t" }),
+    ).toMatchObject({ baseUrl: "http://[::1]:4000/api/2018-10-01" });
+    expect(() => resolvePlatform({}, { API_HOST: "https://platform.example.org" })).toThrow(
+      /API_HOST must be a host name .*MATFRAME_BASE_URL/,
+    );
     expect(() => resolvePlatform({}, { API_PORT: "4000" })).toThrow(/API_PORT is set, but API_HOST is not/);
     // "host:port", a habit of other tools: the port goes in API_PORT.
-    expect(() => resolvePlatform({}, { API_HOST: "127.0.0.1:4711", API_SECURE: "false", ACCOUNT_ID: "a", AUTH_TOKEN: "t" })).toThrow(
+    expect(() =>
+      resolvePlatform({}, { API_HOST: "127.0.0.1:4711", API_SECURE: "false", ACCOUNT_ID: "a", AUTH_TOKEN: "t" }),
+    ).toThrow(
       /^API_HOST must be a host name without a port; got "127\.0\.0\.1:4711": set API_HOST=127\.0\.0\.1 and API_PORT=4711\.$/,
     );
     expect(resolvePlatform({}, {})).toEqual({ kind: "none" });
   });
 
   it("credentials the caller gives win over every variable; a half of theirs may be completed by its MATFRAME_* variable", () => {
-    const env = { MATFRAME_ACCOUNT_ID: "env-account", MATFRAME_AUTH_TOKEN: "env-token", MATFRAME_PASSWORD: "env-password", OIDC_ACCESS_TOKEN: "oidc" };
-    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada", password: "typed" }, env)).toMatchObject({ credentials: { kind: "login", username: "ada", password: "typed" }, credentialsFrom: "username + password" });
-    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada" }, env)).toMatchObject({ credentials: { kind: "login", password: "env-password" }, credentialsFrom: "username + MATFRAME_PASSWORD" });
-    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", accessToken: "mine" }, env)).toMatchObject({ credentials: { kind: "bearer", accessToken: "mine" }, credentialsFrom: "accessToken" });
-    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, env)).toMatchObject({ credentials: { kind: "token", accountId: "env-account" }, credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN" });
+    const env = {
+      MATFRAME_ACCOUNT_ID: "env-account",
+      MATFRAME_AUTH_TOKEN: "env-token",
+      MATFRAME_PASSWORD: "env-password",
+      OIDC_ACCESS_TOKEN: "oidc",
+    };
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada", password: "typed" }, env)).toMatchObject({
+      credentials: { kind: "login", username: "ada", password: "typed" },
+      credentialsFrom: "username + password",
+    });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", username: "ada" }, env)).toMatchObject({
+      credentials: { kind: "login", password: "env-password" },
+      credentialsFrom: "username + MATFRAME_PASSWORD",
+    });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9", accessToken: "mine" }, env)).toMatchObject({
+      credentials: { kind: "bearer", accessToken: "mine" },
+      credentialsFrom: "accessToken",
+    });
+    expect(resolvePlatform({ baseUrl: "http://127.0.0.1:9" }, env)).toMatchObject({
+      credentials: { kind: "token", accountId: "env-account" },
+      credentialsFrom: "MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN",
+    });
   });
 
   it("a profile the caller names wins over the environment's credentials, and must match a given address", () => {
     const env = envWith({ MATFRAME_CREDENTIALS_FILE: join(dir, "named.json"), OIDC_ACCESS_TOKEN: "other-token" });
     saveProfile("lab", { baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken }, env);
-    expect(resolvePlatform({ profile: "lab" }, env)).toMatchObject({ kind: "platform", baseUrl: server.baseUrl, credentialsFrom: "profile lab", credentials: { kind: "token" } });
-    expect(() => resolvePlatform({ profile: "lab", baseUrl: "http://127.0.0.1:9" }, env)).toThrow(/is not the platform of the saved login "lab"/);
+    expect(resolvePlatform({ profile: "lab" }, env)).toMatchObject({
+      kind: "platform",
+      baseUrl: server.baseUrl,
+      credentialsFrom: "profile lab",
+      credentials: { kind: "token" },
+    });
+    expect(() => resolvePlatform({ profile: "lab", baseUrl: "http://127.0.0.1:9" }, env)).toThrow(
+      /is not the platform of the saved login "lab"/,
+    );
   });
 
   it("refuses an access token together with an auth token", () => {
-    expect(() => new Client({ baseUrl: server.origin, accessToken: "a", authToken: "b", accountId: "c" })).toThrow(/not both/);
+    expect(() => new Client({ baseUrl: server.origin, accessToken: "a", authToken: "b", accountId: "c" })).toThrow(
+      /not both/,
+    );
   });
 });
 
@@ -171,41 +250,68 @@ describe("matframe login and logout", () => {
   it("logs in once, saves no password, exports with --profile, and logout revokes the token", async () => {
     const file = join(dir, "cli.json");
     const env = { MATFRAME_CREDENTIALS_FILE: file };
-    const login = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin", "--profile", "lab"], { env, stdin: "correct-horse-9\n" });
-    expect(login.stderr).toMatch(new RegExp(`^Logged in to 127\\.0\\.0\\.1:\\d+ as alice; saved as profile "lab" in ${file.replace(/[.]/g, "\\.")}\\.\\n$`));
+    const login = await runCli(
+      ["login", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin", "--profile", "lab"],
+      { env, stdin: "correct-horse-9\n" },
+    );
+    expect(login.stderr).toMatch(
+      new RegExp(
+        `^Logged in to 127\\.0\\.0\\.1:\\d+ as alice; saved as profile "lab" in ${file.replace(/[.]/g, "\\.")}\\.\\n$`,
+      ),
+    );
     expect(login.code).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain("correct-horse");
     const token = (JSON.parse(text) as { profiles: { lab: { authToken: string } } }).profiles.lab.authToken;
 
-    const exported = await runCli(["export", "--profile", "lab", "--columns", "formula", "--max-items", "3", "--output", "-", "--quiet"], { env });
+    const exported = await runCli(
+      ["export", "--profile", "lab", "--columns", "formula", "--max-items", "3", "--output", "-", "--quiet"],
+      { env },
+    );
     expect(exported.code).toBe(0);
     expect(exported.stdout.split("\n")[0]).toBe("_id,formula");
     expect(exported.stdout.trim().split("\n")).toHaveLength(4);
 
     const logout = await runCli(["logout", "--profile", "lab"], { env });
     expect(logout.code).toBe(0);
-    expect(logout.stderr).toMatch(/^Logged out of 127\.0\.0\.1:\d+: removed profile "lab" from .* and revoked its token\.\n$/);
+    expect(logout.stderr).toMatch(
+      /^Logged out of 127\.0\.0\.1:\d+: removed profile "lab" from .* and revoked its token\.\n$/,
+    );
     expect(existsSync(file)).toBe(false);
-    const revoked = await new Client({ baseUrl: server.baseUrl, accountId: JSON.parse(text).profiles.lab.accountId, authToken: token }).materials.list().catch((e: unknown) => e);
+    const revoked = await new Client({
+      baseUrl: server.baseUrl,
+      accountId: JSON.parse(text).profiles.lab.accountId,
+      authToken: token,
+    }).materials
+      .list()
+      .catch((e: unknown) => e);
     expect((revoked as Error).name).toBe("AuthenticationError");
   });
 
   it("a wrong password saves nothing and exits 2; --password is refused", async () => {
     const file = join(dir, "wrong.json");
-    const wrong = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin"], { env: { MATFRAME_CREDENTIALS_FILE: file }, stdin: "nope\n" });
+    const wrong = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password-stdin"], {
+      env: { MATFRAME_CREDENTIALS_FILE: file },
+      stdin: "nope\n",
+    });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).not.toContain("nope");
     expect(existsSync(file)).toBe(false);
-    const flag = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password", "x"], { env: { MATFRAME_CREDENTIALS_FILE: file } });
+    const flag = await runCli(["login", "--base-url", server.baseUrl, "--username", "alice", "--password", "x"], {
+      env: { MATFRAME_CREDENTIALS_FILE: file },
+    });
     expect(flag.code).toBe(1);
     expect(flag.stderr).toMatch(/--password is not accepted/);
   });
 
   it("the README's login lines work as written (against a local platform on a free port)", async () => {
-    const readme = docFiles().map((file) => readFileSync(join(__dirname, "../..", file), "utf8")).join("\n");
-    const lines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split("\n")).filter((l) => /npx matframe login /.test(l));
+    const readme = docFiles()
+      .map((file) => readFileSync(join(__dirname, "../..", file), "utf8"))
+      .join("\n");
+    const lines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .flatMap((m) => m[1].split("\n"))
+      .filter((l) => /npx matframe login /.test(l));
     expect(lines.length).toBeGreaterThan(0);
     const demo = await startServer({ port: 0 });
     try {
@@ -215,7 +321,10 @@ describe("matframe login and logout", () => {
           .replace(/http:\/\/127\.0\.0\.1:4100/, new URL(demo.baseUrl).origin)
           .replace("npx matframe", `"${process.execPath}" "${join(__dirname, "../../dist/cli/main.js")}"`);
         // Asynchronously: the platform answers from this process.
-        const done = await execFileAsync("sh", ["-c", command], { env: { ...process.env, MATFRAME_CREDENTIALS_FILE: file }, encoding: "utf8" });
+        const done = await execFileAsync("sh", ["-c", command], {
+          env: { ...process.env, MATFRAME_CREDENTIALS_FILE: file },
+          encoding: "utf8",
+        });
         expect(done.stderr).toMatch(/Logged in to .* as demo; saved as profile "default"/);
         const client = Client.fromProfile("default", {}, { MATFRAME_CREDENTIALS_FILE: file });
         expect((await client.materials.list({ projection: { limit: 2 } })).length).toBe(2);

@@ -6,7 +6,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AbortError, Client, DeviceLoginError, deviceLogin, readProfile, refreshDeviceTokens, saveProfile, signedInUser, type DevicePrompt } from "../../src";
+import {
+  AbortError,
+  Client,
+  DeviceLoginError,
+  deviceLogin,
+  readProfile,
+  refreshDeviceTokens,
+  saveProfile,
+  signedInUser,
+  type DevicePrompt,
+} from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { startTestServer } from "../server/helpers";
 import { answerPage } from "../support/device-page";
@@ -66,7 +76,11 @@ describe("deviceLogin", () => {
 
   it("stops with AbortError when the signal aborts while it waits, and no secret is in the message", async () => {
     const stop = new AbortController();
-    const waiting = deviceLogin({ baseUrl: server.baseUrl, signal: stop.signal, onCode: () => stop.abort(new Error("Ctrl-C")) });
+    const waiting = deviceLogin({
+      baseUrl: server.baseUrl,
+      signal: stop.signal,
+      onCode: () => stop.abort(new Error("Ctrl-C")),
+    });
     const error = await waiting.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AbortError);
     expect((error as Error).message).toBe("The device sign-in was aborted while waiting for approval.");
@@ -76,7 +90,9 @@ describe("deviceLogin", () => {
     const first = await signIn("approve").tokens;
     const second = await refreshDeviceTokens({ baseUrl: server.baseUrl, refreshToken: first.refreshToken! });
     expect(second.accessToken).not.toBe(first.accessToken);
-    const error = await refreshDeviceTokens({ baseUrl: server.baseUrl, refreshToken: first.refreshToken! }).catch((e: unknown) => e);
+    const error = await refreshDeviceTokens({ baseUrl: server.baseUrl, refreshToken: first.refreshToken! }).catch(
+      (e: unknown) => e,
+    );
     expect((error as DeviceLoginError).oauthError).toBe("invalid_grant");
     expect((error as Error).message).not.toContain(first.refreshToken!);
   });
@@ -87,7 +103,14 @@ describe("deviceLogin", () => {
     const env = { MATFRAME_CREDENTIALS_FILE: join(dir, "credentials.json") };
     saveProfile(
       "default",
-      { baseUrl: server.baseUrl, accountId: me.accountId, authToken: "expired-token-xxxxxxxx", tokenType: "bearer", refreshToken: tokens.refreshToken, expiresAt: new Date(Date.now() - 1000).toISOString() },
+      {
+        baseUrl: server.baseUrl,
+        accountId: me.accountId,
+        authToken: "expired-token-xxxxxxxx",
+        tokenType: "bearer",
+        refreshToken: tokens.refreshToken,
+        expiresAt: new Date(Date.now() - 1000).toISOString(),
+      },
       env,
     );
     const client = await Client.fromEnv({}, env);
@@ -112,7 +135,15 @@ describe("slow_down", () => {
     fault = createServer((req, res) => {
       res.setHeader("content-type", "application/json");
       if (req.url === "/oidc/device/auth") {
-        res.end(JSON.stringify({ device_code: "d".repeat(43), user_code: "BCDF-GHJK", verification_uri: "http://x/oidc/device", expires_in: 600, interval: 0 }));
+        res.end(
+          JSON.stringify({
+            device_code: "d".repeat(43),
+            user_code: "BCDF-GHJK",
+            verification_uri: "http://x/oidc/device",
+            expires_in: 600,
+            interval: 0,
+          }),
+        );
       } else {
         res.statusCode = 400;
         res.end(JSON.stringify({ error: "slow_down" }));
@@ -149,7 +180,10 @@ describe("the client guide's device sign-in example", () => {
     if (!block) throw new Error("docs/client.md has no ```js block starting with // device-login.js");
     const file = join(dir, "device-login.js");
     writeFileSync(file, block.replace('require("matframe")', `require(${JSON.stringify(dist)})`));
-    const child = spawn(process.execPath, [file], { env: { ...process.env, MATFRAME_BASE_URL: server.baseUrl }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [file], {
+      env: { ...process.env, MATFRAME_BASE_URL: server.baseUrl },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

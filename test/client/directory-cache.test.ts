@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,7 +102,8 @@ describe("the directory cache's folder", () => {
     const dir = join(root, "shared");
     mkdirSync(dir);
     chmodSync(dir, 0o777);
-    const make = () => new Client({ baseUrl: "http://127.0.0.1:9/api/2018-10-01", accountId: "a", authToken: "t", cache: { dir } });
+    const make = () =>
+      new Client({ baseUrl: "http://127.0.0.1:9/api/2018-10-01", accountId: "a", authToken: "t", cache: { dir } });
     expect(make).toThrow(ValidationError);
     expect(make).toThrow(/cache\.dir ".*shared" cannot be used: other users may write to it \(mode 777\).*chmod 700/);
     chmodSync(dir, 0o770);
@@ -106,19 +118,24 @@ describe("the directory cache's folder", () => {
     expect(statSync(dir).mode & 0o077).toBe(0);
   });
 
-  it.runIf(posix)("is written through random, exclusive temporary files: links planted at guessable names receive nothing", async () => {
-    const dir = join(root, "planted");
-    const cache = openCache({ dir });
-    const outside = join(root, "stolen.txt");
-    writeFileSync(outside, "nothing yet");
-    // The names the cache once used (pid and a counter), planted before any write.
-    for (let n = 1; n <= 20; n++) symlinkSync(outside, join(dir, `.${KEYS.a}.${process.pid}.${n}.tmp`));
-    await cache.set(KEYS.a, answer("SECRET"));
-    expect(readFileSync(outside, "utf8")).toBe("nothing yet");
-    expect((await cache.get(KEYS.a))?.etag).toBe('"SECRET"');
-    // No temporary file of the cache's own is left behind.
-    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp") && !name.includes(`.${process.pid}.`))).toEqual([]);
-  });
+  it.runIf(posix)(
+    "is written through random, exclusive temporary files: links planted at guessable names receive nothing",
+    async () => {
+      const dir = join(root, "planted");
+      const cache = openCache({ dir });
+      const outside = join(root, "stolen.txt");
+      writeFileSync(outside, "nothing yet");
+      // The names the cache once used (pid and a counter), planted before any write.
+      for (let n = 1; n <= 20; n++) symlinkSync(outside, join(dir, `.${KEYS.a}.${process.pid}.${n}.tmp`));
+      await cache.set(KEYS.a, answer("SECRET"));
+      expect(readFileSync(outside, "utf8")).toBe("nothing yet");
+      expect((await cache.get(KEYS.a))?.etag).toBe('"SECRET"');
+      // No temporary file of the cache's own is left behind.
+      expect(readdirSync(dir).filter((name) => name.endsWith(".tmp") && !name.includes(`.${process.pid}.`))).toEqual(
+        [],
+      );
+    },
+  );
 
   it.runIf(posix)("reads no entry through a link", async () => {
     const dir = join(root, "linked-entry");

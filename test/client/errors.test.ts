@@ -15,7 +15,12 @@ describe("status to error class", () => {
     [503, "ServerError", "ERR_SERVER"],
     [418, "ApiError", "ERR_API"],
   ])("%i -> %s (%s)", (status, name, code) => {
-    const error = errorFromStatus({ status, endpoint: "GET /api/2018-10-01/materials", serverMessage: "why", attempts: 1 });
+    const error = errorFromStatus({
+      status,
+      endpoint: "GET /api/2018-10-01/materials",
+      serverMessage: "why",
+      attempts: 1,
+    });
     expect(error.name).toBe(name);
     expect(error.code).toBe(code);
     expect(error).toBeInstanceOf(client.ApiError);
@@ -29,12 +34,32 @@ describe("status to error class", () => {
 
   it("every class has its own stable code and name", () => {
     const classes = [
-      client.MatframeError, client.ApiError, client.AuthenticationError, client.PermissionDeniedError,
-      client.NotFoundError, client.BadRequestError, client.ConflictError, client.UnprocessableEntityError,
-      client.RateLimitError, client.ServerError, client.ConnectionError, client.TimeoutError, client.AbortError,
-      client.ResponseValidationError, client.ValidationError, client.ClientClosedError, client.DuplicateRecordError,
+      client.MatframeError,
+      client.ApiError,
+      client.AuthenticationError,
+      client.PermissionDeniedError,
+      client.NotFoundError,
+      client.BadRequestError,
+      client.ConflictError,
+      client.UnprocessableEntityError,
+      client.RateLimitError,
+      client.ServerError,
+      client.ConnectionError,
+      client.TimeoutError,
+      client.AbortError,
+      client.ResponseValidationError,
+      client.ValidationError,
+      client.ClientClosedError,
+      client.DuplicateRecordError,
     ];
-    const made = classes.map((C) => new (C as unknown as new (...a: unknown[]) => client.MatframeError)("m", { status: 1, endpoint: "e", issues: [] }, 1));
+    const made = classes.map(
+      (C) =>
+        new (C as unknown as new (...a: unknown[]) => client.MatframeError)(
+          "m",
+          { status: 1, endpoint: "e", issues: [] },
+          1,
+        ),
+    );
     expect(new Set(made.map((e) => e.code)).size).toBe(classes.length);
     for (const [i, error] of made.entries()) {
       expect(error.name).toBe(classes[i].name);

@@ -32,7 +32,12 @@ afterEach(async () => {
 
 async function setup(options: FaultServerOptions, clientOptions: Partial<ClientOptions> = {}) {
   server = await startFaultServer(options);
-  client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken, ...clientOptions });
+  client = new Client({
+    baseUrl: server.origin,
+    accountId: server.accountId,
+    authToken: server.authToken,
+    ...clientOptions,
+  });
   return { server, client };
 }
 
@@ -59,7 +64,10 @@ describe.each([1, 3])("recoverable faults, offset paging at concurrency %i", (co
   });
 
   it("503 then 200: retried, nothing lost or repeated", async () => {
-    const { server, client } = await setup({ records: 700, fault: onListRequest(3, { kind: "status", status: 503 }, 2) });
+    const { server, client } = await setup({
+      records: 700,
+      fault: onListRequest(3, { kind: "status", status: 503 }, 2),
+    });
     expectEveryRecordOnce(await walk(client, { pageSize: 100, concurrency }), server);
   });
 
@@ -104,17 +112,24 @@ describe("a long walk through a burst of mixed faults", () => {
     injected.length = 0;
     const { server, client } = await setup({ records: 5000, fault }, { maxRetries: 3 });
     expectEveryRecordOnce(await walk(client, { paging, concurrency, pageSize: 200 }), server);
-    expect(new Set(injected)).toEqual(new Set(["503", "drop-mid-body", "429", "reset-before-headers", "502", "500", "504", "408"]));
+    expect(new Set(injected)).toEqual(
+      new Set(["503", "drop-mid-body", "429", "reset-before-headers", "502", "500", "504", "408"]),
+    );
   });
 });
 
 describe("unrecoverable faults end in the right error", () => {
   it("stalled headers: TimeoutError after every attempt timed out", async () => {
-    const { server, client } = await setup({ records: 10, fault: onListRequest(1, { kind: "stall" }, 10) }, { timeout: 200, maxRetries: 1 });
+    const { server, client } = await setup(
+      { records: 10, fault: onListRequest(1, { kind: "stall" }, 10) },
+      { timeout: 200, maxRetries: 1 },
+    );
     const error = await walk(client, { concurrency: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).timeoutMs).toBe(200);
-    expect((error as Error).message).toMatch(/GET \/api\/2018-10-01\/materials got no complete answer within 200 ms \(2 attempts\)/);
+    expect((error as Error).message).toMatch(
+      /GET \/api\/2018-10-01\/materials got no complete answer within 200 ms \(2 attempts\)/,
+    );
     // Besides the one request that times the link before a loopback client's first walk.
     expect(server.requests.filter((r) => r.path.endsWith("/materials"))).toHaveLength(2);
   });
@@ -171,7 +186,10 @@ describe("unrecoverable faults end in the right error", () => {
   });
 
   it("a persistent 503: ServerError after maxRetries + 1 attempts", async () => {
-    const { server, client } = await setup({ records: 10, fault: onListRequest(1, { kind: "status", status: 503 }, 10) }, { maxRetries: 1 });
+    const { server, client } = await setup(
+      { records: 10, fault: onListRequest(1, { kind: "status", status: 503 }, 10) },
+      { maxRetries: 1 },
+    );
     const error = await client.materials.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect((error as ServerError).status).toBe(503);
@@ -198,7 +216,10 @@ describe("unrecoverable faults end in the right error", () => {
     [418, ApiError],
   ])("%i is not retried and becomes its class with the server's message", async (status, ErrorClass) => {
     const body = JSON.stringify({ status: "error", message: `server says ${status}`, code: status });
-    const { server, client } = await setup({ records: 10, fault: onListRequest(1, { kind: "status", status, body }, 10) });
+    const { server, client } = await setup({
+      records: 10,
+      fault: onListRequest(1, { kind: "status", status, body }, 10),
+    });
     const error = await client.materials.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ErrorClass);
     expect((error as ApiError).status).toBe(status);

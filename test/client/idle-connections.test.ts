@@ -51,7 +51,8 @@ describe("a write that may have been applied", () => {
   it("is not sent again when the server closes the connection after reading it, and the message says what to check", async () => {
     let writes = 0;
     crashing = createServer((req, res) => {
-      if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end('{"status":"success","data":[]}');
+      if (req.method === "GET")
+        return void res.writeHead(200, { "content-type": "application/json" }).end('{"status":"success","data":[]}');
       writes++;
       // Read the whole request, then close without answering: it may have been applied.
       req.resume();

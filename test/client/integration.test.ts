@@ -39,14 +39,20 @@ async function collect(options: IterateOptions): Promise<string[]> {
 
 describe("login and logout against matframe serve", () => {
   it("logs in with the host only as baseUrl, and reads", async () => {
-    const c = await Client.login({ baseUrl: `http://127.0.0.1:${server.port}`, username: "ada", password: "lovelace-1843" });
+    const c = await Client.login({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      username: "ada",
+      password: "lovelace-1843",
+    });
     expect(c.baseUrl).toBe(server.baseUrl);
     expect(await c.materials.list({ projection: { limit: 3 } })).toHaveLength(3);
     await c.close();
   });
 
   it("a wrong password is an AuthenticationError", async () => {
-    const error = await Client.login({ baseUrl: server.baseUrl, username: "ada", password: "babbage" }).catch((e: unknown) => e);
+    const error = await Client.login({ baseUrl: server.baseUrl, username: "ada", password: "babbage" }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as Error).message).toMatch(/check the username\/password/i);
     expect((error as Error).message).not.toContain("babbage");
@@ -55,11 +61,14 @@ describe("login and logout against matframe serve", () => {
   it("logout revokes the token: this client refuses, another with the token gets 401", async () => {
     const credentials = await rawLogin(server.baseUrl, "ada", "lovelace-1843");
     const c = new Client({ baseUrl: server.baseUrl, ...credentials });
-    const twin = await Client.fromEnv({}, {
-      MATFRAME_BASE_URL: server.baseUrl,
-      MATFRAME_ACCOUNT_ID: credentials.accountId,
-      MATFRAME_AUTH_TOKEN: credentials.authToken,
-    });
+    const twin = await Client.fromEnv(
+      {},
+      {
+        MATFRAME_BASE_URL: server.baseUrl,
+        MATFRAME_ACCOUNT_ID: credentials.accountId,
+        MATFRAME_AUTH_TOKEN: credentials.authToken,
+      },
+    );
     await c.logout();
     await expect(c.materials.list()).rejects.toThrow(ClientClosedError);
     await expect(twin.materials.list()).rejects.toThrow(AuthenticationError);
@@ -86,9 +95,13 @@ describe("login and logout against matframe serve", () => {
     const s = await startServer({ port: 0, loginThrottle: { maxFailures: 2 } });
     try {
       for (let i = 0; i < 2; i++) {
-        await expect(Client.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" })).rejects.toThrow(AuthenticationError);
+        await expect(Client.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" })).rejects.toThrow(
+          AuthenticationError,
+        );
       }
-      const error = await Client.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" }).catch((e: unknown) => e);
+      const error = await Client.login({ baseUrl: s.baseUrl, username: "demo", password: "nope" }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(RateLimitError);
       expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(0);
     } finally {
@@ -99,7 +112,9 @@ describe("login and logout against matframe serve", () => {
 
 describe("list and get", () => {
   it("list is one page with the projection applied", async () => {
-    const page = await client.materials.list({ projection: { fields: { formula: 1 }, sort: { formula: 1 }, limit: 20 } });
+    const page = await client.materials.list({
+      projection: { fields: { formula: 1 }, sort: { formula: 1 }, limit: 20 },
+    });
     expect(page).toHaveLength(20);
     for (const m of page) expect(Object.keys(m).sort()).toEqual(["_id", "formula"]);
     const formulas = page.map((m) => m.formula!);
@@ -162,7 +177,12 @@ describe(`every paging mode over ${SYNTHETIC}+ materials`, () => {
 
   it.each([1, 3])("offset sorted by formula at concurrency %i is sorted and complete", async (concurrency) => {
     const rows: Array<{ id: string; formula: string }> = [];
-    for await (const m of client.materials.iterate({ sort: { formula: 1 }, fields: { formula: 1 }, pageSize: 250, concurrency })) {
+    for await (const m of client.materials.iterate({
+      sort: { formula: 1 },
+      fields: { formula: 1 },
+      pageSize: 250,
+      concurrency,
+    })) {
       rows.push({ id: m._id, formula: m.formula! });
     }
     expect(rows).toHaveLength(reference.length);
@@ -195,12 +215,15 @@ describe(`every paging mode over ${SYNTHETIC}+ materials`, () => {
 });
 
 describe("records without _id", () => {
-  it.each(["offset", "keyset"] as const)("%s paging with fields {_id: 0} walks every record once and strips _id", async (paging) => {
-    const formulas: unknown[] = [];
-    for await (const m of client.materials.iterate({ paging, fields: { _id: 0, formula: 1 }, pageSize: 300 })) {
-      expect(m).not.toHaveProperty("_id");
-      formulas.push(m.formula);
-    }
-    expect(formulas).toHaveLength(SYNTHETIC + 29);
-  });
+  it.each(["offset", "keyset"] as const)(
+    "%s paging with fields {_id: 0} walks every record once and strips _id",
+    async (paging) => {
+      const formulas: unknown[] = [];
+      for await (const m of client.materials.iterate({ paging, fields: { _id: 0, formula: 1 }, pageSize: 300 })) {
+        expect(m).not.toHaveProperty("_id");
+        formulas.push(m.formula);
+      }
+      expect(formulas).toHaveLength(SYNTHETIC + 29);
+    },
+  );
 });

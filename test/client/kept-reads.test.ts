@@ -22,7 +22,11 @@ async function platform(options: { users?: string[] } = {}) {
   const server = await startTestServer({ log: (line) => lines.push(line), users: options.users });
   closers.push(() => server.close());
   /** Status codes of the list requests logged since `from`. */
-  const statuses = (from: number) => lines.slice(from).filter((l) => l.startsWith("GET ") && l.includes("/materials ")).map((l) => l.split(" ")[2]);
+  const statuses = (from: number) =>
+    lines
+      .slice(from)
+      .filter((l) => l.startsWith("GET ") && l.includes("/materials "))
+      .map((l) => l.split(" ")[2]);
   return { server, lines, statuses };
 }
 
@@ -32,13 +36,16 @@ async function clientOf(baseUrl: string, username = "demo", password = "demo"): 
   return client;
 }
 
-describe("toDataFrame with cache: \"memory\"", () => {
+describe('toDataFrame with cache: "memory"', () => {
   it("re-runs against an unchanged collection with 304s only and gives an equal, separate frame", async () => {
     const { server, lines, statuses } = await platform();
     const first = await (await clientOf(server.baseUrl)).materials.toDataFrame({ pageSize: 10 });
     const mark = lines.length;
     const progress: number[] = [];
-    const again = await (await clientOf(server.baseUrl)).materials.toDataFrame({ pageSize: 10, onProgress: (p) => progress.push(p.items) });
+    const again = await (await clientOf(server.baseUrl)).materials.toDataFrame({
+      pageSize: 10,
+      onProgress: (p) => progress.push(p.items),
+    });
     const sent = statuses(mark);
     expect(sent.length).toBeGreaterThanOrEqual(3);
     expect(new Set(sent)).toEqual(new Set(["304"]));
@@ -46,7 +53,11 @@ describe("toDataFrame with cache: \"memory\"", () => {
     expect(again.columns).toEqual(first.columns);
     expect(progress).toEqual([first.shape[0]]);
     // The frames share nothing with each other or with what is kept.
-    (again as unknown as { addColumn(name: string, values: number[], o: { inplace: boolean }): void }).addColumn("extra", Array(again.shape[0]).fill(1), { inplace: true });
+    (again as unknown as { addColumn(name: string, values: number[], o: { inplace: boolean }): void }).addColumn(
+      "extra",
+      Array(again.shape[0]).fill(1),
+      { inplace: true },
+    );
     (first.values[0] as unknown[])[1] = "changed";
     const third = await (await clientOf(server.baseUrl)).materials.toDataFrame({ pageSize: 10 });
     expect(third.columns).toEqual(first.columns);
@@ -73,7 +84,10 @@ describe("toDataFrame with cache: \"memory\"", () => {
     const runs: FrameWarning[][] = [];
     for (let i = 0; i < 2; i++) {
       const warnings: FrameWarning[] = [];
-      await client.materials.toDataFrame({ columns: ["formula", "derivedProperties.densty"], onWarning: (w) => warnings.push(w) });
+      await client.materials.toDataFrame({
+        columns: ["formula", "derivedProperties.densty"],
+        onWarning: (w) => warnings.push(w),
+      });
       runs.push(warnings);
     }
     expect(runs[0].map((w) => w.code)).toContain("EMPTY_COLUMN");
@@ -111,11 +125,16 @@ describe("an offset walk over kept pages", () => {
       return new Promise<PlatformRecord[]>((resolve) => {
         release.push(() => {
           inFlight--;
-          resolve(skip >= 80 ? [] : [{ _id: `id${String(skip).padStart(3, "0")}` }, { _id: `id${String(skip + 1).padStart(3, "0")}` }]);
+          resolve(
+            skip >= 80
+              ? []
+              : [{ _id: `id${String(skip).padStart(3, "0")}` }, { _id: `id${String(skip + 1).padStart(3, "0")}` }],
+          );
         });
       });
     };
-    fetchPage.keptBytes = (request) => ((request.projection.skip ?? 0) / 2 < options.kept ? (options.keptChars ?? 1000) : undefined);
+    fetchPage.keptBytes = (request) =>
+      (request.projection.skip ?? 0) / 2 < options.kept ? (options.keptChars ?? 1000) : undefined;
     const drain = setInterval(() => {
       for (const r of release.splice(0)) r();
     }, 1);
@@ -157,15 +176,22 @@ describe("an offset walk over kept pages", () => {
 async function startChangingServer(options: { etags: boolean }) {
   const state = { version: 1, records: [{ _id: "a", formula: "Si" }], bodies: 0 };
   const server: Server = createServer((req, res) => {
-    const etag = `"v${state.version}-${Buffer.from(req.url ?? "").toString("base64url").slice(-24)}"`;
+    const etag = `"v${state.version}-${Buffer.from(req.url ?? "")
+      .toString("base64url")
+      .slice(-24)}"`;
     if (options.etags && req.headers["if-none-match"] === etag) {
       res.writeHead(304, { etag });
       res.end();
       return;
     }
     state.bodies++;
-    const skip = Number(JSON.parse(new URL(req.url ?? "/", "http://x").searchParams.get("projection") ?? "{}").skip ?? 0);
-    res.writeHead(200, { "content-type": "application/json", ...(options.etags ? { etag, "cache-control": "private, no-cache" } : {}) });
+    const skip = Number(
+      JSON.parse(new URL(req.url ?? "/", "http://x").searchParams.get("projection") ?? "{}").skip ?? 0,
+    );
+    res.writeHead(200, {
+      "content-type": "application/json",
+      ...(options.etags ? { etag, "cache-control": "private, no-cache" } : {}),
+    });
     res.end(JSON.stringify({ status: "success", data: skip > 0 ? [] : state.records }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -22,29 +22,43 @@ const logins = (s: FaultServer) => s.requests.filter((r) => r.path.endsWith("/lo
 
 describe("login retries", () => {
   it("retries a 503 with Retry-After (a full login queue) and logs in", async () => {
-    const s = await setup((r, n) => (r.path.endsWith("/login") && n.all <= 2 ? { kind: "status", status: 503, headers: { "retry-after": "0" } } : undefined));
+    const s = await setup((r, n) =>
+      r.path.endsWith("/login") && n.all <= 2
+        ? { kind: "status", status: 503, headers: { "retry-after": "0" } }
+        : undefined,
+    );
     const client = await Client.login({ baseUrl: s.origin, username: s.username, password: s.password });
     expect(logins(s)).toBe(3);
     await client.close();
   });
 
   it("gives up after maxRetries, with the server's 503", async () => {
-    const s = await setup((r) => (r.path.endsWith("/login") ? { kind: "status", status: 503, headers: { "retry-after": "0" } } : undefined));
-    await expect(Client.login({ baseUrl: s.origin, username: s.username, password: s.password, maxRetries: 1 })).rejects.toBeInstanceOf(ServerError);
+    const s = await setup((r) =>
+      r.path.endsWith("/login") ? { kind: "status", status: 503, headers: { "retry-after": "0" } } : undefined,
+    );
+    await expect(
+      Client.login({ baseUrl: s.origin, username: s.username, password: s.password, maxRetries: 1 }),
+    ).rejects.toBeInstanceOf(ServerError);
     expect(logins(s)).toBe(2);
   });
 
   it("never retries a wrong password, another 5xx, or a dropped connection", async () => {
     let s = await setup(undefined);
-    await expect(Client.login({ baseUrl: s.origin, username: s.username, password: "wrong" })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(Client.login({ baseUrl: s.origin, username: s.username, password: "wrong" })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
     expect(logins(s)).toBe(1);
     await s.close();
     s = await setup((r) => (r.path.endsWith("/login") ? { kind: "status", status: 502 } : undefined));
-    await expect(Client.login({ baseUrl: s.origin, username: s.username, password: s.password })).rejects.toBeInstanceOf(ServerError);
+    await expect(
+      Client.login({ baseUrl: s.origin, username: s.username, password: s.password }),
+    ).rejects.toBeInstanceOf(ServerError);
     expect(logins(s)).toBe(1);
     await s.close();
     s = await setup((r) => (r.path.endsWith("/login") ? { kind: "reset-before-headers" } : undefined));
-    await expect(Client.login({ baseUrl: s.origin, username: s.username, password: s.password })).rejects.toBeInstanceOf(ConnectionError);
+    await expect(
+      Client.login({ baseUrl: s.origin, username: s.username, password: s.password }),
+    ).rejects.toBeInstanceOf(ConnectionError);
     expect(logins(s)).toBe(1);
   });
 
@@ -56,7 +70,12 @@ describe("login retries", () => {
     await s.close();
     // Only once: a second timeout is reported, with both attempts.
     const stalled = await setup((r) => (r.path.endsWith("/login") ? { kind: "stall" } : undefined));
-    const error = await Client.login({ baseUrl: stalled.origin, username: stalled.username, password: stalled.password, timeout: 300 }).catch((e: unknown) => e);
+    const error = await Client.login({
+      baseUrl: stalled.origin,
+      username: stalled.username,
+      password: stalled.password,
+      timeout: 300,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toMatch(/within 300 ms \(2 attempts\)/);
     expect(logins(stalled)).toBe(2);

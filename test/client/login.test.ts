@@ -27,13 +27,18 @@ describe("login", () => {
     expect(login.method).toBe("POST");
     expect(login.path).toBe("/api/2018-10-01/login");
     expect(login.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    expect(Object.fromEntries(new URLSearchParams(login.body))).toEqual({ username: server.username, password: server.password });
+    expect(Object.fromEntries(new URLSearchParams(login.body))).toEqual({
+      username: server.username,
+      password: server.password,
+    });
   });
 
   it("a wrong password is an AuthenticationError that never echoes it", async () => {
     server = await startFaultServer();
     const password = "wrong-horse-staple-99";
-    const error = await Client.login({ baseUrl: server.origin, username: server.username, password }).catch((e: unknown) => e);
+    const error = await Client.login({ baseUrl: server.origin, username: server.username, password }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).status).toBe(401);
     expect((error as Error).message).toMatch(/check the username\/password/i);
@@ -42,14 +47,22 @@ describe("login", () => {
   });
 
   it("never retries the login POST, even on a 503", async () => {
-    server = await startFaultServer({ fault: (r) => (r.path.endsWith("/login") ? { kind: "status", status: 503 } : undefined) });
-    const error = await Client.login({ baseUrl: server.origin, username: server.username, password: server.password }).catch((e: unknown) => e);
+    server = await startFaultServer({
+      fault: (r) => (r.path.endsWith("/login") ? { kind: "status", status: 503 } : undefined),
+    });
+    const error = await Client.login({
+      baseUrl: server.origin,
+      username: server.username,
+      password: server.password,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect(server.requests.filter((r) => r.path.endsWith("/login"))).toHaveLength(1);
   });
 
   it("a login answer without credentials is a ResponseValidationError with issues", async () => {
-    server = await startFaultServer({ fault: () => ({ kind: "wrong-shape", body: { status: "success", data: { token: "x" } } }) });
+    server = await startFaultServer({
+      fault: () => ({ kind: "wrong-shape", body: { status: "success", data: { token: "x" } } }),
+    });
     const error = await Client.login({ baseUrl: server.origin, username: "a", password: "b" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues.length).toBeGreaterThan(0);
@@ -65,7 +78,6 @@ describe("login", () => {
     expect((error as Error).message).toMatch(/POST \/api\/2018-10-01\/login/);
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
   });
-
 });
 
 describe("logout and close", () => {
@@ -139,11 +151,14 @@ describe("transport options", () => {
 describe("fromEnv", () => {
   it("uses MATFRAME_ACCOUNT_ID + MATFRAME_AUTH_TOKEN as they are", async () => {
     server = await startFaultServer({ records: 1 });
-    const client = await Client.fromEnv({}, {
-      MATFRAME_BASE_URL: server.origin,
-      MATFRAME_ACCOUNT_ID: server.accountId,
-      MATFRAME_AUTH_TOKEN: server.authToken,
-    });
+    const client = await Client.fromEnv(
+      {},
+      {
+        MATFRAME_BASE_URL: server.origin,
+        MATFRAME_ACCOUNT_ID: server.accountId,
+        MATFRAME_AUTH_TOKEN: server.authToken,
+      },
+    );
     expect(await client.materials.list()).toHaveLength(1);
     expect(server.requests.some((r) => r.path.endsWith("/login"))).toBe(false);
     await client.close();
@@ -164,8 +179,12 @@ describe("fromEnv", () => {
     await expect(Client.fromEnv({}, { MATFRAME_BASE_URL: "http://127.0.0.1:9" })).rejects.toThrow(
       /MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN.*or MATFRAME_USERNAME and MATFRAME_PASSWORD/,
     );
-    const half = await Client.fromEnv({}, { MATFRAME_BASE_URL: "http://127.0.0.1:9", MATFRAME_AUTH_TOKEN: "t" }).catch((e: unknown) => e);
+    const half = await Client.fromEnv({}, { MATFRAME_BASE_URL: "http://127.0.0.1:9", MATFRAME_AUTH_TOKEN: "t" }).catch(
+      (e: unknown) => e,
+    );
     expect(half).toBeInstanceOf(ValidationError);
-    expect((half as Error).message).toMatch(/MATFRAME_AUTH_TOKEN is set but MATFRAME_ACCOUNT_ID is not: the two go together/);
+    expect((half as Error).message).toMatch(
+      /MATFRAME_AUTH_TOKEN is set but MATFRAME_ACCOUNT_ID is not: the two go together/,
+    );
   });
 });

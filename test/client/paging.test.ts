@@ -22,7 +22,8 @@ describe("offset paging", () => {
   it("asks limit=N, then skip=N, limit=N, ... with _id as the last sort key, and confirms the end after a short page", async () => {
     const { server, client } = await setup({ records: 250 });
     const ids: string[] = [];
-    for await (const m of client.materials.iterate({ pageSize: 100, concurrency: 1, sort: { formula: -1 } })) ids.push(m._id);
+    for await (const m of client.materials.iterate({ pageSize: 100, concurrency: 1, sort: { formula: -1 } }))
+      ids.push(m._id);
     expect(ids).toHaveLength(250);
     const sent = listRequests(server).map((r) => r.projection);
     expect(sent).toEqual([
@@ -52,7 +53,8 @@ describe("offset paging", () => {
     const { server, client } = await setup({ records: 300 });
     const sizes: number[] = [];
     const info: Progress[] = [];
-    for await (const page of client.materials.pages({ pageSize: 100, concurrency: 1, onPage: (i) => info.push(i) })) sizes.push(page.length);
+    for await (const page of client.materials.pages({ pageSize: 100, concurrency: 1, onPage: (i) => info.push(i) }))
+      sizes.push(page.length);
     expect(sizes).toEqual([100, 100, 100]);
     expect(info.at(-1)).toEqual({ pages: 3, items: 300 });
     expect(listRequests(server)).toHaveLength(4);
@@ -97,7 +99,10 @@ describe("offset paging", () => {
     const firstPage = Array.from({ length: 100 }, (_, n) => ({ _id: `m${String(n).padStart(6, "0")}`, name: `m${n}` }));
     const { server, client } = await setup({
       records: 300,
-      fault: (r) => (r.path.endsWith("/materials") ? { kind: "wrong-shape", body: { status: "success", data: firstPage } } : undefined),
+      fault: (r) =>
+        r.path.endsWith("/materials")
+          ? { kind: "wrong-shape", body: { status: "success", data: firstPage } }
+          : undefined,
     });
     const error = await (async () => {
       for await (const _ of client.materials.iterate({ pageSize: 100, concurrency: 1, onDuplicate: () => {} }));
@@ -111,7 +116,10 @@ describe("offset paging", () => {
     const reversed = Array.from({ length: 100 }, (_, n) => ({ _id: `m${String(99 - n).padStart(6, "0")}`, name: "x" }));
     const { client } = await setup({
       records: 300,
-      fault: (r) => (r.path.endsWith("/materials") ? { kind: "wrong-shape", body: { status: "success", data: reversed } } : undefined),
+      fault: (r) =>
+        r.path.endsWith("/materials")
+          ? { kind: "wrong-shape", body: { status: "success", data: reversed } }
+          : undefined,
     });
     const repeats: DuplicateInfo[] = [];
     const error = await (async () => {
@@ -129,7 +137,8 @@ describe("offset paging", () => {
     });
     const repeats: DuplicateInfo[] = [];
     const ids: string[] = [];
-    for await (const m of client.materials.iterate({ pageSize: 100, onDuplicate: (d) => repeats.push(d) })) ids.push(m._id);
+    for await (const m of client.materials.iterate({ pageSize: 100, onDuplicate: (d) => repeats.push(d) }))
+      ids.push(m._id);
     expect(repeats).toEqual([{ id: "m000150", page: 3 }]);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(299);
@@ -151,25 +160,40 @@ describe("keyset paging", () => {
   it("sorts by _id and asks for _id > last, one page in flight", async () => {
     const { server, client } = await setup({ records: 250, fault: () => ({ kind: "delay", ms: 5 }) });
     const ids: string[] = [];
-    for await (const m of client.materials.iterate({ paging: "keyset", pageSize: 100, concurrency: 3 })) ids.push(m._id);
+    for await (const m of client.materials.iterate({ paging: "keyset", pageSize: 100, concurrency: 3 }))
+      ids.push(m._id);
     expect(ids).toEqual(server.records.map((m) => m._id));
     const sent = listRequests(server);
     // The last request, after the short page, comes back empty and ends the walk.
-    expect(sent.map((r) => r.query)).toEqual([{}, { _id: { $gt: "m000099" } }, { _id: { $gt: "m000199" } }, { _id: { $gt: "m000249" } }]);
+    expect(sent.map((r) => r.query)).toEqual([
+      {},
+      { _id: { $gt: "m000099" } },
+      { _id: { $gt: "m000199" } },
+      { _id: { $gt: "m000249" } },
+    ]);
     expect(sent.every((r) => r.projection!.skip === undefined && r.projection!.sort!._id === 1)).toBe(true);
     expect(server.maxInFlight).toBe(1);
   });
 
   it("wraps a query as {$and: [query, {_id: {$gt: last}}]}", async () => {
     const { server, client } = await setup({ records: 30 });
-    for await (const _ of client.materials.pages({ paging: "keyset", pageSize: 10, query: { formula: { $exists: true } } }));
-    expect(listRequests(server)[1].query).toEqual({ $and: [{ formula: { $exists: true } }, { _id: { $gt: "m000009" } }] });
+    for await (const _ of client.materials.pages({
+      paging: "keyset",
+      pageSize: 10,
+      query: { formula: { $exists: true } },
+    }));
+    expect(listRequests(server)[1].query).toEqual({
+      $and: [{ formula: { $exists: true } }, { _id: { $gt: "m000009" } }],
+    });
   });
 
   it("a server that ignores the cursor is detected rather than looped on", async () => {
     const { client } = await setup({
       records: 30,
-      fault: (r) => (r.path.endsWith("/materials") ? { kind: "wrong-shape", body: { status: "success", data: [{ _id: "a" }, { _id: "b" }] } } : undefined),
+      fault: (r) =>
+        r.path.endsWith("/materials")
+          ? { kind: "wrong-shape", body: { status: "success", data: [{ _id: "a" }, { _id: "b" }] } }
+          : undefined,
     });
     await expect(
       (async () => {

@@ -16,7 +16,12 @@ let dir: string;
 
 beforeAll(async () => {
   server = await startFaultServer({ records: 1200 });
-  client = new Client({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken, maxRetries: 0 });
+  client = new Client({
+    baseUrl: server.baseUrl,
+    accountId: server.accountId,
+    authToken: server.authToken,
+    maxRetries: 0,
+  });
   dir = mkdtempSync(join(tmpdir(), "matframe-partition-bounds-"));
 });
 
@@ -26,12 +31,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const PART_RANGE = /answered part \d of a partitioned read with record "m\d{6}", outside the part's _id range .*the server ignored the part's \{_id: \{\$gte: \.\.\., \$lt: \.\.\.\}\} bounds.*Leave out partitions/;
+const PART_RANGE =
+  /answered part \d of a partitioned read with record "m\d{6}", outside the part's _id range .*the server ignored the part's \{_id: \{\$gte: \.\.\., \$lt: \.\.\.\}\} bounds.*Leave out partitions/;
 
 describe("a partitioned read from a server that ignores the parts' _id ranges", () => {
   it("stops with an error naming the server's fault, and writes no dataset", async () => {
     const target = join(dir, "parts");
-    const error = await client.materials.exportCsv(target, { columns: ["_id", "name"], partitions: 4, pageSize: 100 }).catch((e: unknown) => e);
+    const error = await client.materials
+      .exportCsv(target, { columns: ["_id", "name"], partitions: 4, pageSize: 100 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as Error).message).toMatch(PART_RANGE);
     expect(existsSync(target)).toBe(false);
@@ -40,14 +48,20 @@ describe("a partitioned read from a server that ignores the parts' _id ranges", 
 
   it("stops a resumable partitioned export the same way", async () => {
     const target = join(dir, "resumed");
-    const error = await client.materials.exportCsv(target, { columns: ["_id", "name"], partitions: 4, pageSize: 100, resume: true }).catch((e: unknown) => e);
+    const error = await client.materials
+      .exportCsv(target, { columns: ["_id", "name"], partitions: 4, pageSize: 100, resume: true })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(PART_RANGE);
     expect(existsSync(target)).toBe(false);
   });
 
   it("matframe export --partitions 4 exits 2 with the server's fault, instead of 0 with every record four times", async () => {
     const target = join(dir, "cli-parts");
-    const env = { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken };
+    const env = {
+      MATFRAME_BASE_URL: server.baseUrl,
+      MATFRAME_ACCOUNT_ID: server.accountId,
+      MATFRAME_AUTH_TOKEN: server.authToken,
+    };
     const run = await runCli(["export", "--partitions", "4", "--columns", "_id,name", "--output", target], { env });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(PART_RANGE);
@@ -56,9 +70,18 @@ describe("a partitioned read from a server that ignores the parts' _id ranges", 
 
   it("reads the same collection once per record when the server honours the ranges", async () => {
     const honest = await startFaultServer({ records: 1200, evaluateQueries: true });
-    const reader = new Client({ baseUrl: honest.baseUrl, accountId: honest.accountId, authToken: honest.authToken, maxRetries: 0 });
+    const reader = new Client({
+      baseUrl: honest.baseUrl,
+      accountId: honest.accountId,
+      authToken: honest.authToken,
+      maxRetries: 0,
+    });
     try {
-      const result = await reader.materials.exportCsv(join(dir, "honest"), { columns: ["_id", "name"], partitions: 4, pageSize: 100 });
+      const result = await reader.materials.exportCsv(join(dir, "honest"), {
+        columns: ["_id", "name"],
+        partitions: 4,
+        pageSize: 100,
+      });
       expect(result.items).toBe(1200);
     } finally {
       await reader.close();

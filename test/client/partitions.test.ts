@@ -17,12 +17,17 @@ const byte = (): number => {
   return (seed >>> 0) % 256;
 };
 const bytes = (n: number): number[] => Array.from({ length: n }, byte);
-const meteorId = (): string => bytes(17).map((b) => METEOR[b % METEOR.length]).join("");
+const meteorId = (): string =>
+  bytes(17)
+    .map((b) => METEOR[b % METEOR.length])
+    .join("");
 const hexId = (): string => Buffer.from(bytes(12)).toString("hex");
 
 /** How many of `ids` fall in each part, checking that every id is in exactly one. */
 function countByPart(ids: readonly string[], parts: ReturnType<typeof splitIdRange>): number[] {
-  return parts.map((p) => ids.filter((id) => (p.from === undefined || id >= p.from) && (p.to === undefined || id < p.to)).length);
+  return parts.map(
+    (p) => ids.filter((id) => (p.from === undefined || id >= p.from) && (p.to === undefined || id < p.to)).length,
+  );
 }
 
 describe("splitIdRange", () => {
@@ -58,7 +63,9 @@ describe("splitIdRange", () => {
   it("ands the part's range with the caller's query", () => {
     expect(partitionQuery({}, { index: 0 })).toEqual({});
     expect(partitionQuery({}, { index: 1, from: "b", to: "d" })).toEqual({ _id: { $gte: "b", $lt: "d" } });
-    expect(partitionQuery({ formula: "Si" }, { index: 2, from: "d" })).toEqual({ $and: [{ formula: "Si" }, { _id: { $gte: "d" } }] });
+    expect(partitionQuery({ formula: "Si" }, { index: 2, from: "d" })).toEqual({
+      $and: [{ formula: "Si" }, { _id: { $gte: "d" } }],
+    });
   });
 });
 
@@ -77,19 +84,34 @@ describe("partitioned export", () => {
       // While the parts are walked, records keep arriving at random places in the _id order.
       fault: (request, n) => {
         if (!request.path.endsWith("/materials")) return undefined;
-        if (failOn !== undefined && n.list === failOn) return { kind: "status", status: 400, body: JSON.stringify({ status: "error", message: "Bad query", code: 400 }) };
+        if (failOn !== undefined && n.list === failOn)
+          return {
+            kind: "status",
+            status: 400,
+            body: JSON.stringify({ status: "error", message: "Bad query", code: 400 }),
+          };
         if (n.list % 5 === 0) {
           for (let k = 0; k < 7; k++) {
             const _id = `m${String(Math.floor(Math.random() * 3000)).padStart(6, "0")}x${added.length}`;
             const at = server.records.findIndex((m) => m._id > _id);
-            server.records.splice(at === -1 ? server.records.length : at, 0, { _id, name: "added", formula: "Si", n: -1 });
+            server.records.splice(at === -1 ? server.records.length : at, 0, {
+              _id,
+              name: "added",
+              formula: "Si",
+              n: -1,
+            });
             added.push(_id);
           }
         }
         return undefined;
       },
     });
-    client = new Client({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken, maxRetries: 0 });
+    client = new Client({
+      baseUrl: server.baseUrl,
+      accountId: server.accountId,
+      authToken: server.authToken,
+      maxRetries: 0,
+    });
     dir = mkdtempSync(join(tmpdir(), "matframe-partitions-"));
     duck = await (await DuckDBInstance.create(":memory:")).connect();
   });
@@ -112,12 +134,22 @@ describe("partitioned export", () => {
       columns: ["name", "formula", "n"],
       onProgress: (p) => (lastProgress = p.items),
     })) as PartitionedExportResult;
-    expect(readdirSync(target).sort()).toEqual(["_SUCCESS", "part-0000.parquet", "part-0001.parquet", "part-0002.parquet", "part-0003.parquet"]);
+    expect(readdirSync(target).sort()).toEqual([
+      "_SUCCESS",
+      "part-0000.parquet",
+      "part-0001.parquet",
+      "part-0002.parquet",
+      "part-0003.parquet",
+    ]);
     expect(result.parts.map((p) => p.items).reduce((a, b) => a + b, 0)).toBe(result.items);
     expect(lastProgress).toBe(result.items);
     expect(added.length).toBeGreaterThan(0);
 
-    const rows = (await duck.runAndReadAll(`SELECT _id, count(*)::INTEGER AS k FROM read_parquet('${target}/*.parquet') GROUP BY _id`)).getRowObjectsJS() as { _id: string; k: number }[];
+    const rows = (
+      await duck.runAndReadAll(
+        `SELECT _id, count(*)::INTEGER AS k FROM read_parquet('${target}/*.parquet') GROUP BY _id`,
+      )
+    ).getRowObjectsJS() as { _id: string; k: number }[];
     expect(rows.filter((r) => r.k !== 1)).toEqual([]);
     const seen = new Set(rows.map((r) => r._id));
     expect(original.filter((id) => !seen.has(id))).toEqual([]);
@@ -125,7 +157,9 @@ describe("partitioned export", () => {
     // has passed them, they belong to the next export).
     expect(rows.length).toBe(original.length + added.filter((id) => seen.has(id)).length);
     // Each part walked its own range with its own cursor.
-    const ranges = server.requests.filter((r) => r.path.endsWith("/materials") && JSON.stringify(r.query).includes("$gte"));
+    const ranges = server.requests.filter(
+      (r) => r.path.endsWith("/materials") && JSON.stringify(r.query).includes("$gte"),
+    );
     expect(ranges.length).toBeGreaterThan(0);
   });
 
@@ -141,11 +175,21 @@ describe("partitioned export", () => {
 
   it("refuses options a partitioned walk cannot honour, before any request", async () => {
     const before = server.requests.length;
-    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 0 })).rejects.toThrow(/partitions must be a whole number from 1 to 64/);
-    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 2, sort: { formula: 1 } })).rejects.toThrow(/walks in _id order/);
-    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 2, maxItems: 10 })).rejects.toThrow(ValidationError);
-    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 2, paging: "offset" })).rejects.toThrow(/keyset cursor/);
-    await expect(client.materials.exportCsv(process.stdout, { partitions: 2 })).rejects.toThrow(/give a directory path/);
+    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 0 })).rejects.toThrow(
+      /partitions must be a whole number from 1 to 64/,
+    );
+    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 2, sort: { formula: 1 } })).rejects.toThrow(
+      /walks in _id order/,
+    );
+    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 2, maxItems: 10 })).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(client.materials.exportCsv(join(dir, "x"), { partitions: 2, paging: "offset" })).rejects.toThrow(
+      /keyset cursor/,
+    );
+    await expect(client.materials.exportCsv(process.stdout, { partitions: 2 })).rejects.toThrow(
+      /give a directory path/,
+    );
     expect(server.requests.length).toBe(before);
   });
 });

@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { createServer, type Server, type Socket } from "node:net";
-import { AbortError, Client, ConnectionError, TimeoutError, ValidationError, startServer, type ServerHandle } from "../../src";
+import {
+  AbortError,
+  Client,
+  ConnectionError,
+  TimeoutError,
+  ValidationError,
+  startServer,
+  type ServerHandle,
+} from "../../src";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { rawLogin } from "../support/raw-login";
 import { runCli, startCli } from "../cli-export/run-cli";
@@ -46,7 +54,11 @@ const named = (scheme = "http") => `${scheme}://platform.test:${port()}/api/2018
 describe("a proxy from the environment", () => {
   it("HTTP_PROXY: plain http goes through the proxy in absolute form, not through tunnels, over kept connections", async () => {
     process.env.HTTP_PROXY = proxy.url;
-    const before = { tunnels: proxy.tunnels.length, forwarded: proxy.forwarded.length, connections: proxy.connections() };
+    const before = {
+      tunnels: proxy.tunnels.length,
+      forwarded: proxy.forwarded.length,
+      connections: proxy.connections(),
+    };
     const client = new Client({ baseUrl: named(), ...credentials, connections: 1 });
     for (let i = 0; i < 4; i++) expect(await client.materials.list({ projection: { limit: 3 } })).toHaveLength(3);
     await client.close();
@@ -91,7 +103,9 @@ describe("a proxy from the environment", () => {
     const before = proxy.tunnels.length + proxy.forwarded.length;
     const client = new Client({ baseUrl: named(), ...credentials, maxRetries: 0 });
     // Straight to a name nobody else resolves: it fails, and the proxy never hears of it.
-    expect(await client.materials.list({ projection: { limit: 2 } }).catch((e: unknown) => e)).toBeInstanceOf(ConnectionError);
+    expect(await client.materials.list({ projection: { limit: 2 } }).catch((e: unknown) => e)).toBeInstanceOf(
+      ConnectionError,
+    );
     await client.close();
     expect(proxy.tunnels.length + proxy.forwarded.length).toBe(before);
   });
@@ -99,7 +113,11 @@ describe("a proxy from the environment", () => {
   it("matframe export reads through HTTP_PROXY", async () => {
     const before = proxy.forwarded.length;
     const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], {
-      env: { MATFRAME_BASE_URL: named(), ...{ MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken }, HTTP_PROXY: proxy.url },
+      env: {
+        MATFRAME_BASE_URL: named(),
+        ...{ MATFRAME_ACCOUNT_ID: credentials.accountId, MATFRAME_AUTH_TOKEN: credentials.authToken },
+        HTTP_PROXY: proxy.url,
+      },
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split("\n")).toHaveLength(server.materialCount + 1);
@@ -111,18 +129,28 @@ describe("this machine's own addresses never go through a proxy", () => {
   it("startServer + Client.login on 127.0.0.1 and localhost with HTTP_PROXY set: the proxy sees nothing", async () => {
     process.env.HTTP_PROXY = proxy.url;
     process.env.HTTPS_PROXY = proxy.url;
-    const before = { tunnels: proxy.tunnels.length, forwarded: proxy.forwarded.length, connections: proxy.connections() };
+    const before = {
+      tunnels: proxy.tunnels.length,
+      forwarded: proxy.forwarded.length,
+      connections: proxy.connections(),
+    };
     for (const baseUrl of [server.baseUrl, server.baseUrl.replace("127.0.0.1", "localhost")]) {
       const client = await Client.login({ baseUrl, username: "demo", password: "demo" });
       expect(await client.materials.list({ projection: { limit: 1 } })).toHaveLength(1);
       await client.logout();
     }
     // Before, each request opened a tunnel to 127.0.0.1 through the proxy (and failed where the proxy cannot reach this machine).
-    expect({ tunnels: proxy.tunnels.length, forwarded: proxy.forwarded.length, connections: proxy.connections() }).toEqual(before);
+    expect({
+      tunnels: proxy.tunnels.length,
+      forwarded: proxy.forwarded.length,
+      connections: proxy.connections(),
+    }).toEqual(before);
   });
 
   it("matframe export from the built-in platform works with a proxy that cannot reach this machine", async () => {
-    const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], { env: { HTTP_PROXY: "http://127.0.0.1:9", HTTPS_PROXY: "http://127.0.0.1:9" } });
+    const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], {
+      env: { HTTP_PROXY: "http://127.0.0.1:9", HTTPS_PROXY: "http://127.0.0.1:9" },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("formula");
   });
@@ -133,9 +161,16 @@ describe("a tunnel the proxy will not open fails at once", () => {
     const squid = await startHttpProxy({ hosts: HOSTS, refuseConnect: 403 });
     try {
       process.env.HTTPS_PROXY = squid.url.replace("http://", "http://ada:s3cret-pr0xy@");
-      const error = await Client.login({ baseUrl: named("https"), username: "demo", password: "demo", maxRetries: 3 }).catch((e: unknown) => e);
+      const error = await Client.login({
+        baseUrl: named("https"),
+        username: "demo",
+        password: "demo",
+        maxRetries: 3,
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectionError);
-      expect((error as Error).message).toMatch(/^POST \/api\/2018-10-01\/login on https:\/\/platform\.test:\d+ failed: the proxy http:\/\/\[credentials removed\]@127\.0\.0\.1:\d+\/? refused to open a tunnel to platform\.test:\d+ \(403; many proxies allow tunnels only to port 443\)\./);
+      expect((error as Error).message).toMatch(
+        /^POST \/api\/2018-10-01\/login on https:\/\/platform\.test:\d+ failed: the proxy http:\/\/\[credentials removed\]@127\.0\.0\.1:\d+\/? refused to open a tunnel to platform\.test:\d+ \(403; many proxies allow tunnels only to port 443\)\./,
+      );
       expect((error as Error).message).toContain("NO_PROXY");
       expect(inspect(error, { depth: 10 })).not.toContain("s3cret-pr0xy");
       // Not retried: a proxy's rule does not change in a second.
@@ -150,9 +185,16 @@ describe("a tunnel the proxy will not open fails at once", () => {
     try {
       process.env.HTTPS_PROXY = closing.url;
       // A timeout far beyond the test's: before, the login waited all of it.
-      const error = await Client.login({ baseUrl: named("https"), username: "demo", password: "demo", timeout: 600_000 }).catch((e: unknown) => e);
+      const error = await Client.login({
+        baseUrl: named("https"),
+        username: "demo",
+        password: "demo",
+        timeout: 600_000,
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectionError);
-      expect((error as Error).message).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+\/? closed the tunnel to platform\.test:\d+ without answering/);
+      expect((error as Error).message).toMatch(
+        /the proxy http:\/\/127\.0\.0\.1:\d+\/? closed the tunnel to platform\.test:\d+ without answering/,
+      );
       expect(closing.tunnels).toHaveLength(1);
     } finally {
       await closing.close();
@@ -189,7 +231,9 @@ describe("a proxy's credentials never show", () => {
 
     process.env.HTTP_PROXY = "socks://ada:s3cret-pr0xy@proxy.example.org:1080";
     expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(ValidationError);
-    expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(/^HTTP_PROXY must start with http:\/\/ or https:\/\//);
+    expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(
+      /^HTTP_PROXY must start with http:\/\/ or https:\/\//,
+    );
     process.env.HTTP_PROXY = "http://ada:s3cret-pr0xy@[bad";
     const invalid = (() => {
       try {
@@ -241,7 +285,9 @@ describe("a proxy that never answers", () => {
     const silent = await startSilentProxy();
     try {
       process.env.HTTP_PROXY = silent.url;
-      const error = await Client.login({ baseUrl: named(), username: "demo", password: "demo", timeout: 1500 }).catch((e: unknown) => e);
+      const error = await Client.login({ baseUrl: named(), username: "demo", password: "demo", timeout: 1500 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(TimeoutError);
       expect((error as Error).message).toMatch(/within 1500 ms/);
       expect(silent.requests()).toMatch(/^POST http:\/\/platform\.test:\d+\/api\/2018-10-01\/login HTTP\/1\.1/);
@@ -271,13 +317,21 @@ describe("a proxy that never answers", () => {
       const cwd = mkdtempSync(join(tmpdir(), "matframe-silent-proxy-"));
       const { child, done } = startCli(["export", "--output", "never.csv"], {
         cwd,
-        env: { MATFRAME_BASE_URL: named(), MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo", HTTP_PROXY: silent.url },
+        env: {
+          MATFRAME_BASE_URL: named(),
+          MATFRAME_USERNAME: "demo",
+          MATFRAME_PASSWORD: "demo",
+          HTTP_PROXY: silent.url,
+        },
       });
       // Once the login has reached the proxy, it is waiting for it.
       await expect.poll(() => silent.requests(), { timeout: 20_000 }).toMatch(/POST http:/);
       child.kill("SIGINT");
       // Before, it went on waiting until the login's 30-second timeout.
-      const result = await Promise.race([done, new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+      const result = await Promise.race([
+        done,
+        new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 15_000)),
+      ]);
       if (result === "still running") child.kill("SIGKILL");
       expect(result).not.toBe("still running");
       const { code, stderr } = result as Awaited<typeof done>;

@@ -42,7 +42,8 @@ describe("records are typed by what the projection asks for", () => {
       _id: string;
       formula: string;
     }
-    for await (const r of client.materials.iterate<Row>({ fields: { formula: 1 } })) expectTypeOf(r).toEqualTypeOf<Row>();
+    for await (const r of client.materials.iterate<Row>({ fields: { formula: 1 } }))
+      expectTypeOf(r).toEqualTypeOf<Row>();
     expectTypeOf(await client.materials.get<Row>("x")).toEqualTypeOf<Row>();
     const jobs = client.collection<{ _id: string; status: string }>("jobs");
     for await (const j of jobs.iterate()) expectTypeOf(j.status).toEqualTypeOf<string>();
@@ -66,7 +67,9 @@ describe("DataFrame and progress types", () => {
   });
 
   it("one progress type: items is the running total", () => {
-    expectTypeOf<Parameters<NonNullable<Parameters<typeof client.materials.iterate>[0]>["onPage"] & Function>[0]>().toEqualTypeOf<Progress>();
+    expectTypeOf<
+      Parameters<NonNullable<Parameters<typeof client.materials.iterate>[0]>["onPage"] & Function>[0]
+    >().toEqualTypeOf<Progress>();
     expectTypeOf<Progress["items"]>().toEqualTypeOf<number>();
   });
 });

@@ -29,6 +29,8 @@ describe("retry timing rules", () => {
   });
 
   it("redacts every secret occurrence", () => {
-    expect(redact("token abc123 and abc123 again", ["abc123", undefined])).toBe("token [redacted] and [redacted] again");
+    expect(redact("token abc123 and abc123 again", ["abc123", undefined])).toBe(
+      "token [redacted] and [redacted] again",
+    );
   });
 });

@@ -8,9 +8,27 @@ import { Client, ValidationError } from "../../src";
 const client = new Client({ baseUrl: "http://127.0.0.1:9", accountId: "a", authToken: "t", maxRetries: 0 });
 afterAll(() => client.close());
 
-const optionKeys = ["query", "fields", "sort", "pageSize", "maxItems", "paging", "concurrency", "signal", "onPage", "onDuplicate"];
+const optionKeys = [
+  "query",
+  "fields",
+  "sort",
+  "pageSize",
+  "maxItems",
+  "paging",
+  "concurrency",
+  "signal",
+  "onPage",
+  "onDuplicate",
+];
 const hostile = fc.oneof(
-  fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withNullPrototype: true }),
+  fc.anything({
+    withBigInt: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withTypedArray: true,
+    withNullPrototype: true,
+  }),
   fc.integer(),
   fc.double(),
   fc.constantFrom("offset", "keyset", 0, 1, 500, 501, -1, NaN, Infinity, null, [], {}),
@@ -37,11 +55,20 @@ describe("option validation under random input", () => {
 
   it("list() rejects bad projections with ValidationError before sending", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.record({ query: hostile, projection: fc.dictionary(fc.constantFrom("fields", "sort", "skip", "limit", "x"), hostile) }, { requiredKeys: [] }), async (options) => {
-        const error = await client.materials.list(options as never).catch((e: unknown) => e);
-        // Valid options reach the (closed) port and fail as a connection error instead.
-        expect((error as Error).name).toMatch(/^(ValidationError|ConnectionError)$/);
-      }),
+      fc.asyncProperty(
+        fc.record(
+          {
+            query: hostile,
+            projection: fc.dictionary(fc.constantFrom("fields", "sort", "skip", "limit", "x"), hostile),
+          },
+          { requiredKeys: [] },
+        ),
+        async (options) => {
+          const error = await client.materials.list(options as never).catch((e: unknown) => e);
+          // Valid options reach the (closed) port and fail as a connection error instead.
+          expect((error as Error).name).toMatch(/^(ValidationError|ConnectionError)$/);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -95,19 +95,22 @@ describe("list and iterate options are checked before any request", () => {
     [{ onPage: 1 as never }, "onPage", /must be a function/],
   ];
 
-  it.each(badIterate.map(([o, name, m]) => [name, o, m] as const))("iterate() rejects a bad %s before sending", (option, options, message) => {
-    const before = server.requests.length;
-    let caught: unknown;
-    try {
-      client.materials.iterate(options);
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(ValidationError);
-    expect((caught as ValidationError).option).toBe(option);
-    expect((caught as Error).message).toMatch(message);
-    expect(server.requests.length).toBe(before);
-  });
+  it.each(badIterate.map(([o, name, m]) => [name, o, m] as const))(
+    "iterate() rejects a bad %s before sending",
+    (option, options, message) => {
+      const before = server.requests.length;
+      let caught: unknown;
+      try {
+        client.materials.iterate(options);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ValidationError);
+      expect((caught as ValidationError).option).toBe(option);
+      expect((caught as Error).message).toMatch(message);
+      expect(server.requests.length).toBe(before);
+    },
+  );
 
   it.each([
     [{ projection: { skip: -1 } }, "projection.skip", /0 or more/],

@@ -33,12 +33,21 @@ afterAll(async () => {
 
 describe("writing records", () => {
   it("create, update, read back, delete", async () => {
-    const created = await client.materials.create({ name: "Si, strained 1%", formula: "Si", lattice: silicon.lattice, basis: silicon.basis, tags: ["strained"] });
+    const created = await client.materials.create({
+      name: "Si, strained 1%",
+      formula: "Si",
+      lattice: silicon.lattice,
+      basis: silicon.basis,
+      tags: ["strained"],
+    });
     expect(created._id).toMatch(/^[A-Za-z0-9]{17}$/);
     expect(created.owner).toMatchObject({ slug: "ada" });
     expect(created.formula).toBe("Si");
 
-    const updated = await client.materials.update(created._id, { $set: { name: "Si, strained 1% (relaxed)" }, $addToSet: { tags: "relaxed" } });
+    const updated = await client.materials.update(created._id, {
+      $set: { name: "Si, strained 1% (relaxed)" },
+      $addToSet: { tags: "relaxed" },
+    });
     expect(updated.name).toBe("Si, strained 1% (relaxed)");
     expect(updated.tags).toEqual(["strained", "relaxed"]);
     expect((await client.materials.get(created._id)).name).toBe("Si, strained 1% (relaxed)");
@@ -60,7 +69,9 @@ describe("writing records", () => {
     const volume = (m: MaterialRecord) => m.derivedProperties.find((p) => p.name === "volume")?.value as number;
     expect(volume(stretched)).toBeGreaterThan(volume(mine) * 1.05);
     // And the other way: new vectors give new parameters.
-    const back = await client.materials.update(mine._id, { $set: { "lattice.vectors.a": (mine.lattice as unknown as { vectors: { a: number[] } }).vectors.a } });
+    const back = await client.materials.update(mine._id, {
+      $set: { "lattice.vectors.a": (mine.lattice as unknown as { vectors: { a: number[] } }).vectors.a },
+    });
     expect(back.lattice.a).toBeCloseTo(mine.lattice.a, 6);
     expect(volume(back)).toBeCloseTo(volume(mine), 4);
     await client.materials.delete(mine._id);
@@ -71,7 +82,9 @@ describe("writing records", () => {
     expect(copy._id).not.toBe(silicon._id);
     expect(copy.owner).toMatchObject({ slug: "ada" });
     expect(copy.lattice).toEqual(silicon.lattice);
-    await expect(client.materials.update(silicon._id, { $set: { name: "mine now" } })).rejects.toThrow(PermissionDeniedError);
+    await expect(client.materials.update(silicon._id, { $set: { name: "mine now" } })).rejects.toThrow(
+      PermissionDeniedError,
+    );
     await expect(client.materials.delete(silicon._id)).rejects.toThrow(PermissionDeniedError);
     await client.materials.delete(copy._id);
   });
@@ -89,8 +102,16 @@ describe("writing records", () => {
     }
   });
 
-  it.each([["poscar", toPoscar], ["cif", toCif]] as const)("imports a %s written from silicon: the platform computes formula and density", async (format, write) => {
-    const imported = await client.materials.importStructure({ name: `Si from ${format}`, content: write(silicon), format, tags: ["imported"] });
+  it.each([
+    ["poscar", toPoscar],
+    ["cif", toCif],
+  ] as const)("imports a %s written from silicon: the platform computes formula and density", async (format, write) => {
+    const imported = await client.materials.importStructure({
+      name: `Si from ${format}`,
+      content: write(silicon),
+      format,
+      tags: ["imported"],
+    });
     expect(imported.formula).toBe("Si");
     expect(imported.tags).toEqual(["imported"]);
     const density = (m: MaterialRecord) => m.derivedProperties.find((p) => p.name === "density")?.value as number;
@@ -110,14 +131,49 @@ describe("writing records", () => {
 
 describe("write inputs are checked before anything is sent", () => {
   it.each([
-    ["a record with an _id", () => client.materials.create({ _id: "x", name: "y" }), ValidationError, /must not have an _id/],
-    ["an unknown operator", () => client.materials.update("x", { $rename: { a: "b" } } as never), ValidationError, /"\$rename" is not one the platform accepts/],
-    ["fields mixed with operators", () => client.materials.update("x", { name: "y", $unset: { tags: "" } }), ValidationError, /mixes fields \("name"\) with operators/],
+    [
+      "a record with an _id",
+      () => client.materials.create({ _id: "x", name: "y" }),
+      ValidationError,
+      /must not have an _id/,
+    ],
+    [
+      "an unknown operator",
+      () => client.materials.update("x", { $rename: { a: "b" } } as never),
+      ValidationError,
+      /"\$rename" is not one the platform accepts/,
+    ],
+    [
+      "fields mixed with operators",
+      () => client.materials.update("x", { name: "y", $unset: { tags: "" } }),
+      ValidationError,
+      /mixes fields \("name"\) with operators/,
+    ],
     ["a field _id", () => client.materials.update("x", { _id: "y" }), ValidationError, /cannot change _id/],
-    ["a change of _id", () => client.materials.update("x", { $set: { _id: "y" } }), ValidationError, /cannot change _id/],
-    ["a change of owner", () => client.materials.update("x", { $set: { "owner._id": "y" } }), ValidationError, /cannot change owner/],
-    ["a malformed POSCAR", () => client.materials.importStructure({ name: "bad", content: "not a poscar", format: "poscar" }), StructureError, /POSCAR/],
-    ["an unknown format", () => client.materials.importStructure({ name: "x", content: "x", format: "xyz" as never }), ValidationError, /format must be "poscar" or "cif"/],
+    [
+      "a change of _id",
+      () => client.materials.update("x", { $set: { _id: "y" } }),
+      ValidationError,
+      /cannot change _id/,
+    ],
+    [
+      "a change of owner",
+      () => client.materials.update("x", { $set: { "owner._id": "y" } }),
+      ValidationError,
+      /cannot change owner/,
+    ],
+    [
+      "a malformed POSCAR",
+      () => client.materials.importStructure({ name: "bad", content: "not a poscar", format: "poscar" }),
+      StructureError,
+      /POSCAR/,
+    ],
+    [
+      "an unknown format",
+      () => client.materials.importStructure({ name: "x", content: "x", format: "xyz" as never }),
+      ValidationError,
+      /format must be "poscar" or "cif"/,
+    ],
     ["an empty id", () => client.materials.delete(""), ValidationError, /id must be a non-empty string/],
   ])("%s", async (_what, write, type, message) => {
     const error = await write().catch((e: unknown) => e);
@@ -129,9 +185,19 @@ describe("write inputs are checked before anything is sent", () => {
 describe("writes are not sent twice", () => {
   it("a 503 or a dropped connection is not retried: the write may have been applied", async () => {
     const fault = await startFaultServer({
-      fault: (r) => (r.method === "PUT" ? { kind: "status", status: 503 } : r.method === "PATCH" ? { kind: "drop-mid-body" } : undefined),
+      fault: (r) =>
+        r.method === "PUT"
+          ? { kind: "status", status: 503 }
+          : r.method === "PATCH"
+            ? { kind: "drop-mid-body" }
+            : undefined,
     });
-    const writer = new Client({ baseUrl: fault.baseUrl, accountId: fault.accountId, authToken: fault.authToken, maxRetries: 3 });
+    const writer = new Client({
+      baseUrl: fault.baseUrl,
+      accountId: fault.accountId,
+      authToken: fault.authToken,
+      maxRetries: 3,
+    });
     await expect(writer.materials.create({ name: "x" })).rejects.toThrow(/503/);
     await expect(writer.materials.update("m1", { $set: { name: "y" } })).rejects.toThrow();
     expect(fault.requests.filter((r) => r.method === "PUT")).toHaveLength(1);

@@ -27,9 +27,18 @@ describe("what each collection lists", () => {
     expect(vasp.length).toBeGreaterThan(10);
     expect(await listAll(server, alice, "workflows")).toHaveLength(55);
     const gap = bank.find((w) => w.external.path.endsWith("vasp/band_gap.json"));
-    expect(gap.subworkflows[0].model).toEqual({ type: "dft", subtype: "gga", method: { type: "pseudopotential", subtype: "paw", data: {} }, functional: "pbe" });
-    expect(errorMessage(await call(server, alice, "PATCH", `/workflows/${gap._id}`, { body: { name: "mine" } }), 403)).toMatch(/public.*copy it/);
-    expect(errorMessage(await call(server, alice, "PATCH", `/bank-workflows/${gap._id}`, { body: { name: "mine" } }), 403)).toMatch(/read-only/);
+    expect(gap.subworkflows[0].model).toEqual({
+      type: "dft",
+      subtype: "gga",
+      method: { type: "pseudopotential", subtype: "paw", data: {} },
+      functional: "pbe",
+    });
+    expect(
+      errorMessage(await call(server, alice, "PATCH", `/workflows/${gap._id}`, { body: { name: "mine" } }), 403),
+    ).toMatch(/public.*copy it/);
+    expect(
+      errorMessage(await call(server, alice, "PATCH", `/bank-workflows/${gap._id}`, { body: { name: "mine" } }), 403),
+    ).toMatch(/read-only/);
   });
 
   it("serves 1,056 finished reference jobs and their band_gaps properties, linked by job and unit", async () => {
@@ -70,13 +79,22 @@ describe("what each collection lists", () => {
 
   it("answers metaproperties with none, read-only", async () => {
     expect(ok(await call(server, alice, "GET", "/metaproperties"))).toEqual([]);
-    expect(errorMessage(await call(server, alice, "PUT", "/metaproperties/create", { body: { name: "x" } }), 403)).toMatch(/read-only/);
+    expect(
+      errorMessage(await call(server, alice, "PUT", "/metaproperties/create", { body: { name: "x" } }), 403),
+    ).toMatch(/read-only/);
   });
 
   it("keeps properties read-only for users", async () => {
     const [property] = ok(await call(server, alice, "GET", "/properties", { projection: { limit: 1 } }));
-    expect(errorMessage(await call(server, alice, "PUT", "/properties/create", { body: { data: { name: "band_gaps" } } }), 403)).toMatch(/Jobs write properties/);
-    expect(errorMessage(await call(server, alice, "PATCH", `/properties/${property._id}`, { body: { slug: "x" } }), 403)).toMatch(/read-only/);
+    expect(
+      errorMessage(
+        await call(server, alice, "PUT", "/properties/create", { body: { data: { name: "band_gaps" } } }),
+        403,
+      ),
+    ).toMatch(/Jobs write properties/);
+    expect(
+      errorMessage(await call(server, alice, "PATCH", `/properties/${property._id}`, { body: { slug: "x" } }), 403),
+    ).toMatch(/read-only/);
     expect(errorMessage(await call(server, alice, "DELETE", `/properties/${property._id}`), 403)).toMatch(/read-only/);
   });
 });
@@ -100,12 +118,25 @@ describe("an account's own records", () => {
   });
 
   it("keeps compute as sent, fills in what ESSE requires, and refuses a status", async () => {
-    const compute = { nodes: 2, notify: "abe", ppn: 4, queue: "OR", timeLimit: "00:10:00", cluster: { fqdn: "master-1" } };
+    const compute = {
+      nodes: 2,
+      notify: "abe",
+      ppn: 4,
+      queue: "OR",
+      timeLimit: "00:10:00",
+      cluster: { fqdn: "master-1" },
+    };
     const job = ok(await call(server, alice, "PUT", "/jobs/create", { body: { name: "c", compute } }));
     expect(job.compute).toEqual(compute);
-    expect(ok(await call(server, alice, "PUT", "/jobs/create", { body: { compute: { notify: "n" } } })).compute).toEqual({ queue: "D", nodes: 1, ppn: 1, timeLimit: "01:00:00", notify: "n" });
-    expect(errorMessage(await call(server, alice, "PUT", "/jobs/create", { body: { status: "finished" } }), 400)).toMatch(/pre-submission/);
-    expect(errorMessage(await call(server, alice, "PATCH", `/jobs/${job._id}`, { body: { status: "finished" } }), 400)).toMatch(/server keeps status/);
+    expect(
+      ok(await call(server, alice, "PUT", "/jobs/create", { body: { compute: { notify: "n" } } })).compute,
+    ).toEqual({ queue: "D", nodes: 1, ppn: 1, timeLimit: "01:00:00", notify: "n" });
+    expect(
+      errorMessage(await call(server, alice, "PUT", "/jobs/create", { body: { status: "finished" } }), 400),
+    ).toMatch(/pre-submission/);
+    expect(
+      errorMessage(await call(server, alice, "PATCH", `/jobs/${job._id}`, { body: { status: "finished" } }), 400),
+    ).toMatch(/server keeps status/);
   });
 
   it("hides one account's records from another and refuses foreign references", async () => {
@@ -115,23 +146,49 @@ describe("an account's own records", () => {
     expect(errorMessage(await call(server, bob, "DELETE", `/jobs/${job._id}`), 403)).toMatch(/another account/);
     expect(ok(await call(server, bob, "GET", "/jobs", { query: { name: "private" } }))).toEqual([]);
     const aliceProject = job._project._id;
-    expect(errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { _project: { _id: aliceProject } } }), 400)).toMatch(/names no project of yours/);
-    expect(errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { owner: { _id: "someone-else" } } }), 403)).toMatch(/your own account id/);
-    expect(errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { _material: { _id: "nope" } } }), 400)).toMatch(/names no material/);
-    expect(errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { workflow: { _id: "nope" } } }), 400)).toMatch(/names no workflow/);
+    expect(
+      errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { _project: { _id: aliceProject } } }), 400),
+    ).toMatch(/names no project of yours/);
+    expect(
+      errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { owner: { _id: "someone-else" } } }), 403),
+    ).toMatch(/your own account id/);
+    expect(
+      errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { _material: { _id: "nope" } } }), 400),
+    ).toMatch(/names no material/);
+    expect(
+      errorMessage(await call(server, bob, "PUT", "/jobs/create", { body: { workflow: { _id: "nope" } } }), 400),
+    ).toMatch(/names no workflow/);
   });
 
   it("creates, updates, copies and deletes workflows; copies bank workflows and materials into the account", async () => {
     const created = ok(await call(server, alice, "PUT", "/workflows/create", { body: { name: "bare" } }));
     expect(created).toMatchObject({ name: "bare", subworkflows: [], units: [], owner: { slug: "alice" } });
-    expect(ok(await call(server, alice, "PATCH", `/workflows/${created._id}`, { body: { name: "renamed" } })).name).toBe("renamed");
+    expect(
+      ok(await call(server, alice, "PATCH", `/workflows/${created._id}`, { body: { name: "renamed" } })).name,
+    ).toBe("renamed");
     const [bank] = ok(await call(server, alice, "GET", "/bank-workflows", { projection: { limit: 1 } }));
-    const copy = ok(await call(server, alice, "POST", `/bank-workflows/${bank._id}/copy`, { params: { accountId: alice["X-Account-Id"] } }));
+    const copy = ok(
+      await call(server, alice, "POST", `/bank-workflows/${bank._id}/copy`, {
+        params: { accountId: alice["X-Account-Id"] },
+      }),
+    );
     expect(copy).toMatchObject({ name: bank.name, owner: { slug: "alice" } });
     expect(copy._id).not.toBe(bank._id);
     expect(ok(await call(server, alice, "GET", `/workflows/${copy._id}`)).subworkflows).toEqual(bank.subworkflows);
-    expect(errorMessage(await call(server, alice, "POST", `/bank-workflows/${bank._id}/copy`, { params: { accountId: bob["X-Account-Id"] } }), 403)).toMatch(/accountId/);
-    const [material] = ok(await call(server, alice, "GET", "/bank-materials", { query: { tags: "matminer:dielectric_constant" }, projection: { limit: 1 } }));
+    expect(
+      errorMessage(
+        await call(server, alice, "POST", `/bank-workflows/${bank._id}/copy`, {
+          params: { accountId: bob["X-Account-Id"] },
+        }),
+        403,
+      ),
+    ).toMatch(/accountId/);
+    const [material] = ok(
+      await call(server, alice, "GET", "/bank-materials", {
+        query: { tags: "matminer:dielectric_constant" },
+        projection: { limit: 1 },
+      }),
+    );
     const mine = ok(await call(server, alice, "POST", `/bank-materials/${material._id}/copy`));
     expect(ok(await call(server, alice, "GET", `/materials/${mine._id}`)).formula).toBe(material.formula);
     expect(ok(await call(server, alice, "DELETE", `/workflows/${created._id}`))).toEqual({ _id: created._id });
@@ -145,23 +202,47 @@ describe("an account's own records", () => {
     const second = ok(await call(server, bob, "PUT", "/materials/create-set", { body: { name: "second" } }));
     expect(first).toMatchObject({ name: "first", isEntitySet: true, entityCls: "Material" });
     ok(await call(server, bob, "POST", `/materials/${material._id}/move-to-set`, { params: { newSetId: first._id } }));
-    const moved = ok(await call(server, bob, "POST", `/materials/${material._id}/move-to-set`, { params: { oldSetId: first._id, newSetId: second._id } }));
+    const moved = ok(
+      await call(server, bob, "POST", `/materials/${material._id}/move-to-set`, {
+        params: { oldSetId: first._id, newSetId: second._id },
+      }),
+    );
     expect(moved.inSet).toEqual([{ _id: second._id, cls: "Material" }]);
-    expect(errorMessage(await call(server, bob, "POST", `/materials/${material._id}/move-to-set`, { params: { newSetId: material._id } }), 400)).toMatch(/not a set/);
+    expect(
+      errorMessage(
+        await call(server, bob, "POST", `/materials/${material._id}/move-to-set`, {
+          params: { newSetId: material._id },
+        }),
+        400,
+      ),
+    ).toMatch(/not a set/);
     expect(errorMessage(await call(server, bob, "POST", `/materials/${bank._id}/set-default`), 403)).toMatch(/public/);
     ok(await call(server, bob, "POST", `/materials/${material._id}/set-default`));
     expect(ok(await call(server, bob, "PUT", "/jobs/create", { body: {} }))._material._id).toBe(material._id);
-    expect(errorMessage(await call(server, bob, "GET", "/materials/create-set"), 404)).toMatch(/No material has the id "create-set"/);
+    expect(errorMessage(await call(server, bob, "GET", "/materials/create-set"), 404)).toMatch(
+      /No material has the id "create-set"/,
+    );
   });
 });
 
 describe("hostile input", () => {
   it("refuses bad queries, projections, bodies and verbs with what to do", async () => {
     expect(errorMessage(await call(server, alice, "GET", "/jobs", { query: { $where: "1" } }), 400)).toMatch(/\$where/);
-    expect(errorMessage(await call(server, alice, "GET", "/properties", { projection: { limit: 100000 } }), 400)).toMatch(/limit/);
-    expect(errorMessage(await call(server, alice, "PUT", "/workflows/create", { body: { name: "x", "a.b": 1 } }), 400)).toMatch(/not allowed/);
-    expect(errorMessage(await call(server, alice, "PUT", "/workflows/create", { body: { __proto__x: 1, nested: { $set: 1 } } }), 400)).toMatch(/not allowed/);
-    expect(errorMessage(await call(server, alice, "PATCH", "/workflows/x", { body: { $rename: { a: "b" } } }), 400)).toMatch(/not supported/);
+    expect(
+      errorMessage(await call(server, alice, "GET", "/properties", { projection: { limit: 100000 } }), 400),
+    ).toMatch(/limit/);
+    expect(
+      errorMessage(await call(server, alice, "PUT", "/workflows/create", { body: { name: "x", "a.b": 1 } }), 400),
+    ).toMatch(/not allowed/);
+    expect(
+      errorMessage(
+        await call(server, alice, "PUT", "/workflows/create", { body: { __proto__x: 1, nested: { $set: 1 } } }),
+        400,
+      ),
+    ).toMatch(/not allowed/);
+    expect(
+      errorMessage(await call(server, alice, "PATCH", "/workflows/x", { body: { $rename: { a: "b" } } }), 400),
+    ).toMatch(/not supported/);
     expect(errorMessage(await call(server, alice, "POST", "/workflows/x/submit"), 404)).toMatch(/workflows has GET/);
     expect(errorMessage(await call(server, alice, "DELETE", "/jobs"), 405)).toMatch(/GET/);
     expect(errorMessage(await call(server, {}, "GET", "/jobs"), 401)).toBeTruthy();
@@ -169,13 +250,33 @@ describe("hostile input", () => {
 
   it("answers every new endpoint 401 without credentials, before reading a body or an id", async () => {
     const endpoints: [string, string][] = [
-      ["GET", "/workflows"], ["GET", "/bank-workflows/x"], ["PUT", "/workflows/create"], ["PATCH", "/workflows/x"], ["DELETE", "/jobs/x"],
-      ["POST", "/bank-materials/x/copy"], ["POST", "/jobs/x/submit"], ["POST", "/jobs/x/terminate"], ["POST", "/jobs/x/purge"],
-      ["GET", "/jobs/x/files"], ["GET", "/projects"], ["POST", "/projects/x/set-default"], ["GET", "/properties"], ["GET", "/metaproperties"],
-      ["PUT", "/materials/create-set"], ["POST", "/materials/x/move-to-set"], ["POST", "/materials/x/set-default"], ["PUT", "/jobs/create-set"],
+      ["GET", "/workflows"],
+      ["GET", "/bank-workflows/x"],
+      ["PUT", "/workflows/create"],
+      ["PATCH", "/workflows/x"],
+      ["DELETE", "/jobs/x"],
+      ["POST", "/bank-materials/x/copy"],
+      ["POST", "/jobs/x/submit"],
+      ["POST", "/jobs/x/terminate"],
+      ["POST", "/jobs/x/purge"],
+      ["GET", "/jobs/x/files"],
+      ["GET", "/projects"],
+      ["POST", "/projects/x/set-default"],
+      ["GET", "/properties"],
+      ["GET", "/metaproperties"],
+      ["PUT", "/materials/create-set"],
+      ["POST", "/materials/x/move-to-set"],
+      ["POST", "/materials/x/set-default"],
+      ["PUT", "/jobs/create-set"],
     ];
     for (const [method, path] of endpoints) {
-      const res = await call(server, { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": "wrong" }, method, path, ["PUT", "PATCH", "POST"].includes(method) ? { body: {} } : {});
+      const res = await call(
+        server,
+        { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": "wrong" },
+        method,
+        path,
+        ["PUT", "PATCH", "POST"].includes(method) ? { body: {} } : {},
+      );
       expect(res.status, `${method} ${path}: ${res.text}`).toBe(401);
     }
   });
@@ -188,7 +289,9 @@ describe("hostile input", () => {
       const jobs = await listAll(big, session, "jobs", { isSynthetic: true });
       expect(jobs).toHaveLength(600);
       const materials = new Set((await listAll(big, session, "materials", { isSynthetic: true })).map((m) => m._id));
-      expect(jobs.every((j) => j.status === "finished" && materials.has(j._material._id) && j.localRun.properties === 0)).toBe(true);
+      expect(
+        jobs.every((j) => j.status === "finished" && materials.has(j._material._id) && j.localRun.properties === 0),
+      ).toBe(true);
       expect(jobs[0].localRun.reason).toMatch(/nobody computed this structure/);
       expect(await listAll(big, session, "properties")).toHaveLength(1056);
     } finally {
@@ -202,7 +305,9 @@ describe("hostile input", () => {
       const carol = await login(small, "carol", "carol-password");
       ok(await call(small, carol, "PUT", "/workflows/create", { body: { name: "one" } }));
       ok(await call(small, carol, "PUT", "/jobs/create", { body: { name: "two" } })); // and the default project: three
-      expect(errorMessage(await call(small, carol, "PUT", "/workflows/create", { body: { name: "four" } }), 403)).toMatch(/quota/);
+      expect(
+        errorMessage(await call(small, carol, "PUT", "/workflows/create", { body: { name: "four" } }), 403),
+      ).toMatch(/quota/);
     } finally {
       await small.close();
     }

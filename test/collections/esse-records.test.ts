@@ -6,7 +6,9 @@ import { call, listAll, ok, waitForStatus } from "./helpers";
 // Every record the local platform serves, of every kind, validates against the @mat3ra/esse
 // schema of its kind, with ESSE's own validator (ajv over the dereferenced schemas it ships):
 // the public ones and those an account makes with few fields (completed with the defaults).
-const { validate } = require("@mat3ra/esse/dist/js/utils/ajv") as { validate: (data: object, schema: object) => { isValid: boolean; errors: unknown } };
+const { validate } = require("@mat3ra/esse/dist/js/utils/ajv") as {
+  validate: (data: object, schema: object) => { isValid: boolean; errors: unknown };
+};
 const schemas = require("@mat3ra/esse/dist/js/schemas.json") as { $id: string }[];
 const schema = (id: string) => schemas.find((s) => s.$id === id)!;
 
@@ -15,7 +17,16 @@ let demo: Session;
 
 beforeAll(async () => {
   // ajv compiles the big schemas once (seconds); done first, so no idle keep-alive socket goes stale meanwhile.
-  for (const id of ["job", "workflow", "property/raw", "properties-directory/non-scalar/band-gaps", "project", "material", "system/set"]) failures([{}], id);
+  for (const id of [
+    "job",
+    "workflow",
+    "property/raw",
+    "properties-directory/non-scalar/band-gaps",
+    "project",
+    "material",
+    "system/set",
+  ])
+    failures([{}], id);
   server = await startTestServer({ jobRunMs: 20, synthetic: 20 });
   demo = await login(server);
 });
@@ -33,7 +44,9 @@ it("validates every ESSE kind the checks below use (a broken record fails)", () 
   expect(failures([{ _id: "x", status: "finished" }], "job")).toHaveLength(1);
   expect(failures([{ _id: "x", subworkflows: [] }], "workflow")).toHaveLength(1);
   expect(failures([{ _id: "x", data: { name: "band_gaps" } }], "property/raw")).toHaveLength(1);
-  expect(failures([{ _id: "x", name: "band_gaps", values: [{ value: 1 }] }], "properties-directory/non-scalar/band-gaps")).toHaveLength(1);
+  expect(
+    failures([{ _id: "x", name: "band_gaps", values: [{ value: 1 }] }], "properties-directory/non-scalar/band-gaps"),
+  ).toHaveLength(1);
 });
 
 it("every served workflow, job, property, project and material validates against ESSE", async () => {
@@ -42,8 +55,14 @@ it("every served workflow, job, property, project and material validates against
   ok(await call(server, demo, "PUT", "/projects/create", { body: { name: "only a name" } }));
   const job = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "only a name" } }));
   const [mos2] = ok(await call(server, demo, "GET", "/materials", { query: { "external.id": "mp-2815" } }));
-  const [vasp] = ok(await call(server, demo, "GET", "/bank-workflows", { query: { "external.path": { $regex: "vasp/band_gap" } } }));
-  const computed = ok(await call(server, demo, "PUT", "/jobs/create", { body: { workflow: { _id: vasp._id }, _material: { _id: mos2._id }, compute: { notify: "n" } } }));
+  const [vasp] = ok(
+    await call(server, demo, "GET", "/bank-workflows", { query: { "external.path": { $regex: "vasp/band_gap" } } }),
+  );
+  const computed = ok(
+    await call(server, demo, "PUT", "/jobs/create", {
+      body: { workflow: { _id: vasp._id }, _material: { _id: mos2._id }, compute: { notify: "n" } },
+    }),
+  );
   ok(await call(server, demo, "POST", `/bank-workflows/${vasp._id}/copy`));
   for (const id of [job._id, computed._id]) {
     ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
@@ -62,7 +81,12 @@ it("every served workflow, job, property, project and material validates against
   const properties = await listAll(server, demo, "properties");
   expect(properties.length).toBe(1056 + 1);
   expect(failures(properties, "property/raw")).toEqual([]);
-  expect(failures(properties.map((p) => ({ _id: p._id, ...p.data })), "properties-directory/non-scalar/band-gaps")).toEqual([]);
+  expect(
+    failures(
+      properties.map((p) => ({ _id: p._id, ...p.data })),
+      "properties-directory/non-scalar/band-gaps",
+    ),
+  ).toEqual([]);
 
   const projects = await listAll(server, demo, "projects");
   expect(projects.length).toBe(4); // the reference and synthetic projects, the default one, the one made above

@@ -14,20 +14,31 @@ export function call(
   if (options.projection !== undefined) params.set("projection", JSON.stringify(options.projection));
   const search = params.size > 0 ? `?${params.toString()}` : "";
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return rawRequest(server, method, `${PREFIX}${path}${search}`, { headers: { ...session, ...(body ? { "Content-Type": "application/json" } : {}) }, body });
+  return rawRequest(server, method, `${PREFIX}${path}${search}`, {
+    headers: { ...session, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body,
+  });
 }
 
 /** The data of a successful answer, or an error naming what came back. */
 export function ok(res: RawResponse): any {
-  if (res.status !== 200 || res.body.status !== "success") throw new Error(`expected success, got ${res.status} ${res.text.slice(0, 400)}`);
+  if (res.status !== 200 || res.body.status !== "success")
+    throw new Error(`expected success, got ${res.status} ${res.text.slice(0, 400)}`);
   return res.body.data;
 }
 
 /** Every record of a collection, page by page (the server's pages are at most 1000). */
-export async function listAll(server: ServerHandle, session: Session, collection: string, query: unknown = {}): Promise<any[]> {
+export async function listAll(
+  server: ServerHandle,
+  session: Session,
+  collection: string,
+  query: unknown = {},
+): Promise<any[]> {
   const all: any[] = [];
   for (let skip = 0; ; skip += 500) {
-    const page = ok(await call(server, session, "GET", `/${collection}`, { query, projection: { skip, limit: 500 } })) as any[];
+    const page = ok(
+      await call(server, session, "GET", `/${collection}`, { query, projection: { skip, limit: 500 } }),
+    ) as any[];
     all.push(...page);
     if (page.length < 500) return all;
   }

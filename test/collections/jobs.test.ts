@@ -32,12 +32,19 @@ async function materialOf(mpId: string): Promise<any> {
 describe("the job lifecycle", () => {
   it("finishes a VASP band-gap job on MoS2 (mp-2815) with the published Materials Project gap, linked by job and unit", async () => {
     const mos2 = await materialOf("mp-2815");
-    const job = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "MoS2 gap", workflow: { _id: vaspBandGap._id }, _material: { _id: mos2._id } } }));
+    const job = ok(
+      await call(server, demo, "PUT", "/jobs/create", {
+        body: { name: "MoS2 gap", workflow: { _id: vaspBandGap._id }, _material: { _id: mos2._id } },
+      }),
+    );
     expect(job.workflow.subworkflows).toEqual(vaspBandGap.subworkflows);
     const submitted = ok(await call(server, demo, "POST", `/jobs/${job._id}/submit`));
     expect(submitted.status).toBe("submitted");
     const finished = await waitForStatus(server, demo, job._id, "finished");
-    expect(finished.localRun).toMatchObject({ properties: 1, reason: expect.stringMatching(/published Materials Project value for mp-2815/) });
+    expect(finished.localRun).toMatchObject({
+      properties: 1,
+      reason: expect.stringMatching(/published Materials Project value for mp-2815/),
+    });
     const properties = ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": job._id } }));
     expect(properties).toHaveLength(1);
     const unit = vaspBandGap.subworkflows[0].units.find((u: any) => u.results.some((r: any) => r.name === "band_gaps"));
@@ -46,10 +53,14 @@ describe("the job lifecycle", () => {
     expect(properties[0].owner).toEqual(job.owner);
     // The reference job of the same Materials Project material says the same.
     const [referenceJob] = ok(await call(server, demo, "GET", "/jobs", { query: { "_material.slug": "mp-2815" } }));
-    const [reference] = ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": referenceJob._id } }));
+    const [reference] = ok(
+      await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": referenceJob._id } }),
+    );
     expect(reference.data).toEqual(properties[0].data);
     // Resubmitting a finished job is refused; deleting it takes its properties along.
-    expect(errorMessage(await call(server, demo, "POST", `/jobs/${job._id}/submit`), 400)).toMatch(/only a job in pre-submission/);
+    expect(errorMessage(await call(server, demo, "POST", `/jobs/${job._id}/submit`), 400)).toMatch(
+      /only a job in pre-submission/,
+    );
     ok(await call(server, demo, "DELETE", `/jobs/${job._id}`));
     expect(ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": job._id } }))).toEqual([]);
   });
@@ -58,8 +69,16 @@ describe("the job lifecycle", () => {
     const mos2 = await materialOf("mp-2815");
     const silicon = await materialOf("mp-149");
     const cases = [
-      { workflow: { _id: espressoBandGap._id }, _material: { _id: mos2._id }, reason: /espresso dft gga pbe pseudopotential us/ },
-      { workflow: { _id: vaspBandGap._id }, _material: { _id: silicon._id }, reason: /Si\) is not one of the 1056 Materials Project materials/ },
+      {
+        workflow: { _id: espressoBandGap._id },
+        _material: { _id: mos2._id },
+        reason: /espresso dft gga pbe pseudopotential us/,
+      },
+      {
+        workflow: { _id: vaspBandGap._id },
+        _material: { _id: silicon._id },
+        reason: /Si\) is not one of the 1056 Materials Project materials/,
+      },
       { reason: /no unit that computes band_gaps/ },
     ];
     for (const { reason, ...body } of cases) {
@@ -68,7 +87,9 @@ describe("the job lifecycle", () => {
       const finished = await waitForStatus(server, demo, job._id, "finished");
       expect(finished.localRun.properties).toBe(0);
       expect(finished.localRun.reason).toMatch(reason);
-      expect(ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": job._id } }))).toEqual([]);
+      expect(ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": job._id } }))).toEqual(
+        [],
+      );
     }
   });
 
@@ -77,7 +98,9 @@ describe("the job lifecycle", () => {
     try {
       const session = await login(slow);
       const job = ok(await call(slow, session, "PUT", "/jobs/create", { body: { name: "stop me" } }));
-      expect(errorMessage(await call(slow, session, "POST", `/jobs/${job._id}/terminate`), 400)).toMatch(/pre-submission/);
+      expect(errorMessage(await call(slow, session, "POST", `/jobs/${job._id}/terminate`), 400)).toMatch(
+        /pre-submission/,
+      );
       ok(await call(slow, session, "POST", `/jobs/${job._id}/submit`));
       expect(errorMessage(await call(slow, session, "POST", `/jobs/${job._id}/purge`), 400)).toMatch(/terminate it/);
       expect(ok(await call(slow, session, "POST", `/jobs/${job._id}/terminate`)).status).toBe("terminated");
@@ -96,7 +119,11 @@ describe("the job lifecycle", () => {
       const session = await login(first);
       const workflow = ok(await call(first, session, "PUT", "/workflows/create", { body: { name: "kept" } }));
       const [ws2] = ok(await call(first, session, "GET", "/materials", { query: { "external.id": "mp-224" } }));
-      const job = ok(await call(first, session, "PUT", "/jobs/create", { body: { name: "kept job", workflow: { _id: vaspBandGap._id }, _material: { _id: ws2._id } } }));
+      const job = ok(
+        await call(first, session, "PUT", "/jobs/create", {
+          body: { name: "kept job", workflow: { _id: vaspBandGap._id }, _material: { _id: ws2._id } },
+        }),
+      );
       ok(await call(first, session, "POST", `/jobs/${job._id}/submit`));
       await first.close();
       const second = await startTestServer({ store: path.join(dir, "store"), jobRunMs: 20 });

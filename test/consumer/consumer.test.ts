@@ -19,7 +19,9 @@ const root = join(__dirname, "../..");
 const fixture = join(__dirname, "project");
 const DEBIAN_PYTHON = "/usr/bin/python3";
 /** The Deno this repository pins (a user's project installs the same from the npm registry). */
-const DENO_VERSION = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies.deno;
+const DENO_VERSION = (
+  JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
+).devDependencies.deno;
 
 /** The shell lines of the README's "Use matframe in your own project" section, block by block. */
 function sectionCommands(): string[][] {
@@ -54,13 +56,17 @@ beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), "matframe-consumer-"));
   jupyterPrefix = join(project, ".jupyter-prefix");
   env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
-  for (const name of Object.keys(env)) if (name.startsWith("MATFRAME_") || name.startsWith("npm_package_") || name === "npm_lifecycle_event") delete env[name];
+  for (const name of Object.keys(env))
+    if (name.startsWith("MATFRAME_") || name.startsWith("npm_package_") || name === "npm_lifecycle_event")
+      delete env[name];
   // The README's `npm run pack`, without its build: `npm test` has just built dist/, and a
   // rebuild here would change dist/ under the tests running beside this one.
   // It packs into a folder of its own, as `npm run pack` writes into the clone: the project is
   // a fresh folder without the tarball, and finds it by the path the README keeps in TARBALL.
   clone = mkdtempSync(join(tmpdir(), "matframe-clone-"));
-  const packed = spawnSync(process.execPath, [join(root, "scripts", "pack.js"), "--no-build", "--out", clone], { encoding: "utf8" });
+  const packed = spawnSync(process.execPath, [join(root, "scripts", "pack.js"), "--no-build", "--out", clone], {
+    encoding: "utf8",
+  });
   expect(packed.status, packed.stderr).toBe(0);
   expect(packed.stdout.trim()).toBe(join(clone, "matframe-0.1.0.tgz"));
   // The README's own line that names the tarball, run where `npm run pack` wrote it.
@@ -99,14 +105,34 @@ describe("matframe in a fresh project, installed as the README says", () => {
     // Snappy (optional: snappy and this platform's binary from @napi-rs, 1.4 MB), and the
     // TypeScript the README adds.
     const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
-    expect(installed.sort()).toEqual(["@napi-rs", "@spglib", "@types", "hyparquet", "hyparquet-writer", "matframe", "mingo", "snappy", "typescript", "undici", "undici-types", "zod"]);
-    expect(readdirSync(join(project, "node_modules", "@napi-rs"))).toEqual([`snappy-${process.platform}-${process.arch}-gnu`]);
+    expect(installed.sort()).toEqual([
+      "@napi-rs",
+      "@spglib",
+      "@types",
+      "hyparquet",
+      "hyparquet-writer",
+      "matframe",
+      "mingo",
+      "snappy",
+      "typescript",
+      "undici",
+      "undici-types",
+      "zod",
+    ]);
+    expect(readdirSync(join(project, "node_modules", "@napi-rs"))).toEqual([
+      `snappy-${process.platform}-${process.arch}-gnu`,
+    ]);
 
     // Strict, skipLibCheck off, and no danfojs-node anywhere in the project.
     expect(() => require.resolve("danfojs-node", { paths: [project] })).toThrow();
     await sh("npx tsc -p tsconfig.json");
     const result = (await node("out/client.js")) as Record<string, unknown>;
-    expect(result).toMatchObject({ count: 29, name: expect.any(String), frame: "missing danfojs-node", chart: "missing vega" });
+    expect(result).toMatchObject({
+      count: 29,
+      name: expect.any(String),
+      frame: "missing danfojs-node",
+      chart: "missing vega",
+    });
     expect(["Fd-3m", "P-3m1"]).toContain(result.spaceGroup); // bulk silicon or silicene, whichever comes first
     expect(result.a).toBeGreaterThan(3);
     expect(result.widest).toBeGreaterThan(result.a as number);
@@ -124,7 +150,13 @@ describe("matframe in a fresh project, installed as the README says", () => {
     expect(result).toMatchObject({
       rows: 29,
       columns: 5,
-      names: ["_id", "formula", "lattice.a", "derivedProperties.density", "derivedProperties.symmetry.spaceGroupSymbol"],
+      names: [
+        "_id",
+        "formula",
+        "lattice.a",
+        "derivedProperties.density",
+        "derivedProperties.symmetry.spaceGroupSymbol",
+      ],
     });
     // The filtered frame went back to a file with its own columns: read with a real CSV parser.
     const csv = parse(readFileSync(join(project, "dense.csv"), "utf8"), { columns: true }) as Record<string, string>[];
@@ -132,7 +164,13 @@ describe("matframe in a fresh project, installed as the README says", () => {
     expect(result.dense).toBeLessThan(29);
     expect(result.written).toBe(result.dense);
     expect(csv).toHaveLength(result.dense);
-    expect(Object.keys(csv[0])).toEqual(["_id", "formula", "lattice.a", "derivedProperties.density", "derivedProperties.symmetry.spaceGroupSymbol"]);
+    expect(Object.keys(csv[0])).toEqual([
+      "_id",
+      "formula",
+      "lattice.a",
+      "derivedProperties.density",
+      "derivedProperties.symmetry.spaceGroupSymbol",
+    ]);
     expect(csv.every((row) => Number(row["derivedProperties.density"]) > 3)).toBe(true);
     expect(result.groups).toBeGreaterThan(3);
   });
@@ -140,8 +178,11 @@ describe("matframe in a fresh project, installed as the README says", () => {
   it("runs a notebook on the tslab kernel registered as the README says", async (context) => {
     const jupyter = spawnSync(DEBIAN_PYTHON, ["-m", "nbconvert", "--version"], { encoding: "utf8" });
     if (jupyter.status !== 0) {
-      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`Jupyter's nbconvert is missing: ${jupyter.stderr}`);
-      console.warn("[consumer] Jupyter's nbconvert is not installed: skipping the notebook run (CI sets MATFRAME_REQUIRE_JUPYTER=1)");
+      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+        throw new Error(`Jupyter's nbconvert is missing: ${jupyter.stderr}`);
+      console.warn(
+        "[consumer] Jupyter's nbconvert is not installed: skipping the notebook run (CI sets MATFRAME_REQUIRE_JUPYTER=1)",
+      );
       context.skip();
     }
     const from = own.findIndex((line) => line.includes("tslab@"));
@@ -150,23 +191,47 @@ describe("matframe in a fresh project, installed as the README says", () => {
       await sh(/ tslab install /.test(line) ? `${line} --prefix "${jupyterPrefix}"` : line);
     }
     // The install scripts npm lists as not reviewed are the two the README names.
-    const unreviewed = [...installOutput.join("\n").matchAll(/^npm warn install-scripts +(\S+)@\S+ \(/gm)].map((m) => m[1]);
+    const unreviewed = [...installOutput.join("\n").matchAll(/^npm warn install-scripts +(\S+)@\S+ \(/gm)].map(
+      (m) => m[1],
+    );
     for (const name of unreviewed) expect(["core-js", "zeromq"]).toContain(name);
     // tslab brings its own older TypeScript: installed as the README says, it leaves the
     // project's `tsc` at the version the project installed (zod's types need 5.4 or later).
-    const projectTypescript = JSON.parse(readFileSync(join(project, "node_modules", "typescript", "package.json"), "utf8")).version;
+    const projectTypescript = JSON.parse(
+      readFileSync(join(project, "node_modules", "typescript", "package.json"), "utf8"),
+    ).version;
     expect((await sh("npx tsc --version")).stdout.trim()).toBe(`Version ${projectTypescript}`);
-    const kernelEnv: NodeJS.ProcessEnv = { ...env, JUPYTER_PATH: join(jupyterPrefix, "share", "jupyter"), PYDEVD_DISABLE_FILE_VALIDATION: "1" };
+    const kernelEnv: NodeJS.ProcessEnv = {
+      ...env,
+      JUPYTER_PATH: join(jupyterPrefix, "share", "jupyter"),
+      PYDEVD_DISABLE_FILE_VALIDATION: "1",
+    };
     // PATH without node_modules/.bin: the kernel must start from the registered absolute path.
-    kernelEnv.PATH = (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
+    kernelEnv.PATH = (env.PATH ?? "")
+      .split(":")
+      .filter((dir) => !dir.includes("node_modules"))
+      .join(":");
     const executed = await run(
       DEBIAN_PYTHON,
-      ["-m", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=tslab", "--ExecutePreprocessor.timeout=300", "--output", "executed.ipynb", "notebook.ipynb"],
+      [
+        "-m",
+        "nbconvert",
+        "--to",
+        "notebook",
+        "--execute",
+        "--ExecutePreprocessor.kernel_name=tslab",
+        "--ExecutePreprocessor.timeout=300",
+        "--output",
+        "executed.ipynb",
+        "notebook.ipynb",
+      ],
       { cwd: project, env: kernelEnv, timeout: 300_000 },
     );
     expect(executed.stderr).toMatch(/Writing \d+ bytes to executed\.ipynb/);
     const notebook = JSON.parse(readFileSync(join(project, "executed.ipynb"), "utf8"));
-    const outputs = notebook.cells.flatMap((cell: { outputs: unknown[] }) => cell.outputs) as Array<Record<string, any>>;
+    const outputs = notebook.cells.flatMap((cell: { outputs: unknown[] }) => cell.outputs) as Array<
+      Record<string, any>
+    >;
     expect(outputs.filter((o) => o.output_type === "error")).toEqual([]);
     const html = outputs.map((o) => o.data?.["text/html"] ?? "").join("");
     expect(html).toMatch(/<table/);
@@ -185,31 +250,60 @@ describe("matframe in a fresh project, installed as the README says", () => {
     );
     expect(refused?.stderr).toMatch(/TS2322 .*Type 'string' is not assignable to type 'number'/);
     const { stdout } = await sh("npx deno run --allow-all deno-check.mts");
-    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({ version: "2018-10-01", formula: "Si", a: expect.any(Number), rows: 1, cli: true });
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({
+      version: "2018-10-01",
+      formula: "Si",
+      a: expect.any(Number),
+      rows: 1,
+      cli: true,
+    });
   });
 
   it("runs the same notebook on Deno's kernel, registered with `deno jupyter --install`", async (context) => {
     const jupyter = spawnSync(DEBIAN_PYTHON, ["-m", "nbconvert", "--version"], { encoding: "utf8" });
     if (jupyter.status !== 0) {
-      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`Jupyter's nbconvert is missing: ${jupyter.stderr}`);
+      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+        throw new Error(`Jupyter's nbconvert is missing: ${jupyter.stderr}`);
       context.skip();
     }
     // Deno writes its kernelspec under $XDG_DATA_HOME/jupyter: here one of the test's own, so the
     // machine's kernels stay as they are.
     const dataHome = join(project, ".deno-data");
     await sh(`XDG_DATA_HOME="${dataHome}" npx deno jupyter --install`);
-    const spec = JSON.parse(readFileSync(join(dataHome, "jupyter", "kernels", "deno", "kernel.json"), "utf8")) as { argv: string[] };
+    const spec = JSON.parse(readFileSync(join(dataHome, "jupyter", "kernels", "deno", "kernel.json"), "utf8")) as {
+      argv: string[];
+    };
     expect(spec.argv[0]).toBe(join(project, "node_modules", ".bin", "deno"));
-    const kernelEnv: NodeJS.ProcessEnv = { ...env, JUPYTER_PATH: join(dataHome, "jupyter"), PYDEVD_DISABLE_FILE_VALIDATION: "1" };
-    kernelEnv.PATH = (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
+    const kernelEnv: NodeJS.ProcessEnv = {
+      ...env,
+      JUPYTER_PATH: join(dataHome, "jupyter"),
+      PYDEVD_DISABLE_FILE_VALIDATION: "1",
+    };
+    kernelEnv.PATH = (env.PATH ?? "")
+      .split(":")
+      .filter((dir) => !dir.includes("node_modules"))
+      .join(":");
     const executed = await run(
       DEBIAN_PYTHON,
-      ["-m", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=deno", "--ExecutePreprocessor.timeout=300", "--output", "executed-deno.ipynb", "notebook.ipynb"],
+      [
+        "-m",
+        "nbconvert",
+        "--to",
+        "notebook",
+        "--execute",
+        "--ExecutePreprocessor.kernel_name=deno",
+        "--ExecutePreprocessor.timeout=300",
+        "--output",
+        "executed-deno.ipynb",
+        "notebook.ipynb",
+      ],
       { cwd: project, env: kernelEnv, timeout: 300_000 },
     );
     expect(executed.stderr).toMatch(/Writing \d+ bytes to executed-deno\.ipynb/);
     const notebook = JSON.parse(readFileSync(join(project, "executed-deno.ipynb"), "utf8"));
-    const outputs = notebook.cells.flatMap((cell: { outputs: unknown[] }) => cell.outputs) as Array<Record<string, any>>;
+    const outputs = notebook.cells.flatMap((cell: { outputs: unknown[] }) => cell.outputs) as Array<
+      Record<string, any>
+    >;
     expect(outputs.filter((o) => o.output_type === "error" || o.name === "stderr")).toEqual([]);
     // show(df) as the HTML table, from the package in the project's node_modules.
     const html = outputs.map((o) => [].concat(o.data?.["text/html"] ?? []).join("")).join("");

@@ -21,15 +21,23 @@ function gitBlobId(bytes: Buffer): string {
 
 describe("the platform data", () => {
   it("is rebuilt byte for byte by scripts/build-platform-data.js", () => {
-    execFileSync(process.execPath, [path.join(ROOT, "scripts", "build-platform-data.js")], { env: { ...process.env, MATFRAME_PLATFORM_DATA_OUT: dir }, stdio: "pipe" });
-    for (const file of FILES) expect(readFileSync(path.join(dir, file), "utf8"), file).toBe(readFileSync(path.join(DATA, file), "utf8"));
+    execFileSync(process.execPath, [path.join(ROOT, "scripts", "build-platform-data.js")], {
+      env: { ...process.env, MATFRAME_PLATFORM_DATA_OUT: dir },
+      stdio: "pipe",
+    });
+    for (const file of FILES)
+      expect(readFileSync(path.join(dir, file), "utf8"), file).toBe(readFileSync(path.join(DATA, file), "utf8"));
   }, 120_000);
 
   it("comes from the upstream files, unchanged: matminer's CSV blob and standata's 55 workflow blobs", () => {
     const csv = gunzipSync(readFileSync(path.join(DATA, "sources", "matminer-dielectric_constant.csv.gz")));
     expect(gitBlobId(csv)).toBe("dff984b33e2ab6f563e34e28fa1494b205cb7793");
-    expect(csv.toString("utf8")).toMatch(/^# ref: Petousis, I\., .* Sci\. Data 4, 160134 \(2017\)\.\nidx,band_gap,e_electronic/);
-    const standata = JSON.parse(gunzipSync(readFileSync(path.join(DATA, "sources", "standata-workflows.json.gz"))).toString("utf8"));
+    expect(csv.toString("utf8")).toMatch(
+      /^# ref: Petousis, I\., .* Sci\. Data 4, 160134 \(2017\)\.\nidx,band_gap,e_electronic/,
+    );
+    const standata = JSON.parse(
+      gunzipSync(readFileSync(path.join(DATA, "sources", "standata-workflows.json.gz"))).toString("utf8"),
+    );
     expect(standata.commit).toBe("267b0429d382b6a6299e9a0927144a218ff7c149");
     expect(standata.files).toHaveLength(55);
     for (const file of standata.files) expect(gitBlobId(Buffer.from(file.content, "utf8")), file.path).toBe(file.blob);
@@ -41,10 +49,18 @@ describe("the platform data", () => {
     expect(results).toHaveLength(1056);
     expect(new Set(results.map((r: any) => r.material.external)).size).toBe(1056);
     expect(materials.map((m: any) => m._id).sort()).toEqual(results.map((r: any) => r.material._id).sort());
-    expect(results.find((r: any) => r.material.external === "mp-441")).toMatchObject({ bandGap: 1.88, hubbardU: false, row: 0 });
+    expect(results.find((r: any) => r.material.external === "mp-441")).toMatchObject({
+      bandGap: 1.88,
+      hubbardU: false,
+      row: 0,
+    });
     expect(results.filter((r: any) => r.hubbardU)).toHaveLength(84);
     // The CSV's own column, read by another reader (a plain split; the first fields are unquoted).
-    const lines = gunzipSync(readFileSync(path.join(DATA, "sources", "matminer-dielectric_constant.csv.gz"))).toString("utf8").split("\n").slice(2).filter(Boolean);
+    const lines = gunzipSync(readFileSync(path.join(DATA, "sources", "matminer-dielectric_constant.csv.gz")))
+      .toString("utf8")
+      .split("\n")
+      .slice(2)
+      .filter(Boolean);
     expect(results.map((r: any) => r.bandGap)).toEqual(lines.map((line) => Number(line.split(",")[1])));
   });
 });

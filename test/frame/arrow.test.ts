@@ -44,12 +44,17 @@ describe("toArrow", () => {
     const cjs = createRequire(__filename)("apache-arrow") as typeof import("apache-arrow");
     expect(cjs.tableFromIPC(cjs.tableToIPC(table as never, "stream")).numRows).toBe(table.numRows);
     // ...or of the caller's own copy (here the ES module one this test imports).
-    const mine = await platform.client.materials.toArrow({ columns: ["formula", "derivedProperties.density"], arrow: await import("apache-arrow") });
+    const mine = await platform.client.materials.toArrow({
+      columns: ["formula", "derivedProperties.density"],
+      arrow: await import("apache-arrow"),
+    });
     expect(tableFromIPC(tableToIPC(mine as never, "stream")).numRows).toBe(table.numRows);
     const parquet = join(platform.dir, "same.parquet");
     await platform.client.materials.exportParquet(parquet, { columns: ["formula", "derivedProperties.density"] });
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
-    const [{ total }] = (await duck.runAndReadAll(`SELECT sum("derivedProperties.density") AS total FROM read_parquet('${parquet}')`)).getRowObjectsJS() as { total: number }[];
+    const [{ total }] = (
+      await duck.runAndReadAll(`SELECT sum("derivedProperties.density") AS total FROM read_parquet('${parquet}')`)
+    ).getRowObjectsJS() as { total: number }[];
     duck.closeSync();
     const density = table.getChild("derivedProperties.density")!.toArray() as Float64Array;
     expect(Array.from(density).reduce((a, b) => a + b, 0)).toBeCloseTo(total, 6);

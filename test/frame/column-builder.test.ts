@@ -93,7 +93,12 @@ describe("ColumnBuilder", () => {
     expect(built.data["method.type"]).toEqual(["pseudopotential", null, null, null, null]);
     expect(built.data["method.subtype"]).toEqual(["paw", null, null, null, null]);
     expect(built.warnings).toHaveLength(1);
-    expect(built.warnings[0]).toMatchObject({ code: "INVALID_METHOD", path: "method", rows: 3, ids: ["bad1", "bad2", "bad3"] });
+    expect(built.warnings[0]).toMatchObject({
+      code: "INVALID_METHOD",
+      path: "method",
+      rows: 3,
+      ids: ["bad1", "bad2", "bad3"],
+    });
     expect(built.warnings[0].message).toContain("3 rows have an invalid method");
     expect(built.warnings[0].message).toContain("bad1, bad2, bad3");
   });
@@ -119,7 +124,10 @@ describe("ColumnBuilder", () => {
   });
 
   it("throws InvalidMethodError on an invalid method with strict: true", () => {
-    const records = [{ _id: "ok", method: { type: "a", subtype: "b" } }, { _id: "bad", method: ["a", "b"] }];
+    const records = [
+      { _id: "ok", method: { type: "a", subtype: "b" } },
+      { _id: "bad", method: ["a", "b"] },
+    ];
     let thrown: unknown;
     try {
       build(records, ["method"], true);

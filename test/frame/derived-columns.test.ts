@@ -13,13 +13,33 @@ import { runCli } from "../cli-export/run-cli";
 // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`) and the computed columns
 // (`matframe:spaceGroupSymbol` ...) in every table and export, against spglib and pymatgen.
 
-type Rec = { _id: string; name: string; formula: string; lattice: object; basis: { elements: { value: string }[] }; derivedProperties: object[] };
+type Rec = {
+  _id: string;
+  name: string;
+  formula: string;
+  lattice: object;
+  basis: { elements: { value: string }[] };
+  derivedProperties: object[];
+};
 const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Rec[];
 /** The same materials as a platform that never computed derived properties would serve them. */
 const bare = bundled.map(({ derivedProperties: _dropped, ...rest }) => rest);
 
-const PLATFORM_COLUMNS = ["formula", "derivedProperties.symmetry.spaceGroupSymbol", "derivedProperties.elemental_ratio.Si", "derivedProperties.p-norm.2", "derivedProperties.p-norm.0"];
-const COMPUTED = ["matframe:spaceGroupNumber", "matframe:spaceGroupSymbol", "matframe:crystalSystem", "matframe:pointGroup", "matframe:nsites", "matframe:volumePerAtom"];
+const PLATFORM_COLUMNS = [
+  "formula",
+  "derivedProperties.symmetry.spaceGroupSymbol",
+  "derivedProperties.elemental_ratio.Si",
+  "derivedProperties.p-norm.2",
+  "derivedProperties.p-norm.0",
+];
+const COMPUTED = [
+  "matframe:spaceGroupNumber",
+  "matframe:spaceGroupSymbol",
+  "matframe:crystalSystem",
+  "matframe:pointGroup",
+  "matframe:nsites",
+  "matframe:volumePerAtom",
+];
 
 const refs: Reference[] = hasPymatgen ? python(["analyze"], JSON.stringify(bundled.map((r) => refOf(r as never)))) : [];
 const byId = new Map(bundled.map((r, i) => [r._id, i]));
@@ -31,9 +51,19 @@ function siRatio(r: Rec): number | null {
 
 describe("column planning", () => {
   it("a keyed entry or a computed column fetches what it reads, and nothing a platform field could be mistaken for", () => {
-    expect(planColumns(["derivedProperties.p-norm.2", "derivedProperties.elemental_ratio.Si"]).fields).toEqual({ _id: 1, derivedProperties: 1 });
-    expect(planColumns(["matframe:crystalSystem", "formula"]).fields).toEqual({ _id: 1, basis: 1, formula: 1, lattice: 1 });
-    expect(() => planColumns(["matframe:spacegroup"])).toThrow(/is not one of the computed columns \(matframe:spaceGroupNumber, matframe:spaceGroupSymbol, matframe:crystalSystem, matframe:pointGroup, matframe:nsites, matframe:volumePerAtom\)/);
+    expect(planColumns(["derivedProperties.p-norm.2", "derivedProperties.elemental_ratio.Si"]).fields).toEqual({
+      _id: 1,
+      derivedProperties: 1,
+    });
+    expect(planColumns(["matframe:crystalSystem", "formula"]).fields).toEqual({
+      _id: 1,
+      basis: 1,
+      formula: 1,
+      lattice: 1,
+    });
+    expect(() => planColumns(["matframe:spacegroup"])).toThrow(
+      /is not one of the computed columns \(matframe:spaceGroupNumber, matframe:spaceGroupSymbol, matframe:crystalSystem, matframe:pointGroup, matframe:nsites, matframe:volumePerAtom\)/,
+    );
     // A slip of case or a letter gets the name it was meant to be.
     expect(() => planColumns(["matframe:crystalsystem"])).toThrow(/: did you mean matframe:crystalSystem\?$/);
     expect(() => planColumns(["matframe:pointgrup"])).toThrow(/: did you mean matframe:pointGroup\?$/);
@@ -70,7 +100,9 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
       expect(cell("matframe:nsites"), what).toBe(bundled[i].basis.elements.length);
       expect(cell("matframe:volumePerAtom"), what).toBeCloseTo(ref.volume / ref.nsites, 9);
     }
-    expect(rows.filter((r) => r[names.indexOf("derivedProperties.elemental_ratio.Si")] != null).length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r[names.indexOf("derivedProperties.elemental_ratio.Si")] != null).length).toBeGreaterThan(
+      0,
+    );
     // The bundled cells differ in size, so the comparison can fail.
     expect(new Set(rows.map((r) => r[names.indexOf("matframe:nsites")])).size).toBeGreaterThan(4);
   });
@@ -84,9 +116,14 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
     await platform.client.materials.exportNdjson(ndPath, { columns });
     await platform.client.materials.exportParquet(pqPath, { columns });
     const csv = parse(readFileSync(csvPath, "utf8"), { columns: true }) as Record<string, string>[];
-    const nd = readFileSync(ndPath, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const nd = readFileSync(ndPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
-    const pq = (await (await duck.runAndReadAll(`SELECT * FROM read_parquet('${pqPath}')`)).getRowObjectsJS()) as Record<string, unknown>[];
+    const pq = (await (
+      await duck.runAndReadAll(`SELECT * FROM read_parquet('${pqPath}')`)
+    ).getRowObjectsJS()) as Record<string, unknown>[];
     const arrow = await platform.client.materials.toArrow({ columns });
     expect(arrow.schema.fields.map((f: { name: string }) => f.name)).toEqual(["_id", ...columns]);
     for (const [k, row] of csv.entries()) {
@@ -103,7 +140,14 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
   });
 
   it("the CLI: --columns takes them", async () => {
-    const result = await runCli(["export", "--output", "-", "--quiet", "--columns", "formula,derivedProperties.symmetry.spaceGroupSymbol,derivedProperties.elemental_ratio.Si,matframe:crystalSystem"]);
+    const result = await runCli([
+      "export",
+      "--output",
+      "-",
+      "--quiet",
+      "--columns",
+      "formula,derivedProperties.symmetry.spaceGroupSymbol,derivedProperties.elemental_ratio.Si,matframe:crystalSystem",
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(rows.length).toBe(bundled.length);
@@ -119,12 +163,30 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
 });
 
 describe.runIf(hasPymatgen)("computed columns for records without derived properties", () => {
-  const broken = { ...bare[0], _id: "broken-1", name: "two atoms on one spot", basis: { units: "crystal", elements: [{ id: 0, value: "Si" }, { id: 1, value: "Si" }], coordinates: [{ id: 0, value: [0, 0, 0] }, { id: 1, value: [0, 0, 0.00001] }] } };
+  const broken = {
+    ...bare[0],
+    _id: "broken-1",
+    name: "two atoms on one spot",
+    basis: {
+      units: "crystal",
+      elements: [
+        { id: 0, value: "Si" },
+        { id: 1, value: "Si" },
+      ],
+      coordinates: [
+        { id: 0, value: [0, 0, 0] },
+        { id: 1, value: [0, 0, 0.00001] },
+      ],
+    },
+  };
   const platform = usePlatform("matframe-computed-columns-", { data: [...bare, broken] });
 
   it("space group number and symbol, crystal system and point group equal spglib's; a structure without a group is null with one warning", async () => {
     const warnings: FrameWarning[] = [];
-    const df = await platform.client.materials.toDataFrame({ columns: ["derivedProperties.symmetry.spaceGroupSymbol", ...COMPUTED.slice(0, 4)], onWarning: (w) => warnings.push(w) });
+    const df = await platform.client.materials.toDataFrame({
+      columns: ["derivedProperties.symmetry.spaceGroupSymbol", ...COMPUTED.slice(0, 4)],
+      onWarning: (w) => warnings.push(w),
+    });
     const rows = df.values as unknown[][];
     expect(rows.length).toBe(bundled.length + 1);
     for (const row of rows) {
@@ -134,21 +196,46 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
       }
       const ref = refs[byId.get(row[0] as string)!];
       expect(row[1] ?? null).toBeNull();
-      expect(row.slice(2)).toEqual([ref.spglib.number, ref.spglib.international, ref.crystalSystem, ref.spglib.pointgroup]);
+      expect(row.slice(2)).toEqual([
+        ref.spglib.number,
+        ref.spglib.international,
+        ref.crystalSystem,
+        ref.spglib.pointgroup,
+      ]);
     }
     const structural = warnings.filter((w) => w.code === "INVALID_STRUCTURE");
     expect(structural).toHaveLength(1);
     // A structure without a space group still has its atoms and volume.
     // The tolerances reach the search: pymatgen's answer at symprec 0.1 Å and angles judged as a distance.
-    const loose = await platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: 0.1, angleTolerance: -1 }, query: { _id: { $ne: "broken-1" } } });
-    const theirs = python(["analyze"], JSON.stringify((loose.values as [string, number][]).map(([id]) => ({ ...refOf(bundled[byId.get(id)!] as never), symprec: 0.1, angleTolerance: -1 })))) as Reference[];
+    const loose = await platform.client.materials.toDataFrame({
+      columns: ["matframe:spaceGroupNumber"],
+      symmetry: { symprec: 0.1, angleTolerance: -1 },
+      query: { _id: { $ne: "broken-1" } },
+    });
+    const theirs = python(
+      ["analyze"],
+      JSON.stringify(
+        (loose.values as [string, number][]).map(([id]) => ({
+          ...refOf(bundled[byId.get(id)!] as never),
+          symprec: 0.1,
+          angleTolerance: -1,
+        })),
+      ),
+    ) as Reference[];
     expect((loose.values as [string, number][]).map((r) => r[1])).toEqual(theirs.map((t) => t.number));
-    await expect(platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: -1 } })).rejects.toThrow(/symprec must be a positive distance/);
-    const sizes = await platform.client.materials.toDataFrame({ columns: ["matframe:nsites", "matframe:volumePerAtom"], query: { _id: "broken-1" } });
+    await expect(
+      platform.client.materials.toDataFrame({ columns: ["matframe:spaceGroupNumber"], symmetry: { symprec: -1 } }),
+    ).rejects.toThrow(/symprec must be a positive distance/);
+    const sizes = await platform.client.materials.toDataFrame({
+      columns: ["matframe:nsites", "matframe:volumePerAtom"],
+      query: { _id: "broken-1" },
+    });
     const volume = refs[0].volume; // the broken record has the first bundled material's cell
     expect(sizes.values).toEqual([["broken-1", 2, expect.closeTo(volume / 2, 9)]]);
     expect(structural[0].rows).toBe(1);
     expect(structural[0].ids).toEqual(["broken-1"]);
-    expect(structural[0].message).toMatch(/matframe:spaceGroupNumber, .* are null in 1 row without a usable structure \(no space group found with symprec 0.01/);
+    expect(structural[0].message).toMatch(
+      /matframe:spaceGroupNumber, .* are null in 1 row without a usable structure \(no space group found with symprec 0.01/,
+    );
   });
 });

@@ -54,14 +54,18 @@ describe("empty columns", () => {
       ["EMPTY_COLUMN", "lattice.aa", "lattice.a", 3],
       ["EMPTY_COLUMN", "densty", "derivedProperties.density", 3],
     ]);
-    expect(warnings[0].message).toBe('column "lattice.aa" is empty: none of the 3 records has a value at that path; did you mean lattice.a?');
+    expect(warnings[0].message).toBe(
+      'column "lattice.aa" is empty: none of the 3 records has a value at that path; did you mean lattice.a?',
+    );
   });
 
   it("do not call a material field misspelt when the records just lack it (one record without a method)", async () => {
     const warnings: FrameWarning[] = [];
     await toDataFrame([{ _id: "a", name: "Si", formula: "Si" }], { onWarning: (w) => warnings.push(w) });
     const method = warnings.find((w) => w.path === "method.type");
-    expect(method?.message).toBe('column "method.type" is empty: none of the 1 record has a value at that path (the path is a material field; these records do not carry it).');
+    expect(method?.message).toBe(
+      'column "method.type" is empty: none of the 1 record has a value at that path (the path is a material field; these records do not carry it).',
+    );
     expect(warnings.map((w) => w.message).join("\n")).not.toMatch(/spelling|did you mean/);
   });
 
@@ -79,7 +83,9 @@ describe("empty columns", () => {
   });
 
   it("with strict, are an EmptyColumnError", async () => {
-    const error = await toDataFrame(records, { columns: ["formula", "lattice.aa"], strict: true }).catch((e: unknown) => e);
+    const error = await toDataFrame(records, { columns: ["formula", "lattice.aa"], strict: true }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EmptyColumnError);
     expect(error).toMatchObject({ code: "ERR_EMPTY_COLUMN", column: "lattice.aa", suggestion: "lattice.a" });
   });
@@ -93,12 +99,18 @@ describe("empty columns in exports", () => {
     const failing = new PassThrough();
     let sent = "";
     failing.on("data", (chunk: Buffer) => (sent += chunk.toString()));
-    await expect(platform.client.materials.exportCsv(failing, { columns: ["formula", "densty"], strict: true, pageSize: 5 })).rejects.toThrow(EmptyColumnError);
+    await expect(
+      platform.client.materials.exportCsv(failing, { columns: ["formula", "densty"], strict: true, pageSize: 5 }),
+    ).rejects.toThrow(EmptyColumnError);
     expect(sent).toBe("");
     const passing = new PassThrough();
     let out = "";
     passing.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    await platform.client.materials.exportCsv(passing, { columns: ["formula", "lattice.a"], strict: true, pageSize: 5 });
+    await platform.client.materials.exportCsv(passing, {
+      columns: ["formula", "lattice.a"],
+      strict: true,
+      pageSize: 5,
+    });
     expect(out.trim().split("\n")).toHaveLength(30);
   });
 
@@ -106,23 +118,44 @@ describe("empty columns in exports", () => {
     const target = join(platform.dir, "resumed-empty.csv");
     const stop = new AbortController();
     await platform.client.materials
-      .exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, signal: stop.signal, onWarning: () => {}, onProgress: (p) => p.pages === 2 && stop.abort() })
+      .exportCsv(target, {
+        columns: ["formula", "densty"],
+        resume: true,
+        pageSize: 5,
+        signal: stop.signal,
+        onWarning: () => {},
+        onProgress: (p) => p.pages === 2 && stop.abort(),
+      })
       .catch(() => undefined);
     const warnings: FrameWarning[] = [];
-    await platform.client.materials.exportCsv(target, { columns: ["formula", "densty"], resume: true, pageSize: 5, onWarning: (w) => warnings.push(w) });
+    await platform.client.materials.exportCsv(target, {
+      columns: ["formula", "densty"],
+      resume: true,
+      pageSize: 5,
+      onWarning: (w) => warnings.push(w),
+    });
     expect(warnings.map((w) => [w.path, w.rows])).toEqual([["densty", 29]]);
 
     const strictTarget = join(platform.dir, "resumed-strict.csv");
-    await expect(platform.client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
+    await expect(
+      platform.client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true }),
+    ).rejects.toThrow(EmptyColumnError);
     // Nothing kept: a second run would meet the same refusal.
-    await expect(platform.client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true })).rejects.toThrow(EmptyColumnError);
+    await expect(
+      platform.client.materials.exportCsv(strictTarget, { columns: ["formula", "densty"], resume: true, strict: true }),
+    ).rejects.toThrow(EmptyColumnError);
     expect(existsSync(strictTarget)).toBe(false);
   });
 
   it("exportCsv and exportParquet with strict write nothing", async () => {
-    for (const [method, file] of [["exportCsv", "strict.csv"], ["exportParquet", "strict.parquet"]] as const) {
+    for (const [method, file] of [
+      ["exportCsv", "strict.csv"],
+      ["exportParquet", "strict.parquet"],
+    ] as const) {
       const target = join(platform.dir, file);
-      await expect(platform.client.materials[method](target, { columns: ["formula", "lattice.aa"], strict: true })).rejects.toThrow(EmptyColumnError);
+      await expect(
+        platform.client.materials[method](target, { columns: ["formula", "lattice.aa"], strict: true }),
+      ).rejects.toThrow(EmptyColumnError);
       expect(existsSync(target)).toBe(false);
     }
   });
@@ -131,14 +164,26 @@ describe("empty columns in exports", () => {
     const target = join(platform.dir, "typos.csv");
     const warned = await runCli(["export", "--columns", "formula,lattice.aa,densty", "--output", target, "--quiet"]);
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toContain("warning: column \"lattice.aa\" is empty: none of the 29 records has a value at that path; did you mean lattice.a?");
+    expect(warned.stderr).toContain(
+      'warning: column "lattice.aa" is empty: none of the 29 records has a value at that path; did you mean lattice.a?',
+    );
     expect(warned.stderr).toContain("did you mean derivedProperties.density?");
     expect((parse(readFileSync(target, "utf8"), { columns: true }) as unknown[]).length).toBe(29);
 
     const strictTarget = join(platform.dir, "strict-typos.csv");
-    const strict = await runCli(["export", "--columns", "formula,lattice.aa", "--output", strictTarget, "--strict", "--quiet"]);
+    const strict = await runCli([
+      "export",
+      "--columns",
+      "formula,lattice.aa",
+      "--output",
+      strictTarget,
+      "--strict",
+      "--quiet",
+    ]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toBe('matframe export: Column "lattice.aa" is empty: none of the 29 records has a value at that path; did you mean lattice.a? Nothing was written (--strict).\n');
+    expect(strict.stderr).toBe(
+      'matframe export: Column "lattice.aa" is empty: none of the 29 records has a value at that path; did you mean lattice.a? Nothing was written (--strict).\n',
+    );
     const toStdout = await runCli(["export", "--columns", "formula,densty", "--output", "-", "--strict", "--quiet"]);
     expect(toStdout.code).toBe(1);
     expect(toStdout.stdout).toBe("");

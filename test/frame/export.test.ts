@@ -9,7 +9,9 @@ import type { Progress } from "../../src";
 import { TargetExistsError } from "../../src/errors";
 import { OutputError } from "../../src/errors";
 
-const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;
+const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
+  Record<string, any>
+>;
 
 let dir: string;
 beforeEach(() => {
@@ -175,7 +177,10 @@ describe("exportNdjson", () => {
       onWarning: (w) => warnings.push(w.message),
     });
     expect(result.items).toBe(2);
-    const lines = readFileSync(target, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(target, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       { _id: "a", "lattice.a": 5.03, tags: ["x"], "method.type": "DFT", "method.subtype": "GGA" },
       { _id: "b", "lattice.a": null, tags: null, "method.type": null, "method.subtype": null },

@@ -9,9 +9,23 @@ import { usePlatform } from "../support/platform";
 // Records as a platform might hold them: keys in different orders, fields missing, names that
 // need CSV quoting, one method that is not a method.
 const records = [
-  { _id: "m01", name: "Fe2O3, hematite", formula: "Fe2O3", lattice: { a: 5.03, b: 5.03, c: 13.7 }, method: { type: "DFT", subtype: "GGA" } },
+  {
+    _id: "m01",
+    name: "Fe2O3, hematite",
+    formula: "Fe2O3",
+    lattice: { a: 5.03, b: 5.03, c: 13.7 },
+    method: { type: "DFT", subtype: "GGA" },
+  },
   { formula: "Si", _id: "m02", lattice: { c: 3.87, b: 3.87, a: 3.87 }, name: 'silicon "diamond"\nsecond line' },
-  { _id: "m03", formula: "C", derivedProperties: [{ name: "density", value: 2.27 }, { name: "volume", value: 10.5 }], method: "DFT" },
+  {
+    _id: "m03",
+    formula: "C",
+    derivedProperties: [
+      { name: "density", value: 2.27 },
+      { name: "volume", value: 10.5 },
+    ],
+    method: "DFT",
+  },
   { _id: "m04", name: "empty", lattice: { a: 1 }, extra: { nested: [1, 2] } },
 ];
 
@@ -63,7 +77,10 @@ describe("FrameCollection.toDataFrame", () => {
   });
 
   it("gives an empty DataFrame with the columns when nothing matches", async () => {
-    const df = await platform.client.materials.toDataFrame({ query: { formula: "Unobtainium" }, columns: ["formula", "method"] });
+    const df = await platform.client.materials.toDataFrame({
+      query: { formula: "Unobtainium" },
+      columns: ["formula", "method"],
+    });
     expect(df.shape).toEqual([0, 4]);
     expect(df.columns).toEqual(["_id", "formula", "method.type", "method.subtype"]);
   });
@@ -83,8 +100,12 @@ describe("FrameCollection.toDataFrame", () => {
   });
 
   it("rejects bad options before any request", async () => {
-    await expect(platform.client.materials.toDataFrame({ columns: ["a..b"] })).rejects.toMatchObject({ code: "ERR_INVALID_OPTION" });
-    await expect(platform.client.materials.toDataFrame({ pageSize: 0 })).rejects.toMatchObject({ code: "ERR_INVALID_OPTION" });
+    await expect(platform.client.materials.toDataFrame({ columns: ["a..b"] })).rejects.toMatchObject({
+      code: "ERR_INVALID_OPTION",
+    });
+    await expect(platform.client.materials.toDataFrame({ pageSize: 0 })).rejects.toMatchObject({
+      code: "ERR_INVALID_OPTION",
+    });
   });
 });
 
@@ -116,9 +137,20 @@ describe("FrameCollection.exportCsv / exportNdjson", () => {
   it("writes NDJSON keyed by column", async () => {
     const target = join(platform.dir, "materials.ndjson");
     const warnings: FrameWarning[] = [];
-    await platform.client.materials.exportNdjson(target, { columns: ["method", "lattice"], onWarning: (w) => warnings.push(w) });
-    const lines = readFileSync(target, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
-    expect(lines[0]).toEqual({ _id: "m01", "method.type": "DFT", "method.subtype": "GGA", lattice: { a: 5.03, b: 5.03, c: 13.7 } });
+    await platform.client.materials.exportNdjson(target, {
+      columns: ["method", "lattice"],
+      onWarning: (w) => warnings.push(w),
+    });
+    const lines = readFileSync(target, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toEqual({
+      _id: "m01",
+      "method.type": "DFT",
+      "method.subtype": "GGA",
+      lattice: { a: 5.03, b: 5.03, c: 13.7 },
+    });
     expect(lines[2]).toEqual({ _id: "m03", "method.type": null, "method.subtype": null, lattice: null });
     expect(warnings[0].ids).toEqual(["m03"]);
     expect(readdirSync(platform.dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);

@@ -35,7 +35,9 @@ afterAll(async () => {
 
 /** The frame's rows as plain arrays, nulls as null. */
 function rowsOf(frame: DataFrame): unknown[][] {
-  return (frame.values as unknown[][]).map((row) => row.map((v) => (typeof v === "number" && Number.isNaN(v) ? null : v)));
+  return (frame.values as unknown[][]).map((row) =>
+    row.map((v) => (typeof v === "number" && Number.isNaN(v) ? null : v)),
+  );
 }
 
 describe("a filtered DataFrame written back to files", () => {
@@ -49,7 +51,8 @@ describe("a filtered DataFrame written back to files", () => {
     const result = await exportParquet(dense, file);
     expect(result.items).toBe(dense.shape[0]);
     const described = (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]);
-    const expectedType = (dtype: string) => (dtype === "float32" ? "DOUBLE" : dtype === "int32" ? "INTEGER" : dtype === "boolean" ? "BOOLEAN" : "VARCHAR");
+    const expectedType = (dtype: string) =>
+      dtype === "float32" ? "DOUBLE" : dtype === "int32" ? "INTEGER" : dtype === "boolean" ? "BOOLEAN" : "VARCHAR";
     expect(described).toEqual(dense.columns.map((name, c) => [name, expectedType(dense.dtypes[c])]));
     const rows = (await duck.runAndReadAll(`SELECT * FROM '${file}'`)).getRows();
     expect(rows).toEqual(rowsOf(dense));
@@ -60,7 +63,10 @@ describe("a filtered DataFrame written back to files", () => {
 
   it("a grouped frame with a column of its own writes its own columns, types and nulls", async () => {
     const grouped = all.groupby(["method.type"]).col(["derivedProperties.density"]).mean();
-    const named = grouped.addColumn("rank", grouped.column("derivedProperties.density_mean").values.map((_, i) => i + 1) as number[]);
+    const named = grouped.addColumn(
+      "rank",
+      grouped.column("derivedProperties.density_mean").values.map((_, i) => i + 1) as number[],
+    );
     const file = join(dir, "grouped.parquet");
     await exportParquet(named, file);
     const described = (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => r[0]);
@@ -76,13 +82,19 @@ describe("a filtered DataFrame written back to files", () => {
     expect(parsed.length - 1).toBe(dense.shape[0]);
     const ndjson = join(dir, "dense.ndjson");
     await exportNdjson(dense, ndjson);
-    const lines = readFileSync(ndjson, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(ndjson, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((line) => Object.keys(line))).toEqual(lines.map(() => dense.columns));
     expect(lines.map((line) => dense.columns.map((name) => line[name]))).toEqual(rowsOf(dense));
   });
 
   it("Arrow: the frame's columns with their types", async () => {
-    const table = (await toArrow(dense)) as unknown as { schema: { fields: { name: string; type: { toString(): string } }[] }; numRows: number };
+    const table = (await toArrow(dense)) as unknown as {
+      schema: { fields: { name: string; type: { toString(): string } }[] };
+      numRows: number;
+    };
     expect(table.numRows).toBe(dense.shape[0]);
     expect(table.schema.fields.map((f) => f.name)).toEqual(dense.columns);
     const density = table.schema.fields.find((f) => f.name === "derivedProperties.density")!;
@@ -94,7 +106,9 @@ describe("a filtered DataFrame written back to files", () => {
     await exportCsv(dense, file, { columns: ["formula", "derivedProperties.density"] });
     expect(readFileSync(file, "utf8").split("\n")[0]).toBe("formula,derivedProperties.density");
     await expect(exportCsv(dense, join(dir, "bad.csv"), { columns: ["formla"] })).rejects.toThrow(ValidationError);
-    await expect(exportCsv(dense, join(dir, "bad.csv"), { columns: ["formla"] })).rejects.toThrow(/The DataFrame has no column "formla"; its columns are _id, name, formula/);
+    await expect(exportCsv(dense, join(dir, "bad.csv"), { columns: ["formla"] })).rejects.toThrow(
+      /The DataFrame has no column "formla"; its columns are _id, name, formula/,
+    );
   });
 
   it("warns about nothing (no spelling warning for a frame's own columns)", async () => {

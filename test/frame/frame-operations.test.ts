@@ -7,7 +7,9 @@ import { FrameOperationError, toDataFrame, type DataFrame } from "../../src";
 // The wrong answers danfo 1.2 gave, each as a user met it; pandas' answers are the expectations
 // (pandas_chains.py and the differential test check them against pandas itself).
 
-const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;
+const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
+  Record<string, any>
+>;
 const DENSITY = "derivedProperties.density";
 
 const withNulls = [
@@ -29,7 +31,9 @@ describe("frames after a sort or a filter", () => {
     const dense = s.query(s.column(DENSITY).gt(8));
     expect((dense.column(DENSITY).values as number[]).every((d) => d > 8)).toBe(true);
     const unsorted = df.query(df.column(DENSITY).gt(8));
-    expect([...(dense.column("formula").values as string[])].sort()).toEqual([...(unsorted.column("formula").values as string[])].sort());
+    expect([...(dense.column("formula").values as string[])].sort()).toEqual(
+      [...(unsorted.column("formula").values as string[])].sort(),
+    );
     expect(unsorted.shape[0]).toBeGreaterThan(0);
     // The rows keep their labels, as in pandas, and the densest comes first.
     expect(dense.index).toEqual(s.index.slice(0, dense.shape[0]));
@@ -38,8 +42,11 @@ describe("frames after a sort or a filter", () => {
     const sorted = withC.sortValues(DENSITY, { ascending: false });
     const counts = sorted.query(sorted.column(DENSITY).gt(8)).groupby(["method.type"]).col(["lattice.c"]).count();
     expect(counts.columns).toEqual(["method.type", "lattice.c_count"]);
-    const densityOf = (m: Record<string, any>) => m.derivedProperties?.find((p: { name: string }) => p.name === "density")?.value;
-    const counted = materials.filter((m) => densityOf(m) > 8 && typeof m.method?.type === "string" && typeof m.lattice?.c === "number");
+    const densityOf = (m: Record<string, any>) =>
+      m.derivedProperties?.find((p: { name: string }) => p.name === "density")?.value;
+    const counted = materials.filter(
+      (m) => densityOf(m) > 8 && typeof m.method?.type === "string" && typeof m.lattice?.c === "number",
+    );
     expect((counts.column("lattice.c_count").values as number[]).reduce((a, b) => a + b, 0)).toBe(counted.length);
   });
 
@@ -63,7 +70,13 @@ describe("frames after a sort or a filter", () => {
     const df = await small();
     expect(df.sortValues("v").column("_id").values).toEqual(["a", "c", "d", "b", "e"]);
     expect(df.sortValues("v", { ascending: false }).column("_id").values).toEqual(["d", "c", "a", "b", "e"]);
-    expect(df.column("v").sortValues().values.slice(3).every((v) => v === null || Number.isNaN(v))).toBe(true);
+    expect(
+      df
+        .column("v")
+        .sortValues()
+        .values.slice(3)
+        .every((v) => v === null || Number.isNaN(v)),
+    ).toBe(true);
   });
 
   it("compares a missing value false (true for ne), as pandas does", async () => {
@@ -78,7 +91,10 @@ describe("missing values in groupby and statistics", () => {
     const df = await small();
     const count = df.groupby(["g"]).col(["v"]).count();
     expect(count.columns).toEqual(["g", "v_count"]);
-    expect(count.values).toEqual([["x", 2], ["y", 0]]);
+    expect(count.values).toEqual([
+      ["x", 2],
+      ["y", 0],
+    ]);
     const mean = df.groupby(["g"]).col(["v"]).mean().column("v_mean").values as number[];
     expect(mean[0]).toBe(2);
     expect(Number.isNaN(mean[1])).toBe(true);

@@ -17,7 +17,12 @@ const record = {
     { name: "symmetry", spaceGroupSymbol: "R-3c", tolerance: { value: 0.3 } },
   ],
   tags: ["3D", "oxide"],
-  basis: { elements: [{ id: 0, value: "Fe" }, { id: 1, value: "O" }] },
+  basis: {
+    elements: [
+      { id: 0, value: "Fe" },
+      { id: 1, value: "O" },
+    ],
+  },
   deep: { a: { b: { c: { d: 4 } } } },
   numericKeys: { "0": "zero" },
 };

@@ -62,7 +62,8 @@ async function loadPolars(): Promise<typeof import("nodejs-polars") | undefined>
     return polars.default ?? polars;
   } catch (error) {
     const why = `nodejs-polars is not usable here (${(error as Error).message.split("\n")[0]})`;
-    if (process.env.MATFRAME_REQUIRE_POLARS === "1") throw new Error(`${why}; install its binary: npm install --no-save nodejs-polars-linux-x64-gnu@<its version>.`);
+    if (process.env.MATFRAME_REQUIRE_POLARS === "1")
+      throw new Error(`${why}; install its binary: npm install --no-save nodejs-polars-linux-x64-gnu@<its version>.`);
     console.warn(`${why}: its check is skipped.`);
     return undefined;
   }
@@ -73,7 +74,11 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
   const csvFile = () => join(dir, "all.csv");
 
   it("writes one folder per value and _SUCCESS last; DuckDB reads the same rows and sums as the CSV export", async () => {
-    const result = await client.materials.exportParquet(target(), { columns: COLUMNS, partitionBy: "lattice.type", rowGroupSize: 100 });
+    const result = await client.materials.exportParquet(target(), {
+      columns: COLUMNS,
+      partitionBy: "lattice.type",
+      rowGroupSize: 100,
+    });
     await client.materials.exportCsv(csvFile(), { columns: COLUMNS });
     const expected = csvGroups(csvFile());
     const total = [...expected.values()].reduce((n, g) => n + g.n, 0);
@@ -82,7 +87,8 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
     const entries = readdirSync(target()).sort();
     expect(entries).toEqual([...[...expected.keys()].map((type) => `lattice.type=${type}`), "_SUCCESS"].sort());
     expect(statSync(join(target(), "_SUCCESS")).size).toBe(0);
-    for (const type of expected.keys()) expect(readdirSync(join(target(), `lattice.type=${type}`))).toEqual(["part-0000.parquet"]);
+    for (const type of expected.keys())
+      expect(readdirSync(join(target(), `lattice.type=${type}`))).toEqual(["part-0000.parquet"]);
     expect(readdirSync(dir).filter((name) => name.startsWith(".by-type"))).toEqual([]);
 
     const rows = await sql(
@@ -97,7 +103,9 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
       expect(Number(row.volume)).toBeCloseTo(want.volume, 6);
     }
     // The files do not repeat the partition column: its value is the folder's.
-    const described = await sql(`DESCRIBE SELECT * FROM read_parquet('${target()}/**/*.parquet', hive_partitioning = false)`);
+    const described = await sql(
+      `DESCRIBE SELECT * FROM read_parquet('${target()}/**/*.parquet', hive_partitioning = false)`,
+    );
     expect(described.map((r) => r.column_name)).toEqual(["_id", "formula", "lattice.a", "derivedProperties.volume"]);
     // The same _ids, each once.
     const ids = await sql(`SELECT count(DISTINCT _id) AS n FROM read_parquet('${target()}/**/*.parquet')`);
@@ -113,7 +121,10 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
     expect(byFile.size).toBe(readdirSync(target()).length - 1);
     for (const [file, sizes] of byFile) {
       // Every group but the last of each file is full.
-      expect(sizes.slice(0, -1).every((n) => n === 100), file).toBe(true);
+      expect(
+        sizes.slice(0, -1).every((n) => n === 100),
+        file,
+      ).toBe(true);
       expect(sizes[sizes.length - 1]).toBeGreaterThan(0);
       expect(sizes[sizes.length - 1]).toBeLessThanOrEqual(100);
     }
@@ -124,7 +135,10 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
     const pl = await loadPolars();
     if (!pl) return;
     const frame = await pl.scanParquet(`${target()}/**/*.parquet`, { hivePartitioning: true }).collect();
-    const sums = frame.groupBy("lattice.type").agg(pl.col("lattice.a").sum().alias("a"), pl.col("_id").count().alias("n")).toRecords();
+    const sums = frame
+      .groupBy("lattice.type")
+      .agg(pl.col("lattice.a").sum().alias("a"), pl.col("_id").count().alias("n"))
+      .toRecords();
     const expected = csvGroups(csvFile());
     expect(sums.length).toBe(expected.size);
     for (const row of sums) {
@@ -136,8 +150,15 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
 
   it("cuts row groups at rowGroupBytes too, whichever limit comes first", async () => {
     const out = join(dir, "by-bytes");
-    await client.materials.exportParquet(out, { columns: COLUMNS, partitionBy: "lattice.type", rowGroupSize: 100_000, rowGroupBytes: 4096 });
-    const groups = await sql(`SELECT DISTINCT file_name, row_group_id, row_group_num_rows AS n FROM parquet_metadata('${out}/**/*.parquet')`);
+    await client.materials.exportParquet(out, {
+      columns: COLUMNS,
+      partitionBy: "lattice.type",
+      rowGroupSize: 100_000,
+      rowGroupBytes: 4096,
+    });
+    const groups = await sql(
+      `SELECT DISTINCT file_name, row_group_id, row_group_num_rows AS n FROM parquet_metadata('${out}/**/*.parquet')`,
+    );
     const largest = Math.max(...groups.map((g) => Number(g.n)));
     // Each row counts at least 4 + 4 bytes for its two text cells and 8 + 8 for its numbers: at most 171 rows in 4 KiB.
     expect(largest).toBeLessThanOrEqual(Math.ceil(4096 / 24));
@@ -149,7 +170,9 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
 
   it("refuses a column of more than 100 values, leaving nothing at the target", async () => {
     const out = join(dir, "by-id");
-    const error = await client.materials.exportParquet(out, { columns: COLUMNS, partitionBy: "_id" }).catch((e: unknown) => e);
+    const error = await client.materials
+      .exportParquet(out, { columns: COLUMNS, partitionBy: "_id" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).option).toBe("partitionBy");
     expect((error as Error).message).toContain("more than 100 distinct values");
@@ -159,10 +182,18 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
 
   it("refuses partitionBy outside the columns, with another format, or with partitions, before any request", async () => {
     const out = join(dir, "never");
-    await expect(client.materials.exportParquet(out, { columns: ["formula"], partitionBy: "lattice.type" })).rejects.toThrow(/not one of the exported columns/);
-    await expect(client.materials.exportCsv(out, { columns: COLUMNS, partitionBy: "lattice.type" } as never)).rejects.toThrow(/does not apply to csv/);
-    await expect(client.materials.exportParquet(out, { columns: COLUMNS, partitionBy: "lattice.type", partitions: 2 })).rejects.toThrow(/give one of them/);
-    await expect(client.materials.exportParquet(out, { columns: COLUMNS, rowGroupBytes: 10 })).rejects.toThrow(/rowGroupBytes must be/);
+    await expect(
+      client.materials.exportParquet(out, { columns: ["formula"], partitionBy: "lattice.type" }),
+    ).rejects.toThrow(/not one of the exported columns/);
+    await expect(
+      client.materials.exportCsv(out, { columns: COLUMNS, partitionBy: "lattice.type" } as never),
+    ).rejects.toThrow(/does not apply to csv/);
+    await expect(
+      client.materials.exportParquet(out, { columns: COLUMNS, partitionBy: "lattice.type", partitions: 2 }),
+    ).rejects.toThrow(/give one of them/);
+    await expect(client.materials.exportParquet(out, { columns: COLUMNS, rowGroupBytes: 10 })).rejects.toThrow(
+      /rowGroupBytes must be/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 });
@@ -173,11 +204,25 @@ describe("partition folder names", () => {
     for (const name of names) await client.materials.create({ name, formula: "Si", tags: ["hive-probe"] } as never);
     await client.materials.create({ formula: "Si", tags: ["hive-probe"] } as never);
     const out = join(dir, "by-name");
-    await client.materials.exportParquet(out, { columns: ["_id", "name", "formula"], partitionBy: "name", query: { tags: "hive-probe" } });
+    await client.materials.exportParquet(out, {
+      columns: ["_id", "name", "formula"],
+      partitionBy: "name",
+      query: { tags: "hive-probe" },
+    });
     expect(readdirSync(out).sort()).toEqual(
-      ["name=a%2Fb", "name=x%3Dy", "name=50%25", "name=%231 %5Bbest%5D", "name=é ü", "name=__HIVE_DEFAULT_PARTITION__", "_SUCCESS"].sort(),
+      [
+        "name=a%2Fb",
+        "name=x%3Dy",
+        "name=50%25",
+        "name=%231 %5Bbest%5D",
+        "name=é ü",
+        "name=__HIVE_DEFAULT_PARTITION__",
+        "_SUCCESS",
+      ].sort(),
     );
-    const rows = await sql(`SELECT name, count(*) AS n FROM read_parquet('${out}/**/*.parquet', hive_partitioning = true) GROUP BY 1`);
+    const rows = await sql(
+      `SELECT name, count(*) AS n FROM read_parquet('${out}/**/*.parquet', hive_partitioning = true) GROUP BY 1`,
+    );
     const counts = Object.fromEntries(rows.map((r) => [String(r.name), Number(r.n)]));
     // The empty name and the missing one share the default partition, read back as null (as Spark writes them).
     expect(counts).toEqual({ "a/b": 1, "x=y": 1, "50%": 1, "#1 [best]": 1, "é ü": 1, null: 2 });
@@ -201,9 +246,15 @@ describe("a resumed partitionBy export", () => {
       Object.assign(record, { kind: ["alpha", "beta", "gamma"][i % 7 < 4 ? 0 : i % 7 < 6 ? 1 : 2] });
     });
     // A column only alpha records have, and one only the first 100 records have.
-    for (const record of fault.records) if ((record as { kind?: string }).kind === "alpha") Object.assign(record, { alphaOnly: 1 });
+    for (const record of fault.records)
+      if ((record as { kind?: string }).kind === "alpha") Object.assign(record, { alphaOnly: 1 });
     for (const record of fault.records.slice(0, 100)) Object.assign(record, { early: "yes" });
-    faultClient = new Client({ baseUrl: fault.baseUrl, accountId: fault.accountId, authToken: fault.authToken, maxRetries: 0 });
+    faultClient = new Client({
+      baseUrl: fault.baseUrl,
+      accountId: fault.accountId,
+      authToken: fault.authToken,
+      maxRetries: 0,
+    });
   });
 
   afterAll(async () => {
@@ -219,7 +270,12 @@ describe("a resumed partitionBy export", () => {
 
     const controller = new AbortController();
     const stopped = await faultClient.materials
-      .exportParquet(target, { ...options, resume: true, signal: controller.signal, onProgress: (p) => p.items >= 1300 && controller.abort(new Error("link lost")) })
+      .exportParquet(target, {
+        ...options,
+        resume: true,
+        signal: controller.signal,
+        onProgress: (p) => p.items >= 1300 && controller.abort(new Error("link lost")),
+      })
       .catch((e: unknown) => e);
     expect((stopped as Error).name).toBe("AbortError");
     expect(existsSync(target)).toBe(false);
@@ -238,7 +294,9 @@ describe("a resumed partitionBy export", () => {
     expect(existsSync(partial) || existsSync(state)).toBe(false);
 
     const read = (where: string) =>
-      sql(`SELECT kind, _id, name, n FROM read_parquet('${where}/**/*.parquet', hive_partitioning = true) ORDER BY _id`);
+      sql(
+        `SELECT kind, _id, name, n FROM read_parquet('${where}/**/*.parquet', hive_partitioning = true) ORDER BY _id`,
+      );
     const [resumed, whole] = [await read(target), await read(reference)];
     expect(resumed.length).toBe(3000);
     expect(resumed).toEqual(whole);
@@ -246,10 +304,15 @@ describe("a resumed partitionBy export", () => {
 
   it("with strict, refuses a column empty in every folder, not one empty in some", async () => {
     const options = { partitionBy: "kind", pageSize: 500, strict: true };
-    const ok = await faultClient.materials.exportParquet(join(dir, "strict-ok"), { ...options, columns: ["_id", "kind", "alphaOnly"] });
+    const ok = await faultClient.materials.exportParquet(join(dir, "strict-ok"), {
+      ...options,
+      columns: ["_id", "kind", "alphaOnly"],
+    });
     expect(ok.items).toBe(3000);
     const out = join(dir, "strict-empty");
-    const error = await faultClient.materials.exportParquet(out, { ...options, columns: ["_id", "kind", "nowhere"] }).catch((e: unknown) => e);
+    const error = await faultClient.materials
+      .exportParquet(out, { ...options, columns: ["_id", "kind", "nowhere"] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmptyColumnError);
     expect((error as Error).message).toContain("none of the 3,000 records");
     expect(existsSync(out)).toBe(false);
@@ -257,14 +320,27 @@ describe("a resumed partitionBy export", () => {
 
   it("with strict, resumes past a column whose values were all in the first run", async () => {
     const target = join(dir, "strict-resumed");
-    const options = { columns: ["_id", "kind", "early"], partitionBy: "kind", pageSize: 100, rowGroupSize: 250, resume: true, strict: true };
+    const options = {
+      columns: ["_id", "kind", "early"],
+      partitionBy: "kind",
+      pageSize: 100,
+      rowGroupSize: 250,
+      resume: true,
+      strict: true,
+    };
     const controller = new AbortController();
     await faultClient.materials
-      .exportParquet(target, { ...options, signal: controller.signal, onProgress: (p) => p.items >= 1300 && controller.abort(new Error("link lost")) })
+      .exportParquet(target, {
+        ...options,
+        signal: controller.signal,
+        onProgress: (p) => p.items >= 1300 && controller.abort(new Error("link lost")),
+      })
       .catch(() => undefined);
     const result = await faultClient.materials.exportParquet(target, options);
     expect(result.items).toBe(3000);
-    const rows = await sql(`SELECT count(early) AS n FROM read_parquet('${target}/**/*.parquet', hive_partitioning = true)`);
+    const rows = await sql(
+      `SELECT count(early) AS n FROM read_parquet('${target}/**/*.parquet', hive_partitioning = true)`,
+    );
     expect(Number(rows[0].n)).toBe(100);
   });
 
@@ -273,8 +349,15 @@ describe("a resumed partitionBy export", () => {
     const controller = new AbortController();
     const options = { columns: ["_id", "name", "kind", "n"], pageSize: 100, rowGroupSize: 250, resume: true };
     await faultClient.materials
-      .exportParquet(target, { ...options, partitionBy: "kind", signal: controller.signal, onProgress: (p) => p.items >= 500 && controller.abort(new Error("link lost")) })
+      .exportParquet(target, {
+        ...options,
+        partitionBy: "kind",
+        signal: controller.signal,
+        onProgress: (p) => p.items >= 500 && controller.abort(new Error("link lost")),
+      })
       .catch(() => undefined);
-    await expect(faultClient.materials.exportParquet(target, { ...options, partitionBy: "name" })).rejects.toThrow(/its partitionBy was "kind"/);
+    await expect(faultClient.materials.exportParquet(target, { ...options, partitionBy: "name" })).rejects.toThrow(
+      /its partitionBy was "kind"/,
+    );
   });
 });

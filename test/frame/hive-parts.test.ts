@@ -11,14 +11,17 @@ import { ValidationError } from "../../src";
 describe("partition folder names", () => {
   it("escape exactly the characters Hive's and Spark's escapePathName escape, as %XX", () => {
     const escaped = ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\u007f", "{", "[", "]", "^"];
-    for (const c of escaped) expect(escapePathName(c)).toBe(`%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
-    for (let code = 1; code < 32; code++) expect(escapePathName(String.fromCharCode(code))).toBe(`%${code.toString(16).toUpperCase().padStart(2, "0")}`);
+    for (const c of escaped)
+      expect(escapePathName(c)).toBe(`%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+    for (let code = 1; code < 32; code++)
+      expect(escapePathName(String.fromCharCode(code))).toBe(`%${code.toString(16).toUpperCase().padStart(2, "0")}`);
     // Everything else stays: spaces, punctuation Hive keeps, non-ASCII.
     expect(escapePathName(" !$&()+,-.;<>@_`|}~ é ü 中")).toBe(" !$&()+,-.;<>@_`|}~ é ü 中");
   });
 
   it("name null, missing and empty values __HIVE_DEFAULT_PARTITION__, numbers and booleans as printed", () => {
-    for (const value of [null, undefined, ""]) expect(partitionFolder("lattice.type", value, "m1")).toBe(`lattice.type=${HIVE_DEFAULT_PARTITION}`);
+    for (const value of [null, undefined, ""])
+      expect(partitionFolder("lattice.type", value, "m1")).toBe(`lattice.type=${HIVE_DEFAULT_PARTITION}`);
     expect(partitionFolder("n", 3, "m1")).toBe("n=3");
     expect(partitionFolder("n", 2.5, "m1")).toBe("n=2.5");
     expect(partitionFolder("ok", false, "m1")).toBe("ok=false");

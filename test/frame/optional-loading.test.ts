@@ -52,14 +52,17 @@ describe("danfojs-node is loaded lazily", () => {
       WITHOUT_DANFO,
     );
     expect(out).toBe(
-      "MissingDependencyError ERR_MISSING_DEPENDENCY A DataFrame needs the optional package danfojs-node, which is not installed: run `npm install danfojs-node`. Version 1.2.0 also needs \"overrides\" in your package.json: see \"Installing danfojs-node\" in matframe's docs/tables.md.",
+      'MissingDependencyError ERR_MISSING_DEPENDENCY A DataFrame needs the optional package danfojs-node, which is not installed: run `npm install danfojs-node`. Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s docs/tables.md.',
     );
   });
 });
 
 describe("native Snappy is optional", () => {
   it("a Parquet export falls back to hyparquet-writer's JavaScript Snappy where the snappy package does not load, and DuckDB reads the file", async () => {
-    const withoutSnappy = WITHOUT_DANFO.replace('request === "danfojs-node"', 'request === "snappy"').replace("'danfojs-node'", "'snappy'");
+    const withoutSnappy = WITHOUT_DANFO.replace('request === "danfojs-node"', 'request === "snappy"').replace(
+      "'danfojs-node'",
+      "'snappy'",
+    );
     const file = join(tmpdir(), `matframe-no-native-snappy-${process.pid}.parquet`);
     try {
       const out = await node(
@@ -74,7 +77,9 @@ describe("native Snappy is optional", () => {
       const duck = await (await DuckDBInstance.create(":memory:")).connect();
       const codecs = await duck.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata('${file}')`);
       expect(codecs.getRows()).toEqual([["SNAPPY"]]);
-      const sums = await duck.runAndReadAll(`SELECT count(*)::INTEGER, sum("lattice.a"), count(DISTINCT name)::INTEGER FROM '${file}'`);
+      const sums = await duck.runAndReadAll(
+        `SELECT count(*)::INTEGER, sum("lattice.a"), count(DISTINCT name)::INTEGER FROM '${file}'`,
+      );
       expect(sums.getRows()[0]).toEqual([3000, (2999 * 3000) / 2 / 8, 3000]);
       duck.closeSync();
     } finally {
@@ -104,6 +109,8 @@ Module._resolveFilename = function (request, ...rest) {
       BROKEN_WRITER,
     );
     expect(out).not.toContain("not installed");
-    expect(out).toMatch(/^MatframeError ERR_MATFRAME A Parquet export could not load hyparquet-writer \(ERR_PACKAGE_PATH_NOT_EXPORTED: .*needs version 0\.17\.0 exactly: run `npm install hyparquet-writer@0\.17\.0`\.$/);
+    expect(out).toMatch(
+      /^MatframeError ERR_MATFRAME A Parquet export could not load hyparquet-writer \(ERR_PACKAGE_PATH_NOT_EXPORTED: .*needs version 0\.17\.0 exactly: run `npm install hyparquet-writer@0\.17\.0`\.$/,
+    );
   });
 });

@@ -16,24 +16,51 @@ const PYTHON = "/usr/bin/python3";
 const HELPER = join(__dirname, "pandas_chains.py");
 const SEED = Number(process.env.MATFRAME_CHAIN_SEED ?? 20261126);
 const CHAINS = 240;
-const hasPandas = existsSync(PYTHON) && (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import pandas"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasPandas =
+  existsSync(PYTHON) &&
+  (() => {
+    try {
+      execFileSync(PYTHON, ["-c", "import pandas"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 if (!hasPandas) {
-  if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error("python3-pandas is missing: apt-get install python3-pandas");
+  if (process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+    throw new Error("python3-pandas is missing: apt-get install python3-pandas");
   console.warn("SKIPPED: the pandas differential test needs Debian's python3-pandas (apt-get install python3-pandas)");
 }
 
-const COLUMNS = ["name", "formula", "lattice.type", "method", "lattice.a", "lattice.c", "derivedProperties.volume", "derivedProperties.density", "derivedProperties.elemental_ratio.Si", "derivedFrom.strain"];
-const POOL_NUMERIC = ["lattice.a", "lattice.c", "derivedProperties.volume", "derivedProperties.density", "derivedProperties.elemental_ratio.Si", "derivedFrom.strain"];
+const COLUMNS = [
+  "name",
+  "formula",
+  "lattice.type",
+  "method",
+  "lattice.a",
+  "lattice.c",
+  "derivedProperties.volume",
+  "derivedProperties.density",
+  "derivedProperties.elemental_ratio.Si",
+  "derivedFrom.strain",
+];
+const POOL_NUMERIC = [
+  "lattice.a",
+  "lattice.c",
+  "derivedProperties.volume",
+  "derivedProperties.density",
+  "derivedProperties.elemental_ratio.Si",
+  "derivedFrom.strain",
+];
 const POOL_TEXT = ["lattice.type", "method.type", "method.subtype", "formula"];
 
-type Result = { frame?: { columns: string[]; index: unknown[]; rows: unknown[][] }; series?: { index: unknown[] | null; values: unknown[] }; value?: unknown; error?: string; written?: { columns: string[]; rows: unknown[][] } };
+type Result = {
+  frame?: { columns: string[]; index: unknown[]; rows: unknown[][] };
+  series?: { index: unknown[] | null; values: unknown[] };
+  value?: unknown;
+  error?: string;
+  written?: { columns: string[]; rows: unknown[][] };
+};
 
 let server: ServerHandle;
 let dir: string;
@@ -49,7 +76,8 @@ function knockOut(records: Array<Record<string, any>>): void {
     if (random() < 0.08) delete record.lattice.c;
     if (random() < 0.05) delete record.lattice.type;
     if (random() < 0.06) delete record.method;
-    if (random() < 0.1) record.derivedProperties = (record.derivedProperties ?? []).filter((p: { name: string }) => p.name !== "density");
+    if (random() < 0.1)
+      record.derivedProperties = (record.derivedProperties ?? []).filter((p: { name: string }) => p.name !== "density");
   }
 }
 
@@ -71,12 +99,17 @@ async function runOurs(chain: Chain): Promise<Result> {
 }
 
 function frameJson(frame: DataFrame): Result["frame"] {
-  return { columns: [...frame.columns], index: [...frame.index], rows: (frame.values as unknown[][]).map((row) => row.map(cell)) };
+  return {
+    columns: [...frame.columns],
+    index: [...frame.index],
+    rows: (frame.values as unknown[][]).map((row) => row.map(cell)),
+  };
 }
 
 async function terminal(frame: DataFrame, term: Terminal): Promise<Result> {
   switch (term.kind) {
-    case "frame": return { frame: frameJson(frame) };
+    case "frame":
+      return { frame: frameJson(frame) };
     case "write": {
       await exportCsv(frame, term.path, { force: true, onWarning: () => {} });
       return { frame: frameJson(frame) };
@@ -92,8 +125,10 @@ async function terminal(frame: DataFrame, term: Terminal): Promise<Result> {
       const counts = frame.column(term.col).valueCounts();
       return { series: { index: counts.index.map(cell), values: counts.values.map(cell) } };
     }
-    case "unique": return { series: { index: null, values: frame.column(term.col).unique().values.map(cell) } };
-    case "stat": return { value: cell((frame.column(term.col) as unknown as Record<string, () => unknown>)[term.fn]()) };
+    case "unique":
+      return { series: { index: null, values: frame.column(term.col).unique().values.map(cell) } };
+    case "stat":
+      return { value: cell((frame.column(term.col) as unknown as Record<string, () => unknown>)[term.fn]()) };
     case "sortSeries": {
       const sorted = frame.column(term.col).sortValues({ ascending: term.asc });
       return { series: { index: [...sorted.index], values: sorted.values.map(cell) } };
@@ -102,13 +137,17 @@ async function terminal(frame: DataFrame, term: Terminal): Promise<Result> {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  if (typeof a === "number" && typeof b === "number") return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+  if (typeof a === "number" && typeof b === "number")
+    return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
   return a === b;
 }
 
 /** The first difference between two answers, in words; undefined when they agree. */
 function difference(mine: Result, pandas: Result, kind: Terminal["kind"]): string | undefined {
-  if (mine.error || pandas.error) return mine.error === pandas.error ? undefined : `matframe: ${mine.error ?? "an answer"}; pandas: ${pandas.error ?? "an answer"}`;
+  if (mine.error || pandas.error)
+    return mine.error === pandas.error
+      ? undefined
+      : `matframe: ${mine.error ?? "an answer"}; pandas: ${pandas.error ?? "an answer"}`;
   if (pandas.frame) {
     const [m, p] = [mine.frame!, pandas.frame];
     if (m.columns.join("|") !== p.columns.join("|")) return `columns: matframe [${m.columns}], pandas [${p.columns}]`;
@@ -116,7 +155,8 @@ function difference(mine: Result, pandas: Result, kind: Terminal["kind"]): strin
     for (let r = 0; r < p.index.length; r += 1) {
       if (!same(m.index[r], p.index[r])) return `row ${r}: label matframe ${m.index[r]}, pandas ${p.index[r]}`;
       for (let c = 0; c < p.columns.length; c += 1) {
-        if (!same(m.rows[r][c], p.rows[r][c])) return `row ${r} (label ${p.index[r]}), column ${p.columns[c]}: matframe ${JSON.stringify(m.rows[r][c])}, pandas ${JSON.stringify(p.rows[r][c])}`;
+        if (!same(m.rows[r][c], p.rows[r][c]))
+          return `row ${r} (label ${p.index[r]}), column ${p.columns[c]}: matframe ${JSON.stringify(m.rows[r][c])}, pandas ${JSON.stringify(p.rows[r][c])}`;
       }
     }
   }
@@ -126,7 +166,8 @@ function difference(mine: Result, pandas: Result, kind: Terminal["kind"]): strin
     if (w.rows.length !== p.rows.length) return `written CSV has ${w.rows.length} rows, pandas ${p.rows.length}`;
     for (let r = 0; r < p.rows.length; r += 1) {
       for (let c = 0; c < p.columns.length; c += 1) {
-        if (!same(w.rows[r][c], p.rows[r][c])) return `written CSV row ${r}, column ${p.columns[c]}: read back ${JSON.stringify(w.rows[r][c])}, pandas ${JSON.stringify(p.rows[r][c])}`;
+        if (!same(w.rows[r][c], p.rows[r][c]))
+          return `written CSV row ${r}, column ${p.columns[c]}: read back ${JSON.stringify(w.rows[r][c])}, pandas ${JSON.stringify(p.rows[r][c])}`;
       }
     }
   }
@@ -134,15 +175,23 @@ function difference(mine: Result, pandas: Result, kind: Terminal["kind"]): strin
     const [m, p] = [mine.series!, pandas.series];
     if (kind === "valueCounts") {
       // pandas 1.5 orders equal counts by an unstable sort: compare the counts per value, and the order of counts.
-      const key = (index: unknown[], values: unknown[]) => index.map((v, i) => `${JSON.stringify(v)}=${values[i]}`).sort().join(", ");
-      if (key(m.index!, m.values) !== key(p.index!, p.values)) return `value counts: matframe {${key(m.index!, m.values)}}, pandas {${key(p.index!, p.values)}}`;
+      const key = (index: unknown[], values: unknown[]) =>
+        index
+          .map((v, i) => `${JSON.stringify(v)}=${values[i]}`)
+          .sort()
+          .join(", ");
+      if (key(m.index!, m.values) !== key(p.index!, p.values))
+        return `value counts: matframe {${key(m.index!, m.values)}}, pandas {${key(p.index!, p.values)}}`;
       if (m.values.join() !== p.values.join()) return `count order: matframe ${m.values}, pandas ${p.values}`;
       return undefined;
     }
-    if (p.index && JSON.stringify(m.index) !== JSON.stringify(p.index)) return `labels: matframe ${JSON.stringify(m.index).slice(0, 200)}, pandas ${JSON.stringify(p.index).slice(0, 200)}`;
-    if (m.values.length !== p.values.length || m.values.some((v, i) => !same(v, p.values[i]))) return `values: matframe ${JSON.stringify(m.values).slice(0, 200)}, pandas ${JSON.stringify(p.values).slice(0, 200)}`;
+    if (p.index && JSON.stringify(m.index) !== JSON.stringify(p.index))
+      return `labels: matframe ${JSON.stringify(m.index).slice(0, 200)}, pandas ${JSON.stringify(p.index).slice(0, 200)}`;
+    if (m.values.length !== p.values.length || m.values.some((v, i) => !same(v, p.values[i])))
+      return `values: matframe ${JSON.stringify(m.values).slice(0, 200)}, pandas ${JSON.stringify(p.values).slice(0, 200)}`;
   }
-  if ("value" in pandas && !same(mine.value, pandas.value)) return `value: matframe ${JSON.stringify(mine.value)}, pandas ${JSON.stringify(pandas.value)}`;
+  if ("value" in pandas && !same(mine.value, pandas.value))
+    return `value: matframe ${JSON.stringify(mine.value)}, pandas ${JSON.stringify(pandas.value)}`;
   return undefined;
 }
 
@@ -161,14 +210,29 @@ describe.skipIf(!hasPandas)("frames against pandas, on generated chains of opera
     base = await toDataFrame(records, { columns: COLUMNS, onWarning: () => {} });
     dir = mkdtempSync(join(tmpdir(), "matframe-pandas-"));
     const columnOf = (name: string) => base.column(name).values as Array<number | string | null>;
-    const values = new Map([...POOL_NUMERIC, ...POOL_TEXT].map((name) => [name, columnOf(name).filter((v): v is number | string => v !== null && !Number.isNaN(v))]));
+    const values = new Map(
+      [...POOL_NUMERIC, ...POOL_TEXT].map((name) => [
+        name,
+        columnOf(name).filter((v): v is number | string => v !== null && !Number.isNaN(v)),
+      ]),
+    );
     const pool: ColumnPool = { numeric: POOL_NUMERIC, text: POOL_TEXT, extra: ["name"], values };
     chains = generateChains(CHAINS, SEED, pool, dir);
     ours = [];
     for (const chain of chains) ours.push(await runOurs(chain));
     const input = join(dir, "chains.json");
-    writeFileSync(input, JSON.stringify({ names: base.columns, dtypes: base.dtypes, rows: (base.values as unknown[][]).map((row) => row.map(cell)), chains }));
-    theirs = JSON.parse(execFileSync(PYTHON, [HELPER, input], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024 })) as Result[];
+    writeFileSync(
+      input,
+      JSON.stringify({
+        names: base.columns,
+        dtypes: base.dtypes,
+        rows: (base.values as unknown[][]).map((row) => row.map(cell)),
+        chains,
+      }),
+    );
+    theirs = JSON.parse(
+      execFileSync(PYTHON, [HELPER, input], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024 }),
+    ) as Result[];
   }, 120_000);
 
   afterAll(async () => {
@@ -178,7 +242,13 @@ describe.skipIf(!hasPandas)("frames against pandas, on generated chains of opera
 
   it("runs on 2,000 materials with missing values in the columns it sorts, filters and groups", () => {
     expect(base.shape[0]).toBe(2000);
-    for (const name of ["lattice.c", "derivedProperties.density", "method.type", "lattice.type", "derivedFrom.strain"]) {
+    for (const name of [
+      "lattice.c",
+      "derivedProperties.density",
+      "method.type",
+      "lattice.type",
+      "derivedFrom.strain",
+    ]) {
       const missing = base.column(name).values.filter((v) => v === null || Number.isNaN(v)).length;
       expect(missing, name).toBeGreaterThan(20);
     }
@@ -190,18 +260,24 @@ describe.skipIf(!hasPandas)("frames against pandas, on generated chains of opera
       const diff = difference(ours[i], theirs[i], chain.terminal.kind);
       return diff ? [`chain ${i}: ${describeChain(chain)}\n    ${diff}`] : [];
     });
-    expect(diffs.length, `${diffs.length} of ${chains.length} chains disagree with pandas (seed ${SEED}):\n${diffs.slice(0, 12).join("\n")}`).toBe(0);
+    expect(
+      diffs.length,
+      `${diffs.length} of ${chains.length} chains disagree with pandas (seed ${SEED}):\n${diffs.slice(0, 12).join("\n")}`,
+    ).toBe(0);
   });
 
   it("the chains mean something: most give rows or values, and the pairs the tables guide warns about are there", () => {
-    const nonEmpty = theirs.filter((r) => !r.error && (r.frame ? r.frame.rows.length > 0 : r.series ? r.series.values.length > 0 : true)).length;
+    const nonEmpty = theirs.filter(
+      (r) => !r.error && (r.frame ? r.frame.rows.length > 0 : r.series ? r.series.values.length > 0 : true),
+    ).length;
     expect(nonEmpty).toBeGreaterThan(chains.length * 0.6);
     expect(theirs.filter((r) => r.error).length).toBeLessThan(chains.length * 0.05);
     const opening = (a: string, b: string) => chains.filter((c) => c.steps[0]?.op === a && c.steps[1]?.op === b).length;
     expect(opening("sort", "filter")).toBeGreaterThanOrEqual(10);
     expect(opening("filter", "sort")).toBeGreaterThanOrEqual(10);
     expect(opening("filter", "filter")).toBeGreaterThanOrEqual(10);
-    expect(chains.filter((c) => c.steps[0]?.op === "filter" && c.terminal.kind === "groupby").length).toBeGreaterThan(0);
+    expect(chains.filter((c) => c.steps[0]?.op === "filter" && c.terminal.kind === "groupby").length).toBeGreaterThan(
+      0,
+    );
   });
 });
-

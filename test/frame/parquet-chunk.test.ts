@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { exportParquet } from "../../src";
 import { snappyBackend, snappyCompress } from "../../src/frame/export/snappy";
-import { ChunkBuilder, encodeHybrid, rawPages, writeEncodedChunk, type ChunkKit, type RleWriter } from "../../src/frame/export/parquet-chunk";
+import {
+  ChunkBuilder,
+  encodeHybrid,
+  rawPages,
+  writeEncodedChunk,
+  type ChunkKit,
+  type RleWriter,
+} from "../../src/frame/export/parquet-chunk";
 
 // Snappy (native and hyparquet-writer's JavaScript port) and matframe's text/double column chunks, checked by code they do not
 // contain: hyparquet's Snappy decoder and Parquet reader, hyparquet-writer's own compressor (for
@@ -16,7 +23,9 @@ interface Hyparquet {
   snappyUncompress(input: Uint8Array, output: Uint8Array): void;
   asyncBufferFromFile(file: string): Promise<unknown>;
   parquetReadObjects(options: { file: unknown }): Promise<Record<string, unknown>[]>;
-  parquetMetadataAsync(file: unknown): Promise<{ row_groups: { columns: { meta_data?: { encodings: string[] }; offset_index_offset?: bigint }[] }[] }>;
+  parquetMetadataAsync(
+    file: unknown,
+  ): Promise<{ row_groups: { columns: { meta_data?: { encodings: string[] }; offset_index_offset?: bigint }[] }[] }>;
 }
 let hyparquet: Hyparquet;
 let writerSnappy: (input: Uint8Array) => Uint8Array;
@@ -25,7 +34,9 @@ let duck: DuckDBConnection;
 
 beforeAll(async () => {
   hyparquet = (await import("hyparquet")) as unknown as Hyparquet;
-  writerSnappy = ((await import("hyparquet-writer/src/snappy.js")) as { snappyCompress: (input: Uint8Array) => Uint8Array }).snappyCompress;
+  writerSnappy = (
+    (await import("hyparquet-writer/src/snappy.js")) as { snappyCompress: (input: Uint8Array) => Uint8Array }
+  ).snappyCompress;
   dir = mkdtempSync(join(tmpdir(), "matframe-parquet-chunk-"));
   duck = await (await DuckDBInstance.create(":memory:")).connect();
 });
@@ -36,7 +47,9 @@ afterAll(() => {
 });
 
 describe("snappyCompress", () => {
-  const text = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `Si2, silicon FCC, synthetic +${(i % 40) / 4}% strain #${i}\n`).join(""));
+  const text = Buffer.from(
+    Array.from({ length: 40_000 }, (_, i) => `Si2, silicon FCC, synthetic +${(i % 40) / 4}% strain #${i}\n`).join(""),
+  );
   const inputs: [string, Uint8Array][] = [
     ["empty", new Uint8Array(0)],
     ["one byte", new Uint8Array([7])],
@@ -61,7 +74,9 @@ describe("snappyCompress", () => {
     // The native library, like Google's reference, compresses 64 KiB blocks on their own;
     // hyparquet-writer's copy also matches across them, up to 13% smaller on long repetitive text.
     for (const backend of ["native", "js"] as const) {
-      expect(snappyCompress(input, backend).length).toBeLessThanOrEqual(Math.ceil(writerSnappy(input).length * 1.15) + 8);
+      expect(snappyCompress(input, backend).length).toBeLessThanOrEqual(
+        Math.ceil(writerSnappy(input).length * 1.15) + 8,
+      );
     }
   });
   it("shrinks repetitive text as Snappy should", () => {
@@ -88,7 +103,12 @@ describe("text and double column chunks", () => {
 
   it("writes the bytes hyparquet-writer's own writer writes for the same columns", async () => {
     const file = join(dir, "chunks.parquet");
-    await exportParquet([records.slice(0, 12_345), records.slice(12_345)], file, { columns, types, rowGroupSize: 25_000, onWarning: () => {} });
+    await exportParquet([records.slice(0, 12_345), records.slice(12_345)], file, {
+      columns,
+      types,
+      rowGroupSize: 25_000,
+      onWarning: () => {},
+    });
     const columnData = columns.map((name) => ({
       name,
       data: records.slice(0, 25_000).map((record) => record[name as keyof typeof record]),
@@ -96,7 +116,10 @@ describe("text and double column chunks", () => {
       nullable: true,
       statistics: name === "a" || name === "b",
     }));
-    const rest = columnData.map((column) => ({ ...column, data: records.slice(25_000).map((record) => record[column.name as keyof typeof record]) }));
+    const rest = columnData.map((column) => ({
+      ...column,
+      data: records.slice(25_000).map((record) => record[column.name as keyof typeof record]),
+    }));
     // Two writes, two row groups of 25,000 and 5,000 rows, as the export's rowGroupSize makes.
     const { ByteWriter, ParquetWriter, schemaFromColumnData } = (await import("hyparquet-writer")) as never as {
       ByteWriter: new () => { getBuffer(): ArrayBuffer };
@@ -131,7 +154,14 @@ describe("text and double column chunks", () => {
     const sameDouble = (got: unknown, want: number | null) => (want === null ? got === null : Object.is(got, want));
     for (let i = 0; i < rows; i++) {
       const [got, want] = [read[i], records[i]];
-      if (got._id !== want._id || got.name !== want.name || got.kind !== want.kind || got.empty !== null || !sameDouble(got.a, want.a) || !sameDouble(got.b, want.b)) {
+      if (
+        got._id !== want._id ||
+        got.name !== want.name ||
+        got.kind !== want.kind ||
+        got.empty !== null ||
+        !sameDouble(got.a, want.a) ||
+        !sameDouble(got.b, want.b)
+      ) {
         expect({ row: i, ...got }).toEqual({ row: i, ...want });
       }
     }
@@ -139,7 +169,14 @@ describe("text and double column chunks", () => {
       `SELECT count(*)::INTEGER, count(a)::INTEGER, count(kind)::INTEGER, count(empty)::INTEGER, sum(length(name))::INTEGER, max(kind) FROM '${file}'`,
     );
     const names = records.reduce((sum, record) => sum + [...record.name].length, 0);
-    expect(reader.getRows()[0]).toEqual([rows, records.filter((r) => r.a !== null).length, records.filter((r) => r.kind !== null).length, 0, names, "Si"]);
+    expect(reader.getRows()[0]).toEqual([
+      rows,
+      records.filter((r) => r.a !== null).length,
+      records.filter((r) => r.kind !== null).length,
+      0,
+      names,
+      "Si",
+    ]);
   });
 });
 
@@ -156,22 +193,37 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
   beforeAll(async () => {
     kit = {
       ...((await import("hyparquet-writer")) as object),
-      writeColumn: ((await import("hyparquet-writer/src/column.js")) as unknown as { writeColumn: Kit["writeColumn"] }).writeColumn,
-      writePageHeader: ((await import("hyparquet-writer/src/datapage.js")) as unknown as { writePageHeader: Kit["writePageHeader"] }).writePageHeader,
-      writeRleBitPackedHybrid: ((await import("hyparquet-writer/src/encoding.js")) as unknown as { writeRleBitPackedHybrid: Kit["writeRleBitPackedHybrid"] }).writeRleBitPackedHybrid,
+      writeColumn: ((await import("hyparquet-writer/src/column.js")) as unknown as { writeColumn: Kit["writeColumn"] })
+        .writeColumn,
+      writePageHeader: (
+        (await import("hyparquet-writer/src/datapage.js")) as unknown as { writePageHeader: Kit["writePageHeader"] }
+      ).writePageHeader,
+      writeRleBitPackedHybrid: (
+        (await import("hyparquet-writer/src/encoding.js")) as unknown as {
+          writeRleBitPackedHybrid: Kit["writeRleBitPackedHybrid"];
+        }
+      ).writeRleBitPackedHybrid,
     } as Kit;
   });
 
   const repeat = <T>(n: number, f: (i: number) => T) => Array.from({ length: n }, (_, i) => f(i));
   const columns: [string, "string" | "double", (string | number | null)[]][] = [
-    ["unique text with nulls", "string", repeat(3000, (i) => (i % 9 === 0 ? null : `material ${i} ${"é⚛".repeat(i % 5)}`))],
+    [
+      "unique text with nulls",
+      "string",
+      repeat(3000, (i) => (i % 9 === 0 ? null : `material ${i} ${"é⚛".repeat(i % 5)}`)),
+    ],
     ["repeated text (a dictionary)", "string", repeat(3000, (i) => ["Si", "GaAs", "Fe₂O₃", "🧪"][i % 4])],
     ["repeated text, nulls first", "string", repeat(2500, (i) => (i < 1200 ? null : ["a", "b"][i % 2]))],
     ["fewer values than the sample, unique", "string", repeat(300, (i) => `id-${i}`)],
     ["fewer values than the sample, repeated", "string", repeat(300, (i) => `kind-${i % 3}`)],
     ["a value longer than the page", "string", ["x".repeat(5000), null, "y", "z".repeat(3000), null, null, "w"]],
     ["nulls only", "string", repeat(50, () => null)],
-    ["unique doubles with NaN and -0", "double", repeat(3000, (i) => (i % 7 === 0 ? null : i % 11 === 0 ? NaN : i % 13 === 0 ? -0 : i * 0.37))],
+    [
+      "unique doubles with NaN and -0",
+      "double",
+      repeat(3000, (i) => (i % 7 === 0 ? null : i % 11 === 0 ? NaN : i % 13 === 0 ? -0 : i * 0.37)),
+    ],
     ["repeated doubles with NaN", "double", repeat(3000, (i) => [1.5, -2.25, NaN, 0, null][i % 5])],
     ["one double", "double", [42]],
     ["doubles nulls only", "double", [null, null, null]],
@@ -179,15 +231,32 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
   const pageSizes = [1, 4, 5, 64, 4096, 1 << 20];
 
   it.each(columns)("%s: the bytes and metadata writeColumn writes, at every page size", (name, type, values) => {
-    const [, element] = kit.schemaFromColumnData({ columnData: [{ name, data: [], type: type === "string" ? "STRING" : "DOUBLE", nullable: true }] });
+    const [, element] = kit.schemaFromColumnData({
+      columnData: [{ name, data: [], type: type === "string" ? "STRING" : "DOUBLE", nullable: true }],
+    });
     const root = { name: "root", num_children: 1 };
     for (const pageSize of pageSizes) {
       const statistics = type === "double";
       const theirs = new kit.ByteWriter(1024);
       const expected = kit.writeColumn({
         writer: theirs,
-        column: { columnName: name, element, schemaPath: [root, element], codec: "UNCOMPRESSED", compressors: {}, stats: statistics, pageSize, columnIndex: false, offsetIndex: true },
-        pageData: { values, definitionLevels: values.map((v) => (v === null ? 0 : 1)), repetitionLevels: [], maxDefinitionLevel: 1 },
+        column: {
+          columnName: name,
+          element,
+          schemaPath: [root, element],
+          codec: "UNCOMPRESSED",
+          compressors: {},
+          stats: statistics,
+          pageSize,
+          columnIndex: false,
+          offsetIndex: true,
+        },
+        pageData: {
+          values,
+          definitionLevels: values.map((v) => (v === null ? 0 : 1)),
+          repetitionLevels: [],
+          maxDefinitionLevel: 1,
+        },
       });
       const builder = new ChunkBuilder(type, { name, codec: "UNCOMPRESSED", pageSize, statistics });
       // Twice: the second chunk shows the builder starts clean for the next row group.
@@ -196,7 +265,9 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
         const ours = new kit.ByteWriter(1024);
         const chunk = builder.finish();
         const written = writeEncodedChunk(kit, ours, chunk, rawPages(chunk));
-        expect({ pageSize, round, bytes: Buffer.from(ours.getBytes()).equals(Buffer.from(theirs.getBytes())) }).toEqual({ pageSize, round, bytes: true });
+        expect({ pageSize, round, bytes: Buffer.from(ours.getBytes()).equals(Buffer.from(theirs.getBytes())) }).toEqual(
+          { pageSize, round, bytes: true },
+        );
         expect(written.chunk).toEqual(expected.chunk);
         expect(written.offsetIndex).toEqual(expected.offsetIndex);
       }
@@ -219,7 +290,10 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
       const theirs = new kit.ByteWriter(16);
       theirs.appendUint8(bitWidth);
       kit.writeRleBitPackedHybrid(theirs, values, bitWidth);
-      expect({ trial, bytes: Buffer.from(encodeHybrid(values, bitWidth, bitWidth)).toString("hex") }).toEqual({ trial, bytes: Buffer.from(theirs.getBytes()).toString("hex") });
+      expect({ trial, bytes: Buffer.from(encodeHybrid(values, bitWidth, bitWidth)).toString("hex") }).toEqual({
+        trial,
+        bytes: Buffer.from(theirs.getBytes()).toString("hex"),
+      });
     }
   });
 
@@ -227,10 +301,20 @@ describe("ChunkBuilder against hyparquet-writer's writeColumn", () => {
     // Unique for 1,000 values, then one value repeated: writeColumn's spread sample sees mostly
     // repeats and keeps a dictionary; the builder has already chosen PLAIN. Both read back the same.
     const values = repeat(20_000, (i) => (i < 1000 ? `unique ${i}` : "same"));
-    const builder = new ChunkBuilder("string", { name: "c", codec: "UNCOMPRESSED", pageSize: 1 << 20, statistics: false });
+    const builder = new ChunkBuilder("string", {
+      name: "c",
+      codec: "UNCOMPRESSED",
+      pageSize: 1 << 20,
+      statistics: false,
+    });
     for (const value of values) builder.add(value);
     const chunk = builder.finish();
     expect(chunk.dictionary).toBeUndefined();
-    expect(chunk.pages.reduce((sum, page) => sum + (page.header.data_page_header_v2 as { num_values: number }).num_values, 0)).toBe(values.length);
+    expect(
+      chunk.pages.reduce(
+        (sum, page) => sum + (page.header.data_page_header_v2 as { num_values: number }).num_values,
+        0,
+      ),
+    ).toBe(values.length);
   });
 });

@@ -19,7 +19,9 @@ let duck: DuckDBConnection;
 interface Hyparquet {
   asyncBufferFromFile(file: string): Promise<unknown>;
   parquetReadObjects(options: { file: unknown }): Promise<Record<string, unknown>[]>;
-  parquetMetadataAsync(file: unknown): Promise<{ row_groups: { num_rows: bigint; columns: { meta_data?: { codec: string } }[] }[] }>;
+  parquetMetadataAsync(
+    file: unknown,
+  ): Promise<{ row_groups: { num_rows: bigint; columns: { meta_data?: { codec: string } }[] }[] }>;
 }
 let hyparquet: Hyparquet;
 
@@ -48,10 +50,22 @@ async function duckTypes(file: string): Promise<Record<string, string>> {
 }
 
 async function hyparquetRows(file: string): Promise<Record<string, unknown>[]> {
-  return (await hyparquet.parquetReadObjects({ file: await hyparquet.asyncBufferFromFile(file) })) as Record<string, unknown>[];
+  return (await hyparquet.parquetReadObjects({ file: await hyparquet.asyncBufferFromFile(file) })) as Record<
+    string,
+    unknown
+  >[];
 }
 
-const COLUMNS = ["formula", "lattice.a", "lattice.type", "isSynthetic", "derivedProperties.density", "method", "lattice.vectors.a", "tags.0"];
+const COLUMNS = [
+  "formula",
+  "lattice.a",
+  "lattice.type",
+  "isSynthetic",
+  "derivedProperties.density",
+  "method",
+  "lattice.vectors.a",
+  "tags.0",
+];
 
 describe("exportParquet", () => {
   it("writes typed columns that DuckDB and hyparquet read as the CSV export's values, nulls as nulls", async () => {
@@ -134,15 +148,36 @@ describe("exportParquet", () => {
       { _id: "r3", atoms: 2_147_483_647, steps: null },
     ]);
     // 2^31 does not fit int32, 1.5 no integer type.
-    await expect(exportParquet([[{ _id: "x", atoms: 2 ** 31 }]], join(dir, "big.parquet"), { columns: ["atoms"], types: { atoms: "int32" } })).rejects.toThrow(ColumnTypeError);
-    await expect(exportParquet([[{ _id: "x", steps: 1.5 }]], join(dir, "half.parquet"), { columns: ["steps"], types: { steps: "int64" } })).rejects.toThrow(/typed int64, but record x has 1.5/);
+    await expect(
+      exportParquet([[{ _id: "x", atoms: 2 ** 31 }]], join(dir, "big.parquet"), {
+        columns: ["atoms"],
+        types: { atoms: "int32" },
+      }),
+    ).rejects.toThrow(ColumnTypeError);
+    await expect(
+      exportParquet([[{ _id: "x", steps: 1.5 }]], join(dir, "half.parquet"), {
+        columns: ["steps"],
+        types: { steps: "int64" },
+      }),
+    ).rejects.toThrow(/typed int64, but record x has 1.5/);
   });
 
   it("writes a valid empty file, with the columns, when nothing matches", async () => {
     const file = join(dir, "empty.parquet");
     const result = await client.materials.exportParquet(file, { query: { formula: "Unobtainium" } });
     expect(result.items).toBe(0);
-    expect(Object.keys(await duckTypes(file))).toEqual(["_id", "name", "formula", "method.type", "method.subtype", "lattice.a", "lattice.b", "lattice.c", "derivedProperties.volume", "derivedProperties.density"]);
+    expect(Object.keys(await duckTypes(file))).toEqual([
+      "_id",
+      "name",
+      "formula",
+      "method.type",
+      "method.subtype",
+      "lattice.a",
+      "lattice.b",
+      "lattice.c",
+      "derivedProperties.volume",
+      "derivedProperties.density",
+    ]);
     expect(await hyparquetRows(file)).toEqual([]);
   });
 
@@ -153,9 +188,13 @@ describe("exportParquet", () => {
       { _id: "a3", extra: "three" },
     ];
     const file = join(dir, "mismatch.parquet");
-    const error = await exportParquet([records], file, { columns: ["extra"], rowGroupSize: 2 }).catch((e: unknown) => e);
+    const error = await exportParquet([records], file, { columns: ["extra"], rowGroupSize: 2 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ColumnTypeError);
-    expect((error as ColumnTypeError).message).toContain('Column "extra" is typed double, but record a3 has "three" (a string)');
+    expect((error as ColumnTypeError).message).toContain(
+      'Column "extra" is typed double, but record a3 has "three" (a string)',
+    );
     expect((error as ColumnTypeError).message).toContain('types: { "extra": "string" }');
     expect(existsSync(file)).toBe(false);
     expect(readdirSync(dir).filter((name) => name.includes("mismatch"))).toEqual([]);
@@ -167,10 +206,18 @@ describe("exportParquet", () => {
   it("checks its options before any request", async () => {
     // Nothing listens there: a request would fail with a ConnectionError, not a ValidationError.
     const offline = new Client({ baseUrl: "http://127.0.0.1:9", accountId: "a", authToken: "t" });
-    await expect(offline.materials.exportParquet(join(dir, "x.parquet"), { compression: "zstd" as never })).rejects.toThrow(ValidationError);
-    await expect(offline.materials.exportParquet(join(dir, "x.parquet"), { rowGroupSize: 0 })).rejects.toThrow(/rowGroupSize must be a whole number/);
-    await expect(offline.materials.exportParquet(join(dir, "x.parquet"), { types: { nope: "double" } })).rejects.toThrow(/types names "nope", which is not one of the columns/);
-    await expect(offline.materials.exportParquet(join(dir, "x.parquet"), { types: { formula: "float" as never } })).rejects.toThrow(/use one of double, int32, int64, boolean, string/);
+    await expect(
+      offline.materials.exportParquet(join(dir, "x.parquet"), { compression: "zstd" as never }),
+    ).rejects.toThrow(ValidationError);
+    await expect(offline.materials.exportParquet(join(dir, "x.parquet"), { rowGroupSize: 0 })).rejects.toThrow(
+      /rowGroupSize must be a whole number/,
+    );
+    await expect(
+      offline.materials.exportParquet(join(dir, "x.parquet"), { types: { nope: "double" } }),
+    ).rejects.toThrow(/types names "nope", which is not one of the columns/);
+    await expect(
+      offline.materials.exportParquet(join(dir, "x.parquet"), { types: { formula: "float" as never } }),
+    ).rejects.toThrow(/use one of double, int32, int64, boolean, string/);
     await offline.close();
     expect(existsSync(join(dir, "x.parquet"))).toBe(false);
   });
@@ -179,7 +226,12 @@ describe("exportParquet", () => {
     const file = join(dir, "aborted.parquet");
     const controller = new AbortController();
     const error = await client.materials
-      .exportParquet(file, { pageSize: 100, rowGroupSize: 150, signal: controller.signal, onProgress: (p) => p.pages === 4 && controller.abort() })
+      .exportParquet(file, {
+        pageSize: 100,
+        rowGroupSize: 150,
+        signal: controller.signal,
+        onProgress: (p) => p.pages === 4 && controller.abort(),
+      })
       .catch((e: unknown) => e);
     expect((error as Error).name).toBe("AbortError");
     expect(readdirSync(dir).filter((name) => name.includes("aborted"))).toEqual([]);

@@ -26,9 +26,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function read(query: Record<string, unknown>, strict = false): Promise<{ rows: number; warnings: FrameWarning[] }> {
+async function read(
+  query: Record<string, unknown>,
+  strict = false,
+): Promise<{ rows: number; warnings: FrameWarning[] }> {
   const warnings: FrameWarning[] = [];
-  const df = await client.materials.toDataFrame({ query, columns: ["formula"], strict, onWarning: (w) => warnings.push(w) });
+  const df = await client.materials.toDataFrame({
+    query,
+    columns: ["formula"],
+    strict,
+    onWarning: (w) => warnings.push(w),
+  });
   requests.push(JSON.stringify(query));
   return { rows: df.shape[0], warnings };
 }
@@ -39,7 +47,9 @@ describe("query paths checked against the material record", () => {
     expect(wrong.rows).toBe(0);
     expect(wrong.warnings).toHaveLength(1);
     expect(wrong.warnings[0]).toMatchObject({ code: "QUERY_PATH", path: "derivedProperties.density" });
-    expect(wrong.warnings[0].message).toMatch(/matches no material: derivedProperties is a list of named entries.*\$elemMatch/);
+    expect(wrong.warnings[0].message).toMatch(
+      /matches no material: derivedProperties is a list of named entries.*\$elemMatch/,
+    );
     const suggested = JSON.parse(wrong.warnings[0].suggestion!);
     expect(suggested).toEqual({ derivedProperties: { $elemMatch: { name: "density", value: { $gt: 5 } } } });
     const right = await read(suggested);
@@ -53,7 +63,9 @@ describe("query paths checked against the material record", () => {
       ["formla", "formula"],
       ["lattice.typ", "lattice.type"],
     ]);
-    expect(warnings[0].message).toBe('The query path "formla" is not a field of material records; did you mean "formula"?');
+    expect(warnings[0].message).toBe(
+      'The query path "formla" is not a field of material records; did you mean "formula"?',
+    );
   });
 
   it("paths that can match stay quiet: known fields, entry keys, array insides, operators", async () => {
@@ -71,13 +83,25 @@ describe("query paths checked against the material record", () => {
   it("strict: refused with a ValidationError before any request", async () => {
     const before = requests.length;
     await expect(read({ "derivedProperties.density": { $gt: 5 } }, true)).rejects.toThrow(ValidationError);
-    await expect(client.materials.exportCsv(join(dir, "x.csv"), { query: { formla: "Si" }, strict: true })).rejects.toThrow(/did you mean "formula"/);
+    await expect(
+      client.materials.exportCsv(join(dir, "x.csv"), { query: { formla: "Si" }, strict: true }),
+    ).rejects.toThrow(/did you mean "formula"/);
     expect(requests.length).toBe(before);
   });
 
   it("matframe export --query prints the warning in its own words", async () => {
-    const run = await runCli(["export", "--format", "csv", "--output", join(dir, "cli.csv"), "--query", '{"derivedProperties.density": {"$gt": 5}}']);
+    const run = await runCli([
+      "export",
+      "--format",
+      "csv",
+      "--output",
+      join(dir, "cli.csv"),
+      "--query",
+      '{"derivedProperties.density": {"$gt": 5}}',
+    ]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/The query path "derivedProperties\.density" matches no material.*\{"derivedProperties":\{"\$elemMatch":\{"name":"density","value":\{"\$gt":5\}\}\}\}/);
+    expect(run.stderr).toMatch(
+      /The query path "derivedProperties\.density" matches no material.*\{"derivedProperties":\{"\$elemMatch":\{"name":"density","value":\{"\$gt":5\}\}\}\}/,
+    );
   });
 });

@@ -29,7 +29,12 @@ beforeAll(async () => {
       return { kind: "hold", until: gate };
     },
   });
-  client = new Client({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken, maxRetries: 0 });
+  client = new Client({
+    baseUrl: server.baseUrl,
+    accountId: server.accountId,
+    authToken: server.authToken,
+    maxRetries: 0,
+  });
   dir = mkdtempSync(join(tmpdir(), "matframe-resume-lock-"));
 });
 
@@ -63,9 +68,13 @@ describe("a resumable export refused because another run writes it", () => {
     const first = client.materials.exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true });
     await reached;
     const partial = resumePaths(target).partial;
-    const second = await client.materials.exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true, restart: true }).catch((e: unknown) => e);
+    const second = await client.materials
+      .exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true, restart: true })
+      .catch((e: unknown) => e);
     expect(second).toBeInstanceOf(ResumeError);
-    expect((second as Error).message).toMatch(new RegExp(`Another export \\(process ${process.pid}\\) is writing .*one\\.csv; nothing of it was changed`));
+    expect((second as Error).message).toMatch(
+      new RegExp(`Another export \\(process ${process.pid}\\) is writing .*one\\.csv; nothing of it was changed`),
+    );
     // Still there: on its last page's write (which may still be landing), the running export goes on.
     expect(existsSync(partial)).toBe(true);
     release();
@@ -84,7 +93,9 @@ describe("a resumable export refused because another run writes it", () => {
     const first = client.materials.exportCsv(target, { columns: COLUMNS, pageSize: 100, partitions: 2, resume: true });
     await reached;
     expect(existsSync(resumePaths(target).lock)).toBe(true);
-    const second = await client.materials.exportCsv(target, { columns: COLUMNS, pageSize: 100, partitions: 2, resume: true, restart: true }).catch((e: unknown) => e);
+    const second = await client.materials
+      .exportCsv(target, { columns: COLUMNS, pageSize: 100, partitions: 2, resume: true, restart: true })
+      .catch((e: unknown) => e);
     expect(second).toBeInstanceOf(ResumeError);
     expect((second as Error).message).toMatch(/Another export .* is writing .*parts; nothing of it was changed/);
     expect(existsSync(resumePaths(target).partial)).toBe(true);
@@ -92,7 +103,9 @@ describe("a resumable export refused because another run writes it", () => {
     release();
     const result = await first;
     expect(result.items).toBe(3000);
-    const rows = readdirSync(target).flatMap((name) => readFileSync(join(target, name), "utf8").trim().split("\n").slice(1));
+    const rows = readdirSync(target).flatMap((name) =>
+      readFileSync(join(target, name), "utf8").trim().split("\n").slice(1),
+    );
     expect(rows).toHaveLength(3000);
     expect(new Set(rows).size).toBe(3000);
     // No part keeps a state or lock file of its own, and nothing is left beside the folder.
@@ -117,7 +130,14 @@ describe("a structure folder whose lock another process holds", () => {
     const target = join(dir, "structures");
     const controller = new AbortController();
     await platform.materials
-      .exportStructures(target, { format: "cif", pageSize: 4, resume: true, signal: controller.signal, onWarning: () => {}, onProgress: (p) => p.pages >= 2 && controller.abort() })
+      .exportStructures(target, {
+        format: "cif",
+        pageSize: 4,
+        resume: true,
+        signal: controller.signal,
+        onWarning: () => {},
+        onProgress: (p) => p.pages >= 2 && controller.abort(),
+      })
       .catch(() => undefined);
     const { partial, lock } = resumePaths(target);
     const saved = readdirSync(partial).sort();
@@ -125,7 +145,9 @@ describe("a structure folder whose lock another process holds", () => {
     const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
     try {
       writeFileSync(lock, String(holder.pid));
-      const refused = await platform.materials.exportStructures(target, { format: "cif", pageSize: 4, resume: true, restart: true, onWarning: () => {} }).catch((e: unknown) => e);
+      const refused = await platform.materials
+        .exportStructures(target, { format: "cif", pageSize: 4, resume: true, restart: true, onWarning: () => {} })
+        .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(ResumeError);
       expect((refused as Error).message).toMatch(new RegExp(`Another export \\(process ${holder.pid}\\) is writing`));
       expect(readdirSync(partial).sort()).toEqual(saved);
@@ -133,7 +155,12 @@ describe("a structure folder whose lock another process holds", () => {
       holder.kill();
     }
     await new Promise((resolve) => holder.once("exit", resolve));
-    const result = await platform.materials.exportStructures(target, { format: "cif", pageSize: 4, resume: true, onWarning: () => {} });
+    const result = await platform.materials.exportStructures(target, {
+      format: "cif",
+      pageSize: 4,
+      resume: true,
+      onWarning: () => {},
+    });
     expect(result.resumedFrom).toBeGreaterThan(0);
     expect(readdirSync(target)).toHaveLength(result.items + 1);
     expect(leftovers("structures")).toEqual([]);

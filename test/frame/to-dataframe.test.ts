@@ -5,7 +5,9 @@ import { toDataFrame } from "../../src/frame/dataframe/to-dataframe";
 import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
 
-const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;
+const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
+  Record<string, any>
+>;
 
 describe("toDataFrame", () => {
   it("builds the default columns from the bundled materials", async () => {
@@ -16,7 +18,18 @@ describe("toDataFrame", () => {
     expect(df.column("derivedProperties.volume").values).toEqual(volume);
     expect(df.column("lattice.a").values).toEqual(materials.map((m) => m.lattice.a));
     expect(df.column("method.subtype").values).toEqual(materials.map((m) => m.method?.subtype ?? null));
-    expect(df.dtypes).toEqual(["string", "string", "string", "string", "string", "float32", "float32", "float32", "float32", "float32"]);
+    expect(df.dtypes).toEqual([
+      "string",
+      "string",
+      "string",
+      "string",
+      "string",
+      "float32",
+      "float32",
+      "float32",
+      "float32",
+      "float32",
+    ]);
   });
 
   it("keeps values in the right columns when keys are reordered or missing", async () => {

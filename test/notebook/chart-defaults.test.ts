@@ -11,7 +11,9 @@ function numbersIn(svg: string): number[] {
 
 /** The x-axis label elements of a Vega SVG (text marks inside the axis-label group). */
 function axisLabelTags(svg: string): string[] {
-  return [...svg.matchAll(/<text [^>]*>(?:nc|us|paw|a rather long category name|another long category name)<\/text>/g)].map((m) => m[0]);
+  return [
+    ...svg.matchAll(/<text [^>]*>(?:nc|us|paw|a rather long category name|another long category name)<\/text>/g),
+  ].map((m) => m[0]);
 }
 
 describe("niceDomain", () => {
@@ -72,10 +74,16 @@ describe("scatterChart defaults", () => {
   });
 
   it("leaves out a label that would overlap another, keeping the point", async () => {
-    const crowded = Array.from({ length: 9 }, (_, i) => ({ x: 1 + (i % 3) * 0.001, y: 1 + Math.floor(i / 3) * 0.001, name: `Crowded${i}` }));
+    const crowded = Array.from({ length: 9 }, (_, i) => ({
+      x: 1 + (i % 3) * 0.001,
+      y: 1 + Math.floor(i / 3) * 0.001,
+      name: `Crowded${i}`,
+    }));
     const chart = await scatterChart([...crowded, { x: 2, y: 2, name: "alone" }], { x: "x", y: "y", label: "name" });
     expect(chart.marks).toBe(10);
-    const labels = [...chart.svg.matchAll(/aria-roledescription="text mark"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).filter((t) => t !== "");
+    const labels = [...chart.svg.matchAll(/aria-roledescription="text mark"[^>]*>([^<]*)<\/text>/g)]
+      .map((m) => m[1])
+      .filter((t) => t !== "");
     expect(labels).toContain("alone");
     expect(labels.length).toBeLessThan(10);
   });
@@ -88,7 +96,10 @@ describe("barChart defaults", () => {
     expect(flat).toHaveLength(3);
     for (const tag of flat) expect(tag).not.toMatch(/rotate\(/);
 
-    const long = await barChart([{ k: "a rather long category name" }, { k: "another long category name" }, { k: "nc" }], { x: "k", width: 200 });
+    const long = await barChart(
+      [{ k: "a rather long category name" }, { k: "another long category name" }, { k: "nc" }],
+      { x: "k", width: 200 },
+    );
     // Vega writes -30° as rotate(330).
     expect(axisLabelTags(long.svg).find((tag) => tag.endsWith(">nc</text>"))).toMatch(/rotate\(330\)/);
   });

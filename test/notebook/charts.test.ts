@@ -4,7 +4,10 @@ import { barChart, scatterChart } from "../../src/notebook";
 
 /** The data marks vega drew, with their accessible labels (vega-lite writes one per mark). */
 function marks(svg: string, role: "bar" | "point" | "text mark") {
-  const re = new RegExp(`<(?:path|text) aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="${role}"([^>]*)>`, "g");
+  const re = new RegExp(
+    `<(?:path|text) aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="${role}"([^>]*)>`,
+    "g",
+  );
   return [...svg.matchAll(re)].map((m) => ({ label: m[1], attrs: m[2] }));
 }
 
@@ -41,10 +44,12 @@ describe("barChart", () => {
       "method subtype: nc; materials: 3",
       "method subtype: us; materials: 2",
     ]);
-    expect(bars.map((b) => b.label).slice(2).sort()).toEqual([
-      "method subtype: (none); materials: 1",
-      "method subtype: paw; materials: 1",
-    ]);
+    expect(
+      bars
+        .map((b) => b.label)
+        .slice(2)
+        .sort(),
+    ).toEqual(["method subtype: (none); materials: 1", "method subtype: paw; materials: 1"]);
     const [nc, us, one] = bars.map((b) => barHeight(b.attrs));
     expect(nc / one).toBeCloseTo(3, 5);
     expect(us / one).toBeCloseTo(2, 5);
@@ -57,7 +62,14 @@ describe("barChart", () => {
         { system: "cubic", volume: 20.5 },
         { system: "hexagonal", volume: 40 },
       ],
-      { x: "system", y: "volume", xTitle: "lattice system", yTitle: "mean volume per atom", yUnit: "Å³", title: "Volumes" },
+      {
+        x: "system",
+        y: "volume",
+        xTitle: "lattice system",
+        yTitle: "mean volume per atom",
+        yUnit: "Å³",
+        title: "Volumes",
+      },
     );
     expect(chart.svg).toContain(">lattice system</text>");
     expect(chart.svg).toContain(">mean volume per atom (Å³)</text>");
@@ -73,7 +85,9 @@ describe("barChart", () => {
   });
 
   it("says which bar is not a number", async () => {
-    await expect(barChart([{ k: "a", v: "12" }], { x: "k", y: "v" })).rejects.toThrow(/column "v" must hold numbers; the bar "a"/);
+    await expect(barChart([{ k: "a", v: "12" }], { x: "k", y: "v" })).rejects.toThrow(
+      /column "v" must hold numbers; the bar "a"/,
+    );
   });
 
   it("prints as a one-line summary, not as SVG text", async () => {

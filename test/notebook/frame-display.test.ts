@@ -41,7 +41,13 @@ describe("a DataFrame printed or displayed", () => {
           head: util.inspect(head), headText: toTextTable(head),
         }));
       });`);
-    const { inspected, text, bundle, head, headText } = JSON.parse(out) as { inspected: string; text: string; bundle: Record<string, string>; head: string; headText: string };
+    const { inspected, text, bundle, head, headText } = JSON.parse(out) as {
+      inspected: string;
+      text: string;
+      bundle: Record<string, string>;
+      head: string;
+      headText: string;
+    };
     expect(head).toBe(headText);
     expect(head).toContain("Si");
     expect(inspected).toBe(text);

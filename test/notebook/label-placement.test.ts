@@ -6,7 +6,9 @@ const area = { width: 400, height: 300, fontSize: 10, pointRadius: 4 };
 
 describe("placeLabels", () => {
   it("puts a lone label above and to the right of its point", () => {
-    expect(placeLabels([{ x: 100, y: 100, text: "Si" }], area)).toEqual([{ dx: 5, dy: -3, align: "left", baseline: "bottom" }]);
+    expect(placeLabels([{ x: 100, y: 100, text: "Si" }], area)).toEqual([
+      { dx: 5, dy: -3, align: "left", baseline: "bottom" },
+    ]);
   });
 
   it("moves the second of two neighbouring labels off the first", () => {
@@ -41,7 +43,11 @@ function box(p: { x: number; y: number; text: string }, c: LabelPlacement, fontS
 
 describe("placeLabels never lets two labels overlap", () => {
   it("leaves out the labels of a tight cluster that cannot all be placed", () => {
-    const cluster = Array.from({ length: 12 }, (_, i) => ({ x: 200 + (i % 3), y: 150 + Math.floor(i / 3), text: `Label${i}` }));
+    const cluster = Array.from({ length: 12 }, (_, i) => ({
+      x: 200 + (i % 3),
+      y: 150 + Math.floor(i / 3),
+      text: `Label${i}`,
+    }));
     const placed = placeLabels(cluster, area);
     expect(placed[0]).not.toBeNull();
     expect(placed.filter((p) => p === null).length).toBeGreaterThan(0);

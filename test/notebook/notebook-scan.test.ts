@@ -11,27 +11,43 @@ const html = (text: string): NotebookOutput => ({ output_type: "display_data", d
 
 describe("outputProblems, the notebook test's scan", () => {
   it("passes ordinary output: ids, formulas, counts, lattice lengths", () => {
-    const nb = notebookWith(stdout("2rSzeBnPq6SRikyPh ZnO 3.289103 Å\n50,029 materials\n"), html("<table><td>Al2O3</td></table>"));
+    const nb = notebookWith(
+      stdout("2rSzeBnPq6SRikyPh ZnO 3.289103 Å\n50,029 materials\n"),
+      html("<table><td>Al2O3</td></table>"),
+    );
     expect(outputProblems(nb)).toEqual([]);
   });
 
   it("flags a token, a password and the demo credentials", () => {
     const token = "q1Zx-9_ab".repeat(8); // 72 base64url characters, like the local platform's tokens
-    expect(outputProblems(notebookWith(stdout(`token ${token}`)))).toEqual([expect.stringMatching(/a token-like string/)]);
-    expect(outputProblems(notebookWith(stdout(`{ authToken: 'abc' }`)))).toEqual([expect.stringMatching(/an auth token value/)]);
-    expect(outputProblems(notebookWith(stdout(`password: hunter2`)))).toEqual([expect.stringMatching(/a password value/)]);
-    expect(outputProblems(notebookWith(html(`log in with demo:demo`)))).toEqual([expect.stringMatching(/the demo credentials/)]);
+    expect(outputProblems(notebookWith(stdout(`token ${token}`)))).toEqual([
+      expect.stringMatching(/a token-like string/),
+    ]);
+    expect(outputProblems(notebookWith(stdout(`{ authToken: 'abc' }`)))).toEqual([
+      expect.stringMatching(/an auth token value/),
+    ]);
+    expect(outputProblems(notebookWith(stdout(`password: hunter2`)))).toEqual([
+      expect.stringMatching(/a password value/),
+    ]);
+    expect(outputProblems(notebookWith(html(`log in with demo:demo`)))).toEqual([
+      expect.stringMatching(/the demo credentials/),
+    ]);
   });
 
   it("flags machine paths and stated timings", () => {
     const file = path.join(tmpdir(), "matframe-export-x", "materials.csv");
     expect(outputProblems(notebookWith(stdout(`wrote ${file}`))).join("\n")).toMatch(/machine path|absolute path/);
-    expect(outputProblems(notebookWith(stdout("exported in 412 ms")))).toEqual([expect.stringMatching(/timing "412 ms"/)]);
+    expect(outputProblems(notebookWith(stdout("exported in 412 ms")))).toEqual([
+      expect.stringMatching(/timing "412 ms"/),
+    ]);
   });
 
   it("flags error outputs and anything on stderr, naming the cell", () => {
     const problems = outputProblems(
-      notebookWith({ output_type: "error", ename: "TypeError", evalue: "x is undefined" }, { output_type: "stream", name: "stderr", text: "1:5 - Cannot find name 'x'." }),
+      notebookWith(
+        { output_type: "error", ename: "TypeError", evalue: "x is undefined" },
+        { output_type: "stream", name: "stderr", text: "1:5 - Cannot find name 'x'." },
+      ),
     );
     expect(problems).toEqual([
       "cell 1 (error): error output TypeError: x is undefined",
@@ -49,7 +65,10 @@ describe("outputProblems, the notebook test's scan", () => {
     const table = `name\n${"-".repeat(45)}\nSilicon, a long name`;
     const picture = { output_type: "display_data", data: { "image/png": png, "text/plain": table } };
     expect(outputProblems(notebookWith(picture))).toEqual([]);
-    const leaky = { output_type: "display_data", data: { "image/png": png, "text/plain": `token ${"q1Zx-9_ab".repeat(8)}` } };
+    const leaky = {
+      output_type: "display_data",
+      data: { "image/png": png, "text/plain": `token ${"q1Zx-9_ab".repeat(8)}` },
+    };
     expect(outputProblems(notebookWith(leaky))).toEqual([expect.stringMatching(/text\/plain.*a token-like string/)]);
   });
 });

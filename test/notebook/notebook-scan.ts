@@ -42,7 +42,8 @@ export function outputTexts(output: NotebookOutput): { kind: string; text: strin
   // JSON types (a chart's Vega-Lite spec) are objects in an .ipynb: checked as their JSON text.
   return Object.entries(output.data ?? {}).map(([kind, value]) => ({
     kind,
-    text: typeof value === "string" || Array.isArray(value) ? joined(value as string | string[]) : JSON.stringify(value),
+    text:
+      typeof value === "string" || Array.isArray(value) ? joined(value as string | string[]) : JSON.stringify(value),
   }));
 }
 
@@ -84,7 +85,8 @@ export function outputProblems(notebook: Notebook): string[] {
         if (kind === "image/svg+xml" || kind === "image/png") continue;
         for (const [re, what] of [...SECRET_PATTERNS, ...paths]) {
           const hit = re.exec(text);
-          if (hit) problems.push(`${where}: shows ${what}: ...${text.slice(Math.max(0, hit.index - 40), hit.index + 40)}...`);
+          if (hit)
+            problems.push(`${where}: shows ${what}: ...${text.slice(Math.max(0, hit.index - 40), hit.index + 40)}...`);
         }
         const timing = TIMING.exec(text);
         if (timing) problems.push(`${where}: states a timing "${timing[0]}"`);

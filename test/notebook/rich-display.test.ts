@@ -42,7 +42,10 @@ describe("a chart's MIME bundle", () => {
 
   it("carries its Vega-Lite 5 spec, data included, which Vega draws with the same bars", async () => {
     const chart = await barChart(bars, { x: "k", title: "Two kinds" });
-    const spec = chart.mimeBundle().data["application/vnd.vegalite.v5+json"] as { $schema: string; data: { values: unknown[] } };
+    const spec = chart.mimeBundle().data["application/vnd.vegalite.v5+json"] as {
+      $schema: string;
+      data: { values: unknown[] };
+    };
     expect(spec.$schema).toBe("https://vega.github.io/schema/vega-lite/v5.json");
     expect(spec.data.values).toEqual([
       { category: "alpha", value: 1 },
@@ -54,7 +57,10 @@ describe("a chart's MIME bundle", () => {
     const view = new vega.View(vega.parse(vegaLite.compile(spec as never).spec), { renderer: "none" });
     const svg = await view.toSVG();
     view.finalize();
-    expect(svg.match(/aria-label="k: [a-z]+; count: \d"/g)).toEqual(['aria-label="k: alpha; count: 1"', 'aria-label="k: beta; count: 2"']);
+    expect(svg.match(/aria-label="k: [a-z]+; count: \d"/g)).toEqual([
+      'aria-label="k: alpha; count: 1"',
+      'aria-label="k: beta; count: 2"',
+    ]);
     expect(svg).toContain("Title text 'Two kinds'");
   });
 
@@ -68,13 +74,17 @@ describe("a chart's MIME bundle", () => {
     const chart = await barChart(bars, { x: "k" });
     const html = chart.mimeBundle().data["text/html"] as string;
     const { width, height } = chart.size;
-    expect(html).toMatch(new RegExp(`^<img src="data:image/svg\\+xml;base64,[A-Za-z0-9+/=]+" width="${width}" height="${height}" alt="\\[bar chart: 2 bars`));
+    expect(html).toMatch(
+      new RegExp(
+        `^<img src="data:image/svg\\+xml;base64,[A-Za-z0-9+/=]+" width="${width}" height="${height}" alt="\\[bar chart: 2 bars`,
+      ),
+    );
     const src = /src="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)![1];
     expect(Buffer.from(src, "base64").toString("utf8")).toBe(chart.svg);
     expect(() => chart.png()).toThrow(/npm install @resvg\/resvg-js/);
   });
 
-  it("is what Deno's Jupyter kernel reads from Symbol.for(\"Jupyter.display\")", async () => {
+  it('is what Deno\'s Jupyter kernel reads from Symbol.for("Jupyter.display")', async () => {
     const chart = await barChart(bars, { x: "k" });
     const display = (chart as unknown as Record<symbol, () => Record<string, string>>)[Symbol.for("Jupyter.display")];
     expect(display.call(chart)).toEqual(chart.mimeBundle().data);
@@ -95,7 +105,12 @@ describe("in tslab's executor", () => {
   type Executor = { execute(code: string): Promise<boolean> };
   let executor: Executor;
   let jupyter: { lastWriteDisplayData: unknown };
-  const displays: { data: Record<string, string>; metadata: Record<string, unknown>; transient: { display_id?: string }; update: boolean }[] = [];
+  const displays: {
+    data: Record<string, string>;
+    metadata: Record<string, unknown>;
+    transient: { display_id?: string };
+    update: boolean;
+  }[] = [];
   let stdout = "";
   const realWrite = process.stdout.write;
   // The kernel's console writes to process.stdout; vitest's own console writes elsewhere.
@@ -107,7 +122,11 @@ describe("in tslab's executor", () => {
     const { createConverter } = requireHere("tslab/dist/converter");
     jupyter = requireHere("tslab/dist/jupyter");
     const node = createConverter({ isJS: false, isBrowser: false });
-    executor = createExecutor(process.cwd(), { node, browser: node }, { log: kernelConsole.log, error: kernelConsole.error });
+    executor = createExecutor(
+      process.cwd(),
+      { node, browser: node },
+      { log: kernelConsole.log, error: kernelConsole.error },
+    );
   });
 
   afterAll(() => {
@@ -119,7 +138,8 @@ describe("in tslab's executor", () => {
   async function runCell(code: string): Promise<{ displays: typeof displays; stdout: string }> {
     displays.length = 0;
     stdout = "";
-    jupyter.lastWriteDisplayData = (content: (typeof displays)[number], update: boolean) => displays.push({ ...content, update });
+    jupyter.lastWriteDisplayData = (content: (typeof displays)[number], update: boolean) =>
+      displays.push({ ...content, update });
     process.stdout.write = ((chunk: string) => {
       stdout += chunk;
       return true;
@@ -135,7 +155,9 @@ describe("in tslab's executor", () => {
     return { displays: [...displays], stdout };
   }
 
-  const state = globalThis as unknown as { matframeTest: { barChart: typeof barChart; show: typeof show; progress: typeof progress; chart?: Chart } };
+  const state = globalThis as unknown as {
+    matframeTest: { barChart: typeof barChart; show: typeof show; progress: typeof progress; chart?: Chart };
+  };
 
   it("hands the test's objects to the cells through a global", async () => {
     state.matframeTest = { barChart, show, progress };
@@ -146,7 +168,11 @@ describe("in tslab's executor", () => {
   it("a chart drawn in a cell is displayed once, as one bundle, and as the cell's last value adds no text line", async () => {
     const cell = await runCell(`await matframeTest.barChart([{ k: "a" }, { k: "b" }], { x: "k" })`);
     expect(cell.displays).toHaveLength(1);
-    expect(Object.keys(cell.displays[0].data).sort()).toEqual(["application/vnd.vegalite.v5+json", "image/png", "text/plain"]);
+    expect(Object.keys(cell.displays[0].data).sort()).toEqual([
+      "application/vnd.vegalite.v5+json",
+      "image/png",
+      "text/plain",
+    ]);
     expect(cell.stdout).toBe("");
   });
 

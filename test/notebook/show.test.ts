@@ -6,7 +6,12 @@ import { show, toHtmlTable, toTextTable } from "../../src/notebook";
 /** Collects what show() writes outside a notebook. */
 function sink() {
   let text = "";
-  return { write: (s: string) => (text += s), get text() { return text; } };
+  return {
+    write: (s: string) => (text += s),
+    get text() {
+      return text;
+    },
+  };
 }
 
 const rows = [
@@ -140,7 +145,10 @@ describe("show outside a notebook", () => {
 
   it("defaults to 20 rows", () => {
     const out = sink();
-    show(Array.from({ length: 30 }, (_, i) => ({ i })), { output: out });
+    show(
+      Array.from({ length: 30 }, (_, i) => ({ i })),
+      { output: out },
+    );
     expect(out.text).toContain("(first 20 of 30 rows × 1 column)");
   });
 });

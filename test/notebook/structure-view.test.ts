@@ -6,23 +6,35 @@ import { StructureError } from "../../src/errors";
 import materials from "../../data/materials.json";
 
 type Record = (typeof materials)[number];
-const find = (formula: string, type?: string) => materials.find((m: Record) => m.formula === formula && (!type || m.lattice.type === type))!;
+const find = (formula: string, type?: string) =>
+  materials.find((m: Record) => m.formula === formula && (!type || m.lattice.type === type))!;
 
 /** Circles drawn for atoms: element and centre. */
 function atomsIn(svg: string) {
-  return [...svg.matchAll(/<circle class="atom" data-element="(\w+)" cx="([\d.-]+)" cy="([\d.-]+)" r="([\d.]+)"/g)].map((m) => ({
-    element: m[1],
-    x: Number(m[2]),
-    y: Number(m[3]),
-    r: Number(m[4]),
-  }));
+  return [...svg.matchAll(/<circle class="atom" data-element="(\w+)" cx="([\d.-]+)" cy="([\d.-]+)" r="([\d.]+)"/g)].map(
+    (m) => ({
+      element: m[1],
+      x: Number(m[2]),
+      y: Number(m[3]),
+      r: Number(m[4]),
+    }),
+  );
 }
 
 /** A one-element record in a cell given by vectors, sites in crystal coordinates. */
 function record(type: string, vectors: number[][], sites: [string, number[]][]) {
   return {
     formula: "X",
-    lattice: { type, a: 0, b: 0, c: 0, alpha: 90, beta: 90, gamma: 90, vectors: { a: vectors[0], b: vectors[1], c: vectors[2], alat: 1, units: "angstrom" } },
+    lattice: {
+      type,
+      a: 0,
+      b: 0,
+      c: 0,
+      alpha: 90,
+      beta: 90,
+      gamma: 90,
+      vectors: { a: vectors[0], b: vectors[1], c: vectors[2], alat: 1, units: "angstrom" },
+    },
     basis: {
       units: "crystal",
       elements: sites.map(([value], id) => ({ id, value })),
@@ -70,7 +82,15 @@ describe("structureView", () => {
   it("repeats an atom at a corner on all eight corners, and finds the BCC conventional cell", () => {
     const a = 2.87;
     const h = a / 2;
-    const bcc = record("BCC", [[-h, h, h], [h, -h, h], [h, h, -h]], [["Fe", [0, 0, 0]]]);
+    const bcc = record(
+      "BCC",
+      [
+        [-h, h, h],
+        [h, -h, h],
+        [h, h, -h],
+      ],
+      [["Fe", [0, 0, 0]]],
+    );
     const view = structureView(bcc, { bondTolerance: 0.05 });
     expect(view.cellKind).toBe("conventional cubic");
     expect(view.parameters.a).toBeCloseTo(a, 6);
@@ -80,15 +100,45 @@ describe("structureView", () => {
 
   it("bonds atoms closer than their covalent radii plus the tolerance, and no others", () => {
     // A unit cell (no centring) is drawn as given: these atoms stay inside, with no boundary copies.
-    const near = record("CUB", [[10, 0, 0], [0, 10, 0], [0, 0, 10]], [["C", [0.4, 0.5, 0.5]], ["C", [0.55, 0.5, 0.5]]]);
+    const near = record(
+      "CUB",
+      [
+        [10, 0, 0],
+        [0, 10, 0],
+        [0, 0, 10],
+      ],
+      [
+        ["C", [0.4, 0.5, 0.5]],
+        ["C", [0.55, 0.5, 0.5]],
+      ],
+    );
     expect(structureView(near).bonds).toBe(1); // 1.5 Å < 2 × 0.76 Å × 1.15
-    const far = record("CUB", [[10, 0, 0], [0, 10, 0], [0, 0, 10]], [["C", [0.4, 0.5, 0.5]], ["C", [0.58, 0.5, 0.5]]]);
+    const far = record(
+      "CUB",
+      [
+        [10, 0, 0],
+        [0, 10, 0],
+        [0, 0, 10],
+      ],
+      [
+        ["C", [0.4, 0.5, 0.5]],
+        ["C", [0.58, 0.5, 0.5]],
+      ],
+    );
     expect(structureView(far).bonds).toBe(0); // 1.8 Å
     expect(structureView(near, { bonds: false }).bonds).toBe(0);
   });
 
   it("looks along the lattice direction asked: down c, a cube's eight corners fall on four points", () => {
-    const cube = record("CUB", [[4, 0, 0], [0, 4, 0], [0, 0, 4]], [["Po", [0, 0, 0]]]);
+    const cube = record(
+      "CUB",
+      [
+        [4, 0, 0],
+        [0, 4, 0],
+        [0, 0, 4],
+      ],
+      [["Po", [0, 0, 0]]],
+    );
     const points = (view: [number, number, number] | undefined) =>
       new Set(atomsIn(structureView(cube, { view }).svg).map((p) => `${Math.round(p.x)},${Math.round(p.y)}`)).size;
     expect(points([0, 0, 1])).toBe(4);
@@ -112,7 +162,9 @@ describe("structureView", () => {
       if (r - b > 40) coloured += 1;
     }
     expect(coloured).toBeGreaterThan(0.03 * png.width * png.height);
-    expect(inspect(view)).toBe("[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]");
+    expect(inspect(view)).toBe(
+      "[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]",
+    );
   });
 
   it("draws every bundled structure: FCC ones as cubes of four times the primitive volume, rhombohedral and base-centred ones in their conventional cells", () => {
@@ -123,7 +175,17 @@ describe("structureView", () => {
       kinds.set(material.lattice.type, view.cellKind);
       const { a, b, c, alpha, beta, gamma } = view.parameters;
       const rad = Math.PI / 180;
-      const drawnVolume = a * b * c * Math.sqrt(1 - Math.cos(alpha * rad) ** 2 - Math.cos(beta * rad) ** 2 - Math.cos(gamma * rad) ** 2 + 2 * Math.cos(alpha * rad) * Math.cos(beta * rad) * Math.cos(gamma * rad));
+      const drawnVolume =
+        a *
+        b *
+        c *
+        Math.sqrt(
+          1 -
+            Math.cos(alpha * rad) ** 2 -
+            Math.cos(beta * rad) ** 2 -
+            Math.cos(gamma * rad) ** 2 +
+            2 * Math.cos(alpha * rad) * Math.cos(beta * rad) * Math.cos(gamma * rad),
+        );
       const ratio = { FCC: 4, RHL: 3, MCLC: 2 }[material.lattice.type as string] ?? 1;
       expect(drawnVolume / Math.abs(volumeOf(material)), material.name).toBeCloseTo(ratio, 3);
       if (material.lattice.type === "FCC") {
@@ -131,7 +193,14 @@ describe("structureView", () => {
         expect(view.parameters.a / Math.cbrt(4 * Math.abs(volumeOf(material)))).toBeCloseTo(1, 4);
       }
     }
-    expect(Object.fromEntries(kinds)).toEqual({ FCC: "conventional cubic", RHL: "conventional trigonal", MCLC: "conventional monoclinic", HEX: "unit", TET: "unit", MCL: "unit" });
+    expect(Object.fromEntries(kinds)).toEqual({
+      FCC: "conventional cubic",
+      RHL: "conventional trigonal",
+      MCLC: "conventional monoclinic",
+      HEX: "unit",
+      TET: "unit",
+      MCL: "unit",
+    });
   });
 });
 

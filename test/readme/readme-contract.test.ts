@@ -44,29 +44,38 @@ const shellLines = blocks
 
 /** Who runs a README shell line, or undefined when nobody does. */
 function coveredBy(line: string, section: string): string | undefined {
-  if (section === "Use matframe in your own project") return "test/consumer/consumer.test.ts (runs the section's commands in order)";
+  if (section === "Use matframe in your own project")
+    return "test/consumer/consumer.test.ts (runs the section's commands in order)";
   if (/(^|\| )(\w+=\S+ )*npx matframe export /.test(line)) return "test/cli-export/readme-examples.test.ts";
   if (/^npx matframe serve\b/.test(line)) return "this file (serve lines)";
   if (/(^|\| )npx matframe login /.test(line)) return "test/client/credentials.test.ts (runs the README's login lines)";
-  if (/^export API_HOST=/.test(line)) return "test/cli-export/platform-source.test.ts (the export with the same variables)";
-  if (/^npm install --prefix \/tmp\/node24 |^PATH=\/tmp\/node24\//.test(line)) return ".ci/run (the same two steps, for Node 22 and 24)";
-  if (/^npx deno (check|run --allow-all) deno-check\.mts$|^npm install --save-dev deno$/.test(line)) return "test/consumer/consumer.test.ts (Deno in a fresh project)";
-  if (line === "npx deno jupyter --install") return ".ci/run (npx deno jupyter --install --force) and test/consumer/consumer.test.ts";
-  if (/^node scripts\/run-notebooks\.js --kernel deno /.test(line)) return "test/notebooks-deno.test.ts (every notebook on Deno's kernel, into a scratch directory)";
+  if (/^export API_HOST=/.test(line))
+    return "test/cli-export/platform-source.test.ts (the export with the same variables)";
+  if (/^npm install --prefix \/tmp\/node24 |^PATH=\/tmp\/node24\//.test(line))
+    return ".ci/run (the same two steps, for Node 22 and 24)";
+  if (/^npx deno (check|run --allow-all) deno-check\.mts$|^npm install --save-dev deno$/.test(line))
+    return "test/consumer/consumer.test.ts (Deno in a fresh project)";
+  if (line === "npx deno jupyter --install")
+    return ".ci/run (npx deno jupyter --install --force) and test/consumer/consumer.test.ts";
+  if (/^node scripts\/run-notebooks\.js --kernel deno /.test(line))
+    return "test/notebooks-deno.test.ts (every notebook on Deno's kernel, into a scratch directory)";
   const ciLines = ciScript.split("\n").map((l) => l.trim());
   if (ciLines.includes(line)) return ".ci/run";
   const elsewhere: Record<string, string> = {
     "npm ci": ".ci/run (npm ci --no-audit --no-fund)",
-    "npm run notebooks": "test/notebooks.test.ts runs scripts/run-notebooks.js on every notebook (into a scratch directory)",
+    "npm run notebooks":
+      "test/notebooks.test.ts runs scripts/run-notebooks.js on every notebook (into a scratch directory)",
     "npx vitest run test/reliability": "npm test runs the same files",
     "npm run load -- --small": "test/reliability/load-small.test.ts",
     "npm run load": "not in CI: the full load run takes minutes; load-small.test.ts runs the same harness small",
     "npm run bench -- --quick --only structures --synthetic N": "not a literal command (N is a size)",
-    "npm run bench -- --only link": "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
+    "npm run bench -- --only link":
+      "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
     "npm run bench -- --only link --rtt 80 --mbit 20": "not in CI, as above",
     "npm run build": "npm test runs it first",
     "npm run lint": "npm test runs it after the type check",
-    "npm run bench -- --only link --synthetic 20000 --reps 5": "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
+    "npm run bench -- --only link --synthetic 20000 --reps 5":
+      "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
     "npm run bench": "not in CI: the full run takes about 10 minutes; .ci/run runs the same harness with --quick",
   };
   return elsewhere[line];
@@ -99,7 +108,10 @@ describe("README shell lines", () => {
   it.each(serveLines)("%s starts and prints its base URL", async (line) => {
     writeFileSync(join(dir, "my-materials.ndjson"), '{"_id":"m1","formula":"Si"}\n{"_id":"m2","formula":"GaAs"}\n');
     // The documented default port may be taken on a test machine: the same command on a free port.
-    const args = line.replace(/^npx matframe serve\s*/, "").split(/\s+/).filter(Boolean);
+    const args = line
+      .replace(/^npx matframe serve\s*/, "")
+      .split(/\s+/)
+      .filter(Boolean);
     const portAt = args.indexOf("--port");
     if (portAt >= 0) args[portAt + 1] = "0";
     else args.push("--port", "0");
@@ -138,7 +150,10 @@ describe("README code blocks", () => {
     expect(stdout.length).toBeGreaterThan(0);
   });
 
-  it.each(blocks.filter((b) => b.lang === "json").map((b) => [b.section, b.code] as const))("JSON in %s parses", (_section, code) => {
-    expect(() => JSON.parse(code)).not.toThrow();
-  });
+  it.each(blocks.filter((b) => b.lang === "json").map((b) => [b.section, b.code] as const))(
+    "JSON in %s parses",
+    (_section, code) => {
+      expect(() => JSON.parse(code)).not.toThrow();
+    },
+  );
 });

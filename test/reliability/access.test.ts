@@ -20,11 +20,16 @@ afterAll(async () => {
   await server?.close();
 });
 
-const list = (session: Record<string, string>) => send(server.port, "GET", `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, { headers: session });
+const list = (session: Record<string, string>) =>
+  send(server.port, "GET", `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, { headers: session });
 
 /** Bits of randomness a token can carry at most, from its length and alphabet. */
 function tokenBits(token: string): number {
-  const bitsPerChar = /^[0-9a-f]+$/i.test(token) ? 4 : /^[A-Za-z0-9_-]+$/.test(token) || /^[A-Za-z0-9+/]+=*$/.test(token) ? 6 : 0;
+  const bitsPerChar = /^[0-9a-f]+$/i.test(token)
+    ? 4
+    : /^[A-Za-z0-9_-]+$/.test(token) || /^[A-Za-z0-9+/]+=*$/.test(token)
+      ? 6
+      : 0;
   return token.replace(/=+$/, "").length * bitsPerChar;
 }
 
@@ -73,11 +78,23 @@ describe("tokens", () => {
     const forged: Array<[string, Record<string, string>]> = [
       ["bob's id, alice's token", { "X-Account-Id": bob["X-Account-Id"], "X-Auth-Token": token }],
       ["alice's id, bob's token", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": bob["X-Auth-Token"] }],
-      ["last character changed", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": token.slice(0, -1) + flip(token.slice(-1)) }],
-      ["first character changed", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": flip(token[0]) + token.slice(1) }],
+      [
+        "last character changed",
+        { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": token.slice(0, -1) + flip(token.slice(-1)) },
+      ],
+      [
+        "first character changed",
+        { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": flip(token[0]) + token.slice(1) },
+      ],
       ["cut short", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": token.slice(0, 16) }],
       ["extended", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": `${token}A` }],
-      ["other case", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase() }],
+      [
+        "other case",
+        {
+          "X-Account-Id": alice["X-Account-Id"],
+          "X-Auth-Token": token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase(),
+        },
+      ],
       ["token only", { "X-Auth-Token": token }],
       ["id only", { "X-Account-Id": alice["X-Account-Id"] }],
       ["empty token", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": "" }],
@@ -85,7 +102,9 @@ describe("tokens", () => {
     for (const [label, headers] of forged) {
       expect((await list(headers)).status, label).toBe(401);
       // A forged pair cannot log the real session out either.
-      expect((await send(server.port, "GET", `${PREFIX}/logout`, { headers })).status, `logout with ${label}`).toBe(401);
+      expect((await send(server.port, "GET", `${PREFIX}/logout`, { headers })).status, `logout with ${label}`).toBe(
+        401,
+      );
     }
     expect((await list({ ...alice })).status).toBe(200);
     expect((await list({ ...bob })).status).toBe(200);
@@ -138,7 +157,10 @@ describe("the demo account and the host", () => {
       const session = await login(serve.port, ALICE.username, ALICE.password);
       const res = await send(serve.port, "GET", `${PREFIX}/materials`, { headers: { ...session } });
       expect(res.status).toBe(200);
-      const demo = await send(serve.port, "POST", `${PREFIX}/login`, { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "username=demo&password=demo" });
+      const demo = await send(serve.port, "POST", `${PREFIX}/login`, {
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "username=demo&password=demo",
+      });
       expect(demo.status).toBe(401);
     } finally {
       await serve.stop();

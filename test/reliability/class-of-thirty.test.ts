@@ -14,7 +14,18 @@ import { BIN, cleanEnv } from "./support/cli";
 // server had just closed ("other side closed").
 
 const STUDENTS = 30;
-const POSCAR = ["Si", "1.0", "0 2.75 2.75", "2.75 0 2.75", "2.75 2.75 0", "Si", "2", "Direct", "0 0 0", "0.25 0.25 0.25"].join("\n");
+const POSCAR = [
+  "Si",
+  "1.0",
+  "0 2.75 2.75",
+  "2.75 0 2.75",
+  "2.75 2.75 0",
+  "Si",
+  "2",
+  "Direct",
+  "0 0 0",
+  "0.25 0.25 0.25",
+].join("\n");
 
 /** Synchronous work, as a heavy notebook cell does: nothing else of this process runs meanwhile. */
 function busyFor(ms: number): void {
@@ -33,7 +44,9 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "matframe-class-"));
   const file = path.join(dir, "users.txt");
   writeFileSync(file, users.map((u) => `${u.username}:${u.password}\n`).join(""), { mode: 0o600 });
-  child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--quiet", "--users-file", file], { env: cleanEnv({}) });
+  child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--quiet", "--users-file", file], {
+    env: cleanEnv({}),
+  });
   baseUrl = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -58,15 +71,23 @@ describe("a class of 30 on one laptop", () => {
         return { client, rows: df.shape[0] };
       }),
     );
-    expect(read.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(read.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual(
+      [],
+    );
     const students = read.map((r) => (r as PromiseFulfilledResult<{ client: Client; rows: number }>).value);
     expect(students.every((s) => s.rows > 0)).toBe(true);
 
     // Every notebook's connection is idle through the busy cell (the server's default kept it 5 s).
     busyFor(6_000);
 
-    const written = await Promise.allSettled(students.map(({ client }, i) => client.materials.importStructure({ name: `Si ${i}`, content: POSCAR, format: "poscar" })));
-    expect(written.filter((w) => w.status === "rejected").map((w) => String((w as PromiseRejectedResult).reason))).toEqual([]);
+    const written = await Promise.allSettled(
+      students.map(({ client }, i) =>
+        client.materials.importStructure({ name: `Si ${i}`, content: POSCAR, format: "poscar" }),
+      ),
+    );
+    expect(
+      written.filter((w) => w.status === "rejected").map((w) => String((w as PromiseRejectedResult).reason)),
+    ).toEqual([]);
     await Promise.all(students.map(({ client }) => client.logout()));
   });
 });

@@ -64,26 +64,42 @@ const isPageSize = (v: unknown) => typeof v === "number" && Number.isInteger(v) 
 describe("client-side validation, before any request", () => {
   it("pageSize: anything but an integer 1..500 is refused with the limit named; valid ones pass", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: -1000, max: 2000 }), fc.double(), fc.anything(), fc.constantFrom(0, 501, 1.5, Number.NaN, Infinity, "10", true)), (pageSize) => {
-        // undefined and null both mean "the default", as for every optional option.
-        fc.pre(pageSize !== undefined && pageSize !== null);
-        if (isPageSize(pageSize)) {
-          expect(() => client.materials.pages({ pageSize: pageSize as number })).not.toThrow();
-          figures.add("inputs");
-        } else {
-          expectRejected(() => client.materials.pages({ pageSize: pageSize as number }), /^pageSize$/);
-          expect(() => client.materials.pages({ pageSize: pageSize as number })).toThrow(/from 1 to 500/);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -1000, max: 2000 }),
+          fc.double(),
+          fc.anything(),
+          fc.constantFrom(0, 501, 1.5, Number.NaN, Infinity, "10", true),
+        ),
+        (pageSize) => {
+          // undefined and null both mean "the default", as for every optional option.
+          fc.pre(pageSize !== undefined && pageSize !== null);
+          if (isPageSize(pageSize)) {
+            expect(() => client.materials.pages({ pageSize: pageSize as number })).not.toThrow();
+            figures.add("inputs");
+          } else {
+            expectRejected(() => client.materials.pages({ pageSize: pageSize as number }), /^pageSize$/);
+            expect(() => client.materials.pages({ pageSize: pageSize as number })).toThrow(/from 1 to 500/);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("skip: a negative, fractional or non-number skip is refused", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.integer({ max: -1 }), fc.double({ noInteger: true }), fc.string(), fc.constantFrom(null, Number.NaN, -Infinity, Infinity, [], {})), async (skip) => {
-        await expectRejectedAsync(() => client.materials.list({ projection: { skip: skip as number } }), /skip/);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.integer({ max: -1 }),
+          fc.double({ noInteger: true }),
+          fc.string(),
+          fc.constantFrom(null, Number.NaN, -Infinity, Infinity, [], {}),
+        ),
+        async (skip) => {
+          await expectRejectedAsync(() => client.materials.list({ projection: { skip: skip as number } }), /skip/);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -91,26 +107,63 @@ describe("client-side validation, before any request", () => {
   it("query: anything but a plain JSON-able object is refused", async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    const bad: unknown[] = [null, "formula=Si", 42, [], [{ formula: "Si" }], new Date(), new Map(), /Si/, new (class Query {})(), circular, { n: 10n }, () => ({})];
+    const bad: unknown[] = [
+      null,
+      "formula=Si",
+      42,
+      [],
+      [{ formula: "Si" }],
+      new Date(),
+      new Map(),
+      /Si/,
+      new (class Query {})(),
+      circular,
+      { n: 10n },
+      () => ({}),
+    ];
     for (const query of bad) {
       expectRejected(() => client.materials.pages({ query: query as Record<string, unknown> }), /^query$/);
       await expectRejectedAsync(() => client.materials.list({ query: query as Record<string, unknown> }), /^query$/);
     }
     fc.assert(
-      fc.property(fc.anything().filter((v) => v !== undefined && (typeof v !== "object" || v === null || Array.isArray(v))), (query) => {
-        expectRejected(() => client.materials.pages({ query: query as Record<string, unknown> }), /^query$/);
-      }),
+      fc.property(
+        fc.anything().filter((v) => v !== undefined && (typeof v !== "object" || v === null || Array.isArray(v))),
+        (query) => {
+          expectRejected(() => client.materials.pages({ query: query as Record<string, unknown> }), /^query$/);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("columns: malformed column paths are refused before sending, and no file is created", async () => {
-    const bad: unknown[] = [[], [""], ["a..b"], [" formula"], ["formula "], ["$where"], ["lattice.$a"], ["__proto__"], ["a.__proto__"], ["0.a"], [1], [null], "formula", ["_id", "-_id"]];
+    const bad: unknown[] = [
+      [],
+      [""],
+      ["a..b"],
+      [" formula"],
+      ["formula "],
+      ["$where"],
+      ["lattice.$a"],
+      ["__proto__"],
+      ["a.__proto__"],
+      ["0.a"],
+      [1],
+      [null],
+      "formula",
+      ["_id", "-_id"],
+    ];
     const withoutFix: string[] = [];
     for (const columns of bad) {
       const target = path.join(dir, `bad-${figures.get("inputs")}.csv`);
-      for (const action of [() => client.materials.toDataFrame({ columns: columns as string[] }), () => client.materials.exportCsv(target, { columns: columns as string[] })]) {
-        const error = await action().then(() => undefined, (e: unknown) => e);
+      for (const action of [
+        () => client.materials.toDataFrame({ columns: columns as string[] }),
+        () => client.materials.exportCsv(target, { columns: columns as string[] }),
+      ]) {
+        const error = await action().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error, JSON.stringify(columns)).toBeInstanceOf(ValidationError);
         expect((error as ValidationError).option).toBe("columns");
         figures.add("inputs");

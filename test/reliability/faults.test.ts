@@ -59,18 +59,66 @@ const SCENARIOS: Scenario[] = [
   { name: "connection reset before the headers", fault: onList({ kind: "reset-before-headers" }), expect: "complete" },
   { name: "a burst of two 500s", fault: onList({ kind: "status", status: 500 }, AT, 2), expect: "complete" },
   { name: "a burst of two 503s", fault: onList({ kind: "status", status: 503 }, AT, 2), expect: "complete" },
-  { name: "502 then 504", fault: () => (r, n) => (r.path.endsWith("/materials") && (n.list === AT || n.list === AT + 1) ? { kind: "status", status: n.list === AT ? 502 : 504 } : undefined), expect: "complete" },
-  { name: "429 with Retry-After: 1", fault: onList({ kind: "status", status: 429, headers: { "retry-after": "1" } }), expect: "complete" },
-  { name: "one stalled answer (timeout 500 ms)", fault: onList({ kind: "stall" }), expect: "complete", client: { timeout: 500 } },
-  { name: "503 for good", fault: onList({ kind: "status", status: 503 }, AT, 1_000), expect: ServerError, client: { maxRetries: 1 } },
-  { name: "500 for good", fault: onList({ kind: "status", status: 500 }, AT, 1_000), expect: ServerError, client: { maxRetries: 1 } },
-  { name: "429 asking for an hour", fault: onList({ kind: "status", status: 429, headers: { "retry-after": "3600" } }), expect: RateLimitError },
-  { name: "stalled for good (timeout 300 ms)", fault: onList({ kind: "stall" }, AT, 1_000), expect: TimeoutError, client: { timeout: 300, maxRetries: 1 } },
-  { name: "dropped mid-body for good", fault: onList({ kind: "drop-mid-body" }, AT, 1_000), expect: ConnectionError, client: { maxRetries: 1 } },
+  {
+    name: "502 then 504",
+    fault: () => (r, n) =>
+      r.path.endsWith("/materials") && (n.list === AT || n.list === AT + 1)
+        ? { kind: "status", status: n.list === AT ? 502 : 504 }
+        : undefined,
+    expect: "complete",
+  },
+  {
+    name: "429 with Retry-After: 1",
+    fault: onList({ kind: "status", status: 429, headers: { "retry-after": "1" } }),
+    expect: "complete",
+  },
+  {
+    name: "one stalled answer (timeout 500 ms)",
+    fault: onList({ kind: "stall" }),
+    expect: "complete",
+    client: { timeout: 500 },
+  },
+  {
+    name: "503 for good",
+    fault: onList({ kind: "status", status: 503 }, AT, 1_000),
+    expect: ServerError,
+    client: { maxRetries: 1 },
+  },
+  {
+    name: "500 for good",
+    fault: onList({ kind: "status", status: 500 }, AT, 1_000),
+    expect: ServerError,
+    client: { maxRetries: 1 },
+  },
+  {
+    name: "429 asking for an hour",
+    fault: onList({ kind: "status", status: 429, headers: { "retry-after": "3600" } }),
+    expect: RateLimitError,
+  },
+  {
+    name: "stalled for good (timeout 300 ms)",
+    fault: onList({ kind: "stall" }, AT, 1_000),
+    expect: TimeoutError,
+    client: { timeout: 300, maxRetries: 1 },
+  },
+  {
+    name: "dropped mid-body for good",
+    fault: onList({ kind: "drop-mid-body" }, AT, 1_000),
+    expect: ConnectionError,
+    client: { maxRetries: 1 },
+  },
   { name: "a truncated JSON body", fault: onList({ kind: "truncated-json" }), expect: ResponseValidationError },
   { name: "a non-JSON (HTML) body", fault: onList({ kind: "non-json" }), expect: ResponseValidationError },
-  { name: "data that is not an array", fault: onList({ kind: "wrong-shape", body: { status: "success", data: { items: [] } } }), expect: ResponseValidationError },
-  { name: "a 200 that is a JSend error", fault: onList({ kind: "wrong-shape", body: { status: "error", message: "database offline" } }), expect: ResponseValidationError },
+  {
+    name: "data that is not an array",
+    fault: onList({ kind: "wrong-shape", body: { status: "success", data: { items: [] } } }),
+    expect: ResponseValidationError,
+  },
+  {
+    name: "a 200 that is a JSend error",
+    fault: onList({ kind: "wrong-shape", body: { status: "error", message: "database offline" } }),
+    expect: ResponseValidationError,
+  },
   {
     name: "token revoked mid-walk",
     fault: (server) => (r, n) => {
@@ -79,10 +127,20 @@ const SCENARIOS: Scenario[] = [
     },
     expect: AuthenticationError,
   },
-  { name: "a record of page 1 sent again on a later page (offset)", fault: onList({ kind: "duplicate-first", id: "m000005" }), expect: DuplicateRecordError, skip: ["keyset", "export ndjson"] },
+  {
+    name: "a record of page 1 sent again on a later page (offset)",
+    fault: onList({ kind: "duplicate-first", id: "m000005" }),
+    expect: DuplicateRecordError,
+    skip: ["keyset", "export ndjson"],
+  },
   // In keyset paging a repeat from an older page is not "the collection changed": the server
   // broke the `_id > cursor` contract, so a clear ResponseValidationError is wanted.
-  { name: "a record of page 1 sent again on a later page (keyset)", fault: onList({ kind: "duplicate-first", id: "m000005" }), expect: ResponseValidationError, skip: ["offset c=1", "offset c=3", "export csv"] },
+  {
+    name: "a record of page 1 sent again on a later page (keyset)",
+    fault: onList({ kind: "duplicate-first", id: "m000005" }),
+    expect: ResponseValidationError,
+    skip: ["offset c=1", "offset c=3", "export csv"],
+  },
 ];
 
 interface Outcome {
@@ -94,7 +152,12 @@ interface Outcome {
 }
 
 async function run(mode: Mode, server: FaultServer, clientOptions: Partial<ClientOptions>): Promise<Outcome> {
-  const client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken, ...clientOptions });
+  const client = new Client({
+    baseUrl: server.origin,
+    accountId: server.accountId,
+    authToken: server.authToken,
+    ...clientOptions,
+  });
   // CSV exports page by offset, NDJSON exports by keyset, so both paging modes are exported.
   const paging = mode === "keyset" || mode === "export ndjson" ? "keyset" : "offset";
   const concurrency = mode === "offset c=1" ? 1 : 3;
@@ -126,7 +189,10 @@ async function run(mode: Mode, server: FaultServer, clientOptions: Partial<Clien
       ids =
         mode === "export csv"
           ? (parse(text, { columns: true }) as Array<{ _id: string }>).map((row) => row._id)
-          : text.trimEnd().split("\n").map((line) => (JSON.parse(line) as { _id: string })._id);
+          : text
+              .trimEnd()
+              .split("\n")
+              .map((line) => (JSON.parse(line) as { _id: string })._id);
     }
     return { ids, error, targetExists, leftovers };
   } finally {
@@ -136,15 +202,19 @@ async function run(mode: Mode, server: FaultServer, clientOptions: Partial<Clien
 
 /** Why the outcome is not acceptable, or undefined. */
 function judge(scenario: Scenario, mode: Mode, outcome: Outcome, records: string[]): string | undefined {
-  if (new Set(outcome.ids).size !== outcome.ids.length) return `a record came twice (${outcome.ids.length} ids, ${new Set(outcome.ids).size} distinct)`;
+  if (new Set(outcome.ids).size !== outcome.ids.length)
+    return `a record came twice (${outcome.ids.length} ids, ${new Set(outcome.ids).size} distinct)`;
   if (scenario.expect === "complete") {
     if (outcome.error) return `failed: ${(outcome.error as Error)?.name}: ${(outcome.error as Error)?.message}`;
-    if (outcome.ids.length !== records.length || outcome.ids.some((id, i) => id !== records[i])) return `got ${outcome.ids.length} of ${records.length} records, or out of order`;
+    if (outcome.ids.length !== records.length || outcome.ids.some((id, i) => id !== records[i]))
+      return `got ${outcome.ids.length} of ${records.length} records, or out of order`;
     if (outcome.leftovers?.length) return `left ${outcome.leftovers.join(", ")}`;
     return undefined;
   }
   if (!(outcome.error instanceof scenario.expect)) {
-    return outcome.error ? `expected ${scenario.expect.name}, got ${(outcome.error as Error)?.name}: ${(outcome.error as Error)?.message}` : `expected ${scenario.expect.name}, but it ended normally with ${outcome.ids.length} records`;
+    return outcome.error
+      ? `expected ${scenario.expect.name}, got ${(outcome.error as Error)?.name}: ${(outcome.error as Error)?.message}`
+      : `expected ${scenario.expect.name}, but it ended normally with ${outcome.ids.length} records`;
   }
   const message = (outcome.error as Error).message;
   if (message.length < 20 || /\n\s+at /.test(message)) return `unclear message: ${message}`;
@@ -168,7 +238,12 @@ describe("fault scenarios: long walks and exports against a misbehaving server",
           server = await startFaultServer({ records: RECORDS, fault: scenario.fault(() => server!) });
           try {
             const outcome = await run(mode, server, scenario.client ?? {});
-            const problem = judge(scenario, mode, outcome, server.records.map((m) => m._id));
+            const problem = judge(
+              scenario,
+              mode,
+              outcome,
+              server.records.map((m) => m._id),
+            );
             figures.add("scenario runs");
             if (!problem) figures.add("scenarios survived");
             return problem ? `${mode}: ${problem}` : undefined;
@@ -181,7 +256,9 @@ describe("fault scenarios: long walks and exports against a misbehaving server",
     });
   }
 
-  it("random mixes of faults: every record exactly once, or a MatframeError and no file", { timeout: 180_000 }, async () => {
+  it("random mixes of faults: every record exactly once, or a MatframeError and no file", {
+    timeout: 180_000,
+  }, async () => {
     const recoverable: Fault[] = [
       { kind: "status", status: 503 },
       { kind: "status", status: 500 },
@@ -190,9 +267,18 @@ describe("fault scenarios: long walks and exports against a misbehaving server",
       { kind: "reset-before-headers" },
       { kind: "stall" },
     ];
-    const any: Fault[] = [...recoverable, { kind: "truncated-json" }, { kind: "non-json" }, { kind: "status", status: 401 }, { kind: "status", status: 404 }];
+    const any: Fault[] = [
+      ...recoverable,
+      { kind: "truncated-json" },
+      { kind: "non-json" },
+      { kind: "status", status: 401 },
+      { kind: "status", status: 404 },
+    ];
     const plan = fc.record({
-      faults: fc.array(fc.option(fc.constantFrom(...any), { nil: undefined, freq: 3 }), { minLength: 1, maxLength: 12 }),
+      faults: fc.array(fc.option(fc.constantFrom(...any), { nil: undefined, freq: 3 }), {
+        minLength: 1,
+        maxLength: 12,
+      }),
       mode: fc.constantFrom(...MODES),
     });
     await fc.assert(
@@ -204,7 +290,11 @@ describe("fault scenarios: long walks and exports against a misbehaving server",
         try {
           const outcome = await run(mode, server, { timeout: 300, maxRetries: 2 });
           const records = server.records.map((m) => m._id);
-          const expected: Scenario = { name: "random", fault: () => undefined, expect: outcome.error ? MatframeError : "complete" };
+          const expected: Scenario = {
+            name: "random",
+            fault: () => undefined,
+            expect: outcome.error ? MatframeError : "complete",
+          };
           const problem = judge(expected, mode, outcome, records);
           figures.add("random fault plans");
           if (problem) throw new Error(`${mode} with ${JSON.stringify(faults)}: ${problem}`);

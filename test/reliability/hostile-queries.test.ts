@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { Agent } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type ServerHandle } from "../../src/server";
-import { contractViolation, login, materialsPath, percentEncode, PREFIX, send, type Answer, type Session } from "./support/http";
+import {
+  contractViolation,
+  login,
+  materialsPath,
+  percentEncode,
+  PREFIX,
+  send,
+  type Answer,
+  type Session,
+} from "./support/http";
 import {
   ALLOWED_OPERATORS,
   asText,
@@ -41,7 +50,11 @@ afterAll(async () => {
 });
 
 /** Sends one input, counts it, and throws (failing the property) if the answer breaks the contract. */
-async function expectContract(path: string, expectData: "array" | "object" | "any" = "array", extra: Record<string, string> = {}): Promise<Answer> {
+async function expectContract(
+  path: string,
+  expectData: "array" | "object" | "any" = "array",
+  extra: Record<string, string> = {},
+): Promise<Answer> {
   const res = await send(server.port, "GET", path, { headers: { ...session, ...extra }, agent });
   figures.add("inputs");
   figures.add(res.status === 200 ? "answered 200" : `answered ${res.status}`);
@@ -55,9 +68,13 @@ const RUNS = { numRuns: 400, endOnFailure: true } as const;
 describe("hostile query and projection values over HTTP", () => {
   it("random hostile queries (with or without a projection) get a JSend success or a 4xx", async () => {
     await fc.assert(
-      fc.asyncProperty(asText(hostileQuery(plainPattern)), fc.option(asText(hostileProjection)), async (query, projection) => {
-        await expectContract(materialsPath(query, projection ?? undefined));
-      }),
+      fc.asyncProperty(
+        asText(hostileQuery(plainPattern)),
+        fc.option(asText(hostileProjection)),
+        async (query, projection) => {
+          await expectContract(materialsPath(query, projection ?? undefined));
+        },
+      ),
       { ...RUNS, numRuns: 600 },
     );
   });
@@ -74,24 +91,37 @@ describe("hostile query and projection values over HTTP", () => {
   it("every allowed operator with arguments of the wrong type gets a JSend success or a 4xx", async () => {
     const argument = fc.oneof(scalar, fc.array(scalar, { maxLength: 4 }), hostileValue(plainPattern, 3));
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...ALLOWED_OPERATORS), fc.constantFrom("formula", "lattice.a", "tags", "method", "nope"), argument, fc.boolean(), async (op, path, arg, topLevel) => {
-        const query = topLevel ? { [op]: arg } : { [path]: { [op]: arg } };
-        await expectContract(materialsPath(JSON.stringify(query)));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...ALLOWED_OPERATORS),
+        fc.constantFrom("formula", "lattice.a", "tags", "method", "nope"),
+        argument,
+        fc.boolean(),
+        async (op, path, arg, topLevel) => {
+          const query = topLevel ? { [op]: arg } : { [path]: { [op]: arg } };
+          await expectContract(materialsPath(JSON.stringify(query)));
+        },
+      ),
       RUNS,
     );
   });
 
   it("refuses every operator that runs code or is unknown, with 400 naming the operator", async () => {
-    const unknown = awkwardString.filter((s) => !(ALLOWED_OPERATORS as readonly string[]).includes(`$${s}`)).map((s) => `$${s}`);
+    const unknown = awkwardString
+      .filter((s) => !(ALLOWED_OPERATORS as readonly string[]).includes(`$${s}`))
+      .map((s) => `$${s}`);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constantFrom(...CODE_OPERATORS), unknown), fc.boolean(), hostileValue(plainPattern, 2), async (op, topLevel, arg) => {
-        const query = topLevel ? { [op]: arg } : { formula: { [op]: arg } };
-        const res = await expectContract(materialsPath(JSON.stringify(query)));
-        expect(res.status, `${JSON.stringify(query).slice(0, 200)} -> ${res.text.slice(0, 200)}`).toBe(400);
-        // The message names the operator (JSON-escaped, as the body carries it).
-        expect(res.text).toContain(JSON.stringify(op).slice(1, -1).slice(0, 30));
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom(...CODE_OPERATORS), unknown),
+        fc.boolean(),
+        hostileValue(plainPattern, 2),
+        async (op, topLevel, arg) => {
+          const query = topLevel ? { [op]: arg } : { formula: { [op]: arg } };
+          const res = await expectContract(materialsPath(JSON.stringify(query)));
+          expect(res.status, `${JSON.stringify(query).slice(0, 200)} -> ${res.text.slice(0, 200)}`).toBe(400);
+          // The message names the operator (JSON-escaped, as the body carries it).
+          expect(res.text).toContain(JSON.stringify(op).slice(1, -1).slice(0, 30));
+        },
+      ),
       { ...RUNS, numRuns: 200 },
     );
     for (const op of ["$where", "$function", "$accumulator", "$expr"]) {
@@ -127,7 +157,8 @@ describe("hostile query and projection values over HTTP", () => {
     const accepted: string[] = [];
     for (const text of texts) {
       const res = await expectContract(materialsPath(text));
-      if (res.status !== 400 || !/__proto__|constructor|prototype/.test(res.body.message)) accepted.push(`query=${text} -> ${res.status}`);
+      if (res.status !== 400 || !/__proto__|constructor|prototype/.test(res.body.message))
+        accepted.push(`query=${text} -> ${res.status}`);
     }
     for (const text of projections) {
       const res = await expectContract(materialsPath(undefined, text));
@@ -145,16 +176,23 @@ describe("hostile query and projection values over HTTP", () => {
 
   it("random ids and projections on GET /materials/<id> get a JSend answer or a 4xx", async () => {
     await fc.assert(
-      fc.asyncProperty(awkwardString.filter((s) => s !== "" && s !== "." && s !== ".."), fc.option(asText(hostileProjection)), async (id, projection) => {
-        const search = projection === null ? "" : `?projection=${percentEncode(projection)}`;
-        await expectContract(`${PREFIX}/materials/${percentEncode(id)}${search}`, "object");
-      }),
+      fc.asyncProperty(
+        awkwardString.filter((s) => s !== "" && s !== "." && s !== ".."),
+        fc.option(asText(hostileProjection)),
+        async (id, projection) => {
+          const search = projection === null ? "" : `?projection=${percentEncode(projection)}`;
+          await expectContract(`${PREFIX}/materials/${percentEncode(id)}${search}`, "object");
+        },
+      ),
       { ...RUNS, numRuns: 200 },
     );
   });
 
   it("random query strings (odd names, repeats, + and %, misplaced parameters) get a JSend answer or a 4xx", async () => {
-    const name = fc.oneof(fc.constantFrom("query", "projection", "fields", "sort", "skip", "limit", "q", "", "query[]", "__proto__"), awkwardString);
+    const name = fc.oneof(
+      fc.constantFrom("query", "projection", "fields", "sort", "skip", "limit", "q", "", "query[]", "__proto__"),
+      awkwardString,
+    );
     // Sent as they are (raw escapes, `+`, bare braces); everything else is percent-encoded.
     const raw = ["{}", "%7B%7D", "+", "%", "%E0%A4%A", "%FF", "%C0%AF", "%00", '{"a":+1}'];
     const pair = fc.tuple(name, fc.oneof(fc.constantFrom(...raw), awkwardString));
@@ -171,16 +209,37 @@ describe("hostile query and projection values over HTTP", () => {
   it("hostile login bodies (forms, JSON with __proto__, odd types) get a JSend answer or a 4xx", async () => {
     const body = fc.oneof(
       hostileValue(plainPattern, 3).map((v) => ({ type: "application/json", text: JSON.stringify(v) ?? "" })),
-      fc.tuple(awkwardString, awkwardString).map(([u, p]) => ({ type: "application/json", text: `{"__proto__":{"polluted":"yes"},"username":${JSON.stringify(u)},"password":${JSON.stringify(p)}}` })),
-      fc.array(fc.tuple(fc.constantFrom("username", "password", "__proto__", "constructor", ""), awkwardString), { maxLength: 4 }).map((pairs) => ({
-        type: "application/x-www-form-urlencoded",
-        text: pairs.map(([k, v]) => `${k}=${percentEncode(v)}`).join("&"),
+      fc.tuple(awkwardString, awkwardString).map(([u, p]) => ({
+        type: "application/json",
+        text: `{"__proto__":{"polluted":"yes"},"username":${JSON.stringify(u)},"password":${JSON.stringify(p)}}`,
       })),
-      fc.constantFrom("%", "username=%ZZ&password=x", "username=a&username=b&password=c", "{", "null", "[]", '{"username":["demo"],"password":{"$ne":""}}').map((text) => ({ type: "application/x-www-form-urlencoded", text })),
+      fc
+        .array(fc.tuple(fc.constantFrom("username", "password", "__proto__", "constructor", ""), awkwardString), {
+          maxLength: 4,
+        })
+        .map((pairs) => ({
+          type: "application/x-www-form-urlencoded",
+          text: pairs.map(([k, v]) => `${k}=${percentEncode(v)}`).join("&"),
+        })),
+      fc
+        .constantFrom(
+          "%",
+          "username=%ZZ&password=x",
+          "username=a&username=b&password=c",
+          "{",
+          "null",
+          "[]",
+          '{"username":["demo"],"password":{"$ne":""}}',
+        )
+        .map((text) => ({ type: "application/x-www-form-urlencoded", text })),
     );
     await fc.assert(
       fc.asyncProperty(body, async ({ type, text }) => {
-        const res = await send(server.port, "POST", `${PREFIX}/login`, { headers: { "Content-Type": type }, body: text, agent });
+        const res = await send(server.port, "POST", `${PREFIX}/login`, {
+          headers: { "Content-Type": type },
+          body: text,
+          agent,
+        });
         figures.add("inputs");
         figures.add(`answered ${res.status}`);
         const violation = contractViolation(res, "object");

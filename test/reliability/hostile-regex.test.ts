@@ -18,11 +18,16 @@ const placements = [
   (regex: string, options: string) => ({ name: { $regex: regex, $options: options } }),
   (regex: string, options: string) => ({ formula: { $not: { $regex: regex, $options: options } } }),
   (regex: string, options: string) => ({ tags: { $elemMatch: { $regex: regex, $options: options } } }),
-  (regex: string, options: string) => ({ $or: [{ formula: "none" }, { "owner.slug": { $regex: regex, $options: options } }] }),
+  (regex: string, options: string) => ({
+    $or: [{ formula: "none" }, { "owner.slug": { $regex: regex, $options: options } }],
+  }),
 ];
 
 async function ask(server: ServeProcess, session: Session, query: unknown) {
-  const res = await send(server.port, "GET", materialsPath(JSON.stringify(query), '{"limit":5}'), { headers: { ...session }, hangMs: HANG_MS });
+  const res = await send(server.port, "GET", materialsPath(JSON.stringify(query), '{"limit":5}'), {
+    headers: { ...session },
+    hangMs: HANG_MS,
+  });
   figures.add("inputs");
   figures.add(`answered ${res.status}`);
   return res;
@@ -42,12 +47,17 @@ describe("regexes built to backtrack", () => {
 
   it("are refused with 400 or answered, never a 500 or a hang", async () => {
     await fc.assert(
-      fc.asyncProperty(backtrackingPattern, fc.constantFrom("", "i", "s", "ims", "x", "g"), fc.constantFrom(placements[0], ...placements), async (regex, options, place) => {
-        const query = place(regex, options);
-        const res = await ask(server, session, query);
-        const violation = contractViolation(res, "array");
-        if (violation) throw new Error(`${JSON.stringify(query).slice(0, 300)} -> ${violation}`);
-      }),
+      fc.asyncProperty(
+        backtrackingPattern,
+        fc.constantFrom("", "i", "s", "ims", "x", "g"),
+        fc.constantFrom(placements[0], ...placements),
+        async (regex, options, place) => {
+          const query = place(regex, options);
+          const res = await ask(server, session, query);
+          const violation = contractViolation(res, "array");
+          if (violation) throw new Error(`${JSON.stringify(query).slice(0, 300)} -> ${violation}`);
+        },
+      ),
       // No shrinking: after a hang the server is stuck, so every later input would hang too.
       { numRuns: 250, endOnFailure: true },
     );

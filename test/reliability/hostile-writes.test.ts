@@ -32,7 +32,12 @@ function send(method: string, route: string, body?: unknown, who: Session = sess
 
 /** The server still answers: a read of the materials works. */
 async function alive(): Promise<void> {
-  const res = await rawRequest(server, "GET", `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 1 }))}`, { headers: { ...session } });
+  const res = await rawRequest(
+    server,
+    "GET",
+    `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 1 }))}`,
+    { headers: { ...session } },
+  );
   expect(res.status).toBe(200);
 }
 
@@ -41,8 +46,16 @@ const POSCAR = (counts: string, mode = "Direct", cell = ["5 0 0", "0 5 0", "0 0 
 
 describe("sizes a request only declares are bounded before anything of that size is built", () => {
   it.each([
-    ["an atom count of 2,000,000,000 (92 bytes)", POSCAR("2000000000"), /declares 2,000,000,000 atoms; a structure may have at most 100,000/],
-    ["an atom count of 1e20", POSCAR("1e20"), /declares 100,000,000,000,000,000,000 atoms|counts must be whole numbers/],
+    [
+      "an atom count of 2,000,000,000 (92 bytes)",
+      POSCAR("2000000000"),
+      /declares 2,000,000,000 atoms; a structure may have at most 100,000/,
+    ],
+    [
+      "an atom count of 1e20",
+      POSCAR("1e20"),
+      /declares 100,000,000,000,000,000,000 atoms|counts must be whole numbers/,
+    ],
     ["more atoms declared than coordinate lines", POSCAR("3"), /declares 3 atoms, but the file has 2 coordinate lines/],
     ["cartesian coordinates in a flat cell", POSCAR("2", "Cartesian", ["1 0 0", "2 0 0", "0 0 1"]), /flat cell/],
     ["a zero scale", POSCAR("2").replace("\n1.0\n", "\n0\n"), /scale factor/],
@@ -60,9 +73,17 @@ describe("sizes a request only declares are bounded before anything of that size
 
   it.each([
     ["$set at index 200000000", { $set: { "tags.200000000": "x" } }, /index 200000000; an index may be at most 100000/],
-    ["$set at index 4294967294", { $set: { "tags.4294967294": "x" } }, /index 4294967294; an index may be at most 100000/],
+    [
+      "$set at index 4294967294",
+      { $set: { "tags.4294967294": "x" } },
+      /index 4294967294; an index may be at most 100000/,
+    ],
     ["$push into an index path", { $push: { "tags.4294967294": "x" } }, /an index may be at most 100000/],
-    ["an index past the array's end", { $set: { "tags.50": "x" } }, /tags has 2 entries, so index 50 would leave a gap/],
+    [
+      "an index past the array's end",
+      { $set: { "tags.50": "x" } },
+      /tags has 2 entries, so index 50 would leave a gap/,
+    ],
   ])("PATCH with %s: 400 naming the limit, and the server lives", async (_name, modifier, message) => {
     const res = await send("PATCH", `/materials/${materialId}`, modifier);
     expect(res.status).toBe(400);
@@ -87,7 +108,11 @@ describe("fields the platform derives are not set by hand", () => {
   it.each([
     ["$set formula", { $set: { formula: "Au" } }, /formula is computed from the structure/],
     ["$set unitCellFormula", { $set: { unitCellFormula: "Au4" } }, /unitCellFormula is computed from the structure/],
-    ["$set a derived property", { $set: { "derivedProperties.0.value": 99 } }, /derivedProperties is computed from the structure/],
+    [
+      "$set a derived property",
+      { $set: { "derivedProperties.0.value": 99 } },
+      /derivedProperties is computed from the structure/,
+    ],
     ["a plain field object naming formula", { formula: "Au" }, /formula is computed from the structure/],
     ["$unset basis", { $unset: { basis: "" } }, /a material keeps its basis/],
     ["$unset lattice", { $unset: { lattice: "" } }, /a material keeps its lattice/],
@@ -109,10 +134,27 @@ describe("fields the platform derives are not set by hand", () => {
 describe("CIF import", () => {
   /** A CIF of `n` distinct sites and `ops` translations that map the set onto itself. */
   function bigCif(n: number, ops: number): string {
-    const lines = ["data_big", "_cell_length_a 50", "_cell_length_b 50", "_cell_length_c 50", "loop_", "_symmetry_equiv_pos_as_xyz"];
+    const lines = [
+      "data_big",
+      "_cell_length_a 50",
+      "_cell_length_b 50",
+      "_cell_length_c 50",
+      "loop_",
+      "_symmetry_equiv_pos_as_xyz",
+    ];
     for (let k = 0; k < ops; k++) lines.push(`'x+${k}/${ops}, y, z'`);
-    lines.push("loop_", "_atom_site_label", "_atom_site_type_symbol", "_atom_site_fract_x", "_atom_site_fract_y", "_atom_site_fract_z");
-    for (let i = 0; i < n; i++) lines.push(`Si${i} Si ${((i % ops) / ops / 1).toFixed(6)} ${(Math.floor(i / ops) / Math.ceil(n / ops)).toFixed(6)} 0.5`);
+    lines.push(
+      "loop_",
+      "_atom_site_label",
+      "_atom_site_type_symbol",
+      "_atom_site_fract_x",
+      "_atom_site_fract_y",
+      "_atom_site_fract_z",
+    );
+    for (let i = 0; i < n; i++)
+      lines.push(
+        `Si${i} Si ${((i % ops) / ops / 1).toFixed(6)} ${(Math.floor(i / ops) / Math.ceil(n / ops)).toFixed(6)} 0.5`,
+      );
     return lines.join("\n");
   }
 
@@ -129,7 +171,9 @@ describe("CIF import", () => {
   it("a structure whose space-group search runs past its budget is stored without symmetry, and others are served meanwhile", async () => {
     // A 400-atom grid: moyo's search takes about 17 s here, in one synchronous WebAssembly call.
     let answered = false;
-    const pending = send("POST", "/materials/import", { format: "cif", content: bigCif(400, 10) }).finally(() => (answered = true));
+    const pending = send("POST", "/materials/import", { format: "cif", content: bigCif(400, 10) }).finally(
+      () => (answered = true),
+    );
     await alive();
     // The read was answered while the search ran.
     expect(answered).toBe(false);
@@ -141,19 +185,30 @@ describe("CIF import", () => {
     // The next structure gets a fresh worker and its space group.
     const silicon = await send("POST", "/materials/import", { format: "poscar", content: POSCAR("2") });
     expect(silicon.status).toBe(200);
-    expect(silicon.body.data.derivedProperties.find((property: { name: string }) => property.name === "symmetry")?.spaceGroupSymbol).toMatch(/^[PIFCAR]/);
+    expect(
+      silicon.body.data.derivedProperties.find((property: { name: string }) => property.name === "symmetry")
+        ?.spaceGroupSymbol,
+    ).toMatch(/^[PIFCAR]/);
     await send("DELETE", `/materials/${res.body.data._id}`);
     await send("DELETE", `/materials/${silicon.body.data._id}`);
   });
 
   it("a CIF that expands past the atom limit is refused with 400", async () => {
-    const huge = await send("POST", "/materials/import", { format: "cif", content: bigCif(20_000, 10).replace(/(_symmetry_equiv_pos_as_xyz)/, "$1\n'x, y, z+1/3'\n'x, y, z+2/3'") });
+    const huge = await send("POST", "/materials/import", {
+      format: "cif",
+      content: bigCif(20_000, 10).replace(/(_symmetry_equiv_pos_as_xyz)/, "$1\n'x, y, z+1/3'\n'x, y, z+2/3'"),
+    });
     expect(huge.status).toBe(400);
     await alive();
   });
 
   it("fromCif reads back matframe's own CIF of a record with a 10 MB name (no recursion on input size)", () => {
-    const record = { _id: "x1", name: "N".repeat(10 * 1024 * 1024), lattice: { a: 5, b: 5, c: 5, alpha: 90, beta: 90, gamma: 90, type: "CUB" }, basis: { elements: [{ id: 0, value: "Si" }], coordinates: [{ id: 0, value: [0, 0, 0] }], units: "crystal" } };
+    const record = {
+      _id: "x1",
+      name: "N".repeat(10 * 1024 * 1024),
+      lattice: { a: 5, b: 5, c: 5, alpha: 90, beta: 90, gamma: 90, type: "CUB" },
+      basis: { elements: [{ id: 0, value: "Si" }], coordinates: [{ id: 0, value: [0, 0, 0] }], units: "crystal" },
+    };
     const parsed = fromCif(toCif(record as never));
     expect(parsed.name).toHaveLength(10 * 1024 * 1024);
     expect(parsed.basis.elements).toEqual([{ id: 0, value: "Si" }]);
@@ -162,16 +217,26 @@ describe("CIF import", () => {
 
 describe("per-account quota", () => {
   it("an account that fills its quota gets 403 saying so; another account is not affected", async () => {
-    const other = await startServer({ port: 0, quotaRecords: 5, quotaBytes: 64 * 1024, users: ["alice:pw-alice-1", "bob:pw-bob-1"] });
+    const other = await startServer({
+      port: 0,
+      quotaRecords: 5,
+      quotaBytes: 64 * 1024,
+      users: ["alice:pw-alice-1", "bob:pw-bob-1"],
+    });
     try {
       const alice = await login(other, "alice", "pw-alice-1");
       const bob = await login(other, "bob", "pw-bob-1");
       const put = (who: Session, body: unknown) =>
-        rawRequest(other, "PUT", `${PREFIX}/materials/create`, { headers: { ...who, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+        rawRequest(other, "PUT", `${PREFIX}/materials/create`, {
+          headers: { ...who, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
       for (let i = 0; i < 5; i++) expect((await put(alice, { name: `n${i}` })).status).toBe(200);
       const over = await put(alice, { name: "one too many" });
       expect(over.status).toBe(403);
-      expect(over.body.message).toMatch(/has 5 records, its quota on this server \(5\); delete some before creating more/);
+      expect(over.body.message).toMatch(
+        /has 5 records, its quota on this server \(5\); delete some before creating more/,
+      );
       expect((await put(bob, { name: "bob's first" })).status).toBe(200);
       const big = await put(bob, { name: "x".repeat(70 * 1024) });
       expect(big.status).toBe(403);
@@ -194,7 +259,9 @@ describe("over --max-connections", () => {
         quiet.push(socket);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const refused = await rawRequest(server, "GET", `${PREFIX}/materials`, { headers: { ...session } }).catch((error: Error) => error);
+      const refused = await rawRequest(server, "GET", `${PREFIX}/materials`, { headers: { ...session } }).catch(
+        (error: Error) => error,
+      );
       expect(refused).not.toBeInstanceOf(Error);
       expect((refused as { status: number }).status).toBe(503);
       expect((refused as { headers: Record<string, unknown> }).headers["retry-after"]).toBe("1");
@@ -204,13 +271,19 @@ describe("over --max-connections", () => {
         quiet[0].on("data", (chunk) => (text += chunk));
         quiet[0].on("end", () => resolve(text));
       });
-      quiet[0].end(`GET ${PREFIX}/materials/${materialId} HTTP/1.1\r\nHost: x\r\nX-Account-Id: ${session["X-Account-Id"]}\r\nX-Auth-Token: ${session["X-Auth-Token"]}\r\nConnection: close\r\n\r\n`);
+      quiet[0].end(
+        `GET ${PREFIX}/materials/${materialId} HTTP/1.1\r\nHost: x\r\nX-Account-Id: ${session["X-Account-Id"]}\r\nX-Auth-Token: ${session["X-Auth-Token"]}\r\nConnection: close\r\n\r\n`,
+      );
       expect(await answer).toMatch(/^HTTP\/1\.1 200/);
     } finally {
       for (const socket of quiet) socket.destroy();
     }
     // Many logins at once over the cap: each either gets in at once or is told to retry, and retries.
-    const clients = await Promise.all(Array.from({ length: 30 }, () => Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo", maxRetries: 10 })));
+    const clients = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo", maxRetries: 10 }),
+      ),
+    );
     expect(clients).toHaveLength(30);
     await Promise.all(clients.map((client) => client.close()));
   }, 60_000);

@@ -34,12 +34,18 @@ describe("one hostile client does not starve the others", () => {
     // Two hostile loops: each sends the slow query again as soon as it is answered.
     const loops = [0, 1].map(async (i) => {
       while (walking) {
-        answers.push(await send(server.port, "GET", materialsPath(SLOW_QUERY, `{"limit":500,"skip":${i}}`), { headers: { ...hostile } }));
+        answers.push(
+          await send(server.port, "GET", materialsPath(SLOW_QUERY, `{"limit":500,"skip":${i}}`), {
+            headers: { ...hostile },
+          }),
+        );
       }
     });
     // And a flood of cheap but invalid requests from the same client.
     const flood = Array.from({ length: 30 }, (_, i) =>
-      send(server.port, "GET", materialsPath(i % 2 ? "[".repeat(5_000) : JSON.stringify({ $where: "sleep(1000)" })), { headers: { ...hostile } }),
+      send(server.port, "GET", materialsPath(i % 2 ? "[".repeat(5_000) : JSON.stringify({ $where: "sleep(1000)" })), {
+        headers: { ...hostile },
+      }),
     );
 
     const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });

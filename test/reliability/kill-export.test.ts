@@ -38,9 +38,24 @@ async function partialFileWritten(target: string, exited: () => boolean): Promis
 }
 
 function exportTo(target: string, extra: string[] = []) {
-  return startCli(["export", "--base-url", server.origin, "--output", target, "--page-size", "100", "--columns", "name,formula", "--quiet", ...extra], {
-    env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken },
-  });
+  return startCli(
+    [
+      "export",
+      "--base-url",
+      server.origin,
+      "--output",
+      target,
+      "--page-size",
+      "100",
+      "--columns",
+      "name,formula",
+      "--quiet",
+      ...extra,
+    ],
+    {
+      env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken },
+    },
+  );
 }
 
 describe("killing matframe export mid-run", () => {

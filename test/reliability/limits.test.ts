@@ -44,7 +44,14 @@ function nested(depth: number): unknown {
 describe("limits, each with a clear error", () => {
   it("request size: a login body over 8 KiB is 413, declared or streamed", async () => {
     const body = `username=demo&password=${"x".repeat(9000)}`;
-    expectRefused(await send(server.port, "POST", `${PREFIX}/login`, { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body }), 413, /larger than 8192 bytes.*smaller/);
+    expectRefused(
+      await send(server.port, "POST", `${PREFIX}/login`, {
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body,
+      }),
+      413,
+      /larger than 8192 bytes.*smaller/,
+    );
     // Without Content-Length (chunked), the limit is counted as the body arrives.
     const chunked = Buffer.from(
       `POST ${PREFIX}/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
@@ -53,7 +60,14 @@ describe("limits, each with a clear error", () => {
     expectRefused(await sendRaw(server.port, chunked), 413, /larger than 8192 bytes/);
     // Just inside the limit it is read (and the password is simply wrong).
     const inside = `username=demo&password=${"x".repeat(8000)}`;
-    expect((await send(server.port, "POST", `${PREFIX}/login`, { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: inside })).status).toBe(401);
+    expect(
+      (
+        await send(server.port, "POST", `${PREFIX}/login`, {
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: inside,
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("request size: a URL over 8192 characters is 414, oversized headers 431", async () => {
@@ -67,12 +81,18 @@ describe("limits, each with a clear error", () => {
     expectServed(await query(nested(3)));
     // JSON nested beyond what JSON.parse can take is the client's mistake too.
     const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
-    expect((await send(server.port, "GET", `${PREFIX}/materials?query=${deep}`, { headers: { ...session } })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await send(server.port, "GET", `${PREFIX}/materials?query=${deep}`, { headers: { ...session } })).status,
+    ).toBeGreaterThanOrEqual(400);
   });
 
   it("query size: more than 2000 values is 400 naming the limit", async () => {
     const zeros = (n: number) => Array.from({ length: n }, () => 0);
-    expectRefused(await query({ a: { $nin: zeros(1000) }, b: { $nin: zeros(1000) }, c: { $nin: zeros(10) } }), 400, /more than 2000 values.*split/);
+    expectRefused(
+      await query({ a: { $nin: zeros(1000) }, b: { $nin: zeros(1000) }, c: { $nin: zeros(10) } }),
+      400,
+      /more than 2000 values.*split/,
+    );
     expectServed(await query({ a: { $nin: zeros(900) }, b: { $nin: zeros(900) } }));
   });
 
@@ -92,14 +112,19 @@ describe("limits, each with a clear error", () => {
     expectRefused(await query({ name: { $regex: "(x|xy)*z" } }), 400, /exponential time/);
     expectRefused(await query({ name: { $regex: "a*b*c*d*e" } }), 400, /4 unbounded quantifiers.*at most 3/);
     expectRefused(await query({ name: { $regex: "(.)\\1" } }), 400, /back-references/);
-    expectRefused(await query({ name: { $regex: "^Si", $options: "g" } }), 400, /\$options "g" is not supported; use any of i, m, s/);
+    expectRefused(
+      await query({ name: { $regex: "^Si", $options: "g" } }),
+      400,
+      /\$options "g" is not supported; use any of i, m, s/,
+    );
     expectServed(await query({ name: { $regex: "^si", $options: "i" } }));
   });
 
   it("projection: limit above 500, negative skip, too many sort keys or fields are 400 with the rule", async () => {
     expectRefused(await query({}, { limit: 501 }), 400, /limit must be an integer from 1 to 500/);
     expectRefused(await query({}, { skip: -1 }), 400, /skip must be a non-negative integer/);
-    const manyKeys = (n: number, value: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+    const manyKeys = (n: number, value: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
     expectRefused(await query({}, { sort: manyKeys(17, 1) }), 400, /more than 16 keys/);
     expectRefused(await query({}, { fields: manyKeys(201, 1) }), 400, /more than 200 paths/);
     expectServed(await query({}, { sort: manyKeys(16, 1), limit: 500 }));

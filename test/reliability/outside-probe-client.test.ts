@@ -29,7 +29,12 @@ afterEach(async () => {
 
 async function setup(options: FaultServerOptions, clientOptions: { maxResponseBytes?: number } = {}) {
   server = await startFaultServer(options);
-  const client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken, ...clientOptions });
+  const client = new Client({
+    baseUrl: server.origin,
+    accountId: server.accountId,
+    authToken: server.authToken,
+    ...clientOptions,
+  });
   return { server, client };
 }
 
@@ -40,7 +45,10 @@ function pieces(secret: string): string[] {
 
 describe("defect 2: response bodies have a cap", () => {
   it("an endless chunked body stops at maxResponseBytes with a clear error, not retried", async () => {
-    const { server, client } = await setup({ records: 10, fault: () => ({ kind: "endless" }) }, { maxResponseBytes: 1024 * 1024 });
+    const { server, client } = await setup(
+      { records: 10, fault: () => ({ kind: "endless" }) },
+      { maxResponseBytes: 1024 * 1024 },
+    );
     const error = await client.materials.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as ResponseTooLargeError).limitBytes).toBe(1024 * 1024);
@@ -53,7 +61,12 @@ describe("defect 2: response bodies have a cap", () => {
       records: 10,
       fault: (r) =>
         r.path.endsWith("/materials")
-          ? { kind: "raw", status: 200, headers: { "content-type": "application/json", "content-length": String(600 * 2 ** 20) }, body: "[" }
+          ? {
+              kind: "raw",
+              status: 200,
+              headers: { "content-type": "application/json", "content-length": String(600 * 2 ** 20) },
+              body: "[",
+            }
           : undefined,
     });
     const error = await client.materials.list().catch((e: unknown) => e);
@@ -88,12 +101,22 @@ describe("defect 6: CSV formula injection", () => {
         done();
       },
     });
-    return exportCsv([records], sink, { columns: ["name", "n"], ...options }).then(() => parse(text, { columns: true }));
+    return exportCsv([records], sink, { columns: ["name", "n"], ...options }).then(() =>
+      parse(text, { columns: true }),
+    );
   }
 
   it("text cells that a spreadsheet would run get a leading ', numbers stay numbers (a real CSV parser reads them)", async () => {
     const rows = await csvOf({});
-    expect(rows.map((r) => r.name)).toEqual(["'=HYPERLINK(\"http://x\",\"y\")", "'+1", "'-2", "'@SUM(A1)", "'\tTAB", "'\rCR", "plain, text"]);
+    expect(rows.map((r) => r.name)).toEqual([
+      '\'=HYPERLINK("http://x","y")',
+      "'+1",
+      "'-2",
+      "'@SUM(A1)",
+      "'\tTAB",
+      "'\rCR",
+      "plain, text",
+    ]);
     expect(rows.map((r) => r.n)).toEqual(["-5", "3.5", "0", "1", "2", "2", "-1"]);
   });
 
@@ -107,12 +130,20 @@ describe("defect 6: CSV formula injection", () => {
     const dir = mkdtempSync(join(tmpdir(), "matframe-injection-"));
     try {
       const env = { MATFRAME_BASE_URL: platform.baseUrl, MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo" };
-      const escaped = await startCli(["export", "--columns", "name", "--output", join(dir, "a.csv"), "--quiet"], { env }).done;
-      const raw = await startCli(["export", "--columns", "name", "--output", join(dir, "b.csv"), "--quiet", "--no-formula-escape"], { env }).done;
+      const escaped = await startCli(["export", "--columns", "name", "--output", join(dir, "a.csv"), "--quiet"], {
+        env,
+      }).done;
+      const raw = await startCli(
+        ["export", "--columns", "name", "--output", join(dir, "b.csv"), "--quiet", "--no-formula-escape"],
+        { env },
+      ).done;
       expect(escaped.code, escaped.stderr).toBe(0);
       expect(raw.code, raw.stderr).toBe(0);
-      const names = (file: string) => (parse(readFileSync(join(dir, file), "utf8"), { columns: true }) as Record<string, string>[]).map((r) => r.name);
-      expect(names("a.csv")[0]).toBe("'=HYPERLINK(\"http://x\",\"y\")");
+      const names = (file: string) =>
+        (parse(readFileSync(join(dir, file), "utf8"), { columns: true }) as Record<string, string>[]).map(
+          (r) => r.name,
+        );
+      expect(names("a.csv")[0]).toBe('\'=HYPERLINK("http://x","y")');
       expect(names("b.csv")[0]).toBe('=HYPERLINK("http://x","y")');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -128,7 +159,12 @@ describe("defect 7: secrets in errors", () => {
       records: 1,
       fault: (r) =>
         r.path.endsWith("/materials")
-          ? { kind: "raw", status: 200, headers: { "content-type": "application/json" }, body: `${"x".repeat(60)}${String(r.headers["x-auth-token"])} tail` }
+          ? {
+              kind: "raw",
+              status: 200,
+              headers: { "content-type": "application/json" },
+              body: `${"x".repeat(60)}${String(r.headers["x-auth-token"])} tail`,
+            }
           : undefined,
     });
     const client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken });
@@ -145,13 +181,22 @@ describe("defect 7: secrets in errors", () => {
     server = await startFaultServer({
       fault: (r) =>
         r.path.endsWith("/login")
-          ? { kind: "raw", status: 401, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "error", message: `Bad credentials in ${r.body}` }) }
+          ? {
+              kind: "raw",
+              status: 401,
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ status: "error", message: `Bad credentials in ${r.body}` }),
+            }
           : undefined,
     });
     const error = await Client.login({ baseUrl: server.origin, username: "ada", password }).catch((e: unknown) => e);
     const seen = `${(error as Error).message} ${(error as { serverMessage?: string }).serverMessage}`;
     expect(seen).toMatch(/\[redacted\]/);
-    for (const form of [password, encodeURIComponent(password), new URLSearchParams({ p: password }).toString().slice(2)]) {
+    for (const form of [
+      password,
+      encodeURIComponent(password),
+      new URLSearchParams({ p: password }).toString().slice(2),
+    ]) {
       expect(seen).not.toContain(form);
     }
   });
@@ -166,7 +211,9 @@ describe("defect 7: secrets in errors", () => {
   });
 
   it("a client given a URL with credentials and a bad port does not echo them either", () => {
-    expect(() => new Client({ baseUrl: "http://u:hunter2secret@host:99999", accountId: "a", authToken: "b" })).toThrow(ValidationError);
+    expect(() => new Client({ baseUrl: "http://u:hunter2secret@host:99999", accountId: "a", authToken: "b" })).toThrow(
+      ValidationError,
+    );
     try {
       new Client({ baseUrl: "http://u:hunter2secret@host:99999", accountId: "a", authToken: "b" });
     } catch (error) {
@@ -220,25 +267,42 @@ describe("defect 10: odds and ends", () => {
   });
 
   it("a text/html 200 says so, once", async () => {
-    const { client, server } = await setup({ records: 5, fault: (r) => (r.path.endsWith("/materials") ? { kind: "non-json" } : undefined) });
+    const { client, server } = await setup({
+      records: 5,
+      fault: (r) => (r.path.endsWith("/materials") ? { kind: "non-json" } : undefined),
+    });
     const error = await client.materials.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as Error).message).toMatch(/answered 200 with text\/html, not JSON/);
     expect(server.requests).toHaveLength(1);
   });
 
-  it.each(["abc\r\ndef", "abc\ndef", "abc\u0000def", "abc def"])("a login token %j is a bad login response, reported once", async (token) => {
-    server = await startFaultServer({
-      fault: (r) =>
-        r.path.endsWith("/login") ? { kind: "wrong-shape", body: { status: "success", data: { "X-Account-Id": "acct", "X-Auth-Token": token } } } : undefined,
-    });
-    const error = await Client.login({ baseUrl: server.origin, username: "ada", password: "correct-horse-battery" }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ResponseValidationError);
-    expect(server.requests).toHaveLength(1);
-  });
+  it.each(["abc\r\ndef", "abc\ndef", "abc\u0000def", "abc def"])(
+    "a login token %j is a bad login response, reported once",
+    async (token) => {
+      server = await startFaultServer({
+        fault: (r) =>
+          r.path.endsWith("/login")
+            ? {
+                kind: "wrong-shape",
+                body: { status: "success", data: { "X-Account-Id": "acct", "X-Auth-Token": token } },
+              }
+            : undefined,
+      });
+      const error = await Client.login({
+        baseUrl: server.origin,
+        username: "ada",
+        password: "correct-horse-battery",
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ResponseValidationError);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 
   it("a token with a line break given by the caller is refused before any request", () => {
-    expect(() => new Client({ baseUrl: "http://127.0.0.1:1", accountId: "a", authToken: "abc\r\nX-Evil: 1" })).toThrow(/visible ASCII/);
+    expect(() => new Client({ baseUrl: "http://127.0.0.1:1", accountId: "a", authToken: "abc\r\nX-Evil: 1" })).toThrow(
+      /visible ASCII/,
+    );
   });
 
   it("reads JSend data.message first, as the platform's own client does", async () => {
@@ -250,7 +314,11 @@ describe("defect 10: odds and ends", () => {
               kind: "raw",
               status: 400,
               headers: { "content-type": "application/json" },
-              body: JSON.stringify({ status: "error", message: "Bad Request", data: { message: "Unknown field lattice.x" } }),
+              body: JSON.stringify({
+                status: "error",
+                message: "Bad Request",
+                data: { message: "Unknown field lattice.x" },
+              }),
             }
           : undefined,
     });

@@ -68,7 +68,9 @@ describe("defect 1: clients that pipeline requests and never read", () => {
     const res = await send(server.port, "GET", materialsPath('{"formula":"Si"}'), { headers: { ...session } });
     expect(res.status).toBe(200);
     // Each connection's unread answer times out (2 s here) and the server closes it.
-    await expect.poll(() => stderr.match(/did not read its answer/g)?.length ?? 0, { timeout: 30_000, interval: 200 }).toBe(16);
+    await expect
+      .poll(() => stderr.match(/did not read its answer/g)?.length ?? 0, { timeout: 30_000, interval: 200 })
+      .toBe(16);
     const after = memoryOf(server.pid);
     expect(after.peak - before.rss, `peak ${after.peak} MiB, before ${before.rss} MiB`).toBeLessThan(160);
     // Reading now gets what the kernel had buffered, then the end: far fewer than 30 answers.
@@ -110,7 +112,11 @@ describe("defect 3: a flood of wrong logins", () => {
   });
   afterAll(() => server.close());
 
-  function postLogin(username: string, password: string, localAddress: string): Promise<{ status: number; retryAfter?: string; at: number }> {
+  function postLogin(
+    username: string,
+    password: string,
+    localAddress: string,
+  ): Promise<{ status: number; retryAfter?: string; at: number }> {
     return new Promise((resolve, reject) => {
       const body = new URLSearchParams({ username, password }).toString();
       const req = request(
@@ -125,7 +131,13 @@ describe("defect 3: a flood of wrong logins", () => {
         },
         (res) => {
           res.resume();
-          res.on("end", () => resolve({ status: res.statusCode!, retryAfter: res.headers["retry-after"] as string | undefined, at: order++ }));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode!,
+              retryAfter: res.headers["retry-after"] as string | undefined,
+              at: order++,
+            }),
+          );
         },
       );
       req.on("error", reject);
@@ -166,7 +178,9 @@ describe("a class behind one router", () => {
           return Client.login({ baseUrl: server.baseUrl, username, password });
         }),
       );
-      const failed = logins.filter((l) => l.status === "rejected").map((l) => String((l as PromiseRejectedResult).reason));
+      const failed = logins
+        .filter((l) => l.status === "rejected")
+        .map((l) => String((l as PromiseRejectedResult).reason));
       expect(failed).toEqual([]);
       await Promise.all(logins.map((l) => (l as PromiseFulfilledResult<Client>).value.logout()));
     } finally {
@@ -220,21 +234,32 @@ describe("defect 5: names looked up on prototypes, and a failed scan kept as a c
   it.each(["toString", "constructor", "hasOwnProperty", "valueOf", "__proto__", "isPrototypeOf"])(
     "$type %s is refused with 400, not matched against Object.prototype",
     async (name) => {
-      const res = await send(server.port, "GET", materialsPath(JSON.stringify({ formula: { $type: name } })), { headers: session });
+      const res = await send(server.port, "GET", materialsPath(JSON.stringify({ formula: { $type: name } })), {
+        headers: session,
+      });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/\$type takes a type name/);
     },
   );
 
   it("$type with a real type name still works", async () => {
-    const numbers = await send(server.port, "GET", materialsPath('{"lattice.a":{"$type":"number"}}'), { headers: session });
-    const strings = await send(server.port, "GET", materialsPath('{"lattice.a":{"$type":["string", 2]}}'), { headers: session });
+    const numbers = await send(server.port, "GET", materialsPath('{"lattice.a":{"$type":"number"}}'), {
+      headers: session,
+    });
+    const strings = await send(server.port, "GET", materialsPath('{"lattice.a":{"$type":["string", 2]}}'), {
+      headers: session,
+    });
     expect(numbers.body.data).toHaveLength(29);
     expect(strings.body.data).toHaveLength(0);
   });
 
   it("a field path through an inherited name selects nothing and changes no prototype", async () => {
-    const res = await send(server.port, "GET", materialsPath("{}", '{"fields":{"toString.polluted":1,"formula":1},"limit":2}'), { headers: session });
+    const res = await send(
+      server.port,
+      "GET",
+      materialsPath("{}", '{"fields":{"toString.polluted":1,"formula":1},"limit":2}'),
+      { headers: session },
+    );
     expect(res.status).toBe(200);
     expect((Object.prototype.toString as unknown as Record<string, unknown>).polluted).toBeUndefined();
     expect(res.body.data[0]).toEqual({ _id: expect.any(String), formula: expect.any(String) });

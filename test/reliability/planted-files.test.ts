@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, openSync, writeSync, closeSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  openSync,
+  writeSync,
+  closeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -22,7 +37,12 @@ let client: Client;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "matframe-planted-"));
   server = await startFaultServer({ records: 2000, evaluateQueries: true });
-  client = new Client({ baseUrl: server.baseUrl, accountId: server.accountId, authToken: server.authToken, maxRetries: 0 });
+  client = new Client({
+    baseUrl: server.baseUrl,
+    accountId: server.accountId,
+    authToken: server.authToken,
+    maxRetries: 0,
+  });
 });
 
 afterAll(async () => {
@@ -75,12 +95,16 @@ describe("matframe serve --store on a damaged store", () => {
 
   it.each(damages)("%s: exits 1 with a message saying what to do, never a signal", async (_name, damage) => {
     const store = fresh(`damaged-${_name.replace(/\W+/g, "-")}`);
-    for (const file of readdirSync(good)) if (file.startsWith("materials.mdb")) writeFileSync(join(store, file), readFileSync(join(good, file)), { mode: 0o600 });
+    for (const file of readdirSync(good))
+      if (file.startsWith("materials.mdb"))
+        writeFileSync(join(store, file), readFileSync(join(good, file)), { mode: 0o600 });
     damage(join(store, "materials.mdb"));
     const run = await runCli(["serve", "--port", "0", "--store", store]);
     expect(run.signal).toBeNull();
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/The store .*materials\.mdb is damaged: .*Restore it from a backup, or move its directory away/);
+    expect(run.stderr).toMatch(
+      /The store .*materials\.mdb is damaged: .*Restore it from a backup, or move its directory away/,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
@@ -89,7 +113,8 @@ describe("matframe serve --store on a damaged store", () => {
     const serve = await startServe(["--store", store]);
     await serve.stop();
     expect(statSync(store).mode & 0o777).toBe(0o700);
-    for (const name of readdirSync(store)) expect({ name, mode: statSync(join(store, name)).mode & 0o777 }).toEqual({ name, mode: 0o600 });
+    for (const name of readdirSync(store))
+      expect({ name, mode: statSync(join(store, name)).mode & 0o777 }).toEqual({ name, mode: 0o600 });
     chmodSync(store, 0o777);
     const refused = await runCli(["serve", "--port", "0", "--store", store]);
     expect(refused.code).toBe(1);
@@ -106,7 +131,9 @@ describe("a lock whose holder is gone, though its pid is in use", () => {
     // And a lock this very process holds is still refused.
     const first = await startServer({ port: 0, store });
     try {
-      await expect(startServer({ port: 0, store })).rejects.toThrow(new RegExp(`in use by another matframe serve \\(process ${process.pid}\\)`));
+      await expect(startServer({ port: 0, store })).rejects.toThrow(
+        new RegExp(`in use by another matframe serve \\(process ${process.pid}\\)`),
+      );
     } finally {
       await first.close();
     }
@@ -124,7 +151,9 @@ describe("a lock whose holder is gone, though its pid is in use", () => {
       // The same pid in the old format (no start time) cannot be told apart: refused.
       const again = join(dir, "reused-pid-2.csv");
       writeFileSync(resumePaths(again).lock, String(sleeper.pid));
-      await expect(client.materials.exportCsv(again, { columns: COLUMNS, resume: true })).rejects.toThrow(new RegExp(`Another export \\(process ${sleeper.pid}\\)`));
+      await expect(client.materials.exportCsv(again, { columns: COLUMNS, resume: true })).rejects.toThrow(
+        new RegExp(`Another export \\(process ${sleeper.pid}\\)`),
+      );
       writeFileSync(resumePaths(again).lock, String(process.pid));
       expect((await client.materials.exportCsv(again, { columns: COLUMNS, resume: true })).items).toBe(2000);
     } finally {
@@ -142,13 +171,19 @@ describe("symlinks planted where matframe writes", () => {
     // The temporary name the save used to take, planted as a link to the victim.
     symlinkSync(victim, join(folder, `.credentials.json.${process.pid}.tmp`));
     const env = { MATFRAME_CREDENTIALS_FILE: file };
-    saveProfile("default", { baseUrl: "http://127.0.0.1:1/api/2018-10-01", accountId: "a", authToken: "tok-planted-123456" }, env);
+    saveProfile(
+      "default",
+      { baseUrl: "http://127.0.0.1:1/api/2018-10-01", accountId: "a", authToken: "tok-planted-123456" },
+      env,
+    );
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
     expect(readProfile("default", env)?.accountId).toBe("a");
     chmodSync(folder, 0o777);
     expect(() => readProfile("default", env)).toThrow(CredentialsFileError);
     expect(() => readProfile("default", env)).toThrow(/can be written by other users \(mode 777\).*chmod 700/);
-    expect(() => saveProfile("other", { baseUrl: "http://x/api/2018-10-01", accountId: "b", authToken: "t" }, env)).toThrow(/can be written by other users/);
+    expect(() =>
+      saveProfile("other", { baseUrl: "http://x/api/2018-10-01", accountId: "b", authToken: "t" }, env),
+    ).toThrow(/can be written by other users/);
   });
 
   it("a resumable export removes a planted partial file link and a planted state temporary link instead of writing through them", async () => {
@@ -172,7 +207,9 @@ describe("symlinks planted where matframe writes", () => {
       const victim = fresh("victim-folder");
       writeFileSync(join(victim, "thesis.tex"), "years of work\n");
       symlinkSync(victim, resumePaths(target).partial);
-      await expect(platform.materials.exportStructures(target, { format: "cif", resume: true, onWarning: () => {} })).rejects.toThrow(
+      await expect(
+        platform.materials.exportStructures(target, { format: "cif", resume: true, onWarning: () => {} }),
+      ).rejects.toThrow(
         /progress directory .* is a symbolic link, not one matframe made; matframe will not write through it/,
       );
       expect(readdirSync(victim)).toEqual(["thesis.tex"]);
@@ -189,13 +226,28 @@ describe("a resume state edited by hand", () => {
     const target = join(dir, name);
     const controller = new AbortController();
     await client.materials
-      .exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true, signal: controller.signal, onProgress: (p) => p.items >= 800 && controller.abort(new Error("link lost")) })
+      .exportCsv(target, {
+        columns: COLUMNS,
+        pageSize: 100,
+        resume: true,
+        signal: controller.signal,
+        onProgress: (p) => p.items >= 800 && controller.abort(new Error("link lost")),
+      })
       .catch(() => undefined);
     return { target, state: resumePaths(target).state };
   }
 
   it.each([
-    ["a cursor moved 500 records ahead", (s: any) => ({ ...s, progress: { ...s.progress, cursor: server.records[server.records.findIndex((r) => r._id === s.progress.cursor) + 500]._id } })],
+    [
+      "a cursor moved 500 records ahead",
+      (s: any) => ({
+        ...s,
+        progress: {
+          ...s.progress,
+          cursor: server.records[server.records.findIndex((r) => r._id === s.progress.cursor) + 500]._id,
+        },
+      }),
+    ],
     ["a cursor that is not a record id", (s: any) => ({ ...s, progress: { ...s.progress, cursor: "zzzzzzzz" } })],
     ["a record count changed", (s: any) => ({ ...s, progress: { ...s.progress, items: s.progress.items + 100 } })],
   ])("%s is refused with a message, and the CLI exits non-zero with no file at the target", async (name, edit) => {
@@ -203,10 +255,26 @@ describe("a resume state edited by hand", () => {
     const saved = JSON.parse(readFileSync(state, "utf8"));
     writeFileSync(state, JSON.stringify(edit(saved)));
     await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(ResumeError);
-    await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(/does not match its checksum: it was changed after matframe wrote it.*--restart/);
-    const run = await runCli(["export", "--base-url", server.origin, "--format", "csv", "--output", target, "--columns", COLUMNS.join(","), "--resume"], {
-      env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken },
-    });
+    await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(
+      /does not match its checksum: it was changed after matframe wrote it.*--restart/,
+    );
+    const run = await runCli(
+      [
+        "export",
+        "--base-url",
+        server.origin,
+        "--format",
+        "csv",
+        "--output",
+        target,
+        "--columns",
+        COLUMNS.join(","),
+        "--resume",
+      ],
+      {
+        env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken },
+      },
+    );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/does not match its checksum/);
     expect(existsSync(target)).toBe(false);
@@ -223,4 +291,3 @@ describe("a resume state edited by hand", () => {
     expect(result.resumedFrom).toBeGreaterThan(0);
   });
 });
-

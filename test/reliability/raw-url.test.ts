@@ -37,7 +37,24 @@ function check(res: Answer, what: string): Answer {
 }
 
 /** Invalid UTF-8 as percent-escapes: lone continuation, overlong, surrogate, beyond U+10FFFF, cut short. */
-const BAD_ESCAPES = ["%FF", "%80", "%C0%AF", "%E0%80%AF", "%ED%A0%80", "%ED%BF%BF", "%F4%90%80%80", "%F8%88%80%80%80", "%E0%A4%A", "%C3", "%", "%%", "%G0", "%0", "%u0041", "%7B%22a%22%3A%FF%7D"];
+const BAD_ESCAPES = [
+  "%FF",
+  "%80",
+  "%C0%AF",
+  "%E0%80%AF",
+  "%ED%A0%80",
+  "%ED%BF%BF",
+  "%F4%90%80%80",
+  "%F8%88%80%80%80",
+  "%E0%A4%A",
+  "%C3",
+  "%",
+  "%%",
+  "%G0",
+  "%0",
+  "%u0041",
+  "%7B%22a%22%3A%FF%7D",
+];
 
 describe("malformed bytes in the URL and body", () => {
   it("answers every invalid UTF-8 or malformed percent-escape in query, projection and path with 400", async () => {
@@ -63,7 +80,10 @@ describe("malformed bytes in the URL and body", () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 80 }), async (bytes) => {
         const target = Buffer.concat([Buffer.from(`${PREFIX}/materials?query=`), Buffer.from(bytes)]);
-        check(await sendRaw(server.port, rawRequest(target)), `raw ${JSON.stringify(Buffer.from(bytes).toString("latin1"))}`);
+        check(
+          await sendRaw(server.port, rawRequest(target)),
+          `raw ${JSON.stringify(Buffer.from(bytes).toString("latin1"))}`,
+        );
       }),
       { numRuns: 300, endOnFailure: true },
     );
@@ -71,19 +91,33 @@ describe("malformed bytes in the URL and body", () => {
 
   it("answers random raw bytes anywhere in the path with a JSend answer", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.constantFrom("/", `${PREFIX}/`, `${PREFIX}/materials/`, "/api/"), async (bytes, prefix) => {
-        const target = Buffer.concat([Buffer.from(prefix), Buffer.from(bytes)]);
-        check(await sendRaw(server.port, rawRequest(target)), `raw path ${JSON.stringify(target.toString("latin1"))}`);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 40 }),
+        fc.constantFrom("/", `${PREFIX}/`, `${PREFIX}/materials/`, "/api/"),
+        async (bytes, prefix) => {
+          const target = Buffer.concat([Buffer.from(prefix), Buffer.from(bytes)]);
+          check(
+            await sendRaw(server.port, rawRequest(target)),
+            `raw path ${JSON.stringify(target.toString("latin1"))}`,
+          );
+        },
+      ),
       { numRuns: 200, endOnFailure: true },
     );
   });
 
   it("answers a login body that is not valid UTF-8 with 400", async () => {
-    const bodies = [Buffer.from([0x75, 0x73, 0x65, 0x72, 0x6e, 0x61, 0x6d, 0x65, 0x3d, 0xff, 0xfe]), Buffer.from('{"username":"demo","password":"\xff"}', "latin1"), Buffer.from([0xed, 0xa0, 0x80])];
+    const bodies = [
+      Buffer.from([0x75, 0x73, 0x65, 0x72, 0x6e, 0x61, 0x6d, 0x65, 0x3d, 0xff, 0xfe]),
+      Buffer.from('{"username":"demo","password":"\xff"}', "latin1"),
+      Buffer.from([0xed, 0xa0, 0x80]),
+    ];
     for (const body of bodies) {
       for (const type of ["application/x-www-form-urlencoded", "application/json"]) {
-        const res = check(await send(server.port, "POST", `${PREFIX}/login`, { headers: { "Content-Type": type }, body }), `login body ${body.toString("hex")}`);
+        const res = check(
+          await send(server.port, "POST", `${PREFIX}/login`, { headers: { "Content-Type": type }, body }),
+          `login body ${body.toString("hex")}`,
+        );
         expect(res.status).toBe(400);
         expect(res.body.message).toMatch(/UTF-8/);
       }
@@ -92,7 +126,9 @@ describe("malformed bytes in the URL and body", () => {
 
   it("logged no internal error and still serves", async () => {
     expect(logLines.filter((line) => /internal error| 5\d\d \d+ms$/.test(line))).toEqual([]);
-    const res = await send(server.port, "GET", `${PREFIX}/materials?query=${encodeURIComponent('{"formula":"Si"}')}`, { headers: { ...session } });
+    const res = await send(server.port, "GET", `${PREFIX}/materials?query=${encodeURIComponent('{"formula":"Si"}')}`, {
+      headers: { ...session },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeGreaterThan(0);
   });

@@ -42,13 +42,23 @@ function recordRun(label: string, finished: Finished): Finished {
 
 /** Every error text a user or a log could show: message, stack, inspect, JSON, cause chain. */
 function errorTexts(error: unknown): string {
-  return [String(error), (error as Error)?.stack ?? "", inspect(error, { depth: 6, showHidden: true }), JSON.stringify(error) ?? ""].join("\n");
+  return [
+    String(error),
+    (error as Error)?.stack ?? "",
+    inspect(error, { depth: 6, showHidden: true }),
+    JSON.stringify(error) ?? "",
+  ].join("\n");
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "matframe-secrets-"));
   serve = await startServe(["--user", `${USER}:${PASSWORD}`, "--synthetic", "300"]);
-  inProcess = await startServer({ host: "127.0.0.1", port: 0, users: [{ username: USER, password: PASSWORD }], log: (line) => inProcessLog.push(line) });
+  inProcess = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    users: [{ username: USER, password: PASSWORD }],
+    log: (line) => inProcessLog.push(line),
+  });
 });
 
 afterAll(async () => {
@@ -58,54 +68,98 @@ afterAll(async () => {
 
 describe("no password or token in anything matframe prints", () => {
   // Six CLI processes one after another: generous, as npm test runs every file side by side.
-  it("matframe export with --password-stdin, MATFRAME_* variables, a wrong password and a revoked token", { timeout: 180_000 }, async () => {
+  it("matframe export with --password-stdin, MATFRAME_* variables, a wrong password and a revoked token", {
+    timeout: 180_000,
+  }, async () => {
     const base = serve.baseUrl;
-    const ok1 = recordRun("export --password-stdin", await runCli(["export", "--base-url", base, "--username", USER, "--password-stdin", "--output", path.join(dir, "a.csv")], { input: `${PASSWORD}\n` }));
+    const ok1 = recordRun(
+      "export --password-stdin",
+      await runCli(
+        ["export", "--base-url", base, "--username", USER, "--password-stdin", "--output", path.join(dir, "a.csv")],
+        { input: `${PASSWORD}\n` },
+      ),
+    );
     expect(ok1.code, ok1.stderr).toBe(0);
     expect(ok1.stderr).toMatch(/Exported 3\d\d materials/);
 
     const env = { MATFRAME_BASE_URL: base, MATFRAME_USERNAME: USER, MATFRAME_PASSWORD: PASSWORD };
-    const ok2 = recordRun("export with MATFRAME_USERNAME/PASSWORD", await runCli(["export", "--columns", "formula,name", "--max-items", "50"], { env }));
+    const ok2 = recordRun(
+      "export with MATFRAME_USERNAME/PASSWORD",
+      await runCli(["export", "--columns", "formula,name", "--max-items", "50"], { env }),
+    );
     expect(ok2.code, ok2.stderr).toBe(0);
     expect(ok2.stdout.split("\n")[0]).toBe("_id,formula,name");
 
-    const wrong = recordRun("export with a wrong MATFRAME_PASSWORD", await runCli(["export", "--output", path.join(dir, "b.csv")], { env: { ...env, MATFRAME_PASSWORD: WRONG_PASSWORD } }));
+    const wrong = recordRun(
+      "export with a wrong MATFRAME_PASSWORD",
+      await runCli(["export", "--output", path.join(dir, "b.csv")], {
+        env: { ...env, MATFRAME_PASSWORD: WRONG_PASSWORD },
+      }),
+    );
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/username or password/i);
 
-    const wrongStdin = recordRun("export --password-stdin, wrong password", await runCli(["export", "--base-url", base, "--username", USER, "--password-stdin"], { input: WRONG_PASSWORD }));
+    const wrongStdin = recordRun(
+      "export --password-stdin, wrong password",
+      await runCli(["export", "--base-url", base, "--username", USER, "--password-stdin"], { input: WRONG_PASSWORD }),
+    );
     expect(wrongStdin.code).toBe(2);
 
-    const onCommandLine = recordRun("export --password on the command line", await runCli(["export", "--base-url", base, "--username", USER, "--password", PASSWORD]));
+    const onCommandLine = recordRun(
+      "export --password on the command line",
+      await runCli(["export", "--base-url", base, "--username", USER, "--password", PASSWORD]),
+    );
     expect(onCommandLine.code).toBe(1);
     expect(onCommandLine.stderr).toMatch(/MATFRAME_PASSWORD or use --password-stdin/);
 
     const session = await login(serve.port, USER, PASSWORD);
     secrets.add(session["X-Auth-Token"]);
-    const tokenEnv = { MATFRAME_BASE_URL: base, MATFRAME_ACCOUNT_ID: session["X-Account-Id"], MATFRAME_AUTH_TOKEN: session["X-Auth-Token"] };
-    const ok3 = recordRun("export with MATFRAME_ACCOUNT_ID/AUTH_TOKEN", await runCli(["export", "--format", "ndjson", "--output", path.join(dir, "c.ndjson")], { env: tokenEnv }));
+    const tokenEnv = {
+      MATFRAME_BASE_URL: base,
+      MATFRAME_ACCOUNT_ID: session["X-Account-Id"],
+      MATFRAME_AUTH_TOKEN: session["X-Auth-Token"],
+    };
+    const ok3 = recordRun(
+      "export with MATFRAME_ACCOUNT_ID/AUTH_TOKEN",
+      await runCli(["export", "--format", "ndjson", "--output", path.join(dir, "c.ndjson")], { env: tokenEnv }),
+    );
     expect(ok3.code, ok3.stderr).toBe(0);
     // The user's own token was only closed, not logged out: it still works.
     expect((await send(serve.port, "GET", `${PREFIX}/materials`, { headers: { ...session } })).status).toBe(200);
 
     await send(serve.port, "GET", `${PREFIX}/logout`, { headers: { ...session } });
-    const revoked = recordRun("export with a revoked MATFRAME_AUTH_TOKEN", await runCli(["export", "--output", path.join(dir, "d.csv")], { env: tokenEnv }));
+    const revoked = recordRun(
+      "export with a revoked MATFRAME_AUTH_TOKEN",
+      await runCli(["export", "--output", path.join(dir, "d.csv")], { env: tokenEnv }),
+    );
     expect(revoked.code).toBe(2);
     expect(revoked.stderr).toMatch(/log in again/i);
     for (const file of readdirSync(dir)) record(`output file ${file}`, readFileSync(path.join(dir, file), "utf8"));
   });
 
   it("client errors for a wrong password and a revoked token, and the client object itself", async () => {
-    const wrong = await Client.login({ baseUrl: inProcess.baseUrl, username: USER, password: WRONG_PASSWORD }).catch((e: unknown) => e);
+    const wrong = await Client.login({ baseUrl: inProcess.baseUrl, username: USER, password: WRONG_PASSWORD }).catch(
+      (e: unknown) => e,
+    );
     expect(wrong).toBeInstanceOf(AuthenticationError);
     record("client error: wrong password", errorTexts(wrong));
 
     const client = await Client.login({ baseUrl: inProcess.baseUrl, username: USER, password: PASSWORD });
-    record("client object", `${inspect(client, { depth: 6, showHidden: true })}\n${JSON.stringify(client)}\n${String(client)}`);
+    record(
+      "client object",
+      `${inspect(client, { depth: 6, showHidden: true })}\n${JSON.stringify(client)}\n${String(client)}`,
+    );
     const raw = await login(inProcess.port, USER, PASSWORD);
     secrets.add(raw["X-Auth-Token"]);
-    const second = new Client({ baseUrl: inProcess.baseUrl, accountId: raw["X-Account-Id"], authToken: raw["X-Auth-Token"] });
-    record("client object from a token", `${inspect(second, { depth: 6, showHidden: true })}\n${JSON.stringify(second)}`);
+    const second = new Client({
+      baseUrl: inProcess.baseUrl,
+      accountId: raw["X-Account-Id"],
+      authToken: raw["X-Auth-Token"],
+    });
+    record(
+      "client object from a token",
+      `${inspect(second, { depth: 6, showHidden: true })}\n${JSON.stringify(second)}`,
+    );
     await send(inProcess.port, "GET", `${PREFIX}/logout`, { headers: { ...raw } });
     const revoked = await (async () => {
       for await (const _ of second.materials.iterate({ pageSize: 10 })) void _;
@@ -119,7 +173,12 @@ describe("no password or token in anything matframe prints", () => {
     record("client error: used after logout", errorTexts(afterLogout));
     await second.close();
     // A dead server: the connection error names the endpoint, not the credentials.
-    const dead = new Client({ baseUrl: "http://127.0.0.1:9", accountId: raw["X-Account-Id"], authToken: raw["X-Auth-Token"], maxRetries: 0 });
+    const dead = new Client({
+      baseUrl: "http://127.0.0.1:9",
+      accountId: raw["X-Account-Id"],
+      authToken: raw["X-Auth-Token"],
+      maxRetries: 0,
+    });
     record("client error: connection refused", errorTexts(await dead.materials.list().catch((e: unknown) => e)));
     await dead.close();
   });
@@ -139,10 +198,13 @@ describe("no password or token in anything matframe prints", () => {
     const notebooks = path.join(ROOT, "notebooks");
     const files = readdirSync(notebooks).filter((f) => f.endsWith(".ipynb"));
     for (const file of files) {
-      const notebook = JSON.parse(readFileSync(path.join(notebooks, file), "utf8")) as { cells: Array<{ source: string | string[]; outputs?: unknown[] }> };
+      const notebook = JSON.parse(readFileSync(path.join(notebooks, file), "utf8")) as {
+        cells: Array<{ source: string | string[]; outputs?: unknown[] }>;
+      };
       const source = notebook.cells.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source)).join("\n");
       // Passwords written in the notebook's code (other than the public demo/demo) are secrets too.
-      for (const match of source.matchAll(/password\s*[:=]\s*["'`]([^"'`]+)["'`]/gi)) if (match[1] !== "demo") secrets.add(match[1]);
+      for (const match of source.matchAll(/password\s*[:=]\s*["'`]([^"'`]+)["'`]/gi))
+        if (match[1] !== "demo") secrets.add(match[1]);
       // Pictures are base64 PNG, whose long runs of letters look like tokens: the text of every
       // output is scanned, the pixels are not.
       const outputs = notebook.cells.map((c) => (c.outputs ?? []).map((o) => withoutImages(o)));
@@ -166,7 +228,8 @@ describe("no password or token in anything matframe prints", () => {
         }
       }
       if (TOKEN_SHAPE.test(text)) leaks.push(`${label}: contains a token-shaped string`);
-      if (/"?(X-Auth-Token|authToken)"?\s*[:=]\s*["'][^"'[]/i.test(text)) leaks.push(`${label}: contains an auth token value`);
+      if (/"?(X-Auth-Token|authToken)"?\s*[:=]\s*["'][^"'[]/i.test(text))
+        leaks.push(`${label}: contains an auth token value`);
     }
     figures.add("secrets", secrets.size);
     expect(leaks).toEqual([]);
@@ -176,6 +239,11 @@ describe("no password or token in anything matframe prints", () => {
 function withoutImages(output: unknown): unknown {
   const o = output as { data?: Record<string, unknown> };
   if (!o?.data) return output;
-  const data = Object.fromEntries(Object.entries(o.data).map(([type, value]) => [type, type.startsWith("image/") && type !== "image/svg+xml" ? `[${type}]` : value]));
+  const data = Object.fromEntries(
+    Object.entries(o.data).map(([type, value]) => [
+      type,
+      type.startsWith("image/") && type !== "image/svg+xml" ? `[${type}]` : value,
+    ]),
+  );
   return { ...o, data };
 }

@@ -1,5 +1,12 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { JobRecord, ProjectRecord, PropertyRecord, WorkflowRecord, type MaterialRecord, type Collection } from "../../src";
+import {
+  JobRecord,
+  ProjectRecord,
+  PropertyRecord,
+  WorkflowRecord,
+  type MaterialRecord,
+  type Collection,
+} from "../../src";
 import { usePlatform } from "../support/platform";
 
 // The typed collections beyond materials: each is a Collection of its record type, and every
@@ -16,14 +23,14 @@ describe("typed collections", () => {
     expectTypeOf(client.projects).toEqualTypeOf<Collection<ProjectRecord>>();
     expectTypeOf(client.properties).toEqualTypeOf<Collection<PropertyRecord>>();
     expectTypeOf(client.bankMaterials).toEqualTypeOf<Collection<MaterialRecord>>();
-    expect([client.workflows.name, client.bankWorkflows.name, client.jobs.name, client.projects.name, client.properties.name, client.bankMaterials.name]).toEqual([
-      "workflows",
-      "bank-workflows",
-      "jobs",
-      "projects",
-      "properties",
-      "bank-materials",
-    ]);
+    expect([
+      client.workflows.name,
+      client.bankWorkflows.name,
+      client.jobs.name,
+      client.projects.name,
+      client.properties.name,
+      client.bankMaterials.name,
+    ]).toEqual(["workflows", "bank-workflows", "jobs", "projects", "properties", "bank-materials"]);
   });
 
   it.each([
@@ -36,7 +43,10 @@ describe("typed collections", () => {
     let count = 0;
     for await (const record of platform.client.collection(name).iterate({ pageSize: 500 })) {
       const parsed = schema.safeParse(record);
-      expect(parsed.success, `${name} ${record._id}: ${parsed.error?.issues[0]?.message} at ${parsed.error?.issues[0]?.path.join(".")}`).toBe(true);
+      expect(
+        parsed.success,
+        `${name} ${record._id}: ${parsed.error?.issues[0]?.message} at ${parsed.error?.issues[0]?.path.join(".")}`,
+      ).toBe(true);
       count++;
     }
     expect(count).toBeGreaterThan(0);

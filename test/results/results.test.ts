@@ -37,7 +37,10 @@ beforeAll(async () => {
   // Through the proxy by a name only it resolves, so that every request the client sends is counted.
   process.env.HTTP_PROXY = proxy.url;
   const port = new URL(server.baseUrl).port;
-  client = new Client({ baseUrl: `http://platform.test:${port}/api/2018-10-01`, ...(await rawLogin(server.baseUrl, "demo", "demo")) });
+  client = new Client({
+    baseUrl: `http://platform.test:${port}/api/2018-10-01`,
+    ...(await rawLogin(server.baseUrl, "demo", "demo")),
+  });
   dir = mkdtempSync(path.join(tmpdir(), "matframe-results-"));
   expected = await independentRead();
 });
@@ -58,7 +61,9 @@ async function independentRead(): Promise<Map<string, Record<string, unknown>>> 
   const rows = new Map<string, Record<string, unknown>>();
   for (const property of properties.filter((p) => p.slug === "band_gaps")) {
     const job = jobById.get(property.source.info.jobId);
-    const subworkflow = job.workflow.subworkflows.find((s: any) => s.units.some((u: any) => u.flowchartId === property.source.info.unitId));
+    const subworkflow = job.workflow.subworkflows.find((s: any) =>
+      s.units.some((u: any) => u.flowchartId === property.source.info.unitId),
+    );
     const value = (type: string) => property.data.values.find((v: any) => v.type === type)?.value ?? null;
     rows.set(`${job._id} ${property.source.info.unitId}`, {
       "material._id": job._material._id,
@@ -73,7 +78,8 @@ async function independentRead(): Promise<Map<string, Record<string, unknown>>> 
       "model.hubbardType": subworkflow.model.hubbardType ?? null,
       "band_gaps.direct": value("direct"),
       "band_gaps.indirect": value("indirect"),
-      "material.derivedProperties.density": materialById.get(job._material._id).derivedProperties.find((d: any) => d.name === "density")?.value ?? null,
+      "material.derivedProperties.density":
+        materialById.get(job._material._id).derivedProperties.find((d: any) => d.name === "density")?.value ?? null,
     });
   }
   return rows;
@@ -92,7 +98,14 @@ function requestsSince(from: number): Record<string, number> {
 describe("client.results.toDataFrame", () => {
   it("gives one row per finished job unit with a band gap, equal to the records, one request per page of each collection", async () => {
     const from = proxy.forwarded.length;
-    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density", "material.derivedProperties.symmetry.spaceGroupSymbol", "model.hubbardType"] });
+    const df = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      columns: [
+        "material.derivedProperties.density",
+        "material.derivedProperties.symmetry.spaceGroupSymbol",
+        "model.hubbardType",
+      ],
+    });
     expect(df.columns).toEqual([
       "material._id",
       "material.formula",
@@ -140,7 +153,12 @@ describe("client.results.toDataFrame", () => {
 
   it("takes computed material columns and stops after maxItems property records", async () => {
     const from = proxy.forwarded.length;
-    const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.matframe:spaceGroupNumber", "job.name"], maxItems: 30, pageSize: 20 });
+    const df = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      columns: ["material.matframe:spaceGroupNumber", "job.name"],
+      maxItems: 30,
+      pageSize: 20,
+    });
     expect(df.shape).toEqual([30, 15]);
     const rows = df.values as unknown[][];
     const numbers = rows.map((row) => row[df.columns.indexOf("material.matframe:spaceGroupNumber")]);
@@ -153,28 +171,48 @@ describe("client.results.toDataFrame", () => {
     const from = proxy.forwarded.length;
     await expect(client.results.toDataFrame({ properties: [] })).rejects.toThrow(ValidationError);
     await expect(client.results.toDataFrame({ properties: ["Band Gaps"] })).rejects.toThrow(/not a property slug/);
-    await expect(client.results.toDataFrame({ properties: ["band_gaps"], columns: ["lattice.a"] })).rejects.toThrow(/"material\." \+ a material column/);
-    await expect(client.results.toDataFrame({ properties: ["band_gaps"], pageSize: 500 })).rejects.toThrow(/pageSize must be a whole number from 1 to 250/);
+    await expect(client.results.toDataFrame({ properties: ["band_gaps"], columns: ["lattice.a"] })).rejects.toThrow(
+      /"material\." \+ a material column/,
+    );
+    await expect(client.results.toDataFrame({ properties: ["band_gaps"], pageSize: 500 })).rejects.toThrow(
+      /pageSize must be a whole number from 1 to 250/,
+    );
     expect(proxy.forwarded.length).toBe(from);
     // A job column over the workflow fetches it whole, never both a path and one under it.
-    expect(planResults({ properties: ["band_gaps"], columns: ["job.workflow"] }).jobFields).toEqual({ _id: 1, _material: 1, status: 1, workflow: 1 });
+    expect(planResults({ properties: ["band_gaps"], columns: ["job.workflow"] }).jobFields).toEqual({
+      _id: 1,
+      _material: 1,
+      status: 1,
+      workflow: 1,
+    });
   });
 
   it("agrees with the platform's own Python client's get_indirect_band_gap(job_id, unit_id)", async (context) => {
     if (!SOURCE) {
-      console.warn("\n*** SKIPPED the Python client comparison: set MATFRAME_PYTHON_CLIENT_SRC to a checkout of Exabyte-io/api-client (see test/python-client). ***\n");
+      console.warn(
+        "\n*** SKIPPED the Python client comparison: set MATFRAME_PYTHON_CLIENT_SRC to a checkout of Exabyte-io/api-client (see test/python-client). ***\n",
+      );
       context.skip();
       return;
     }
     const sample = [...expected.keys()].filter((_, i) => i % 53 === 0).map((key) => key.split(" "));
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, API_HOST: "127.0.0.1", API_PORT: new URL(server.baseUrl).port, PYTHONPATH: path.join(SOURCE, "src", "py") };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      API_HOST: "127.0.0.1",
+      API_PORT: new URL(server.baseUrl).port,
+      PYTHONPATH: path.join(SOURCE, "src", "py"),
+    };
     let stdout: string;
     try {
       const child = run("python3", [path.join(__dirname, "band-gaps.py")], { env, timeout: 120_000 });
       child.child.stdin!.end(JSON.stringify(sample));
       ({ stdout } = await child);
     } catch (error) {
-      const why = String((error as { stderr?: string }).stderr ?? error).trim().split("\n").pop();
+      const why = String((error as { stderr?: string }).stderr ?? error)
+        .trim()
+        .split("\n")
+        .pop();
       console.warn(`\n*** SKIPPED the Python client comparison: its source did not run with python3 (${why}). ***\n`);
       context.skip();
       return;
@@ -194,10 +232,19 @@ describe("client.results.toDataFrame", () => {
 describe("client.results.exportCsv", () => {
   it("writes the same rows, as pandas reads them", async () => {
     const file = path.join(dir, "band-gaps.csv");
-    const result = await client.results.exportCsv(file, { properties: ["band_gaps"], columns: ["material.derivedProperties.density"] });
+    const result = await client.results.exportCsv(file, {
+      properties: ["band_gaps"],
+      columns: ["material.derivedProperties.density"],
+    });
     expect(result.items).toBe(expected.size);
-    const { stdout } = await run("/usr/bin/python3", [path.join(__dirname, "read_csv.py"), file], { maxBuffer: 64 * 1024 * 1024 });
-    const read = JSON.parse(stdout) as { columns: string[]; dtypes: Record<string, string>; rows: Record<string, unknown>[] };
+    const { stdout } = await run("/usr/bin/python3", [path.join(__dirname, "read_csv.py"), file], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const read = JSON.parse(stdout) as {
+      columns: string[];
+      dtypes: Record<string, string>;
+      rows: Record<string, unknown>[];
+    };
     expect(read.dtypes["band_gaps.indirect"]).toBe("float64");
     expect(read.rows).toHaveLength(expected.size);
     for (const row of read.rows) {
@@ -217,10 +264,16 @@ describe("client.results.exportParquet and exportNdjson", () => {
     const file = path.join(dir, "band-gaps.parquet");
     await client.results.exportParquet(file, { properties: ["band_gaps"] });
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
-    const types = Object.fromEntries((await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]));
+    const types = Object.fromEntries(
+      (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]),
+    );
     expect(types["band_gaps.indirect"]).toBe("DOUBLE");
     expect(types["method.subtype"]).toBe("VARCHAR");
-    const rows = (await duck.runAndReadAll(`SELECT "job._id", "unit.flowchartId", "band_gaps.indirect", "band_gaps.direct", "method.type" FROM '${file}'`)).getRows();
+    const rows = (
+      await duck.runAndReadAll(
+        `SELECT "job._id", "unit.flowchartId", "band_gaps.indirect", "band_gaps.direct", "method.type" FROM '${file}'`,
+      )
+    ).getRows();
     expect(rows).toHaveLength(expected.size);
     for (const [job, unit, indirect, direct, method] of rows) {
       const want = expected.get(`${job} ${unit}`)!;
@@ -232,8 +285,14 @@ describe("client.results.exportParquet and exportNdjson", () => {
 
     const ndjson = path.join(dir, "band-gaps.ndjson");
     await client.results.exportNdjson(ndjson, { properties: ["band_gaps"] });
-    const lines = readFileSync(ndjson, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const lines = readFileSync(ndjson, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(expected.size);
-    for (const line of lines) expect(line["band_gaps.indirect"]).toBe(expected.get(`${line["job._id"]} ${line["unit.flowchartId"]}`)!["band_gaps.indirect"]);
+    for (const line of lines)
+      expect(line["band_gaps.indirect"]).toBe(
+        expected.get(`${line["job._id"]} ${line["unit.flowchartId"]}`)!["band_gaps.indirect"],
+      );
   });
 });

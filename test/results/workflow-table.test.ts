@@ -13,7 +13,19 @@ describe("client.workflows.toDataFrame", () => {
   it("gives one row per subworkflow unit with its application, model and method by default", async () => {
     const raw = await listAll(platform.server, await login(platform.server), "workflows");
     const expected = raw.flatMap((w) =>
-      w.subworkflows.flatMap((s: any) => s.units.map((u: any) => [w._id, u.flowchartId, s.application.name, s.model.type, s.model.subtype, s.model.method.type, s.model.method.subtype].join("|"))),
+      w.subworkflows.flatMap((s: any) =>
+        s.units.map((u: any) =>
+          [
+            w._id,
+            u.flowchartId,
+            s.application.name,
+            s.model.type,
+            s.model.subtype,
+            s.model.method.type,
+            s.model.method.subtype,
+          ].join("|"),
+        ),
+      ),
     );
     const df = await platform.client.workflows.toDataFrame();
     expect(df.columns).toEqual([
@@ -31,7 +43,15 @@ describe("client.workflows.toDataFrame", () => {
     ]);
     const at = (name: string) => df.columns.indexOf(name);
     const got = (df.values as unknown[][]).map((r) =>
-      [r[at("_id")], r[at("subworkflows.units.flowchartId")], r[at("subworkflows.application.name")], r[at("subworkflows.model.type")], r[at("subworkflows.model.subtype")], r[at("subworkflows.model.method.type")], r[at("subworkflows.model.method.subtype")]].join("|"),
+      [
+        r[at("_id")],
+        r[at("subworkflows.units.flowchartId")],
+        r[at("subworkflows.application.name")],
+        r[at("subworkflows.model.type")],
+        r[at("subworkflows.model.subtype")],
+        r[at("subworkflows.model.method.type")],
+        r[at("subworkflows.model.method.subtype")],
+      ].join("|"),
     );
     expect(expected.length).toBeGreaterThan(raw.length);
     expect(got.sort()).toEqual(expected.sort());
@@ -46,6 +66,11 @@ describe("client.workflows.toDataFrame", () => {
   });
 
   it("refuses a partitioned or resumed export of unit rows, before any request", async () => {
-    await expect(platform.client.workflows.exportCsv(`${platform.dir}/w.csv`, { columns: ["subworkflows.model.type"], resume: true })).rejects.toThrow(ValidationError);
+    await expect(
+      platform.client.workflows.exportCsv(`${platform.dir}/w.csv`, {
+        columns: ["subworkflows.model.type"],
+        resume: true,
+      }),
+    ).rejects.toThrow(ValidationError);
   });
 });

@@ -41,7 +41,10 @@ describe("startServer's class tools", () => {
       log: (line) => lines.push(line),
     });
     const login = (username: string, password: string) =>
-      rawRequest(server, "POST", `${PREFIX}/login`, { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username, password }).toString() });
+      rawRequest(server, "POST", `${PREFIX}/login`, {
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ username, password }).toString(),
+      });
     try {
       const bob = await login("bob", "builder-7734");
       expect(bob.status).toBe(200);
@@ -58,7 +61,12 @@ describe("startServer's class tools", () => {
       expect(server.unlock("alice")).toBe(1);
       expect((await login("alice", "wonderland-42")).status).toBe(200);
       // Bob's session survived: nothing was restarted.
-      const list = await rawRequest(server, "GET", `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, { headers: { ...bob.body.data } });
+      const list = await rawRequest(
+        server,
+        "GET",
+        `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`,
+        { headers: { ...bob.body.data } },
+      );
       expect(list.status).toBe(200);
     } finally {
       await server.close();

@@ -77,10 +77,27 @@ describe("matframe serve as a process", () => {
 
   it("accepts --user (repeatable) and --data", async () => {
     const data = path.join(ROOT, "data", "materials.json");
-    const { child, done } = run(["serve", "--port", "0", "--user", "ann:pw-ann", "--user", "ben:pw-ben", "--data", data, "--quiet"]);
+    const { child, done } = run([
+      "serve",
+      "--port",
+      "0",
+      "--user",
+      "ann:pw-ann",
+      "--user",
+      "ben:pw-ben",
+      "--data",
+      data,
+      "--quiet",
+    ]);
     const baseUrl = await firstLine(child);
-    for (const [user, password] of [["ann", "pw-ann"], ["ben", "pw-ben"]]) {
-      const res = await fetch(`${baseUrl}/login`, { method: "POST", body: new URLSearchParams({ username: user, password }) });
+    for (const [user, password] of [
+      ["ann", "pw-ann"],
+      ["ben", "pw-ben"],
+    ]) {
+      const res = await fetch(`${baseUrl}/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: user, password }),
+      });
       expect(res.status).toBe(200);
     }
     child.kill("SIGTERM");
@@ -99,8 +116,14 @@ describe("matframe serve as a process", () => {
     const printed = await firstLine(child);
     expect(printed).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/api\/2018-10-01$/);
     const baseUrl = printed.replace("0.0.0.0", "127.0.0.1");
-    for (const [user, password] of [["ann", "pw-ann-file"], ["ben", "pw:with:colons"]]) {
-      const res = await fetch(`${baseUrl}/login`, { method: "POST", body: new URLSearchParams({ username: user, password }) });
+    for (const [user, password] of [
+      ["ann", "pw-ann-file"],
+      ["ben", "pw:with:colons"],
+    ]) {
+      const res = await fetch(`${baseUrl}/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: user, password }),
+      });
       expect(res.status, user).toBe(200);
     }
     // The command line names the file, not the passwords (what `ps` shows).
@@ -108,7 +131,9 @@ describe("matframe serve as a process", () => {
     child.kill("SIGTERM");
     const served = await done;
     expect(served.code).toBe(0);
-    const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === "IPv4");
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && !a.internal && a.family === "IPv4");
     if (external) expect(served.stderr).toContain(`from others, use ${printed.replace("0.0.0.0", external.address)}`);
     // A bad line is named by its number, never quoted (it holds a password).
     writeFileSync(file, "ann:ok\nbad-line-secret\n");
@@ -131,7 +156,9 @@ describe("matframe serve as a process", () => {
     const readable = run(["serve", "--port", "0", "--users-file", file]);
     await firstLine(readable.child);
     readable.child.kill("SIGTERM");
-    expect((await readable.done).stderr).toMatch(/warning: --users-file .*class\.txt can be read by every user of this machine; chmod 600 it/);
+    expect((await readable.done).stderr).toMatch(
+      /warning: --users-file .*class\.txt can be read by every user of this machine; chmod 600 it/,
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -70,10 +70,14 @@ describe("matframe serve compresses what the client asks for", () => {
   });
 
   it("leaves bodies under 1 KiB as they are", async () => {
-    const res = await get(server, `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1,"fields":{"formula":1}}')}`, {
-      ...session,
-      "accept-encoding": "gzip, br",
-    });
+    const res = await get(
+      server,
+      `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1,"fields":{"formula":1}}')}`,
+      {
+        ...session,
+        "accept-encoding": "gzip, br",
+      },
+    );
     expect(res.headers["content-encoding"]).toBeUndefined();
     expect(JSON.parse(res.bytes.toString()).status).toBe("success");
   });
@@ -127,7 +131,10 @@ describe("ETags and If-None-Match", () => {
     const id = JSON.parse(first.bytes.toString()).data[0]._id as string;
     const one = await get(server, `${PREFIX}/materials/${id}`, { ...session });
     expect(one.headers.etag).toMatch(/^"/);
-    expect((await get(server, `${PREFIX}/materials/${id}`, { ...session, "if-none-match": one.headers.etag as string })).status).toBe(304);
+    expect(
+      (await get(server, `${PREFIX}/materials/${id}`, { ...session, "if-none-match": one.headers.etag as string }))
+        .status,
+    ).toBe(304);
   });
 
   it("gives each coding its own tag, and accepts any of them back", async () => {
@@ -135,7 +142,11 @@ describe("ETags and If-None-Match", () => {
     const br = await get(server, ALL, { ...session, "accept-encoding": "br" });
     expect(gz.headers.etag).toMatch(/-gzip"$/);
     expect(br.headers.etag).toMatch(/-br"$/);
-    const back = await get(server, ALL, { ...session, "accept-encoding": "br", "if-none-match": `"nope", ${gz.headers.etag}` });
+    const back = await get(server, ALL, {
+      ...session,
+      "accept-encoding": "br",
+      "if-none-match": `"nope", ${gz.headers.etag}`,
+    });
     expect(back.status).toBe(304);
   });
 
@@ -148,7 +159,10 @@ describe("ETags and If-None-Match", () => {
     expect(new Set([a.headers.etag, b.headers.etag, c.headers.etag]).size).toBe(3);
     const stale = await get(server, fields, { ...session, "if-none-match": a.headers.etag as string });
     expect(stale.status).toBe(200);
-    expect(JSON.parse(stale.bytes.toString()).data[0]).toEqual({ _id: expect.any(String), formula: expect.any(String) });
+    expect(JSON.parse(stale.bytes.toString()).data[0]).toEqual({
+      _id: expect.any(String),
+      formula: expect.any(String),
+    });
   });
 
   it("never answers 304 to a request it refuses", async () => {
@@ -170,9 +184,10 @@ describe("compression does not stall other clients", () => {
           finished.push("big");
         });
       });
-      const small = get(server, `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, { ...session, "accept-encoding": "br" }).then(() =>
-        finished.push("small"),
-      );
+      const small = get(server, `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, {
+        ...session,
+        "accept-encoding": "br",
+      }).then(() => finished.push("small"));
       await Promise.all([...big, small]);
       // With compression on the event loop, the small request (sent last) would be answered last.
       expect(finished.indexOf("small")).toBeLessThan(finished.length - 1);
@@ -183,12 +198,22 @@ describe("compression does not stall other clients", () => {
 });
 
 describe("compressed bodies kept by their content", () => {
-  const page = (n: number) => Buffer.from(JSON.stringify({ status: "success", data: Array.from({ length: 300 }, (_, i) => ({ _id: `${n}-${i}`, formula: "Si", a: i * 0.5 })) }));
+  const page = (n: number) =>
+    Buffer.from(
+      JSON.stringify({
+        status: "success",
+        data: Array.from({ length: 300 }, (_, i) => ({ _id: `${n}-${i}`, formula: "Si", a: i * 0.5 })),
+      }),
+    );
 
   it("compresses the same body once for many askers, and each answer decodes to it", async () => {
     const kept = new CompressedBodies(1024 * 1024);
     const body = page(1);
-    const at = Promise.all([kept.compress(body, "br"), kept.compress(Buffer.from(body), "br"), kept.compress(body, "gzip")]);
+    const at = Promise.all([
+      kept.compress(body, "br"),
+      kept.compress(Buffer.from(body), "br"),
+      kept.compress(body, "gzip"),
+    ]);
     const [br1, br2, gz] = await at;
     expect(br1).toBe(br2);
     expect(brotliDecompressSync(br1).equals(body)).toBe(true);

@@ -128,14 +128,21 @@ describe("--data files", () => {
 describe("accounts and hosts", () => {
   it("refuses a non-loopback host with only the demo account", async () => {
     for (const host of ["0.0.0.0", "::", "192.168.1.10"]) {
-      const error = await startServer({ host, port: 0 }).then(() => undefined, (e: unknown) => e);
+      const error = await startServer({ host, port: 0 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ServerOptionsError);
       expect((error as Error).message).toMatch(/--user NAME:PASSWORD/);
     }
   });
 
   it("listens on any address with --user accounts, and then has no demo account", async () => {
-    const server = await startServer({ host: "0.0.0.0", port: 0, users: ["dora:dora-pw", { username: "eve", password: "e:v:e" }] });
+    const server = await startServer({
+      host: "0.0.0.0",
+      port: 0,
+      users: ["dora:dora-pw", { username: "eve", password: "e:v:e" }],
+    });
     try {
       expect(server.baseUrl).toBe(`http://0.0.0.0:${server.port}/api/2018-10-01`);
       expect((await login(server, "dora", "dora-pw"))["X-Auth-Token"]).toBeTruthy();
@@ -160,7 +167,10 @@ describe("accounts and hosts", () => {
       [{ synthetic: 1.5 }, /synthetic/],
     ];
     for (const [options, message] of cases) {
-      const error = await startServer({ port: 0, ...options }).then(() => undefined, (e: unknown) => e);
+      const error = await startServer({ port: 0, ...options }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error, JSON.stringify(options)).toBeInstanceOf(ServerOptionsError);
       expect((error as Error).message).toMatch(message);
     }
@@ -169,7 +179,10 @@ describe("accounts and hosts", () => {
   it("reports a port in use clearly", async () => {
     const first = await startTestServer();
     try {
-      const error = await startServer({ port: first.port }).then(() => undefined, (e: unknown) => e);
+      const error = await startServer({ port: first.port }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((error as Error).message).toMatch(/already in use/);
     } finally {
       await first.close();

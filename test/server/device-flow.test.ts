@@ -13,14 +13,22 @@ const logLines: string[] = [];
 const secretsSeen: string[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ users: USERS, deviceFlow: { intervalSeconds: 0 }, loginThrottle: { maxFailures: 2 }, log: (l) => logLines.push(l) });
+  server = await startTestServer({
+    users: USERS,
+    deviceFlow: { intervalSeconds: 0 },
+    loginThrottle: { maxFailures: 2 },
+    log: (l) => logLines.push(l),
+  });
   root = rootOf(server.baseUrl);
 });
 afterAll(async () => {
   await server?.close();
 });
 
-async function approvedTokens(username = "alice", password = "correct horse"): Promise<{ access_token: string; refresh_token: string; expires_in: number; token_type: string }> {
+async function approvedTokens(
+  username = "alice",
+  password = "correct horse",
+): Promise<{ access_token: string; refresh_token: string; expires_in: number; token_type: string }> {
   const grant = await startGrant(root);
   const page = await answerPage(grant.verification_uri_complete, { username, password, action: "approve" });
   expect(page.status).toBe(200);
@@ -31,7 +39,9 @@ async function approvedTokens(username = "alice", password = "correct horse"): P
 }
 
 function bearer(token: string): Promise<Response> {
-  return fetch(`${server.baseUrl}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 1 }))}`, { headers: { authorization: `Bearer ${token}` } });
+  return fetch(`${server.baseUrl}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 1 }))}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
 }
 
 describe("POST /oidc/device/auth", () => {
@@ -48,7 +58,11 @@ describe("POST /oidc/device/auth", () => {
     const other = await postForm(root, "/oidc/device/auth", { client_id: "someone-else" });
     expect(other.status).toBe(401);
     expect(other.body.error).toBe("invalid_client");
-    const json = await fetch(`${root}/oidc/device/auth`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"client_id":"cli-device-client"}' });
+    const json = await fetch(`${root}/oidc/device/auth`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"client_id":"cli-device-client"}',
+    });
     expect(json.status).toBe(400);
     expect(((await json.json()) as { error: string }).error).toBe("invalid_request");
     expect((await fetch(`${root}/oidc/device/auth`)).status).toBe(405);
@@ -61,7 +75,11 @@ describe("POST /oidc/token", () => {
     const pending = await poll(root, grant.device_code);
     expect(pending.status).toBe(400);
     expect(pending.body.error).toBe("authorization_pending");
-    const page = await answerPage(grant.verification_uri_complete, { username: "alice", password: "correct horse", action: "approve" });
+    const page = await answerPage(grant.verification_uri_complete, {
+      username: "alice",
+      password: "correct horse",
+      action: "approve",
+    });
     expect(page.html).toContain("Device approved");
     const done = await poll(root, grant.device_code);
     expect(done.status).toBe(200);
@@ -119,10 +137,18 @@ describe("POST /oidc/token", () => {
 
   it("revokes a refresh token and an access token (RFC 7009)", async () => {
     const tokens = await approvedTokens();
-    expect((await postForm(root, "/oidc/revoke", { token: tokens.refresh_token, client_id: "cli-device-client" })).status).toBe(200);
-    const refresh = await postForm(root, "/oidc/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "cli-device-client" });
+    expect(
+      (await postForm(root, "/oidc/revoke", { token: tokens.refresh_token, client_id: "cli-device-client" })).status,
+    ).toBe(200);
+    const refresh = await postForm(root, "/oidc/token", {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: "cli-device-client",
+    });
     expect(refresh.body.error).toBe("invalid_grant");
-    expect((await postForm(root, "/oidc/revoke", { token: tokens.access_token, client_id: "cli-device-client" })).status).toBe(200);
+    expect(
+      (await postForm(root, "/oidc/revoke", { token: tokens.access_token, client_id: "cli-device-client" })).status,
+    ).toBe(200);
     expect((await bearer(tokens.access_token)).status).toBe(401);
   });
 });
@@ -138,7 +164,8 @@ describe("the verification page", () => {
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(page.headers.get("referrer-policy")).toBe("same-origin");
     expect(page.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Strict/);
-    for (const id of ["user_code", "username", "password"]) expect(page.html).toMatch(new RegExp(`<label for="${id}">[^<]+</label>\\s*<input id="${id}"`));
+    for (const id of ["user_code", "username", "password"])
+      expect(page.html).toMatch(new RegExp(`<label for="${id}">[^<]+</label>\\s*<input id="${id}"`));
     expect(page.html).toContain(`value="${grant.user_code}"`);
     expect(page.html).toContain('<form method="post" action="/oidc/device">');
     expect(page.html).not.toContain("<script");
@@ -146,14 +173,22 @@ describe("the verification page", () => {
 
   it("gives no token for a wrong password, and counts it against the login throttle", async () => {
     const grant = await startGrant(root);
-    const wrong = await answerPage(grant.verification_uri_complete, { username: "bob", password: "wrong", action: "approve" });
+    const wrong = await answerPage(grant.verification_uri_complete, {
+      username: "bob",
+      password: "wrong",
+      action: "approve",
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain("Wrong username or password.");
-    expect(wrong.html).not.toContain("wrong\""); // the password is never put back into the page
+    expect(wrong.html).not.toContain('wrong"'); // the password is never put back into the page
     expect((await poll(root, grant.device_code)).body.error).toBe("authorization_pending");
     await answerPage(grant.verification_uri_complete, { username: "bob", password: "still wrong", action: "approve" });
     // Two failures (maxFailures: 2): now even the right password is refused, on the page and at POST /login.
-    const locked = await answerPage(grant.verification_uri_complete, { username: "bob", password: "battery staple", action: "approve" });
+    const locked = await answerPage(grant.verification_uri_complete, {
+      username: "bob",
+      password: "battery staple",
+      action: "approve",
+    });
     expect(locked.status).toBe(429);
     expect(locked.html).toContain("Too many failed sign-ins");
     expect((await poll(root, grant.device_code)).body.error).toBe("authorization_pending");
@@ -165,10 +200,19 @@ describe("the verification page", () => {
     const forged = await fetch(`${root}/oidc/device`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ user_code: grant.user_code, username: "carol", password: "staple horse", action: "approve" }),
+      body: new URLSearchParams({
+        user_code: grant.user_code,
+        username: "carol",
+        password: "staple horse",
+        action: "approve",
+      }),
     });
     expect(forged.status).toBe(403);
-    const crossSite = await answerPage(grant.verification_uri_complete, { username: "carol", password: "staple horse", action: "approve" }, { origin: "https://evil.example" });
+    const crossSite = await answerPage(
+      grant.verification_uri_complete,
+      { username: "carol", password: "staple horse", action: "approve" },
+      { origin: "https://evil.example" },
+    );
     expect(crossSite.status).toBe(403);
     expect((await poll(root, grant.device_code)).body.error).toBe("authorization_pending");
   });
@@ -176,7 +220,12 @@ describe("the verification page", () => {
   it("takes the code as a person types it: lower case, without its dash", async () => {
     const grant = await startGrant(root);
     const typed = grant.user_code.replace("-", "").toLowerCase();
-    const page = await answerPage(grant.verification_uri, { user_code: typed, username: "carol", password: "staple horse", action: "approve" });
+    const page = await answerPage(grant.verification_uri, {
+      user_code: typed,
+      username: "carol",
+      password: "staple horse",
+      action: "approve",
+    });
     expect(page.status).toBe(200);
     expect((await poll(root, grant.device_code)).status).toBe(200);
   });
@@ -184,7 +233,11 @@ describe("the verification page", () => {
   it("refuses an unknown or already answered code", async () => {
     const grant = await startGrant(root);
     await answerPage(grant.verification_uri_complete, { action: "deny" });
-    const twice = await answerPage(grant.verification_uri_complete, { username: "carol", password: "staple horse", action: "approve" });
+    const twice = await answerPage(grant.verification_uri_complete, {
+      username: "carol",
+      password: "staple horse",
+      action: "approve",
+    });
     expect(twice.status).toBe(400);
     expect(twice.html).toContain("unknown, expired or already answered");
   });
@@ -198,7 +251,9 @@ describe("GET /api/v1/users/me", () => {
     const { data } = (await me.json()) as { data: any };
     const session = await login(server, "carol", "staple horse");
     expect(data.user.entity).toMatchObject({ username: "carol", defaultAccountId: session["X-Account-Id"] });
-    expect(data.accounts).toEqual([{ entity: { _id: session["X-Account-Id"], name: "carol", slug: "carol", type: "personal" }, isDefault: true }]);
+    expect(data.accounts).toEqual([
+      { entity: { _id: session["X-Account-Id"], name: "carol", slug: "carol", type: "personal" }, isDefault: true },
+    ]);
     const withPair = await fetch(`${root}/api/v1/users/me`, { headers: { ...session } });
     expect(((await withPair.json()) as { data: unknown }).data).toEqual(data);
     expect((await fetch(`${root}/api/v1/users/me`)).status).toBe(401);

@@ -80,7 +80,9 @@ describe("logout", () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ status: "success", data: { message: "You are successfully logged out" } });
       expect(errorMessage(await listMaterials(server, own), 401)).toMatch(/log in again/);
-      expect(errorMessage(await rawRequest(server, "GET", `${PREFIX}/logout`, { headers: { ...own } }), 401)).toBeTruthy();
+      expect(
+        errorMessage(await rawRequest(server, "GET", `${PREFIX}/logout`, { headers: { ...own } }), 401),
+      ).toBeTruthy();
       // Other sessions of the same account keep working.
       expect((await listMaterials(server, session)).status).toBe(200);
     });
@@ -100,7 +102,10 @@ describe("authentication on materials", () => {
       { "X-Auth-Token": session["X-Auth-Token"] },
       { "X-Account-Id": session["X-Account-Id"], "X-Auth-Token": "x".repeat(64) },
       { "X-Account-Id": "wrongaccount12345", "X-Auth-Token": session["X-Auth-Token"] },
-      { "X-Account-Id": session["X-Account-Id"], "X-Auth-Token": other["X-Auth-Token"].slice(0, 16) + session["X-Auth-Token"].slice(16) },
+      {
+        "X-Account-Id": session["X-Account-Id"],
+        "X-Auth-Token": other["X-Auth-Token"].slice(0, 16) + session["X-Auth-Token"].slice(16),
+      },
     ];
     for (const headers of cases) {
       const list = await rawRequest(server, "GET", `${PREFIX}/materials`, { headers });
@@ -136,7 +141,11 @@ describe("GET /materials and /materials/<id>", () => {
     const ids = records.map((r) => r._id);
     expect(ids).toEqual([...ids].sort());
     const silicon = records.find((r) => r.external?.id === "mp-149")!;
-    expect(silicon).toMatchObject({ formula: "Si", unitCellFormula: "Si2", name: "Si, Silicon, FCC (Fd-3m) 3D (Bulk), mp-149" });
+    expect(silicon).toMatchObject({
+      formula: "Si",
+      unitCellFormula: "Si2",
+      name: "Si, Silicon, FCC (Fd-3m) 3D (Bulk), mp-149",
+    });
   });
 
   it("returns one material by id, and 404 for an unknown id", async () => {
@@ -144,7 +153,9 @@ describe("GET /materials and /materials/<id>", () => {
     const res = await rawRequest(server, "GET", `${PREFIX}/materials/${first._id}`, { headers: { ...session } });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(first);
-    const missing = await rawRequest(server, "GET", `${PREFIX}/materials/NoSuchMaterial123`, { headers: { ...session } });
+    const missing = await rawRequest(server, "GET", `${PREFIX}/materials/NoSuchMaterial123`, {
+      headers: { ...session },
+    });
     expect(errorMessage(missing, 404)).toMatch(/NoSuchMaterial123/);
   });
 
@@ -170,7 +181,14 @@ describe("GET /materials and /materials/<id>", () => {
 
 describe("unknown paths and versions", () => {
   it("answers an unknown path with a JSON 404", async () => {
-    for (const path of ["/", "/favicon.ico", `${PREFIX}/charges`, `${PREFIX}/jobs/a/b`, `${PREFIX}/materials/a/b`, "/api"]) {
+    for (const path of [
+      "/",
+      "/favicon.ico",
+      `${PREFIX}/charges`,
+      `${PREFIX}/jobs/a/b`,
+      `${PREFIX}/materials/a/b`,
+      "/api",
+    ]) {
       const res = await rawRequest(server, "GET", path, { headers: { ...session } });
       expect(errorMessage(res, 404)).toMatch(/\/api\/2018-10-01/);
     }

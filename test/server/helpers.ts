@@ -34,29 +34,26 @@ export function rawRequest(
   options: { headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: "127.0.0.1", port: server.port, method, path, headers: options.headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let body: Body;
-          if (text === "" && res.statusCode === 304) {
-            resolve({ status: 304, headers: res.headers, text, body: { status: "" } });
-            return;
-          }
-          try {
-            body = JSON.parse(text) as Body;
-          } catch {
-            reject(new Error(`${method} ${path.slice(0, 80)}: response is not JSON: ${text.slice(0, 200)}`));
-            return;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-        });
-        res.on("error", reject);
-      },
-    );
+    const req = request({ host: "127.0.0.1", port: server.port, method, path, headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let body: Body;
+        if (text === "" && res.statusCode === 304) {
+          resolve({ status: 304, headers: res.headers, text, body: { status: "" } });
+          return;
+        }
+        try {
+          body = JSON.parse(text) as Body;
+        } catch {
+          reject(new Error(`${method} ${path.slice(0, 80)}: response is not JSON: ${text.slice(0, 200)}`));
+          return;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+      });
+      res.on("error", reject);
+    });
     req.on("error", reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
@@ -94,7 +91,12 @@ export function listMaterials(
 
 /** Asserts the JSend error shape and returns the message. */
 export function errorMessage(res: RawResponse, status: number): string {
-  if (res.status !== status || res.body.status !== "error" || res.body.code !== status || typeof res.body.message !== "string") {
+  if (
+    res.status !== status ||
+    res.body.status !== "error" ||
+    res.body.code !== status ||
+    typeof res.body.message !== "string"
+  ) {
     throw new Error(`expected a JSend error ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
   }
   return res.body.message;

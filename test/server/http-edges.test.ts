@@ -13,7 +13,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A HEAD request: status, headers and the bytes of body received (there must be none). */
-function head(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; bytes: number }> {
+function head(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port: server.port, method: "HEAD", path, headers }, (res) => {
       let bytes = 0;
@@ -73,12 +76,16 @@ describe("HTTP edges", () => {
     expect(parsed).toMatchObject({ status: "error", code: 400 });
     expect(parsed.message).toMatch(/no Host header/);
     // HTTP/1.0 has no Host requirement.
-    const old = await rawExchange(`POST ${PREFIX}/login HTTP/1.0\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 27\r\n\r\nusername=demo&password=demo`);
+    const old = await rawExchange(
+      `POST ${PREFIX}/login HTTP/1.0\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 27\r\n\r\nusername=demo&password=demo`,
+    );
     expect(old).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it("keeps idle connections for 65 s and says so, so clients close them first", async () => {
-    const res = await rawRequest(server, "GET", `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, { headers: { ...session, Connection: "keep-alive" } });
+    const res = await rawRequest(server, "GET", `${PREFIX}/materials?projection=${encodeURIComponent('{"limit":1}')}`, {
+      headers: { ...session, Connection: "keep-alive" },
+    });
     expect(res.headers["keep-alive"]).toBe("timeout=65");
   });
 });

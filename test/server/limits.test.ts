@@ -42,13 +42,19 @@ describe("size limits", () => {
   });
 
   it("answers a request line larger than Node's header limit with a JSON 414", async () => {
-    const response = await rawSocket(server.port, `GET ${PREFIX}/materials?query=${"a".repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const response = await rawSocket(
+      server.port,
+      `GET ${PREFIX}/materials?query=${"a".repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
     expect(response).toMatch(/^HTTP\/1\.1 414 /);
     expect(jsonBodyOf(response)).toMatchObject({ status: "error", code: 414 });
   });
 
   it("answers oversized headers with a JSON 431 and garbage with a JSON 400", async () => {
-    const big = await rawSocket(server.port, `GET ${PREFIX}/materials HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(40_000)}\r\n\r\n`);
+    const big = await rawSocket(
+      server.port,
+      `GET ${PREFIX}/materials HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(40_000)}\r\n\r\n`,
+    );
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
     expect(jsonBodyOf(big)).toMatchObject({ status: "error", code: 431 });
     const garbage = await rawSocket(server.port, "NOT HTTP AT ALL\r\n\r\n");
@@ -77,10 +83,15 @@ describe("login throttling", () => {
   it("lets a test choose a short window, after which logins work again", async () => {
     const quick = await startTestServer({ loginThrottle: { maxFailures: 2, windowMs: 300 } });
     try {
-      for (let i = 0; i < 2; i += 1) await rawRequest(quick, "POST", `${PREFIX}/login`, { body: "username=demo&password=x" });
-      expect((await rawRequest(quick, "POST", `${PREFIX}/login`, { body: "username=demo&password=demo" })).status).toBe(429);
+      for (let i = 0; i < 2; i += 1)
+        await rawRequest(quick, "POST", `${PREFIX}/login`, { body: "username=demo&password=x" });
+      expect((await rawRequest(quick, "POST", `${PREFIX}/login`, { body: "username=demo&password=demo" })).status).toBe(
+        429,
+      );
       await new Promise((resolve) => setTimeout(resolve, 400));
-      expect((await rawRequest(quick, "POST", `${PREFIX}/login`, { body: "username=demo&password=demo" })).status).toBe(200);
+      expect((await rawRequest(quick, "POST", `${PREFIX}/login`, { body: "username=demo&password=demo" })).status).toBe(
+        200,
+      );
     } finally {
       await quick.close();
     }
@@ -97,7 +108,12 @@ describe("the log", () => {
       await listMaterials(logged, own, { formula: "Si" }, { limit: 2 });
       await rawRequest(logged, "GET", `${PREFIX}/logout`, { headers: { ...own } });
       const text = lines.join("\n");
-      for (const secret of ["Pa55-word-carol", "Wrong-pw-carol", own["X-Auth-Token"], own["X-Auth-Token"].slice(0, 16)]) {
+      for (const secret of [
+        "Pa55-word-carol",
+        "Wrong-pw-carol",
+        own["X-Auth-Token"],
+        own["X-Auth-Token"].slice(0, 16),
+      ]) {
         expect(text).not.toContain(secret);
       }
       expect(lines).toContain(lines.find((l) => /^POST \/api\/2018-10-01\/login 200 \d+ms$/.test(l)));

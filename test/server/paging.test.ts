@@ -104,7 +104,11 @@ describe("offset paging walk", () => {
 
   it("walks the same query concurrently from several clients with identical results", async () => {
     const query = { "method.subtype": "paw" };
-    const walks = await Promise.all([walk(query, undefined, 50), walk(query, undefined, 70), walk(query, undefined, 50)]);
+    const walks = await Promise.all([
+      walk(query, undefined, 50),
+      walk(query, undefined, 70),
+      walk(query, undefined, 50),
+    ]);
     expect(walks[0].length).toBeGreaterThan(100);
     expect(walks[1].map((r) => r._id)).toEqual(walks[0].map((r) => r._id));
     expect(walks[2].map((r) => r._id)).toEqual(walks[0].map((r) => r._id));

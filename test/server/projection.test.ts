@@ -37,8 +37,13 @@ describe("fields", () => {
 
   it("projects a path through an array of objects", async () => {
     const [first] = await page({ fields: { "derivedProperties.name": 1 }, limit: 1 });
-    expect(first).toEqual({ _id: all[0]._id, derivedProperties: all[0].derivedProperties.map((p: { name: string }) => ({ name: p.name })) });
-    expect(first.derivedProperties.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["volume", "density", "symmetry"]));
+    expect(first).toEqual({
+      _id: all[0]._id,
+      derivedProperties: all[0].derivedProperties.map((p: { name: string }) => ({ name: p.name })),
+    });
+    expect(first.derivedProperties.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["volume", "density", "symmetry"]),
+    );
   });
 
   it("excludes dotted paths and leaves the rest", async () => {
@@ -74,7 +79,11 @@ describe("fields", () => {
 
 describe("sort, skip and limit", () => {
   it("sorts by several keys, ties broken by _id", async () => {
-    const records = await page({ sort: { formula: 1, "lattice.a": -1 }, limit: 500, fields: { formula: 1, "lattice.a": 1 } });
+    const records = await page({
+      sort: { formula: 1, "lattice.a": -1 },
+      limit: 500,
+      fields: { formula: 1, "lattice.a": 1 },
+    });
     expect(records.length).toBe(329);
     for (let i = 1; i < records.length; i += 1) {
       const [a, b] = [records[i - 1], records[i]];
@@ -86,7 +95,12 @@ describe("sort, skip and limit", () => {
 
   it("sorts by _id descending", async () => {
     const records = await page({ sort: { _id: -1 }, limit: 5 });
-    expect(records.map((r) => r._id)).toEqual(all.slice(-5).reverse().map((r) => r._id));
+    expect(records.map((r) => r._id)).toEqual(
+      all
+        .slice(-5)
+        .reverse()
+        .map((r) => r._id),
+    );
   });
 
   it("puts records missing the sort field first (ascending), as MongoDB does", async () => {
@@ -144,7 +158,17 @@ describe("sort on values of mixed types", () => {
     try {
       const res = await listMaterials(mixed, await login(mixed), {}, { sort: { v: 1 }, fields: { _id: 1 } });
       // r1/r9 are arrays: an array sorts ascending by its smallest element (1 and 0), as MongoDB does.
-      expect(res.body.data.map((r: { _id: string }) => r._id)).toEqual(["r6", "r9", "r1", "r5", "r4", "r7", "r8", "r2", "r3"]);
+      expect(res.body.data.map((r: { _id: string }) => r._id)).toEqual([
+        "r6",
+        "r9",
+        "r1",
+        "r5",
+        "r4",
+        "r7",
+        "r8",
+        "r2",
+        "r3",
+      ]);
     } finally {
       await mixed.close();
     }

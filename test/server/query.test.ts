@@ -118,7 +118,15 @@ describe("refused operators and keys", () => {
   });
 
   it("refuses regular expressions built to backtrack", async () => {
-    for (const pattern of ["(a+)+$", "(a|a)*b", "(.*a){2,}", "(\\w+\\s?)*$", "(x)\\1", "a.*b.*c.*d.*e", "a".repeat(201)]) {
+    for (const pattern of [
+      "(a+)+$",
+      "(a|a)*b",
+      "(.*a){2,}",
+      "(\\w+\\s?)*$",
+      "(x)\\1",
+      "a.*b.*c.*d.*e",
+      "a".repeat(201),
+    ]) {
       const res = await listMaterials(server, session, { name: { $regex: pattern } });
       expect(errorMessage(res, 400), pattern).toMatch(/\$regex/);
     }
@@ -138,10 +146,14 @@ describe("refused operators and keys", () => {
     for (let i = 0; i < 20; i += 1) deep = { $and: [deep] };
     expect(errorMessage(await listMaterials(server, session, deep), 400)).toMatch(/nested/);
     const longIn = { formula: { $in: Array.from({ length: 1001 }, (_, i) => `F${i}`) } };
-    const res = await rawRequest(server, "GET", `${PREFIX}/materials?query=${JSON.stringify(longIn)}`, { headers: { ...session } });
+    const res = await rawRequest(server, "GET", `${PREFIX}/materials?query=${JSON.stringify(longIn)}`, {
+      headers: { ...session },
+    });
     expect(errorMessage(res, 400)).toMatch(/1001 entries/);
     const inOk = { formula: { $in: Array.from({ length: 1000 }, (_, i) => (i === 0 ? "Si" : `F${i}`)) } };
-    const ok = await rawRequest(server, "GET", `${PREFIX}/materials?query=${JSON.stringify(inOk)}`, { headers: { ...session } });
+    const ok = await rawRequest(server, "GET", `${PREFIX}/materials?query=${JSON.stringify(inOk)}`, {
+      headers: { ...session },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.length).toBe(2);
   });
@@ -158,13 +170,17 @@ describe("what real clients send", () => {
     expect(plus.body.data.length).toBe(2);
     expect(pct.body.data).toEqual(plus.body.data);
     // A + inside a JSON string is a space too, as in any form encoding.
-    const name = await get(`query=${encodeURIComponent('{"name": "Si, Silicon, FCC (Fd-3m) 3D (Bulk), mp-149"}').replace(/%20/g, "+")}`);
+    const name = await get(
+      `query=${encodeURIComponent('{"name": "Si, Silicon, FCC (Fd-3m) 3D (Bulk), mp-149"}').replace(/%20/g, "+")}`,
+    );
     expect(name.body.data.length).toBe(1);
   });
 
   it("accepts Python json.dumps spacing, unencoded JSON and an empty projection={}", async () => {
     // requests.get(url, params={"query": json.dumps(q), "projection": json.dumps(p)})
-    const python = await get("query=%7B%22formula%22%3A+%22Si%22%2C+%22lattice.a%22%3A+%7B%22%24gt%22%3A+1%7D%7D&projection=%7B%22limit%22%3A+1%7D");
+    const python = await get(
+      "query=%7B%22formula%22%3A+%22Si%22%2C+%22lattice.a%22%3A+%7B%22%24gt%22%3A+1%7D%7D&projection=%7B%22limit%22%3A+1%7D",
+    );
     expect(python.status).toBe(200);
     expect(python.body.data.length).toBe(1);
     const raw = await get('query={"formula":"Si"}&projection={}');

@@ -41,8 +41,12 @@ describe("SerializedRecords with a projection", () => {
     const ids = { key: '{"_id":1}', select: (r: Record<string, unknown>) => ({ _id: r._id }) };
     for (let round = 0; round < 2; round++) {
       expect(kept.successBody(records).toString()).toBe(JSON.stringify({ status: "success", data: records }));
-      expect(kept.successBody(records, names).toString()).toBe(JSON.stringify({ status: "success", data: records.map(names.select) }));
-      expect(kept.successBody(records, ids).toString()).toBe(JSON.stringify({ status: "success", data: records.map(ids.select) }));
+      expect(kept.successBody(records, names).toString()).toBe(
+        JSON.stringify({ status: "success", data: records.map(names.select) }),
+      );
+      expect(kept.successBody(records, ids).toString()).toBe(
+        JSON.stringify({ status: "success", data: records.map(ids.select) }),
+      );
     }
   });
 });

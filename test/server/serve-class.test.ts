@@ -24,8 +24,16 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-function serve(command: string, args: string[], options: { cwd?: string; stdin?: "pipe" | "ignore"; env?: NodeJS.ProcessEnv } = {}): Serving {
-  const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv({}), stdio: [options.stdin ?? "pipe", "pipe", "pipe"] });
+function serve(
+  command: string,
+  args: string[],
+  options: { cwd?: string; stdin?: "pipe" | "ignore"; env?: NodeJS.ProcessEnv } = {},
+): Serving {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? cleanEnv({}),
+    stdio: [options.stdin ?? "pipe", "pipe", "pipe"],
+  });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -93,17 +101,34 @@ describe("passwords exposed off loopback", () => {
   it("refuses --user demo:demo on 0.0.0.0, as it refuses the built-in demo account", async () => {
     const run = serve(process.execPath, [BIN, "serve", "--host", "0.0.0.0", "--port", "0", "--user", "demo:demo"]);
     expect(await run.exited).toBe(1);
-    expect(run.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 with the account demo:demo.*another password.*127\.0\.0\.1/);
+    expect(run.stderr).toMatch(
+      /Refusing to listen on 0\.0\.0\.0 with the account demo:demo.*another password.*127\.0\.0\.1/,
+    );
   });
 
   it("warns about each weak password by account name, never quoting the password", async () => {
     const run = serve(process.execPath, [
-      BIN, "serve", "--host", "0.0.0.0", "--port", "0", "--quiet",
-      "--user", "bob:bob", "--user", "carol:Tr0ub4", "--user", "dan:password1", "--user", "erin:a long unusual passphrase",
+      BIN,
+      "serve",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+      "--quiet",
+      "--user",
+      "bob:bob",
+      "--user",
+      "carol:Tr0ub4",
+      "--user",
+      "dan:password1",
+      "--user",
+      "erin:a long unusual passphrase",
     ]);
     await run.baseUrl;
     await run.stderrMatching(/"dan" is one of the most common passwords/);
-    expect(run.stderr).toMatch(/warning: the password of "bob" is the account's name, and 0\.0\.0\.0 is reachable from other machines/);
+    expect(run.stderr).toMatch(
+      /warning: the password of "bob" is the account's name, and 0\.0\.0\.0 is reachable from other machines/,
+    );
     expect(run.stderr).toMatch(/warning: the password of "carol" is shorter than 8 characters/);
     expect(run.stderr).not.toMatch(/"erin"/);
     expect(run.stderr).not.toMatch(/Tr0ub4|password1/);
@@ -122,11 +147,25 @@ describe("passwords exposed off loopback", () => {
 
 describe("lockouts the teacher can see and lift", () => {
   it("logs failed logins by username, announces the lockout, and `unlock NAME` on its input lets the student in", async () => {
-    const run = serve(process.execPath, [BIN, "serve", "--port", "0", "--quiet", "--user", "alice:wonderland-42", "--max-failed-logins", "2", "--lockout", "10m"]);
+    const run = serve(process.execPath, [
+      BIN,
+      "serve",
+      "--port",
+      "0",
+      "--quiet",
+      "--user",
+      "alice:wonderland-42",
+      "--max-failed-logins",
+      "2",
+      "--lockout",
+      "10m",
+    ]);
     const baseUrl = await run.baseUrl;
     expect(await login(baseUrl, "alice", "first-typo")).toBe(401);
     expect(await login(baseUrl, "alice", "second-typo")).toBe(401);
-    const notice = await run.stderrMatching(/matframe serve: "alice" is locked out at \S+ for 10 minutes after 2 failed logins; to let them in now, type: unlock alice/);
+    const notice = await run.stderrMatching(
+      /matframe serve: "alice" is locked out at \S+ for 10 minutes after 2 failed logins; to let them in now, type: unlock alice/,
+    );
     expect(notice).toBeTruthy();
     expect(run.stderr).toMatch(/login failed for "alice" from 127\.0\.0\.1\n/);
     expect(run.stderr).not.toMatch(/typo/);
@@ -162,10 +201,16 @@ describe("npx matframe serve and its parent", () => {
   it("stops and frees the port when the npx process is killed by its PID", async () => {
     // A project with matframe installed, as a class's folder has it; npx runs the local bin.
     project = mkdtempSync(path.join(tmpdir(), "matframe-npx-"));
-    writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "class", version: "1.0.0", private: true }));
+    writeFileSync(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "class", version: "1.0.0", private: true }),
+    );
     mkdirSync(path.join(project, "node_modules", ".bin"), { recursive: true });
     symlinkSync(ROOT, path.join(project, "node_modules", "matframe"));
-    symlinkSync(path.join("..", "matframe", "dist", "cli", "main.js"), path.join(project, "node_modules", ".bin", "matframe"));
+    symlinkSync(
+      path.join("..", "matframe", "dist", "cli", "main.js"),
+      path.join(project, "node_modules", ".bin", "matframe"),
+    );
     const run = serve("npx", ["--no-install", "matframe", "serve", "--port", "0"], { cwd: project });
     const port = Number(new URL(await run.baseUrl).port);
     // SIGKILL: npm gets no chance to pass a signal on to its child.

@@ -20,7 +20,13 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function json(server: ServerHandle | { port: number }, method: string, route: string, session: Session, body?: unknown) {
+function json(
+  server: ServerHandle | { port: number },
+  method: string,
+  route: string,
+  session: Session,
+  body?: unknown,
+) {
   return rawRequest(server as ServerHandle, method, `${PREFIX}${route}`, {
     headers: { ...session, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -31,7 +37,12 @@ function json(server: ServerHandle | { port: number }, method: string, route: st
 async function ownRecords(server: ServerHandle | { port: number }, session: Session): Promise<Record<string, any>[]> {
   const out: Record<string, any>[] = [];
   for (let skip = 0; ; skip += 500) {
-    const res = await listMaterials(server as ServerHandle, session, { "owner._id": session["X-Account-Id"] }, { skip, limit: 500 });
+    const res = await listMaterials(
+      server as ServerHandle,
+      session,
+      { "owner._id": session["X-Account-Id"] },
+      { skip, limit: 500 },
+    );
     if (res.status !== 200) throw new Error(`list failed: ${res.status} ${res.text.slice(0, 200)}`);
     out.push(...res.body.data);
     if (res.body.data.length < 500) return out;
@@ -43,7 +54,9 @@ describe("startServer({ store })", () => {
     const store = freshDir();
     const first = await startTestServer({ store });
     try {
-      await expect(startTestServer({ store })).rejects.toThrow(/The store .* is in use by another matframe serve \(process \d+\); stop that one, or give this server another --store/);
+      await expect(startTestServer({ store })).rejects.toThrow(
+        /The store .* is in use by another matframe serve \(process \d+\); stop that one, or give this server another --store/,
+      );
     } finally {
       await first.close();
     }
@@ -63,7 +76,12 @@ describe("startServer({ store })", () => {
     const changed = (await json(server, "PUT", "/materials/create", session, { name: "before" })).body.data;
     const gone = (await json(server, "PUT", "/materials/create", session, { name: "gone" })).body.data;
     const copied = (await json(server, "POST", `/materials/${kept._id}/copy`, session)).body.data;
-    const updated = (await json(server, "PATCH", `/materials/${changed._id}`, session, { $set: { name: "after" }, $push: { tags: "x" } })).body.data;
+    const updated = (
+      await json(server, "PATCH", `/materials/${changed._id}`, session, {
+        $set: { name: "after" },
+        $push: { tags: "x" },
+      })
+    ).body.data;
     expect((await json(server, "DELETE", `/materials/${gone._id}`, session)).status).toBe(200);
     await server.close();
 
@@ -128,13 +146,19 @@ function serve(store: string): Promise<Serve> {
       const end = text.indexOf("\n");
       if (end !== -1) resolve({ child, port: Number(new URL(text.slice(0, end)).port), exited });
     });
-    void exited.then((f) => reject(new Error(`matframe serve exited (${f.code ?? f.signal}) before printing its URL: ${f.stderr}`)));
+    void exited.then((f) =>
+      reject(new Error(`matframe serve exited (${f.code ?? f.signal}) before printing its URL: ${f.stderr}`)),
+    );
   });
 }
 
 /** A record that can tell whether it is whole: its check is the hash of everything else. */
 function sealed(i: number, writer: number): Record<string, unknown> {
-  const body = { name: `kill-${writer}-${i}`, payload: `${writer}:${i}:`.padEnd(4000, String.fromCharCode(97 + (i % 26))), list: Array.from({ length: 50 }, (_, k) => k * i) };
+  const body = {
+    name: `kill-${writer}-${i}`,
+    payload: `${writer}:${i}:`.padEnd(4000, String.fromCharCode(97 + (i % 26))),
+    list: Array.from({ length: 50 }, (_, k) => k * i),
+  };
   return { ...body, check: createHash("sha256").update(JSON.stringify(body)).digest("hex") };
 }
 
@@ -208,7 +232,16 @@ describe("matframe serve --store and kill -9", () => {
        };`,
     );
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first (or set MATFRAME_DIST).`);
-    const child = spawn(process.execPath, ["-r", hook, BIN, "serve", "--port", "0", "--store", path.join(dir, "store")]);
+    const child = spawn(process.execPath, [
+      "-r",
+      hook,
+      BIN,
+      "serve",
+      "--port",
+      "0",
+      "--store",
+      path.join(dir, "store"),
+    ]);
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));

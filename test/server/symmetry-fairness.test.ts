@@ -6,25 +6,62 @@ import { login, PREFIX, rawRequest, startTestServer, type Session } from "./help
 /** Diamond silicon, `n`×`n`×`n` conventional cells (8 atoms each): highly symmetric, slow for moyo. */
 function siliconSupercell(n: number) {
   const sites = [
-    [0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0],
-    [0.25, 0.25, 0.25], [0.25, 0.75, 0.75], [0.75, 0.25, 0.75], [0.75, 0.75, 0.25],
+    [0, 0, 0],
+    [0, 0.5, 0.5],
+    [0.5, 0, 0.5],
+    [0.5, 0.5, 0],
+    [0.25, 0.25, 0.25],
+    [0.25, 0.75, 0.75],
+    [0.75, 0.25, 0.75],
+    [0.75, 0.75, 0.25],
   ];
   const coordinates: { id: number; value: number[] }[] = [];
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) for (let k = 0; k < n; k++) {
-    for (const [x, y, z] of sites) coordinates.push({ id: coordinates.length, value: [(x + i) / n, (y + j) / n, (z + k) / n] });
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      for (let k = 0; k < n; k++) {
+        for (const [x, y, z] of sites)
+          coordinates.push({ id: coordinates.length, value: [(x + i) / n, (y + j) / n, (z + k) / n] });
+      }
   const a = 5.43 * n;
   return {
     name: `Si ${n}x${n}x${n}`,
-    lattice: { a, b: a, c: a, alpha: 90, beta: 90, gamma: 90, type: "CUB", units: { length: "angstrom", angle: "degree" } },
+    lattice: {
+      a,
+      b: a,
+      c: a,
+      alpha: 90,
+      beta: 90,
+      gamma: 90,
+      type: "CUB",
+      units: { length: "angstrom", angle: "degree" },
+    },
     basis: { elements: coordinates.map(({ id }) => ({ id, value: "Si" })), coordinates, units: "crystal" },
   };
 }
 
 const SILICON_PRIMITIVE = {
   name: "Si",
-  lattice: { a: 3.867, b: 3.867, c: 3.867, alpha: 60, beta: 60, gamma: 60, type: "FCC", units: { length: "angstrom", angle: "degree" } },
-  basis: { elements: [{ id: 0, value: "Si" }, { id: 1, value: "Si" }], coordinates: [{ id: 0, value: [0, 0, 0] }, { id: 1, value: [0.25, 0.25, 0.25] }], units: "crystal" },
+  lattice: {
+    a: 3.867,
+    b: 3.867,
+    c: 3.867,
+    alpha: 60,
+    beta: 60,
+    gamma: 60,
+    type: "FCC",
+    units: { length: "angstrom", angle: "degree" },
+  },
+  basis: {
+    elements: [
+      { id: 0, value: "Si" },
+      { id: 1, value: "Si" },
+    ],
+    coordinates: [
+      { id: 0, value: [0, 0, 0] },
+      { id: 1, value: [0.25, 0.25, 0.25] },
+    ],
+    units: "crystal",
+  },
 };
 
 function create(server: ServerHandle, session: Session, record: unknown) {
@@ -70,7 +107,10 @@ describe("space-group searches are shared fairly between accounts", () => {
 
 describe("a cap on waiting space-group searches", () => {
   it("refuses an account's search past its share of the waiting work with 503 and Retry-After, writing nothing", async () => {
-    const server = await startTestServer({ users: ["anna:anna-password-1", "ben:ben-password-1"], symmetryBudgetMs: 1_500 });
+    const server = await startTestServer({
+      users: ["anna:anna-password-1", "ben:ben-password-1"],
+      symmetryBudgetMs: 1_500,
+    });
     try {
       const anna = await login(server, "anna", "anna-password-1");
       const ben = await login(server, "ben", "ben-password-1");
@@ -85,11 +125,18 @@ describe("a cap on waiting space-group searches", () => {
       expect(accepted + refused.length).toBe(70);
       for (const res of refused) {
         expect(res.body).toMatchObject({ status: "error", code: 503 });
-        expect(res.body.message).toMatch(/This account has many structures waiting.*nothing was written.*again in \d+ s/);
+        expect(res.body.message).toMatch(
+          /This account has many structures waiting.*nothing was written.*again in \d+ s/,
+        );
         expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       }
       const query = encodeURIComponent(JSON.stringify({ "owner.slug": "anna" }));
-      const stored = await rawRequest(server, "GET", `${PREFIX}/materials?query=${query}&projection=${encodeURIComponent(JSON.stringify({ fields: { _id: 1 }, limit: 500 }))}`, { headers: { ...anna } });
+      const stored = await rawRequest(
+        server,
+        "GET",
+        `${PREFIX}/materials?query=${query}&projection=${encodeURIComponent(JSON.stringify({ fields: { _id: 1 }, limit: 500 }))}`,
+        { headers: { ...anna } },
+      );
       expect(stored.body.data).toHaveLength(accepted);
     } finally {
       await server.close();

@@ -25,33 +25,49 @@ afterAll(async () => {
   await server?.close();
 });
 
-it.skipIf(missing !== undefined)("approving in the browser signs the polling device in", async () => {
-  let shown: Promise<{ status: number; text: string }> | undefined;
-  const tokens = await deviceLogin({
-    baseUrl: server.baseUrl,
-    onCode: (prompt: DevicePrompt) => {
-      shown = answerInBrowser(chromium!.browser, prompt.verificationUriComplete!, { username: "erin", password: "s3cret pass", button: "Approve" });
-    },
-  });
-  const page = await shown!;
-  expect(page.status).toBe(200);
-  expect(page.text).toContain("Device approved");
-  const client = new Client({ baseUrl: server.baseUrl, accessToken: tokens.accessToken });
-  try {
-    const materials = await client.materials.list({ projection: { limit: 3 } });
-    expect(materials.length).toBe(3);
-  } finally {
-    await client.close();
-  }
-}, 60_000);
+it.skipIf(missing !== undefined)(
+  "approving in the browser signs the polling device in",
+  async () => {
+    let shown: Promise<{ status: number; text: string }> | undefined;
+    const tokens = await deviceLogin({
+      baseUrl: server.baseUrl,
+      onCode: (prompt: DevicePrompt) => {
+        shown = answerInBrowser(chromium!.browser, prompt.verificationUriComplete!, {
+          username: "erin",
+          password: "s3cret pass",
+          button: "Approve",
+        });
+      },
+    });
+    const page = await shown!;
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Device approved");
+    const client = new Client({ baseUrl: server.baseUrl, accessToken: tokens.accessToken });
+    try {
+      const materials = await client.materials.list({ projection: { limit: 3 } });
+      expect(materials.length).toBe(3);
+    } finally {
+      await client.close();
+    }
+  },
+  60_000,
+);
 
-it.skipIf(missing !== undefined)("a wrong password in the browser gives no token", async () => {
-  const root = rootOf(server.baseUrl);
-  const grant = await startGrant(root);
-  const page = await answerInBrowser(chromium!.browser, grant.verification_uri_complete, { username: "erin", password: "not it", button: "Approve" });
-  expect(page.status).toBe(401);
-  expect(page.text).toContain("Wrong username or password.");
-  const answer = await poll(root, grant.device_code);
-  expect(answer.status).toBe(400);
-  expect(answer.body.error).toBe("authorization_pending");
-}, 60_000);
+it.skipIf(missing !== undefined)(
+  "a wrong password in the browser gives no token",
+  async () => {
+    const root = rootOf(server.baseUrl);
+    const grant = await startGrant(root);
+    const page = await answerInBrowser(chromium!.browser, grant.verification_uri_complete, {
+      username: "erin",
+      password: "not it",
+      button: "Approve",
+    });
+    expect(page.status).toBe(401);
+    expect(page.text).toContain("Wrong username or password.");
+    const answer = await poll(root, grant.device_code);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe("authorization_pending");
+  },
+  60_000,
+);

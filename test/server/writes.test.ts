@@ -3,12 +3,23 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toCif, toPoscar, type StructureRecord } from "../../src/structure";
 import type { ServerHandle } from "../../src/server";
-import { errorMessage, listMaterials, login, PREFIX, rawRequest, startTestServer, type RawResponse, type Session } from "./helpers";
+import {
+  errorMessage,
+  listMaterials,
+  login,
+  PREFIX,
+  rawRequest,
+  startTestServer,
+  type RawResponse,
+  type Session,
+} from "./helpers";
 
 // Issue 16: the local platform manages records (create, update, delete, copy, import) with owner
 // checks, over real HTTP.
 
-const bundled = JSON.parse(readFileSync(path.join(__dirname, "..", "..", "data", "materials.json"), "utf8")) as (StructureRecord & {
+const bundled = JSON.parse(
+  readFileSync(path.join(__dirname, "..", "..", "data", "materials.json"), "utf8"),
+) as (StructureRecord & {
   _id: string;
   formula: string;
   unitCellFormula: string;
@@ -29,14 +40,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function send(method: string, route: string, session: Session | Record<string, string>, body?: unknown): Promise<RawResponse> {
+function send(
+  method: string,
+  route: string,
+  session: Session | Record<string, string>,
+  body?: unknown,
+): Promise<RawResponse> {
   return rawRequest(server, method, `${PREFIX}${route}`, {
     headers: { ...session, "Content-Type": "application/json" },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
 }
 
-const create = (session: Session | Record<string, string>, record: unknown) => send("PUT", "/materials/create", session, record);
+const create = (session: Session | Record<string, string>, record: unknown) =>
+  send("PUT", "/materials/create", session, record);
 
 function density(record: { derivedProperties: { name: string; value: number }[] }): number {
   return record.derivedProperties.find((p) => p.name === "density")!.value;
@@ -59,11 +76,17 @@ describe("PUT /materials/create", () => {
   });
 
   it("refuses an owner that is not the caller (403), an _id (400) and bad keys (400)", async () => {
-    expect(errorMessage(await create(alice, { name: "x", owner: { _id: bob["X-Account-Id"] } }), 403)).toMatch(/your own account id/);
+    expect(errorMessage(await create(alice, { name: "x", owner: { _id: bob["X-Account-Id"] } }), 403)).toMatch(
+      /your own account id/,
+    );
     expect((await create(alice, { name: "x", owner: { _id: alice["X-Account-Id"] } })).status).toBe(200);
     expect(errorMessage(await create(alice, { _id: "mine", name: "x" }), 400)).toMatch(/leave it out/);
-    expect(errorMessage(await create(alice, '{"name": "x", "__proto__": {"polluted": 1}}'), 400)).toMatch(/"__proto__" is not allowed/);
-    expect(errorMessage(await create(alice, { name: "x", extra: { $where: "1" } }), 400)).toMatch(/"\$where" is not allowed/);
+    expect(errorMessage(await create(alice, '{"name": "x", "__proto__": {"polluted": 1}}'), 400)).toMatch(
+      /"__proto__" is not allowed/,
+    );
+    expect(errorMessage(await create(alice, { name: "x", extra: { $where: "1" } }), 400)).toMatch(
+      /"\$where" is not allowed/,
+    );
     expect(errorMessage(await create(alice, { name: "x", "a.b": 1 }), 400)).toMatch(/may not be empty or hold a dot/);
     expect(errorMessage(await create(alice, "[1, 2]"), 400)).toMatch(/must be a JSON object/);
     expect(errorMessage(await create(alice, "{nope"), 400)).toMatch(/not valid JSON/);
@@ -71,7 +94,9 @@ describe("PUT /materials/create", () => {
 
   it("refuses a structure that does not hold together, with the reader's reason", async () => {
     const basis = { ...silicon.basis, coordinates: silicon.basis.coordinates.slice(0, 1) };
-    expect(errorMessage(await create(alice, { name: "broken", lattice: silicon.lattice, basis }), 400)).toMatch(/2 elements but 1 coordinates/);
+    expect(errorMessage(await create(alice, { name: "broken", lattice: silicon.lattice, basis }), 400)).toMatch(
+      /2 elements but 1 coordinates/,
+    );
   });
 
   it("refuses a body over the size cap with 413 and needs a session (401)", async () => {
@@ -98,7 +123,10 @@ describe("owners", () => {
     try {
       const session = await login(carol, "carol", "c");
       const post = (body: unknown) =>
-        rawRequest(carol, "PUT", `${PREFIX}/materials/create`, { headers: { ...session, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+        rawRequest(carol, "PUT", `${PREFIX}/materials/create`, {
+          headers: { ...session, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
       for (let i = 0; i < 7; i += 1) expect((await post({ name: `carol ${i}`, rank: i * 3 })).status).toBe(200);
       const list = async (projection: object) => {
         const out: { _id: string; name: string }[] = [];
@@ -124,7 +152,9 @@ describe("owners", () => {
   });
 
   it("keeps public materials read-only (403) but copyable by every account", async () => {
-    expect(errorMessage(await send("PATCH", `/materials/${PUBLIC_ID}`, alice, { $set: { name: "mine now" } }), 403)).toMatch(/read-only; copy it/);
+    expect(
+      errorMessage(await send("PATCH", `/materials/${PUBLIC_ID}`, alice, { $set: { name: "mine now" } }), 403),
+    ).toMatch(/read-only; copy it/);
     expect(errorMessage(await send("DELETE", `/materials/${PUBLIC_ID}`, alice), 403)).toMatch(/read-only/);
     const copy = await send("POST", `/materials/${PUBLIC_ID}/copy`, bob);
     expect(copy.status).toBe(200);
@@ -133,21 +163,27 @@ describe("owners", () => {
     expect(copy.body.data.name).toBe(original.name);
     expect(copy.body.data.formula).toBe(original.formula);
     expect(copy.body.data.owner).toEqual({ _id: bob["X-Account-Id"], slug: "bob" });
-    expect((await send("PATCH", `/materials/${copy.body.data._id}`, bob, { $set: { name: "bob's" } })).body.data.name).toBe("bob's");
+    expect(
+      (await send("PATCH", `/materials/${copy.body.data._id}`, bob, { $set: { name: "bob's" } })).body.data.name,
+    ).toBe("bob's");
     const still = await send("GET", `/materials/${PUBLIC_ID}`, alice);
     expect(still.body.data).toEqual(original);
   });
 
   it("refuses to change, delete or copy another account's record", async () => {
     const mine = (await create(alice, { name: "private" })).body.data;
-    expect(errorMessage(await send("PATCH", `/materials/${mine._id}`, bob, { $set: { name: "stolen" } }), 403)).toMatch(/another account/);
+    expect(errorMessage(await send("PATCH", `/materials/${mine._id}`, bob, { $set: { name: "stolen" } }), 403)).toMatch(
+      /another account/,
+    );
     expect(errorMessage(await send("DELETE", `/materials/${mine._id}`, bob), 403)).toMatch(/another account/);
     expect(errorMessage(await send("POST", `/materials/${mine._id}/copy`, bob), 404)).toMatch(/No material/);
     expect((await send("GET", `/materials/${mine._id}`, alice)).body.data.name).toBe("private");
   });
 
   it("answers 404 for unknown ids on update, delete and copy", async () => {
-    expect(errorMessage(await send("PATCH", "/materials/NoSuchId", alice, { $set: { a: 1 } }), 404)).toMatch(/No material/);
+    expect(errorMessage(await send("PATCH", "/materials/NoSuchId", alice, { $set: { a: 1 } }), 404)).toMatch(
+      /No material/,
+    );
     expect(errorMessage(await send("DELETE", "/materials/NoSuchId", alice), 404)).toMatch(/No material/);
     expect(errorMessage(await send("POST", "/materials/NoSuchId/copy", alice), 404)).toMatch(/No material/);
   });
@@ -236,38 +272,71 @@ describe("DELETE /materials/<id>", () => {
 });
 
 describe("POST /materials/import", () => {
-  const importFile = (body: unknown, session: Session | Record<string, string> = alice) => send("POST", "/materials/import", session, body);
+  const importFile = (body: unknown, session: Session | Record<string, string> = alice) =>
+    send("POST", "/materials/import", session, body);
 
   it.each([
     ["poscar", toPoscar(silicon)],
     ["cif", toCif(silicon)],
-  ])("imports %s and computes formula, unitCellFormula, lattice vectors and density as for the bundled silicon", async (format, content) => {
-    const res = await importFile({ name: `imported ${format}`, content, format, "owner._id": null, tags: ["imported"] });
-    expect(res.status).toBe(200);
-    const record = res.body.data;
-    expect(record).toMatchObject({ name: `imported ${format}`, formula: silicon.formula, unitCellFormula: silicon.unitCellFormula, tags: ["imported"] });
-    expect(record.owner._id).toBe(alice["X-Account-Id"]);
-    expect(record.lattice.vectors.a).toHaveLength(3);
-    expect(record.basis.elements.map((e: { value: string }) => e.value)).toEqual(silicon.basis.elements.map((e) => e.value));
-    expect(density(record)).toBeCloseTo(density(silicon), 4);
-    const found = await listMaterials(server, alice, { _id: record._id });
-    expect(found.body.data).toEqual([record]);
-  });
+  ])(
+    "imports %s and computes formula, unitCellFormula, lattice vectors and density as for the bundled silicon",
+    async (format, content) => {
+      const res = await importFile({
+        name: `imported ${format}`,
+        content,
+        format,
+        "owner._id": null,
+        tags: ["imported"],
+      });
+      expect(res.status).toBe(200);
+      const record = res.body.data;
+      expect(record).toMatchObject({
+        name: `imported ${format}`,
+        formula: silicon.formula,
+        unitCellFormula: silicon.unitCellFormula,
+        tags: ["imported"],
+      });
+      expect(record.owner._id).toBe(alice["X-Account-Id"]);
+      expect(record.lattice.vectors.a).toHaveLength(3);
+      expect(record.basis.elements.map((e: { value: string }) => e.value)).toEqual(
+        silicon.basis.elements.map((e) => e.value),
+      );
+      expect(density(record)).toBeCloseTo(density(silicon), 4);
+      const found = await listMaterials(server, alice, { _id: record._id });
+      expect(found.body.data).toEqual([record]);
+    },
+  );
 
   it("accepts owner._id naming the caller (both spellings) and refuses another account (403)", async () => {
     const content = toPoscar(silicon);
-    expect((await importFile({ name: "a", content, format: "poscar", "owner._id": alice["X-Account-Id"] })).status).toBe(200);
-    expect((await importFile({ name: "b", content, format: "poscar", owner: { _id: alice["X-Account-Id"] } })).status).toBe(200);
-    expect(errorMessage(await importFile({ name: "c", content, format: "poscar", "owner._id": bob["X-Account-Id"] }), 403)).toMatch(/own account/);
+    expect(
+      (await importFile({ name: "a", content, format: "poscar", "owner._id": alice["X-Account-Id"] })).status,
+    ).toBe(200);
+    expect(
+      (await importFile({ name: "b", content, format: "poscar", owner: { _id: alice["X-Account-Id"] } })).status,
+    ).toBe(200);
+    expect(
+      errorMessage(await importFile({ name: "c", content, format: "poscar", "owner._id": bob["X-Account-Id"] }), 403),
+    ).toMatch(/own account/);
   });
 
   it("answers 400 with the reader's message for a malformed file, and for a bad format or fields", async () => {
-    expect(errorMessage(await importFile({ name: "x", content: "title\n1.0\n1 0 0\n", format: "poscar" }), 400)).toMatch(/POSCAR content cannot be read: POSCAR line/);
-    expect(errorMessage(await importFile({ name: "x", content: "data_x\n", format: "cif" }), 400)).toMatch(/CIF content cannot be read/);
-    expect(errorMessage(await importFile({ name: "x", content: "x", format: "xyz" }), 400)).toMatch(/"format" must be "poscar" or "cif"/);
+    expect(
+      errorMessage(await importFile({ name: "x", content: "title\n1.0\n1 0 0\n", format: "poscar" }), 400),
+    ).toMatch(/POSCAR content cannot be read: POSCAR line/);
+    expect(errorMessage(await importFile({ name: "x", content: "data_x\n", format: "cif" }), 400)).toMatch(
+      /CIF content cannot be read/,
+    );
+    expect(errorMessage(await importFile({ name: "x", content: "x", format: "xyz" }), 400)).toMatch(
+      /"format" must be "poscar" or "cif"/,
+    );
     expect(errorMessage(await importFile({ name: "x", format: "poscar" }), 400)).toMatch(/needs "content"/);
-    expect(errorMessage(await importFile({ name: "x", content: "x", format: "poscar", color: "red" }), 400)).toMatch(/unknown fields \("color"\)/);
-    expect(errorMessage(await importFile({ name: "x", content: toPoscar(silicon), format: "poscar", tags: "one" }), 400)).toMatch(/"tags" must be a list/);
+    expect(errorMessage(await importFile({ name: "x", content: "x", format: "poscar", color: "red" }), 400)).toMatch(
+      /unknown fields \("color"\)/,
+    );
+    expect(
+      errorMessage(await importFile({ name: "x", content: toPoscar(silicon), format: "poscar", tags: "one" }), 400),
+    ).toMatch(/"tags" must be a list/);
   });
 });
 
@@ -278,9 +347,15 @@ describe("Bearer tokens", () => {
     expect(created.status).toBe(200);
     expect(created.body.data.owner._id).toBe(alice["X-Account-Id"]);
     expect((await send("GET", `/materials/${created.body.data._id}`, bearer)).status).toBe(200);
-    expect((await send("PATCH", `/materials/${created.body.data._id}`, bearer, { $set: { n: 1 } })).body.data.n).toBe(1);
-    expect(errorMessage(await send("GET", "/materials", { Authorization: "Bearer nope" }), 401)).toMatch(/Bearer token is not valid/);
-    expect(errorMessage(await send("GET", "/materials", { Authorization: "Basic abc" }), 401)).toMatch(/must be "Bearer <token>"/);
+    expect((await send("PATCH", `/materials/${created.body.data._id}`, bearer, { $set: { n: 1 } })).body.data.n).toBe(
+      1,
+    );
+    expect(errorMessage(await send("GET", "/materials", { Authorization: "Bearer nope" }), 401)).toMatch(
+      /Bearer token is not valid/,
+    );
+    expect(errorMessage(await send("GET", "/materials", { Authorization: "Basic abc" }), 401)).toMatch(
+      /must be "Bearer <token>"/,
+    );
   });
 
   it("ends with logout like the header pair", async () => {
@@ -310,7 +385,10 @@ describe("ETags after writes", () => {
     expect(itemAfter.status).toBe(200);
     expect(itemAfter.headers.etag).not.toBe(itemTag);
     await create(alice, { name: "etag 3", tags: ["etag-test"] });
-    const grown = await send("GET", `/materials${query}`, { ...alice, "If-None-Match": String(listAfter.headers.etag) });
+    const grown = await send("GET", `/materials${query}`, {
+      ...alice,
+      "If-None-Match": String(listAfter.headers.etag),
+    });
     expect(grown.status).toBe(200);
     expect(grown.body.data).toHaveLength(2);
   });

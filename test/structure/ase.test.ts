@@ -3,7 +3,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cellOf, fromCif, fromPoscar, fromXyz, fractionalToCartesian, structureOf, toCif, toPoscar, toXyz, type StructureRecord } from "../../src";
+import {
+  cellOf,
+  fromCif,
+  fromPoscar,
+  fromXyz,
+  fractionalToCartesian,
+  structureOf,
+  toCif,
+  toPoscar,
+  toXyz,
+  type StructureRecord,
+} from "../../src";
 import { makeSyntheticMaterials } from "../../src/server/records/synthetic";
 
 // Every file matframe writes is read by ASE (Debian's python3-ase), a reader we did not write,
@@ -12,15 +23,18 @@ import { makeSyntheticMaterials } from "../../src/server/records/synthetic";
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(__dirname, "ase_io.py");
-const hasAse = existsSync(PYTHON) && (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import ase"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error("python3-ase is missing: apt-get install python3-ase");
+const hasAse =
+  existsSync(PYTHON) &&
+  (() => {
+    try {
+      execFileSync(PYTHON, ["-c", "import ase"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+  throw new Error("python3-ase is missing: apt-get install python3-ase");
 
 interface AseAtoms {
   cell: number[][];
@@ -31,10 +45,14 @@ interface AseAtoms {
 }
 
 function aseRead(format: string, files: string[]): AseAtoms[] {
-  return JSON.parse(execFileSync(PYTHON, [SCRIPT, "read", format, ...files], { encoding: "utf8", maxBuffer: 64 << 20 }));
+  return JSON.parse(
+    execFileSync(PYTHON, [SCRIPT, "read", format, ...files], { encoding: "utf8", maxBuffer: 64 << 20 }),
+  );
 }
 
-const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as (StructureRecord & { _id: string })[];
+const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as (StructureRecord & {
+  _id: string;
+})[];
 const synthetic = makeSyntheticMaterials(40, bundled as never) as unknown as (StructureRecord & { _id: string })[];
 const records = [...bundled, ...synthetic];
 
@@ -69,7 +87,12 @@ describe.runIf(hasAse)("files matframe writes, read by ASE", () => {
       records.forEach((record, i) => {
         const { cell, sites } = structureOf(record);
         expectClose(read[i].cell, cell, 1e-6, `${record._id} cell`);
-        expectClose(read[i].positions, sites.map((s) => s.cartesian), 1e-6, `${record._id} positions`);
+        expectClose(
+          read[i].positions,
+          sites.map((s) => s.cartesian),
+          1e-6,
+          `${record._id} positions`,
+        );
         expect(read[i].symbols).toEqual(record.basis.elements.map((e) => e.value));
       });
     });
@@ -78,7 +101,9 @@ describe.runIf(hasAse)("files matframe writes, read by ASE", () => {
   it("xyz frames concatenate into one multi-frame file ASE reads frame by frame", () => {
     const file = join(dir, "all.xyz");
     writeFileSync(file, bundled.map((r) => toXyz(r)).join(""));
-    const frames = JSON.parse(execFileSync(PYTHON, [SCRIPT, "frames", file], { encoding: "utf8", maxBuffer: 64 << 20 })) as AseAtoms[];
+    const frames = JSON.parse(
+      execFileSync(PYTHON, [SCRIPT, "frames", file], { encoding: "utf8", maxBuffer: 64 << 20 }),
+    ) as AseAtoms[];
     expect(frames).toHaveLength(bundled.length);
     expect(frames.map((f) => f.symbols.length)).toEqual(bundled.map((r) => r.basis.elements.length));
   });
@@ -115,8 +140,16 @@ describe.runIf(hasAse)("files ASE writes, read by matframe", () => {
       names.forEach((name, i) => {
         const ours = read(readFileSync(files[i], "utf8"));
         const l = ours.lattice;
-        expectClose([[l.a, l.b, l.c, l.alpha, l.beta, l.gamma]], [expected[i].cellpar], 1e-6, `${name} cell parameters`);
-        expect(ours.basis.elements.map((e) => e.value), name).toEqual(expected[i].symbols);
+        expectClose(
+          [[l.a, l.b, l.c, l.alpha, l.beta, l.gamma]],
+          [expected[i].cellpar],
+          1e-6,
+          `${name} cell parameters`,
+        );
+        expect(
+          ours.basis.elements.map((e) => e.value),
+          name,
+        ).toEqual(expected[i].symbols);
         // Positions compared in the frame of the file's own cell (CIF readers reorient it).
         const cell = [l.vectors.a, l.vectors.b, l.vectors.c] as [number[], number[], number[]];
         const ourCartesian = ours.basis.coordinates.map((c) => fractionalToCartesian(c.value, cell as never));
@@ -133,7 +166,8 @@ describe.runIf(hasAse)("files ASE writes, read by matframe", () => {
     const [theirs] = aseRead("cif", [file]);
     const ours = fromCif(WURTZITE_CIF);
     expect(ours.basis.elements.map((e) => e.value).sort()).toEqual([...theirs.symbols].sort());
-    const key = (element: string, f: number[]) => `${element} ${f.map((x) => (((x % 1) + 1) % 1).toFixed(4)).join(" ")}`;
+    const key = (element: string, f: number[]) =>
+      `${element} ${f.map((x) => (((x % 1) + 1) % 1).toFixed(4)).join(" ")}`;
     const ourKeys = ours.basis.coordinates.map((c, i) => key(ours.basis.elements[i].value, c.value)).sort();
     const theirKeys = theirs.scaled.map((f, i) => key(theirs.symbols[i], f)).sort();
     expect(ourKeys).toEqual(theirKeys);

@@ -52,11 +52,15 @@ describe("cell maths", () => {
       expect(x).toBeCloseTo(f[k], 12);
     });
     // The centre of a 2x3x4 box is at (1, 1.5, 2).
-    expect(fractionalToCartesian([0.5, 0.5, 0.5], parametersToVectors({ a: 2, b: 3, c: 4, alpha: 90, beta: 90, gamma: 90 }))).toEqual([1, 1.5, 2]);
+    expect(
+      fractionalToCartesian([0.5, 0.5, 0.5], parametersToVectors({ a: 2, b: 3, c: 4, alpha: 90, beta: 90, gamma: 90 })),
+    ).toEqual([1, 1.5, 2]);
   });
 
   it("refuses angles that make no cell", () => {
-    expect(() => parametersToVectors({ a: 1, b: 1, c: 1, alpha: 10, beta: 10, gamma: 100 })).toThrow(/do not make a cell/);
+    expect(() => parametersToVectors({ a: 1, b: 1, c: 1, alpha: 10, beta: 10, gamma: 100 })).toThrow(
+      /do not make a cell/,
+    );
     expect(() => parametersToVectors({ a: -1, b: 1, c: 1, alpha: 90, beta: 90, gamma: 90 })).toThrow(/positive length/);
   });
 });
@@ -100,11 +104,27 @@ const SI = {
 
 describe("records whose basis and lattice disagree", () => {
   it.each([
-    ["more elements than coordinates", { ...SI.basis, coordinates: [SI.basis.coordinates[0]] }, /2 elements but 1 coordinates/],
-    ["ids that do not match", { ...SI.basis, coordinates: [SI.basis.coordinates[0], { id: 7, value: [0.25, 0.25, 0.25] }] }, /element id 1 \(Si\) has no coordinate/],
+    [
+      "more elements than coordinates",
+      { ...SI.basis, coordinates: [SI.basis.coordinates[0]] },
+      /2 elements but 1 coordinates/,
+    ],
+    [
+      "ids that do not match",
+      { ...SI.basis, coordinates: [SI.basis.coordinates[0], { id: 7, value: [0.25, 0.25, 0.25] }] },
+      /element id 1 \(Si\) has no coordinate/,
+    ],
     ["unknown units", { ...SI.basis, units: "bohr" }, /basis units "bohr"/],
-    ["a coordinate that is not three numbers", { ...SI.basis, coordinates: [SI.basis.coordinates[0], { id: 1, value: [0.25, 0.25] }] }, /coordinate 1 is not three finite numbers/],
-    ["a symbol that is not an element", { ...SI.basis, elements: [SI.basis.elements[0], { id: 1, value: "silicon" }] }, /"silicon" is not an element symbol/],
+    [
+      "a coordinate that is not three numbers",
+      { ...SI.basis, coordinates: [SI.basis.coordinates[0], { id: 1, value: [0.25, 0.25] }] },
+      /coordinate 1 is not three finite numbers/,
+    ],
+    [
+      "a symbol that is not an element",
+      { ...SI.basis, elements: [SI.basis.elements[0], { id: 1, value: "silicon" }] },
+      /"silicon" is not an element symbol/,
+    ],
   ])("%s: a StructureError naming the record", (_, basis, message) => {
     const error = (() => {
       try {
@@ -120,7 +140,14 @@ describe("records whose basis and lattice disagree", () => {
   });
 
   it("reads cartesian bases as well as crystal ones", () => {
-    const cartesian = structureOf({ ...SI, basis: { ...SI.basis, units: "cartesian", coordinates: structureOf(SI as never).sites.map((s, id) => ({ id, value: s.cartesian })) } } as never);
+    const cartesian = structureOf({
+      ...SI,
+      basis: {
+        ...SI.basis,
+        units: "cartesian",
+        coordinates: structureOf(SI as never).sites.map((s, id) => ({ id, value: s.cartesian })),
+      },
+    } as never);
     for (const x of cartesian.sites[1].fractional) expect(x).toBeCloseTo(0.25, 12);
   });
 });
@@ -143,12 +170,22 @@ describe("readers say what they do not support", () => {
   it("a CIF with partial occupancy, without fractional sites, or without a data block", () => {
     const cif = (sites: string) =>
       `data_x\n_cell_length_a 4\n_cell_length_b 4\n_cell_length_c 4\n_cell_angle_alpha 90\n_cell_angle_beta 90\n_cell_angle_gamma 90\n${sites}`;
-    expect(() => fromCif(cif("loop_\n_atom_site_label\n_atom_site_fract_x\n_atom_site_fract_y\n_atom_site_fract_z\n_atom_site_occupancy\nFe1 0 0 0 0.5\n"))).toThrow(
-      /occupancy 0.5; only fully occupied/,
-    );
-    expect(() => fromCif(cif("loop_\n_atom_site_label\n_atom_site_Cartn_x\n_atom_site_Cartn_y\n_atom_site_Cartn_z\nFe1 0 0 0\n"))).toThrow(/cartesian/);
+    expect(() =>
+      fromCif(
+        cif(
+          "loop_\n_atom_site_label\n_atom_site_fract_x\n_atom_site_fract_y\n_atom_site_fract_z\n_atom_site_occupancy\nFe1 0 0 0 0.5\n",
+        ),
+      ),
+    ).toThrow(/occupancy 0.5; only fully occupied/);
+    expect(() =>
+      fromCif(cif("loop_\n_atom_site_label\n_atom_site_Cartn_x\n_atom_site_Cartn_y\n_atom_site_Cartn_z\nFe1 0 0 0\n")),
+    ).toThrow(/cartesian/);
     expect(() => fromCif("_cell_length_a 4\n")).toThrow(/no data_ block/);
-    const ok = fromCif(cif("loop_\n_atom_site_label\n_atom_site_fract_x\n_atom_site_fract_y\n_atom_site_fract_z\nFe1 0 0 0\nO2 0.5(1) 0.5 0.5\n"));
+    const ok = fromCif(
+      cif(
+        "loop_\n_atom_site_label\n_atom_site_fract_x\n_atom_site_fract_y\n_atom_site_fract_z\nFe1 0 0 0\nO2 0.5(1) 0.5 0.5\n",
+      ),
+    );
     expect(ok.basis.elements.map((e) => e.value)).toEqual(["Fe", "O"]);
   });
 });

@@ -3,19 +3,33 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AbortError, Client, fromCif, fromPoscar, TargetExistsError, ValidationError, type FrameWarning } from "../../src";
+import {
+  AbortError,
+  Client,
+  fromCif,
+  fromPoscar,
+  TargetExistsError,
+  ValidationError,
+  type FrameWarning,
+} from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { startTestServer } from "../server/helpers";
 import { runCli } from "../cli-export/run-cli";
 
-const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<Record<string, any>>;
+const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
+  Record<string, any>
+>;
 
 let server: ServerHandle;
 let client: Client;
 let dir: string;
 beforeAll(async () => {
   // The bundled records, one with a basis that disagrees with itself and 1,200 synthetic ones.
-  const broken = { ...bundled[0], _id: "broken-basis", basis: { ...bundled[0].basis, coordinates: bundled[0].basis.coordinates.slice(1) } };
+  const broken = {
+    ...bundled[0],
+    _id: "broken-basis",
+    basis: { ...bundled[0].basis, coordinates: bundled[0].basis.coordinates.slice(1) },
+  };
   server = await startTestServer({ data: [...bundled, broken], synthetic: 1200 });
   client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
   dir = mkdtempSync(join(tmpdir(), "matframe-structures-"));
@@ -44,7 +58,9 @@ describe("exportStructures", () => {
     expect(warnings[0]).toMatchObject({ code: "INVALID_STRUCTURE", ids: ["broken-basis"] });
     const files = readdirSync(target);
     expect(files).toHaveLength(total + 1);
-    const index = parse(readFileSync(join(target, "index.csv"), "utf8"), { columns: true }) as Array<Record<string, string>>;
+    const index = parse(readFileSync(join(target, "index.csv"), "utf8"), { columns: true }) as Array<
+      Record<string, string>
+    >;
     expect(index).toHaveLength(total);
     expect(new Set(index.map((row) => row.file)).size).toBe(total);
     expect(new Set(files.map((f) => f.toLowerCase())).size).toBe(files.length); // safe where case is ignored
@@ -58,12 +74,26 @@ describe("exportStructures", () => {
 
   it("writes POSCARs (.vasp) and one multi-frame xyz file", async () => {
     const poscars = join(dir, "poscar");
-    await client.materials.exportStructures(poscars, { format: "poscar", query: { formula: "MoS2" }, onWarning: () => {} });
+    await client.materials.exportStructures(poscars, {
+      format: "poscar",
+      query: { formula: "MoS2" },
+      onWarning: () => {},
+    });
     const files = readdirSync(poscars).filter((f) => f.endsWith(".vasp"));
     expect(files.length).toBeGreaterThan(0);
-    for (const f of files) expect(fromPoscar(readFileSync(join(poscars, f), "utf8")).basis.elements.map((e) => e.value).filter((e) => e !== "Mo" && e !== "S")).toEqual([]);
+    for (const f of files)
+      expect(
+        fromPoscar(readFileSync(join(poscars, f), "utf8"))
+          .basis.elements.map((e) => e.value)
+          .filter((e) => e !== "Mo" && e !== "S"),
+      ).toEqual([]);
     const single = join(dir, "all.xyz");
-    const result = await client.materials.exportStructures(single, { format: "xyz", singleFile: true, maxItems: 50, onWarning: () => {} });
+    const result = await client.materials.exportStructures(single, {
+      format: "xyz",
+      singleFile: true,
+      maxItems: 50,
+      onWarning: () => {},
+    });
     expect(result.items).toBe(50);
     const text = readFileSync(single, "utf8");
     expect(text.match(/^\d+\nLattice=/gm)).toHaveLength(50);
@@ -73,7 +103,12 @@ describe("exportStructures", () => {
     const target = join(dir, "aborted");
     const controller = new AbortController();
     const error = await client.materials
-      .exportStructures(target, { format: "cif", pageSize: 50, signal: controller.signal, onProgress: () => controller.abort() })
+      .exportStructures(target, {
+        format: "cif",
+        pageSize: 50,
+        signal: controller.signal,
+        onProgress: () => controller.abort(),
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AbortError);
     expect(existsSync(target)).toBe(false);
@@ -87,8 +122,12 @@ describe("exportStructures", () => {
   });
 
   it("checks its options before any request", async () => {
-    await expect(client.materials.exportStructures(join(dir, "x"), { format: "pdb" as never })).rejects.toThrow(/format must be "poscar", "cif", "cif-symmetrized" or "xyz"/);
-    await expect(client.materials.exportStructures(join(dir, "x"), { format: "cif", singleFile: true })).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.materials.exportStructures(join(dir, "x"), { format: "pdb" as never })).rejects.toThrow(
+      /format must be "poscar", "cif", "cif-symmetrized" or "xyz"/,
+    );
+    await expect(
+      client.materials.exportStructures(join(dir, "x"), { format: "cif", singleFile: true }),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 });
 

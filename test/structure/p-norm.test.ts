@@ -38,15 +38,29 @@ function* compositions(seed: number, count: number): Generator<number[]> {
 
 describe.skipIf(!existsSync(PYTHON))("pNorm", () => {
   it("is the correctly rounded p-norm, equal to an 80-digit reference for every degree the platform computes", () => {
-    const bundled = (JSON.parse(readFileSync(join(__dirname, "..", "..", "data", "materials.json"), "utf8")) as { derivedProperties: { name: string; value: number }[] }[]).map((m) =>
-      m.derivedProperties.filter((p) => p.name === "elemental_ratio").map((p) => p.value),
-    );
-    const edges = [[1], [0.5, 0.5], [1 / 3, 1 / 3, 1 / 3], [0.2, 0.8], [0, 0.25, 0.75], [1e-300, 2e-300], [1e-8, 0.99999999]];
+    const bundled = (
+      JSON.parse(readFileSync(join(__dirname, "..", "..", "data", "materials.json"), "utf8")) as {
+        derivedProperties: { name: string; value: number }[];
+      }[]
+    ).map((m) => m.derivedProperties.filter((p) => p.name === "elemental_ratio").map((p) => p.value));
+    const edges = [
+      [1],
+      [0.5, 0.5],
+      [1 / 3, 1 / 3, 1 / 3],
+      [0.2, 0.8],
+      [0, 0.25, 0.75],
+      [1e-300, 2e-300],
+      [1e-8, 0.99999999],
+    ];
     const ratioSets = [...bundled, ...edges, ...compositions(20261126, 300)];
     const cases = ratioSets.flatMap((ratios) => [2, 3, 5, 7, 10].map((p) => [ratios, p] as const));
-    const expected = JSON.parse(execFileSync(PYTHON, ["-c", REFERENCE], { input: JSON.stringify(cases), encoding: "utf8", maxBuffer: 64 << 20 })) as string[];
+    const expected = JSON.parse(
+      execFileSync(PYTHON, ["-c", REFERENCE], { input: JSON.stringify(cases), encoding: "utf8", maxBuffer: 64 << 20 }),
+    ) as string[];
     const ours = cases.map(([ratios, p]) => String(pNorm(ratios, p)));
-    const mismatches = cases.map((c, i) => ({ case: c, ours: ours[i], reference: expected[i] })).filter((m) => Number(m.ours) !== Number(m.reference));
+    const mismatches = cases
+      .map((c, i) => ({ case: c, ours: ours[i], reference: expected[i] }))
+      .filter((m) => Number(m.ours) !== Number(m.reference));
     expect(mismatches).toEqual([]);
   });
 

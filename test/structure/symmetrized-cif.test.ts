@@ -14,7 +14,10 @@ interface ReadBack {
   ase: { atoms: number; same: boolean; spacegroup: number | null };
 }
 
-const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as (StructureRecord & { _id: string; name: string })[];
+const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as (StructureRecord & {
+  _id: string;
+  name: string;
+})[];
 const dir = mkdtempSync(join(tmpdir(), "matframe-symcif-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -67,9 +70,17 @@ describe.runIf(hasPymatgen)("matframe export --cell conventional|primitive, --fo
       const out = join(dir, `poscar-${cell}`);
       const result = await runCli(["export", "--format", "poscar", "--cell", cell, "--output", out, "--quiet"]);
       expect(result.code, result.stderr).toBe(0);
-      const index = readFileSync(join(out, "index.csv"), "utf8").trim().split("\n").slice(1).map((l) => l.split(","));
+      const index = readFileSync(join(out, "index.csv"), "utf8")
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split(","));
       expect(index).toHaveLength(bundled.length);
-      const items = index.map(([file, id]) => ({ structure: refOf(bundled[byId.get(id)!]), path: join(out, file), id }));
+      const items = index.map(([file, id]) => ({
+        structure: refOf(bundled[byId.get(id)!]),
+        path: join(out, file),
+        id,
+      }));
       const read = python(["readcif"], JSON.stringify(items)) as ReadBack[];
       items.forEach((item, k) => {
         const ref = refs[byId.get(item.id)!];
@@ -91,9 +102,18 @@ describe.runIf(hasPymatgen)("matframe export --cell conventional|primitive, --fo
 
   it("answers mistakes in the words of the flags", async () => {
     const cases: [string[], string][] = [
-      [["--cell", "standard", "--format", "poscar", "--output", join(dir, "x")], '--cell must be conventional or primitive; got "standard"'],
-      [["--cell", "primitive", "--output", "-"], "--cell applies to the structure formats (poscar, cif, cif-symmetrized, xyz); --format csv writes table columns"],
-      [["--cell", "primitive", "--format", "cif-symmetrized", "--output", join(dir, "y")], '--cell: format "cif-symmetrized" writes the conventional standard cell'],
+      [
+        ["--cell", "standard", "--format", "poscar", "--output", join(dir, "x")],
+        '--cell must be conventional or primitive; got "standard"',
+      ],
+      [
+        ["--cell", "primitive", "--output", "-"],
+        "--cell applies to the structure formats (poscar, cif, cif-symmetrized, xyz); --format csv writes table columns",
+      ],
+      [
+        ["--cell", "primitive", "--format", "cif-symmetrized", "--output", join(dir, "y")],
+        '--cell: format "cif-symmetrized" writes the conventional standard cell',
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(["export", ...args]);

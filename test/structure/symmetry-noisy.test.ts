@@ -17,7 +17,11 @@ describe.runIf(hasPymatgen)("symmetry of noisy structures agrees with pymatgen's
   const cases = hasPymatgen ? (python(["noisy"]) as Noisy[]) : [];
   const results = cases.map((c) => {
     const ours = symmetryOf(recordOf(c));
-    return { name: c.name, ours: `${ours.spaceGroupSymbol} (${ours.spaceGroupNumber})`, theirs: `${c.symbol} (${c.number})` };
+    return {
+      name: c.name,
+      ours: `${ours.spaceGroupSymbol} (${ours.spaceGroupNumber})`,
+      theirs: `${c.symbol} (${c.number})`,
+    };
   });
 
   it("the unrattled prototypes: every one", () => {

@@ -1,14 +1,23 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StructureError, ValidationError, structureOf, symmetryOf, symmetryOrNull, type StructureRecord } from "../../src";
+import {
+  StructureError,
+  ValidationError,
+  structureOf,
+  symmetryOf,
+  symmetryOrNull,
+  type StructureRecord,
+} from "../../src";
 import { cellVolume } from "../../src/structure/cell";
 import { hasPymatgen, python, recordOf, refOf, type Reference, type RefStructure } from "../support/symmetry-ref";
 
 // Every symmetry matframe finds is compared with pymatgen's SpacegroupAnalyzer and spglib
 // (Debian's python3-pymatgen and python3-spglib), references we did not write.
 
-const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as (StructureRecord & { _id: string })[];
+const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as (StructureRecord & {
+  _id: string;
+})[];
 
 describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
   const ase = hasPymatgen ? (python(["ase"]) as RefStructure[]) : [];
@@ -21,7 +30,12 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
       const s = symmetryOf(r);
       return { name: r.name, symbol: s.spaceGroupSymbol, number: s.spaceGroupNumber, crystalSystem: s.crystalSystem };
     });
-    const theirs = records.map((r, i) => ({ name: r.name, symbol: refs[i].symbol, number: refs[i].number, crystalSystem: refs[i].crystalSystem }));
+    const theirs = records.map((r, i) => ({
+      name: r.name,
+      symbol: refs[i].symbol,
+      number: refs[i].number,
+      crystalSystem: refs[i].crystalSystem,
+    }));
     expect(ours).toEqual(theirs);
     // The structures cover more than one group, so the comparison can fail.
     expect(new Set(theirs.map((t) => t.symbol)).size).toBeGreaterThan(8);
@@ -34,15 +48,24 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
       const s = symmetryOf(r);
       const what = `${r.name}`;
       expect(s.pointGroup, what).toBe(refs[i].spglib.pointgroup);
-      expect(s.sites.map((x) => x.siteSymmetry), what).toEqual(refs[i].spglib.siteSymmetries);
-      expect(s.sites.map((x) => x.orbit), what).toEqual(refs[i].spglib.equivalent);
+      expect(
+        s.sites.map((x) => x.siteSymmetry),
+        what,
+      ).toEqual(refs[i].spglib.siteSymmetries);
+      expect(
+        s.sites.map((x) => x.orbit),
+        what,
+      ).toEqual(refs[i].spglib.equivalent);
       // moyo and spglib may put the origin at different (equivalent) points of the normalizer,
       // which relabels the Wyckoff positions (WSe2 monolayer: moyo d, g; spglib b, i): the letters
       // must then still group the sites alike and name positions of the same multiplicity.
       const ours = s.sites.map((x) => x.wyckoff);
       const theirs = refs[i].spglib.wyckoffs;
       letters.push(ours.join() === theirs.join());
-      expect(ours.map((l) => ours.indexOf(l)), what).toEqual(theirs.map((l) => theirs.indexOf(l)));
+      expect(
+        ours.map((l) => ours.indexOf(l)),
+        what,
+      ).toEqual(theirs.map((l) => theirs.indexOf(l)));
     });
     // Most agree letter for letter (bulk Si and hcp Mg do not: moyo 8b/2c where spglib says 8a/2d
     // for one cell and the other way round for another cell of the same crystal).
@@ -72,8 +95,18 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
       const { sites } = structureOf(r);
       for (const op of s.operations) {
         for (const site of sites) {
-          const image = op.rotation.map((row, k) => row[0] * site.fractional[0] + row[1] * site.fractional[1] + row[2] * site.fractional[2] + op.translation[k]);
-          const hit = sites.some((other) => other.element === site.element && image.every((x, k) => Math.abs(((x - other.fractional[k] + 0.5) % 1 + 1) % 1 - 0.5) < 0.01));
+          const image = op.rotation.map(
+            (row, k) =>
+              row[0] * site.fractional[0] +
+              row[1] * site.fractional[1] +
+              row[2] * site.fractional[2] +
+              op.translation[k],
+          );
+          const hit = sites.some(
+            (other) =>
+              other.element === site.element &&
+              image.every((x, k) => Math.abs(((((x - other.fractional[k] + 0.5) % 1) + 1) % 1) - 0.5) < 0.01),
+          );
           expect(hit, `${r.name}: an operation moves a ${site.element} atom off every site`).toBe(true);
         }
       }
@@ -95,7 +128,19 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
     // CsCl with its cell sheared by 0.6°: cubic within 5°, not within 0.3° nor as a distance.
     const t = (0.6 * Math.PI) / 180;
     const a = 4.12;
-    const sheared = { name: "CsCl sheared", cell: [[a, 0, 0], [a * Math.sin(t), a * Math.cos(t), 0], [0, 0, a]], scaled: [[0, 0, 0], [0.5, 0.5, 0.5]], symbols: ["Cs", "Cl"] };
+    const sheared = {
+      name: "CsCl sheared",
+      cell: [
+        [a, 0, 0],
+        [a * Math.sin(t), a * Math.cos(t), 0],
+        [0, 0, a],
+      ],
+      scaled: [
+        [0, 0, 0],
+        [0.5, 0.5, 0.5],
+      ],
+      symbols: ["Cs", "Cl"],
+    };
     const cases = [5, 0.3, -1].map((angleTolerance) => ({ ...sheared, angleTolerance }));
     const theirs = python(["analyze"], JSON.stringify(cases)) as Reference[];
     const ours = cases.map((c) => symmetryOf(recordOf(c), { angleTolerance: c.angleTolerance }));
@@ -112,7 +157,20 @@ describe("symmetry of bad structures", () => {
     const flat = { ...si, lattice: { ...si.lattice, vectors: { a: [1, 0, 0], b: [0, 1, 0], c: [1, 1, 0] } } };
     const nan = { ...si, lattice: { ...si.lattice, vectors: undefined, a: Number.NaN } };
     const empty = { ...si, basis: { units: "crystal", elements: [], coordinates: [] } };
-    const stacked = { ...si, basis: { units: "crystal", elements: [{ id: 0, value: "Si" }, { id: 1, value: "Si" }], coordinates: [{ id: 0, value: [0, 0, 0] }, { id: 1, value: [0, 0, 0.0001] }] } };
+    const stacked = {
+      ...si,
+      basis: {
+        units: "crystal",
+        elements: [
+          { id: 0, value: "Si" },
+          { id: 1, value: "Si" },
+        ],
+        coordinates: [
+          { id: 0, value: [0, 0, 0] },
+          { id: 1, value: [0, 0, 0.0001] },
+        ],
+      },
+    };
     expect(() => symmetryOf(flat as never)).toThrow(/no volume/);
     expect(() => symmetryOf(nan as never)).toThrow(/lattice a must be a positive length; got NaN/);
     expect(() => symmetryOf(empty as never)).toThrow(/no atoms/);
@@ -129,9 +187,13 @@ describe("symmetry of bad structures", () => {
   });
 
   it("a bad symprec is refused, with pymatgen's default named", () => {
-    expect(() => symmetryOf(si, { symprec: -1 })).toThrow(/symprec must be a positive distance in Å \(pymatgen's default is 0.01\); got -1/);
+    expect(() => symmetryOf(si, { symprec: -1 })).toThrow(
+      /symprec must be a positive distance in Å \(pymatgen's default is 0.01\); got -1/,
+    );
     expect(() => symmetryOrNull(si, { symprec: Number.NaN })).toThrow(ValidationError);
-    expect(() => symmetryOf(si, { angleTolerance: 0 })).toThrow(/angleTolerance must be an angle in degrees between 0 and 90, or negative .*pymatgen's default is 5\); got 0/);
+    expect(() => symmetryOf(si, { angleTolerance: 0 })).toThrow(
+      /angleTolerance must be an angle in degrees between 0 and 90, or negative .*pymatgen's default is 5\); got 0/,
+    );
   });
 
   it("a repeated structure is looked up, not searched again; results are frozen", () => {

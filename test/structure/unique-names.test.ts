@@ -19,7 +19,13 @@ describe("structure file names", () => {
 
   it("give the first free suffix, past names that other bases or case-blind file systems hold", () => {
     const taken = new UniqueNames(["index.csv", "a-2.cif"]);
-    expect(["a", "A", "a", "a-2", "a"].map((base) => taken.take(base, "cif"))).toEqual(["a.cif", "A-3.cif", "a-4.cif", "a-2-2.cif", "a-5.cif"]);
+    expect(["a", "A", "a", "a-2", "a"].map((base) => taken.take(base, "cif"))).toEqual([
+      "a.cif",
+      "A-3.cif",
+      "a-4.cif",
+      "a-2-2.cif",
+      "a-5.cif",
+    ]);
   });
 
   it("are the same when a resumed run reserves the names already written", () => {

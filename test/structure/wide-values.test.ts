@@ -10,15 +10,18 @@ import { fromCif, fromPoscar, structureOf, toCif, toPoscar, toXyz, type Structur
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(__dirname, "ase_io.py");
-const hasAse = existsSync(PYTHON) && (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import ase.io"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error("python3-ase is missing: apt-get install python3-ase");
+const hasAse =
+  existsSync(PYTHON) &&
+  (() => {
+    try {
+      execFileSync(PYTHON, ["-c", "import ase.io"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+  throw new Error("python3-ase is missing: apt-get install python3-ase");
 
 function cubic(a: number, name: string): StructureRecord & { _id: string } {
   return {
@@ -28,8 +31,14 @@ function cubic(a: number, name: string): StructureRecord & { _id: string } {
     lattice: { a, b: a, c: a, alpha: 90, beta: 90, gamma: 90, vectors: { a: [a, 0, 0], b: [0, a, 0], c: [0, 0, -a] } },
     basis: {
       units: "crystal",
-      elements: [{ id: 0, value: "Na" }, { id: 1, value: "Cl" }],
-      coordinates: [{ id: 0, value: [0, 0, 0] }, { id: 1, value: [0.5, 0.5, 0.5] }],
+      elements: [
+        { id: 0, value: "Na" },
+        { id: 1, value: "Cl" },
+      ],
+      coordinates: [
+        { id: 0, value: [0, 0, 0] },
+        { id: 1, value: [0.5, 0.5, 0.5] },
+      ],
     },
   };
 }
@@ -82,13 +91,21 @@ describe("wide values in structure files", () => {
           writeFileSync(file, write(record));
           return file;
         });
-        const read = JSON.parse(execFileSync(PYTHON, [SCRIPT, "read", aseFormat, ...files], { encoding: "utf8" })) as { cell: number[][]; positions: number[][] }[];
+        const read = JSON.parse(execFileSync(PYTHON, [SCRIPT, "read", aseFormat, ...files], { encoding: "utf8" })) as {
+          cell: number[][];
+          positions: number[][];
+        }[];
         records.forEach((record, i) => {
           const { cell, sites } = structureOf(record);
           // CIF carries cell parameters, not vectors: ASE builds its own orientation from them.
           if (format !== "cif") expectCellClose(read[i].cell, cell, `${record._id} cell`);
           else expect(Math.abs(Math.hypot(...read[i].cell[0]) - record.lattice.a)).toBeLessThan(1e-6);
-          if (format !== "cif") expectCellClose(read[i].positions, sites.map((s) => s.cartesian), `${record._id} positions`);
+          if (format !== "cif")
+            expectCellClose(
+              read[i].positions,
+              sites.map((s) => s.cartesian),
+              `${record._id} positions`,
+            );
         });
       });
     }

@@ -9,7 +9,9 @@ export const CHROMIUM = process.env.MATFRAME_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserMissing(): string | undefined {
-  return existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set MATFRAME_CHROMIUM)`;
+  return existsSync(CHROMIUM)
+    ? undefined
+    : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set MATFRAME_CHROMIUM)`;
 }
 
 /** A headless Chromium with a profile of its own; `close` also removes the profile. */
@@ -51,7 +53,11 @@ export interface PageVisit {
  * Opens `url` (the verification page), types into the fields found by their labels, clicks the
  * button by its text, and returns the page's text and status after the form is sent.
  */
-export async function answerInBrowser(browser: Browser, url: string, visit: PageVisit): Promise<{ status: number; text: string }> {
+export async function answerInBrowser(
+  browser: Browser,
+  url: string,
+  visit: PageVisit,
+): Promise<{ status: number; text: string }> {
   const page = await browser.newPage();
   try {
     await page.goto(url);

@@ -7,7 +7,11 @@ export function rootOf(baseUrl: string): string {
 }
 
 /** POSTs a form to `root + path` and returns the status and the parsed JSON body. */
-export async function postForm(root: string, path: string, form: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {
+export async function postForm(
+  root: string,
+  path: string,
+  form: Record<string, string>,
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${root}${path}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -17,8 +21,18 @@ export async function postForm(root: string, path: string, form: Record<string, 
 }
 
 /** Starts a device grant for the platform's client. */
-export async function startGrant(root: string): Promise<{ device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; interval: number; expires_in: number }> {
-  const res = await postForm(root, "/oidc/device/auth", { client_id: "cli-device-client", scope: "openid profile email" });
+export async function startGrant(root: string): Promise<{
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  interval: number;
+  expires_in: number;
+}> {
+  const res = await postForm(root, "/oidc/device/auth", {
+    client_id: "cli-device-client",
+    scope: "openid profile email",
+  });
   if (res.status !== 200) throw new Error(`device/auth answered ${res.status}`);
   return res.body;
 }
@@ -33,7 +47,9 @@ export function poll(root: string, deviceCode: string): Promise<{ status: number
 }
 
 /** Loads the page at `url` and returns its CSRF cookie and form field. */
-export async function loadPage(url: string): Promise<{ cookie: string; csrf: string; html: string; headers: Headers; status: number }> {
+export async function loadPage(
+  url: string,
+): Promise<{ cookie: string; csrf: string; html: string; headers: Headers; status: number }> {
   const res = await fetch(url);
   const html = await res.text();
   const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
@@ -52,7 +68,13 @@ export async function answerPage(
   const res = await fetch(new URL("/oidc/device", url), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: page.cookie, ...extraHeaders },
-    body: new URLSearchParams({ csrf: page.csrf, user_code: userCode, username: fields.username ?? "", password: fields.password ?? "", action: fields.action }),
+    body: new URLSearchParams({
+      csrf: page.csrf,
+      user_code: userCode,
+      username: fields.username ?? "",
+      password: fields.password ?? "",
+      action: fields.action,
+    }),
   });
   return { status: res.status, html: await res.text() };
 }

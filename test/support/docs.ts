@@ -7,7 +7,12 @@ export const root = join(__dirname, "../..");
 
 /** README.md and every guide in docs/ (not the generated API reference), repository-relative. */
 export function docFiles(): string[] {
-  return ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+  return [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** A document's text without its fenced code blocks (links and headings there are code, not links). */

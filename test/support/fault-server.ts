@@ -109,7 +109,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     }
     if (fault?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (fault?.kind === "hold") await fault.until.catch(() => undefined);
-    if (fault && fault.kind !== "duplicate-first" && fault.kind !== "delay" && fault.kind !== "hold") return misbehave(res, fault);
+    if (fault && fault.kind !== "duplicate-first" && fault.kind !== "delay" && fault.kind !== "hold")
+      return misbehave(res, fault);
     route(logged, res, fault);
   });
 
@@ -144,14 +145,18 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       // records are kept in _id order, and `sort: {_id: -1}` walks them backwards.
       // One compiled query a request, not one a record.
       const query = options.evaluateQueries && !isCursorOnly(r.query) ? new Query(r.query as object) : undefined;
-      const matches = query ? records.filter((m) => query.test(m)) : records.filter((m) => after === undefined || m._id > after);
+      const matches = query
+        ? records.filter((m) => query.test(m))
+        : records.filter((m) => after === undefined || m._id > after);
       const ordered = options.evaluateQueries && r.projection?.sort?._id === -1 ? [...matches].reverse() : matches;
       let page = ordered.slice(skip, skip + size);
       if (fault?.kind === "duplicate-first") page = [records.find((m) => m._id === fault.id)!, ...page.slice(1)];
       send(res, 200, { status: "success", data: page });
       return;
     }
-    const one = r.path.startsWith(`${PREFIX}/materials/`) ? records.find((m) => `${PREFIX}/materials/${m._id}` === r.path) : undefined;
+    const one = r.path.startsWith(`${PREFIX}/materials/`)
+      ? records.find((m) => `${PREFIX}/materials/${m._id}` === r.path)
+      : undefined;
     if (one) {
       send(res, 200, { status: "success", data: one });
       return;
@@ -190,7 +195,9 @@ function misbehave(res: ServerResponse, fault: Exclude<Fault, { kind: "duplicate
   switch (fault.kind) {
     case "status":
       res.writeHead(fault.status, { "content-type": "application/json", ...fault.headers });
-      res.end(fault.body ?? JSON.stringify({ status: "error", message: `Injected ${fault.status}`, code: fault.status }));
+      res.end(
+        fault.body ?? JSON.stringify({ status: "error", message: `Injected ${fault.status}`, code: fault.status }),
+      );
       return;
     case "drop-mid-body": {
       // Promise a long body, send part of it, then cut the connection.
@@ -270,7 +277,9 @@ function isCursorOnly(query: unknown): boolean {
  */
 function cursorOf(query: unknown): string | undefined {
   const q = query as { _id?: { $gt?: string }; $and?: unknown[] } | undefined;
-  const bounds = [q?._id?.$gt, ...(Array.isArray(q?.$and) ? q!.$and.map(cursorOf) : [])].filter((b): b is string => b !== undefined);
+  const bounds = [q?._id?.$gt, ...(Array.isArray(q?.$and) ? q!.$and.map(cursorOf) : [])].filter(
+    (b): b is string => b !== undefined,
+  );
   // The greatest cursor by string order (ids compare as strings; Math.max would give NaN).
   return bounds.sort().at(-1);
 }

@@ -66,10 +66,19 @@ export function startHttpProxy(options: HttpProxyOptions = {}): Promise<HttpProx
     const headers = { ...req.headers };
     delete headers["proxy-authorization"];
     delete headers["proxy-connection"];
-    const upstream = httpRequest({ host: resolve(target.hostname), port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      {
+        host: resolve(target.hostname),
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on("error", () => res.writeHead(502).end());
     req.pipe(upstream);
   });
@@ -78,11 +87,14 @@ export function startHttpProxy(options: HttpProxyOptions = {}): Promise<HttpProx
     client.on("close", () => sockets.delete(client));
     tunnels.push(req.url ?? "");
     if (!allowed(req)) {
-      client.end("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\n\r\n");
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     if (options.closeConnect) return void client.destroy();
-    if (options.refuseConnect) return void client.end(`HTTP/1.1 ${options.refuseConnect} Forbidden\r\nContent-Length: 0\r\n\r\n`);
+    if (options.refuseConnect)
+      return void client.end(`HTTP/1.1 ${options.refuseConnect} Forbidden\r\nContent-Length: 0\r\n\r\n`);
     const [host, port] = (req.url ?? "").split(":");
     const upstream = connect({ host: resolve(host), port: Number(port) }, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");

@@ -64,7 +64,8 @@ export async function startIdleClosingServer(options: { idleMs: number }): Promi
     baseUrl: `http://127.0.0.1:${port}/api/2018-10-01`,
     received,
     idleClosed: () => closedIdle,
-    nextIdleClose: (after) => new Promise<void>((resolve) => (closedIdle > after ? resolve() : waiting.push({ after, resolve }))),
+    nextIdleClose: (after) =>
+      new Promise<void>((resolve) => (closedIdle > after ? resolve() : waiting.push({ after, resolve }))),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -19,7 +19,9 @@ const root = path.resolve(__dirname, "../..");
 export const notebookDir = path.join(root, "notebooks");
 const runner = path.join(root, "scripts", "run-notebooks.js");
 const EXIT_MISSING = 4;
-export const names = readdirSync(notebookDir).filter((f) => f.endsWith(".ipynb")).sort();
+export const names = readdirSync(notebookDir)
+  .filter((f) => f.endsWith(".ipynb"))
+  .sort();
 
 /** What each notebook must visibly do, checked on its executed outputs. */
 export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[]> = {
@@ -32,7 +34,10 @@ export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[
   "04-batch-export.ipynb": [{ mime: "text/html", contains: '<div class="matframe-progress"><progress' }],
   "05-teaching-crystals.ipynb": [
     { mime: "text/plain", contains: "[scatter chart: 22 points, " },
-    { mime: "text/plain", contains: "[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]" },
+    {
+      mime: "text/plain",
+      contains: "[structure view: Si, conventional cubic cell 5.469 × 5.469 × 5.469 Å, 18 atoms, 16 bonds]",
+    },
     { mime: "text/plain", contains: "[structure view: Na, Cl, conventional cubic cell" },
     { mime: "text/html", contains: '<table class="matframe-table"' },
   ],
@@ -49,7 +54,11 @@ export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[
 };
 
 /** Pictures (charts, structure views) each notebook shows; every one must survive the HTML export. */
-const PICTURES: Record<string, number> = { "03-methods.ipynb": 1, "05-teaching-crystals.ipynb": 5, "08-band-gaps-by-method.ipynb": 1 };
+const PICTURES: Record<string, number> = {
+  "03-methods.ipynb": 1,
+  "05-teaching-crystals.ipynb": 5,
+  "08-band-gaps-by-method.ipynb": 1,
+};
 
 /** What a reader sees of a notebook: its pictures, HTML tables and interactive charts. */
 function shownCounts(notebook: Notebook): { pictures: number; tables: number; vegaLite: number } {
@@ -61,7 +70,6 @@ function shownCounts(notebook: Notebook): { pictures: number; tables: number; ve
   };
 }
 
-
 /** The notebook runner's --check for a kernel: why it cannot run here, or undefined. */
 function kernelMissing(kernel: "tslab" | "deno"): string | undefined {
   const check = spawnSync(process.execPath, [runner, "--check", "--kernel", kernel], { encoding: "utf8" });
@@ -72,85 +80,98 @@ function kernelMissing(kernel: "tslab" | "deno"): string | undefined {
 
 /** Runs every committed notebook on `kernel`, then checks its HTML export in Chromium. */
 export function describeNotebookRuns(kernel: "tslab" | "deno"): void {
-describe(`the notebooks executed on the ${kernel} kernel`, () => {
-  let outputDir = "";
-  let missing: string | undefined;
+  describe(`the notebooks executed on the ${kernel} kernel`, () => {
+    let outputDir = "";
+    let missing: string | undefined;
 
-  beforeAll(() => {
-    missing = kernelMissing(kernel);
-    if (missing && process.env.MATFRAME_REQUIRE_JUPYTER !== "1") {
-      const bar = "!".repeat(78);
-      console.warn(`\n${bar}\n!! NOTEBOOKS NOT RUN ON ${kernel.toUpperCase()}: ${missing}\n!! Install Jupyter and the kernels (see .ci/run) to run them.\n${bar}\n`);
-    }
-    outputDir = mkdtempSync(path.join(tmpdir(), `matframe-notebooks-${kernel}-`));
-  });
+    beforeAll(() => {
+      missing = kernelMissing(kernel);
+      if (missing && process.env.MATFRAME_REQUIRE_JUPYTER !== "1") {
+        const bar = "!".repeat(78);
+        console.warn(
+          `\n${bar}\n!! NOTEBOOKS NOT RUN ON ${kernel.toUpperCase()}: ${missing}\n!! Install Jupyter and the kernels (see .ci/run) to run them.\n${bar}\n`,
+        );
+      }
+      outputDir = mkdtempSync(path.join(tmpdir(), `matframe-notebooks-${kernel}-`));
+    });
 
-  afterAll(() => {
-    if (outputDir) rmSync(outputDir, { recursive: true, force: true });
-  });
+    afterAll(() => {
+      if (outputDir) rmSync(outputDir, { recursive: true, force: true });
+    });
 
-  it.for(names)("%s runs top to bottom, clean, showing what it should", { timeout: 600_000 }, (name, ctx) => {
-    if (missing) {
-      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${missing}`);
-      ctx.skip(`Jupyter or the ${kernel} kernel is missing: ${missing}`);
-    }
-    const run = spawnSync(process.execPath, [runner, "--kernel", kernel, "--output-dir", outputDir, name], { encoding: "utf8" });
-    expect(run.status, `${name} failed on the ${kernel} kernel:\n${run.stdout}${run.stderr}`).toBe(0);
+    it.for(names)("%s runs top to bottom, clean, showing what it should", { timeout: 600_000 }, (name, ctx) => {
+      if (missing) {
+        if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${missing}`);
+        ctx.skip(`Jupyter or the ${kernel} kernel is missing: ${missing}`);
+      }
+      const run = spawnSync(process.execPath, [runner, "--kernel", kernel, "--output-dir", outputDir, name], {
+        encoding: "utf8",
+      });
+      expect(run.status, `${name} failed on the ${kernel} kernel:\n${run.stdout}${run.stderr}`).toBe(0);
 
-    const executed = readNotebook(path.join(outputDir, name));
-    expect(outputProblems(executed)).toEqual([]);
-    const committed = readNotebook(path.join(notebookDir, name));
-    if (kernel === "tslab") {
-      // The committed outputs must be what a clean run gives today (the runs are deterministic).
-      const stale = executed.cells.flatMap((cell, i) =>
-        JSON.stringify(cell.outputs ?? []) === JSON.stringify(committed.cells[i]?.outputs ?? []) ? [] : [i + 1],
+      const executed = readNotebook(path.join(outputDir, name));
+      expect(outputProblems(executed)).toEqual([]);
+      const committed = readNotebook(path.join(notebookDir, name));
+      if (kernel === "tslab") {
+        // The committed outputs must be what a clean run gives today (the runs are deterministic).
+        const stale = executed.cells.flatMap((cell, i) =>
+          JSON.stringify(cell.outputs ?? []) === JSON.stringify(committed.cells[i]?.outputs ?? []) ? [] : [i + 1],
+        );
+        expect(
+          stale,
+          `${name}: committed outputs differ from a clean run in cells ${stale.join(", ")}; run \`npm run notebooks\``,
+        ).toEqual([]);
+      } else {
+        // Deno shows everything tslab shows: the same pictures, tables and interactive charts.
+        const onDeno = shownCounts(executed);
+        const onTslab = shownCounts(committed);
+        expect(onDeno.pictures, `${name}: pictures on Deno`).toBeGreaterThanOrEqual(onTslab.pictures);
+        expect(onDeno.tables, `${name}: HTML tables on Deno`).toBeGreaterThanOrEqual(onTslab.tables);
+        expect(onDeno.vegaLite, `${name}: Vega-Lite charts on Deno`).toBeGreaterThanOrEqual(onTslab.vegaLite);
+      }
+
+      // A progress display is one output updated in place, not one output per update.
+      const progressOutputs = executed.cells.map(
+        (c) =>
+          (c.outputs ?? []).flatMap(outputTexts).filter((o) => o.text.includes('class="matframe-progress"')).length,
       );
-      expect(stale, `${name}: committed outputs differ from a clean run in cells ${stale.join(", ")}; run \`npm run notebooks\``).toEqual([]);
-    } else {
-      // Deno shows everything tslab shows: the same pictures, tables and interactive charts.
-      const onDeno = shownCounts(executed);
-      const onTslab = shownCounts(committed);
-      expect(onDeno.pictures, `${name}: pictures on Deno`).toBeGreaterThanOrEqual(onTslab.pictures);
-      expect(onDeno.tables, `${name}: HTML tables on Deno`).toBeGreaterThanOrEqual(onTslab.tables);
-      expect(onDeno.vegaLite, `${name}: Vega-Lite charts on Deno`).toBeGreaterThanOrEqual(onTslab.vegaLite);
-    }
+      expect(Math.max(0, ...progressOutputs), `${name}: progress outputs in one cell`).toBeLessThanOrEqual(1);
 
-    // A progress display is one output updated in place, not one output per update.
-    const progressOutputs = executed.cells.map((c) => (c.outputs ?? []).flatMap(outputTexts).filter((o) => o.text.includes('class="matframe-progress"')).length);
-    expect(Math.max(0, ...progressOutputs), `${name}: progress outputs in one cell`).toBeLessThanOrEqual(1);
+      const outputs = executed.cells.flatMap((c) => c.outputs ?? []).flatMap(outputTexts);
+      // Deno 2.9's kernel can publish a cell's last console lines after it reports the cell done,
+      // and nbconvert then drops them (seen about one run in five on a busy machine): on Deno the
+      // printed lines are not required, the displays are.
+      const expected = (EXPECTED_OUTPUT[name] ?? []).filter(
+        ({ mime }) => kernel === "tslab" || !mime.startsWith("stream/"),
+      );
+      for (const { mime, contains } of expected) {
+        expect(
+          outputs.some((o) => o.kind === mime && o.text.includes(contains)),
+          `${name} should display ${mime} containing ${contains}`,
+        ).toBe(true);
+      }
+    });
 
-    const outputs = executed.cells.flatMap((c) => c.outputs ?? []).flatMap(outputTexts);
-    // Deno 2.9's kernel can publish a cell's last console lines after it reports the cell done,
-    // and nbconvert then drops them (seen about one run in five on a busy machine): on Deno the
-    // printed lines are not required, the displays are.
-    const expected = (EXPECTED_OUTPUT[name] ?? []).filter(({ mime }) => kernel === "tslab" || !mime.startsWith("stream/"));
-    for (const { mime, contains } of expected) {
-      expect(
-        outputs.some((o) => o.kind === mime && o.text.includes(contains)),
-        `${name} should display ${mime} containing ${contains}`,
-      ).toBe(true);
-    }
+    // A student's copy: nbconvert's HTML export of the executed notebook, opened in headless Chromium.
+    it.for(names)("%s exported to HTML shows every picture in Chromium", { timeout: 300_000 }, (name, ctx) => {
+      if (missing) ctx.skip(`Jupyter or the ${kernel} kernel is missing: ${missing}`);
+      const noBrowser = handoutMissing();
+      if (noBrowser) {
+        if (process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+          throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${noBrowser}`);
+        console.warn(`\n!! HANDOUT NOT CHECKED: ${noBrowser}\n`);
+        ctx.skip(noBrowser);
+      }
+      const executed = path.join(outputDir, name);
+      expect(existsSync(executed), `${name} did not execute (see the test above)`).toBe(true);
+      const workDir = mkdtempSync(path.join(outputDir, "handout-"));
+      const handout = checkHandout(executed, { workDir });
+      expect(handout.problems).toEqual([]);
+      expect(handout.pictures).toHaveLength(PICTURES[name] ?? 0);
+      for (const picture of handout.pictures) {
+        expect(picture.mime).toBe("image/png");
+        expect(picture.inkShown, `cell ${picture.cell}: ink on screen`).toBeGreaterThan(0.02);
+      }
+    });
   });
-
-  // A student's copy: nbconvert's HTML export of the executed notebook, opened in headless Chromium.
-  it.for(names)("%s exported to HTML shows every picture in Chromium", { timeout: 300_000 }, (name, ctx) => {
-    if (missing) ctx.skip(`Jupyter or the ${kernel} kernel is missing: ${missing}`);
-    const noBrowser = handoutMissing();
-    if (noBrowser) {
-      if (process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error(`MATFRAME_REQUIRE_JUPYTER=1 but ${noBrowser}`);
-      console.warn(`\n!! HANDOUT NOT CHECKED: ${noBrowser}\n`);
-      ctx.skip(noBrowser);
-    }
-    const executed = path.join(outputDir, name);
-    expect(existsSync(executed), `${name} did not execute (see the test above)`).toBe(true);
-    const workDir = mkdtempSync(path.join(outputDir, "handout-"));
-    const handout = checkHandout(executed, { workDir });
-    expect(handout.problems).toEqual([]);
-    expect(handout.pictures).toHaveLength(PICTURES[name] ?? 0);
-    for (const picture of handout.pictures) {
-      expect(picture.mime).toBe("image/png");
-      expect(picture.inkShown, `cell ${picture.cell}: ink on screen`).toBeGreaterThan(0.02);
-    }
-  });
-});
 }

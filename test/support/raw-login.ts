@@ -5,7 +5,11 @@ import { LoginResult } from "../../src/schemas";
  * Logs in with plain undici and returns the credentials, for tests that need the same token
  * in two clients (the client itself keeps its token out of reach).
  */
-export async function rawLogin(baseUrl: string, username: string, password: string): Promise<{ accountId: string; authToken: string }> {
+export async function rawLogin(
+  baseUrl: string,
+  username: string,
+  password: string,
+): Promise<{ accountId: string; authToken: string }> {
   const res = await request(`${baseUrl}/login`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -19,7 +19,10 @@ export const hasPymatgen =
       return false;
     }
   })();
-if (!hasPymatgen && process.env.MATFRAME_REQUIRE_JUPYTER === "1") throw new Error("python3-pymatgen, python3-spglib or python3-ase is missing: apt-get install python3-pymatgen python3-spglib python3-ase");
+if (!hasPymatgen && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
+  throw new Error(
+    "python3-pymatgen, python3-spglib or python3-ase is missing: apt-get install python3-pymatgen python3-spglib python3-ase",
+  );
 
 /** A structure as the Python references take it. */
 export interface RefStructure {
@@ -45,7 +48,17 @@ export interface Reference {
   nsites: number;
   density: number;
   ratios: [string, number][];
-  spglib: { number: number; operations: number; international: string; pointgroup: string; wyckoffs: string[]; siteSymmetries: string[]; equivalent: number[]; stdVolume: number; stdAtoms: number };
+  spglib: {
+    number: number;
+    operations: number;
+    international: string;
+    pointgroup: string;
+    wyckoffs: string[];
+    siteSymmetries: string[];
+    equivalent: number[];
+    stdVolume: number;
+    stdAtoms: number;
+  };
   conventional: { volume: number; atoms: number; abc: number[] };
   primitive: { volume: number; atoms: number };
 }
@@ -60,6 +73,11 @@ export function refOf(record: StructureRecord): RefStructure {
 }
 
 export function recordOf(ref: RefStructure): StructureRecord {
-  return { name: ref.name, ...toPlatform(ref.cell as never, ref.symbols.map((element, i) => ({ element, fractional: ref.scaled[i] }))) };
+  return {
+    name: ref.name,
+    ...toPlatform(
+      ref.cell as never,
+      ref.symbols.map((element, i) => ({ element, fractional: ref.scaled[i] })),
+    ),
+  };
 }
-

@@ -15,7 +15,12 @@ export interface CredentialFamily {
 }
 
 /** matframe's own variables: bound to MATFRAME_BASE_URL. */
-export const MATFRAME_CREDENTIALS = ["MATFRAME_ACCOUNT_ID", "MATFRAME_AUTH_TOKEN", "MATFRAME_USERNAME", "MATFRAME_PASSWORD"] as const;
+export const MATFRAME_CREDENTIALS = [
+  "MATFRAME_ACCOUNT_ID",
+  "MATFRAME_AUTH_TOKEN",
+  "MATFRAME_USERNAME",
+  "MATFRAME_PASSWORD",
+] as const;
 /** The platform's Python client's variables: bound to API_HOST (with API_PORT, API_SECURE). */
 export const OFFICIAL_CREDENTIALS = ["OIDC_ACCESS_TOKEN", "ACCOUNT_ID", "AUTH_TOKEN"] as const;
 
@@ -34,7 +39,11 @@ const set = (value: string | undefined): boolean => value !== undefined && value
  * another platform than `target`. A family that names no address of its own is not held back:
  * its credentials go where the caller's address (or the other family's) says, as before.
  */
-export function withheldFrom(target: string, families: readonly CredentialFamily[], env: NodeJS.ProcessEnv): Withheld[] {
+export function withheldFrom(
+  target: string,
+  families: readonly CredentialFamily[],
+  env: NodeJS.ProcessEnv,
+): Withheld[] {
   const withheld: Withheld[] = [];
   for (const family of families) {
     const variables = family.variables.filter((name) => set(env[name]));

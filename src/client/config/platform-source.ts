@@ -7,7 +7,16 @@ import { credentialsPath, DEFAULT_PROFILE, readProfile, type SavedCredentials } 
 import { withoutUrlCredentials } from "../transport/redact";
 import { API_VERSION } from "../../schemas";
 import { normaliseBaseUrl } from "./validate-options";
-import { MATFRAME_CREDENTIALS, OFFICIAL_CREDENTIALS, sameBase, withheldFrom, withheldSentence, withoutWithheld, type CredentialFamily, type Withheld } from "./credential-binding";
+import {
+  MATFRAME_CREDENTIALS,
+  OFFICIAL_CREDENTIALS,
+  sameBase,
+  withheldFrom,
+  withheldSentence,
+  withoutWithheld,
+  type CredentialFamily,
+  type Withheld,
+} from "./credential-binding";
 
 /** What the caller itself says (a command's flags, or the options of `Client.fromEnv`): wins over the environment. */
 export interface PlatformChoice {
@@ -29,7 +38,12 @@ export type PlatformCredentials =
       readonly accessToken: string;
       readonly accountId?: string;
       /** A saved device sign-in: refreshed (and saved again) when its access token has expired. */
-      readonly refresh?: { readonly profile: string; readonly credentialsFile: string; readonly refreshToken: string; readonly expiresAt?: string };
+      readonly refresh?: {
+        readonly profile: string;
+        readonly credentialsFile: string;
+        readonly refreshToken: string;
+        readonly expiresAt?: string;
+      };
     }
   | { readonly kind: "login"; readonly username: string; readonly password: string };
 
@@ -55,7 +69,12 @@ export interface ChoiceNames {
   profile: string;
 }
 
-const OPTION_NAMES: ChoiceNames = { baseUrl: "baseUrl", username: "username", password: "password", profile: "profile" };
+const OPTION_NAMES: ChoiceNames = {
+  baseUrl: "baseUrl",
+  username: "username",
+  password: "password",
+  profile: "profile",
+};
 
 /** The platform's Python client (mat3ra-api-client, `APIEnv`) reads these for the address. */
 const OFFICIAL_ADDRESS = ["API_HOST", "API_PORT", "API_SECURE", "API_VERSION"] as const;
@@ -75,13 +94,24 @@ const set = (value: string | undefined): value is string => value !== undefined 
  * address without credentials, credentials without an address, one of a pair) throws a
  * `ValidationError` that says what is missing.
  */
-export function resolvePlatform(choice: PlatformChoice = {}, env: NodeJS.ProcessEnv = process.env, names: ChoiceNames = OPTION_NAMES): ResolvedPlatform {
+export function resolvePlatform(
+  choice: PlatformChoice = {},
+  env: NodeJS.ProcessEnv = process.env,
+  names: ChoiceNames = OPTION_NAMES,
+): ResolvedPlatform {
   if (set(choice.profile)) return fromNamedProfile(choice, env, names);
   const address = addressOf(choice, env, names);
   // Credentials set beside another platform's address are not read at all for this one.
   const withheld = address ? withheldFrom(address.baseUrl, families(env), env) : [];
   const credentials = credentialsWithout(withheld, address, choice, env, names);
-  if (address && credentials) return { kind: "platform", baseUrl: address.baseUrl, credentials: credentials.credentials, addressFrom: address.from, credentialsFrom: credentials.from };
+  if (address && credentials)
+    return {
+      kind: "platform",
+      baseUrl: address.baseUrl,
+      credentials: credentials.credentials,
+      addressFrom: address.from,
+      credentialsFrom: credentials.from,
+    };
   if (credentials) {
     const plural = credentials.from.includes(" + ");
     throw new ValidationError(
@@ -94,13 +124,20 @@ export function resolvePlatform(choice: PlatformChoice = {}, env: NodeJS.Process
   const profileName = env.MATFRAME_PROFILE || DEFAULT_PROFILE;
   const saved = readProfile(profileName, env);
   if (env.MATFRAME_PROFILE && !saved) {
-    throw new ValidationError("profile", `MATFRAME_PROFILE names a saved login "${profileName}", but ${credentialsPath(env)} has none of that name; run \`matframe login --profile ${profileName}\` first, or unset MATFRAME_PROFILE.`);
+    throw new ValidationError(
+      "profile",
+      `MATFRAME_PROFILE names a saved login "${profileName}", but ${credentialsPath(env)} has none of that name; run \`matframe login --profile ${profileName}\` first, or unset MATFRAME_PROFILE.`,
+    );
   }
-  if (saved && (!address || sameBase(saved.baseUrl, address.baseUrl))) return profilePlatform(saved, profileName, env, address?.from);
+  if (saved && (!address || sameBase(saved.baseUrl, address.baseUrl)))
+    return profilePlatform(saved, profileName, env, address?.from);
   if (!address) return { kind: "none" };
   const other = saved ? ` (the saved profile "${profileName}" is for ${saved.baseUrl})` : "";
   if (withheld.length > 0) {
-    throw new ValidationError("credentials", `${address.from} names the platform ${withoutUrlCredentials(address.baseUrl)}, but no credentials for it are set${other}. ${withheldSentence(address, withheld)}`);
+    throw new ValidationError(
+      "credentials",
+      `${address.from} names the platform ${withoutUrlCredentials(address.baseUrl)}, but no credentials for it are set${other}. ${withheldSentence(address, withheld)}`,
+    );
   }
   throw new ValidationError(
     "credentials",
@@ -115,7 +152,13 @@ export function resolvePlatform(choice: PlatformChoice = {}, env: NodeJS.Process
  * them; a half pair left by the binding (a `--username` whose MATFRAME_PASSWORD is another
  * platform's) is refused with the reason.
  */
-function credentialsWithout(withheld: readonly Withheld[], address: { baseUrl: string; from: string } | undefined, choice: PlatformChoice, env: NodeJS.ProcessEnv, names: ChoiceNames) {
+function credentialsWithout(
+  withheld: readonly Withheld[],
+  address: { baseUrl: string; from: string } | undefined,
+  choice: PlatformChoice,
+  env: NodeJS.ProcessEnv,
+  names: ChoiceNames,
+) {
   try {
     return credentialsOf(choice, withoutWithheld(env, withheld), names);
   } catch (error) {
@@ -136,12 +179,21 @@ function families(env: NodeJS.ProcessEnv): CredentialFamily[] {
   };
   const matframe: CredentialFamily = {
     variables: MATFRAME_CREDENTIALS,
-    ...(set(env.MATFRAME_BASE_URL) ? { address: { baseUrl: home(() => normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL!), env.MATFRAME_BASE_URL), from: "MATFRAME_BASE_URL" } } : {}),
+    ...(set(env.MATFRAME_BASE_URL)
+      ? {
+          address: {
+            baseUrl: home(() => normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL!), env.MATFRAME_BASE_URL),
+            from: "MATFRAME_BASE_URL",
+          },
+        }
+      : {}),
   };
   const given = OFFICIAL_ADDRESS.filter((name) => set(env[name]));
   const official: CredentialFamily = {
     variables: OFFICIAL_CREDENTIALS,
-    ...(given.length > 0 ? { address: { baseUrl: home(() => officialBaseUrl(env, given), env.API_HOST), from: given.join(", ") } } : {}),
+    ...(given.length > 0
+      ? { address: { baseUrl: home(() => officialBaseUrl(env, given), env.API_HOST), from: given.join(", ") } }
+      : {}),
   };
   return [matframe, official];
 }
@@ -150,20 +202,33 @@ function families(env: NodeJS.ProcessEnv): CredentialFamily[] {
  * `MATFRAME_PASSWORD` for a login to `baseUrl` typed on the command line (`--username`), or
  * undefined with the reason when it was set beside another platform's `MATFRAME_BASE_URL`.
  */
-export function environmentPassword(target: { baseUrl: string; from: string }, env: NodeJS.ProcessEnv = process.env, remedy?: string): { password?: string; withheld?: string } {
+export function environmentPassword(
+  target: { baseUrl: string; from: string },
+  env: NodeJS.ProcessEnv = process.env,
+  remedy?: string,
+): { password?: string; withheld?: string } {
   if (!set(env.MATFRAME_PASSWORD)) return {};
   const withheld = withheldFrom(target.baseUrl, [families(env)[0]!], { MATFRAME_PASSWORD: env.MATFRAME_PASSWORD });
-  return withheld.length > 0 ? { withheld: withheldSentence(target, withheld, remedy) } : { password: env.MATFRAME_PASSWORD };
+  return withheld.length > 0
+    ? { withheld: withheldSentence(target, withheld, remedy) }
+    : { password: env.MATFRAME_PASSWORD };
 }
 
 /** One line for a person: which platform, and where its address and credentials came from (never a secret). */
 export function describePlatform(resolved: Extract<ResolvedPlatform, { kind: "platform" }>): string {
-  const from = resolved.addressFrom === resolved.credentialsFrom ? resolved.addressFrom : `address from ${resolved.addressFrom}; credentials from ${resolved.credentialsFrom}`;
+  const from =
+    resolved.addressFrom === resolved.credentialsFrom
+      ? resolved.addressFrom
+      : `address from ${resolved.addressFrom}; credentials from ${resolved.credentialsFrom}`;
   return `${resolved.baseUrl} (${from})`;
 }
 
 /** The address alone (for `matframe login`, whose credentials are typed): caller, MATFRAME_BASE_URL, then API_HOST. */
-export function resolveAddress(choice: Pick<PlatformChoice, "baseUrl">, env: NodeJS.ProcessEnv = process.env, names: ChoiceNames = OPTION_NAMES): { baseUrl: string; from: string } | undefined {
+export function resolveAddress(
+  choice: Pick<PlatformChoice, "baseUrl">,
+  env: NodeJS.ProcessEnv = process.env,
+  names: ChoiceNames = OPTION_NAMES,
+): { baseUrl: string; from: string } | undefined {
   return addressOf(choice, env, names);
 }
 
@@ -171,11 +236,18 @@ function fromNamedProfile(choice: PlatformChoice, env: NodeJS.ProcessEnv, names:
   const name = choice.profile!;
   for (const key of ["accountId", "authToken", "accessToken", "username"] as const) {
     if (set(choice[key])) {
-      throw new ValidationError("profile", `${names.profile} names a saved login and ${key === "username" ? names.username : key} gives other credentials: give one of them.`);
+      throw new ValidationError(
+        "profile",
+        `${names.profile} names a saved login and ${key === "username" ? names.username : key} gives other credentials: give one of them.`,
+      );
     }
   }
   const saved = readProfile(name, env);
-  if (!saved) throw new ValidationError("profile", `No saved login named "${name}" in ${credentialsPath(env)}; run \`matframe login --profile ${name}\` first, or leave out ${names.profile}.`);
+  if (!saved)
+    throw new ValidationError(
+      "profile",
+      `No saved login named "${name}" in ${credentialsPath(env)}; run \`matframe login --profile ${name}\` first, or leave out ${names.profile}.`,
+    );
   if (set(choice.baseUrl) && !sameBase(saved.baseUrl, choice.baseUrl)) {
     throw new ValidationError(
       "baseUrl",
@@ -185,7 +257,13 @@ function fromNamedProfile(choice: PlatformChoice, env: NodeJS.ProcessEnv, names:
   return profilePlatform(saved, name, env, undefined, `${names.profile} ${name}`);
 }
 
-function profilePlatform(saved: SavedCredentials, name: string, env: NodeJS.ProcessEnv, addressFrom: string | undefined, label = `the saved login "${name}"`): ResolvedPlatform {
+function profilePlatform(
+  saved: SavedCredentials,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  addressFrom: string | undefined,
+  label = `the saved login "${name}"`,
+): ResolvedPlatform {
   return {
     kind: "platform",
     baseUrl: normaliseBaseUrl(saved.baseUrl).href,
@@ -196,7 +274,14 @@ function profilePlatform(saved: SavedCredentials, name: string, env: NodeJS.Proc
             accessToken: saved.authToken,
             accountId: saved.accountId,
             ...(saved.refreshToken
-              ? { refresh: { profile: name, credentialsFile: credentialsPath(env), refreshToken: saved.refreshToken, ...(saved.expiresAt ? { expiresAt: saved.expiresAt } : {}) } }
+              ? {
+                  refresh: {
+                    profile: name,
+                    credentialsFile: credentialsPath(env),
+                    refreshToken: saved.refreshToken,
+                    ...(saved.expiresAt ? { expiresAt: saved.expiresAt } : {}),
+                  },
+                }
               : {}),
           }
         : { kind: "token", accountId: saved.accountId, authToken: saved.authToken },
@@ -205,10 +290,15 @@ function profilePlatform(saved: SavedCredentials, name: string, env: NodeJS.Proc
   };
 }
 
-function addressOf(choice: Pick<PlatformChoice, "baseUrl">, env: NodeJS.ProcessEnv, names: ChoiceNames): { baseUrl: string; from: string } | undefined {
+function addressOf(
+  choice: Pick<PlatformChoice, "baseUrl">,
+  env: NodeJS.ProcessEnv,
+  names: ChoiceNames,
+): { baseUrl: string; from: string } | undefined {
   // Checked as it is read, so that a mistyped address is named before anything else.
   if (set(choice.baseUrl)) return { baseUrl: normaliseBaseUrl(choice.baseUrl).href, from: names.baseUrl };
-  if (set(env.MATFRAME_BASE_URL)) return { baseUrl: normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL), from: "MATFRAME_BASE_URL" };
+  if (set(env.MATFRAME_BASE_URL))
+    return { baseUrl: normalised("MATFRAME_BASE_URL", env.MATFRAME_BASE_URL), from: "MATFRAME_BASE_URL" };
   const given = OFFICIAL_ADDRESS.filter((name) => set(env[name]));
   if (given.length === 0) return undefined;
   return { baseUrl: officialBaseUrl(env, given), from: given.join(", ") };
@@ -227,24 +317,39 @@ function officialBaseUrl(env: NodeJS.ProcessEnv, given: readonly string[]): stri
     );
   }
   if (/[/@\s]/.test(host)) {
-    throw new ValidationError("API_HOST", `API_HOST must be a host name such as platform.mat3ra.com, not a URL; to give a URL, set MATFRAME_BASE_URL instead.`);
+    throw new ValidationError(
+      "API_HOST",
+      `API_HOST must be a host name such as platform.mat3ra.com, not a URL; to give a URL, set MATFRAME_BASE_URL instead.`,
+    );
   }
   // "host:port" (one colon: an IPv6 address has several) is a habit from other tools.
   const withPort = /^([^:[\]]+):(\d*)$/.exec(host);
   if (withPort) {
-    throw new ValidationError("API_HOST", `API_HOST must be a host name without a port; got ${JSON.stringify(host.slice(0, 60))}: set API_HOST=${withPort[1]} and API_PORT=${withPort[2] || "<port>"}.`);
+    throw new ValidationError(
+      "API_HOST",
+      `API_HOST must be a host name without a port; got ${JSON.stringify(host.slice(0, 60))}: set API_HOST=${withPort[1]} and API_PORT=${withPort[2] || "<port>"}.`,
+    );
   }
   const secureText = env.API_SECURE ?? "true";
   if (!TRUE.test(secureText) && !FALSE.test(secureText)) {
-    throw new ValidationError("API_SECURE", `API_SECURE must be true or false (https or http); got ${JSON.stringify(secureText.slice(0, 20))}.`);
+    throw new ValidationError(
+      "API_SECURE",
+      `API_SECURE must be true or false (https or http); got ${JSON.stringify(secureText.slice(0, 20))}.`,
+    );
   }
   const portText = env.API_PORT || "443";
   const port = Number(portText);
   if (!/^[0-9]{1,5}$/.test(portText) || port < 1 || port > 65535) {
-    throw new ValidationError("API_PORT", `API_PORT must be a port number from 1 to 65535; got ${JSON.stringify(portText.slice(0, 20))}.`);
+    throw new ValidationError(
+      "API_PORT",
+      `API_PORT must be a port number from 1 to 65535; got ${JSON.stringify(portText.slice(0, 20))}.`,
+    );
   }
   if (set(env.API_VERSION) && env.API_VERSION !== API_VERSION) {
-    throw new ValidationError("API_VERSION", `API_VERSION is ${JSON.stringify(env.API_VERSION.slice(0, 20))}, but matframe speaks the API version ${API_VERSION}; unset API_VERSION or set it to ${API_VERSION}.`);
+    throw new ValidationError(
+      "API_VERSION",
+      `API_VERSION is ${JSON.stringify(env.API_VERSION.slice(0, 20))}, but matframe speaks the API version ${API_VERSION}; unset API_VERSION or set it to ${API_VERSION}.`,
+    );
   }
   const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   return normalised("API_HOST", `${TRUE.test(secureText) ? "https" : "http"}://${bracketed}:${port}`);
@@ -254,13 +359,18 @@ function normalised(variable: string, value: string): string {
   try {
     return normaliseBaseUrl(value).href;
   } catch (error) {
-    if (error instanceof ValidationError) throw new ValidationError(variable, error.message.replace(/^baseUrl\b/, variable));
+    if (error instanceof ValidationError)
+      throw new ValidationError(variable, error.message.replace(/^baseUrl\b/, variable));
     throw error;
   }
 }
 
 /** Credentials from the caller's settings over `MATFRAME_*` (field by field), else the Python client's names. */
-function credentialsOf(choice: PlatformChoice, env: NodeJS.ProcessEnv, names: ChoiceNames): { credentials: PlatformCredentials; from: string } | undefined {
+function credentialsOf(
+  choice: PlatformChoice,
+  env: NodeJS.ProcessEnv,
+  names: ChoiceNames,
+): { credentials: PlatformCredentials; from: string } | undefined {
   const pick = (value: string | undefined, label: string, variable: string): { value?: string; from: string } =>
     set(value) ? { value, from: label } : { value: set(env[variable]) ? env[variable] : undefined, from: variable };
   const accountId = pick(choice.accountId, "accountId", "MATFRAME_ACCOUNT_ID");
@@ -269,16 +379,33 @@ function credentialsOf(choice: PlatformChoice, env: NodeJS.ProcessEnv, names: Ch
   const password = pick(choice.password, names.password, "MATFRAME_PASSWORD");
   const tokenPair = (): { credentials: PlatformCredentials; from: string } => {
     if (!set(accountId.value) || !set(authToken.value)) throw halfPair(accountId, authToken, "credentials");
-    return { credentials: { kind: "token", accountId: accountId.value, authToken: authToken.value }, from: `${accountId.from} + ${authToken.from}` };
+    return {
+      credentials: { kind: "token", accountId: accountId.value, authToken: authToken.value },
+      from: `${accountId.from} + ${authToken.from}`,
+    };
   };
   const loginPair = (): { credentials: PlatformCredentials; from: string } => {
     if (!set(username.value) || !set(password.value)) throw halfPair(username, password, "credentials");
-    return { credentials: { kind: "login", username: username.value, password: password.value }, from: `${username.from} + ${password.from}` };
+    return {
+      credentials: { kind: "login", username: username.value, password: password.value },
+      from: `${username.from} + ${password.from}`,
+    };
   };
   // What the caller gave wins over any variable (its other half may come from MATFRAME_*).
   if (set(choice.accessToken)) {
-    if (set(choice.authToken)) throw new ValidationError("accessToken", "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.");
-    return { credentials: { kind: "bearer", accessToken: choice.accessToken, ...(set(choice.accountId) ? { accountId: choice.accountId } : {}) }, from: "accessToken" };
+    if (set(choice.authToken))
+      throw new ValidationError(
+        "accessToken",
+        "Give accessToken (sent as Authorization: Bearer) or accountId with authToken, not both.",
+      );
+    return {
+      credentials: {
+        kind: "bearer",
+        accessToken: choice.accessToken,
+        ...(set(choice.accountId) ? { accountId: choice.accountId } : {}),
+      },
+      from: "accessToken",
+    };
   }
   if (set(choice.accountId) || set(choice.authToken)) return tokenPair();
   if (set(choice.username) || set(choice.password)) return loginPair();
@@ -286,18 +413,37 @@ function credentialsOf(choice: PlatformChoice, env: NodeJS.ProcessEnv, names: Ch
   if (set(username.value) || set(password.value)) return loginPair();
   // The platform's Python client: a Bearer token wins over the id/token pair, as there.
   if (set(env.OIDC_ACCESS_TOKEN)) {
-    return { credentials: { kind: "bearer", accessToken: env.OIDC_ACCESS_TOKEN, ...(set(env.ACCOUNT_ID) ? { accountId: env.ACCOUNT_ID } : {}) }, from: set(env.ACCOUNT_ID) ? "OIDC_ACCESS_TOKEN + ACCOUNT_ID" : "OIDC_ACCESS_TOKEN" };
+    return {
+      credentials: {
+        kind: "bearer",
+        accessToken: env.OIDC_ACCESS_TOKEN,
+        ...(set(env.ACCOUNT_ID) ? { accountId: env.ACCOUNT_ID } : {}),
+      },
+      from: set(env.ACCOUNT_ID) ? "OIDC_ACCESS_TOKEN + ACCOUNT_ID" : "OIDC_ACCESS_TOKEN",
+    };
   }
   if (set(env.ACCOUNT_ID) || set(env.AUTH_TOKEN)) {
     const id = { value: env.ACCOUNT_ID, from: "ACCOUNT_ID" };
     const token = { value: env.AUTH_TOKEN, from: "AUTH_TOKEN" };
-    if (!set(id.value) || !set(token.value)) throw halfPair(id, token, "credentials", " (or set OIDC_ACCESS_TOKEN instead)");
-    return { credentials: { kind: "token", accountId: id.value, authToken: token.value }, from: "ACCOUNT_ID + AUTH_TOKEN" };
+    if (!set(id.value) || !set(token.value))
+      throw halfPair(id, token, "credentials", " (or set OIDC_ACCESS_TOKEN instead)");
+    return {
+      credentials: { kind: "token", accountId: id.value, authToken: token.value },
+      from: "ACCOUNT_ID + AUTH_TOKEN",
+    };
   }
   return undefined;
 }
 
-function halfPair(a: { value?: string; from: string }, b: { value?: string; from: string }, option: string, hint = ""): ValidationError {
+function halfPair(
+  a: { value?: string; from: string },
+  b: { value?: string; from: string },
+  option: string,
+  hint = "",
+): ValidationError {
   const [given, missing] = set(a.value) ? [a, b] : [b, a];
-  return new ValidationError(option, `${given.from} is set but ${missing.from} is not: the two go together${hint}. Set ${missing.from} as well, or unset ${given.from}.`);
+  return new ValidationError(
+    option,
+    `${given.from} is set but ${missing.from} is not: the two go together${hint}. Set ${missing.from} as well, or unset ${given.from}.`,
+  );
 }

@@ -49,7 +49,9 @@ export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
 /** A profile's name: letters, digits, `.`, `_`, `-`. */
 export function checkProfileName(name: unknown): string {
   if (typeof name !== "string" || !/^[A-Za-z0-9._-]{1,64}$/.test(name)) {
-    throw new CredentialsFileError(`A profile name is 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(name)}.`);
+    throw new CredentialsFileError(
+      `A profile name is 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(name)}.`,
+    );
   }
   return name;
 }
@@ -73,35 +75,53 @@ function readFile(file: string, forDeletion = false): CredentialsFile | undefine
   }
   try {
     const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as CredentialsFile;
-    if (parsed?.matframeCredentials !== 1 || typeof parsed.profiles !== "object" || parsed.profiles === null) throw new Error("layout");
+    if (parsed?.matframeCredentials !== 1 || typeof parsed.profiles !== "object" || parsed.profiles === null)
+      throw new Error("layout");
     return parsed;
   } catch {
-    throw new CredentialsFileError(`The credentials file ${file} is not one matframe wrote; move it away, then \`matframe login\` again.`);
+    throw new CredentialsFileError(
+      `The credentials file ${file} is not one matframe wrote; move it away, then \`matframe login\` again.`,
+    );
   }
 }
 
 /** The saved login of `profile`, or undefined when there is none. */
-export function readProfile(profile: string = DEFAULT_PROFILE, env: NodeJS.ProcessEnv = process.env): SavedCredentials | undefined {
+export function readProfile(
+  profile: string = DEFAULT_PROFILE,
+  env: NodeJS.ProcessEnv = process.env,
+): SavedCredentials | undefined {
   checkProfileName(profile);
   const saved = readFile(credentialsPath(env))?.profiles[profile];
   if (!saved) return undefined;
   if (typeof saved.baseUrl !== "string" || typeof saved.accountId !== "string" || typeof saved.authToken !== "string") {
-    throw new CredentialsFileError(`The profile "${profile}" in ${credentialsPath(env)} is incomplete; run \`matframe login --profile ${profile}\` again.`);
+    throw new CredentialsFileError(
+      `The profile "${profile}" in ${credentialsPath(env)} is incomplete; run \`matframe login --profile ${profile}\` again.`,
+    );
   }
   return saved;
 }
 
 /** Every saved profile's name and platform (no tokens). */
-export function listProfiles(env: NodeJS.ProcessEnv = process.env): { name: string; baseUrl: string; username?: string }[] {
+export function listProfiles(
+  env: NodeJS.ProcessEnv = process.env,
+): { name: string; baseUrl: string; username?: string }[] {
   const profiles = readFile(credentialsPath(env))?.profiles ?? {};
-  return Object.entries(profiles).map(([name, p]) => ({ name, baseUrl: p.baseUrl, ...(p.username ? { username: p.username } : {}) }));
+  return Object.entries(profiles).map(([name, p]) => ({
+    name,
+    baseUrl: p.baseUrl,
+    ...(p.username ? { username: p.username } : {}),
+  }));
 }
 
 /**
  * Saves a login under `profile` (replacing one of that name). The file is created readable by
  * its owner only (0600, in a 0700 directory) and replaced atomically.
  */
-export function saveProfile(profile: string, credentials: Omit<SavedCredentials, "savedAt">, env: NodeJS.ProcessEnv = process.env): string {
+export function saveProfile(
+  profile: string,
+  credentials: Omit<SavedCredentials, "savedAt">,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   checkProfileName(profile);
   const file = credentialsPath(env);
   const current = readFile(file);
@@ -114,7 +134,10 @@ export function saveProfile(profile: string, credentials: Omit<SavedCredentials,
 }
 
 /** Removes `profile`; returns what it held (to revoke its token), or undefined when there was none. */
-export function deleteProfile(profile: string = DEFAULT_PROFILE, env: NodeJS.ProcessEnv = process.env): SavedCredentials | undefined {
+export function deleteProfile(
+  profile: string = DEFAULT_PROFILE,
+  env: NodeJS.ProcessEnv = process.env,
+): SavedCredentials | undefined {
   checkProfileName(profile);
   const file = credentialsPath(env);
   const current = readFile(file, true);

@@ -38,13 +38,19 @@ export function normaliseBaseUrl(baseUrl: unknown): URL {
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new ValidationError("baseUrl", `baseUrl ${JSON.stringify(withoutUrlCredentials(baseUrl))} is not a URL; write it like "https://platform.example.org".`);
+    throw new ValidationError(
+      "baseUrl",
+      `baseUrl ${JSON.stringify(withoutUrlCredentials(baseUrl))} is not a URL; write it like "https://platform.example.org".`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ValidationError("baseUrl", `baseUrl must start with http:// or https://; got ${url.protocol}//.`);
   }
   if (url.username || url.password) {
-    throw new ValidationError("baseUrl", "baseUrl must not contain a username or password; pass them to login() instead.");
+    throw new ValidationError(
+      "baseUrl",
+      "baseUrl must not contain a username or password; pass them to login() instead.",
+    );
   }
   if (url.search || url.hash) {
     throw new ValidationError("baseUrl", "baseUrl must not have a query string or #fragment.");
@@ -80,7 +86,10 @@ export function linkGuess(url: URL): LinkKind {
 export function resolveTransportSettings(o: TransportSettings): TransportOptions {
   const timeout = o.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== "number" || !(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) {
-    throw new ValidationError("timeout", `timeout must be a number of milliseconds above 0 (at most ${MAX_TIMEOUT_MS}); got ${show(timeout)}.`);
+    throw new ValidationError(
+      "timeout",
+      `timeout must be a number of milliseconds above 0 (at most ${MAX_TIMEOUT_MS}); got ${show(timeout)}.`,
+    );
   }
   const maxRetries = o.maxRetries ?? DEFAULT_MAX_RETRIES;
   checkInteger("maxRetries", maxRetries, 0, 10, "0 turns retries off");
@@ -92,11 +101,18 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
     throw new ValidationError("userAgent", "userAgent must be a non-empty string on one line.");
   }
   const maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  checkInteger("maxResponseBytes", maxResponseBytes, 1024, Number.MAX_SAFE_INTEGER, "a page of 500 records is about 0.6 MB");
+  checkInteger(
+    "maxResponseBytes",
+    maxResponseBytes,
+    1024,
+    Number.MAX_SAFE_INTEGER,
+    "a page of 500 records is about 0.6 MB",
+  );
   checkSignal("signal", o.signal);
   const cache = o.cache === undefined ? undefined : openCacheSetting(o.cache);
   const compression = o.compression;
-  if (compression !== undefined && typeof compression !== "boolean") throw new ValidationError("compression", `compression must be true or false; got ${show(compression)}.`);
+  if (compression !== undefined && typeof compression !== "boolean")
+    throw new ValidationError("compression", `compression must be true or false; got ${show(compression)}.`);
   if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher | null)?.request !== "function") {
     throw new ValidationError("dispatcher", "dispatcher must be an undici Dispatcher (Agent, Pool, ...).");
   }
@@ -122,7 +138,10 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
 function openCacheSetting(setting: unknown): ResponseCache {
   const dir = (setting as { dir?: unknown } | null)?.dir;
   const maxBytes = (setting as { maxBytes?: unknown } | null)?.maxBytes;
-  if (setting !== "memory" && !(typeof setting === "object" && setting !== null && typeof dir === "string" && dir !== "")) {
+  if (
+    setting !== "memory" &&
+    !(typeof setting === "object" && setting !== null && typeof dir === "string" && dir !== "")
+  ) {
     throw new ValidationError("cache", `cache must be "memory" or { dir: "path/to/folder" }; got ${show(setting)}.`);
   }
   if (maxBytes !== undefined) checkInteger("cache.maxBytes", maxBytes, 1024 * 1024, Number.MAX_SAFE_INTEGER);
@@ -144,14 +163,20 @@ export function checkSecretString(name: string, value: unknown, hint: string): a
 export function checkHeaderSecret(name: string, value: unknown, hint: string): asserts value is string {
   checkSecretString(name, value, hint);
   if (!/^[\x21-\x7e]+$/.test(value)) {
-    throw new ValidationError(name, `${name} may hold only visible ASCII characters, without spaces or line breaks (it is sent as a header); check where it was copied from.`);
+    throw new ValidationError(
+      name,
+      `${name} may hold only visible ASCII characters, without spaces or line breaks (it is sent as a header); check where it was copied from.`,
+    );
   }
 }
 
 /** Collection names go into the URL path, so only plain names are allowed. */
 export function checkCollectionName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !/^[A-Za-z0-9_-]+$/.test(name)) {
-    throw new ValidationError("name", `Collection name must be letters, digits, "_" or "-" (e.g. "materials"); got ${show(name)}.`);
+    throw new ValidationError(
+      "name",
+      `Collection name must be letters, digits, "_" or "-" (e.g. "materials"); got ${show(name)}.`,
+    );
   }
 }
 
@@ -196,7 +221,8 @@ export function validateIterateOptions(o: IterateOptions): ResolvedIterateOption
   const pageSize = o.pageSize ?? DEFAULT_PAGE_SIZE;
   checkPageSize("pageSize", pageSize);
   const maxItems = o.maxItems ?? Infinity;
-  if (maxItems !== Infinity) checkInteger("maxItems", maxItems, 1, Number.MAX_SAFE_INTEGER, "leave it out for no limit");
+  if (maxItems !== Infinity)
+    checkInteger("maxItems", maxItems, 1, Number.MAX_SAFE_INTEGER, "leave it out for no limit");
   const concurrency = o.concurrency;
   if (concurrency !== undefined) checkInteger("concurrency", concurrency, 1, MAX_CONCURRENCY);
   checkSignal("signal", o.signal);
@@ -216,14 +242,29 @@ export function validateIterateOptions(o: IterateOptions): ResolvedIterateOption
   if (paging === "keyset") {
     const keys = Object.keys(o.sort ?? {});
     if (keys.length > 1 || (keys.length === 1 && (keys[0] !== "_id" || o.sort!._id !== 1))) {
-      throw new ValidationError("sort", `Keyset paging always sorts by _id ascending; leave out sort, or use paging: "offset" to sort by other fields.`);
+      throw new ValidationError(
+        "sort",
+        `Keyset paging always sorts by _id ascending; leave out sort, or use paging: "offset" to sort by other fields.`,
+      );
     }
     sort = { _id: 1 };
   } else {
     // _id last makes the order total, so a record cannot move between pages on ties.
     sort = "_id" in (o.sort ?? {}) ? { ...o.sort } : { ...o.sort, _id: 1 };
   }
-  return { query, fields, stripId, sort, pageSize, maxItems, paging, concurrency, signal: o.signal, onPage: o.onPage, onDuplicate: o.onDuplicate };
+  return {
+    query,
+    fields,
+    stripId,
+    sort,
+    pageSize,
+    maxItems,
+    paging,
+    concurrency,
+    signal: o.signal,
+    onPage: o.onPage,
+    onDuplicate: o.onDuplicate,
+  };
 }
 
 function checkQuery(query: unknown): Query {
@@ -232,7 +273,10 @@ function checkQuery(query: unknown): Query {
   try {
     JSON.stringify(query);
   } catch (error) {
-    throw new ValidationError("query", `query cannot be sent as JSON (${(error as Error).message}); use only plain objects, arrays, strings, numbers, booleans and null.`);
+    throw new ValidationError(
+      "query",
+      `query cannot be sent as JSON (${(error as Error).message}); use only plain objects, arrays, strings, numbers, booleans and null.`,
+    );
   }
   return query;
 }
@@ -258,7 +302,10 @@ function schemaError(name: string, value: unknown, issue: z.core.$ZodIssue | und
   if (!issue) return new ValidationError(name, `${name} is not valid.`);
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0];
-    return new ValidationError(`${name}.${key}`, `${name}.${key} is not a projection key; use fields, sort, skip or limit.`);
+    return new ValidationError(
+      `${name}.${key}`,
+      `${name}.${key} is not a projection key; use fields, sort, skip or limit.`,
+    );
   }
   const path = issue.path.map(String);
   let at: unknown = value;
@@ -306,14 +353,20 @@ function integerMessage(name: string, value: unknown, min: number, max: number, 
 
 function checkSignal(name: string, signal: unknown): void {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new ValidationError(name, `${name} must be an AbortSignal, e.g. AbortSignal.timeout(60_000) or controller.signal.`);
+    throw new ValidationError(
+      name,
+      `${name} must be an AbortSignal, e.g. AbortSignal.timeout(60_000) or controller.signal.`,
+    );
   }
 }
 
 function checkPlainObject(name: string, value: unknown, example?: string): asserts value is Record<string, unknown> {
   const proto = value !== null && typeof value === "object" ? Object.getPrototypeOf(value) : undefined;
   if (proto !== Object.prototype && proto !== null) {
-    throw new ValidationError(name, `${name} must be a plain object${example ? ` (${example})` : ""}; got ${show(value)}.`);
+    throw new ValidationError(
+      name,
+      `${name} must be a plain object${example ? ` (${example})` : ""}; got ${show(value)}.`,
+    );
   }
 }
 

@@ -69,7 +69,9 @@ export async function* offsetPages(
     if (confirming || pending.length === 0) return pending.length === 0;
     if (kept === 0) return pending.filter((p) => p.kept === 0).length < o.concurrency;
     const keptInFlight = pending.reduce((sum, p) => sum + p.kept, 0);
-    return pending.length < o.concurrency + MAX_REVALIDATIONS_IN_FLIGHT && keptInFlight + kept <= MAX_REVALIDATION_CHARS;
+    return (
+      pending.length < o.concurrency + MAX_REVALIDATIONS_IN_FLIGHT && keptInFlight + kept <= MAX_REVALIDATION_CHARS
+    );
   };
   const fillPipeline = () => {
     while (nextSkip < o.maxItems) {

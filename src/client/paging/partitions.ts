@@ -17,8 +17,16 @@ export interface IdPartition {
  * @throws ValidationError (`option: "partitions"`).
  */
 export function checkPartitions(partitions: unknown): number {
-  if (typeof partitions !== "number" || !Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
-    throw new ValidationError("partitions", `partitions must be a whole number from 1 to ${MAX_PARTITIONS}; got ${JSON.stringify(partitions) ?? String(partitions)}.`);
+  if (
+    typeof partitions !== "number" ||
+    !Number.isInteger(partitions) ||
+    partitions < 1 ||
+    partitions > MAX_PARTITIONS
+  ) {
+    throw new ValidationError(
+      "partitions",
+      `partitions must be a whole number from 1 to ${MAX_PARTITIONS}; got ${JSON.stringify(partitions) ?? String(partitions)}.`,
+    );
   }
   return partitions;
 }

@@ -12,9 +12,18 @@ export const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** The body decoded by its `Content-Encoding` (node:zlib streams), the body itself for none; undefined for a coding we cannot decode. */
 export function decoderFor(encoding: string | string[] | undefined, body: Readable): Readable | undefined {
-  const coding = String(encoding ?? "identity").trim().toLowerCase();
+  const coding = String(encoding ?? "identity")
+    .trim()
+    .toLowerCase();
   if (coding === "identity" || coding === "") return body;
-  const decoder = coding === "gzip" || coding === "x-gzip" ? createGunzip() : coding === "br" ? createBrotliDecompress() : coding === "deflate" ? createInflate() : undefined;
+  const decoder =
+    coding === "gzip" || coding === "x-gzip"
+      ? createGunzip()
+      : coding === "br"
+        ? createBrotliDecompress()
+        : coding === "deflate"
+          ? createInflate()
+          : undefined;
   if (!decoder) return undefined;
   body.on("error", (error) => decoder.destroy(error));
   return body.pipe(decoder);
@@ -49,7 +58,11 @@ export async function readCapped(body: Readable, limit: number): Promise<string>
  * Reads a 2xx body, counting bytes as they arrive: a body over `limit` (announced by its
  * Content-Length, or streamed endlessly) is dropped at once, never held in memory whole.
  */
-export async function readWithin(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<string | { bytes: number }> {
+export async function readWithin(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<string | { bytes: number }> {
   const announced = Number(headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) {
     body.destroy();

@@ -22,11 +22,17 @@ export function loadUndici(): typeof import("undici") {
 }
 
 /** The client's own connections to `origin`, and the proxy they go through (without credentials), if any. */
-export function ownDispatcher(origin: string, connections: number, proxy: ProxyEnvironment | undefined): { dispatcher: Dispatcher; proxied: boolean; proxy?: string } {
+export function ownDispatcher(
+  origin: string,
+  connections: number,
+  proxy: ProxyEnvironment | undefined,
+): { dispatcher: Dispatcher; proxied: boolean; proxy?: string } {
   const undici = loadUndici();
   const url = new URL(origin);
-  if (!proxy || isLoopback(url.hostname)) return { dispatcher: new undici.Pool(origin, { connections, keepAliveTimeout: KEEP_ALIVE_MS }), proxied: false };
-  const pool = (o: string | URL, options: object): Dispatcher => new undici.Pool(o, { connections, keepAliveTimeout: KEEP_ALIVE_MS, ...options });
+  if (!proxy || isLoopback(url.hostname))
+    return { dispatcher: new undici.Pool(origin, { connections, keepAliveTimeout: KEEP_ALIVE_MS }), proxied: false };
+  const pool = (o: string | URL, options: object): Dispatcher =>
+    new undici.Pool(o, { connections, keepAliveTimeout: KEEP_ALIVE_MS, ...options });
   const dispatcher = new undici.EnvHttpProxyAgent({
     connections,
     keepAliveTimeout: KEEP_ALIVE_MS,
@@ -45,7 +51,12 @@ export function ownDispatcher(origin: string, connections: number, proxy: ProxyE
 /** 127.0.0.0/8, ::1 and localhost (RFC 6761: `*.localhost` too): this machine. */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "::1" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
 }
 
 /**
@@ -56,14 +67,25 @@ export function isLoopback(hostname: string): boolean {
  */
 function tunnelOpener(pool: Dispatcher): Dispatcher {
   const connect = pool.connect.bind(pool) as (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
-  const tunnel = (options: Dispatcher.ConnectOptions, callback?: (error: Error | null, data: Dispatcher.ConnectData | null) => void) => {
+  const tunnel = (
+    options: Dispatcher.ConnectOptions,
+    callback?: (error: Error | null, data: Dispatcher.ConnectData | null) => void,
+  ) => {
     const opened = connect(options).catch((error: unknown) => {
       const code = String((error as { code?: unknown } | null)?.code);
       if (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET" && code !== "EPIPE") throw error;
-      throw Object.assign(new Error(`the proxy closed the connection without answering CONNECT ${String(options.path)}`, { cause: error }), { code: TUNNEL_CLOSED_CODE });
+      throw Object.assign(
+        new Error(`the proxy closed the connection without answering CONNECT ${String(options.path)}`, {
+          cause: error,
+        }),
+        { code: TUNNEL_CLOSED_CODE },
+      );
     });
     if (!callback) return opened;
-    opened.then((data) => callback(null, data), (error: Error) => callback(error, null));
+    opened.then(
+      (data) => callback(null, data),
+      (error: Error) => callback(error, null),
+    );
   };
   Object.defineProperty(pool, "connect", { value: tunnel, configurable: true, writable: true });
   return pool;

@@ -48,7 +48,12 @@ export const TUNNEL_CLOSED_CODE = "MATFRAME_PROXY_TUNNEL_CLOSED";
  * Classifies what undici threw for one attempt. `answered` is true once the response's headers
  * had arrived (a failure while reading the body): then the request surely reached the server.
  */
-export function classifyFailure(cause: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal, answered = false): Failure {
+export function classifyFailure(
+  cause: unknown,
+  callerSignal: AbortSignal | undefined,
+  timeout: AbortSignal,
+  answered = false,
+): Failure {
   const code = String((cause as { code?: unknown } | null)?.code);
   if (callerSignal?.aborted) return { kind: "aborted", cause: callerSignal.reason };
   if (timeout.aborted || TIMEOUT_CODES.has(code)) return { kind: "timeout", cause };
@@ -57,7 +62,11 @@ export function classifyFailure(cause: unknown, callerSignal: AbortSignal | unde
   if (proxy) return proxy;
   // Refused before anything was sent: trying again would fail the same way.
   if (code === INVALID_ARGUMENT_CODE) return { kind: "invalid-request", cause };
-  const reach: Reach = neverSent(cause) ? "never-sent" : !answered && someCause(cause, (c) => CLOSED_UNDER_CODES.has(String(c.code))) ? "unanswered" : "unknown";
+  const reach: Reach = neverSent(cause)
+    ? "never-sent"
+    : !answered && someCause(cause, (c) => CLOSED_UNDER_CODES.has(String(c.code)))
+      ? "unanswered"
+      : "unknown";
   return { kind: "connection", cause, reach };
 }
 
@@ -65,12 +74,18 @@ export function classifyFailure(cause: unknown, callerSignal: AbortSignal | unde
 function proxyRefusal(cause: unknown): Failure | undefined {
   if (someCause(cause, (c) => c.code === TUNNEL_CLOSED_CODE)) return { kind: "proxy-refused", cause };
   const message = cause instanceof Error ? cause.message : "";
-  const status = /Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/.exec(message)?.[1] ?? /Proxy Authentication Required \((407)\)/.exec(message)?.[1];
+  const status =
+    /Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/.exec(message)?.[1] ??
+    /Proxy Authentication Required \((407)\)/.exec(message)?.[1];
   return status ? { kind: "proxy-refused", cause, status: Number(status) } : undefined;
 }
 
 function someCause(cause: unknown, test: (c: { code?: unknown; errors?: unknown[] }) => boolean): boolean {
-  for (let c = cause as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined, depth = 0; c && depth < 4; c = c.cause as typeof c, depth++) {
+  for (
+    let c = cause as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined, depth = 0;
+    c && depth < 4;
+    c = c.cause as typeof c, depth++
+  ) {
     if (test(c)) return true;
   }
   return false;
@@ -81,7 +96,11 @@ function neverSent(cause: unknown): boolean {
     if (NEVER_SENT_CODES.has(String(c.code))) return true;
     // Several addresses tried (happy eyeballs): refused on every one.
     const errors = c.errors;
-    return Array.isArray(errors) && errors.length > 0 && errors.every((e) => NEVER_SENT_CODES.has(String((e as { code?: unknown })?.code)));
+    return (
+      Array.isArray(errors) &&
+      errors.length > 0 &&
+      errors.every((e) => NEVER_SENT_CODES.has(String((e as { code?: unknown })?.code)))
+    );
   });
 }
 
@@ -109,7 +128,8 @@ export interface FailureContext {
 }
 
 /** Said on a connection failure through a proxy: the proxy may be what failed. */
-const PROXY_HINT = ", and that the proxy in HTTPS_PROXY/HTTP_PROXY is (or that NO_PROXY names the platform's host to go around it)";
+const PROXY_HINT =
+  ", and that the proxy in HTTPS_PROXY/HTTP_PROXY is (or that NO_PROXY names the platform's host to go around it)";
 
 /** The error a failure is reported as: a pure function of the failure and its context. */
 export function failureError(f: Failure, c: FailureContext): MatframeError {
@@ -146,7 +166,9 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
     case "aborted":
       return new AbortError(`${endpoint} was aborted by the caller's signal.`, endpoint, { cause: f.cause });
     case "closed":
-      return new ClientClosedError(`${endpoint} was cut short: the client was closed while it was in flight.`, { cause: f.cause });
+      return new ClientClosedError(`${endpoint} was cut short: the client was closed while it was in flight.`, {
+        cause: f.cause,
+      });
     case "timeout":
       return new TimeoutError(
         `${endpoint} got no complete answer within ${c.timeoutMs} ms${tries}. The server may be ` +
@@ -168,15 +190,14 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
         f.status === 407
           ? "Check the user name and password in HTTPS_PROXY/HTTP_PROXY (http://user:password@proxy:port)."
           : `Ask the proxy's operators to allow ${host}, or name the platform's host in NO_PROXY to go around the proxy in HTTPS_PROXY/HTTP_PROXY.`;
-      return new ConnectionError(
-        `${endpoint} on ${c.origin} failed: ${what}. ${remedy}`,
-        endpoint,
-        { cause: f.cause },
-      );
+      return new ConnectionError(`${endpoint} on ${c.origin} failed: ${what}. ${remedy}`, endpoint, { cause: f.cause });
     }
     case "connection": {
       const said = redact(describeCause(f.cause), c.secrets);
-      if ((f.cause as { code?: unknown } | null)?.code === "ERR_SSL_WRONG_VERSION_NUMBER" && c.origin.startsWith("https:")) {
+      if (
+        (f.cause as { code?: unknown } | null)?.code === "ERR_SSL_WRONG_VERSION_NUMBER" &&
+        c.origin.startsWith("https:")
+      ) {
         return new ConnectionError(
           `${endpoint} on ${c.origin} failed${tries}: the server answered in plain HTTP, not TLS. Its address starts with ` +
             `http://, not https:// (with the platform's Python client's variables: API_SECURE=false).`,

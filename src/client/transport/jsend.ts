@@ -8,7 +8,13 @@ import type { SendResult } from "./transport";
  */
 export function jsendData(res: SendResult, secrets: readonly string[] = []): unknown {
   const body = res.body as { status?: unknown; data?: { message?: unknown } | unknown; message?: unknown } | null;
-  if (body !== null && typeof body === "object" && !Array.isArray(body) && body.status === "success" && "data" in body) {
+  if (
+    body !== null &&
+    typeof body === "object" &&
+    !Array.isArray(body) &&
+    body.status === "success" &&
+    "data" in body
+  ) {
     return body.data;
   }
   const isJSendError = body !== null && typeof body === "object" && (body.status === "error" || body.status === "fail");

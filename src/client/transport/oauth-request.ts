@@ -19,7 +19,13 @@ export interface Answer {
 }
 
 /** One form POST, answered with JSON; secrets in `secrets` never reach a message. */
-export async function postForm(url: string, form: Record<string, string>, o: { signal?: AbortSignal; timeout?: number }, dispatcher: Dispatcher | undefined, secrets: readonly string[]): Promise<Answer> {
+export async function postForm(
+  url: string,
+  form: Record<string, string>,
+  o: { signal?: AbortSignal; timeout?: number },
+  dispatcher: Dispatcher | undefined,
+  secrets: readonly string[],
+): Promise<Answer> {
   const endpoint = `POST ${new URL(url).pathname}`;
   const timeout = o.timeout ?? 30_000;
   const timer = AbortSignal.timeout(timeout);
@@ -36,16 +42,26 @@ export async function postForm(url: string, form: Record<string, string>, o: { s
     let body: Record<string, unknown> | undefined;
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+        body = parsed as Record<string, unknown>;
     } catch {
       body = undefined;
     }
     return { status: res.statusCode, body, endpoint };
   } catch (error) {
-    if (o.signal?.aborted) throw new AbortError(`The device sign-in was aborted (${endpoint}).`, endpoint, { cause: o.signal.reason });
-    if (timer.aborted) throw new TimeoutError(`${endpoint} did not answer within ${timeout} ms; check the platform's address and try again.`, endpoint, timeout);
+    if (o.signal?.aborted)
+      throw new AbortError(`The device sign-in was aborted (${endpoint}).`, endpoint, { cause: o.signal.reason });
+    if (timer.aborted)
+      throw new TimeoutError(
+        `${endpoint} did not answer within ${timeout} ms; check the platform's address and try again.`,
+        endpoint,
+        timeout,
+      );
     const reason = redact(error instanceof Error ? error.message : String(error), secrets);
-    throw new ConnectionError(`Cannot reach ${endpoint} (${reason}); check that the platform's address is right and it is running.`, endpoint);
+    throw new ConnectionError(
+      `Cannot reach ${endpoint} (${reason}); check that the platform's address is right and it is running.`,
+      endpoint,
+    );
   }
 }
 
@@ -54,11 +70,16 @@ export function oauthFailure(answer: Answer, what: string): DeviceLoginError | R
   if (reason === undefined) {
     return new ResponseValidationError(
       `${answer.endpoint} answered ${answer.status} without an OAuth answer; check that the address is the platform's (it serves /oidc).`,
-      { endpoint: answer.endpoint, status: answer.status, issues: [{ code: "custom", path: [], message: "Not an OAuth response" }] },
+      {
+        endpoint: answer.endpoint,
+        status: answer.status,
+        issues: [{ code: "custom", path: [], message: "Not an OAuth response" }],
+      },
     );
   }
   // The platform's own description, cut short; it never holds a token (the codes are ours to keep).
-  const said = typeof answer.body?.error_description === "string" ? answer.body.error_description.slice(0, 300) : undefined;
+  const said =
+    typeof answer.body?.error_description === "string" ? answer.body.error_description.slice(0, 300) : undefined;
   const advice: Record<string, string> = {
     access_denied: "The sign-in was denied at the verification page.",
     expired_token: "Nobody approved the code in time; sign in again.",
@@ -74,7 +95,11 @@ export function oauthFailure(answer: Answer, what: string): DeviceLoginError | R
 export function withDispatcher<T>(work: (dispatcher: Dispatcher | undefined) => Promise<T>): Promise<T> {
   const proxy = proxyEnvironment();
   const dispatcher = proxy
-    ? new (loadUndici().EnvHttpProxyAgent)({ httpProxy: proxy.httpProxy ?? "", httpsProxy: proxy.httpsProxy ?? "", noProxy: proxy.noProxy ?? "" })
+    ? new (loadUndici().EnvHttpProxyAgent)({
+        httpProxy: proxy.httpProxy ?? "",
+        httpsProxy: proxy.httpsProxy ?? "",
+        noProxy: proxy.noProxy ?? "",
+      })
     : undefined;
   return work(dispatcher).finally(() => dispatcher?.close());
 }

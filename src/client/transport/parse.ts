@@ -9,19 +9,31 @@ export type Raw = { status: number; headers: IncomingHttpHeaders; text: string }
 
 /** Whether the body says it is JSON (or says nothing). */
 export function isJson(raw: Raw): boolean {
-  const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  return type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json";
+  const type = String(raw.headers["content-type"] ?? "")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
+  return (
+    type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json"
+  );
 }
 
 /** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
 export function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
   if (isJson(raw)) return;
-  const type = String(raw.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  const type = String(raw.headers["content-type"] ?? "")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
   const excerpt = redactedExcerpt(raw.text, secrets, 80);
   throw new ResponseValidationError(
     `${endpoint} answered ${raw.status} with ${type}, not JSON (starting ${JSON.stringify(excerpt)}); ` +
       `the baseUrl may point at a web page or a proxy rather than the platform API.`,
-    { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: `Content-Type ${type} is not JSON` }] },
+    {
+      endpoint,
+      status: raw.status,
+      issues: [{ code: "custom", path: [], message: `Content-Type ${type} is not JSON` }],
+    },
   );
 }
 
@@ -37,7 +49,11 @@ export function parseJson(raw: Raw, endpoint: string, secrets: readonly (string 
       `it may have been cut off, or the baseUrl may point at something other than the platform API.`;
     throw new ResponseValidationError(
       message,
-      { endpoint, status: raw.status, issues: [{ code: "custom", path: [], message: "Body is not valid JSON", input: excerpt }] },
+      {
+        endpoint,
+        status: raw.status,
+        issues: [{ code: "custom", path: [], message: "Body is not valid JSON", input: excerpt }],
+      },
       { cause },
     );
   }

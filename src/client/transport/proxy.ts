@@ -39,15 +39,26 @@ export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnv
     try {
       url = new URL(proxy.value);
     } catch {
-      throw new ValidationError(proxy.name, `${proxy.name} ${JSON.stringify(withoutUrlCredentials(proxy.value))} is not a URL; write it like "http://proxy.example.org:3128".`);
+      throw new ValidationError(
+        proxy.name,
+        `${proxy.name} ${JSON.stringify(withoutUrlCredentials(proxy.value))} is not a URL; write it like "http://proxy.example.org:3128".`,
+      );
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new ValidationError(proxy.name, `${proxy.name} must start with http:// or https:// (e.g. "http://proxy.example.org:3128"); got ${url.protocol}//.`);
+      throw new ValidationError(
+        proxy.name,
+        `${proxy.name} must start with http:// or https:// (e.g. "http://proxy.example.org:3128"); got ${url.protocol}//.`,
+      );
     }
     for (const part of [url.username, url.password]) {
       if (part) secrets.push(part, decodeURIComponent(part));
     }
   }
   const noProxy = pick(env, "NO_PROXY")?.value;
-  return { ...(http ? { httpProxy: http.value } : {}), ...(https ? { httpsProxy: https.value } : {}), ...(noProxy ? { noProxy } : {}), secrets };
+  return {
+    ...(http ? { httpProxy: http.value } : {}),
+    ...(https ? { httpsProxy: https.value } : {}),
+    ...(noProxy ? { noProxy } : {}),
+    secrets,
+  };
 }

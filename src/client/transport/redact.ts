@@ -6,7 +6,12 @@ const MIN_SECRET_LENGTH = 3;
  * a form body: `encodeURIComponent`, and `+` for spaces), and escaped inside a JSON string.
  */
 function spellings(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1)]);
+  const forms = new Set([
+    secret,
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+  ]);
   // Longest first, so an encoded form is not left half-replaced by a shorter one inside it.
   return [...forms].sort((a, b) => b.length - a.length);
 }

@@ -44,7 +44,9 @@ const DEFAULT_DIR_CACHE_BYTES = 1024 * 1024 * 1024;
 
 /** The cache key: method, origin, path with query and account, hashed (so a directory never names a query). */
 export function cacheKey(url: string, accountId: string | undefined): string {
-  return createHash("sha256").update(`GET\n${accountId ?? ""}\n${url}`).digest("hex");
+  return createHash("sha256")
+    .update(`GET\n${accountId ?? ""}\n${url}`)
+    .digest("hex");
 }
 
 /** Least recently used entries go first once the bodies pass `maxBytes`. */
@@ -158,9 +160,11 @@ class DirectoryCache implements ResponseCache {
 
   set(key: string, value: CachedResponse): Promise<void> {
     const previous = this.#writing.get(key) ?? Promise.resolve();
-    const write = previous.then(() => this.#write(key, value)).finally(() => {
-      if (this.#writing.get(key) === write) this.#writing.delete(key);
-    });
+    const write = previous
+      .then(() => this.#write(key, value))
+      .finally(() => {
+        if (this.#writing.get(key) === write) this.#writing.delete(key);
+      });
     this.#writing.set(key, write);
     return write;
   }
@@ -257,7 +261,9 @@ function checkPrivate(dir: string): void {
   if (!s.isDirectory()) throw new Error("it is not a folder");
   const uid = process.getuid?.();
   if (uid !== undefined && s.uid !== uid) {
-    throw new Error(`it belongs to another user (uid ${s.uid}), who could read and change the answers kept there; choose a folder of your own`);
+    throw new Error(
+      `it belongs to another user (uid ${s.uid}), who could read and change the answers kept there; choose a folder of your own`,
+    );
   }
   // Off POSIX (Windows) the mode bits say nothing about other users: the owner check above is skipped there too.
   if (uid !== undefined && (s.mode & 0o022) !== 0) {

@@ -34,8 +34,10 @@ export function recordArray(o: { requireId: boolean; maxItems?: number }): Respo
 
 /** One record (`get`): an object with a string `_id`. */
 export const recordObject: ResponseCheck<PlatformRecord> = (data) => {
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return fail([], `Expected a record object, got ${describe(data)}`);
-  if (typeof (data as { _id?: unknown })._id !== "string") return fail(["_id"], `Expected a string _id, got ${describe((data as { _id?: unknown })._id)}`);
+  if (data === null || typeof data !== "object" || Array.isArray(data))
+    return fail([], `Expected a record object, got ${describe(data)}`);
+  if (typeof (data as { _id?: unknown })._id !== "string")
+    return fail(["_id"], `Expected a string _id, got ${describe((data as { _id?: unknown })._id)}`);
   return { ok: true, value: data as PlatformRecord };
 };
 

@@ -51,7 +51,9 @@ export function nextStep(input: StepInput): Step {
   }
   const wait = outcome.retryAfterMs;
   if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) return FAIL;
-  const retryable = input.login ? outcome.status === 503 && wait !== undefined : input.method === "GET" && RETRYABLE_STATUSES.has(outcome.status);
+  const retryable = input.login
+    ? outcome.status === 503 && wait !== undefined
+    : input.method === "GET" && RETRYABLE_STATUSES.has(outcome.status);
   if (!retryable) return FAIL;
   return wait !== undefined ? { action: "retry", delayMs: wait } : backoff();
 }

@@ -155,7 +155,13 @@ export class Transport {
    * answers say otherwise.
    */
   measureLink(o: SendOptions): Promise<void> {
-    if (this.#link.kind !== undefined || this.#link.guess !== "near" || this.#o.compression !== undefined || this.#closed) return Promise.resolve();
+    if (
+      this.#link.kind !== undefined ||
+      this.#link.guess !== "near" ||
+      this.#o.compression !== undefined ||
+      this.#closed
+    )
+      return Promise.resolve();
     return (this.#measuring ??= new Promise<void>((resolve) => {
       // No answer within the near bound is an answer too: the link is not near (for now), and
       // the walk need not wait a whole far round trip to start as a far one.
@@ -195,7 +201,11 @@ export class Transport {
   async revalidate(o: SendOptions, etag: string): Promise<boolean> {
     const path = this.#requestPath(o);
     if (this.#closed) return false;
-    const outcome = await this.#attempt({ ...o, revalidation: true, headers: { ...o.headers, "if-none-match": etag } }, path, mergeSignals(this.#o.signal, o.signal));
+    const outcome = await this.#attempt(
+      { ...o, revalidation: true, headers: { ...o.headers, "if-none-match": etag } },
+      path,
+      mergeSignals(this.#o.signal, o.signal),
+    );
     if ("kind" in outcome) return false;
     if (outcome.status === 304) return true;
     if (outcome.status === 200 && this.#o.cache && o.cacheScope !== undefined && isJson(outcome)) {
@@ -218,7 +228,8 @@ export class Transport {
   /** Sends one request, retrying as `nextStep` says; resolves with the parsed 2xx body or throws a MatframeError. */
   async send(o: SendOptions): Promise<SendResult> {
     const endpoint = this.endpoint(o.method, o.path);
-    if (this.#closed) throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
+    if (this.#closed)
+      throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
     const path = this.#requestPath(o);
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
     const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
@@ -231,7 +242,14 @@ export class Transport {
       const outcome = await this.#attempt(request, path, callerSignal);
       if ("kind" in outcome) {
         if (outcome.kind === "timeout") timeouts++;
-        const step = nextStep({ method: o.method, login: o.login, attempt, maxRetries: this.#o.maxRetries, timeouts, outcome: { failure: outcome } });
+        const step = nextStep({
+          method: o.method,
+          login: o.login,
+          attempt,
+          maxRetries: this.#o.maxRetries,
+          timeouts,
+          outcome: { failure: outcome },
+        });
         if (step.action === "retry") {
           await this.#wait(step.delayMs, callerSignal, endpoint);
           continue;
@@ -250,7 +268,12 @@ export class Transport {
       }
       if (outcome.status === 304 && kept) {
         // The server confirmed the kept body (RFC 9110 section 13.1.2): the only way one is used.
-        return { status: 200, headers: outcome.headers, body: parseJson({ ...outcome, text: kept.text }, endpoint, o.secrets), endpoint };
+        return {
+          status: 200,
+          headers: outcome.headers,
+          body: parseJson({ ...outcome, text: kept.text }, endpoint, o.secrets),
+          endpoint,
+        };
       }
       if (outcome.status >= 200 && outcome.status < 300) {
         checkContentType(outcome, endpoint, o.secrets ?? []);
@@ -260,7 +283,14 @@ export class Transport {
         return { status: outcome.status, headers: outcome.headers, body, endpoint };
       }
       const wait = retryAfterMs(outcome.headers);
-      const step = nextStep({ method: o.method, login: o.login, attempt, maxRetries: this.#o.maxRetries, timeouts, outcome: { status: outcome.status, ...(wait !== undefined ? { retryAfterMs: wait } : {}) } });
+      const step = nextStep({
+        method: o.method,
+        login: o.login,
+        attempt,
+        maxRetries: this.#o.maxRetries,
+        timeouts,
+        outcome: { status: outcome.status, ...(wait !== undefined ? { retryAfterMs: wait } : {}) },
+      });
       if (step.action === "retry") {
         await this.#wait(step.delayMs, callerSignal, endpoint);
         continue;
@@ -295,25 +325,34 @@ export class Transport {
       this.#o.timeout,
     );
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
-    const classify = (cause: unknown, answered = false): Failure => classifyFailure(cause, callerSignal, timeout.signal, answered);
+    const classify = (cause: unknown, answered = false): Failure =>
+      classifyFailure(cause, callerSignal, timeout.signal, answered);
     try {
       let response: Dispatcher.ResponseData;
       const sent = performance.now();
       let answered = sent;
       try {
         const dispatcher = this.#dispatcherFor(o);
-        response = await this.#settledOrAborted(signal, dispatcher.request({
-          origin: this.#origin,
-          path,
-          method: o.method,
-          // undici holds a pipeline while a response is awaited unless told it will be quick.
-          ...(dispatcher === this.#revalidator ? { blocking: false } : {}),
-          headers: { accept: "application/json", "accept-encoding": (this.#o.compression ?? this.#link.compression) ? ACCEPT_ENCODING : "identity", "user-agent": this.#o.userAgent, ...o.headers },
-          body: o.body,
+        response = await this.#settledOrAborted(
           signal,
-          headersTimeout: this.#o.timeout,
-          bodyTimeout: this.#o.timeout,
-        }));
+          dispatcher.request({
+            origin: this.#origin,
+            path,
+            method: o.method,
+            // undici holds a pipeline while a response is awaited unless told it will be quick.
+            ...(dispatcher === this.#revalidator ? { blocking: false } : {}),
+            headers: {
+              accept: "application/json",
+              "accept-encoding": (this.#o.compression ?? this.#link.compression) ? ACCEPT_ENCODING : "identity",
+              "user-agent": this.#o.userAgent,
+              ...o.headers,
+            },
+            body: o.body,
+            signal,
+            headersTimeout: this.#o.timeout,
+            bodyTimeout: this.#o.timeout,
+          }),
+        );
         answered = performance.now();
       } catch (cause) {
         return classify(cause);
@@ -360,10 +399,12 @@ export class Transport {
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         this.#abandoned.add(pending);
-        pending.then(
-          (response) => discard(response.body),
-          () => undefined,
-        ).finally(() => this.#abandoned.delete(pending));
+        pending
+          .then(
+            (response) => discard(response.body),
+            () => undefined,
+          )
+          .finally(() => this.#abandoned.delete(pending));
         reject(signal.reason);
       };
       if (signal.aborted) return onAbort();

@@ -15,7 +15,9 @@ type Danfo = typeof DanfoModule;
 type Assert<T extends true> = T;
 export type DanfoFrameFits = Assert<InstanceType<Danfo["DataFrame"]> extends DataFrame ? true : false>;
 export type DanfoSeriesFits = Assert<InstanceType<Danfo["Series"]> extends Series ? true : false>;
-export type DanfoGroupByFits = Assert<ReturnType<InstanceType<Danfo["DataFrame"]>["groupby"]> extends GroupBy ? true : false>;
+export type DanfoGroupByFits = Assert<
+  ReturnType<InstanceType<Danfo["DataFrame"]>["groupby"]> extends GroupBy ? true : false
+>;
 
 let danfo: Danfo | undefined;
 
@@ -34,7 +36,8 @@ export function loadDanfo(): Danfo {
     danfo = loaded;
   } catch (error) {
     const missing =
-      (error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("'danfojs-node'");
+      (error as { code?: unknown }).code === "MODULE_NOT_FOUND" &&
+      String((error as Error).message).includes("'danfojs-node'");
     if (missing) {
       throw new MissingDependencyError("danfojs-node", "A DataFrame", {
         cause: error,

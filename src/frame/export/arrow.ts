@@ -28,7 +28,9 @@ export interface ArrowVector {
 export interface ArrowTable {
   readonly numRows: number;
   readonly numCols: number;
-  readonly schema: { readonly fields: readonly { readonly name: string; readonly type: unknown; readonly nullable: boolean }[] };
+  readonly schema: {
+    readonly fields: readonly { readonly name: string; readonly type: unknown; readonly nullable: boolean }[];
+  };
   /** The column named `name`, or null. */
   getChild(name: string): ArrowVector | null;
   /** Rows as objects (copies: for a look, not for the whole table). */
@@ -107,7 +109,15 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
   }
   const types = decideTypes(plan, columns, given);
   const arrowType = (type: ColumnType): unknown =>
-    type === "double" ? new a.Float64() : type === "int32" ? new a.Int32() : type === "int64" ? new a.Int64() : type === "boolean" ? new a.Bool() : new a.Utf8();
+    type === "double"
+      ? new a.Float64()
+      : type === "int32"
+        ? new a.Int32()
+        : type === "int64"
+          ? new a.Int64()
+          : type === "boolean"
+            ? new a.Bool()
+            : new a.Utf8();
   const vectors: Record<string, unknown> = {};
   plan.names.forEach((name, c) => {
     const values = columns[c];
@@ -125,7 +135,10 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
  * columns, by name, with their dtypes.
  * @example const table = await toArrow(records, { columns: ["formula", "lattice.a"] });
  */
-export async function toArrow(records: Iterable<unknown> | AsyncIterable<unknown> | DataFrame, options: ArrowOptions = {}): Promise<ArrowTable> {
+export async function toArrow(
+  records: Iterable<unknown> | AsyncIterable<unknown> | DataFrame,
+  options: ArrowOptions = {},
+): Promise<ArrowTable> {
   if (isDataFrame(records)) {
     const { pages, plan, types } = frameSource(records, options.columns);
     return readArrow(pages, plan, { ...options, types: { ...types, ...options.types } });

@@ -29,11 +29,13 @@ export type PageSource = AsyncIterable<readonly unknown[]> | Iterable<readonly u
 export type TableSource = PageSource | DataFrame;
 
 /** The pages and column plan of a source: a DataFrame's own columns, or the planned `columns` of records. */
-export function planSource(source: TableSource, options: { columns?: readonly string[]; units?: boolean }): { pages: PageSource; plan: ColumnPlan; types?: Readonly<Record<string, ColumnType>> } {
+export function planSource(
+  source: TableSource,
+  options: { columns?: readonly string[]; units?: boolean },
+): { pages: PageSource; plan: ColumnPlan; types?: Readonly<Record<string, ColumnType>> } {
   if (isDataFrame(source)) return frameSource(source, options.columns);
   return { pages: source, plan: planColumns(options.columns, options) };
 }
-
 
 /** Options of `exportCsv` and `exportNdjson`. */
 export interface ExportOptions extends TableOptions {
@@ -100,13 +102,21 @@ const NDJSON: Format = { header: () => "", line: ndjsonLineFormatter };
  *   columns: ["formula", "lattice.a"],
  * });
  */
-export async function exportCsv(source: TableSource, target: ExportTarget, options: CsvExportOptions = {}): Promise<ExportResult> {
+export async function exportCsv(
+  source: TableSource,
+  target: ExportTarget,
+  options: CsvExportOptions = {},
+): Promise<ExportResult> {
   const { pages, plan } = planSource(source, options);
   return writeRows(pages, target, "csv", plan, options);
 }
 
 /** Writes pages of records (or a DataFrame) as NDJSON, one object per line keyed by column name; see {@link exportCsv}. */
-export async function exportNdjson(source: TableSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
+export async function exportNdjson(
+  source: TableSource,
+  target: ExportTarget,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
   const { pages, plan } = planSource(source, options);
   return writeRows(pages, target, "ndjson", plan, options);
 }
@@ -173,7 +183,14 @@ export async function writeRows(
       }
       items += page.length;
       pageCount++;
-      if (output.keepsProgress && page.length > 0) await output.checkpoint({ cursor: lastId(page), items, pages: pageCount, bytes: sink.bytes, filled: [...reader.filledColumns] });
+      if (output.keepsProgress && page.length > 0)
+        await output.checkpoint({
+          cursor: lastId(page),
+          items,
+          pages: pageCount,
+          bytes: sink.bytes,
+          filled: [...reader.filledColumns],
+        });
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes });
     }
     warnings = reader.finish();
@@ -190,7 +207,14 @@ export async function writeRows(
     sink.release();
   }
   reportWarnings(warnings, options.onWarning);
-  return { items, pages: pageCount, bytes: sink.bytes, ...(output.path !== undefined ? { path: output.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
+  return {
+    items,
+    pages: pageCount,
+    bytes: sink.bytes,
+    ...(output.path !== undefined ? { path: output.path } : {}),
+    warnings,
+    ...(resumed ? { resumedFrom: resumed.items } : {}),
+  };
 }
 
 /**
@@ -255,7 +279,10 @@ export class Sink {
   private wrap(error: unknown): OutputError {
     if (error instanceof OutputError) return error;
     const where = this.target ?? "the output stream";
-    const reason = (error as NodeJS.ErrnoException)?.code === "EPIPE" ? "the reader closed the pipe" : (error as Error)?.message ?? String(error);
+    const reason =
+      (error as NodeJS.ErrnoException)?.code === "EPIPE"
+        ? "the reader closed the pipe"
+        : ((error as Error)?.message ?? String(error));
     return new OutputError(`Cannot write ${where}: ${reason}.`, this.target, { cause: error });
   }
 }

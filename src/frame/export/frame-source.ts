@@ -14,7 +14,12 @@ const PAGE_ROWS = 500;
 export function isDataFrame(value: unknown): value is DataFrame {
   if (value === null || typeof value !== "object") return false;
   const frame = value as Partial<DataFrame>;
-  return Array.isArray(frame.columns) && Array.isArray(frame.dtypes) && typeof frame.column === "function" && Array.isArray(frame.values);
+  return (
+    Array.isArray(frame.columns) &&
+    Array.isArray(frame.dtypes) &&
+    typeof frame.column === "function" &&
+    Array.isArray(frame.values)
+  );
 }
 
 /** What an export of a DataFrame writes: its rows as pages, the column plan and the types. */
@@ -37,11 +42,15 @@ export function frameSource(frame: DataFrame, columns?: readonly string[]): Fram
   const positions = names.map((name) => {
     const at = all.indexOf(name);
     if (at === -1) {
-      throw new ValidationError("columns", `The DataFrame has no column "${name}"; its columns are ${all.join(", ")}. A DataFrame's columns are written by their names, as they are.`);
+      throw new ValidationError(
+        "columns",
+        `The DataFrame has no column "${name}"; its columns are ${all.join(", ")}. A DataFrame's columns are written by their names, as they are.`,
+      );
     }
     return at;
   });
-  if (names.length === 0) throw new ValidationError("columns", "columns is empty; leave it out to write every column of the DataFrame.");
+  if (names.length === 0)
+    throw new ValidationError("columns", "columns is empty; leave it out to write every column of the DataFrame.");
   const rows = frame.values as unknown[][];
   const types: Record<string, ColumnType> = {};
   names.forEach((name, c) => {
@@ -53,7 +62,11 @@ export function frameSource(frame: DataFrame, columns?: readonly string[]): Fram
   return { pages: pagesOf(rows, names, positions), plan, types };
 }
 
-function* pagesOf(rows: readonly unknown[][], names: readonly string[], positions: readonly number[]): Generator<unknown[]> {
+function* pagesOf(
+  rows: readonly unknown[][],
+  names: readonly string[],
+  positions: readonly number[],
+): Generator<unknown[]> {
   for (let start = 0; start < rows.length; start += PAGE_ROWS) {
     const page: unknown[] = [];
     for (const row of rows.slice(start, start + PAGE_ROWS)) {

@@ -295,8 +295,13 @@ export class ChunkBuilder {
     const n = this.rows;
     // writeColumn's first test, for a chunk of fewer values than the sample; its second test:
     // dictionary and indexes must at most halve the plain bytes.
-    if (this.index && this.nonNull < SAMPLE && this.dictionaryBytes > SAMPLE_REJECTION * this.plainBytes) this.toPlain(n);
-    if (this.index && (this.nonNull === 0 || 2 * (this.dictionaryBytes + Math.ceil((this.nonNull * bitWidthOf(this.values.length)) / 8)) > this.plainBytes)) {
+    if (this.index && this.nonNull < SAMPLE && this.dictionaryBytes > SAMPLE_REJECTION * this.plainBytes)
+      this.toPlain(n);
+    if (
+      this.index &&
+      (this.nonNull === 0 ||
+        2 * (this.dictionaryBytes + Math.ceil((this.nonNull * bitWidthOf(this.values.length)) / 8)) > this.plainBytes)
+    ) {
       this.toPlain(n);
     }
     let dictionary: EncodedPage | undefined;
@@ -307,7 +312,14 @@ export class ChunkBuilder {
         if (this.isText) page.text(value as string);
         else page.double(value as number);
       }
-      dictionary = { header: { type: "DICTIONARY_PAGE", dictionary_page_header: { num_values: this.values.length, encoding: "PLAIN" } }, raw: page.view(), firstRow: 0 };
+      dictionary = {
+        header: {
+          type: "DICTIONARY_PAGE",
+          dictionary_page_header: { num_values: this.values.length, encoding: "PLAIN" },
+        },
+        raw: page.view(),
+        firstRow: 0,
+      };
       // Pages of indexes, each up to pageSize at 4 bytes per value, as writeColumn counts them,
       // with as many bits per index as the page's largest index needs.
       const indexes = new Int32Array(Math.min(n, Math.ceil(this.options.pageSize / 4)) + 1);
@@ -342,7 +354,10 @@ export class ChunkBuilder {
     let max = this.max;
     if (min === 0) min = -0;
     if (max === 0) max = 0;
-    const statistics = this.options.statistics && !this.isText ? { min_value: min, max_value: max, null_count: BigInt(this.nulls), nan_count: BigInt(this.nan) } : undefined;
+    const statistics =
+      this.options.statistics && !this.isText
+        ? { min_value: min, max_value: max, null_count: BigInt(this.nulls), nan_count: BigInt(this.nan) }
+        : undefined;
     const chunk: EncodedChunk = { type: this.type, options: this.options, rows: n, dictionary, pages, statistics };
     this.reset();
     return chunk;
@@ -440,7 +455,12 @@ export function rawPages(chunk: EncodedChunk): Uint8Array[] {
  * Writes an encoded chunk to `out` with its pages' compressed bodies (in {@link rawPages}'
  * order) and returns its metadata, in the shape hyparquet-writer's writeColumn returns.
  */
-export function writeEncodedChunk(kit: ChunkKit, out: RleWriter, chunk: EncodedChunk, bodies: readonly Uint8Array[]): WrittenChunk {
+export function writeEncodedChunk(
+  kit: ChunkKit,
+  out: RleWriter,
+  chunk: EncodedChunk,
+  bodies: readonly Uint8Array[],
+): WrittenChunk {
   const { type, options, dictionary, pages } = chunk;
   const isText = type === "string";
   const start = out.offset;
@@ -452,7 +472,11 @@ export function writeEncodedChunk(kit: ChunkKit, out: RleWriter, chunk: EncodedC
     dictionaryOffset = BigInt(out.offset);
     const compressed = bodies[body++];
     const headerStart = out.offset;
-    kit.writePageHeader(out, { ...dictionary.header, uncompressed_page_size: dictionary.raw.length, compressed_page_size: compressed.length });
+    kit.writePageHeader(out, {
+      ...dictionary.header,
+      uncompressed_page_size: dictionary.raw.length,
+      compressed_page_size: compressed.length,
+    });
     uncompressed += out.offset - headerStart + dictionary.raw.length;
     out.appendBytes(compressed);
     encodings.push("PLAIN");
@@ -474,7 +498,11 @@ export function writeEncodedChunk(kit: ChunkKit, out: RleWriter, chunk: EncodedC
     uncompressed += out.offset - pageOffset + levels.length + page.raw.length;
     out.appendBytes(levels);
     out.appendBytes(compressed);
-    locations.push({ offset: BigInt(pageOffset), compressed_page_size: out.offset - pageOffset, first_row_index: BigInt(page.firstRow) });
+    locations.push({
+      offset: BigInt(pageOffset),
+      compressed_page_size: out.offset - pageOffset,
+      first_row_index: BigInt(page.firstRow),
+    });
   }
 
   const count = locations.length;
@@ -492,7 +520,10 @@ export function writeEncodedChunk(kit: ChunkKit, out: RleWriter, chunk: EncodedC
         dictionary_page_offset: dictionaryOffset,
         statistics: chunk.statistics,
         encoding_stats: options.statistics
-          ? [...(dictionary ? [{ page_type: "DICTIONARY_PAGE", encoding: "PLAIN", count: 1 }] : []), { page_type: "DATA_PAGE_V2", encoding, count }]
+          ? [
+              ...(dictionary ? [{ page_type: "DICTIONARY_PAGE", encoding: "PLAIN", count: 1 }] : []),
+              { page_type: "DATA_PAGE_V2", encoding, count },
+            ]
           : undefined,
       },
       file_offset: BigInt(start),

@@ -3,15 +3,38 @@
 // "Parquet and Arrow".
 import { gzipSync } from "node:zlib";
 import type { ColumnPlan } from "../table/column-spec";
-import { checkColumnTypes, decideTypes, toTyped, typesWithoutData, type ColumnType, type TypedCell } from "../table/column-types";
-import { planSource, Sink, type ExportOptions, type ExportResult, type ExportTarget, type PageSource, type TableSource } from "./export";
+import {
+  checkColumnTypes,
+  decideTypes,
+  toTyped,
+  typesWithoutData,
+  type ColumnType,
+  type TypedCell,
+} from "../table/column-types";
+import {
+  planSource,
+  Sink,
+  type ExportOptions,
+  type ExportResult,
+  type ExportTarget,
+  type PageSource,
+  type TableSource,
+} from "./export";
 import { recordShapeError } from "../table/record-shape";
 import { RowReader, type FrameWarning } from "../table/row-reader";
 import { reportWarnings } from "../table/warnings";
 import type { ResumableFile } from "./resume/resumable-file";
 import { fromTaggedJson, toTaggedJson } from "./resume/tagged-json";
 import { openTableOutput } from "./table-output";
-import { ChunkBuilder, rawPages, writeEncodedChunk, type ChunkKit, type EncodedChunk, type RleWriter, type WrittenChunk } from "./parquet-chunk";
+import {
+  ChunkBuilder,
+  rawPages,
+  writeEncodedChunk,
+  type ChunkKit,
+  type EncodedChunk,
+  type RleWriter,
+  type WrittenChunk,
+} from "./parquet-chunk";
 import { snappyCompress } from "./snappy";
 import { EmptyColumnError, MatframeError, MissingDependencyError, OutputError, ValidationError } from "../../errors";
 import type { RowBudget } from "./dataset/row-budget";
@@ -60,7 +83,13 @@ const COMPRESSORS: Record<string, (input: Uint8Array) => Uint8Array> = {
   GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
 };
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
-const PHYSICAL: Record<ColumnType, string> = { double: "DOUBLE", int32: "INT32", int64: "INT64", boolean: "BOOLEAN", string: "STRING" };
+const PHYSICAL: Record<ColumnType, string> = {
+  double: "DOUBLE",
+  int32: "INT32",
+  int64: "INT64",
+  boolean: "BOOLEAN",
+  string: "STRING",
+};
 // hyparquet-writer's default page size: a new page once a chunk's values reach 1 MiB.
 const PAGE_SIZE = 1 << 20;
 
@@ -80,7 +109,9 @@ interface HyparquetWriter extends ChunkKit {
   }) => {
     finish(): void | Promise<void>;
   };
-  schemaFromColumnData(options: { columnData: { name: string; data: unknown[]; type?: string; nullable?: boolean }[] }): unknown[];
+  schemaFromColumnData(options: {
+    columnData: { name: string; data: unknown[]; type?: string; nullable?: boolean }[];
+  }): unknown[];
   /** Writes one column chunk of any type (src/column.js); used for the types writeChunk does not take. */
   writeColumn(options: { writer: ByteWriterLike; column: object; pageData: object }): WrittenChunk;
 }
@@ -119,17 +150,34 @@ const HYPARQUET_WRITER_VERSION = "0.17.0";
 export function checkParquetOptions(plan: ColumnPlan, options: ParquetExportOptions): ResolvedParquet {
   const compression = options.compression ?? "snappy";
   if (!(compression in CODECS)) {
-    throw new ValidationError("compression", `compression must be "snappy", "gzip" or "none"; got ${JSON.stringify(compression)}.`);
+    throw new ValidationError(
+      "compression",
+      `compression must be "snappy", "gzip" or "none"; got ${JSON.stringify(compression)}.`,
+    );
   }
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP;
   if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1 || rowGroupSize > 10_000_000) {
-    throw new ValidationError("rowGroupSize", `rowGroupSize must be a whole number from 1 to 10000000; got ${String(rowGroupSize)}.`);
+    throw new ValidationError(
+      "rowGroupSize",
+      `rowGroupSize must be a whole number from 1 to 10000000; got ${String(rowGroupSize)}.`,
+    );
   }
   const rowGroupBytes = options.rowGroupBytes;
-  if (rowGroupBytes !== undefined && (!Number.isInteger(rowGroupBytes) || rowGroupBytes < 1024 || rowGroupBytes > 2 ** 31)) {
-    throw new ValidationError("rowGroupBytes", `rowGroupBytes must be a whole number of bytes from 1024 to 2147483648; got ${String(rowGroupBytes)}.`);
+  if (
+    rowGroupBytes !== undefined &&
+    (!Number.isInteger(rowGroupBytes) || rowGroupBytes < 1024 || rowGroupBytes > 2 ** 31)
+  ) {
+    throw new ValidationError(
+      "rowGroupBytes",
+      `rowGroupBytes must be a whole number of bytes from 1024 to 2147483648; got ${String(rowGroupBytes)}.`,
+    );
   }
-  return { compression, rowGroupSize, ...(rowGroupBytes !== undefined ? { rowGroupBytes } : {}), types: checkColumnTypes(plan, options.types) };
+  return {
+    compression,
+    rowGroupSize,
+    ...(rowGroupBytes !== undefined ? { rowGroupBytes } : {}),
+    types: checkColumnTypes(plan, options.types),
+  };
 }
 
 /** Parquet options after checking. */
@@ -237,7 +285,9 @@ export async function writeParquet(
     );
     typed = builders.map((builder) => (builder ? undefined : []));
     // int32, int64 and booleans go through toTyped (an int32 must be whole, an int64 becomes a bigint).
-    plain = types.map((type) => (type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : ""));
+    plain = types.map((type) =>
+      type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : "",
+    );
     if (raw) {
       const { columns, ids } = raw;
       raw = undefined;
@@ -266,7 +316,17 @@ export async function writeParquet(
     grouped += rows;
     if (output.keepsProgress) {
       const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
-      await output.checkpoint({ cursor: String(lastId), items: grouped, pages: pageCount, bytes: sink.bytes, writer: state, filled: [...reader.filledColumns] }, true);
+      await output.checkpoint(
+        {
+          cursor: String(lastId),
+          items: grouped,
+          pages: pageCount,
+          bytes: sink.bytes,
+          writer: state,
+          filled: [...reader.filledColumns],
+        },
+        true,
+      );
     }
   };
 
@@ -296,7 +356,12 @@ export async function writeParquet(
           for (let c = 0; c < width; c++) groupBytes += typeof row[c] === "string" ? (row[c] as string).length + 4 : 8;
         }
         if (budget) budget.held++;
-        if (++filled === resolved.rowGroupSize || (byteLimit !== undefined && groupBytes >= byteLimit) || budget?.over(filled)) await writeGroup();
+        if (
+          ++filled === resolved.rowGroupSize ||
+          (byteLimit !== undefined && groupBytes >= byteLimit) ||
+          budget?.over(filled)
+        )
+          await writeGroup();
       }
       items += page.length;
       pageCount++;
@@ -310,7 +375,8 @@ export async function writeParquet(
   } catch (error) {
     // An interrupted resumable export keeps the rows it has read: they become one more (short)
     // row group, unless the output itself failed.
-    if (output.keepsProgress && filled > 0 && !(error instanceof OutputError)) await writeGroup().catch(() => undefined);
+    if (output.keepsProgress && filled > 0 && !(error instanceof OutputError))
+      await writeGroup().catch(() => undefined);
     // Strict refusals are about the data: a second run would meet them again, so nothing is kept.
     if (error instanceof EmptyColumnError) await output.discard();
     else await output.abort();
@@ -323,7 +389,14 @@ export async function writeParquet(
     }
   }
   reportWarnings(warnings, options.onWarning);
-  return { items, pages: pageCount, bytes: sink.bytes, ...(output.path !== undefined ? { path: output.path } : {}), warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
+  return {
+    items,
+    pages: pageCount,
+    bytes: sink.bytes,
+    ...(output.path !== undefined ? { path: output.path } : {}),
+    warnings,
+    ...(resumed ? { resumedFrom: resumed.items } : {}),
+  };
 }
 
 /**
@@ -331,10 +404,20 @@ export async function writeParquet(
  * or a DataFrame (see {@link exportCsv}). `client.materials.exportParquet` does the walk for you.
  * @example await exportParquet(client.materials.pages(), "materials.parquet", { columns: ["formula", "lattice.a"] });
  */
-export async function exportParquet(source: TableSource, target: ExportTarget, options: ParquetExportOptions = {}): Promise<ExportResult> {
+export async function exportParquet(
+  source: TableSource,
+  target: ExportTarget,
+  options: ParquetExportOptions = {},
+): Promise<ExportResult> {
   const { pages, plan, types } = planSource(source, options);
   const resolved = checkParquetOptions(plan, options);
-  return writeParquet(pages, target, plan, options, types ? { ...resolved, types: { ...types, ...resolved.types } } : resolved);
+  return writeParquet(
+    pages,
+    target,
+    plan,
+    options,
+    types ? { ...resolved, types: { ...types, ...resolved.types } } : resolved,
+  );
 }
 
 /**
@@ -368,15 +451,34 @@ function writeRowGroup(
       rows = values.length;
       const definitionLevels = values.map((value) => (value === null ? 0 : 1));
       const element = w.schema[c + 1];
-      const column = { columnName: names[c], element, schemaPath: [w.schema[0], element], codec, compressors: COMPRESSORS, stats: true, pageSize: PAGE_SIZE, columnIndex: false, offsetIndex: true };
-      written = hp.writeColumn({ writer: out, column, pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 } });
+      const column = {
+        columnName: names[c],
+        element,
+        schemaPath: [w.schema[0], element],
+        codec,
+        compressors: COMPRESSORS,
+        stats: true,
+        pageSize: PAGE_SIZE,
+        columnIndex: false,
+        offsetIndex: true,
+      };
+      written = hp.writeColumn({
+        writer: out,
+        column,
+        pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 },
+      });
     }
     chunks.push(written.chunk);
     w.pendingIndexes.push(written as WriterInternals["pendingIndexes"][number]);
     totalBytes += (written.chunk.meta_data.total_uncompressed_size as bigint | undefined) ?? 0n;
   }
   w.num_rows += BigInt(rows);
-  w.row_groups.push({ columns: chunks, total_byte_size: totalBytes, num_rows: BigInt(rows), total_compressed_size: BigInt(out.offset - groupStart) } as WriterInternals["row_groups"][number]);
+  w.row_groups.push({
+    columns: chunks,
+    total_byte_size: totalBytes,
+    num_rows: BigInt(rows),
+    total_compressed_size: BigInt(out.offset - groupStart),
+  } as WriterInternals["row_groups"][number]);
 }
 
 // A resumed Parquet export continues the file after its last complete row group: the writer gets

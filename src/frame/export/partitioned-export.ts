@@ -26,7 +26,11 @@ export interface PartitionedExportResult extends ExportResult {
 }
 
 /** Writes one part's pages to one file, reporting progress for that part. */
-export type PartWriter = (pages: AsyncIterable<readonly unknown[]>, file: string, onProgress: (progress: Progress) => void) => Promise<ExportResult>;
+export type PartWriter = (
+  pages: AsyncIterable<readonly unknown[]>,
+  file: string,
+  onProgress: (progress: Progress) => void,
+) => Promise<ExportResult>;
 
 /**
  * Walks every part concurrently and writes each to its own file in a temporary directory, renamed
@@ -41,14 +45,21 @@ export async function writePartitioned(
   options: { force?: boolean; onProgress?: (progress: Progress) => void },
 ): Promise<PartitionedExportResult> {
   if (typeof target !== "string") {
-    throw new ValidationError("partitions", "A partitioned export writes a directory of part files: give a directory path as the target, not a stream.");
+    throw new ValidationError(
+      "partitions",
+      "A partitioned export writes a directory of part files: give a directory path as the target, not a stream.",
+    );
   }
   const stop = new AbortController();
   const walks = await openWalks(stop.signal);
   const dir = openAtomicDir(target, { force: options.force });
   const progress = walks.map(() => ({ items: 0, pages: 0, bytes: 0 }));
   const report = (): void => {
-    const total = progress.reduce((sum, p) => ({ items: sum.items + p.items, pages: sum.pages + p.pages, bytes: sum.bytes + (p.bytes ?? 0) }));
+    const total = progress.reduce((sum, p) => ({
+      items: sum.items + p.items,
+      pages: sum.pages + p.pages,
+      bytes: sum.bytes + (p.bytes ?? 0),
+    }));
     options.onProgress?.(total);
   };
   const names = walks.map((_, i) => `part-${String(i).padStart(4, "0")}.${extension}`);

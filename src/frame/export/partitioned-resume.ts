@@ -13,7 +13,13 @@ import { placeDir } from "./atomic/atomic-dir";
 import type { ExportResult, PageSource } from "./export";
 import type { PartitionedExportResult } from "./partitioned-export";
 import type { PlatformRecord } from "../../client/platform-record";
-import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
+import {
+  checkProgressDirectory,
+  discardProgress,
+  resumePaths,
+  withOutputLock,
+  type OutputLock,
+} from "./resume/progress-files";
 import { ResumableFile } from "./resume/resumable-file";
 import { compareRequests, type ResumeRequest } from "./resume/resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "./resume/sealed-state";
@@ -30,7 +36,12 @@ interface DatasetState {
 /** What the partitioned resume needs from its collection. */
 export interface PartSource {
   partitionRanges(resolved: ResolvedIterateOptions, parts: number, signal: AbortSignal): Promise<IdPartition[]>;
-  partWalk(resolved: ResolvedIterateOptions, part: IdPartition, signal: AbortSignal, cursor?: string): AsyncIterable<PlatformRecord[]>;
+  partWalk(
+    resolved: ResolvedIterateOptions,
+    part: IdPartition,
+    signal: AbortSignal,
+    cursor?: string,
+  ): AsyncIterable<PlatformRecord[]>;
 }
 
 type PartDone = Pick<ExportResult, "items" | "bytes" | "warnings" | "resumedFrom">;
@@ -57,7 +68,9 @@ export function writePartitionedResumable(
   options: Options,
   write: Write,
 ): Promise<PartitionedExportResult> {
-  return withOutputLock(target, target, (lock) => writeLocked(source, walk, partitions, target, request, options, write, lock));
+  return withOutputLock(target, target, (lock) =>
+    writeLocked(source, walk, partitions, target, request, options, write, lock),
+  );
 }
 
 async function writeLocked(
@@ -93,7 +106,9 @@ async function writeLocked(
     try {
       await fs.promises.mkdir(dir);
     } catch (error) {
-      throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
+      throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, {
+        cause: error,
+      });
     }
     state = { request, ranges, finished: {} };
     await writeSealedState(statePath, state, DATASET_STATE);
@@ -104,7 +119,13 @@ async function writeLocked(
   const names = saved.ranges.map((range) => `part-${String(range.index).padStart(4, "0")}.${extension}`);
   const progress = saved.ranges.map((range) => ({ items: saved.finished[range.index] ?? 0, pages: 0, bytes: 0 }));
   const report = (): void => {
-    options.onProgress?.(progress.reduce((sum, p) => ({ items: sum.items + p.items, pages: sum.pages + p.pages, bytes: sum.bytes + p.bytes })));
+    options.onProgress?.(
+      progress.reduce((sum, p) => ({
+        items: sum.items + p.items,
+        pages: sum.pages + p.pages,
+        bytes: sum.bytes + p.bytes,
+      })),
+    );
   };
   // Part completions are recorded one at a time, so two finishing together both stay recorded.
   let saving = Promise.resolve();
@@ -120,10 +141,19 @@ async function writeLocked(
     saved.ranges.map(async (range, i): Promise<PartDone> => {
       const file = path.join(dir, names[i]);
       if (finished[range.index] !== undefined && fs.existsSync(file)) {
-        return { items: finished[range.index], bytes: (await fs.promises.stat(file)).size, warnings: [], resumedFrom: finished[range.index] };
+        return {
+          items: finished[range.index],
+          bytes: (await fs.promises.stat(file)).size,
+          warnings: [],
+          resumedFrom: finished[range.index],
+        };
       }
       try {
-        const part = await ResumableFile.open(file, { ...request, options: { ...request.options, part: range.index } }, { label: `${target} (${names[i]})`, force: true, lock });
+        const part = await ResumableFile.open(
+          file,
+          { ...request, options: { ...request.options, part: range.index } },
+          { label: `${target} (${names[i]})`, force: true, lock },
+        );
         const result = await write(source.partWalk(walk, range, stop.signal, part.resumed?.cursor), part, (p) => {
           progress[i] = { items: p.items, pages: p.pages, bytes: p.bytes ?? 0 };
           report();

@@ -31,7 +31,9 @@ function loadJs(): Compress {
     try {
       js = (require("hyparquet-writer/src/snappy.js") as { snappyCompress: Compress }).snappyCompress;
     } catch (error) {
-      throw new MissingDependencyError("hyparquet-writer", "A Parquet export with Snappy compression", { cause: error });
+      throw new MissingDependencyError("hyparquet-writer", "A Parquet export with Snappy compression", {
+        cause: error,
+      });
     }
   }
   return js;

@@ -3,7 +3,16 @@ import * as path from "node:path";
 import { StructureError, ValidationError } from "../../errors";
 import type { IterateOptions, Progress } from "../../client/config/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
-import { standardCell, toCif, toPoscar, toSymmetrizedCif, toXyz, CELL_CHOICES, type CellChoice, type StructureRecord } from "../../structure";
+import {
+  standardCell,
+  toCif,
+  toPoscar,
+  toSymmetrizedCif,
+  toXyz,
+  CELL_CHOICES,
+  type CellChoice,
+  type StructureRecord,
+} from "../../structure";
 import { openAtomicFile } from "./atomic/atomic-file";
 import { openAtomicDir } from "./atomic/atomic-dir";
 import { Sink } from "./export";
@@ -19,7 +28,9 @@ export type StructureFormat = "poscar" | "cif" | "cif-symmetrized" | "xyz";
 export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "cif-symmetrized", "xyz"];
 
 /** Options of `exportStructures`. */
-export interface StructureExportOptions extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate">, ResumeOptions {
+export interface StructureExportOptions
+  extends Omit<IterateOptions, "fields" | "onPage" | "onDuplicate">,
+    ResumeOptions {
   /**
    * `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1), `"cif-symmetrized"` (the space group, its
    * operations and the asymmetric unit, in the conventional standard cell) or `"xyz"` (extended XYZ).
@@ -83,25 +94,56 @@ export const WRITERS = { poscar: toPoscar, cif: toCif, "cif-symmetrized": toSymm
 export const EXTENSIONS = { poscar: "vasp", cif: "cif", "cif-symmetrized": "cif", xyz: "xyz" } as const;
 
 /** The writer of a plan: its format's, of the cell it asks for. */
-export function writerOf(plan: Pick<StructureExportPlan, "format" | "cell">, format: StructureFormat = plan.format): (record: StructureRecord) => string {
+export function writerOf(
+  plan: Pick<StructureExportPlan, "format" | "cell">,
+  format: StructureFormat = plan.format,
+): (record: StructureRecord) => string {
   const write = WRITERS[format];
   return plan.cell === "as-is" ? write : (record) => write(standardCell(record, plan.cell));
 }
 
 /** Checks the options of a structure export (format, walk) once. */
 export function planStructureExport(options: StructureExportOptions): StructureExportPlan {
-  if (options === null || typeof options !== "object") throw new ValidationError("options", 'exportStructures(dir, options) needs { format: "poscar" | "cif" | "cif-symmetrized" | "xyz" }.');
-  const { format, singleFile = false, cell = "as-is", query, sort, pageSize, maxItems, paging, concurrency, signal } = options;
+  if (options === null || typeof options !== "object")
+    throw new ValidationError(
+      "options",
+      'exportStructures(dir, options) needs { format: "poscar" | "cif" | "cif-symmetrized" | "xyz" }.',
+    );
+  const {
+    format,
+    singleFile = false,
+    cell = "as-is",
+    query,
+    sort,
+    pageSize,
+    maxItems,
+    paging,
+    concurrency,
+    signal,
+  } = options;
   if (!STRUCTURE_FORMATS.includes(format)) {
-    throw new ValidationError("format", `format must be "poscar", "cif", "cif-symmetrized" or "xyz"; got ${JSON.stringify(format)}.`);
+    throw new ValidationError(
+      "format",
+      `format must be "poscar", "cif", "cif-symmetrized" or "xyz"; got ${JSON.stringify(format)}.`,
+    );
   }
   if (!CELL_CHOICES.includes(cell)) {
-    throw new ValidationError("cell", `cell must be "as-is", "conventional" or "primitive"; got ${JSON.stringify(cell)}.`);
+    throw new ValidationError(
+      "cell",
+      `cell must be "as-is", "conventional" or "primitive"; got ${JSON.stringify(cell)}.`,
+    );
   }
   if (format === "cif-symmetrized" && cell === "primitive") {
-    throw new ValidationError("cell", 'format "cif-symmetrized" writes the conventional standard cell (its operations are those of the standard setting); leave cell out, or use format "cif" for the primitive cell.');
+    throw new ValidationError(
+      "cell",
+      'format "cif-symmetrized" writes the conventional standard cell (its operations are those of the standard setting); leave cell out, or use format "cif" for the primitive cell.',
+    );
   }
-  if (singleFile && format !== "xyz") throw new ValidationError("singleFile", "singleFile works with format \"xyz\" only (POSCAR and CIF hold one structure per file).");
+  if (singleFile && format !== "xyz")
+    throw new ValidationError(
+      "singleFile",
+      'singleFile works with format "xyz" only (POSCAR and CIF hold one structure per file).',
+    );
   const walk = validateIterateOptions({ query, fields: FIELDS, sort, pageSize, maxItems, paging, concurrency, signal });
   const resume = checkResume(options, walk);
   if (!resume) return { format, cell, singleFile, walk };
@@ -110,12 +152,21 @@ export function planStructureExport(options: StructureExportOptions): StructureE
 
 /** A file-name part that is safe on every file system: letters, digits, `.`, `_`, `-`. */
 function safe(part: unknown, max = 40): string {
-  return String(part ?? "").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+|-+$/g, "").slice(0, max);
+  return String(part ?? "")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[.-]+|-+$/g, "")
+    .slice(0, max);
 }
 
 /** `Si_mp-149_<id>.cif`: sorts by formula, then source id; unique even where case is ignored. */
-export function fileName(record: StructureRecord & { external?: { id?: unknown } }, ext: string, taken: UniqueNames): string {
-  const base = [safe(record.formula) || "structure", safe(record.external?.id), safe(record._id, 64)].filter(Boolean).join("_");
+export function fileName(
+  record: StructureRecord & { external?: { id?: unknown } },
+  ext: string,
+  taken: UniqueNames,
+): string {
+  const base = [safe(record.formula) || "structure", safe(record.external?.id), safe(record._id, 64)]
+    .filter(Boolean)
+    .join("_");
   return taken.take(base, ext);
 }
 

@@ -9,7 +9,13 @@ import { OutputError, TargetExistsError } from "../../errors";
 import type { StructureRecord } from "../../structure";
 import { placeDir } from "./atomic/atomic-dir";
 import { lastId, Sink } from "./export";
-import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "./resume/progress-files";
+import {
+  checkProgressDirectory,
+  discardProgress,
+  resumePaths,
+  withOutputLock,
+  type OutputLock,
+} from "./resume/progress-files";
 import { ResumableFile } from "./resume/resumable-file";
 import { continueWalk, type ResumeRequest, type SavedProgress } from "./resume/resume-plan";
 import {
@@ -61,7 +67,9 @@ export async function writeStructuresResumable(
     return writeFrames(source, plan, file, file, file.path, options, async () => file.commit());
   }
   // One lock for the whole folder, taken before anything of it is read, made or removed.
-  return withOutputLock(target, target, (lock) => writeDirectory(source, target, plan, options, request, restart, lock));
+  return withOutputLock(target, target, (lock) =>
+    writeDirectory(source, target, plan, options, request, restart, lock),
+  );
 }
 
 /** The directory layout (one file per structure and an index), under the folder's lock. */
@@ -83,7 +91,10 @@ async function writeDirectory(
     // from an earlier run, or a planted link) is checked below rather than followed.
     await fs.promises.mkdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, {
+        cause: error,
+      });
   }
   await checkProgressDirectory(dir, target, final);
   const index = await ResumableFile.open(path.join(dir, "index.csv"), request, { force: true, label: target, lock });
@@ -92,7 +103,8 @@ async function writeDirectory(
   // Files written after the last commit (or by a run whose progress was discarded) are not in the index.
   const own = new Set([path.basename(index.partialPath), path.basename(index.statePath)]);
   for (const name of await fs.promises.readdir(dir)) {
-    if (!own.has(name) && !taken.has(name)) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
+    if (!own.has(name) && !taken.has(name))
+      await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
   }
   return writeFrames(source, plan, index, { dir, taken }, final, options, async () => {
     await index.commit();
@@ -168,7 +180,15 @@ async function writeFrames(
   }
   const warnings = skippedWarnings(skipped, skippedCount);
   reportWarnings(warnings, options.onWarning);
-  return { items, skipped: skippedCount, pages: pageCount, bytes, path: final, warnings, ...(resumed ? { resumedFrom: resumed.items } : {}) };
+  return {
+    items,
+    skipped: skippedCount,
+    pages: pageCount,
+    bytes,
+    path: final,
+    warnings,
+    ...(resumed ? { resumedFrom: resumed.items } : {}),
+  };
 }
 
 /** The file names listed in the committed part of an index.csv (names are CSV-safe: no quotes or commas). */
@@ -177,7 +197,12 @@ async function indexedNames(file: string, bytes: number): Promise<string[]> {
   try {
     const buffer = Buffer.alloc(bytes);
     await handle.read(buffer, 0, bytes, 0);
-    return buffer.toString("utf8").split("\n").slice(1).filter(Boolean).map((line) => line.slice(0, line.indexOf(",")));
+    return buffer
+      .toString("utf8")
+      .split("\n")
+      .slice(1)
+      .filter(Boolean)
+      .map((line) => line.slice(0, line.indexOf(",")));
   } finally {
     await handle.close();
   }

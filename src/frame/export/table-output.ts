@@ -31,7 +31,10 @@ const none = (): Promise<void> => Promise.resolve();
  * Opens the output of a table export before the first page is asked for, so that an existing
  * target fails fast.
  */
-export async function openTableOutput(target: string | Writable | ResumableFile, force: boolean | undefined): Promise<TableOutput> {
+export async function openTableOutput(
+  target: string | Writable | ResumableFile,
+  force: boolean | undefined,
+): Promise<TableOutput> {
   if (target instanceof ResumableFile) {
     return {
       stream: target.stream,
@@ -44,7 +47,26 @@ export async function openTableOutput(target: string | Writable | ResumableFile,
       discard: () => target.discard(),
     };
   }
-  if (typeof target !== "string") return { stream: target, path: undefined, resumed: undefined, keepsProgress: false, checkpoint: none, commit: none, abort: none, discard: none };
+  if (typeof target !== "string")
+    return {
+      stream: target,
+      path: undefined,
+      resumed: undefined,
+      keepsProgress: false,
+      checkpoint: none,
+      commit: none,
+      abort: none,
+      discard: none,
+    };
   const file = await openAtomicFile(target, { force });
-  return { stream: file.stream, path: file.path, resumed: undefined, keepsProgress: false, checkpoint: none, commit: file.commit, abort: file.abort, discard: file.abort };
+  return {
+    stream: file.stream,
+    path: file.path,
+    resumed: undefined,
+    keepsProgress: false,
+    checkpoint: none,
+    commit: file.commit,
+    abort: file.abort,
+    discard: file.abort,
+  };
 }

@@ -41,7 +41,7 @@ export class UniqueNames {
       if (!this.#taken.has(name.toLowerCase())) return this.#give(name, key, 2);
       n = 2;
     }
-    for (;; n++) {
+    for (; ; n++) {
       name = `${base}-${n}.${ext}`;
       this.probes++;
       if (!this.#taken.has(name.toLowerCase())) return this.#give(name, key, n + 1);

@@ -5,7 +5,17 @@
 import { FrameOperationError } from "../../errors";
 import { FrameGroupBy } from "./groupby";
 import { alignValues, ilocPositions, locPositions, maskPositions } from "./rows";
-import { buildFrame, buildSeries, isSeries, partsOf, finish, takeRows, type DanfoFrameLike, type DanfoSeriesLike, type FrameParts } from "./frames";
+import {
+  buildFrame,
+  buildSeries,
+  isSeries,
+  partsOf,
+  finish,
+  takeRows,
+  type DanfoFrameLike,
+  type DanfoSeriesLike,
+  type FrameParts,
+} from "./frames";
 import { convertValues, dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
 
 type Frame = DanfoFrameLike;
@@ -14,7 +24,11 @@ type RowSelection = DanfoSeriesLike | Array<string | number | boolean>;
 /** The position of a column, or an error that lists the frame's columns. */
 export function columnPosition(parts: { names: readonly string[] }, name: unknown, operation: string): number {
   const position = parts.names.indexOf(name as string);
-  if (position < 0) throw new FrameOperationError(operation, `The frame has no column ${JSON.stringify(name)}; its columns are ${parts.names.join(", ")}.`);
+  if (position < 0)
+    throw new FrameOperationError(
+      operation,
+      `The frame has no column ${JSON.stringify(name)}; its columns are ${parts.names.join(", ")}.`,
+    );
   return position;
 }
 
@@ -35,15 +49,26 @@ export const frameMethods = {
   sortValues(this: Frame, column: string, options: { ascending?: boolean; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     const c = columnPosition(parts, column, "sortValues");
-    return finish(this, options, buildFrame(takeRows(parts, sortedPositions(parts.columns[c], options.ascending ?? true))));
+    return finish(
+      this,
+      options,
+      buildFrame(takeRows(parts, sortedPositions(parts.columns[c], options.ascending ?? true))),
+    );
   },
 
   query(this: Frame, mask: DanfoSeriesLike | boolean[], options?: { inplace?: boolean }): Frame | undefined {
     if (!isSeries(mask) && !Array.isArray(mask)) {
-      throw new FrameOperationError("query", "query takes a boolean mask, e.g. df.query(df.column(\"derivedProperties.density\").gt(5)); danfo's query strings are not supported.");
+      throw new FrameOperationError(
+        "query",
+        'query takes a boolean mask, e.g. df.query(df.column("derivedProperties.density").gt(5)); danfo\'s query strings are not supported.',
+      );
     }
     const parts = partsOf(this);
-    return finish(this, options, buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query"))));
+    return finish(
+      this,
+      options,
+      buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query"))),
+    );
   },
 
   head(this: Frame, rows = 5): Frame {
@@ -61,7 +86,10 @@ export const frameMethods = {
   iloc(this: Frame, selection: { rows?: RowSelection; columns?: Array<string | number> } = {}): Frame {
     const parts = partsOf(this);
     const rows = selection.rows === undefined ? range(parts.index.length) : ilocPositions(selection.rows, parts.index);
-    const columns = selection.columns === undefined ? range(parts.names.length) : ilocPositions(selection.columns, parts.names, "iloc columns");
+    const columns =
+      selection.columns === undefined
+        ? range(parts.names.length)
+        : ilocPositions(selection.columns, parts.names, "iloc columns");
     return buildFrame(takeRows(selectColumns(parts, columns), rows));
   },
 
@@ -73,7 +101,10 @@ export const frameMethods = {
         ? range(parts.names.length)
         : selection.columns.map((name) => {
             if (!parts.names.includes(name) && String(name).includes(":")) {
-              throw new FrameOperationError("loc", `loc({ columns: ["${name}"] }) is a label slice, which pandas ends inclusively and danfo exclusively; list the column names instead.`);
+              throw new FrameOperationError(
+                "loc",
+                `loc({ columns: ["${name}"] }) is a label slice, which pandas ends inclusively and danfo exclusively; list the column names instead.`,
+              );
             }
             return columnPosition(parts, name, "loc");
           });
@@ -85,14 +116,24 @@ export const frameMethods = {
     return finish(this, options, buildFrame({ ...parts, index: range(parts.index.length) }));
   },
 
-  drop(this: Frame, options: { columns?: string | string[]; index?: Label[]; inplace?: boolean } = {}): Frame | undefined {
+  drop(
+    this: Frame,
+    options: { columns?: string | string[]; index?: Label[]; inplace?: boolean } = {},
+  ): Frame | undefined {
     const parts = partsOf(this);
-    if (options.columns === undefined && options.index === undefined) throw new FrameOperationError("drop", "drop needs { columns: [...] } or { index: [...] }: say what to drop.");
+    if (options.columns === undefined && options.index === undefined)
+      throw new FrameOperationError("drop", "drop needs { columns: [...] } or { index: [...] }: say what to drop.");
     const dropped = new Set([options.columns ?? []].flat().map((name) => columnPosition(parts, name, "drop")));
-    let result = selectColumns(parts, range(parts.names.length).filter((c) => !dropped.has(c)));
+    let result = selectColumns(
+      parts,
+      range(parts.names.length).filter((c) => !dropped.has(c)),
+    );
     if (options.index !== undefined) {
       const gone = new Set(locPositions(options.index, parts.index));
-      result = takeRows(result, range(parts.index.length).filter((r) => !gone.has(r)));
+      result = takeRows(
+        result,
+        range(parts.index.length).filter((r) => !gone.has(r)),
+      );
     }
     return finish(this, options, buildFrame(result));
   },
@@ -100,11 +141,31 @@ export const frameMethods = {
   dropNa(this: Frame, options: { axis?: 0 | 1; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
     // danfo's axes: 1 (the default) drops rows with a missing value, 0 drops such columns.
-    if ((options.axis ?? 1) === 0) return buildFrame(selectColumns(parts, range(parts.names.length).filter((c) => !parts.columns[c].some(isMissing))));
-    return finish(this, options, buildFrame(takeRows(parts, range(parts.index.length).filter((r) => !parts.columns.some((column) => isMissing(column[r]))))));
+    if ((options.axis ?? 1) === 0)
+      return buildFrame(
+        selectColumns(
+          parts,
+          range(parts.names.length).filter((c) => !parts.columns[c].some(isMissing)),
+        ),
+      );
+    return finish(
+      this,
+      options,
+      buildFrame(
+        takeRows(
+          parts,
+          range(parts.index.length).filter((r) => !parts.columns.some((column) => isMissing(column[r]))),
+        ),
+      ),
+    );
   },
 
-  addColumn(this: Frame, name: string, values: DanfoSeriesLike | Value[], options: { atIndex?: number | string; inplace?: boolean } = {}): Frame | undefined {
+  addColumn(
+    this: Frame,
+    name: string,
+    values: DanfoSeriesLike | Value[],
+    options: { atIndex?: number | string; inplace?: boolean } = {},
+  ): Frame | undefined {
     const parts = partsOf(this);
     const column = alignValues(parts.index, values, "addColumn", `The new column "${name}"`);
     const dtype = isSeries(values) && values.dtype && values.dtype !== "string" ? values.dtype : dtypeOf(column);
@@ -116,7 +177,12 @@ export const frameMethods = {
       dtypes[existing] = dtypeOf(column) === "string" ? "string" : dtype;
       columns[existing] = column;
     } else {
-      const at = options.atIndex === undefined ? names.length : typeof options.atIndex === "string" ? columnPosition(parts, options.atIndex, "addColumn") : options.atIndex;
+      const at =
+        options.atIndex === undefined
+          ? names.length
+          : typeof options.atIndex === "string"
+            ? columnPosition(parts, options.atIndex, "addColumn")
+            : options.atIndex;
       names.splice(at, 0, name);
       dtypes.splice(at, 0, dtypeOf(column) === "string" ? "string" : dtype);
       columns.splice(at, 0, column);
@@ -125,11 +191,19 @@ export const frameMethods = {
   },
 
   /** A copy with missing values replaced: one value everywhere, or one per column named in `columns`. */
-  fillNa(this: Frame, values: Value | Value[], options: { columns?: string[]; inplace?: boolean } = {}): Frame | undefined {
+  fillNa(
+    this: Frame,
+    values: Value | Value[],
+    options: { columns?: string[]; inplace?: boolean } = {},
+  ): Frame | undefined {
     const parts = partsOf(this);
     const targets = options.columns ?? parts.names;
     const fills = Array.isArray(values) ? values : targets.map(() => values);
-    if (fills.length !== targets.length) throw new FrameOperationError("fillNa", `fillNa got ${fills.length} values for ${targets.length} columns; give one value, or one per column in columns.`);
+    if (fills.length !== targets.length)
+      throw new FrameOperationError(
+        "fillNa",
+        `fillNa got ${fills.length} values for ${targets.length} columns; give one value, or one per column in columns.`,
+      );
     const columns = [...parts.columns];
     const dtypes = [...parts.dtypes];
     targets.forEach((name, k) => {
@@ -157,28 +231,51 @@ export const frameMethods = {
    */
   apply(this: Frame, fn: (values: unknown) => unknown, options: { axis?: 0 | 1 } = {}): unknown {
     const axis = options.axis ?? 1;
-    if (axis !== 0 && axis !== 1) throw new FrameOperationError("apply", `apply's axis is 1 (each row, the default) or 0 (each column), not ${JSON.stringify(axis)}.`);
+    if (axis !== 0 && axis !== 1)
+      throw new FrameOperationError(
+        "apply",
+        `apply's axis is 1 (each row, the default) or 0 (each column), not ${JSON.stringify(axis)}.`,
+      );
     const parts = partsOf(this);
-    const inputs = axis === 1 ? parts.index.map((_, r) => parts.columns.map((column) => column[r] ?? null)) : parts.columns.map((column) => column.map((v) => v ?? null));
+    const inputs =
+      axis === 1
+        ? parts.index.map((_, r) => parts.columns.map((column) => column[r] ?? null))
+        : parts.columns.map((column) => column.map((v) => v ?? null));
     const labels = axis === 1 ? parts.index : parts.names;
     const results = inputs.map((input) => fn(input));
     if (results.every((result) => !Array.isArray(result))) return buildSeries(results as Value[], labels);
     if (!results.every((result) => Array.isArray(result) && result.length === parts.names.length)) {
-      throw new FrameOperationError("apply", `apply's function returned a mix of single values and lists; return one value (a column of results) or one list of ${parts.names.length} values (a table) for every ${axis === 1 ? "row" : "column"}.`);
+      throw new FrameOperationError(
+        "apply",
+        `apply's function returned a mix of single values and lists; return one value (a column of results) or one list of ${parts.names.length} values (a table) for every ${axis === 1 ? "row" : "column"}.`,
+      );
     }
     const rows = results as Value[][];
-    return buildFrame({ names: parts.names, dtypes: parts.names.map((_, c) => dtypeOf(rows.map((row) => row[c]))), columns: parts.names.map((_, c) => rows.map((row) => row[c])), index: labels });
+    return buildFrame({
+      names: parts.names,
+      dtypes: parts.names.map((_, c) => dtypeOf(rows.map((row) => row[c]))),
+      columns: parts.names.map((_, c) => rows.map((row) => row[c])),
+      index: labels,
+    });
   },
 
   /** One column, with the frame's row labels. */
   column(this: Frame, name: string): DanfoSeriesLike {
     const c = columnPosition({ names: this.columns }, name, "column");
-    return buildSeries((this.values as Value[][]).map((row) => row[c]), this.index, this.dtypes[c]);
+    return buildSeries(
+      (this.values as Value[][]).map((row) => row[c]),
+      this.index,
+      this.dtypes[c],
+    );
   },
 
   groupby(this: Frame, columns: string[]): FrameGroupBy {
     const parts = partsOf(this);
-    if (!Array.isArray(columns) || columns.length === 0) throw new FrameOperationError("groupby", 'groupby takes a list of column names, e.g. df.groupby(["method.type"]).');
+    if (!Array.isArray(columns) || columns.length === 0)
+      throw new FrameOperationError(
+        "groupby",
+        'groupby takes a list of column names, e.g. df.groupby(["method.type"]).',
+      );
     for (const name of columns) columnPosition(parts, name, "groupby");
     return new FrameGroupBy(parts, columns);
   },

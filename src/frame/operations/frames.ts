@@ -92,8 +92,10 @@ function wrapInherited(target: Proto, from: object): void {
 /** Makes a frame or column danfo returned a matframe one (anything else passes through). */
 export function adopt<T>(value: T): T {
   const { BaseFrame, BaseSeries, frameProto, seriesProto } = installed();
-  if (value instanceof BaseFrame && Object.getPrototypeOf(value) !== frameProto) Object.setPrototypeOf(value, frameProto);
-  else if (value instanceof BaseSeries && Object.getPrototypeOf(value) !== seriesProto) Object.setPrototypeOf(value, seriesProto);
+  if (value instanceof BaseFrame && Object.getPrototypeOf(value) !== frameProto)
+    Object.setPrototypeOf(value, frameProto);
+  else if (value instanceof BaseSeries && Object.getPrototypeOf(value) !== seriesProto)
+    Object.setPrototypeOf(value, seriesProto);
   return value;
 }
 

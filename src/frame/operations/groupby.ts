@@ -4,7 +4,16 @@
 // shape: one row per group, the key columns first, then `<column>_<aggregation>`.
 import { FrameOperationError } from "../../errors";
 import { buildFrame, takeRows, type DanfoFrameLike, type FrameParts } from "./frames";
-import { compareValues, dtypeOf, groupVariance, isMissing, keyOf, reductions, type Reduction, type Value } from "./values";
+import {
+  compareValues,
+  dtypeOf,
+  groupVariance,
+  isMissing,
+  keyOf,
+  reductions,
+  type Reduction,
+  type Value,
+} from "./values";
 
 const NUMERIC = new Set(["float32", "int32", "boolean"]);
 const AGGREGATIONS = Object.keys(reductions) as Reduction[];
@@ -18,25 +27,48 @@ export class FrameGroupBy {
     private readonly keys: string[],
     private readonly selected?: string[],
   ) {
-    this.groups = groupRows(parts, keys.map((k) => parts.names.indexOf(k)));
+    this.groups = groupRows(
+      parts,
+      keys.map((k) => parts.names.indexOf(k)),
+    );
   }
 
   /** Restricts the aggregation to these columns. */
   col(columns: string[]): FrameGroupBy {
     for (const name of columns) {
-      if (!this.parts.names.includes(name)) throw new FrameOperationError("groupby", `The frame has no column ${JSON.stringify(name)}; its columns are ${this.parts.names.join(", ")}.`);
+      if (!this.parts.names.includes(name))
+        throw new FrameOperationError(
+          "groupby",
+          `The frame has no column ${JSON.stringify(name)}; its columns are ${this.parts.names.join(", ")}.`,
+        );
     }
     return new FrameGroupBy(this.parts, this.keys, columns);
   }
 
-  count(): DanfoFrameLike { return this.aggregate("count"); }
-  sum(): DanfoFrameLike { return this.aggregate("sum"); }
-  mean(): DanfoFrameLike { return this.aggregate("mean"); }
-  median(): DanfoFrameLike { return this.aggregate("median"); }
-  min(): DanfoFrameLike { return this.aggregate("min"); }
-  max(): DanfoFrameLike { return this.aggregate("max"); }
-  std(): DanfoFrameLike { return this.aggregate("std"); }
-  var(): DanfoFrameLike { return this.aggregate("var"); }
+  count(): DanfoFrameLike {
+    return this.aggregate("count");
+  }
+  sum(): DanfoFrameLike {
+    return this.aggregate("sum");
+  }
+  mean(): DanfoFrameLike {
+    return this.aggregate("mean");
+  }
+  median(): DanfoFrameLike {
+    return this.aggregate("median");
+  }
+  min(): DanfoFrameLike {
+    return this.aggregate("min");
+  }
+  max(): DanfoFrameLike {
+    return this.aggregate("max");
+  }
+  std(): DanfoFrameLike {
+    return this.aggregate("std");
+  }
+  var(): DanfoFrameLike {
+    return this.aggregate("var");
+  }
 
   /** Rows per group, in a column named `size`. */
   size(): DanfoFrameLike {
@@ -44,9 +76,13 @@ export class FrameGroupBy {
   }
 
   /** Each column's first value that is not missing, per group (pandas' `first`). */
-  first(): DanfoFrameLike { return this.ends("first"); }
+  first(): DanfoFrameLike {
+    return this.ends("first");
+  }
   /** Each column's last value that is not missing, per group (pandas' `last`). */
-  last(): DanfoFrameLike { return this.ends("last"); }
+  last(): DanfoFrameLike {
+    return this.ends("last");
+  }
 
   /** Several aggregations at once, by column: `{ column: "mean" }` or `{ column: ["mean", "count"] }`. */
   agg(operations: Record<string, string | string[]>): DanfoFrameLike {
@@ -55,7 +91,10 @@ export class FrameGroupBy {
       const c = this.position(column);
       for (const op of [ops].flat()) {
         if (!(AGGREGATIONS as string[]).includes(op)) {
-          throw new FrameOperationError("agg", `"${op}" is not an aggregation matframe knows; use one of ${AGGREGATIONS.join(", ")}.`);
+          throw new FrameOperationError(
+            "agg",
+            `"${op}" is not an aggregation matframe knows; use one of ${AGGREGATIONS.join(", ")}.`,
+          );
         }
         out.push({ name: `${column}_${op}`, values: this.reduce(c, op as Reduction) });
       }
@@ -67,14 +106,20 @@ export class FrameGroupBy {
   getGroup(keys: Value[]): DanfoFrameLike {
     const wanted = keys.map(keyOf).join("\u0000");
     const positions = this.keys.map((k) => this.parts.names.indexOf(k));
-    const rows = this.groups.find((group) => positions.map((c) => keyOf(this.parts.columns[c][group[0]])).join("\u0000") === wanted);
+    const rows = this.groups.find(
+      (group) => positions.map((c) => keyOf(this.parts.columns[c][group[0]])).join("\u0000") === wanted,
+    );
     if (!rows) throw new FrameOperationError("getGroup", `No group has the key ${JSON.stringify(keys)}.`);
     return buildFrame(takeRows(this.parts, rows));
   }
 
   private position(column: string): number {
     const c = this.parts.names.indexOf(column);
-    if (c < 0) throw new FrameOperationError("agg", `The frame has no column ${JSON.stringify(column)}; its columns are ${this.parts.names.join(", ")}.`);
+    if (c < 0)
+      throw new FrameOperationError(
+        "agg",
+        `The frame has no column ${JSON.stringify(column)}; its columns are ${this.parts.names.join(", ")}.`,
+      );
     return c;
   }
 
@@ -89,12 +134,22 @@ export class FrameGroupBy {
 
   private reduce(c: number, op: Reduction): Value[] {
     const column = this.parts.columns[c];
-    const reduce = op === "var" ? groupVariance : op === "std" ? (values: Value[]) => Math.sqrt(groupVariance(values)) : reductions[op];
+    const reduce =
+      op === "var"
+        ? groupVariance
+        : op === "std"
+          ? (values: Value[]) => Math.sqrt(groupVariance(values))
+          : reductions[op];
     return this.groups.map((rows) => reduce(rows.map((r) => column[r])));
   }
 
   private aggregate(op: Reduction): DanfoFrameLike {
-    return this.build(this.targets(op !== "count" && op !== "min" && op !== "max").map((c) => ({ name: `${this.parts.names[c]}_${op}`, values: this.reduce(c, op) })));
+    return this.build(
+      this.targets(op !== "count" && op !== "min" && op !== "max").map((c) => ({
+        name: `${this.parts.names[c]}_${op}`,
+        values: this.reduce(c, op),
+      })),
+    );
   }
 
   private ends(which: "first" | "last"): DanfoFrameLike {
@@ -113,12 +168,18 @@ export class FrameGroupBy {
   private build(out: Array<{ name: string; values: Value[]; dtype?: string }>): DanfoFrameLike {
     const keyColumns = this.keys.map((k) => {
       const c = this.parts.names.indexOf(k);
-      return { name: k, values: this.groups.map((rows) => this.parts.columns[c][rows[0]]), dtype: this.parts.dtypes[c] };
+      return {
+        name: k,
+        values: this.groups.map((rows) => this.parts.columns[c][rows[0]]),
+        dtype: this.parts.dtypes[c],
+      };
     });
     const all = [...keyColumns, ...out];
     return buildFrame({
       names: all.map((column) => column.name),
-      dtypes: all.map((column) => (column.dtype && dtypeOf(column.values) !== "string" ? column.dtype : dtypeOf(column.values))),
+      dtypes: all.map((column) =>
+        column.dtype && dtypeOf(column.values) !== "string" ? column.dtype : dtypeOf(column.values),
+      ),
       columns: all.map((column) => column.values),
       index: this.groups.map((_, i) => i),
     });

@@ -12,10 +12,19 @@ import type { Label, Value } from "./values";
  * aligns a mask or a new column on the index (labels `index` lacks are ignored). With `exact`, a
  * column must have the same labels in the same order, as pandas asks of two columns compared.
  */
-export function alignValues(index: readonly Label[], other: DanfoSeriesLike | readonly unknown[], operation: string, what: string, exact = false): Value[] {
+export function alignValues(
+  index: readonly Label[],
+  other: DanfoSeriesLike | readonly unknown[],
+  operation: string,
+  what: string,
+  exact = false,
+): Value[] {
   if (!isSeries(other)) {
     if (other.length !== index.length) {
-      throw new FrameOperationError(operation, `${what} has ${other.length} values and the frame has ${index.length} rows; give one value per row.`);
+      throw new FrameOperationError(
+        operation,
+        `${what} has ${other.length} values and the frame has ${index.length} rows; give one value per row.`,
+      );
     }
     return other as Value[];
   }
@@ -58,7 +67,10 @@ export function maskPositions(mask: readonly Value[], operation: string): number
   const positions: number[] = [];
   mask.forEach((value, i) => {
     if (typeof value !== "boolean") {
-      throw new FrameOperationError(operation, `A mask must hold true or false in every row; row ${i} holds ${JSON.stringify(value)}. Compare a column (gt, eq, ...) or use isNa() to make a mask, and fillNa(false) on one that has missing values.`);
+      throw new FrameOperationError(
+        operation,
+        `A mask must hold true or false in every row; row ${i} holds ${JSON.stringify(value)}. Compare a column (gt, eq, ...) or use isNa() to make a mask, and fillNa(false) on one that has missing values.`,
+      );
     }
     if (value) positions.push(i);
   });
@@ -71,10 +83,18 @@ function slicePositions(text: string, length: number, operation: string): number
   const bound = (part: string, fallback: number): number => {
     if (part.trim() === "") return fallback;
     const n = Number(part);
-    if (!Number.isInteger(n)) throw new FrameOperationError(operation, `"${text}" is not a slice of positions: write "start:end" with whole numbers, e.g. "0:10".`);
+    if (!Number.isInteger(n))
+      throw new FrameOperationError(
+        operation,
+        `"${text}" is not a slice of positions: write "start:end" with whole numbers, e.g. "0:10".`,
+      );
     return Math.min(Math.max(n < 0 ? length + n : n, 0), length);
   };
-  if (parts.length !== 2) throw new FrameOperationError(operation, `"${text}" is not a slice of positions: write "start:end" with whole numbers, e.g. "0:10".`);
+  if (parts.length !== 2)
+    throw new FrameOperationError(
+      operation,
+      `"${text}" is not a slice of positions: write "start:end" with whole numbers, e.g. "0:10".`,
+    );
   const start = bound(parts[0], 0);
   const end = bound(parts[1], length);
   const positions: number[] = [];
@@ -89,13 +109,20 @@ export function ilocPositions(rows: Rows, index: readonly Label[], operation = "
   const items = isSeries(rows) ? alignValues(index, rows, operation, "The mask") : [...rows];
   if (items.length === 1 && typeof items[0] === "string") return slicePositions(items[0], index.length, operation);
   if (items.length > 0 && items.every((item) => typeof item === "boolean")) {
-    if (items.length !== index.length) throw new FrameOperationError(operation, `The mask has ${items.length} values and the frame has ${index.length} rows; give one per row.`);
+    if (items.length !== index.length)
+      throw new FrameOperationError(
+        operation,
+        `The mask has ${items.length} values and the frame has ${index.length} rows; give one per row.`,
+      );
     return maskPositions(items, operation);
   }
   return items.map((item) => {
     const n = typeof item === "number" && Number.isInteger(item) ? (item < 0 ? index.length + item : item) : Number.NaN;
     if (!(n >= 0 && n < index.length)) {
-      throw new FrameOperationError(operation, `Row position ${JSON.stringify(item)} is not in 0..${index.length - 1}; iloc takes whole-number positions (negative from the end), one "start:end" slice, or a boolean mask.`);
+      throw new FrameOperationError(
+        operation,
+        `Row position ${JSON.stringify(item)} is not in 0..${index.length - 1}; iloc takes whole-number positions (negative from the end), one "start:end" slice, or a boolean mask.`,
+      );
     }
     return n;
   });
@@ -105,7 +132,11 @@ export function ilocPositions(rows: Rows, index: readonly Label[], operation = "
 export function locPositions(rows: Rows, index: readonly Label[]): number[] {
   if (isSeries(rows)) return maskPositions(alignValues(index, rows, "loc", "The mask"), "loc");
   if (rows.length > 0 && rows.every((item) => typeof item === "boolean")) {
-    if (rows.length !== index.length) throw new FrameOperationError("loc", `The mask has ${rows.length} values and the frame has ${index.length} rows; give one per row.`);
+    if (rows.length !== index.length)
+      throw new FrameOperationError(
+        "loc",
+        `The mask has ${rows.length} values and the frame has ${index.length} rows; give one per row.`,
+      );
     return maskPositions(rows, "loc");
   }
   const numeric = index.every((label) => typeof label === "number");
@@ -126,13 +157,20 @@ export function locPositions(rows: Rows, index: readonly Label[]): number[] {
       if (numeric && item.trim() !== "" && !Number.isNaN(Number(item))) label = Number(item); // danfo reads ["3"] as label 3
     }
     const found = byLabel.get(label) ?? [];
-    if (found.length === 0) throw new FrameOperationError("loc", `No row is labelled ${JSON.stringify(item)}; the frame's labels run ${describeLabels(index)}. Select by position with iloc.`);
+    if (found.length === 0)
+      throw new FrameOperationError(
+        "loc",
+        `No row is labelled ${JSON.stringify(item)}; the frame's labels run ${describeLabels(index)}. Select by position with iloc.`,
+      );
     positions.push(...found);
   }
   return positions;
 }
 
 function describeLabels(index: readonly Label[]): string {
-  const shown = index.slice(0, 5).map((l) => JSON.stringify(l)).join(", ");
+  const shown = index
+    .slice(0, 5)
+    .map((l) => JSON.stringify(l))
+    .join(", ");
   return index.length > 5 ? `${shown}, ... (${index.length} rows)` : `${shown}`;
 }

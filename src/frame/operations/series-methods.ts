@@ -14,7 +14,8 @@ type Rows = Column | Array<string | number | boolean>;
 
 /** `other` as one value per row of `column` (a column lined up by label, one value repeated). */
 function operand(column: Column, other: Other, operation: string): Value[] {
-  if (isSeries(other) || Array.isArray(other)) return alignValues(column.index, other as Column | Value[], operation, "The other column", true);
+  if (isSeries(other) || Array.isArray(other))
+    return alignValues(column.index, other as Column | Value[], operation, "The other column", true);
   return column.values.map(() => other);
 }
 
@@ -25,7 +26,11 @@ function comparison(test: (order: number) => boolean, name: string) {
       const b = right[i];
       if (isMissing(value) || isMissing(b)) return false;
       if (typeof value === "string" || typeof b === "string") {
-        if (typeof value !== typeof b) throw new FrameOperationError(name, `${name}() compares text with a number (${JSON.stringify(value)} and ${JSON.stringify(b)}); compare text with text and numbers with numbers.`);
+        if (typeof value !== typeof b)
+          throw new FrameOperationError(
+            name,
+            `${name}() compares text with a number (${JSON.stringify(value)} and ${JSON.stringify(b)}); compare text with text and numbers with numbers.`,
+          );
       }
       return test(value < b ? -1 : value > b ? 1 : 0);
     });
@@ -37,7 +42,9 @@ function equality(equal: boolean) {
   return function (this: Column, other: Other): Column {
     const right = operand(this, other, equal ? "eq" : "ne");
     // pandas: a missing value equals nothing, so eq is false and ne true there.
-    const result = this.values.map((value, i) => (isMissing(value) || isMissing(right[i]) ? !equal : (value === right[i]) === equal));
+    const result = this.values.map((value, i) =>
+      isMissing(value) || isMissing(right[i]) ? !equal : (value === right[i]) === equal,
+    );
     return buildSeries(result, this.index, "boolean");
   };
 }
@@ -48,7 +55,10 @@ function logical(both: boolean) {
     const right = operand(this, other, name);
     const result = this.values.map((value, i) => {
       if (typeof value !== "boolean" || typeof right[i] !== "boolean") {
-        throw new FrameOperationError(name, `${name}() combines masks of true and false; row ${i} holds ${JSON.stringify(value)} and ${JSON.stringify(right[i])}.`);
+        throw new FrameOperationError(
+          name,
+          `${name}() combines masks of true and false; row ${i} holds ${JSON.stringify(value)} and ${JSON.stringify(right[i])}.`,
+        );
       }
       return both ? value && right[i] : value || right[i];
     });
@@ -62,7 +72,11 @@ function arithmetic(apply: (a: number, b: number) => number, name: string) {
     const result = this.values.map((value, i) => {
       const b = right[i];
       if (isMissing(value) || isMissing(b)) return Number.NaN;
-      if (typeof value === "string" || typeof b === "string") throw new FrameOperationError(name, `${name}() needs numbers; this column holds text (${JSON.stringify(typeof value === "string" ? value : b)}).`);
+      if (typeof value === "string" || typeof b === "string")
+        throw new FrameOperationError(
+          name,
+          `${name}() needs numbers; this column holds text (${JSON.stringify(typeof value === "string" ? value : b)}).`,
+        );
       return apply(Number(value), Number(b));
     });
     return buildSeries(result, this.index, "float32");
@@ -111,10 +125,18 @@ export const seriesMethods = {
   div: arithmetic((a, b) => a / b, "div"),
 
   abs(this: Column): Column {
-    return buildSeries(this.values.map((v) => (isMissing(v) ? Number.NaN : Math.abs(Number(v)))), this.index, "float32");
+    return buildSeries(
+      this.values.map((v) => (isMissing(v) ? Number.NaN : Math.abs(Number(v)))),
+      this.index,
+      "float32",
+    );
   },
   round(this: Column, decimals = 1): Column {
-    return buildSeries(this.values.map((v) => (isMissing(v) ? Number.NaN : roundHalfEven(Number(v), decimals))), this.index, "float32");
+    return buildSeries(
+      this.values.map((v) => (isMissing(v) ? Number.NaN : roundHalfEven(Number(v), decimals))),
+      this.index,
+      "float32",
+    );
   },
 
   count: reduction("count"),
@@ -152,8 +174,15 @@ export const seriesMethods = {
       else counts.set(keyOf(value), { value, count: 1 });
     }
     const entries = [...counts.values()];
-    const order = sortedPositions(entries.map((e) => e.count), false);
-    return buildSeries(order.map((i) => entries[i].count), order.map((i) => entries[i].value as Label), "int32");
+    const order = sortedPositions(
+      entries.map((e) => e.count),
+      false,
+    );
+    return buildSeries(
+      order.map((i) => entries[i].count),
+      order.map((i) => entries[i].value as Label),
+      "int32",
+    );
   },
 
   sortValues(this: Column, options: { ascending?: boolean; inplace?: boolean } = {}): Column | undefined {
@@ -177,13 +206,27 @@ export const seriesMethods = {
     return buildSeries(this.values.map(isMissing), this.index, "boolean");
   },
   dropNa(this: Column, options?: { inplace?: boolean }): Column | undefined {
-    return finish(this, options, pick(this, range(this.values.length).filter((i) => !isMissing(this.values[i]))));
+    return finish(
+      this,
+      options,
+      pick(
+        this,
+        range(this.values.length).filter((i) => !isMissing(this.values[i])),
+      ),
+    );
   },
   /** The column converted to another dtype; a missing value stays missing. */
   asType(this: Column, dtype: string, options?: { inplace?: boolean }): Column | undefined {
     return finish(this, options, buildSeries(convertValues(this.values, dtype, "The column"), this.index, dtype));
   },
   fillNa(this: Column, value: Value, options?: { inplace?: boolean }): Column | undefined {
-    return finish(this, options, buildSeries(this.values.map((v) => (isMissing(v) ? value : v)), this.index));
+    return finish(
+      this,
+      options,
+      buildSeries(
+        this.values.map((v) => (isMissing(v) ? value : v)),
+        this.index,
+      ),
+    );
   },
 };

@@ -68,7 +68,10 @@ export function numbersOf(values: readonly Value[], operation: string): number[]
   for (const value of values) {
     if (isMissing(value)) continue;
     if (typeof value === "string") {
-      throw new FrameOperationError(operation, `${operation}() needs numbers, and this column holds text (e.g. "${value}"). Pick a numeric column, or count the values with count() or valueCounts().`);
+      throw new FrameOperationError(
+        operation,
+        `${operation}() needs numbers, and this column holds text (e.g. "${value}"). Pick a numeric column, or count the values with count() or valueCounts().`,
+      );
     }
     numbers.push(Number(value));
   }
@@ -148,15 +151,26 @@ const CONVERSIONS: Record<string, (v: Exclude<Value, null | undefined>) => Value
  */
 export function convertValues(values: readonly Value[], dtype: string, what: string): Value[] {
   const convert = CONVERSIONS[dtype];
-  if (!convert) throw new FrameOperationError("asType", `asType converts to float32, int32, string or boolean, not ${JSON.stringify(dtype)}.`);
+  if (!convert)
+    throw new FrameOperationError(
+      "asType",
+      `asType converts to float32, int32, string or boolean, not ${JSON.stringify(dtype)}.`,
+    );
   return values.map((v) => {
     if (isMissing(v)) {
-      if (dtype === "int32") throw new FrameOperationError("asType", `${what} has missing values, which an int32 column cannot hold (pandas refuses too); fill them first with fillNa, or convert to float32.`);
+      if (dtype === "int32")
+        throw new FrameOperationError(
+          "asType",
+          `${what} has missing values, which an int32 column cannot hold (pandas refuses too); fill them first with fillNa, or convert to float32.`,
+        );
       return null;
     }
     const converted = convert(v);
     if (typeof converted === "number" && Number.isNaN(converted)) {
-      throw new FrameOperationError("asType", `${what} holds ${JSON.stringify(v)}, which is not a number (pandas refuses it too); fix or drop those rows first.`);
+      throw new FrameOperationError(
+        "asType",
+        `${what} holds ${JSON.stringify(v)}, which is not a number (pandas refuses it too); fix or drop those rows first.`,
+      );
     }
     return converted;
   });

@@ -7,11 +7,22 @@ import { reportWarnings } from "../table/warnings";
 import type { FrameWarning } from "../table/row-reader";
 import { writeRows, type ExportResult, type ExportTarget } from "../export/export";
 import { checkParquetOptions, writeParquet } from "../export/parquet";
-import { flatPlan, planResults, type ResultsCsvOptions, type ResultsFrameOptions, type ResultsParquetOptions } from "./results-plan";
+import {
+  flatPlan,
+  planResults,
+  type ResultsCsvOptions,
+  type ResultsFrameOptions,
+  type ResultsParquetOptions,
+} from "./results-plan";
 import { resultPages } from "./results-rows";
 
 export { planResults, RESULT_COLUMNS } from "./results-plan";
-export type { ResultsFrameOptions, ResultsCsvOptions, ResultsNdjsonOptions, ResultsParquetOptions } from "./results-plan";
+export type {
+  ResultsFrameOptions,
+  ResultsCsvOptions,
+  ResultsNdjsonOptions,
+  ResultsParquetOptions,
+} from "./results-plan";
 
 /** The results table as a DataFrame (see `ResultsView.toDataFrame`). */
 export async function resultsFrame(client: Client, options: ResultsFrameOptions): Promise<DataFrame> {
@@ -32,13 +43,25 @@ export async function resultsFrame(client: Client, options: ResultsFrameOptions)
 }
 
 /** Writes the results table to a file or stream as CSV, NDJSON or Parquet. */
-export async function exportResults(client: Client, target: ExportTarget, format: "csv" | "ndjson" | "parquet", options: ResultsParquetOptions & ResultsCsvOptions): Promise<ExportResult> {
+export async function exportResults(
+  client: Client,
+  target: ExportTarget,
+  format: "csv" | "ndjson" | "parquet",
+  options: ResultsParquetOptions & ResultsCsvOptions,
+): Promise<ExportResult> {
   const plan = planResults(options);
   const columns = flatPlan(plan.names);
   const parquet = format === "parquet" ? checkParquetOptions(columns, options) : undefined;
   const read = resultPages(client, plan, options);
-  const writerOptions = { ...options, strict: false, onWarning: (warning: FrameWarning) => warning.code !== "EMPTY_COLUMN" && reportWarnings([warning], options.onWarning) };
-  const result = parquet ? await writeParquet(read.pages, target, columns, writerOptions, parquet) : await writeRows(read.pages, target, format as "csv" | "ndjson", columns, writerOptions);
+  const writerOptions = {
+    ...options,
+    strict: false,
+    onWarning: (warning: FrameWarning) =>
+      warning.code !== "EMPTY_COLUMN" && reportWarnings([warning], options.onWarning),
+  };
+  const result = parquet
+    ? await writeParquet(read.pages, target, columns, writerOptions, parquet)
+    : await writeRows(read.pages, target, format as "csv" | "ndjson", columns, writerOptions);
   const warnings = read.warnings();
   reportWarnings(warnings, options.onWarning);
   return { ...result, warnings };

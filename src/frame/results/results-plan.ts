@@ -119,31 +119,49 @@ const DEFAULT_RESULTS_PAGE = 200;
 
 /** Checks a results read's options before any request. */
 export function planResults(options: ResultsFrameOptions): ResultsPlan {
-  if (options === null || typeof options !== "object") throw new ValidationError("options", 'toDataFrame needs { properties: ["band_gaps"] }.');
+  if (options === null || typeof options !== "object")
+    throw new ValidationError("options", 'toDataFrame needs { properties: ["band_gaps"] }.');
   const slugs = options.properties;
   if (!Array.isArray(slugs) || slugs.length === 0) {
-    throw new ValidationError("properties", 'properties must name at least one property kind by its slug, e.g. ["band_gaps"].');
+    throw new ValidationError(
+      "properties",
+      'properties must name at least one property kind by its slug, e.g. ["band_gaps"].',
+    );
   }
   for (const slug of slugs) {
     if (typeof slug !== "string" || !SLUG.test(slug)) {
-      throw new ValidationError("properties", `properties holds ${JSON.stringify(slug)}, which is not a property slug; slugs are lower case with underscores, e.g. "band_gaps", "total_energy".`);
+      throw new ValidationError(
+        "properties",
+        `properties holds ${JSON.stringify(slug)}, which is not a property slug; slugs are lower case with underscores, e.g. "band_gaps", "total_energy".`,
+      );
     }
   }
   const properties = [...new Set(slugs)].map((slug): PropertyColumns => {
     const typed = TYPED_VALUES[slug];
-    return typed ? { slug, parts: typed.types, units: typed.units, typed: true } : { slug, parts: ["value"], typed: false };
+    return typed
+      ? { slug, parts: typed.types, units: typed.units, typed: true }
+      : { slug, parts: ["value"], typed: false };
   });
   const extras = options.columns ?? [];
-  if (!Array.isArray(extras)) throw new ValidationError("columns", 'columns must be an array of column names, e.g. ["material.derivedProperties.density"].');
+  if (!Array.isArray(extras))
+    throw new ValidationError(
+      "columns",
+      'columns must be an array of column names, e.g. ["material.derivedProperties.density"].',
+    );
   const materialExtras: string[] = [];
   const linked: LinkedColumn[] = [];
   for (const column of extras) {
-    const from = typeof column === "string" ? LINKED.find((prefix) => column.startsWith(`${prefix}.`) && column.length > prefix.length + 1) : undefined;
-    if (typeof column === "string" && column.startsWith("material.") && column.length > "material.".length) materialExtras.push(column.slice("material.".length));
+    const from =
+      typeof column === "string"
+        ? LINKED.find((prefix) => column.startsWith(`${prefix}.`) && column.length > prefix.length + 1)
+        : undefined;
+    if (typeof column === "string" && column.startsWith("material.") && column.length > "material.".length)
+      materialExtras.push(column.slice("material.".length));
     else if (from !== undefined) {
       const path = (column as string).slice(from.length + 1);
       planColumns([path]); // the path's segments are checked as any column's
-      if (!RESULT_COLUMNS.includes(column as string) && !linked.some((c) => c.name === column)) linked.push({ name: column as string, from, path });
+      if (!RESULT_COLUMNS.includes(column as string) && !linked.some((c) => c.name === column))
+        linked.push({ name: column as string, from, path });
     } else {
       throw new ValidationError(
         "columns",
@@ -153,10 +171,15 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
   }
   // The material columns follow the material column rules (named entries, computed columns).
   const material = planColumns([...FIXED_MATERIAL, ...materialExtras], { units: false });
-  const linkedFields = linked.flatMap((c) => (c.from === "job" ? [c.path] : c.from === "unit" ? [`workflow.subworkflows.units.${c.path}`] : []));
+  const linkedFields = linked.flatMap((c) =>
+    c.from === "job" ? [c.path] : c.from === "unit" ? [`workflow.subworkflows.units.${c.path}`] : [],
+  );
   const pageSize = options.pageSize ?? DEFAULT_RESULTS_PAGE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_RESULTS_PAGE) {
-    throw new ValidationError("pageSize", `pageSize must be a whole number from 1 to ${MAX_RESULTS_PAGE} (a page's job and material ids go in one request URL); got ${String(pageSize)}.`);
+    throw new ValidationError(
+      "pageSize",
+      `pageSize must be a whole number from 1 to ${MAX_RESULTS_PAGE} (a page's job and material ids go in one request URL); got ${String(pageSize)}.`,
+    );
   }
   const { maxItems } = options;
   if (maxItems !== undefined && (!Number.isSafeInteger(maxItems) || maxItems < 1)) {

@@ -18,7 +18,11 @@ export interface ResultsRead {
 }
 
 /** The pages of joined rows of a planned results read. */
-export function resultPages(client: Client, plan: ResultsPlan, options: { strict?: boolean; signal?: AbortSignal }): ResultsRead {
+export function resultPages(
+  client: Client,
+  plan: ResultsPlan,
+  options: { strict?: boolean; signal?: AbortSignal },
+): ResultsRead {
   const materialReader = new RowReader(plan.material, { strict: options.strict ?? false });
   let warnings: FrameWarning[] = [];
   async function* pages(): AsyncGenerator<Row[], void, undefined> {
@@ -41,11 +45,21 @@ export function resultPages(client: Client, plan: ResultsPlan, options: { strict
         ahead = walk.next();
         // A failure below leaves the page asked for ahead unread: its own failure is not reported twice.
         ahead.catch(() => undefined);
-        const jobs = await byId(client, "jobs", page.map((p) => info(p).jobId), plan.jobFields, options.signal);
+        const jobs = await byId(
+          client,
+          "jobs",
+          page.map((p) => info(p).jobId),
+          plan.jobFields,
+          options.signal,
+        );
         const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
         // Both at once: a job's material is the account's or a public one, and asking the two costs
         // one round trip instead of two. An id in both is the account's.
-        const [own, bank] = await Promise.all(["materials", "bank-materials"].map((c) => byId(client, c, materialIds, plan.material.fields, options.signal)));
+        const [own, bank] = await Promise.all(
+          ["materials", "bank-materials"].map((c) =>
+            byId(client, c, materialIds, plan.material.fields, options.signal),
+          ),
+        );
         const materials = new Map([...bank, ...own]);
         const materialCells = new Map<string, unknown[]>();
         yield page.map((property) => {
@@ -66,7 +80,11 @@ export function resultPages(client: Client, plan: ResultsPlan, options: { strict
       // Stopped early (a writer failed, the caller broke off): the walk's connection is let go.
       void walk.return?.(undefined)?.catch(() => undefined);
     }
-    warnings = materialReader.finish().map((w) => ({ ...w, path: `material.${w.path}`, message: w.message.replace(`column "${w.path}"`, `column "material.${w.path}"`) }));
+    warnings = materialReader.finish().map((w) => ({
+      ...w,
+      path: `material.${w.path}`,
+      message: w.message.replace(`column "${w.path}"`, `column "material.${w.path}"`),
+    }));
   }
   return { pages: pages(), warnings: () => warnings };
 }
@@ -80,10 +98,20 @@ function info(property: PlatformRecord): { jobId?: string; unitId?: string } {
 }
 
 /** The records of `collection` with these ids, in one request (the ids of one page fit one). */
-async function byId(client: Client, collection: string, ids: readonly unknown[], fields: Record<string, 0 | 1>, signal: AbortSignal | undefined): Promise<Map<string, PlatformRecord>> {
+async function byId(
+  client: Client,
+  collection: string,
+  ids: readonly unknown[],
+  fields: Record<string, 0 | 1>,
+  signal: AbortSignal | undefined,
+): Promise<Map<string, PlatformRecord>> {
   const wanted = [...new Set(ids.filter((id): id is string => typeof id === "string"))];
   if (wanted.length === 0) return new Map();
-  const records = await client.collection(collection).list({ query: { _id: { $in: wanted } }, projection: { fields, limit: wanted.length }, ...(signal ? { signal } : {}) });
+  const records = await client.collection(collection).list({
+    query: { _id: { $in: wanted } },
+    projection: { fields, limit: wanted.length },
+    ...(signal ? { signal } : {}),
+  });
   return new Map(records.map((record) => [record._id, record]));
 }
 
@@ -101,7 +129,13 @@ function unitOf(job: PlatformRecord | undefined, unitId: string | undefined): { 
   return { unit: undefined, subworkflow: undefined };
 }
 
-function joinRow(plan: ResultsPlan, property: PlatformRecord, job: PlatformRecord | undefined, unitId: string | undefined, materialCells: unknown[] | undefined): Row {
+function joinRow(
+  plan: ResultsPlan,
+  property: PlatformRecord,
+  job: PlatformRecord | undefined,
+  unitId: string | undefined,
+  materialCells: unknown[] | undefined,
+): Row {
   const { unit, subworkflow } = unitOf(job, unitId);
   const application = subworkflow?.application as Loose;
   const model = subworkflow?.model as Loose;
@@ -128,7 +162,8 @@ function joinRow(plan: ResultsPlan, property: PlatformRecord, job: PlatformRecor
 
 function dig(record: unknown, path: string): unknown {
   let value = record;
-  for (const segment of path.split(".")) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  for (const segment of path.split("."))
+    value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
   return value;
 }
 

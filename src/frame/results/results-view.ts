@@ -1,7 +1,12 @@
 // `client.results`, registered on `Client` from the frame side (the client knows nothing of
 // tables). Its work loads on first call, so `require("matframe")` stays light.
 import { Client } from "../../client/client";
-import type { ResultsCsvOptions, ResultsFrameOptions, ResultsNdjsonOptions, ResultsParquetOptions } from "./results-plan";
+import type {
+  ResultsCsvOptions,
+  ResultsFrameOptions,
+  ResultsNdjsonOptions,
+  ResultsParquetOptions,
+} from "./results-plan";
 import type { DataFrame } from "../dataframe/dataframe";
 import type { ExportResult, ExportTarget } from "../export/export";
 

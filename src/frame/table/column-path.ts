@@ -14,7 +14,10 @@ const NAMED_ENTRY_ARRAYS: readonly string[] = Object.freeze(["derivedProperties"
  * a column names the key after the name (`derivedProperties.elemental_ratio.Si`,
  * `derivedProperties.p-norm.2`) and reads that entry's `value`.
  */
-const KEYED_ENTRIES: Readonly<Record<string, string>> = Object.freeze({ elemental_ratio: "element", "p-norm": "degree" });
+const KEYED_ENTRIES: Readonly<Record<string, string>> = Object.freeze({
+  elemental_ratio: "element",
+  "p-norm": "degree",
+});
 
 /** The field that tells apart the entries of a keyed named entry (`"element"` for `elemental_ratio`), if it is one. */
 export function keyedEntryField(name: string): string | undefined {
@@ -22,7 +25,13 @@ export function keyedEntryField(name: string): string | undefined {
 }
 
 /** What a computed column shows: a field of the structure's symmetry, or a count or size of its cell. */
-export type ComputedField = "spaceGroupNumber" | "spaceGroupSymbol" | "crystalSystem" | "pointGroup" | "nsites" | "volumePerAtom";
+export type ComputedField =
+  | "spaceGroupNumber"
+  | "spaceGroupSymbol"
+  | "crystalSystem"
+  | "pointGroup"
+  | "nsites"
+  | "volumePerAtom";
 
 /**
  * Columns matframe computes in the client from a record's `lattice` and `basis` (fetched by the

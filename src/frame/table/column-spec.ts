@@ -5,7 +5,14 @@ import { unitFields } from "./units";
 import { COMPUTED_COLUMNS, isIndexSegment, namedEntryIndex, type ColumnDef } from "./column-path";
 
 // The path vocabulary lives in column-path.ts, below the getters and units that read it.
-export { COMPUTED_COLUMNS, isIndexSegment, keyedEntryField, namedEntryIndex, type ColumnDef, type MethodPart } from "./column-path";
+export {
+  COMPUTED_COLUMNS,
+  isIndexSegment,
+  keyedEntryField,
+  namedEntryIndex,
+  type ColumnDef,
+  type MethodPart,
+} from "./column-path";
 
 /**
  * The columns a table gets when none are named: identity, composition, the computational method,
@@ -54,7 +61,7 @@ export interface ColumnPlan {
 export function planColumns(columns?: readonly string[], options: { units?: boolean } = {}): ColumnPlan {
   const requested = columns ?? DEFAULT_COLUMNS;
   if (!Array.isArray(requested)) {
-    throw new ValidationError("columns", "columns must be an array of dotted paths, e.g. [\"formula\", \"lattice.a\"].");
+    throw new ValidationError("columns", 'columns must be an array of dotted paths, e.g. ["formula", "lattice.a"].');
   }
   const excludeId = requested.includes(EXCLUDE_ID);
   const names: string[] = [];
@@ -68,7 +75,7 @@ export function planColumns(columns?: readonly string[], options: { units?: bool
     }
   }
   if (names.length === 0) {
-    throw new ValidationError("columns", "columns must name at least one column, e.g. [\"formula\"].");
+    throw new ValidationError("columns", 'columns must name at least one column, e.g. ["formula"].');
   }
   if (!excludeId && !names.includes("_id")) names.unshift("_id");
   const defs = names.map(toColumnDef);
@@ -77,13 +84,19 @@ export function planColumns(columns?: readonly string[], options: { units?: bool
 
 function checkPath(column: unknown): string {
   if (typeof column !== "string" || column.length === 0) {
-    throw new ValidationError("columns", `Each column must be a non-empty dotted path such as "lattice.a"; got ${JSON.stringify(column)}.`);
+    throw new ValidationError(
+      "columns",
+      `Each column must be a non-empty dotted path such as "lattice.a"; got ${JSON.stringify(column)}.`,
+    );
   }
   if (column.startsWith(COMPUTED_PREFIX)) {
     if (!Object.hasOwn(COMPUTED_COLUMNS, column)) {
       const names = Object.keys(COMPUTED_COLUMNS);
       const near = names.find((name) => editDistance(name.toLowerCase(), column.toLowerCase()) <= 2);
-      throw new ValidationError("columns", `Column "${column}" is not one of the computed columns (${names.join(", ")})${near ? `: did you mean ${near}?` : "."}`);
+      throw new ValidationError(
+        "columns",
+        `Column "${column}" is not one of the computed columns (${names.join(", ")})${near ? `: did you mean ${near}?` : "."}`,
+      );
     }
     return column;
   }
@@ -96,7 +109,10 @@ function checkPath(column: unknown): string {
       throw new ValidationError("columns", `Column "${column}" has an empty segment; write paths like "lattice.a".`);
     }
     if (segment.startsWith("$")) {
-      throw new ValidationError("columns", `Column "${column}" has a segment starting with "$", which a projection cannot name; use the field's own name, e.g. "lattice.a".`);
+      throw new ValidationError(
+        "columns",
+        `Column "${column}" has a segment starting with "$", which a projection cannot name; use the field's own name, e.g. "lattice.a".`,
+      );
     }
     if (FORBIDDEN_KEYS.has(segment)) {
       throw new ValidationError(
@@ -126,7 +142,12 @@ function toColumnDef(name: string): ColumnDef {
   const last = segments[segments.length - 1];
   if (segments.length >= 2 && segments[segments.length - 2] === "method" && (last === "type" || last === "subtype")) {
     const methodSegments = segments.slice(0, -1);
-    return { name, segments, method: { path: methodSegments.join("."), segments: methodSegments, part: last }, ...named };
+    return {
+      name,
+      segments,
+      method: { path: methodSegments.join("."), segments: methodSegments, part: last },
+      ...named,
+    };
   }
   return { name, segments, ...named };
 }

@@ -36,14 +36,24 @@ const KNOWN: ReadonlyMap<string, ColumnType> = new Map<string, ColumnType>([
 /** The type a column has whatever the data: method halves are text, named values numbers. */
 function knownType(def: ColumnDef): ColumnType | undefined {
   if (def.method) return "string";
-  if (def.computed) return def.computed === "spaceGroupNumber" || def.computed === "nsites" ? "int32" : def.computed === "volumePerAtom" ? "double" : "string";
+  if (def.computed)
+    return def.computed === "spaceGroupNumber" || def.computed === "nsites"
+      ? "int32"
+      : def.computed === "volumePerAtom"
+        ? "double"
+        : "string";
   const known = KNOWN.get(def.name);
   if (known) return known;
   // `derivedProperties.volume`: the entry's value, a number in the platform's schema; deeper
   // paths (`derivedProperties.volume.units`) are not known.
   if (def.namedEntryAt !== undefined && def.namedEntryAt === def.segments.length - 1) return "double";
   // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`: a keyed entry's value.
-  if (def.namedEntryAt !== undefined && def.namedEntryAt === def.segments.length - 2 && keyedEntryField(def.segments[def.namedEntryAt])) return "double";
+  if (
+    def.namedEntryAt !== undefined &&
+    def.namedEntryAt === def.segments.length - 2 &&
+    keyedEntryField(def.segments[def.namedEntryAt])
+  )
+    return "double";
   if (/^basis\.(elements|coordinates)\.(0|[1-9][0-9]*)\.id$/.test(def.name)) return "int32";
   return undefined;
 }
@@ -60,10 +70,16 @@ export function checkColumnTypes(plan: ColumnPlan, types: unknown): Readonly<Rec
   const out: Record<string, ColumnType> = {};
   for (const [name, type] of Object.entries(types)) {
     if (!plan.names.includes(name)) {
-      throw new ValidationError("types", `types names "${name}", which is not one of the columns (${plan.names.join(", ")}).`);
+      throw new ValidationError(
+        "types",
+        `types names "${name}", which is not one of the columns (${plan.names.join(", ")}).`,
+      );
     }
     if (!COLUMN_TYPES.includes(type as ColumnType)) {
-      throw new ValidationError("types", `types gives "${name}" the type ${JSON.stringify(type)}; use one of ${COLUMN_TYPES.join(", ")}.`);
+      throw new ValidationError(
+        "types",
+        `types gives "${name}" the type ${JSON.stringify(type)}; use one of ${COLUMN_TYPES.join(", ")}.`,
+      );
     }
     out[name] = type as ColumnType;
   }
@@ -78,7 +94,10 @@ const TEXT = 4;
  * Every column's type when no column needs data to decide it (each is given in `types` or known
  * from the platform's records, as {@link decideTypes} would take it), else `undefined`.
  */
-export function typesWithoutData(plan: ColumnPlan, types: Readonly<Record<string, ColumnType>>): ColumnType[] | undefined {
+export function typesWithoutData(
+  plan: ColumnPlan,
+  types: Readonly<Record<string, ColumnType>>,
+): ColumnType[] | undefined {
   const decided = plan.columns.map((def) => types[def.name] ?? knownType(def));
   return decided.every((type) => type !== undefined) ? (decided as ColumnType[]) : undefined;
 }
@@ -89,7 +108,11 @@ export function typesWithoutData(plan: ColumnPlan, types: Readonly<Record<string
  * one number type, and an integer-looking first group says nothing about the next), booleans ->
  * `boolean`, anything else (text, objects as JSON, mixed kinds, or nulls only) -> `string`.
  */
-export function decideTypes(plan: ColumnPlan, columns: readonly (readonly unknown[])[], types: Readonly<Record<string, ColumnType>>): ColumnType[] {
+export function decideTypes(
+  plan: ColumnPlan,
+  columns: readonly (readonly unknown[])[],
+  types: Readonly<Record<string, ColumnType>>,
+): ColumnType[] {
   return plan.columns.map((def, c) => {
     const chosen = types[def.name] ?? knownType(def);
     if (chosen) return chosen;
@@ -135,7 +158,8 @@ export function toTyped(value: unknown, type: ColumnType, column: string, id: un
 }
 
 function describeValue(value: unknown): string {
-  const text = typeof value === "string" ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value) : String(value);
+  const text =
+    typeof value === "string" ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value) : String(value);
   const kind = Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
   return typeof value === "object" ? kind : `${text} (${kind})`;
 }

@@ -32,7 +32,12 @@ function reasonOf(error: StructureError, id: unknown): string {
  * @param row the index of the row being read
  * @param symmetry the tolerances of the symmetry search (pymatgen's defaults when left out)
  */
-export function computedGetter(field: NonNullable<ColumnDef["computed"]>, tally: ComputedTally, row: () => number, symmetry: SymmetryOptions = {}): Getter {
+export function computedGetter(
+  field: NonNullable<ColumnDef["computed"]>,
+  tally: ComputedTally,
+  row: () => number,
+  symmetry: SymmetryOptions = {},
+): Getter {
   return (record) => {
     try {
       const r = record as StructureRecord | null;

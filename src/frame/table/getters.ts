@@ -50,7 +50,8 @@ export function compileGetter(segments: readonly string[], namedEntryAt?: number
 function pickKeyed(entries: readonly unknown[], name: string, field: string, key: string): unknown {
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as Record<string, unknown> | null;
-    if (entry !== null && typeof entry === "object" && entry.name === name && String(entry[field]) === key) return entry.value;
+    if (entry !== null && typeof entry === "object" && entry.name === name && String(entry[field]) === key)
+      return entry.value;
   }
   return undefined;
 }

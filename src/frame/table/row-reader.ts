@@ -117,7 +117,14 @@ export class RowReader {
       const { path, segments, part } = column.method;
       let group = this.groups.find((g) => g.path === path);
       if (!group) {
-        group = { path, get: compileGetter(segments, column.namedEntryAt), typeIndex: -1, subtypeIndex: -1, invalid: 0, ids: [] };
+        group = {
+          path,
+          get: compileGetter(segments, column.namedEntryAt),
+          typeIndex: -1,
+          subtypeIndex: -1,
+          invalid: 0,
+          ids: [],
+        };
         this.groups.push(group);
       }
       if (part === "type") group.typeIndex = index;
@@ -220,8 +227,19 @@ export class RowReader {
         const known = MATERIAL_PATHS.includes(column.name);
         const message =
           `column "${column.name}" is empty: none of the ${rows.toLocaleString("en-US")} ${rows === 1 ? "record has" : "records has"} a value at that path` +
-          (known ? " (the path is a material field; these records do not carry it)." : suggestion ? `; did you mean ${suggestion}?` : "; check the path's spelling (docs/tables.md, Column rules).");
-        return { code: "EMPTY_COLUMN", message, path: column.name, rows, ids: [], ...(suggestion ? { suggestion } : {}) };
+          (known
+            ? " (the path is a material field; these records do not carry it)."
+            : suggestion
+              ? `; did you mean ${suggestion}?`
+              : "; check the path's spelling (docs/tables.md, Column rules).");
+        return {
+          code: "EMPTY_COLUMN",
+          message,
+          path: column.name,
+          rows,
+          ids: [],
+          ...(suggestion ? { suggestion } : {}),
+        };
       });
   }
 

@@ -5,7 +5,15 @@ import { compileGetter, type Getter } from "./getters";
 
 // Which key of a `units` object holds a field's unit: the platform's lattice records
 // `units: { length: "angstrom", angle: "degree" }` beside `a`, `b`, `c`, `alpha`, `beta`, `gamma`.
-const UNIT_KIND: Readonly<Record<string, string>> = { a: "length", b: "length", c: "length", alpha: "angle", beta: "angle", gamma: "angle", alat: "length" };
+const UNIT_KIND: Readonly<Record<string, string>> = {
+  a: "length",
+  b: "length",
+  c: "length",
+  alpha: "angle",
+  beta: "angle",
+  gamma: "angle",
+  alat: "length",
+};
 
 /**
  * Where a column's unit is recorded, as a getter, or undefined when it has none:
@@ -33,7 +41,8 @@ export function unitGetter(def: ColumnDef): Getter | undefined {
 /** The projection paths a column's unit needs beside its own (the parent's `units`). */
 export function unitFields(def: ColumnDef): string[] {
   const { segments } = def;
-  if (def.method || def.namedEntryAt !== undefined || segments.length < 2 || segments[segments.length - 1] === "units") return [];
+  if (def.method || def.namedEntryAt !== undefined || segments.length < 2 || segments[segments.length - 1] === "units")
+    return [];
   const parent = segments.slice(0, -1);
   const index = parent.findIndex((s) => /^(0|[1-9][0-9]*)$/.test(s));
   // Under an array index the projection names the array, which already holds the units.

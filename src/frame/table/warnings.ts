@@ -24,7 +24,9 @@ export function reportWarnings(warnings: readonly FrameWarning[], onWarning?: Wa
 function inNotebookKernel(): boolean {
   if (typeof (globalThis as { __tslab__?: unknown }).__tslab__ === "object") return true;
   try {
-    return typeof (globalThis as { Deno?: { jupyter?: { broadcast?: unknown } } }).Deno?.jupyter?.broadcast === "function";
+    return (
+      typeof (globalThis as { Deno?: { jupyter?: { broadcast?: unknown } } }).Deno?.jupyter?.broadcast === "function"
+    );
   } catch {
     // Outside `deno jupyter`, reading `Deno.jupyter` throws.
     return false;

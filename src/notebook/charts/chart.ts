@@ -96,8 +96,14 @@ function loadVega(): { vega: typeof Vega; vegaLite: VegaLite } {
     try {
       return require(name) as T;
     } catch (error) {
-      if ((error as { code?: unknown }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes(`'${name}'`)) {
-        throw new MissingDependencyError(name, "A chart", { cause: error, hint: "Charts need both: npm install vega@5 vega-lite@5" });
+      if (
+        (error as { code?: unknown }).code === "MODULE_NOT_FOUND" &&
+        String((error as Error).message).includes(`'${name}'`)
+      ) {
+        throw new MissingDependencyError(name, "A chart", {
+          cause: error,
+          hint: "Charts need both: npm install vega@5 vega-lite@5",
+        });
       }
       throw error;
     }
@@ -118,7 +124,10 @@ export async function renderChart(
 ): Promise<Chart> {
   const { vega, vegaLite } = loadVega();
   // A copy as JSON (what the bundle carries) before `adjust` may change shared data objects.
-  const interactive = JSON.parse(JSON.stringify({ $schema: VEGA_LITE_SCHEMA, config: CONFIG, ...spec })) as Record<string, unknown>;
+  const interactive = JSON.parse(JSON.stringify({ $schema: VEGA_LITE_SCHEMA, config: CONFIG, ...spec })) as Record<
+    string,
+    unknown
+  >;
   const compiled = vegaLite.compile({ config: CONFIG, ...spec } as TopLevelSpec).spec;
   await adjust?.(compiled, vega);
   const view = new vega.View(vega.parse(compiled), { renderer: "none" });

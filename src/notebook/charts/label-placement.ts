@@ -31,7 +31,9 @@ export const DIRECTIONS: LabelPlacement[] = [
 ];
 
 // The same directions a little further out, for crowded points, before a label is left out.
-const CANDIDATES: LabelPlacement[] = [1, 2.2].flatMap((k) => DIRECTIONS.map((d) => ({ ...d, dx: d.dx * k, dy: d.dy * k })));
+const CANDIDATES: LabelPlacement[] = [1, 2.2].flatMap((k) =>
+  DIRECTIONS.map((d) => ({ ...d, dx: d.dx * k, dy: d.dy * k })),
+);
 
 /** Space kept between two labels, in pixels. */
 const MARGIN = 1;

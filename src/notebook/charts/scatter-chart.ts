@@ -78,14 +78,37 @@ export async function scatterChart(table: TableInput, options: ScatterChartOptio
     }))
     .filter((p) => isFiniteNumber(p.x) && isFiniteNumber(p.y));
   // Round domains with room at the extremes, never crossing zero where the data does not.
-  const scale = (axis: "x" | "y") => ({ domain: niceDomain(values.map((v) => v[axis] as number)), nice: false, zero: false });
-  const x = { field: "x", type: "quantitative" as const, title: axisTitle(options.x, options.xTitle, options.xUnit), scale: scale("x") };
-  const y = { field: "y", type: "quantitative" as const, title: axisTitle(options.y, options.yTitle, options.yUnit), scale: scale("y") };
+  const scale = (axis: "x" | "y") => ({
+    domain: niceDomain(values.map((v) => v[axis] as number)),
+    nice: false,
+    zero: false,
+  });
+  const x = {
+    field: "x",
+    type: "quantitative" as const,
+    title: axisTitle(options.x, options.xTitle, options.xUnit),
+    scale: scale("x"),
+  };
+  const y = {
+    field: "y",
+    type: "quantitative" as const,
+    title: axisTitle(options.y, options.yTitle, options.yUnit),
+    scale: scale("y"),
+  };
   const color =
     options.color === undefined
       ? {}
-      : { color: { field: "color", type: "nominal" as const, title: options.colorTitle ?? readableTitle(options.color) } };
-  const points = { mark: { type: "point" as const, filled: true, size: POINT_AREA, tooltip: true }, encoding: { x, y, ...color } };
+      : {
+          color: {
+            field: "color",
+            type: "nominal" as const,
+            title: options.colorTitle ?? readableTitle(options.color),
+          },
+        };
+  const points = {
+    mark: { type: "point" as const, filled: true, size: POINT_AREA, tooltip: true },
+    encoding: { x, y, ...color },
+  };
   const labels = {
     mark: { type: "text" as const, fontSize: LABEL_FONT_SIZE },
     encoding: { x, y, text: { field: "label", type: "nominal" as const, title: options.label } },
@@ -119,11 +142,19 @@ async function spreadLabels(compiled: Vega.Spec, vega: typeof Vega): Promise<voi
     const values = source.values as { x: number; y: number; label?: string }[];
     const placements = placeLabels(
       values.map((v) => ({ x: xScale(v.x), y: yScale(v.y), text: v.label ?? "" })),
-      { width: view.width(), height: view.height(), fontSize: LABEL_FONT_SIZE, pointRadius: Math.sqrt(POINT_AREA / Math.PI) },
+      {
+        width: view.width(),
+        height: view.height(),
+        fontSize: LABEL_FONT_SIZE,
+        pointRadius: Math.sqrt(POINT_AREA / Math.PI),
+      },
     );
     // A label that would overlap another is left out; its point keeps its tooltip.
     values.forEach((v, i) => {
-      Object.assign(v, placements[i] ? { labelPlacement: placements[i] } : { label: "", labelPlacement: DIRECTIONS[0] });
+      Object.assign(
+        v,
+        placements[i] ? { labelPlacement: placements[i] } : { label: "", labelPlacement: DIRECTIONS[0] },
+      );
     });
   } finally {
     view.finalize();

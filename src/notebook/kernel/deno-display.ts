@@ -38,9 +38,13 @@ export function denoJupyter(): DenoJupyter | undefined {
 function send(jupyter: DenoJupyter, msgType: string, bundle: MimeBundle, transient: Record<string, unknown>): void {
   // broadcast is asynchronous in some Deno versions; a display that cannot be sent must not
   // become an unhandled rejection that ends the kernel.
-  Promise.resolve(jupyter.broadcast(msgType, { data: bundle.data, metadata: bundle.metadata, transient })).catch((error: unknown) => {
-    console.error(`matframe: the Deno kernel did not take a ${msgType} message: ${String((error as Error)?.message ?? error)}`);
-  });
+  Promise.resolve(jupyter.broadcast(msgType, { data: bundle.data, metadata: bundle.metadata, transient })).catch(
+    (error: unknown) => {
+      console.error(
+        `matframe: the Deno kernel did not take a ${msgType} message: ${String((error as Error)?.message ?? error)}`,
+      );
+    },
+  );
 }
 
 /** Shows a MIME bundle (with its metadata: a PNG's display size) as one new output. */

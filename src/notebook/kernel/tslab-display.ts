@@ -39,7 +39,10 @@ export function tslabModule(): TslabModule | undefined {
   return undefined;
 }
 
-type DisplayWriter = (content: { data: Record<string, string | object>; metadata: object; transient: object }, update: boolean) => void;
+type DisplayWriter = (
+  content: { data: Record<string, string | object>; metadata: object; transient: object },
+  update: boolean,
+) => void;
 
 /**
  * The kernel's writer of `display_data` messages for the running cell, or undefined.
@@ -54,7 +57,9 @@ function kernelWriter(tslab: TslabModule): DisplayWriter | undefined {
   const cache = require.cache;
   for (const [file, mod] of Object.entries(cache)) {
     if (mod?.exports !== tslab) continue;
-    const jupyter = cache[file.replace(/public\.js$/, "jupyter.js")]?.exports as { lastWriteDisplayData?: unknown } | undefined;
+    const jupyter = cache[file.replace(/public\.js$/, "jupyter.js")]?.exports as
+      | { lastWriteDisplayData?: unknown }
+      | undefined;
     const writer = jupyter?.lastWriteDisplayData;
     return typeof writer === "function" ? (writer as DisplayWriter) : undefined;
   }

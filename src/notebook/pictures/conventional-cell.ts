@@ -25,11 +25,19 @@ export function cellToDraw(record: StructureRecord, want: "conventional" | "prim
   const conventional = symmetry ? structureOf(symmetry.conventional) : undefined;
   const centred = conventional !== undefined && conventional.sites.length > own.sites.length;
   if (want === "primitive" || !centred) {
-    return { cell: own.cell, sites: own.sites.map((s) => ({ element: s.element, fractional: s.fractional.map(wrap) as Vector3 })), kind: centred ? "primitive" : "unit" };
+    return {
+      cell: own.cell,
+      sites: own.sites.map((s) => ({ element: s.element, fractional: s.fractional.map(wrap) as Vector3 })),
+      kind: centred ? "primitive" : "unit",
+    };
   }
   // Re-oriented with a along x, so that a cube is drawn square to the page.
   const upright = parametersToVectors(vectorsToParameters(conventional.cell));
-  return { cell: upright, sites: conventional.sites.map((s) => ({ element: s.element, fractional: s.fractional.map(wrap) as Vector3 })), kind: `conventional ${symmetry!.crystalSystem}` };
+  return {
+    cell: upright,
+    sites: conventional.sites.map((s) => ({ element: s.element, fractional: s.fractional.map(wrap) as Vector3 })),
+    kind: `conventional ${symmetry!.crystalSystem}`,
+  };
 }
 
 /** Fractional coordinates this close to a face count as on it. */

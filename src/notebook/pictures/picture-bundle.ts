@@ -14,7 +14,8 @@ export function svgSize(svg: string): { width: number; height: number } {
   const tag = /<svg\b[^>]*>/.exec(svg)?.[0] ?? "";
   const width = Number(/\swidth="([\d.]+)(?:px)?"/.exec(tag)?.[1]);
   const height = Number(/\sheight="([\d.]+)(?:px)?"/.exec(tag)?.[1]);
-  if (!(width > 0 && height > 0)) throw new TypeError("the SVG document has no width and height in pixels on its <svg> element");
+  if (!(width > 0 && height > 0))
+    throw new TypeError("the SVG document has no width and height in pixels on its <svg> element");
   return { width, height };
 }
 
@@ -29,7 +30,11 @@ function loadResvg(): typeof ResvgModule | undefined {
     try {
       resvg = require("@resvg/resvg-js") as typeof ResvgModule;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== "MODULE_NOT_FOUND" || !String((error as Error).message).includes("@resvg/resvg-js")) throw error;
+      if (
+        (error as { code?: unknown }).code !== "MODULE_NOT_FOUND" ||
+        !String((error as Error).message).includes("@resvg/resvg-js")
+      )
+        throw error;
       resvg = null;
     }
   }
@@ -46,7 +51,9 @@ const SANS_SERIF = process.platform === "darwin" ? "Helvetica" : process.platfor
 export function svgToPng(svg: string, scale = PNG_SCALE): Buffer {
   const mod = loadResvg();
   if (!mod) {
-    throw new MissingDependencyError("@resvg/resvg-js", "A PNG of a picture", { hint: "Pictures without it are shown as SVG in an <img> element." });
+    throw new MissingDependencyError("@resvg/resvg-js", "A PNG of a picture", {
+      hint: "Pictures without it are shown as SVG in an <img> element.",
+    });
   }
   const renderer = new mod.Resvg(svg, {
     fitTo: { mode: "zoom", value: scale },

@@ -126,7 +126,10 @@ function originOnAtom(sites: { element: string; fractional: Vector3 }[]): { elem
     const w = x - Math.floor(x);
     return w > 1 - ON_FACE || w < ON_FACE ? 0 : w;
   };
-  return sites.map((s) => ({ element: s.element, fractional: s.fractional.map((x, k) => wrap(x - shift[k])) as Vector3 }));
+  return sites.map((s) => ({
+    element: s.element,
+    fractional: s.fractional.map((x, k) => wrap(x - shift[k])) as Vector3,
+  }));
 }
 
 /** Every site, plus its copies at 1 along each axis where it sits at 0 (faces, edges, corners). */
@@ -134,10 +137,12 @@ function withBoundaryCopies(sites: { element: string; fractional: Vector3 }[], c
   const atoms: DrawnAtom[] = [];
   for (const site of sites) {
     const shifts = site.fractional.map((x) => (Math.abs(x) < ON_FACE ? [0, 1] : [0]));
-    for (const i of shifts[0]) for (const j of shifts[1]) for (const k of shifts[2]) {
-      const f = [site.fractional[0] + i, site.fractional[1] + j, site.fractional[2] + k];
-      atoms.push({ element: site.element, position: fractionalToCartesian(f, cell) });
-    }
+    for (const i of shifts[0])
+      for (const j of shifts[1])
+        for (const k of shifts[2]) {
+          const f = [site.fractional[0] + i, site.fractional[1] + j, site.fractional[2] + k];
+          atoms.push({ element: site.element, position: fractionalToCartesian(f, cell) });
+        }
   }
   return atoms;
 }
@@ -161,7 +166,11 @@ const unit = (v: readonly number[]): Vector3 => {
   const n = norm(v);
   return [v[0] / n, v[1] / n, v[2] / n];
 };
-const cross = (u: readonly number[], v: readonly number[]): Vector3 => [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+const cross = (u: readonly number[], v: readonly number[]): Vector3 => [
+  u[1] * v[2] - u[2] * v[1],
+  u[2] * v[0] - u[0] * v[2],
+  u[0] * v[1] - u[1] * v[0],
+];
 const dot = (u: readonly number[], v: readonly number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
 
 /** An orthographic camera looking along -toward: screen x, screen y (up) and depth (toward the viewer). */
@@ -170,7 +179,9 @@ function camera(cell: Matrix3, view: StructureViewOptions["view"]) {
   if (view === undefined) toward = DEFAULT_VIEW_CARTESIAN;
   else {
     if (view.length !== 3 || !view.every(Number.isFinite) || view.every((x) => x === 0)) {
-      throw new RangeError(`structureView(): view must be a lattice direction [u, v, w] of three numbers, not all 0; got ${JSON.stringify(view)}`);
+      throw new RangeError(
+        `structureView(): view must be a lattice direction [u, v, w] of three numbers, not all 0; got ${JSON.stringify(view)}`,
+      );
     }
     toward = fractionalToCartesian(view, cell);
   }
@@ -184,7 +195,9 @@ function camera(cell: Matrix3, view: StructureViewOptions["view"]) {
 }
 
 const CORNERS = [0, 1].flatMap((i) => [0, 1].flatMap((j) => [0, 1].map((k) => [i, j, k])));
-const EDGES = CORNERS.flatMap((p, i) => CORNERS.flatMap((q, j) => (j > i && p.reduce((n, x, k) => n + Math.abs(x - q[k]), 0) === 1 ? [[i, j]] : [])));
+const EDGES = CORNERS.flatMap((p, i) =>
+  CORNERS.flatMap((q, j) => (j > i && p.reduce((n, x, k) => n + Math.abs(x - q[k]), 0) === 1 ? [[i, j]] : [])),
+);
 
 const fmt = (x: number) => Number(x.toFixed(2)).toString();
 
@@ -199,10 +212,15 @@ function drawSvg(input: {
 }): string {
   const { cell, atoms, bonds, elements, parameters, title, options } = input;
   const width = options.width ?? 420;
-  if (!(Number.isFinite(width) && width >= 160)) throw new RangeError(`structureView(): width must be at least 160 pixels; got ${String(width)}`);
+  if (!(Number.isFinite(width) && width >= 160))
+    throw new RangeError(`structureView(): width must be at least 160 pixels; got ${String(width)}`);
   const project = camera(cell, options.view);
   const corners = CORNERS.map((f) => project(fractionalToCartesian(f, cell)));
-  const placed = atoms.map((a) => ({ ...project(a.position), radius: elementStyle(a.element).radius * ATOM_SCALE, element: a.element }));
+  const placed = atoms.map((a) => ({
+    ...project(a.position),
+    radius: elementStyle(a.element).radius * ATOM_SCALE,
+    element: a.element,
+  }));
   const xs = [...corners.map((c) => c.x), ...placed.flatMap((p) => [p.x - p.radius, p.x + p.radius])];
   const ys = [...corners.map((c) => c.y), ...placed.flatMap((p) => [p.y - p.radius, p.y + p.radius])];
   const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
@@ -218,7 +236,9 @@ function drawSvg(input: {
   const parts: string[] = [];
   parts.push(`<rect width="${width}" height="${height}" fill="white"/>`);
   parts.push(`<text x="8" y="18" font-size="14" font-family="sans-serif" fill="#000">${escapeHtml(title)}</text>`);
-  parts.push(`<text x="8" y="36" font-size="11" font-family="sans-serif" fill="#444">${escapeHtml(cellLine(parameters))}</text>`);
+  parts.push(
+    `<text x="8" y="36" font-size="11" font-family="sans-serif" fill="#444">${escapeHtml(cellLine(parameters))}</text>`,
+  );
 
   // Cell edges behind everything, then bonds and atoms from the back to the front.
   const edgeLines = EDGES.map(([i, j]) => {
@@ -232,7 +252,10 @@ function drawSvg(input: {
     const mid = { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 };
     // Each half in its atom's colour, as ball-and-stick models do, drawn just behind its atom,
     // which then hides the part of the stick inside the sphere.
-    for (const [end, atom] of [[p, placed[i]], [q, placed[j]]] as const) {
+    for (const [end, atom] of [
+      [p, placed[i]],
+      [q, placed[j]],
+    ] as const) {
       items.push({
         depth: atom.depth - 1e-3,
         svg: `<line class="bond" x1="${fmt(end.x)}" y1="${fmt(end.y)}" x2="${fmt(mid.x)}" y2="${fmt(mid.y)}" stroke="${shade(elementStyle(atom.element).colour)}" stroke-width="${fmt(Math.max(2, 0.16 * scale))}" stroke-linecap="round"/>`,
@@ -257,7 +280,9 @@ function drawSvg(input: {
 function cellLine(p: { a: number; b: number; c: number; alpha: number; beta: number; gamma: number }): string {
   const group = (names: string[], values: number[], digits: number, unit: string) => {
     const texts = values.map((v) => v.toFixed(digits));
-    return texts.every((t) => t === texts[0]) ? `${names.join(" = ")} = ${texts[0]}${unit}` : names.map((n, i) => `${n} = ${texts[i]}${unit}`).join(", ");
+    return texts.every((t) => t === texts[0])
+      ? `${names.join(" = ")} = ${texts[0]}${unit}`
+      : names.map((n, i) => `${n} = ${texts[i]}${unit}`).join(", ");
   };
   return `${group(["a", "b", "c"], [p.a, p.b, p.c], 3, " Å")}; ${group(["α", "β", "γ"], [p.alpha, p.beta, p.gamma], 1, "°")}`;
 }
@@ -301,6 +326,9 @@ function sphere(element: string, x: number, y: number, r: number, attributes: st
 /** A darker shade of a "#RRGGBB" colour, for sphere rims and bonds. */
 function shade(colour: string): string {
   const n = parseInt(colour.slice(1), 16);
-  const channel = (shift: number) => Math.round(((n >> shift) & 255) * 0.6).toString(16).padStart(2, "0");
+  const channel = (shift: number) =>
+    Math.round(((n >> shift) & 255) * 0.6)
+      .toString(16)
+      .padStart(2, "0");
   return `#${channel(16)}${channel(8)}${channel(0)}`;
 }

@@ -69,7 +69,8 @@ export function formatRows(rows: readonly (readonly unknown[])[], columns: numbe
     if (decimals === 0 || small) continue;
     rows.forEach((row, r) => {
       const value = row[c];
-      if (typeof value === "number" && Number.isFinite(value)) out[r][c] = { text: value.toFixed(decimals), numeric: true };
+      if (typeof value === "number" && Number.isFinite(value))
+        out[r][c] = { text: value.toFixed(decimals), numeric: true };
     });
   }
   return out;

@@ -14,7 +14,9 @@ export function renderHtmlTable(slice: TableSlice): string {
   const header = slice.columns.map((c) => `<th style="${TEXT_CELL}">${escapeHtml(c)}</th>`).join("");
   const body = formatRows(slice.rows, slice.columns.length)
     .map((row) => {
-      const cells = row.map((cell) => `<td style="${cell.numeric ? NUMBER_CELL : TEXT_CELL}">${escapeHtml(cell.text)}</td>`);
+      const cells = row.map(
+        (cell) => `<td style="${cell.numeric ? NUMBER_CELL : TEXT_CELL}">${escapeHtml(cell.text)}</td>`,
+      );
       return `<tr>${cells.join("")}</tr>`;
     })
     .join("\n");

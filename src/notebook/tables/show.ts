@@ -112,7 +112,9 @@ setFrameDisplay({
     const table = new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS));
     // In tslab, the HTML table as the cell's output; in a script, the REPL or a `console.log` on
     // Deno (whose kernel shows a cell's value through `Jupyter.display`, below), the text table.
-    return notebookKernel()?.name === "tslab" ? table[inspect.custom](depth, options as { depth?: number | null }) : table.text;
+    return notebookKernel()?.name === "tslab"
+      ? table[inspect.custom](depth, options as { depth?: number | null })
+      : table.text;
   },
   bundle: (frame) => new Table(readingSlice(frame as TableInput, DEFAULT_MAX_ROWS)).mimeBundle().data,
 });

@@ -84,5 +84,9 @@ export function recordsOf(input: TableInput): Row[] {
  */
 export function idLast(slice: TableSlice): TableSlice {
   if (slice.columns[0] !== "_id" || slice.columns.length === 1) return slice;
-  return { ...slice, columns: [...slice.columns.slice(1), "_id"], rows: slice.rows.map((row) => [...row.slice(1), row[0]]) };
+  return {
+    ...slice,
+    columns: [...slice.columns.slice(1), "_id"],
+    rows: slice.rows.map((row) => [...row.slice(1), row[0]]),
+  };
 }

@@ -104,7 +104,11 @@ export class AuthRegistry {
       });
     }
     const decoySalt = randomBytes(16);
-    const decoy = { accountId: "", salt: decoySalt, hash: await scryptHash(randomBytes(16).toString("hex"), decoySalt) };
+    const decoy = {
+      accountId: "",
+      salt: decoySalt,
+      hash: await scryptHash(randomBytes(16).toString("hex"), decoySalt),
+    };
     return new AuthRegistry(accounts, decoy);
   }
 
@@ -112,7 +116,11 @@ export class AuthRegistry {
    * New credentials when the password is right, otherwise undefined; `LoginQueueFull` when too
    * many logins are waiting to be hashed (from `source`, the client address, or from everyone).
    */
-  async login(username: string, password: string, source: string): Promise<IssuedCredentials | undefined | LoginQueueFull> {
+  async login(
+    username: string,
+    password: string,
+    source: string,
+  ): Promise<IssuedCredentials | undefined | LoginQueueFull> {
     const checked = await this.checkPassword(username, password, source);
     return typeof checked === "string" ? this.openSession(checked) : checked;
   }
@@ -121,11 +129,16 @@ export class AuthRegistry {
    * The account id when the password is right, otherwise undefined (the same work either way);
    * `LoginQueueFull` as for {@link login}. Opens no session.
    */
-  async checkPassword(username: string, password: string, source: string): Promise<string | undefined | LoginQueueFull> {
+  async checkPassword(
+    username: string,
+    password: string,
+    source: string,
+  ): Promise<string | undefined | LoginQueueFull> {
     const account = this.accounts.get(username);
     const candidate = account ?? this.decoy;
     const hashed = await this.hashes.run(source, () => scryptHash(password, candidate.salt));
-    if (!hashed) return new LoginQueueFull(Math.max(1, Math.ceil(((this.hashes.waiting + 1) * HASH_MS_ESTIMATE) / 1000)));
+    if (!hashed)
+      return new LoginQueueFull(Math.max(1, Math.ceil(((this.hashes.waiting + 1) * HASH_MS_ESTIMATE) / 1000)));
     if (!timingSafeEqual(hashed.value, candidate.hash) || !account) return undefined;
     return account.accountId;
   }

@@ -141,7 +141,11 @@ export class DeviceFlow {
   }
 
   /** Records the person's answer; false when the code is unknown, expired or already answered. */
-  answer(userCode: string, answer: { approve: true; accountId: string } | { approve: false }, now = Date.now()): boolean {
+  answer(
+    userCode: string,
+    answer: { approve: true; accountId: string } | { approve: false },
+    now = Date.now(),
+  ): boolean {
     const grant = this.byUserCode.get(normaliseUserCode(userCode));
     if (grant?.state !== "pending" || grant.expiresAt <= now) return false;
     if (answer.approve) {
@@ -159,7 +163,8 @@ export class DeviceFlow {
   issueRefreshToken(accountId: string, now = Date.now()): string {
     const token = randomBytes(32).toString("base64url");
     this.refreshTokens.set(digest(token), { accountId, expiresAt: now + REFRESH_TTL_SECONDS * 1000 });
-    if (this.refreshTokens.size > MAX_REFRESH_TOKENS) this.refreshTokens.delete(this.refreshTokens.keys().next().value as string);
+    if (this.refreshTokens.size > MAX_REFRESH_TOKENS)
+      this.refreshTokens.delete(this.refreshTokens.keys().next().value as string);
     return token;
   }
 

@@ -12,7 +12,8 @@ export const CSRF_COOKIE = "matframe_device_csrf";
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "Content-Type": "text/html; charset=utf-8",
   "Cache-Control": "no-store",
-  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "X-Frame-Options": "DENY",
   // Not "no-referrer": with it, browsers send `Origin: null` on the form's POST, which the
   // same-origin check must refuse. The page links nowhere else, so its URL goes nowhere else.
@@ -104,6 +105,9 @@ ${error}<form method="post" action="/oidc/device">
 /** The page after an answer. */
 export function renderDone(approved: boolean): string {
   return approved
-    ? page("Device approved", `<p role="status">You are signed in on your device. You can close this page and return to it.</p>`)
+    ? page(
+        "Device approved",
+        `<p role="status">You are signed in on your device. You can close this page and return to it.</p>`,
+      )
     : page("Device denied", `<p role="status">The device was not signed in. You can close this page.</p>`);
 }

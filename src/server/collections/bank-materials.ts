@@ -14,11 +14,25 @@ export function materialCollection(served: MaterialStore): Collection {
  * materials and the reference results' materials (the Materials Project structures the
  * reference jobs computed), which `GET /materials` does not list.
  */
-export function bankMaterialCollection(served: MaterialStore, reference: readonly StoredRecord[], scanBudgetMs?: number): Collection {
+export function bankMaterialCollection(
+  served: MaterialStore,
+  reference: readonly StoredRecord[],
+  scanBudgetMs?: number,
+): Collection {
   // Both runs already in _id order: the store's sort merges them in one pass (100,000 synthetic
   // materials would otherwise be sorted again).
   const records: StoredRecord[] = [];
   for (let i = 0; i < served.size; i += 1) records.push(served.at(i)!);
-  records.push(...reference.filter((record) => !served.get(record._id)).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)));
-  return { name: "bank-materials", noun: "bank material", served: new MaterialStore(records, { scanBudgetMs }), writable: false, ownRecords: null };
+  records.push(
+    ...reference
+      .filter((record) => !served.get(record._id))
+      .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)),
+  );
+  return {
+    name: "bank-materials",
+    noun: "bank material",
+    served: new MaterialStore(records, { scanBudgetMs }),
+    writable: false,
+    ownRecords: null,
+  };
 }

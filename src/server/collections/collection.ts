@@ -57,12 +57,21 @@ export function newRecordId(context: CollectionContext): string {
 }
 
 /** The caller's own records of `collection`, as a store to query (undefined when they have none). */
-export function ownStore(context: CollectionContext, collection: Collection, caller: Caller): MaterialStore | undefined {
+export function ownStore(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+): MaterialStore | undefined {
   return collection.ownRecords === null ? undefined : context.written.storeOf(caller._id, collection.ownRecords);
 }
 
 /** A record the caller may read: a public one, or one of their own; undefined otherwise. */
-export function readable(context: CollectionContext, collection: Collection, caller: Caller, id: string): StoredRecord | undefined {
+export function readable(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+  id: string,
+): StoredRecord | undefined {
   const shared = collection.served.get(id);
   if (shared) return shared;
   if (collection.ownRecords === null) return undefined;
@@ -71,7 +80,12 @@ export function readable(context: CollectionContext, collection: Collection, cal
 }
 
 /** A readable record, or a 404 that says where to list ids. */
-export function readableOr404(context: CollectionContext, collection: Collection, caller: Caller, id: string): StoredRecord {
+export function readableOr404(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+  id: string,
+): StoredRecord {
   const record = readable(context, collection, caller, id);
   if (!record) throw notFound(`No ${collection.noun} has the id ${quoted(id)}; list ids with GET /${collection.name}.`);
   return record;
@@ -80,12 +94,15 @@ export function readableOr404(context: CollectionContext, collection: Collection
 /** A record the caller may change: 404 when none has the id, 403 when it is public or another account's. */
 export function owned(context: CollectionContext, collection: Collection, caller: Caller, id: string): StoredRecord {
   if (collection.served.get(id)) {
-    const copy = collection.writable ? ` copy it with POST /${collection.name}/${encodeURIComponent(id.slice(0, 100))}/copy and change the copy` : " it cannot be changed";
+    const copy = collection.writable
+      ? ` copy it with POST /${collection.name}/${encodeURIComponent(id.slice(0, 100))}/copy and change the copy`
+      : " it cannot be changed";
     throw forbidden(`The ${collection.noun} ${quoted(id)} is public (owner mat3ra-standata) and read-only;${copy}.`);
   }
   const record = collection.ownRecords === null ? undefined : context.written.get(id, collection.ownRecords);
   if (!record) throw notFound(`No ${collection.noun} has the id ${quoted(id)}; list ids with GET /${collection.name}.`);
-  if (ownerIdOf(record) !== caller._id) throw forbidden(`The ${collection.noun} ${quoted(id)} belongs to another account; you can change only your own.`);
+  if (ownerIdOf(record) !== caller._id)
+    throw forbidden(`The ${collection.noun} ${quoted(id)} belongs to another account; you can change only your own.`);
   return record;
 }
 
@@ -93,7 +110,9 @@ export function owned(context: CollectionContext, collection: Collection, caller
 export function checkRequestedOwner(requested: unknown, caller: Caller, where: string): void {
   if (requested === undefined || requested === null || requested === "") return;
   if (requested !== caller._id) {
-    throw forbidden(`${where} must be your own account id (${caller._id}) or left out: an account creates records only for itself.`);
+    throw forbidden(
+      `${where} must be your own account id (${caller._id}) or left out: an account creates records only for itself.`,
+    );
   }
 }
 

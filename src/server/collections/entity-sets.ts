@@ -4,15 +4,26 @@ import type { StoredRecord } from "../records/store";
 import { forbidden, newRecordId, owned, quoted, type Collection, type CollectionContext } from "./collection";
 
 /** The class name a set's members carry in `inSet[].cls`, as the platform names its entities. */
-const ENTITY_CLASSES: Record<string, string> = { materials: "Material", jobs: "Job", workflows: "Workflow", projects: "Project" };
+const ENTITY_CLASSES: Record<string, string> = {
+  materials: "Material",
+  jobs: "Job",
+  workflows: "Workflow",
+  projects: "Project",
+};
 
 /**
  * A new set of `collection`: a record of that collection with `isEntitySet: true` (ESSE's
  * system/set.json), owned by the caller. Members point to it from their `inSet` list.
  */
-export function newEntitySet(context: CollectionContext, collection: Collection, caller: Caller, fields: Record<string, unknown>): StoredRecord {
+export function newEntitySet(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+  fields: Record<string, unknown>,
+): StoredRecord {
   const { _id: _ignored, owner: _owner, createdAt: _created, ...rest } = fields;
-  if (rest.name !== undefined && (typeof rest.name !== "string" || rest.name.length > 1000)) throw badRequest(`"name" must be a string of at most 1000 characters.`);
+  if (rest.name !== undefined && (typeof rest.name !== "string" || rest.name.length > 1000))
+    throw badRequest(`"name" must be a string of at most 1000 characters.`);
   return {
     _id: newRecordId(context),
     name: "New Set",
@@ -26,9 +37,18 @@ export function newEntitySet(context: CollectionContext, collection: Collection,
   };
 }
 
-function ownSet(context: CollectionContext, collection: Collection, caller: Caller, id: string, where: string): StoredRecord {
+function ownSet(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+  id: string,
+  where: string,
+): StoredRecord {
   const set = owned(context, collection, caller, id);
-  if (set.isEntitySet !== true) throw badRequest(`${where} ${quoted(id)} is a ${collection.noun}, not a set; make one with PUT /${collection.name}/create-set.`);
+  if (set.isEntitySet !== true)
+    throw badRequest(
+      `${where} ${quoted(id)} is a ${collection.noun}, not a set; make one with PUT /${collection.name}/create-set.`,
+    );
   return set;
 }
 
@@ -36,10 +56,20 @@ function ownSet(context: CollectionContext, collection: Collection, caller: Call
  * The record moved from one of the caller's sets to another: `inSet` loses the old set (when
  * given) and gains the new one. Both sets and the record must be the caller's own.
  */
-export function movedToSet(context: CollectionContext, collection: Collection, caller: Caller, id: string, oldSetId: string | undefined, newSetId: string | undefined): StoredRecord {
+export function movedToSet(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+  id: string,
+  oldSetId: string | undefined,
+  newSetId: string | undefined,
+): StoredRecord {
   const record = owned(context, collection, caller, id);
   if (record.isEntitySet === true) throw badRequest(`${quoted(id)} is itself a set; sets do not nest here.`);
-  if (!newSetId) throw badRequest(`POST /${collection.name}/<id>/move-to-set needs newSetId=<set id> in the query string (and oldSetId=<set id> to leave one).`);
+  if (!newSetId)
+    throw badRequest(
+      `POST /${collection.name}/<id>/move-to-set needs newSetId=<set id> in the query string (and oldSetId=<set id> to leave one).`,
+    );
   const target = ownSet(context, collection, caller, newSetId, "newSetId");
   if (oldSetId) ownSet(context, collection, caller, oldSetId, "oldSetId");
   const current = Array.isArray(record.inSet) ? (record.inSet as { _id?: unknown }[]) : [];
@@ -51,12 +81,20 @@ export function movedToSet(context: CollectionContext, collection: Collection, c
  * The caller's records of `collection` whose `isDefault` changes when `id` becomes the default:
  * that one set to true, every other one that was the default set to false.
  */
-export function defaultChanges(context: CollectionContext, collection: Collection, caller: Caller, id: string): StoredRecord[] {
+export function defaultChanges(
+  context: CollectionContext,
+  collection: Collection,
+  caller: Caller,
+  id: string,
+): StoredRecord[] {
   if (collection.served.get(id)) {
-    throw forbidden(`The ${collection.noun} ${quoted(id)} is public; copy it into your account (POST /${collection.name}/${encodeURIComponent(id.slice(0, 100))}/copy) and make the copy your default.`);
+    throw forbidden(
+      `The ${collection.noun} ${quoted(id)} is public; copy it into your account (POST /${collection.name}/${encodeURIComponent(id.slice(0, 100))}/copy) and make the copy your default.`,
+    );
   }
   const chosen = owned(context, collection, caller, id);
-  if (chosen.isEntitySet === true) throw badRequest(`${quoted(id)} is a set; only a ${collection.noun} can be the default.`);
+  if (chosen.isEntitySet === true)
+    throw badRequest(`${quoted(id)} is a set; only a ${collection.noun} can be the default.`);
   const changes: StoredRecord[] = [];
   const own = context.written.storeOf(caller._id, collection.ownRecords ?? collection.name);
   for (let i = 0; own && i < own.size; i += 1) {

@@ -61,37 +61,63 @@ export class JobRunner {
     if (this.closed || !job || job.status !== "submitted") return;
     const outcome = this.outcomeOf(job);
     // The properties first: a client that sees the job finished finds its results already there.
-    for (const property of outcome.properties) await written.write(() => ({ put: property, result: undefined, collection: "properties" }));
+    for (const property of outcome.properties)
+      await written.write(() => ({ put: property, result: undefined, collection: "properties" }));
     await written.write(() => {
       const current = written.get(jobId, "jobs");
       if (current?.status !== "submitted") return { put: current ?? job, result: undefined, collection: "jobs" };
-      const finished = { ...current, status: "finished", localRun: { properties: outcome.properties.length, reason: outcome.reason } };
+      const finished = {
+        ...current,
+        status: "finished",
+        localRun: { properties: outcome.properties.length, reason: outcome.reason },
+      };
       return { put: finished, result: undefined, collection: "jobs" };
     });
   }
 
   private outcomeOf(job: StoredRecord): Outcome {
-    const none = (reason: string): Outcome => ({ properties: [], reason: `The local platform runs no simulation code and has no published result for this job: ${reason}` });
+    const none = (reason: string): Outcome => ({
+      properties: [],
+      reason: `The local platform runs no simulation code and has no published result for this job: ${reason}`,
+    });
     const owner = job.owner as Caller;
     const workflow = (job.workflow ?? {}) as Record<string, unknown>;
     const found = bandGapUnit(workflow);
-    if (!found) return none("its workflow has no unit that computes band_gaps, the one property the reference data holds.");
+    if (!found)
+      return none("its workflow has no unit that computes band_gaps, the one property the reference data holds.");
     const model = (found.subworkflow.model ?? {}) as Record<string, unknown>;
     const method = (model.method ?? {}) as Record<string, unknown>;
     const application = (found.subworkflow.application ?? {}) as Record<string, unknown>;
-    const computation = [application.name, model.type, model.subtype, model.functional, method.type, method.subtype].join(" ");
+    const computation = [
+      application.name,
+      model.type,
+      model.subtype,
+      model.functional,
+      method.type,
+      method.subtype,
+    ].join(" ");
     if (computation !== "vasp dft gga pbe pseudopotential paw") {
-      return none(`its band-gap unit computes with ${computation.replace(/\s+/g, " ").trim() || "no model"}; the reference band gaps are VASP dft gga pbe pseudopotential paw (the Materials Project's).`);
+      return none(
+        `its band-gap unit computes with ${computation.replace(/\s+/g, " ").trim() || "no model"}; the reference band gaps are VASP dft gga pbe pseudopotential paw (the Materials Project's).`,
+      );
     }
     const materialId = (job._material as { _id?: unknown } | undefined)?._id;
     const material = typeof materialId === "string" ? findMaterial(this.context, owner, materialId) : undefined;
     if (!material) return none("its material is not one it can read.");
     const external = (material.external ?? {}) as { id?: unknown; source?: unknown };
-    const result = external.source === "Materials Project" && typeof external.id === "string" ? this.reference.byExternalId.get(external.id) : undefined;
-    if (!result) return none(`its material (${String(material.formula ?? material._id)}) is not one of the ${this.reference.byExternalId.size} Materials Project materials of the reference data (by external.id).`);
+    const result =
+      external.source === "Materials Project" && typeof external.id === "string"
+        ? this.reference.byExternalId.get(external.id)
+        : undefined;
+    if (!result)
+      return none(
+        `its material (${String(material.formula ?? material._id)}) is not one of the ${this.reference.byExternalId.size} Materials Project materials of the reference data (by external.id).`,
+      );
     const withU = model.hubbardType === "u";
     if (withU !== result.hubbardU) {
-      return none(`the Materials Project computed ${external.id} with GGA${result.hubbardU ? "+U" : " (no U)"}, and this workflow's model ${withU ? "adds" : "has no"} a Hubbard U.`);
+      return none(
+        `the Materials Project computed ${external.id} with GGA${result.hubbardU ? "+U" : " (no U)"}, and this workflow's model ${withU ? "adds" : "has no"} a Hubbard U.`,
+      );
     }
     const property = propertyRecord({
       _id: newRecordId(this.context),
@@ -103,6 +129,9 @@ export class JobRunner {
       materialId: material._id,
       url: `https://next-gen.materialsproject.org/materials/${external.id}`,
     });
-    return { properties: [property], reason: `the band gap is the published Materials Project value for ${external.id} (data/README.md), not computed here.` };
+    return {
+      properties: [property],
+      reason: `the band gap is the published Materials Project value for ${external.id} (data/README.md), not computed here.`,
+    };
   }
 }

@@ -6,7 +6,18 @@ import { defaultProject } from "./projects";
 import { defaultWorkflow, findDefault } from "./workflows";
 
 /** ESSE's job statuses (job/base.json). */
-export const JOB_STATUSES = ["pre-submission", "queued", "submitted", "active", "finished", "terminate-queued", "terminated", "error", "deleted", "timeout"] as const;
+export const JOB_STATUSES = [
+  "pre-submission",
+  "queued",
+  "submitted",
+  "active",
+  "finished",
+  "terminate-queued",
+  "terminated",
+  "error",
+  "deleted",
+  "timeout",
+] as const;
 
 /** The compute a job gets when it sends none, and the fields a sent compute is completed with (ESSE requires these four). */
 export const DEFAULT_COMPUTE = { queue: "D", nodes: 1, ppn: 1, timeLimit: "01:00:00" } as const;
@@ -20,7 +31,14 @@ export const DEFAULT_MATERIAL_EXTERNAL_ID = "mp-149";
  * through submit and terminate.
  */
 export function jobCollection(reference: readonly StoredRecord[], scanBudgetMs?: number): Collection {
-  return { name: "jobs", noun: "job", served: new MaterialStore(reference, { scanBudgetMs }), writable: true, ownRecords: "jobs", serverPaths: ["status", "localRun", "startTime"] };
+  return {
+    name: "jobs",
+    noun: "job",
+    served: new MaterialStore(reference, { scanBudgetMs }),
+    writable: true,
+    ownRecords: "jobs",
+    serverPaths: ["status", "localRun", "startTime"],
+  };
 }
 
 /**
@@ -28,15 +46,29 @@ export function jobCollection(reference: readonly StoredRecord[], scanBudgetMs?:
  * default project, the named (or default) workflow embedded whole, the named (or default)
  * material, the compute as sent with its required fields filled in, status `pre-submission`.
  */
-export async function completeJob(context: CollectionContext, caller: Caller, fields: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function completeJob(
+  context: CollectionContext,
+  caller: Caller,
+  fields: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (fields.status !== undefined && fields.status !== "pre-submission") {
-    throw badRequest(`A new job's status is "pre-submission" (the server moves it on: POST /jobs/<id>/submit); leave "status" out.`);
+    throw badRequest(
+      `A new job's status is "pre-submission" (the server moves it on: POST /jobs/<id>/submit); leave "status" out.`,
+    );
   }
   const projectId = referenceId(fields._project, "_project");
-  const project = projectId === undefined ? await defaultProject(context, caller) : readable(context, context.collections.get("projects")!, caller, projectId);
-  if (!project) throw badRequest(`_project names no project of yours (${quoted(projectId!)}); list them with GET /projects, or leave _project out for your default project.`);
+  const project =
+    projectId === undefined
+      ? await defaultProject(context, caller)
+      : readable(context, context.collections.get("projects")!, caller, projectId);
+  if (!project)
+    throw badRequest(
+      `_project names no project of yours (${quoted(projectId!)}); list them with GET /projects, or leave _project out for your default project.`,
+    );
   if (projectId !== undefined && (project.owner as { _id?: unknown })._id !== caller._id) {
-    throw forbidden(`_project ${quoted(projectId)} is not one of your projects; a job goes in a project of its own account.`);
+    throw forbidden(
+      `_project ${quoted(projectId)} is not one of your projects; a job goes in a project of its own account.`,
+    );
   }
   return {
     name: "New Job",
@@ -52,28 +84,39 @@ export async function completeJob(context: CollectionContext, caller: Caller, fi
 
 function completeCompute(compute: unknown): Record<string, unknown> {
   if (compute === undefined || compute === null) return { ...DEFAULT_COMPUTE };
-  if (typeof compute !== "object" || Array.isArray(compute)) throw badRequest(`compute must be an object such as ${JSON.stringify(DEFAULT_COMPUTE)}.`);
+  if (typeof compute !== "object" || Array.isArray(compute))
+    throw badRequest(`compute must be an object such as ${JSON.stringify(DEFAULT_COMPUTE)}.`);
   return { ...DEFAULT_COMPUTE, ...compute };
 }
 
 /** The workflow a job embeds: as sent when whole, the readable workflow it names by `_id`, or the default one. */
 function resolveWorkflow(context: CollectionContext, caller: Caller, workflow: unknown): Record<string, unknown> {
   if (workflow === undefined || workflow === null) return defaultWorkflow(context, caller);
-  if (typeof workflow !== "object" || Array.isArray(workflow)) throw badRequest(`workflow must be an object: {"_id": "<workflow id>"} or a whole workflow.`);
+  if (typeof workflow !== "object" || Array.isArray(workflow))
+    throw badRequest(`workflow must be an object: {"_id": "<workflow id>"} or a whole workflow.`);
   const sent = workflow as Record<string, unknown>;
   if (Array.isArray(sent.subworkflows) && Array.isArray(sent.units)) return sent;
   const id = referenceId(sent, "workflow");
   const found = readable(context, context.collections.get("workflows")!, caller, id!);
-  if (!found) throw badRequest(`workflow names no workflow you can read (${quoted(id!)}); list them with GET /workflows or GET /bank-workflows.`);
+  if (!found)
+    throw badRequest(
+      `workflow names no workflow you can read (${quoted(id!)}); list them with GET /workflows or GET /bank-workflows.`,
+    );
   return found;
 }
 
 /** `_material` (or `_materials`) as sent, each naming a material the caller can read; else the default material. */
-function materialReferences(context: CollectionContext, caller: Caller, fields: Record<string, unknown>): Record<string, unknown> {
+function materialReferences(
+  context: CollectionContext,
+  caller: Caller,
+  fields: Record<string, unknown>,
+): Record<string, unknown> {
   const check = (value: unknown, where: string) => {
     const id = referenceId(value, where)!;
     if (!findMaterial(context, caller, id)) {
-      throw badRequest(`${where} names no material you can read (${quoted(id)}); list them with GET /materials or GET /bank-materials.`);
+      throw badRequest(
+        `${where} names no material you can read (${quoted(id)}); list them with GET /materials or GET /bank-materials.`,
+      );
     }
     return { ...(value as object), _id: id, cls: "Material" };
   };
@@ -84,7 +127,8 @@ function materialReferences(context: CollectionContext, caller: Caller, fields: 
     const materials = fields._materials.map((value, i) => check(value, `_materials[${i}]`));
     return { _materials: materials, _material: materials[0], isMultiMaterial: true };
   }
-  if (fields._material !== undefined && fields._material !== null) return { _material: check(fields._material, "_material") };
+  if (fields._material !== undefined && fields._material !== null)
+    return { _material: check(fields._material, "_material") };
   const chosen = findDefault(context, caller, "materials") ?? silicon(context);
   if (!chosen) return {};
   return { _material: { _id: chosen._id, cls: "Material", slug: String(chosen.formula ?? "") } };
@@ -101,5 +145,8 @@ function silicon(context: CollectionContext): StoredRecord | undefined {
 
 /** A material the caller can read by id: the served ones, their own, and the bank's. */
 export function findMaterial(context: CollectionContext, caller: Caller, id: string): StoredRecord | undefined {
-  return readable(context, context.collections.get("materials")!, caller, id) ?? context.collections.get("bank-materials")!.served.get(id);
+  return (
+    readable(context, context.collections.get("materials")!, caller, id) ??
+    context.collections.get("bank-materials")!.served.get(id)
+  );
 }

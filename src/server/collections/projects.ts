@@ -10,7 +10,13 @@ import { findDefault } from "./workflows";
  * and kept like any record it writes; its jobs go there unless they name another of its projects.
  */
 export function projectCollection(reference: readonly StoredRecord[], scanBudgetMs?: number): Collection {
-  return { name: "projects", noun: "project", served: new MaterialStore(reference, { scanBudgetMs }), writable: true, ownRecords: "projects" };
+  return {
+    name: "projects",
+    noun: "project",
+    served: new MaterialStore(reference, { scanBudgetMs }),
+    writable: true,
+    ownRecords: "projects",
+  };
 }
 
 /** A project created with few fields, completed with the platform's defaults. */

@@ -7,7 +7,13 @@ import type { Collection } from "./collection";
  * results and those of the caller's own jobs. Jobs write them; users only read them.
  */
 export function propertyCollection(reference: readonly StoredRecord[], scanBudgetMs?: number): Collection {
-  return { name: "properties", noun: "property", served: new MaterialStore(reference, { scanBudgetMs }), writable: false, ownRecords: "properties" };
+  return {
+    name: "properties",
+    noun: "property",
+    served: new MaterialStore(reference, { scanBudgetMs }),
+    writable: false,
+    ownRecords: "properties",
+  };
 }
 
 /**
@@ -16,5 +22,11 @@ export function propertyCollection(reference: readonly StoredRecord[], scanBudge
  * users only read them.
  */
 export function metapropertyCollection(): Collection {
-  return { name: "metaproperties", noun: "metaproperty", served: new MaterialStore([]), writable: false, ownRecords: null };
+  return {
+    name: "metaproperties",
+    noun: "metaproperty",
+    served: new MaterialStore([]),
+    writable: false,
+    ownRecords: null,
+  };
 }

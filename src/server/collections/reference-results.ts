@@ -53,7 +53,9 @@ export function bandGapsData(result: ReferenceResult): Record<string, unknown> {
 }
 
 /** The unit of a workflow that computes band gaps, and its subworkflow. */
-export function bandGapUnit(workflow: Record<string, unknown>): { subworkflow: Record<string, unknown>; unit: Record<string, unknown> } | undefined {
+export function bandGapUnit(
+  workflow: Record<string, unknown>,
+): { subworkflow: Record<string, unknown>; unit: Record<string, unknown> } | undefined {
   for (const subworkflow of (workflow.subworkflows as Record<string, unknown>[] | undefined) ?? []) {
     for (const unit of (subworkflow.units as Record<string, unknown>[] | undefined) ?? []) {
       const results = (unit.results as { name?: unknown }[] | undefined) ?? [];
@@ -75,12 +77,25 @@ export function withHubbard(workflow: StoredRecord): StoredRecord {
 }
 
 /** A property record of a job's unit, as jobs write them. */
-export function propertyRecord(fields: { _id: string; job: StoredRecord; unitId: string; data: Record<string, unknown>; owner: unknown; createdAt: string; materialId: string; url?: string }): StoredRecord {
+export function propertyRecord(fields: {
+  _id: string;
+  job: StoredRecord;
+  unitId: string;
+  data: Record<string, unknown>;
+  owner: unknown;
+  createdAt: string;
+  materialId: string;
+  url?: string;
+}): StoredRecord {
   return {
     _id: fields._id,
     slug: String(fields.data.name),
     data: fields.data,
-    source: { type: "exabyte", ...(fields.url ? { url: fields.url } : {}), info: { jobId: fields.job._id, unitId: fields.unitId, materialId: fields.materialId } },
+    source: {
+      type: "exabyte",
+      ...(fields.url ? { url: fields.url } : {}),
+      info: { jobId: fields.job._id, unitId: fields.unitId, materialId: fields.materialId },
+    },
     exabyteId: [fields.materialId],
     description: REFERENCE_CITATION,
     owner: fields.owner,
@@ -97,8 +112,13 @@ export function propertyRecord(fields: { _id: string; job: StoredRecord; unitId:
 export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): ReferenceData {
   const materials = readDataFile<StoredRecord[]>("reference-materials.json");
   const { results } = readDataFile<{ results: ReferenceResult[] }>("reference-results.json");
-  const workflow = bankWorkflows.find((w) => (w.external as { path?: string } | undefined)?.path === REFERENCE_WORKFLOW_PATH);
-  if (!workflow) throw new Error(`data/bank-workflows.json has no ${REFERENCE_WORKFLOW_PATH}; rebuild it with npm run platform-data.`);
+  const workflow = bankWorkflows.find(
+    (w) => (w.external as { path?: string } | undefined)?.path === REFERENCE_WORKFLOW_PATH,
+  );
+  if (!workflow)
+    throw new Error(
+      `data/bank-workflows.json has no ${REFERENCE_WORKFLOW_PATH}; rebuild it with npm run platform-data.`,
+    );
   const hubbard = withHubbard(workflow);
   const unitId = String(bandGapUnit(workflow)!.unit.flowchartId);
   const project: StoredRecord = {
@@ -116,7 +136,10 @@ export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): Refer
   const properties: StoredRecord[] = [];
   for (const result of results) {
     const material = byMaterialId.get(result.material._id);
-    if (!material) throw new Error(`data/reference-results.json names a material data/reference-materials.json lacks (${result.material._id}).`);
+    if (!material)
+      throw new Error(
+        `data/reference-results.json names a material data/reference-materials.json lacks (${result.material._id}).`,
+      );
     const job: StoredRecord = {
       _id: deterministicId(`job:reference:${result.material.external}`),
       name: `Band Gap ${material.formula} (${result.material.external})`,
@@ -144,5 +167,11 @@ export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): Refer
       }),
     );
   }
-  return { materials, project, jobs, properties, byExternalId: new Map(results.map((result) => [result.material.external, result])) };
+  return {
+    materials,
+    project,
+    jobs,
+    properties,
+    byExternalId: new Map(results.map((result) => [result.material.external, result])),
+  };
 }

@@ -28,9 +28,14 @@ export function syntheticProject(): StoredRecord {
  * properties and the reason in `localRun`. Results for structures nobody computed would be made
  * up, so there are none; the jobs make `jobs` as big as `materials` for a walk or a join.
  */
-export function makeSyntheticJobs(materials: readonly StoredRecord[], bank: readonly StoredRecord[], project: StoredRecord): StoredRecord[] {
+export function makeSyntheticJobs(
+  materials: readonly StoredRecord[],
+  bank: readonly StoredRecord[],
+  project: StoredRecord,
+): StoredRecord[] {
   if (materials.length === 0) return [];
-  const workflow = bank.find((w) => (w.external as { path?: string } | undefined)?.path === DEFAULT_WORKFLOW_PATH) ?? bank[0];
+  const workflow =
+    bank.find((w) => (w.external as { path?: string } | undefined)?.path === DEFAULT_WORKFLOW_PATH) ?? bank[0];
   const projectRef = { _id: project._id, slug: project.slug, cls: "Project" };
   const localRun = { properties: 0, reason: SYNTHETIC_JOB_REASON };
   const tags = ["synthetic"];

@@ -21,7 +21,10 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
     const wait = state.throttle.retryAfterSeconds(username, address);
     if (wait > 0) {
       state.log(`login refused for ${logName(username)} from ${address}: locked out for ${formatWait(wait)} more`);
-      throw tooManyRequests(`Too many failed logins for this user from this address; try again in ${formatWait(wait)}.`, wait);
+      throw tooManyRequests(
+        `Too many failed logins for this user from this address; try again in ${formatWait(wait)}.`,
+        wait,
+      );
     }
     const found =
       username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
@@ -35,7 +38,9 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
     }
     if (!found) {
       const locked = state.throttle.recordFailure(username, address);
-      state.log(`login failed for ${logName(username)} from ${address}${locked ? `: locked out after ${state.throttle.limit} failures` : ""}`);
+      state.log(
+        `login failed for ${logName(username)} from ${address}${locked ? `: locked out after ${state.throttle.limit} failures` : ""}`,
+      );
       if (locked) {
         const retryAfterSeconds = state.throttle.retryAfterSeconds(username, address);
         state.onLockout({ username, address, failures: state.throttle.limit, retryAfterSeconds });

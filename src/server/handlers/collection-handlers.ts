@@ -7,7 +7,16 @@ import type { Caller } from "../records/owners";
 import { checkRecordSize, checkValue, MAX_WRITE_BODY_BYTES } from "../records/record-rules";
 import type { StoredRecord } from "../records/store";
 import { findVisible } from "../records/visible-find";
-import { checkRequestedOwner, forbidden, newRecordId, owned, ownStore, quoted, readableOr404, type Collection } from "../collections/collection";
+import {
+  checkRequestedOwner,
+  forbidden,
+  newRecordId,
+  owned,
+  ownStore,
+  quoted,
+  readableOr404,
+  type Collection,
+} from "../collections/collection";
 import { completeJob } from "../collections/jobs";
 import { completeProject, defaultProject } from "../collections/projects";
 import { completeWorkflow } from "../collections/workflows";
@@ -37,21 +46,40 @@ async function prepare(state: ServerState, collection: Collection, caller: Calle
 export async function handleListRecords(info: RequestInfo, state: ServerState, collection: Collection): Promise<Reply> {
   const caller = requireSession(info, state);
   for (const name of MISPLACED_PARAMS) {
-    if (info.params.has(name)) throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
+    if (info.params.has(name))
+      throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
   }
   await prepare(state, collection, caller);
   const own = ownStore(state, collection, caller);
-  const query = validateQuery(orEmpty(parseJsonParam(info.params, "query")), Math.max(collection.served.longestString, own?.longestString ?? 0));
+  const query = validateQuery(
+    orEmpty(parseJsonParam(info.params, "query")),
+    Math.max(collection.served.longestString, own?.longestString ?? 0),
+  );
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const etag = readValidator(info, state, caller._id);
   if (matchesValidator(info, etag)) return notModified(etag);
-  const records = await findVisible(collection.served, own, { query, sort: options.sort, skip: options.skip, limit: options.limit });
+  const records = await findVisible(collection.served, own, {
+    query,
+    sort: options.sort,
+    skip: options.skip,
+    limit: options.limit,
+  });
   const whole = Object.keys(options.fields).length === 0;
-  return successRecords(records, state, etag, whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) });
+  return successRecords(
+    records,
+    state,
+    etag,
+    whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) },
+  );
 }
 
 /** GET /<collection>/<id> (optionally with projection={"fields": ...}). */
-export async function handleGetRecord(info: RequestInfo, state: ServerState, collection: Collection, id: string): Promise<Reply> {
+export async function handleGetRecord(
+  info: RequestInfo,
+  state: ServerState,
+  collection: Collection,
+  id: string,
+): Promise<Reply> {
   const caller = requireSession(info, state);
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   const etag = readValidator(info, state, caller._id);
@@ -61,45 +89,91 @@ export async function handleGetRecord(info: RequestInfo, state: ServerState, col
 }
 
 function refuseWrites(collection: Collection, verb: string): never {
-  const how = collection.name === "properties" ? " Jobs write properties: submit a job (POST /jobs/<id>/submit)." : COPY_TARGETS[collection.name] ? ` Copy one into your account with POST /${collection.name}/<id>/copy.` : "";
+  const how =
+    collection.name === "properties"
+      ? " Jobs write properties: submit a job (POST /jobs/<id>/submit)."
+      : COPY_TARGETS[collection.name]
+        ? ` Copy one into your account with POST /${collection.name}/<id>/copy.`
+        : "";
   throw forbidden(`${collection.name} are read-only for users: they cannot be ${verb}.${how}`);
 }
 
 /** A new record of the caller's: the server's `_id`, owner and creation time. */
-export function stamped(state: ServerState, caller: Caller, fields: Record<string, unknown>, what: string): StoredRecord {
+export function stamped(
+  state: ServerState,
+  caller: Caller,
+  fields: Record<string, unknown>,
+  what: string,
+): StoredRecord {
   const { _id: _ignored, owner: _owner, createdAt: _created, ...rest } = fields;
-  const record: StoredRecord = { _id: newRecordId(state), ...rest, owner: { _id: caller._id, slug: caller.slug }, createdAt: new Date().toISOString() };
+  const record: StoredRecord = {
+    _id: newRecordId(state),
+    ...rest,
+    owner: { _id: caller._id, slug: caller.slug },
+    createdAt: new Date().toISOString(),
+  };
   checkRecordSize(record, what);
   return record;
 }
 
 /** PUT /<collection>/create: the body is the record, completed with the platform's defaults. */
-export async function handleCreateRecord(info: RequestInfo, state: ServerState, collection: Collection): Promise<Reply> {
+export async function handleCreateRecord(
+  info: RequestInfo,
+  state: ServerState,
+  collection: Collection,
+): Promise<Reply> {
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "created");
-  const body = parseJsonObjectBody(await readBody(info.req, MAX_WRITE_BODY_BYTES), `The ${collection.noun} to create`, '{"name": "..."}');
-  if ("_id" in body) throw badRequest(`The ${collection.noun} to create has an _id; leave it out, the server assigns one.`);
-  if (body.owner !== undefined && (typeof body.owner !== "object" || body.owner === null || Array.isArray(body.owner))) {
+  const body = parseJsonObjectBody(
+    await readBody(info.req, MAX_WRITE_BODY_BYTES),
+    `The ${collection.noun} to create`,
+    '{"name": "..."}',
+  );
+  if ("_id" in body)
+    throw badRequest(`The ${collection.noun} to create has an _id; leave it out, the server assigns one.`);
+  if (
+    body.owner !== undefined &&
+    (typeof body.owner !== "object" || body.owner === null || Array.isArray(body.owner))
+  ) {
     throw badRequest(`owner must be an object {"_id": "<your account id>"} or left out.`);
   }
   checkRequestedOwner((body.owner as { _id?: unknown } | undefined)?._id, caller, "owner._id");
-  if (body.isEntitySet !== undefined) throw badRequest(`Make a set with PUT /${collection.name}/create-set, not with create.`);
+  if (body.isEntitySet !== undefined)
+    throw badRequest(`Make a set with PUT /${collection.name}/create-set, not with create.`);
   checkValue(body, "the record");
   const fields =
-    collection.name === "jobs" ? await completeJob(state, caller, body) : collection.name === "projects" ? completeProject(body, caller) : completeWorkflow(body);
+    collection.name === "jobs"
+      ? await completeJob(state, caller, body)
+      : collection.name === "projects"
+        ? completeProject(body, caller)
+        : completeWorkflow(body);
   const record = stamped(state, caller, fields, `The ${collection.noun}`);
   return success(await state.written.write(() => ({ put: record, result: record, collection: collection.name })));
 }
 
 /** PATCH /<collection>/<id>: a modifier ($set, $unset, $push, $pull, $addToSet) or a plain object of fields. */
-export async function handleUpdateRecord(info: RequestInfo, state: ServerState, collection: Collection, id: string): Promise<Reply> {
+export async function handleUpdateRecord(
+  info: RequestInfo,
+  state: ServerState,
+  collection: Collection,
+  id: string,
+): Promise<Reply> {
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "updated");
-  const modifier = checkModifier(parseJsonObjectBody(await readBody(info.req, MAX_WRITE_BODY_BYTES), "The modifier", '{"$set": {"name": "new name"}}'));
+  const modifier = checkModifier(
+    parseJsonObjectBody(
+      await readBody(info.req, MAX_WRITE_BODY_BYTES),
+      "The modifier",
+      '{"$set": {"name": "new name"}}',
+    ),
+  );
   const kept = [...(collection.serverPaths ?? []), ...SET_PATHS];
   for (const path of Object.values(modifier).flatMap((fields) => Object.keys(fields ?? {}))) {
     const top = path.split(".")[0];
-    if (kept.includes(top)) throw badRequest(`${path} is refused: the server keeps ${top}${top === "status" ? " (it changes through POST /jobs/<id>/submit and /terminate)" : ""}.`);
+    if (kept.includes(top))
+      throw badRequest(
+        `${path} is refused: the server keeps ${top}${top === "status" ? " (it changes through POST /jobs/<id>/submit and /terminate)" : ""}.`,
+      );
   }
   const updated = await state.written.write(() => {
     const current = owned(state, collection, caller, id);
@@ -112,13 +186,20 @@ export async function handleUpdateRecord(info: RequestInfo, state: ServerState, 
 }
 
 /** DELETE /<collection>/<id>: answers `{ _id }`; a job's properties go with it. */
-export async function handleDeleteRecord(info: RequestInfo, state: ServerState, collection: Collection, id: string): Promise<Reply> {
+export async function handleDeleteRecord(
+  info: RequestInfo,
+  state: ServerState,
+  collection: Collection,
+  id: string,
+): Promise<Reply> {
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "deleted");
   const removed = await state.written.write(() => {
     const record = owned(state, collection, caller, id);
     if (collection.name === "projects" && record.isDefault === true) {
-      throw badRequest(`The project ${quoted(id)} is your default project; make another one the default (POST /projects/<id>/set-default) before deleting it.`);
+      throw badRequest(
+        `The project ${quoted(id)} is your default project; make another one the default (POST /projects/<id>/set-default) before deleting it.`,
+      );
     }
     return { remove: record._id, result: { _id: record._id }, collection: collection.name };
   });
@@ -126,14 +207,20 @@ export async function handleDeleteRecord(info: RequestInfo, state: ServerState, 
     state.jobs.stop(id);
     for (const property of [...state.written.recordsOf("properties")]) {
       const info = (property.source as { info?: { jobId?: unknown } } | undefined)?.info;
-      if (info?.jobId === id) await state.written.write(() => ({ remove: property._id, result: undefined, collection: "properties" }));
+      if (info?.jobId === id)
+        await state.written.write(() => ({ remove: property._id, result: undefined, collection: "properties" }));
     }
   }
   return success(removed);
 }
 
 /** POST /<collection>/<id>/copy[?accountId=]: a readable record (public ones included) copied into the caller's account. */
-export async function handleCopyRecord(info: RequestInfo, state: ServerState, collection: Collection, id: string): Promise<Reply> {
+export async function handleCopyRecord(
+  info: RequestInfo,
+  state: ServerState,
+  collection: Collection,
+  id: string,
+): Promise<Reply> {
   const caller = requireSession(info, state);
   checkRequestedOwner(info.params.get("accountId"), caller, "accountId");
   const target = COPY_TARGETS[collection.name] ?? (collection.writable ? collection.name : undefined);
@@ -143,8 +230,15 @@ export async function handleCopyRecord(info: RequestInfo, state: ServerState, co
   const copy = await state.written.write(() => {
     const source = readableOr404(state, collection, caller, id);
     const { localRun: _run, inSet: _sets, ...fields } = structuredClone(source);
-    const reset = project ? { status: "pre-submission", _project: { _id: project._id, slug: project.slug, cls: "Project" } } : {};
-    const record = stamped(state, caller, { ...fields, ...reset, ...(fields.isDefault === undefined ? {} : { isDefault: false }) }, `The copy of ${quoted(id)}`);
+    const reset = project
+      ? { status: "pre-submission", _project: { _id: project._id, slug: project.slug, cls: "Project" } }
+      : {};
+    const record = stamped(
+      state,
+      caller,
+      { ...fields, ...reset, ...(fields.isDefault === undefined ? {} : { isDefault: false }) },
+      `The copy of ${quoted(id)}`,
+    );
     return { put: record, result: record, collection: target };
   });
   return success(copy);

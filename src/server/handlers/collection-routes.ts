@@ -1,12 +1,27 @@
 import { notFound } from "../http/http-errors";
 import { API_PREFIX } from "../../schemas";
-import { handleCopyRecord, handleCreateRecord, handleDeleteRecord, handleGetRecord, handleListRecords, handleUpdateRecord } from "./collection-handlers";
+import {
+  handleCopyRecord,
+  handleCreateRecord,
+  handleDeleteRecord,
+  handleGetRecord,
+  handleListRecords,
+  handleUpdateRecord,
+} from "./collection-handlers";
 import { handleJobFiles, handlePurge, handleSubmit, handleTerminate } from "./job-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCreateSet, handleMoveToSet, handleSetDefault } from "./set-handlers";
 
 /** The collections beyond materials, by path segment, as the platform's client names them. */
-export const COLLECTION_NAMES = ["workflows", "bank-workflows", "jobs", "projects", "properties", "metaproperties", "bank-materials"];
+export const COLLECTION_NAMES = [
+  "workflows",
+  "bank-workflows",
+  "jobs",
+  "projects",
+  "properties",
+  "metaproperties",
+  "bank-materials",
+];
 
 /** Collections whose records may be sets, and those with a default record. */
 const WITH_SETS = ["materials", "jobs"];
@@ -28,7 +43,12 @@ const RECORD_VERBS: Record<string, { method: string; collections: readonly strin
  * collection but the materials' own endpoints (which router.ts answers), with the platform's
  * verbs: `create` and `create-set` are verbs only with PUT, so `GET /jobs/create` is an id.
  */
-export async function routeCollection(info: RequestInfo, state: ServerState, rest: string[], allow: (...methods: string[]) => void): Promise<Reply> {
+export async function routeCollection(
+  info: RequestInfo,
+  state: ServerState,
+  rest: string[],
+  allow: (...methods: string[]) => void,
+): Promise<Reply> {
   const collection = state.collections.get(rest[0])!;
   const { method } = info;
   if (rest.length === 1) {
@@ -37,7 +57,8 @@ export async function routeCollection(info: RequestInfo, state: ServerState, res
   }
   const [, id, verb] = rest;
   if (rest.length === 2 && id === "create" && method === "PUT") return handleCreateRecord(info, state, collection);
-  if (rest.length === 2 && id === "create-set" && method === "PUT" && WITH_SETS.includes(collection.name)) return handleCreateSet(info, state, collection);
+  if (rest.length === 2 && id === "create-set" && method === "PUT" && WITH_SETS.includes(collection.name))
+    return handleCreateSet(info, state, collection);
   if (rest.length === 2 && id !== "") {
     allow("GET", "PATCH", "DELETE");
     if (method === "PATCH") return handleUpdateRecord(info, state, collection, id);
@@ -46,8 +67,12 @@ export async function routeCollection(info: RequestInfo, state: ServerState, res
   }
   const known = rest.length === 3 && id !== "" ? RECORD_VERBS[verb] : undefined;
   if (!known?.collections.includes(collection.name)) {
-    const verbs = Object.entries(RECORD_VERBS).filter(([, v]) => v.collections.includes(collection.name)).map(([name, v]) => `${v.method} <id>/${name}`);
-    throw notFound(`Unknown endpoint ${API_PREFIX}/${rest.join("/").slice(0, 200)}. ${collection.name} has GET, GET <id>, PUT create, PATCH|DELETE <id>${verbs.length ? `, ${verbs.join(", ")}` : ""}.`);
+    const verbs = Object.entries(RECORD_VERBS)
+      .filter(([, v]) => v.collections.includes(collection.name))
+      .map(([name, v]) => `${v.method} <id>/${name}`);
+    throw notFound(
+      `Unknown endpoint ${API_PREFIX}/${rest.join("/").slice(0, 200)}. ${collection.name} has GET, GET <id>, PUT create, PATCH|DELETE <id>${verbs.length ? `, ${verbs.join(", ")}` : ""}.`,
+    );
   }
   allow(known.method);
   switch (verb) {

@@ -17,7 +17,9 @@ export async function handleSubmit(info: RequestInfo, state: ServerState, id: st
   const submitted = await state.written.write(() => {
     const job = owned(state, jobs(state), caller, id);
     if (job.status !== "pre-submission") {
-      throw badRequest(`The job ${quoted(id)} is ${String(job.status)}; only a job in pre-submission can be submitted (copy it with POST /jobs/<id>/copy to run it again).`);
+      throw badRequest(
+        `The job ${quoted(id)} is ${String(job.status)}; only a job in pre-submission can be submitted (copy it with POST /jobs/<id>/copy to run it again).`,
+      );
     }
     const next = { ...job, status: "submitted", startTime: new Date().toISOString() };
     return { put: next, result: next, collection: "jobs" };
@@ -32,7 +34,9 @@ export async function handleTerminate(info: RequestInfo, state: ServerState, id:
   const terminated = await state.written.write(() => {
     const job = owned(state, jobs(state), caller, id);
     if (!RUNNING.includes(String(job.status))) {
-      throw badRequest(`The job ${quoted(id)} is ${String(job.status)}; only a queued, submitted or active job can be terminated.`);
+      throw badRequest(
+        `The job ${quoted(id)} is ${String(job.status)}; only a queued, submitted or active job can be terminated.`,
+      );
     }
     state.jobs.stop(id);
     const next = { ...job, status: "terminated" };
@@ -49,7 +53,10 @@ export async function handleTerminate(info: RequestInfo, state: ServerState, id:
 export async function handlePurge(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
   const caller = requireSession(info, state);
   const job = owned(state, jobs(state), caller, id);
-  if (RUNNING.includes(String(job.status))) throw badRequest(`The job ${quoted(id)} is ${String(job.status)}; terminate it (POST /jobs/<id>/terminate) before purging its files.`);
+  if (RUNNING.includes(String(job.status)))
+    throw badRequest(
+      `The job ${quoted(id)} is ${String(job.status)}; terminate it (POST /jobs/<id>/terminate) before purging its files.`,
+    );
   return success({ _id: job._id, files: [] });
 }
 

@@ -34,9 +34,19 @@ export async function handleListMaterials(info: RequestInfo, state: ServerState)
   // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
   const etag = readValidator(info, state, caller._id);
   if (matchesValidator(info, etag)) return notModified(etag);
-  const records = await findVisible(state.store, own, { query, sort: options.sort, skip: options.skip, limit: options.limit });
+  const records = await findVisible(state.store, own, {
+    query,
+    sort: options.sort,
+    skip: options.skip,
+    limit: options.limit,
+  });
   const whole = Object.keys(options.fields).length === 0;
-  return successRecords(records, state, etag, whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) });
+  return successRecords(
+    records,
+    state,
+    etag,
+    whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) },
+  );
 }
 
 /** GET /materials/<id> (optionally with projection={"fields": ...}). */

@@ -20,7 +20,8 @@ import { formatWait } from "./auth-handlers";
 import type { Reply, ServerState } from "./reply";
 
 const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
-const ENDPOINTS = "POST /oidc/device/auth, POST /oidc/token, POST /oidc/revoke, GET|POST /oidc/device (the verification page)";
+const ENDPOINTS =
+  "POST /oidc/device/auth, POST /oidc/token, POST /oidc/revoke, GET|POST /oidc/device (the verification page)";
 /** Longest username or password checked; longer ones cannot match an account. */
 const MAX_CREDENTIAL_LENGTH = 1024;
 
@@ -35,9 +36,15 @@ function html(status: number, body: string, headers: Record<string, string> = {}
 
 /** A form body (`application/x-www-form-urlencoded`), as OAuth requires; a duplicate field is refused. */
 async function readForm(req: IncomingMessage): Promise<Map<string, string> | Reply> {
-  const type = String(req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
-    return oauthError("invalid_request", "Send the parameters as a form: Content-Type application/x-www-form-urlencoded.");
+    return oauthError(
+      "invalid_request",
+      "Send the parameters as a form: Content-Type application/x-www-form-urlencoded.",
+    );
   }
   try {
     return parseParams(await readBody(req), "form");
@@ -54,7 +61,8 @@ async function readForm(req: IncomingMessage): Promise<Map<string, string> | Rep
  */
 function requestOrigin(req: IncomingMessage): string {
   const host = req.headers.host;
-  if (typeof host === "string" && /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/.test(host)) return `http://${host}`;
+  if (typeof host === "string" && /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/.test(host))
+    return `http://${host}`;
   const local = req.socket.localAddress ?? "127.0.0.1";
   return `http://${local.includes(":") ? `[${local}]` : local}:${req.socket.localPort}`;
 }
@@ -108,7 +116,8 @@ async function token(req: IncomingMessage, state: ServerState): Promise<Reply> {
   const grantType = form.get("grant_type");
   if (grantType === DEVICE_GRANT_TYPE) {
     const deviceCode = form.get("device_code");
-    if (!deviceCode) return oauthError("invalid_request", "device_code is missing: send the one POST /oidc/device/auth returned.");
+    if (!deviceCode)
+      return oauthError("invalid_request", "device_code is missing: send the one POST /oidc/device/auth returned.");
     const outcome = state.oidc.flow.poll(deviceCode);
     switch (outcome.kind) {
       case "approved":
@@ -116,13 +125,19 @@ async function token(req: IncomingMessage, state: ServerState): Promise<Reply> {
       case "authorization_pending":
         return oauthError("authorization_pending", "The code has not been approved yet; keep polling at the interval.");
       case "slow_down":
-        return oauthError("slow_down", "Polled sooner than the interval; wait 5 seconds longer between polls from now on.");
+        return oauthError(
+          "slow_down",
+          "Polled sooner than the interval; wait 5 seconds longer between polls from now on.",
+        );
       case "access_denied":
         return oauthError("access_denied", "The person at the verification page denied the request.");
       case "expired_token":
         return oauthError("expired_token", "The device code has expired; start again with POST /oidc/device/auth.");
       case "invalid_grant":
-        return oauthError("invalid_grant", "Unknown or already used device_code; start again with POST /oidc/device/auth.");
+        return oauthError(
+          "invalid_grant",
+          "Unknown or already used device_code; start again with POST /oidc/device/auth.",
+        );
     }
   }
   if (grantType === "refresh_token") {
@@ -130,7 +145,10 @@ async function token(req: IncomingMessage, state: ServerState): Promise<Reply> {
     if (!refreshToken) return oauthError("invalid_request", "refresh_token is missing.");
     const accountId = state.oidc.flow.redeemRefreshToken(refreshToken);
     if (accountId === undefined) {
-      return oauthError("invalid_grant", "The refresh token is unknown, used already or expired (a restart of the server ends them); sign in again.");
+      return oauthError(
+        "invalid_grant",
+        "The refresh token is unknown, used already or expired (a restart of the server ends them); sign in again.",
+      );
     }
     return tokens(state, accountId);
   }
@@ -157,12 +175,25 @@ async function revoke(req: IncomingMessage, state: ServerState): Promise<Reply> 
 function csrfFor(req: IncomingMessage, state: ServerState): { cookie: string; field: string; setCookie?: string } {
   const existing = readCookie(req.headers.cookie, CSRF_COOKIE);
   const cookie = existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : newCsrfSecret();
-  return { cookie, field: csrfField(state.oidc.csrfKey, cookie), ...(cookie === existing ? {} : { setCookie: csrfCookieHeader(cookie, false) }) };
+  return {
+    cookie,
+    field: csrfField(state.oidc.csrfKey, cookie),
+    ...(cookie === existing ? {} : { setCookie: csrfCookieHeader(cookie, false) }),
+  };
 }
 
-function form(req: IncomingMessage, state: ServerState, status: number, view: { userCode: string; username?: string; error?: string }): Reply {
+function form(
+  req: IncomingMessage,
+  state: ServerState,
+  status: number,
+  view: { userCode: string; username?: string; error?: string },
+): Reply {
   const csrf = csrfFor(req, state);
-  return html(status, renderForm({ ...view, csrf: csrf.field }), csrf.setCookie ? { "Set-Cookie": csrf.setCookie } : {});
+  return html(
+    status,
+    renderForm({ ...view, csrf: csrf.field }),
+    csrf.setCookie ? { "Set-Cookie": csrf.setCookie } : {},
+  );
 }
 
 /** Whether a POST came from this server's own page: a cross-site form or script is refused. */
@@ -180,13 +211,26 @@ function sameOrigin(req: IncomingMessage): boolean {
 /** POST /oidc/device: the person's answer, checked against the login throttle like POST /login. */
 async function answer(req: IncomingMessage, state: ServerState): Promise<Reply> {
   const fields = await readForm(req);
-  if (!(fields instanceof Map)) return form(req, state, 400, { userCode: "", error: "The answer was not sent as a form; load this page again and use its buttons." });
+  if (!(fields instanceof Map))
+    return form(req, state, 400, {
+      userCode: "",
+      error: "The answer was not sent as a form; load this page again and use its buttons.",
+    });
   const userCode = (fields.get("user_code") ?? "").slice(0, 64);
-  if (!sameOrigin(req) || !csrfMatches(state.oidc.csrfKey, readCookie(req.headers.cookie, CSRF_COOKIE), fields.get("csrf"))) {
-    return form(req, state, 403, { userCode, error: "This form expired or came from another site. Check the code and try again." });
+  if (
+    !sameOrigin(req) ||
+    !csrfMatches(state.oidc.csrfKey, readCookie(req.headers.cookie, CSRF_COOKIE), fields.get("csrf"))
+  ) {
+    return form(req, state, 403, {
+      userCode,
+      error: "This form expired or came from another site. Check the code and try again.",
+    });
   }
   if (!state.oidc.flow.isPending(userCode)) {
-    return form(req, state, 400, { userCode, error: "This code is unknown, expired or already answered. Start the sign-in on your device again." });
+    return form(req, state, 400, {
+      userCode,
+      error: "This code is unknown, expired or already answered. Start the sign-in on your device again.",
+    });
   }
   if (fields.get("action") === "deny") {
     state.oidc.flow.answer(userCode, { approve: false });
@@ -198,12 +242,20 @@ async function answer(req: IncomingMessage, state: ServerState): Promise<Reply> 
   const shownName = username.slice(0, 256);
   const outcome = await state.throttle.serialize(username, address, async () => {
     const wait = state.throttle.retryAfterSeconds(username, address);
-    if (wait > 0) return { status: 429, error: `Too many failed sign-ins for this user from this address; try again in ${formatWait(wait)}.` };
+    if (wait > 0)
+      return {
+        status: 429,
+        error: `Too many failed sign-ins for this user from this address; try again in ${formatWait(wait)}.`,
+      };
     const checked =
       username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH && username !== ""
         ? await state.auth.checkPassword(username, password, address)
         : undefined;
-    if (checked instanceof LoginQueueFull) return { status: 503, error: `The server is busy checking other sign-ins; try again in ${checked.retryAfterSeconds} s.` };
+    if (checked instanceof LoginQueueFull)
+      return {
+        status: 503,
+        error: `The server is busy checking other sign-ins; try again in ${checked.retryAfterSeconds} s.`,
+      };
     if (checked === undefined) {
       state.throttle.recordFailure(username, address);
       return { status: 401, error: "Wrong username or password." };
@@ -211,15 +263,25 @@ async function answer(req: IncomingMessage, state: ServerState): Promise<Reply> 
     state.throttle.recordSuccess(username, address);
     return { status: 200, accountId: checked };
   });
-  if (outcome.accountId === undefined) return form(req, state, outcome.status, { userCode, username: shownName, error: outcome.error });
+  if (outcome.accountId === undefined)
+    return form(req, state, outcome.status, { userCode, username: shownName, error: outcome.error });
   if (!state.oidc.flow.answer(userCode, { approve: true, accountId: outcome.accountId })) {
-    return form(req, state, 400, { userCode, error: "This code expired or was answered meanwhile. Start the sign-in on your device again." });
+    return form(req, state, 400, {
+      userCode,
+      error: "This code expired or was answered meanwhile. Start the sign-in on your device again.",
+    });
   }
   return html(200, renderDone(true));
 }
 
 /** Dispatches `/oidc/...` (the segments after `oidc`). */
-export async function routeOidc(req: IncomingMessage, rest: string[], method: string, search: string, state: ServerState): Promise<Reply> {
+export async function routeOidc(
+  req: IncomingMessage,
+  rest: string[],
+  method: string,
+  search: string,
+  state: ServerState,
+): Promise<Reply> {
   const path = `/oidc/${rest.join("/")}`;
   const allow = (...methods: string[]) => {
     if (!methods.includes(method)) throw methodNotAllowed(method, path, methods);

@@ -86,7 +86,14 @@ export function matchesValidator(info: RequestInfo, etag: string): boolean {
   const header = info.req.headers["if-none-match"];
   if (!header) return false;
   if (header.trim() === "*") return true;
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "").replace(/-(gzip|br)$/, "") === etag);
+  return header.split(",").some(
+    (tag) =>
+      tag
+        .trim()
+        .replace(/^W\//, "")
+        .replace(/^"|"$/g, "")
+        .replace(/-(gzip|br)$/, "") === etag,
+  );
 }
 
 /** The answer to a read whose `If-None-Match` matched: 304, no body. */
@@ -100,6 +107,11 @@ export function successValidated(data: unknown, etag: string): Reply {
 }
 
 /** A successful read of records, whole or projected, sent from their kept JSON. */
-export function successRecords(records: readonly Record<string, unknown>[], state: ServerState, etag: string, projection?: RecordProjection): Reply {
+export function successRecords(
+  records: readonly Record<string, unknown>[],
+  state: ServerState,
+  etag: string,
+  projection?: RecordProjection,
+): Reply {
   return { status: 200, body: undefined, json: state.serialized.successBody(records, projection), etag };
 }

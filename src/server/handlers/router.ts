@@ -31,9 +31,13 @@ function decodeSegment(segment: string): string {
 export async function routeRequest(req: IncomingMessage, state: ServerState): Promise<Reply> {
   // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's own refusal is an empty 400 no client can explain.
   if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
-    throw new HttpError(400, "The request has no Host header, which HTTP/1.1 requires; send Host: <address>:<port> (every HTTP client does).", {
-      Connection: "close",
-    });
+    throw new HttpError(
+      400,
+      "The request has no Host header, which HTTP/1.1 requires; send Host: <address>:<port> (every HTTP client does).",
+      {
+        Connection: "close",
+      },
+    );
   }
   const url = req.url ?? "/";
   if (url.length > MAX_URL_LENGTH) throw uriTooLong(MAX_URL_LENGTH);
@@ -47,7 +51,13 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   // HEAD answers like GET without the body (Node drops it), so a reader's HEAD sees the GET's headers.
   const method = requested === "HEAD" ? "GET" : requested;
   // The platform's user service, which its Python client reads for the signed-in user's accounts.
-  if (segments.length === 4 && segments[0] === "api" && segments[1] === "v1" && segments[2] === "users" && segments[3] === "me") {
+  if (
+    segments.length === 4 &&
+    segments[0] === "api" &&
+    segments[1] === "v1" &&
+    segments[2] === "users" &&
+    segments[3] === "me"
+  ) {
     if (method !== "GET") throw methodNotAllowed(requested, "/api/v1/users/me", ["GET", "HEAD"]);
     return handleUsersMe({ req, method, route: "/users/me", params: parseParams(search, "query string") }, state);
   }
@@ -88,7 +98,10 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     return handleImport(info(), state);
   }
   // Sets and defaults of materials are answered as in the other collections.
-  if (rest[0] === "materials" && ((rest.length === 2 && rest[1] === "create-set" && method === "PUT") || (rest.length === 3 && rest[2] !== "copy"))) {
+  if (
+    rest[0] === "materials" &&
+    ((rest.length === 2 && rest[1] === "create-set" && method === "PUT") || (rest.length === 3 && rest[2] !== "copy"))
+  ) {
     return routeCollection(info(), state, rest, allow);
   }
   if (rest[0] === "materials" && rest.length === 2 && rest[1] !== "") {

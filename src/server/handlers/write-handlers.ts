@@ -2,7 +2,13 @@ import { requireSession } from "./auth-handlers";
 import { badRequest, HttpError, notFound } from "../http/http-errors";
 import { randomId } from "../records/ids";
 import { computedFields, hasStructure, IMPORT_FORMATS, parseStructureFile } from "../records/material-fields";
-import { parametersToVectors, vectorsToParameters, type CellParameters, type Matrix3, type Vector3 } from "../../structure";
+import {
+  parametersToVectors,
+  vectorsToParameters,
+  type CellParameters,
+  type Matrix3,
+  type Vector3,
+} from "../../structure";
 import { applyModifier, checkModifier, PROTECTED_PATHS } from "../records/modifier";
 import type { Caller } from "../records/owners";
 import { checkRecordSize, checkValue, MAX_WRITE_BODY_BYTES } from "../records/record-rules";
@@ -49,7 +55,8 @@ function ownedRecord(state: ServerState, caller: Caller, id: string): StoredReco
   }
   const record = state.written.get(id);
   if (!record) throw notFound(`No material has the id ${short(id)}; list ids with GET /materials.`);
-  if (ownerIdOf(record) !== caller._id) throw forbidden(`Material ${short(id)} belongs to another account; you can change only your own materials.`);
+  if (ownerIdOf(record) !== caller._id)
+    throw forbidden(`Material ${short(id)} belongs to another account; you can change only your own materials.`);
   return record;
 }
 
@@ -58,7 +65,11 @@ function ownedRecord(state: ServerState, caller: Caller, id: string): StoredReco
  * symmetry thread in the caller's turn; 503 with Retry-After when the caller (or the server) has
  * too many waiting.
  */
-async function symmetryFound(state: ServerState, caller: Caller, record: Record<string, unknown>): Promise<FoundSymmetry | null> {
+async function symmetryFound(
+  state: ServerState,
+  caller: Caller,
+  record: Record<string, unknown>,
+): Promise<FoundSymmetry | null> {
   if (!hasStructure(record)) return null;
   try {
     return await state.symmetry.symmetryOf(record as never, caller._id);
@@ -68,18 +79,26 @@ async function symmetryFound(state: ServerState, caller: Caller, record: Record<
       error.whose === "account"
         ? "This account has many structures waiting for their space-group search"
         : "The server has many structures waiting for their space-group search";
-    throw new HttpError(503, `${whose}; nothing was written. Send this one again in ${error.retryAfterSeconds} s, or send fewer at once.`, {
-      "Retry-After": String(error.retryAfterSeconds),
-    });
+    throw new HttpError(
+      503,
+      `${whose}; nothing was written. Send this one again in ${error.retryAfterSeconds} s, or send fewer at once.`,
+      {
+        "Retry-After": String(error.retryAfterSeconds),
+      },
+    );
   }
 }
 
 /** The space group's symbol a stored record carries in its derived properties, and its lattice type, if any. */
 function symmetryEntryOf(record: Record<string, unknown>): FoundSymmetry | null {
-  const properties = Array.isArray(record.derivedProperties) ? (record.derivedProperties as { name?: unknown; spaceGroupSymbol?: unknown }[]) : [];
+  const properties = Array.isArray(record.derivedProperties)
+    ? (record.derivedProperties as { name?: unknown; spaceGroupSymbol?: unknown }[])
+    : [];
   const entry = properties.find((property) => property?.name === "symmetry");
   const latticeType = (record.lattice as { type?: unknown } | undefined)?.type;
-  return typeof entry?.spaceGroupSymbol === "string" && typeof latticeType === "string" ? { spaceGroupSymbol: entry.spaceGroupSymbol, latticeType } : null;
+  return typeof entry?.spaceGroupSymbol === "string" && typeof latticeType === "string"
+    ? { spaceGroupSymbol: entry.spaceGroupSymbol, latticeType }
+    : null;
 }
 
 /** What the space group depends on: the lattice and the basis. */
@@ -91,12 +110,20 @@ function structureKey(record: Record<string, unknown>): string {
 function checkRequestedOwner(requested: unknown, caller: Caller, where: string): void {
   if (requested === undefined || requested === null) return;
   if (requested !== caller._id) {
-    throw forbidden(`${where} must be your own account id (${caller._id}) or left out: an account creates records only for itself.`);
+    throw forbidden(
+      `${where} must be your own account id (${caller._id}) or left out: an account creates records only for itself.`,
+    );
   }
 }
 
 /** A new record: the server's `_id`, owner and creation time, and for a structure its computed fields. */
-function newRecord(state: ServerState, caller: Caller, fields: Record<string, unknown>, what: string, symmetry: FoundSymmetry | null): StoredRecord {
+function newRecord(
+  state: ServerState,
+  caller: Caller,
+  fields: Record<string, unknown>,
+  what: string,
+  symmetry: FoundSymmetry | null,
+): StoredRecord {
   const { _id: _ignored, owner: _owner, createdAt: _created, ...rest } = fields;
   const computed = hasStructure(rest) ? computedFields(rest as never, what, symmetry) : {};
   const record: StoredRecord = {
@@ -119,7 +146,9 @@ export async function handleCreate(info: RequestInfo, state: ServerState): Promi
   const caller = requireSession(info, state);
   const body = await readWriteBody(info, "The record to create", '{"name": "Si", "lattice": {...}, "basis": {...}}');
   if ("_id" in body) {
-    throw badRequest(`The record to create has an _id; leave it out, the server assigns one (to copy a material, POST /materials/<id>/copy).`);
+    throw badRequest(
+      `The record to create has an _id; leave it out, the server assigns one (to copy a material, POST /materials/<id>/copy).`,
+    );
   }
   if (body.owner !== undefined) {
     if (typeof body.owner !== "object" || body.owner === null || Array.isArray(body.owner)) {
@@ -146,7 +175,8 @@ export async function handleUpdate(info: RequestInfo, state: ServerState, id: st
   let found: { structure: string; symmetry: FoundSymmetry | null } | undefined;
   if (restructured) {
     const planned = restructure(ownedRecord(state, caller, id));
-    if (hasStructure(planned)) found = { structure: structureKey(planned), symmetry: await symmetryFound(state, caller, planned) };
+    if (hasStructure(planned))
+      found = { structure: structureKey(planned), symmetry: await symmetryFound(state, caller, planned) };
   }
   const updated = await state.written.write(() => {
     // Looked up inside the write queue, so it sees every earlier write to the same record.
@@ -180,7 +210,13 @@ export async function handleCopy(info: RequestInfo, state: ServerState, id: stri
     const source = readableRecord(state, caller, id);
     if (!source) throw notFound(`No material has the id ${short(id)}; list ids with GET /materials.`);
     // The same structure: the source's space group carries over.
-    const record = newRecord(state, caller, structuredClone(source), `The copy of ${short(id)}`, symmetryEntryOf(source));
+    const record = newRecord(
+      state,
+      caller,
+      structuredClone(source),
+      `The copy of ${short(id)}`,
+      symmetryEntryOf(source),
+    );
     return { put: record, result: record };
   });
   return success(copy);
@@ -195,7 +231,9 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
   const body = await readWriteBody(info, "The import request", IMPORT_EXAMPLE);
   const unknown = Object.keys(body).filter((key) => !IMPORT_KEYS.includes(key));
   if (unknown.length > 0) {
-    throw badRequest(`The import request has unknown fields (${unknown.map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}); it takes ${IMPORT_KEYS.join(", ")}.`);
+    throw badRequest(
+      `The import request has unknown fields (${unknown.map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}); it takes ${IMPORT_KEYS.join(", ")}.`,
+    );
   }
   const { name, content, format, tags } = body;
   if (typeof content !== "string" || content.trim() === "") {
@@ -203,20 +241,34 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
   }
   const formatName = typeof format === "string" ? format.toLowerCase() : format === undefined ? "poscar" : format;
   if (!(IMPORT_FORMATS as readonly unknown[]).includes(formatName)) {
-    throw badRequest(`"format" must be ${IMPORT_FORMATS.map((f) => `"${f}"`).join(" or ")}, not ${JSON.stringify(format).slice(0, 40)}.`);
+    throw badRequest(
+      `"format" must be ${IMPORT_FORMATS.map((f) => `"${f}"`).join(" or ")}, not ${JSON.stringify(format).slice(0, 40)}.`,
+    );
   }
   if (name !== undefined && name !== null && (typeof name !== "string" || name.length > 1000)) {
     throw badRequest(`"name" must be a string of at most 1000 characters.`);
   }
-  if (tags !== undefined && tags !== null && (!Array.isArray(tags) || tags.some((tag) => typeof tag !== "string") || tags.length > 1000)) {
+  if (
+    tags !== undefined &&
+    tags !== null &&
+    (!Array.isArray(tags) || tags.some((tag) => typeof tag !== "string") || tags.length > 1000)
+  ) {
     throw badRequest(`"tags" must be a list of strings (at most 1000).`);
   }
   checkRequestedOwner(body["owner._id"], caller, '"owner._id"');
   if (body.owner !== undefined && body.owner !== null) {
-    checkRequestedOwner(typeof body.owner === "object" ? (body.owner as { _id?: unknown })._id : body.owner, caller, "owner._id");
+    checkRequestedOwner(
+      typeof body.owner === "object" ? (body.owner as { _id?: unknown })._id : body.owner,
+      caller,
+      "owner._id",
+    );
   }
   const parsed = parseStructureFile(content, formatName as (typeof IMPORT_FORMATS)[number]);
-  const fields = { ...parsed, name: typeof name === "string" && name.trim() !== "" ? name : parsed.name || parsed.formula, tags: tags ?? [] };
+  const fields = {
+    ...parsed,
+    name: typeof name === "string" && name.trim() !== "" ? name : parsed.name || parsed.formula,
+    tags: tags ?? [],
+  };
   checkValue(fields, "the imported material");
   const record = newRecord(state, caller, fields, "The imported material", await symmetryFound(state, caller, fields));
   return success(await state.written.write(() => ({ put: record, result: record })));
@@ -228,18 +280,25 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
  * vectors gets new parameters from them. (Setting both, or the whole lattice, is taken as given.)
  */
 function consistentLattice<T extends Record<string, unknown>>(record: T, touched: readonly string[], what: string): T {
-  const lattice = record.lattice as (CellParameters & { vectors?: { a: Vector3; b: Vector3; c: Vector3; alat?: number; units?: string } }) | undefined;
+  const lattice = record.lattice as
+    | (CellParameters & { vectors?: { a: Vector3; b: Vector3; c: Vector3; alat?: number; units?: string } })
+    | undefined;
   if (!lattice || typeof lattice !== "object") return record;
   const parameters = touched.some((path) => /^lattice\.(a|b|c|alpha|beta|gamma)$/.test(path));
   const vectors = touched.some((path) => /^lattice\.vectors(\.|$)/.test(path));
   try {
     if (parameters && !vectors && lattice.vectors) {
       const [a, b, c] = parametersToVectors(lattice);
-      return { ...record, lattice: { ...lattice, vectors: { ...lattice.vectors, a, b, c, alat: 1, units: "angstrom" } } };
+      return {
+        ...record,
+        lattice: { ...lattice, vectors: { ...lattice.vectors, a, b, c, alat: 1, units: "angstrom" } },
+      };
     }
     if (vectors && !parameters && lattice.vectors) {
       const scale = lattice.vectors.alat ?? 1;
-      const cell = [lattice.vectors.a, lattice.vectors.b, lattice.vectors.c].map((v) => v.map((x) => x * scale)) as Matrix3;
+      const cell = [lattice.vectors.a, lattice.vectors.b, lattice.vectors.c].map((v) =>
+        v.map((x) => x * scale),
+      ) as Matrix3;
       return { ...record, lattice: { ...lattice, ...vectorsToParameters(cell) } };
     }
   } catch (error) {

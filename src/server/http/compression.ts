@@ -29,7 +29,9 @@ const brotliAsync = promisify(brotliCompress);
 export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
   return coding === "gzip"
     ? gzipAsync(body, { level: GZIP_LEVEL })
-    : brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+    : brotliAsync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      });
 }
 
 /**
@@ -57,7 +59,10 @@ export class CompressedBodies {
     if (!running) {
       running = compress(body, coding).finally(() => this.#running.delete(key));
       this.#running.set(key, running);
-      running.then((compressed) => this.#keep(key, compressed), () => undefined);
+      running.then(
+        (compressed) => this.#keep(key, compressed),
+        () => undefined,
+      );
     }
     return running;
   }

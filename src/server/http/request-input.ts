@@ -14,7 +14,9 @@ export function decodeComponent(text: string, what: string): string {
   try {
     return decodeURIComponent(text.replace(/\+/g, " "));
   } catch {
-    throw badRequest(`${what} has a malformed percent-escape; encode it with encodeURIComponent (or urllib.parse.quote).`);
+    throw badRequest(
+      `${what} has a malformed percent-escape; encode it with encodeURIComponent (or urllib.parse.quote).`,
+    );
   }
 }
 
@@ -42,7 +44,9 @@ export function parseJsonParam(params: Map<string, string>, name: string): unkno
   } catch (error) {
     // JSON.parse throws RangeError on absurd nesting; both are the client's mistake.
     const reason = error instanceof SyntaxError ? error.message : "it is nested too deeply";
-    throw badRequest(`The ${name} parameter is not valid JSON (${reason}); send it JSON-encoded, e.g. ${name}={"formula":"Si"}.`);
+    throw badRequest(
+      `The ${name} parameter is not valid JSON (${reason}); send it JSON-encoded, e.g. ${name}={"formula":"Si"}.`,
+    );
   }
 }
 
@@ -101,14 +105,17 @@ export function parseLoginBody(body: string, contentType: string | undefined): {
   }
   const { username, password } = fields;
   if (typeof username !== "string" || username === "" || typeof password !== "string" || password === "") {
-    throw badRequest("Login needs a username and a password: send the form username=...&password=... or the same as JSON.");
+    throw badRequest(
+      "Login needs a username and a password: send the form username=...&password=... or the same as JSON.",
+    );
   }
   return { username, password };
 }
 
 /** A JSON object body (of a write); 400 naming `what` and showing `example` otherwise. */
 export function parseJsonObjectBody(body: string, what: string, example: string): Record<string, unknown> {
-  if (body.trim() === "") throw badRequest(`${what} is empty; send a JSON object such as ${example} with Content-Type: application/json.`);
+  if (body.trim() === "")
+    throw badRequest(`${what} is empty; send a JSON object such as ${example} with Content-Type: application/json.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -117,7 +124,9 @@ export function parseJsonObjectBody(body: string, what: string, example: string)
     throw badRequest(`${what} is not valid JSON (${reason}); send a JSON object such as ${example}.`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw badRequest(`${what} must be a JSON object such as ${example}, not ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`}.`);
+    throw badRequest(
+      `${what} must be a JSON object such as ${example}, not ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`}.`,
+    );
   }
   return parsed as Record<string, unknown>;
 }

@@ -35,11 +35,14 @@ export class SerializedRecords {
    */
   successBody(records: readonly Record<string, unknown>[], projection?: RecordProjection): Buffer {
     const key = projection?.key ?? "";
-    const select = projection ? (record: Record<string, unknown>) => projection.select(record) : (record: Record<string, unknown>) => record;
+    const select = projection
+      ? (record: Record<string, unknown>) => projection.select(record)
+      : (record: Record<string, unknown>) => record;
     const bytes: (Buffer | undefined)[] = records.map((record) => this.#bytes.get(record)?.get(key));
     const missing = records.filter((_, i) => bytes[i] === undefined);
     if (missing.length > 0) {
-      if (this.#total >= this.maxBytes) return Buffer.from(JSON.stringify({ status: "success", data: records.map(select) }));
+      if (this.#total >= this.maxBytes)
+        return Buffer.from(JSON.stringify({ status: "success", data: records.map(select) }));
       const made = this.#serialise(missing, key, select);
       for (let i = 0, m = 0; i < bytes.length; i++) if (bytes[i] === undefined) bytes[i] = made[m++];
     }
@@ -56,7 +59,11 @@ export class SerializedRecords {
    * Serialises records as strings, encodes them as one block (one UTF-8 pass, about as fast as
    * serialising the page at once) and keeps a view of the block per record.
    */
-  #serialise(records: readonly Record<string, unknown>[], key: string, select: (record: Record<string, unknown>) => unknown): Buffer[] {
+  #serialise(
+    records: readonly Record<string, unknown>[],
+    key: string,
+    select: (record: Record<string, unknown>) => unknown,
+  ): Buffer[] {
     const texts = records.map((record) => JSON.stringify(select(record)));
     const block = Buffer.from(texts.join(""));
     const views: Buffer[] = [];

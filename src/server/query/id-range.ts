@@ -30,9 +30,7 @@ export function readIdRange(query: QueryDocument, sortedIds: readonly string[]):
       : upperBound(sortedIds, bounds.lower.value);
   }
   if (bounds.upper) {
-    to = bounds.upper.inclusive
-      ? upperBound(sortedIds, bounds.upper.value)
-      : lowerBound(sortedIds, bounds.upper.value);
+    to = bounds.upper.inclusive ? upperBound(sortedIds, bounds.upper.value) : lowerBound(sortedIds, bounds.upper.value);
   }
   return { from, to: Math.max(from, to), residual };
 }

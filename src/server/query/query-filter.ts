@@ -18,7 +18,6 @@ export const MAX_QUERY_NODES = 2000;
 /** Longest array accepted for `$in`, `$nin`, `$all`, `$and`, `$or`, `$nor`. */
 export const MAX_QUERY_ARRAY_LENGTH = 1000;
 
-
 const LOGICAL_OPERATORS = new Set(["$and", "$or", "$nor"]);
 const COMPARISON_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"]);
 const LIST_OPERATORS = new Set(["$in", "$nin", "$all"]);
@@ -41,8 +40,33 @@ const FIELD_OPERATORS = new Set([
  * and match every record, and "hasOwnProperty" would throw mid-scan.
  */
 const TYPE_NAMES: ReadonlySet<string | number> = new Set<string | number>([
-  "array", "boolean", "bool", "date", "number", "int", "long", "double", "decimal", "null", "object",
-  "regexp", "regex", "string", "undefined", 1, 2, 3, 4, 6, 8, 9, 10, 11, 16, 18, 19,
+  "array",
+  "boolean",
+  "bool",
+  "date",
+  "number",
+  "int",
+  "long",
+  "double",
+  "decimal",
+  "null",
+  "object",
+  "regexp",
+  "regex",
+  "string",
+  "undefined",
+  1,
+  2,
+  3,
+  4,
+  6,
+  8,
+  9,
+  10,
+  11,
+  16,
+  18,
+  19,
 ]);
 
 type QueryOperatorTable = NonNullable<NonNullable<Parameters<typeof Context.init>[0]>["query"]>;
@@ -86,7 +110,9 @@ class QueryValidator {
 
   private logical(operator: string, clauses: unknown, depth: number, where: string): void {
     if (FIELD_OPERATORS.has(operator)) {
-      throw badRequest(`${operator} (in ${where}) applies to a field; write it under one, e.g. {"formula": {"${operator}": ...}}.`);
+      throw badRequest(
+        `${operator} (in ${where}) applies to a field; write it under one, e.g. {"formula": {"${operator}": ...}}.`,
+      );
     }
     if (!LOGICAL_OPERATORS.has(operator)) throw unsupportedOperator(operator, where);
     if (!Array.isArray(clauses) || clauses.length === 0) {
@@ -160,7 +186,11 @@ class QueryValidator {
         return;
       case "$type": {
         const types = Array.isArray(argument) ? argument : [argument];
-        if (types.length === 0 || types.length > 20 || !types.every((t) => (typeof t === "string" || typeof t === "number") && TYPE_NAMES.has(t))) {
+        if (
+          types.length === 0 ||
+          types.length > 20 ||
+          !types.every((t) => (typeof t === "string" || typeof t === "number") && TYPE_NAMES.has(t))
+        ) {
           throw badRequest(
             `${where} takes a type name or an array of them: ${[...TYPE_NAMES].filter((t) => typeof t === "string").join(", ")} (or a BSON type number).`,
           );

@@ -81,7 +81,10 @@ export function assertSafeRegex(pattern: string, options: string, subjectLength 
     } else if (ch === "*" || ch === "+" || ch === "?" || ch === "{") {
       const bounds = ch === "{" ? /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i)) : undefined;
       if (ch === "{" && !bounds) continue; // a literal "{"
-      const isUnbounded = ch === "*" || ch === "+" || (bounds !== undefined && bounds !== null && bounds[2] !== undefined && bounds[3] === "");
+      const isUnbounded =
+        ch === "*" ||
+        ch === "+" ||
+        (bounds !== undefined && bounds !== null && bounds[2] !== undefined && bounds[3] === "");
       if (closed && (closed.hasQuantifier || closed.hasAlternation) && ch !== "?") {
         throw badRequest(
           "$regex repeats a group that itself repeats or alternates, e.g. (a+)+ or (a|b)*; such patterns can take exponential time. Rewrite it without the nested repetition.",

@@ -79,7 +79,9 @@ export function sortValue(record: object, key: SortKey & { segments: string[] })
   for (const value of values) {
     if (compareValues(value, chosen) * key.direction < 0) chosen = value;
   }
-  return typeof chosen === "object" && chosen !== null ? new Serialized(typeRank(chosen), JSON.stringify(chosen)) : chosen;
+  return typeof chosen === "object" && chosen !== null
+    ? new Serialized(typeRank(chosen), JSON.stringify(chosen))
+    : chosen;
 }
 
 /** Compares two precomputed key tuples under the given sort. */

@@ -9,7 +9,6 @@ export const BUNDLED_DATA_PATH = path.join(__dirname, "..", "..", "..", "data", 
 /** Longest `_id` accepted in a user's data. */
 const MAX_ID_LENGTH = 256;
 
-
 /**
  * Reads materials from a file: a JSON array of records, or NDJSON (one JSON object per line).
  * Every record needs a unique, non-empty string `_id`.
@@ -65,7 +64,9 @@ export function checkRecords(records: unknown, describe: (index: number) => stri
     }
     const id = (record as { _id?: unknown })._id;
     if (typeof id !== "string" || id === "" || id.length > MAX_ID_LENGTH) {
-      throw new DatasetError(`${describe(i)} has no valid "_id" (a non-empty string of at most ${MAX_ID_LENGTH} characters).`);
+      throw new DatasetError(
+        `${describe(i)} has no valid "_id" (a non-empty string of at most ${MAX_ID_LENGTH} characters).`,
+      );
     }
     if (seen.has(id)) throw new DatasetError(`${describe(i)} repeats the _id "${id}"; ids must be unique.`);
     seen.add(id);

@@ -37,12 +37,19 @@ export function checkLmdbFile(file: string): void {
     if (size === 0) return;
     const first = readMeta(fd, 0);
     if (!first) throw damaged(file, "it does not start with an LMDB header");
-    if (size < 2 * first.pageSize) throw damaged(file, `it is ${size.toLocaleString("en-US")} bytes, shorter than its two header pages (truncated?)`);
+    if (size < 2 * first.pageSize)
+      throw damaged(
+        file,
+        `it is ${size.toLocaleString("en-US")} bytes, shorter than its two header pages (truncated?)`,
+      );
     const second = readMeta(fd, first.pageSize);
     const newest = second && second.txnid > first.txnid ? second : first;
     const needed = (newest.lastPage + 1n) * BigInt(newest.pageSize);
     if (BigInt(size) < needed) {
-      throw damaged(file, `it is ${size.toLocaleString("en-US")} bytes, but its header says ${needed.toLocaleString("en-US")} (truncated?)`);
+      throw damaged(
+        file,
+        `it is ${size.toLocaleString("en-US")} bytes, but its header says ${needed.toLocaleString("en-US")} (truncated?)`,
+      );
     }
   } finally {
     closeSync(fd);
@@ -57,11 +64,19 @@ for (const { value } of db.getRange()) void value;
 db.close();`;
 
 function probe(file: string): void {
-  const child = spawnSync(process.execPath, ["-e", PROBE, require.resolve("lmdb"), file], { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  const child = spawnSync(process.execPath, ["-e", PROBE, require.resolve("lmdb"), file], {
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
   if (child.error) return; // could not start a process here: LMDB's own checks are all there is
-  if (child.signal !== null) throw damaged(file, `reading it stops the process (${child.signal}): its pages are corrupt`);
+  if (child.signal !== null)
+    throw damaged(file, `reading it stops the process (${child.signal}): its pages are corrupt`);
   if (child.status !== 0) {
-    const line = child.stderr.split("\n").find((text) => /Error|failed/.test(text))?.trim() ?? `exit code ${child.status}`;
+    const line =
+      child.stderr
+        .split("\n")
+        .find((text) => /Error|failed/.test(text))
+        ?.trim() ?? `exit code ${child.status}`;
     throw damaged(file, `LMDB cannot read it (${line.slice(0, 200)})`);
   }
 }
@@ -74,7 +89,11 @@ function readMeta(fd: number, at: number): Meta | undefined {
     // mm_dbs[0].md_pad holds the page size.
     const pageSize = buffer.readUInt32LE(header + 24);
     if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return undefined;
-    return { pageSize, lastPage: buffer.readBigUInt64LE(header + 24 + 96), txnid: buffer.readBigUInt64LE(header + 24 + 104) };
+    return {
+      pageSize,
+      lastPage: buffer.readBigUInt64LE(header + 24 + 96),
+      txnid: buffer.readBigUInt64LE(header + 24 + 104),
+    };
   }
   return undefined;
 }

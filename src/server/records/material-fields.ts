@@ -1,5 +1,13 @@
 import { StructureError } from "../../errors";
-import { cellVolume, fromCif, fromPoscar, platformDerivedProperties, structureOf, type PlatformStructure, type StructureRecord } from "../../structure";
+import {
+  cellVolume,
+  fromCif,
+  fromPoscar,
+  platformDerivedProperties,
+  structureOf,
+  type PlatformStructure,
+  type StructureRecord,
+} from "../../structure";
 import { compositionOf } from "../../structure/composition";
 import { badRequest } from "../http/http-errors";
 import type { FoundSymmetry } from "./symmetry-thread";
@@ -15,14 +23,23 @@ export const IMPORT_FORMATS = ["poscar", "cif"] as const;
  * cell), as the platform classifies a material's lattice.
  * Throws a 400 with the structure reader's message when the two do not make a structure.
  */
-export function computedFields(record: StructureRecord, what: string, symmetry: FoundSymmetry | null): Record<string, unknown> {
+export function computedFields(
+  record: StructureRecord,
+  what: string,
+  symmetry: FoundSymmetry | null,
+): Record<string, unknown> {
   try {
     const structure = structureOf(record);
     const { formula, unitCellFormula } = compositionOf(structure.sites.map((site) => site.element));
     const volume = Math.abs(cellVolume(structure.cell));
     if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).");
-    const fields: Record<string, unknown> = { formula, unitCellFormula, derivedProperties: platformDerivedProperties(record, { spaceGroupSymbol: symmetry?.spaceGroupSymbol ?? null }) };
-    if (symmetry && record.lattice && typeof record.lattice === "object") fields.lattice = { ...record.lattice, type: symmetry.latticeType };
+    const fields: Record<string, unknown> = {
+      formula,
+      unitCellFormula,
+      derivedProperties: platformDerivedProperties(record, { spaceGroupSymbol: symmetry?.spaceGroupSymbol ?? null }),
+    };
+    if (symmetry && record.lattice && typeof record.lattice === "object")
+      fields.lattice = { ...record.lattice, type: symmetry.latticeType };
     return fields;
   } catch (error) {
     if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`${what}: ${error.message}`);
@@ -36,13 +53,17 @@ export function hasStructure(record: Record<string, unknown>): boolean {
 }
 
 /** A material's structure fields from a POSCAR or CIF text: lattice (with vectors), basis, formulas (the derived properties follow on write). */
-export function parseStructureFile(content: string, format: (typeof IMPORT_FORMATS)[number]): Record<string, unknown> & { name: string } {
+export function parseStructureFile(
+  content: string,
+  format: (typeof IMPORT_FORMATS)[number],
+): Record<string, unknown> & { name: string } {
   let parsed: PlatformStructure & { name: string };
   try {
     parsed = format === "poscar" ? fromPoscar(content) : fromCif(content);
   } catch (error) {
     // RangeError: the cell arithmetic's word for a cell no structure has (a flat cell).
-    if (error instanceof StructureError || error instanceof RangeError) throw badRequest(`The ${format.toUpperCase()} content cannot be read: ${error.message}`);
+    if (error instanceof StructureError || error instanceof RangeError)
+      throw badRequest(`The ${format.toUpperCase()} content cannot be read: ${error.message}`);
     throw error;
   }
   const { name, lattice, basis } = parsed;

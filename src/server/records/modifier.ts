@@ -36,23 +36,31 @@ function checkModifierPath(path: string, operator: string): void {
     if (segment === "") throw badRequest(`"${path}" (in ${operator}) is not a valid dotted path.`);
     if (FORBIDDEN_KEYS.has(segment)) throw badRequest(`The key "${segment}" is not allowed (in ${where}).`);
     if (segment.startsWith("$")) {
-      throw badRequest(`"${segment}" (in ${where}) is not allowed: paths may not hold $ operators (positional updates are not supported).`);
+      throw badRequest(
+        `"${segment}" (in ${where}) is not allowed: paths may not hold $ operators (positional updates are not supported).`,
+      );
     }
   }
   for (const segment of path.split(".")) {
     if (/^\d+$/.test(segment) && Number(segment) > MAX_ARRAY_INDEX) {
-      throw badRequest(`${where} names array index ${segment.length > 12 ? `${segment.slice(0, 12)}...` : segment}; an index may be at most ${MAX_ARRAY_INDEX} (use $push to append).`);
+      throw badRequest(
+        `${where} names array index ${segment.length > 12 ? `${segment.slice(0, 12)}...` : segment}; an index may be at most ${MAX_ARRAY_INDEX} (use $push to append).`,
+      );
     }
   }
   const top = path.split(".")[0];
   if (DERIVED_PATHS.includes(top)) {
-    throw badRequest(`${where} is refused: ${top} is computed from the structure (lattice and basis) on every write; change the structure instead.`);
+    throw badRequest(
+      `${where} is refused: ${top} is computed from the structure (lattice and basis) on every write; change the structure instead.`,
+    );
   }
   if (operator === "$unset" && STRUCTURE_PATHS.includes(path)) {
     throw badRequest(`${where} is refused: a material keeps its ${path}; change its parts with $set instead.`);
   }
   if (PROTECTED_PATHS.includes(top)) {
-    throw badRequest(`${where} is refused: ${top} is set by the server and cannot be changed${top === "owner" ? " (a record keeps its owner; copy it to get your own)" : ""}.`);
+    throw badRequest(
+      `${where} is refused: ${top} is set by the server and cannot be changed${top === "owner" ? " (a record keeps its owner; copy it to get your own)" : ""}.`,
+    );
   }
 }
 
@@ -66,7 +74,14 @@ function asOperators(value: object): object {
   const fields = keys.filter((key) => !key.startsWith("$"));
   if (fields.length === 0) return value;
   if (fields.length < keys.length) {
-    throw badRequest(`The modifier mixes fields (${fields.slice(0, 3).map((f) => JSON.stringify(f.slice(0, 40))).join(", ")}) with operators; give either a plain object of fields (set as given) or operators only, such as {"$set": {"name": "..."}}.`);
+    throw badRequest(
+      `The modifier mixes fields (${fields
+        .slice(0, 3)
+        .map((f) => JSON.stringify(f.slice(0, 40)))
+        .join(
+          ", ",
+        )}) with operators; give either a plain object of fields (set as given) or operators only, such as {"$set": {"name": "..."}}.`,
+    );
   }
   return { $set: value };
 }
@@ -79,14 +94,19 @@ function asOperators(value: object): object {
  */
 export function checkModifier(body: unknown): Modifier {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw badRequest(`The modifier must be a JSON object such as {"$set": {"name": "..."}} or {"name": "..."}, not ${describe(body)}.`);
+    throw badRequest(
+      `The modifier must be a JSON object such as {"$set": {"name": "..."}} or {"name": "..."}, not ${describe(body)}.`,
+    );
   }
   const value = asOperators(body);
   const entries = Object.entries(value);
-  if (entries.length === 0) throw badRequest(`The modifier is empty; give at least one of ${MODIFIER_OPERATORS.join(", ")}, or fields to set.`);
+  if (entries.length === 0)
+    throw badRequest(`The modifier is empty; give at least one of ${MODIFIER_OPERATORS.join(", ")}, or fields to set.`);
   for (const [operator, fields] of entries) {
     if (!(MODIFIER_OPERATORS as readonly string[]).includes(operator)) {
-      throw badRequest(`The update operator "${operator.slice(0, 40)}" is not supported. Allowed: ${MODIFIER_OPERATORS.join(" ")}.`);
+      throw badRequest(
+        `The update operator "${operator.slice(0, 40)}" is not supported. Allowed: ${MODIFIER_OPERATORS.join(" ")}.`,
+      );
     }
     if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
       throw badRequest(`${operator} takes an object of field paths to values, not ${describe(fields)}.`);
@@ -96,7 +116,13 @@ export function checkModifier(body: unknown): Modifier {
       checkModifierPath(path, operator);
       const where = `${operator}.${path}`;
       const eachAllowed = operator === "$push" || operator === "$addToSet";
-      if (eachAllowed && typeof fieldValue === "object" && fieldValue !== null && !Array.isArray(fieldValue) && "$each" in fieldValue) {
+      if (
+        eachAllowed &&
+        typeof fieldValue === "object" &&
+        fieldValue !== null &&
+        !Array.isArray(fieldValue) &&
+        "$each" in fieldValue
+      ) {
         const keys = Object.keys(fieldValue);
         if (keys.length !== 1) throw badRequest(`${where} may hold only $each (no $slice, $sort or $position).`);
         const each = (fieldValue as { $each: unknown }).$each;
@@ -121,7 +147,9 @@ export function applyModifier<T extends Record<string, unknown>>(record: T, modi
     for (const path of Object.keys(modifier[operator] ?? {})) {
       const current = valueAt(record, path);
       if (current !== undefined && !Array.isArray(current)) {
-        throw badRequest(`The modifier cannot be applied: ${operator}.${path} needs an array, but ${path} is ${describe(current)}.`);
+        throw badRequest(
+          `The modifier cannot be applied: ${operator}.${path} needs an array, but ${path} is ${describe(current)}.`,
+        );
       }
     }
   }

@@ -95,7 +95,9 @@ export class LmdbBackend implements RecordBackend {
     } catch (error) {
       releasePidLock(lock);
       if (error instanceof ServerOptionsError) throw error;
-      throw new ServerOptionsError(`Cannot open the store ${file}: ${(error as Error).message}. Is it an LMDB store matframe wrote?`);
+      throw new ServerOptionsError(
+        `Cannot open the store ${file}: ${(error as Error).message}. Is it an LMDB store matframe wrote?`,
+      );
     }
   }
 
@@ -106,8 +108,15 @@ export class LmdbBackend implements RecordBackend {
         const record = value as StoredRecord;
         const slash = typeof key === "string" ? key.indexOf("/") : -1;
         const collection = slash === -1 ? FIRST_COLLECTION : (key as string).slice(0, slash);
-        if (typeof key !== "string" || typeof record !== "object" || record === null || storeKey(collection, record._id) !== key) {
-          throw new DatasetError(`The store ${this.file} holds an entry that is not a record (key ${JSON.stringify(key)}).`);
+        if (
+          typeof key !== "string" ||
+          typeof record !== "object" ||
+          record === null ||
+          storeKey(collection, record._id) !== key
+        ) {
+          throw new DatasetError(
+            `The store ${this.file} holds an entry that is not a record (key ${JSON.stringify(key)}).`,
+          );
         }
         records.push({ collection, record });
       }
@@ -168,7 +177,8 @@ function preparePrivateDirectory(dir: string): void {
     throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
   }
   const stat = lstatSync(dir);
-  if (stat.isSymbolicLink()) throw new ServerOptionsError(`The store ${dir} is a symbolic link; give --store the real directory.`);
+  if (stat.isSymbolicLink())
+    throw new ServerOptionsError(`The store ${dir} is a symbolic link; give --store the real directory.`);
   if (process.platform === "win32") return;
   if ((stat.mode & 0o022) !== 0) {
     throw new ServerOptionsError(
@@ -186,7 +196,10 @@ function createPrivate(file: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     const stat = lstatSync(file);
-    if (!stat.isFile()) throw new ServerOptionsError(`${file} in the store is not a regular file (a symbolic link?); matframe will not open it.`);
+    if (!stat.isFile())
+      throw new ServerOptionsError(
+        `${file} in the store is not a regular file (a symbolic link?); matframe will not open it.`,
+      );
     if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) chmodSync(file, 0o600);
   }
 }

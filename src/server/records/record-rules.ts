@@ -16,7 +16,8 @@ export const MAX_WRITE_BODY_BYTES = MAX_RECORD_BYTES;
  * {@link MAX_RECORD_DEPTH}. The same key rules as queries: stored keys must stay queryable.
  */
 export function checkValue(value: unknown, where: string, depth = 0): void {
-  if (depth > MAX_RECORD_DEPTH) throw badRequest(`${where} is nested more than ${MAX_RECORD_DEPTH} levels deep; flatten it.`);
+  if (depth > MAX_RECORD_DEPTH)
+    throw badRequest(`${where} is nested more than ${MAX_RECORD_DEPTH} levels deep; flatten it.`);
   if (typeof value === "number" && !Number.isFinite(value)) throw badRequest(`${where} is not a finite number.`);
   if (typeof value !== "object" || value === null) return;
   if (Array.isArray(value)) {
@@ -28,8 +29,12 @@ export function checkValue(value: unknown, where: string, depth = 0): void {
   for (const [key, item] of Object.entries(value)) {
     const at = `${where}.${key.slice(0, 60)}`;
     if (FORBIDDEN_KEYS.has(key)) throw badRequest(`The key "${key}" is not allowed (at ${at}).`);
-    if (key.startsWith("$")) throw badRequest(`The key "${key.slice(0, 60)}" is not allowed (at ${at}): stored keys may not start with $.`);
-    if (key.includes(".") || key === "") throw badRequest(`The key "${key.slice(0, 60)}" is not allowed (at ${at}): stored keys may not be empty or hold a dot.`);
+    if (key.startsWith("$"))
+      throw badRequest(`The key "${key.slice(0, 60)}" is not allowed (at ${at}): stored keys may not start with $.`);
+    if (key.includes(".") || key === "")
+      throw badRequest(
+        `The key "${key.slice(0, 60)}" is not allowed (at ${at}): stored keys may not be empty or hold a dot.`,
+      );
     checkValue(item, at, depth + 1);
   }
 }

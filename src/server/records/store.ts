@@ -157,7 +157,11 @@ export class MaterialStore {
     return Array.from(positions, (index) => this.records[index]);
   }
 
-  private async findInIdOrder(request: PageRequest, direction: 1 | -1, budget: ScanBudget): Promise<Int32Array | number[]> {
+  private async findInIdOrder(
+    request: PageRequest,
+    direction: 1 | -1,
+    budget: ScanBudget,
+  ): Promise<Int32Array | number[]> {
     const { skip, limit } = request;
     const range = readIdRange(request.query, this.ids);
     const unbounded = range.from === 0 && range.to === this.records.length;

@@ -18,7 +18,13 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "
 import { StructureError } from "../../errors";
 import type { StructureRecord } from "../../structure";
 import { SearchTimeout } from "../../structure/operations/search";
-import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, latticeTypeOfHall, moyoInput, spaceGroupSymbolOfHall } from "../../structure/symmetry";
+import {
+  DEFAULT_ANGLE_TOLERANCE,
+  DEFAULT_SYMPREC,
+  latticeTypeOfHall,
+  moyoInput,
+  spaceGroupSymbolOfHall,
+} from "../../structure/symmetry";
 
 /**
  * Most atoms whose operations are decided on the server's own thread by spglib's tolerance rules
@@ -155,15 +161,22 @@ export class SymmetryThread {
     let exactSymprec: number;
     try {
       const small = Array.isArray(record.basis?.elements) && record.basis.elements.length <= MAIN_THREAD_ATOMS;
-      ({ json, exactSymprec } = moyoInput(record, { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE, deadline: Date.now() + this.#budgetMs, search: small }));
+      ({ json, exactSymprec } = moyoInput(record, {
+        symprec: DEFAULT_SYMPREC,
+        angleTolerance: DEFAULT_ANGLE_TOLERANCE,
+        deadline: Date.now() + this.#budgetMs,
+        search: small,
+      }));
     } catch (error) {
-      if (error instanceof StructureError || error instanceof RangeError || error instanceof SearchTimeout) return Promise.resolve(null);
+      if (error instanceof StructureError || error instanceof RangeError || error instanceof SearchTimeout)
+        return Promise.resolve(null);
       throw error;
     }
     const queue = this.#waiting.get(account);
     const own = queue?.searches.length ?? 0;
     if (own >= this.#maxWaitingPerAccount) throw new SymmetryQueueFull("account", this.#retryAfter(own));
-    if (this.#waitingCount >= this.#maxWaiting) throw new SymmetryQueueFull("server", this.#retryAfter(this.#waitingCount));
+    if (this.#waitingCount >= this.#maxWaiting)
+      throw new SymmetryQueueFull("server", this.#retryAfter(this.#waitingCount));
     return new Promise((resolve) => {
       if (queue) queue.searches.push({ json, exactSymprec, resolve });
       else this.#waiting.set(account, { searches: [{ json, exactSymprec, resolve }], next: this.#virtual });
@@ -207,7 +220,11 @@ export class SymmetryThread {
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { module: require.resolve("@spglib/moyo-wasm"), wasm: require.resolve("@spglib/moyo-wasm/moyo_wasm_bg.wasm"), answers: port2 },
+      workerData: {
+        module: require.resolve("@spglib/moyo-wasm"),
+        wasm: require.resolve("@spglib/moyo-wasm/moyo_wasm_bg.wasm"),
+        answers: port2,
+      },
       transferList: [port2],
     });
     worker.unref();
@@ -223,7 +240,9 @@ export class SymmetryThread {
     const { worker, answers } = (this.#worker ??= this.#start());
     const started = performance.now();
     const found = (hall: number | undefined): FoundSymmetry | null =>
-      hall === undefined ? null : { spaceGroupSymbol: spaceGroupSymbolOfHall(hall), latticeType: latticeTypeOfHall(hall) };
+      hall === undefined
+        ? null
+        : { spaceGroupSymbol: spaceGroupSymbolOfHall(hall), latticeType: latticeTypeOfHall(hall) };
     const finish = (result: FoundSymmetry | null) => {
       clearTimeout(timer);
       this.#meanMs = 0.8 * this.#meanMs + 0.2 * (performance.now() - started);

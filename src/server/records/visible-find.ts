@@ -26,7 +26,11 @@ function comparatorFor(sort: SortKey[]): (a: StoredRecord, b: StoredRecord) => n
  * shared offsets from `skip - m - 1` on, and the record there anchors the merge: own records
  * before it are counted, not fetched again.
  */
-export async function findVisible(shared: MaterialStore, own: MaterialStore | undefined, request: PageRequest): Promise<StoredRecord[]> {
+export async function findVisible(
+  shared: MaterialStore,
+  own: MaterialStore | undefined,
+  request: PageRequest,
+): Promise<StoredRecord[]> {
   if (!own) return shared.find(request);
   const { skip, limit } = request;
   const mine = await own.find({ ...request, skip: 0, limit: skip + limit });

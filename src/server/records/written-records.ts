@@ -84,7 +84,10 @@ export class WrittenRecords {
     if (!ids || ids.size === 0) return undefined;
     let store = this.stores.get(key);
     if (!store) {
-      store = new MaterialStore([...ids].map((id) => this.byId.get(id)!), { scanBudgetMs: this.scanBudgetMs });
+      store = new MaterialStore(
+        [...ids].map((id) => this.byId.get(id)!),
+        { scanBudgetMs: this.scanBudgetMs },
+      );
       this.stores.set(key, store);
     }
     return store;
@@ -100,7 +103,8 @@ export class WrittenRecords {
       const collection = next.collection ?? FIRST_COLLECTION;
       if ("put" in next) {
         const existing = this.collectionById.get(next.put._id);
-        if (existing !== undefined && existing !== collection) throw new Error(`id ${next.put._id} is taken by ${existing}`);
+        if (existing !== undefined && existing !== collection)
+          throw new Error(`id ${next.put._id} is taken by ${existing}`);
         this.checkQuota(next.put);
         await this.backend.put(next.put, collection);
         this.remember(next.put, collection);
@@ -127,11 +131,17 @@ export class WrittenRecords {
     const previous = this.sizeById.get(record._id);
     const records = (this.countByOwner.get(owner) ?? 0) + (previous === undefined ? 1 : 0);
     if (records > this.quota.records) {
-      throw new HttpError(403, `Your account has ${records - 1} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`);
+      throw new HttpError(
+        403,
+        `Your account has ${records - 1} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`,
+      );
     }
     const bytes = (this.bytesByOwner.get(owner) ?? 0) - (previous ?? 0) + Buffer.byteLength(JSON.stringify(record));
     if (bytes > this.quota.bytes) {
-      throw new HttpError(403, `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`);
+      throw new HttpError(
+        403,
+        `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`,
+      );
     }
   }
 

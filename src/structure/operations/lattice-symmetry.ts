@@ -7,7 +7,8 @@
 import { det, inverse, isInteger, metric, mul, norm, round, type M3, type V3 } from "./linear";
 
 const AXES: V3[] = [];
-for (const x of [-1, 0, 1]) for (const y of [-1, 0, 1]) for (const z of [-1, 0, 1]) if (x || y || z) AXES.push([x, y, z]);
+for (const x of [-1, 0, 1])
+  for (const y of [-1, 0, 1]) for (const z of [-1, 0, 1]) if (x || y || z) AXES.push([x, y, z]);
 
 /**
  * A Delaunay (Selling) reduced basis of the same lattice, columns as cell vectors. Throws a
@@ -26,7 +27,8 @@ export function delaunayReduce(lattice: M3): M3 {
     search: for (let i = 0; i < 4; i++) {
       for (let j = i + 1; j < 4; j++) {
         if (dot(b[i], b[j]) > eps) {
-          for (let k = 0; k < 4; k++) if (k !== i && k !== j) b[k] = [b[k][0] + b[i][0], b[k][1] + b[i][1], b[k][2] + b[i][2]];
+          for (let k = 0; k < 4; k++)
+            if (k !== i && k !== j) b[k] = [b[k][0] + b[i][0], b[k][1] + b[i][1], b[k][2] + b[i][2]];
           b[i] = [-b[i][0], -b[i][1], -b[i][2]];
           reduced = false;
           break search;
@@ -36,7 +38,9 @@ export function delaunayReduce(lattice: M3): M3 {
   }
   if (!reduced) throw new RangeError("the cell could not be Delaunay-reduced");
   const s = (u: V3, v: V3): V3 => [u[0] + v[0], u[1] + v[1], u[2] + v[2]];
-  const candidates = [b[0], b[1], b[2], b[3], s(b[0], b[1]), s(b[1], b[2]), s(b[2], b[0])].sort((u, v) => norm(u) - norm(v));
+  const candidates = [b[0], b[1], b[2], b[3], s(b[0], b[1]), s(b[1], b[2]), s(b[2], b[0])].sort(
+    (u, v) => norm(u) - norm(v),
+  );
   const volume = Math.abs(det(lattice));
   for (let i = 0; i < 7; i++) {
     for (let j = i + 1; j < 7; j++) {
@@ -49,7 +53,6 @@ export function delaunayReduce(lattice: M3): M3 {
   }
   throw new RangeError("no reduced basis found");
 }
-
 
 /** A candidate lattice rotation and how far it moves the cell's metric. */
 export interface LatticeRotation {
@@ -66,8 +69,17 @@ export interface LatticeRotation {
 const degrees = (cos: number) => (Math.acos(Math.max(-1, Math.min(1, cos))) * 180) / Math.PI;
 
 /** How far one angle moves: in degrees, and as a distance (spglib's rule for a negative angle tolerance). */
-function angleChange(cosOriginal: number, lo1: number, lo2: number, cosRotated: number, lr1: number, lr2: number): { angle: number; distance: number } {
-  const x = cosOriginal * cosRotated + Math.sqrt(Math.max(0, 1 - cosOriginal ** 2)) * Math.sqrt(Math.max(0, 1 - cosRotated ** 2));
+function angleChange(
+  cosOriginal: number,
+  lo1: number,
+  lo2: number,
+  cosRotated: number,
+  lr1: number,
+  lr2: number,
+): { angle: number; distance: number } {
+  const x =
+    cosOriginal * cosRotated +
+    Math.sqrt(Math.max(0, 1 - cosOriginal ** 2)) * Math.sqrt(Math.max(0, 1 - cosRotated ** 2));
   const sin2 = 1 - x * x;
   // sin²Δθ times the mean lengths' product, against symprec².
   const distance = sin2 > 1e-12 ? Math.sqrt((sin2 * (lo1 + lr1) * (lo2 + lr2)) / 4) : 0;
@@ -96,8 +108,17 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   const lengths = AXES.map((_, n) => Math.sqrt(products[n][n]));
   const lo = [0, 1, 2].map((i) => Math.sqrt(g[i][i]));
   const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(lengths[n] - lo[i]) <= symprec));
-  const change = (j: number, k: number, n: number, m: number) => angleChange(g[j][k] / lo[j] / lo[k], lo[j], lo[k], products[n][m] / lengths[n] / lengths[m], lengths[n], lengths[m]);
-  const within = (c: { angle: number; distance: number }) => (angleTolerance > 0 ? c.angle <= angleTolerance : c.distance <= symprec);
+  const change = (j: number, k: number, n: number, m: number) =>
+    angleChange(
+      g[j][k] / lo[j] / lo[k],
+      lo[j],
+      lo[k],
+      products[n][m] / lengths[n] / lengths[m],
+      lengths[n],
+      lengths[m],
+    );
+  const within = (c: { angle: number; distance: number }) =>
+    angleTolerance > 0 ? c.angle <= angleTolerance : c.distance <= symprec;
   // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
   const t = round(mul(inverse(lattice), reduced));
   const ti = inverse(t);
@@ -108,7 +129,8 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
       if (!within(ab)) continue; // most pairs fail here, before the third column is tried
       for (const c of columns[2]) {
         const [u, v, x] = [AXES[a], AXES[b], AXES[c]];
-        const determinant = u[0] * (v[1] * x[2] - v[2] * x[1]) - v[0] * (u[1] * x[2] - u[2] * x[1]) + x[0] * (u[1] * v[2] - u[2] * v[1]);
+        const determinant =
+          u[0] * (v[1] * x[2] - v[2] * x[1]) - v[0] * (u[1] * x[2] - u[2] * x[1]) + x[0] * (u[1] * v[2] - u[2] * v[1]);
         if (determinant !== 1 && determinant !== -1) continue;
         const [ac, bc] = [change(0, 2, a, c), change(1, 2, b, c)];
         if (!within(ac) || !within(bc)) continue;
@@ -134,7 +156,9 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
 export function selectRotations(candidates: readonly LatticeRotation[], symprec: number, angleTolerance: number): M3[] {
   let tolerance = angleTolerance;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const kept = candidates.filter((c) => c.length <= symprec && (tolerance > 0 ? c.angle <= tolerance : c.angleDistance <= symprec));
+    const kept = candidates.filter(
+      (c) => c.length <= symprec && (tolerance > 0 ? c.angle <= tolerance : c.angleDistance <= symprec),
+    );
     if (kept.length <= 48 || tolerance <= 0) return kept.map((c) => c.rotation);
     tolerance *= 0.95;
   }

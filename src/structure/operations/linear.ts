@@ -13,25 +13,38 @@ export const identity = (): M3 => [
 ];
 
 export function mul(a: M3, b: M3): M3 {
-  const row = (i: number) => [a[i][0] * b[0][0] + a[i][1] * b[1][0] + a[i][2] * b[2][0], a[i][0] * b[0][1] + a[i][1] * b[1][1] + a[i][2] * b[2][1], a[i][0] * b[0][2] + a[i][1] * b[1][2] + a[i][2] * b[2][2]];
+  const row = (i: number) => [
+    a[i][0] * b[0][0] + a[i][1] * b[1][0] + a[i][2] * b[2][0],
+    a[i][0] * b[0][1] + a[i][1] * b[1][1] + a[i][2] * b[2][1],
+    a[i][0] * b[0][2] + a[i][1] * b[1][2] + a[i][2] * b[2][2],
+  ];
   return [row(0), row(1), row(2)];
 }
 
 export function mulV(a: M3, v: V3): V3 {
-  return [a[0][0] * v[0] + a[0][1] * v[1] + a[0][2] * v[2], a[1][0] * v[0] + a[1][1] * v[1] + a[1][2] * v[2], a[2][0] * v[0] + a[2][1] * v[1] + a[2][2] * v[2]];
+  return [
+    a[0][0] * v[0] + a[0][1] * v[1] + a[0][2] * v[2],
+    a[1][0] * v[0] + a[1][1] * v[1] + a[1][2] * v[2],
+    a[2][0] * v[0] + a[2][1] * v[1] + a[2][2] * v[2],
+  ];
 }
 
 /** {@link key} of the product a·b of two integer matrices, without building it. */
 export function productKey(a: M3, b: M3): number {
   let k = 0;
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) k = k * 17 + (a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + 8);
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++) k = k * 17 + (a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + 8);
   return k;
 }
 
 export const transpose = (a: M3): M3 => [0, 1, 2].map((i) => [a[0][i], a[1][i], a[2][i]]);
 
 export function det(a: M3): number {
-  return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  return (
+    a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+    a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+    a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+  );
 }
 
 export function inverse(a: M3): M3 {
@@ -64,7 +77,8 @@ export function key(m: M3): number {
   return k;
 }
 
-export const isInteger = (m: M3, tolerance: number): boolean => m.every((row) => row.every((x) => Math.abs(x - Math.round(x)) < tolerance));
+export const isInteger = (m: M3, tolerance: number): boolean =>
+  m.every((row) => row.every((x) => Math.abs(x - Math.round(x)) < tolerance));
 
 export const round = (m: M3): M3 => m.map((row) => row.map((x) => Math.round(x) + 0));
 

@@ -31,12 +31,25 @@ const EXACT_SYMPREC = 1e-5;
  */
 export function moyoInput(
   record: StructureRecord,
-  options: { symprec: number; angleTolerance: number; deadline?: number; search?: boolean } = { symprec: DEFAULT_SYMPREC, angleTolerance: DEFAULT_ANGLE_TOLERANCE },
-): { json: string; exactSymprec: number; species: string[]; cell: Matrix3; sites: ReturnType<typeof structureOf>["sites"] } {
+  options: { symprec: number; angleTolerance: number; deadline?: number; search?: boolean } = {
+    symprec: DEFAULT_SYMPREC,
+    angleTolerance: DEFAULT_ANGLE_TOLERANCE,
+  },
+): {
+  json: string;
+  exactSymprec: number;
+  species: string[];
+  cell: Matrix3;
+  sites: ReturnType<typeof structureOf>["sites"];
+} {
   const { cell, sites } = structureOf(record);
   const volume = Math.abs(cellVolume(cell));
   const scale = Math.max(...cell.map((v) => Math.hypot(...v)));
-  if (!(volume > 1e-9 * scale ** 3)) throw new StructureError(`${who(record)}: the cell has no volume (its vectors are coplanar); a space group needs a three-dimensional cell.`, record._id);
+  if (!(volume > 1e-9 * scale ** 3))
+    throw new StructureError(
+      `${who(record)}: the cell has no volume (its vectors are coplanar); a space group needs a three-dimensional cell.`,
+      record._id,
+    );
   const species: string[] = [];
   const numbers = sites.map((s) => {
     const k = species.indexOf(s.element);
@@ -45,13 +58,20 @@ export function moyoInput(
   const searchCell = { lattice: transpose(cell), positions: sites.map((s) => [...s.fractional]), types: numbers };
   if (options.search === false) {
     // moyo's own tolerance handling at symprec, on the cell as it is.
-    const raw: MoyoCell = { lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] }, positions: sites.map((s) => s.fractional), numbers };
+    const raw: MoyoCell = {
+      lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] },
+      positions: sites.map((s) => s.fractional),
+      numbers,
+    };
     return { json: JSON.stringify(raw), exactSymprec: options.symprec, species, cell, sites };
   }
   // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
   for (let i = 0; i < sites.length; i++) {
     for (let j = i + 1; j < sites.length; j++) {
-      const apart = numbers[i] === numbers[j] ? distance(searchCell.lattice, searchCell.positions[i], searchCell.positions[j]) : Infinity;
+      const apart =
+        numbers[i] === numbers[j]
+          ? distance(searchCell.lattice, searchCell.positions[i], searchCell.positions[j])
+          : Infinity;
       if (apart < options.symprec) {
         throw new StructureError(
           `${who(record)}: no space group found with symprec ${options.symprec} Å: atoms ${i + 1} and ${j + 1} (${sites[i].element}) are ${apart.toPrecision(2)} Å apart, closer than the tolerance; remove the duplicate or try a smaller symprec.`,
@@ -79,6 +99,11 @@ export function moyoInput(
     positions: exact.positions as MoyoCell["positions"],
     numbers,
   };
-  return { json: JSON.stringify(moyoCell), exactSymprec: Math.min(EXACT_SYMPREC, found.tolerance / 10), species, cell, sites };
+  return {
+    json: JSON.stringify(moyoCell),
+    exactSymprec: Math.min(EXACT_SYMPREC, found.tolerance / 10),
+    species,
+    cell,
+    sites,
+  };
 }
-

@@ -9,7 +9,8 @@ export class SearchTimeout extends Error {}
 
 /** Throws a SearchTimeout once `Date.now()` is past the deadline, if there is one. */
 export function checkDeadline(deadline: number | undefined): void {
-  if (deadline !== undefined && Date.now() > deadline) throw new SearchTimeout("the symmetry search ran past its time budget");
+  if (deadline !== undefined && Date.now() > deadline)
+    throw new SearchTimeout("the symmetry search ran past its time budget");
 }
 
 /** A periodic structure as the search takes it: lattice columns in Å, fractional positions, species numbers. */
@@ -33,7 +34,11 @@ export function distance(lattice: M3, a: V3, b: V3): number {
   const x = d0 - Math.round(d0);
   const y = d1 - Math.round(d1);
   const z = d2 - Math.round(d2);
-  return Math.hypot(lattice[0][0] * x + lattice[0][1] * y + lattice[0][2] * z, lattice[1][0] * x + lattice[1][1] * y + lattice[1][2] * z, lattice[2][0] * x + lattice[2][1] * y + lattice[2][2] * z);
+  return Math.hypot(
+    lattice[0][0] * x + lattice[0][1] * y + lattice[0][2] * z,
+    lattice[1][0] * x + lattice[1][1] * y + lattice[1][2] * z,
+    lattice[2][0] * x + lattice[2][1] * y + lattice[2][2] * z,
+  );
 }
 
 /** The first atom of the species with fewest atoms (ties: the species seen first): the search's origin. */
@@ -41,7 +46,8 @@ export function leastAtomsIndex(types: readonly number[]): number {
   const counts = new Map<number, number>();
   for (const t of types) counts.set(t, (counts.get(t) ?? 0) + 1);
   let best = 0;
-  for (let i = 0; i < types.length; i++) if ((counts.get(types[i]) as number) < (counts.get(types[best]) as number)) best = i;
+  for (let i = 0; i < types.length; i++)
+    if ((counts.get(types[i]) as number) < (counts.get(types[best]) as number)) best = i;
   return best;
 }
 

@@ -86,7 +86,11 @@ function primitiveAt(cell: Cell, candidates: PureTranslation[], symprec: number)
     const r = positions[representatives[mapping[i]]];
     for (let k = 0; k < 3; k++) sums[mapping[i]][k] += r[k] + (p[k] - r[k] - Math.round(p[k] - r[k]));
   });
-  const cellOut: Cell = { lattice, positions: sums.map((s) => s.map((x) => x / multiplicity)), types: representatives.map((r) => cell.types[r]) };
+  const cellOut: Cell = {
+    lattice,
+    positions: sums.map((s) => s.map((x) => x / multiplicity)),
+    types: representatives.map((r) => cell.types[r]),
+  };
   return { cell: cellOut, transform, mapping, tolerance: symprec };
 }
 

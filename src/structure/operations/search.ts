@@ -78,7 +78,12 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
  * 0.95²⁰ of symprec gives a group (spglib then finds none either).
  * @param deadline a `Date.now()` past which the search gives up with a SearchTimeout
  */
-export function searchOperations(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): SearchResult | null {
+export function searchOperations(
+  cell: Cell,
+  symprec: number,
+  angleTolerance: number,
+  deadline?: number,
+): SearchResult | null {
   const seen = new Map<string, Candidates>();
   const tried = new Set<string>();
   const translations = pureTranslations(cell, symprec, deadline);
@@ -102,14 +107,16 @@ export function searchOperations(cell: Cell, symprec: number, angleTolerance: nu
       };
       const operations = operationsAt(candidates, at, angle);
       if (new Set(operations.map((op) => key(op.rotation))).size === operations.length) {
-        if (!judged(operations) && isGroup(operations, primitive.cell, at)) return { primitive, operations, tolerance: at };
+        if (!judged(operations) && isGroup(operations, primitive.cell, at))
+          return { primitive, operations, tolerance: at };
         // Too many got through: keep those that still hold at a narrower tolerance.
         let narrower = at;
         for (let step = 0; step < 20; step++) {
           narrower *= 0.95;
           const allowed = new Set(selectRotations(candidates.rotations, narrower, angle).map(key));
           const kept = operations.filter((op) => allowed.has(key(op.rotation)) && op.worst < narrower);
-          if (!judged(kept) && isGroup(kept, primitive.cell, at)) return { primitive, operations: kept, tolerance: narrower };
+          if (!judged(kept) && isGroup(kept, primitive.cell, at))
+            return { primitive, operations: kept, tolerance: narrower };
         }
       }
     }

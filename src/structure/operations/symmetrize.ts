@@ -3,7 +3,20 @@
 // into an exact group (t'_g = t_g + mean over h of (t_gh − W_g·t_h − t_g), which closes exactly and
 // differs from t by an origin shift), the lattice's metric is averaged over the rotations, and each
 // atom moves to the mean of its images. The atoms keep their order and the cell its basis.
-import { cholesky, inverse, key, metric, mul, mulV, productKey, round, transpose, wrap, type M3, type V3 } from "./linear";
+import {
+  cholesky,
+  inverse,
+  key,
+  metric,
+  mul,
+  mulV,
+  productKey,
+  round,
+  transpose,
+  wrap,
+  type M3,
+  type V3,
+} from "./linear";
 import { distance, type Cell, type Operation } from "./overlap";
 import type { Primitive } from "./primitive";
 
@@ -47,7 +60,10 @@ function symmetrizePrimitive(cell: Cell, operations: Operation[]): Cell {
         if (d < best) [best, j] = [d, m];
       });
       // The operation's inverse applied to the partner: a copy of x, to be averaged.
-      const back = mulV(inverse(rotation), cell.positions[j].map((v, k) => v - translation[k]));
+      const back = mulV(
+        inverse(rotation),
+        cell.positions[j].map((v, k) => v - translation[k]),
+      );
       const d = wrap(back.map((v, k) => v - x[k]));
       for (let k = 0; k < 3; k++) sum[k] += d[k] / operations.length;
     }
@@ -67,7 +83,10 @@ export function symmetrize(cell: Cell, primitive: Primitive, operations: Operati
   const positions = cell.positions.map((x, i) => {
     const m = primitive.mapping[i];
     const offset = mulV(toPrimitive, x).map((v, k) => Math.round(v - primitive.cell.positions[m][k]));
-    return mulV(primitive.transform, exact.positions[m].map((v, k) => v + offset[k])) as V3;
+    return mulV(
+      primitive.transform,
+      exact.positions[m].map((v, k) => v + offset[k]),
+    ) as V3;
   });
   return { lattice: mul(exact.lattice, back), positions, types: cell.types };
 }

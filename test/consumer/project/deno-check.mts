@@ -5,10 +5,21 @@ import { matframeCommand, show, type Table } from "matframe/notebook";
 
 const server = await startServer({ port: 0 });
 const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
-const page = await client.materials.list({ query: { formula: "Si" }, projection: { fields: { formula: 1, lattice: 1 }, limit: 1 } });
+const page = await client.materials.list({
+  query: { formula: "Si" },
+  projection: { fields: { formula: 1, lattice: 1 }, limit: 1 },
+});
 const a: number = page[0].lattice.a;
 const table: Table = show(page, { output: { write: () => true } });
 await client.logout();
 await server.close();
 const version: string = API_VERSION;
-console.log(JSON.stringify({ version, formula: page[0].formula, a: Number(a.toFixed(3)), rows: table.slice.rows.length, cli: matframeCommand().command === Deno.execPath() }));
+console.log(
+  JSON.stringify({
+    version,
+    formula: page[0].formula,
+    a: Number(a.toFixed(3)),
+    rows: table.slice.rows.length,
+    cli: matframeCommand().command === Deno.execPath(),
+  }),
+);

@@ -2,4 +2,6 @@
 import { Client, startServer, API_VERSION } from "matframe";
 import { show } from "matframe/notebook";
 
-console.log(JSON.stringify({ client: typeof Client.login, server: typeof startServer, version: API_VERSION, show: typeof show }));
+console.log(
+  JSON.stringify({ client: typeof Client.login, server: typeof startServer, version: API_VERSION, show: typeof show }),
+);

@@ -24,16 +24,20 @@ export interface Running {
   readonly stderr: string;
 }
 
-
 /** Starts `matframe <args>`; `input` is written to stdin, which is then closed. */
-export function startCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Running {
+export function startCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+): Running {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first.`);
   const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env) });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const done = new Promise<Finished>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<Finished>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   child.stdin.end(options.input ?? "");
   return {
     child,
@@ -47,7 +51,10 @@ export function startCli(args: string[], options: { env?: Record<string, string>
   };
 }
 
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<Finished> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+): Promise<Finished> {
   return startCli(args, options).done;
 }
 
@@ -73,7 +80,9 @@ export async function startServe(args: string[] = [], env: Record<string, string
       }
     };
     running.child.stdout.on("data", onData);
-    void running.done.then((f) => reject(new Error(`matframe serve exited (${f.code ?? f.signal}) before printing its URL: ${f.stderr}`)));
+    void running.done.then((f) =>
+      reject(new Error(`matframe serve exited (${f.code ?? f.signal}) before printing its URL: ${f.stderr}`)),
+    );
   });
   const port = Number(new URL(baseUrl).port);
   const stop = async () => {

@@ -6,41 +6,137 @@ import fc from "fast-check";
 
 /** Every operator the server allows (issue 2). */
 export const ALLOWED_OPERATORS = [
-  "$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin",
-  "$and", "$or", "$nor", "$not",
-  "$exists", "$type",
-  "$regex", "$options", "$mod",
-  "$all", "$elemMatch", "$size",
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+  "$in",
+  "$nin",
+  "$and",
+  "$or",
+  "$nor",
+  "$not",
+  "$exists",
+  "$type",
+  "$regex",
+  "$options",
+  "$mod",
+  "$all",
+  "$elemMatch",
+  "$size",
 ] as const;
 
 /** Operators that run code or reach outside the collection in MongoDB or mingo. */
 export const CODE_OPERATORS = [
-  "$where", "$function", "$accumulator", "$expr", "$jsonSchema", "$text", "$lookup", "$graphLookup",
-  "$merge", "$out", "$eval", "$let", "$map", "$reduce", "$getField", "$setField", "$sampleRate",
-  "$comment", "$rand", "$toString", "$convert", "$geoWithin", "$near",
+  "$where",
+  "$function",
+  "$accumulator",
+  "$expr",
+  "$jsonSchema",
+  "$text",
+  "$lookup",
+  "$graphLookup",
+  "$merge",
+  "$out",
+  "$eval",
+  "$let",
+  "$map",
+  "$reduce",
+  "$getField",
+  "$setField",
+  "$sampleRate",
+  "$comment",
+  "$rand",
+  "$toString",
+  "$convert",
+  "$geoWithin",
+  "$near",
 ] as const;
 
 export const FORBIDDEN_KEYS = ["__proto__", "constructor", "prototype"] as const;
 
 /** Paths that exist in the data, paths that do not, and paths through prototypes. */
 export const PATHS = [
-  "formula", "name", "_id", "lattice.a", "lattice.type", "owner._id", "owner.slug", "method.type",
-  "method.subtype", "method.data.pseudo", "derivedProperties", "derivedProperties.0.value", "tags",
-  "basis.elements", "external.id", "createdAt", "a.b.c.d.e", "0", "x.0.y", "", ".", "a..b", "$",
-  "a.$", "a.__proto__", "__proto__.polluted", "constructor.prototype.polluted", "toString", "hasOwnProperty",
-  "valueOf", "length",
+  "formula",
+  "name",
+  "_id",
+  "lattice.a",
+  "lattice.type",
+  "owner._id",
+  "owner.slug",
+  "method.type",
+  "method.subtype",
+  "method.data.pseudo",
+  "derivedProperties",
+  "derivedProperties.0.value",
+  "tags",
+  "basis.elements",
+  "external.id",
+  "createdAt",
+  "a.b.c.d.e",
+  "0",
+  "x.0.y",
+  "",
+  ".",
+  "a..b",
+  "$",
+  "a.$",
+  "a.__proto__",
+  "__proto__.polluted",
+  "constructor.prototype.polluted",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "length",
 ] as const;
 
 /** Strings that are awkward: unicode, control characters, lone surrogates, quotes, escapes. */
 export const awkwardString = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: "binary", maxLength: 20 }),
-  fc.constantFrom("", " ", "\u0000", "\uD800", "\uDFFF", "%", "%%", "%ZZ", "+", "&", "=", "?", "#", "\\", '"', "\r\n", "Fe2O3, hematite", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "ß"),
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "\uD800",
+    "\uDFFF",
+    "%",
+    "%%",
+    "%ZZ",
+    "+",
+    "&",
+    "=",
+    "?",
+    "#",
+    "\\",
+    '"',
+    "\r\n",
+    "Fe2O3, hematite",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "ß",
+  ),
 );
 
 /** Scalars, including ones JSON cannot hold exactly (they become null or lose precision). */
 export const scalar = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -0, 1, -1, 0.5, 1e308, -1e308, 2 ** 53 + 1, Number.MAX_SAFE_INTEGER, Number.NaN, Infinity),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    1e308,
+    -1e308,
+    2 ** 53 + 1,
+    Number.MAX_SAFE_INTEGER,
+    Number.NaN,
+    Infinity,
+  ),
   fc.integer(),
   fc.double(),
   awkwardString,
@@ -57,7 +153,19 @@ export const hostileKey = fc.oneof(
 );
 
 /** A safe-to-evaluate regex pattern (no backtracking risk), for the in-process tests. */
-export const plainPattern = fc.constantFrom("^Si", "O3$", "ga", "^[A-Z][a-z]?\\d", "Fe2O3|GaAs", "", "(", "[", "*", "\\", "a{2,1}");
+export const plainPattern = fc.constantFrom(
+  "^Si",
+  "O3$",
+  "ga",
+  "^[A-Z][a-z]?\\d",
+  "Fe2O3|GaAs",
+  "",
+  "(",
+  "[",
+  "*",
+  "\\",
+  "a{2,1}",
+);
 
 /**
  * A hostile JSON value: nested objects and arrays with hostile keys, operators with arguments
@@ -70,10 +178,15 @@ export function hostileValue(pattern: fc.Arbitrary<string>, maxDepth = 5): fc.Ar
       scalar,
       fc.array(tie("value"), { maxLength: 5 }),
       fc.array(fc.tuple(hostileKey, tie("value")), { maxLength: 4 }).map((entries) => Object.fromEntries(entries)),
-      fc.tuple(fc.constantFrom(...ALLOWED_OPERATORS, ...CODE_OPERATORS), tie("value")).map(([op, arg]) => ({ [op]: arg })),
-      fc.tuple(pattern, fc.oneof(fc.constantFrom("", "i", "m", "s", "ims", "g", "u", "x", "y", "gi", "d"), awkwardString, scalar)).map(
-        ([regex, options]) => ({ $regex: regex, $options: options }),
-      ),
+      fc
+        .tuple(fc.constantFrom(...ALLOWED_OPERATORS, ...CODE_OPERATORS), tie("value"))
+        .map(([op, arg]) => ({ [op]: arg })),
+      fc
+        .tuple(
+          pattern,
+          fc.oneof(fc.constantFrom("", "i", "m", "s", "ims", "g", "u", "x", "y", "gi", "d"), awkwardString, scalar),
+        )
+        .map(([regex, options]) => ({ $regex: regex, $options: options })),
     ),
   }));
   return value;
@@ -83,8 +196,18 @@ export function hostileValue(pattern: fc.Arbitrary<string>, maxDepth = 5): fc.Ar
 export function hostileQuery(pattern: fc.Arbitrary<string>): fc.Arbitrary<unknown> {
   const value = hostileValue(pattern);
   return fc.oneof(
-    { weight: 6, arbitrary: fc.array(fc.tuple(hostileKey, value), { minLength: 1, maxLength: 4 }).map((e) => Object.fromEntries(e)) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...PATHS), fc.constantFrom(...ALLOWED_OPERATORS), value).map(([p, op, v]) => ({ [p]: { [op]: v } })) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .array(fc.tuple(hostileKey, value), { minLength: 1, maxLength: 4 })
+        .map((e) => Object.fromEntries(e)),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...PATHS), fc.constantFrom(...ALLOWED_OPERATORS), value)
+        .map(([p, op, v]) => ({ [p]: { [op]: v } })),
+    },
     { weight: 1, arbitrary: value },
     { weight: 1, arbitrary: deepNesting },
     { weight: 1, arbitrary: hugeArray },
@@ -93,7 +216,10 @@ export function hostileQuery(pattern: fc.Arbitrary<string>): fc.Arbitrary<unknow
 
 /** Nesting far beyond any real query, through every nesting operator. */
 export const deepNesting: fc.Arbitrary<unknown> = fc
-  .tuple(fc.integer({ min: 1, max: 120 }), fc.constantFrom("object", "array", "$and", "$or", "$nor", "$elemMatch", "$not", "mixed"))
+  .tuple(
+    fc.integer({ min: 1, max: 120 }),
+    fc.constantFrom("object", "array", "$and", "$or", "$nor", "$elemMatch", "$not", "mixed"),
+  )
   .map(([depth, how]) => {
     let inner: unknown = { formula: "Si" };
     for (let i = 0; i < depth; i += 1) {
@@ -128,11 +254,21 @@ export const hostileProjection: fc.Arbitrary<unknown> = fc.oneof(
     arbitrary: fc
       .array(
         fc.tuple(
-          fc.oneof({ weight: 4, arbitrary: fc.constantFrom("fields", "sort", "skip", "limit") }, { weight: 1, arbitrary: hostileKey }),
+          fc.oneof(
+            { weight: 4, arbitrary: fc.constantFrom("fields", "sort", "skip", "limit") },
+            { weight: 1, arbitrary: hostileKey },
+          ),
           fc.oneof(
             scalar,
             fc.constantFrom(-1, 0, 1, 2, 499, 500, 501, 1e15, -1e15, 2 ** 31, 0.5, "10"),
-            fc.array(fc.tuple(fc.oneof(fc.constantFrom(...PATHS), hostileKey), fc.constantFrom<unknown>(1, 0, -1, true, "1", null, {}, 2))).map((e) => Object.fromEntries(e)),
+            fc
+              .array(
+                fc.tuple(
+                  fc.oneof(fc.constantFrom(...PATHS), hostileKey),
+                  fc.constantFrom<unknown>(1, 0, -1, true, "1", null, {}, 2),
+                ),
+              )
+              .map((e) => Object.fromEntries(e)),
             fc.array(scalar, { maxLength: 3 }),
           ),
         ),
@@ -149,7 +285,26 @@ export function asText(value: fc.Arbitrary<unknown>): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 8, arbitrary: value.map((v) => JSON.stringify(v) ?? "null") },
     { weight: 1, arbitrary: value.map((v) => (JSON.stringify(v) ?? "null").slice(0, -1)) },
-    { weight: 1, arbitrary: fc.constantFrom("{", "}", "[", "null", "undefined", "NaN", "{'a':1}", '{"a":1,}', "{a:1}", "\u0000", "1e999", '{"a":1}{"b":2}', '"\\ud800"', "[][]", "{}".repeat(50)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "{",
+        "}",
+        "[",
+        "null",
+        "undefined",
+        "NaN",
+        "{'a':1}",
+        '{"a":1,}',
+        "{a:1}",
+        "\u0000",
+        "1e999",
+        '{"a":1}{"b":2}',
+        '"\\ud800"',
+        "[][]",
+        "{}".repeat(50),
+      ),
+    },
   );
 }
 
@@ -173,13 +328,41 @@ export const backtrackingPattern: fc.Arbitrary<string> = (() => {
     {
       weight: 4,
       arbitrary: fc
-        .tuple(fc.constantFrom(".", "\\S", "[^,]", "[\\s\\S]", "\\w", "a"), fc.constantFrom("?", "{0,9}", "{0,3}", "*", "+", "{1,}", "??"), fc.noBias(n), fc.constantFrom("ZZZ", "!", "$!"))
+        .tuple(
+          fc.constantFrom(".", "\\S", "[^,]", "[\\s\\S]", "\\w", "a"),
+          fc.constantFrom("?", "{0,9}", "{0,3}", "*", "+", "{1,}", "??"),
+          fc.noBias(n),
+          fc.constantFrom("ZZZ", "!", "$!"),
+        )
         .map(([a, q, k, t]) => `^${`${a}${q}`.repeat(k)}${t}`),
     },
     // Back-references and lookarounds that repeat.
-    fc.constantFrom("(a)\\1", "(?<n>a+)\\k<n>", "(?=(a+))+", "(?=a*)*b", "(?<=a+)+b", "(?:(?=a*))*b", "(a*)*$", "((a+)?)+$", "(\\w+\\s?)+$"),
+    fc.constantFrom(
+      "(a)\\1",
+      "(?<n>a+)\\k<n>",
+      "(?=(a+))+",
+      "(?=a*)*b",
+      "(?<=a+)+b",
+      "(?:(?=a*))*b",
+      "(a*)*$",
+      "((a+)?)+$",
+      "(\\w+\\s?)+$",
+    ),
     // Oversized or invalid.
     fc.tuple(atom, fc.integer({ min: 150, max: 400 })).map(([a, k]) => a.repeat(k)),
-    fc.constantFrom("(", ")", "[", "*", "+a", "a{2,1}", "\\", "(?<n>a)(?<n>b)", "\\p{L}+", "[z-a]", "(?", "\\u{110000}"),
+    fc.constantFrom(
+      "(",
+      ")",
+      "[",
+      "*",
+      "+a",
+      "a{2,1}",
+      "\\",
+      "(?<n>a)(?<n>b)",
+      "\\p{L}+",
+      "[z-a]",
+      "(?",
+      "\\u{110000}",
+    ),
   );
 })();

@@ -52,7 +52,9 @@ export function send(
         res.on("error", reject);
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${path.slice(0, 120)}: no answer within ${hangMs} ms (a hang)`)));
+    req.on("timeout", () =>
+      req.destroy(new Error(`${method} ${path.slice(0, 120)}: no answer within ${hangMs} ms (a hang)`)),
+    );
     req.on("error", reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
@@ -69,7 +71,11 @@ export function sendRaw(port: number, bytes: Buffer): Promise<Answer> {
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`raw request ${JSON.stringify(bytes.toString("latin1").slice(0, 120))}: no answer within ${HANG_MS} ms`));
+      reject(
+        new Error(
+          `raw request ${JSON.stringify(bytes.toString("latin1").slice(0, 120))}: no answer within ${HANG_MS} ms`,
+        ),
+      );
     }, HANG_MS);
     socket.on("data", (chunk) => chunks.push(chunk));
     socket.on("error", (error) => {
@@ -84,7 +90,11 @@ export function sendRaw(port: number, bytes: Buffer): Promise<Answer> {
       const raw = Buffer.concat(chunks).toString("utf8");
       const match = /^HTTP\/1\.[01] (\d{3})[^\r\n]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(raw);
       if (!match) {
-        reject(new Error(`raw request ${JSON.stringify(bytes.toString("latin1").slice(0, 120))}: not an HTTP answer: ${JSON.stringify(raw.slice(0, 200))}`));
+        reject(
+          new Error(
+            `raw request ${JSON.stringify(bytes.toString("latin1").slice(0, 120))}: not an HTTP answer: ${JSON.stringify(raw.slice(0, 200))}`,
+          ),
+        );
         return;
       }
       const headers: Record<string, string> = {};
@@ -94,7 +104,9 @@ export function sendRaw(port: number, bytes: Buffer): Promise<Answer> {
       }
       // Only the first answer counts: garbage may have been read as a second request.
       const length = Number(headers["content-length"]);
-      const text = Number.isInteger(length) ? Buffer.from(match[3], "utf8").subarray(0, length).toString("utf8") : match[3];
+      const text = Number.isInteger(length)
+        ? Buffer.from(match[3], "utf8").subarray(0, length).toString("utf8")
+        : match[3];
       resolve({ status: Number(match[1]), headers, text, body: parse(text) });
     });
     // Half-close after the request, so a server waiting for more bytes answers and closes.
@@ -145,11 +157,13 @@ export function materialsPath(queryText?: string, projectionText?: string): stri
  */
 export function contractViolation(res: Answer, expectData: "array" | "object" | "any" = "any"): string | undefined {
   const body = res.body;
-  if (body === undefined || body === null || typeof body !== "object") return `${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`;
+  if (body === undefined || body === null || typeof body !== "object")
+    return `${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`;
   if (res.status === 200) {
     if (body.status !== "success") return `200 without status "success": ${res.text.slice(0, 200)}`;
     if (expectData === "array" && !Array.isArray(body.data)) return `200 whose data is not an array`;
-    if (expectData === "object" && (typeof body.data !== "object" || body.data === null)) return `200 whose data is not an object`;
+    if (expectData === "object" && (typeof body.data !== "object" || body.data === null))
+      return `200 whose data is not an object`;
     return undefined;
   }
   if (res.status < 400 || res.status > 499) return `status ${res.status}: ${res.text.slice(0, 300)}`;

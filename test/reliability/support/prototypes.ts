@@ -28,7 +28,8 @@ export function prototypeChanges(before: PrototypeSnapshot): string[] {
   for (const [key, descriptor] of after) {
     const old = before.get(key);
     if (!old) changes.push(`added ${key}`);
-    else if (old.value !== descriptor?.value || old.get !== descriptor?.get || old.set !== descriptor?.set) changes.push(`changed ${key}`);
+    else if (old.value !== descriptor?.value || old.get !== descriptor?.get || old.set !== descriptor?.set)
+      changes.push(`changed ${key}`);
   }
   for (const key of before.keys()) if (!after.has(key)) changes.push(`removed ${key}`);
   // A polluted prototype also shows on a fresh object.

@@ -45,7 +45,9 @@ export function openAtomicDir(target: string, options: { force?: boolean } = {})
   try {
     fs.mkdirSync(tempPath, { recursive: false });
   } catch (error) {
-    throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, target, { cause: error });
+    throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, target, {
+      cause: error,
+    });
   }
   track(tempPath);
   let settled = false;
@@ -95,7 +97,9 @@ export async function placeDir(from: string, final: string, target: string, forc
       await fs.promises.rename(aside, final).catch(() => undefined);
     }
     if (error instanceof TargetExistsError) throw error;
-    throw new OutputError(`Cannot write ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
+    throw new OutputError(`Cannot write ${target}: ${describeWriteError(error, path.dirname(final))}`, final, {
+      cause: error,
+    });
   }
   // The new directory is in place; a failure to delete the old one leaves it under the aside name,
   // never in the way.

@@ -68,8 +68,13 @@ export async function checkTarget(target: string, force = false): Promise<string
   // A folder that is missing or is a file is said now, before any work, not after the login.
   const dir = path.dirname(file);
   const parent = await fs.promises.stat(dir).catch((error: unknown) => error as NodeJS.ErrnoException);
-  if (parent instanceof Error) throw new OutputError(`Cannot write ${target}: ${describeWriteError(parent, dir)}`, file, { cause: parent });
-  if (!parent.isDirectory()) throw new OutputError(`Cannot write ${target}: ${describeWriteError(Object.assign(new Error("not a directory"), { code: "ENOTDIR" }), dir)}`, file);
+  if (parent instanceof Error)
+    throw new OutputError(`Cannot write ${target}: ${describeWriteError(parent, dir)}`, file, { cause: parent });
+  if (!parent.isDirectory())
+    throw new OutputError(
+      `Cannot write ${target}: ${describeWriteError(Object.assign(new Error("not a directory"), { code: "ENOTDIR" }), dir)}`,
+      file,
+    );
   return file;
 }
 
@@ -155,7 +160,13 @@ export async function placeFile(tempPath: string, file: string, target: string, 
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST") throw new TargetExistsError(target);
     // Some file systems have no hard links: fall back to check-then-rename.
-    if (await fs.promises.lstat(file).then(() => true, () => false)) throw new TargetExistsError(target);
+    if (
+      await fs.promises.lstat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new TargetExistsError(target);
     await fs.promises.rename(tempPath, file);
     return;
   }
@@ -176,7 +187,8 @@ async function syncDirectory(dir: string): Promise<void> {
 export function describeWriteError(error: unknown, dir: string): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   // /proc and the like: the directory is there, but no file can be created in it.
-  if (code === "ENOENT") return fs.existsSync(dir) ? `no file can be created in ${dir}.` : `the directory ${dir} does not exist.`;
+  if (code === "ENOENT")
+    return fs.existsSync(dir) ? `no file can be created in ${dir}.` : `the directory ${dir} does not exist.`;
   if (code === "ENOTDIR") return `${dir} is not a directory (a part of that path is a file).`;
   if (code === "EACCES" || code === "EPERM") return `no permission to write in ${dir}.`;
   if (code === "EROFS") return `${dir} is on a read-only file system.`;

@@ -13,7 +13,13 @@ import { describeWriteError } from "../atomic/atomic-file";
 import { openAtomicDir, placeDir } from "../atomic/atomic-dir";
 import type { ExportTarget, PageSource } from "../export";
 import type { PartitionedExportResult } from "../partitioned-export";
-import { checkProgressDirectory, discardProgress, resumePaths, withOutputLock, type OutputLock } from "../resume/progress-files";
+import {
+  checkProgressDirectory,
+  discardProgress,
+  resumePaths,
+  withOutputLock,
+  type OutputLock,
+} from "../resume/progress-files";
 import { ResumableFile } from "../resume/resumable-file";
 import { compareRequests, type ResumeRequest } from "../resume/resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "../resume/sealed-state";
@@ -41,9 +47,18 @@ const PART = "part-0000.parquet";
 type Common = { force?: boolean; onProgress?: (progress: Progress) => void; strict?: RouteOptions<unknown>["strict"] };
 
 /** Writes a hive-partitioned dataset from one walk, at `target` only when every partition is complete. */
-export async function writeHive(pages: PageSource, target: ExportTarget, hive: HivePlan, write: PartitionWrite<string>, options: Common): Promise<PartitionedExportResult> {
+export async function writeHive(
+  pages: PageSource,
+  target: ExportTarget,
+  hive: HivePlan,
+  write: PartitionWrite<string>,
+  options: Common,
+): Promise<PartitionedExportResult> {
   if (typeof target !== "string") {
-    throw new ValidationError("partitionBy", "A partitioned export writes a folder of partition folders: give a directory path as the target, not a stream.");
+    throw new ValidationError(
+      "partitionBy",
+      "A partitioned export writes a folder of partition folders: give a directory path as the target, not a stream.",
+    );
   }
   const dir = openAtomicDir(target, { force: options.force });
   try {
@@ -92,7 +107,9 @@ export function writeHiveResumable(
   options: Common & { restart: boolean },
   write: PartitionWrite<ResumableFile>,
 ): Promise<PartitionedExportResult> {
-  return withOutputLock(target, target, (lock) => writeLocked(source, walk, target, hive, request, options, write, lock));
+  return withOutputLock(target, target, (lock) =>
+    writeLocked(source, walk, target, hive, request, options, write, lock),
+  );
 }
 
 async function writeLocked(
@@ -125,7 +142,9 @@ async function writeLocked(
     try {
       await fs.promises.mkdir(dir);
     } catch (error) {
-      throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, { cause: error });
+      throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, final, {
+        cause: error,
+      });
     }
     state = { request, cursor: null, folders: [] };
     await writeSealedState(statePath, state, HIVE_STATE);
@@ -139,7 +158,9 @@ async function writeLocked(
   let saveFailure: { error: unknown } | undefined;
   const save = (): void => {
     const next: HiveState = { request, cursor: tracker.cursor ?? null, folders: [...folders] };
-    saving = saving.then(() => writeSealedState(statePath, next, HIVE_STATE)).catch((error: unknown) => void (saveFailure ??= { error }));
+    saving = saving
+      .then(() => writeSealedState(statePath, next, HIVE_STATE))
+      .catch((error: unknown) => void (saveFailure ??= { error }));
   };
   const pages = start === undefined ? source.walk(walk) : source.walk({ ...walk, query: afterId(walk.query, start) });
   try {
@@ -149,15 +170,19 @@ async function writeLocked(
         const file = path.join(dir, folder, PART);
         await fs.promises.mkdir(path.dirname(file), { recursive: true });
         folders.add(folder);
-        const part = await ResumableFile.open(file, { ...request, options: { ...request.options, partition: folder } }, {
-          label: `${target} (${folder})`,
-          force: true,
-          lock,
-          onCommit: (progress) => {
-            tracker.committed(folder, progress.cursor);
-            save();
+        const part = await ResumableFile.open(
+          file,
+          { ...request, options: { ...request.options, partition: folder } },
+          {
+            label: `${target} (${folder})`,
+            force: true,
+            lock,
+            onCommit: (progress) => {
+              tracker.committed(folder, progress.cursor);
+              save();
+            },
           },
-        });
+        );
         return { target: part, after: part.resumed?.cursor };
       },
       onRouted: (folder, lastId) => tracker.routed(folder, lastId),
@@ -175,7 +200,8 @@ async function writeLocked(
   } catch (error) {
     await saving;
     // Refusals about the data (too many values, a column empty with strict) would meet a second run again.
-    if (error instanceof EmptyColumnError || (error instanceof ValidationError && error.option === "partitionBy")) await discardProgress(final, lock);
+    if (error instanceof EmptyColumnError || (error instanceof ValidationError && error.option === "partitionBy"))
+      await discardProgress(final, lock);
     throw error;
   }
 }

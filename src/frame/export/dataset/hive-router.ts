@@ -25,14 +25,23 @@ export interface HivePlan {
  */
 export function planHive(plan: ColumnPlan, column: unknown): HivePlan {
   if (typeof column !== "string" || column === "") {
-    throw new ValidationError("partitionBy", `partitionBy must be the name of one column, such as "lattice.type"; got ${JSON.stringify(column)}.`);
+    throw new ValidationError(
+      "partitionBy",
+      `partitionBy must be the name of one column, such as "lattice.type"; got ${JSON.stringify(column)}.`,
+    );
   }
   const at = plan.names.indexOf(column);
   if (at < 0) {
-    throw new ValidationError("partitionBy", `partitionBy ${column} is not one of the exported columns (${plan.names.join(", ")}): add it to columns (--columns).`);
+    throw new ValidationError(
+      "partitionBy",
+      `partitionBy ${column} is not one of the exported columns (${plan.names.join(", ")}): add it to columns (--columns).`,
+    );
   }
   if (plan.names.length === 1) {
-    throw new ValidationError("partitionBy", `partitionBy ${column} is the only column: its values would be folder names with nothing in the files. Add the columns the files should hold.`);
+    throw new ValidationError(
+      "partitionBy",
+      `partitionBy ${column} is the only column: its values would be folder names with nothing in the files. Add the columns the files should hold.`,
+    );
   }
   const pick = (keep: (c: number) => boolean): ColumnPlan => ({
     names: plan.names.filter((_, c) => keep(c)),
@@ -50,7 +59,11 @@ export interface PartitionTarget<T> {
 }
 
 /** Writes one partition's pages to its target (the Parquet writer, over the file columns). */
-export type PartitionWrite<T> = (pages: AsyncIterable<readonly unknown[]>, target: T, onProgress: (progress: Progress) => void) => Promise<ExportResult>;
+export type PartitionWrite<T> = (
+  pages: AsyncIterable<readonly unknown[]>,
+  target: T,
+  onProgress: (progress: Progress) => void,
+) => Promise<ExportResult>;
 
 /** What the router was given to do, besides the pages. */
 export interface RouteOptions<T> {
@@ -93,7 +106,9 @@ export async function routePartitions<T>(pages: PageSource, hive: HivePlan, opti
   const partitions = new Map<string, Partition>();
   const keys = new RowReader(hive.key);
   const strict = options.strict;
-  const checker = strict ? new RowReader(strict.plan, { ...strict.options, strict: true }, strict.resumed ? { rows: 0 } : undefined) : undefined;
+  const checker = strict
+    ? new RowReader(strict.plan, { ...strict.options, strict: true }, strict.resumed ? { rows: 0 } : undefined)
+    : undefined;
   let first: { error: unknown } | undefined;
   const fail = (error: unknown): void => {
     first ??= { error };
@@ -150,7 +165,8 @@ export async function routePartitions<T>(pages: PageSource, hive: HivePlan, opti
       for (const [folder, records] of routed) {
         const partition = partitions.get(folder) ?? (await open(folder, (records[0] as { _id?: unknown })._id));
         const after = partition.after;
-        const kept = after === undefined ? records : records.filter((r) => !(String((r as { _id?: unknown })._id) <= after));
+        const kept =
+          after === undefined ? records : records.filter((r) => !(String((r as { _id?: unknown })._id) <= after));
         if (kept.length === 0) continue;
         // Told before the hand-over, so that no commit of the writer can cover a page not yet tracked.
         options.onRouted?.(folder, String((kept[kept.length - 1] as { _id?: unknown })._id));
@@ -163,7 +179,10 @@ export async function routePartitions<T>(pages: PageSource, hive: HivePlan, opti
     const settled = await Promise.allSettled([...partitions.values()].map((p) => p.done));
     if (first) throw first.error;
     const folders = [...partitions.keys()];
-    const parts = settled.map((s, i) => ({ folder: folders[i], result: (s as PromiseFulfilledResult<ExportResult>).value }));
+    const parts = settled.map((s, i) => ({
+      folder: folders[i],
+      result: (s as PromiseFulfilledResult<ExportResult>).value,
+    }));
     return { pages: pageCount, parts, warnings: warnings ?? mergeWarnings(parts.map((p) => p.result)) };
   } catch (error) {
     // The first failure is the cause; the writers it stopped fail with it too.

@@ -45,7 +45,9 @@ export class OutputLock {
     try {
       held = takePidLock(lock);
     } catch (error) {
-      throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(file))}`, file, { cause: error });
+      throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(file))}`, file, {
+        cause: error,
+      });
     }
     if (!held.taken) {
       throw new ResumeError(
@@ -65,7 +67,11 @@ export class OutputLock {
 }
 
 /** Runs `work` holding the lock of `target`, released however it ends. */
-export async function withOutputLock<T>(target: string, label: string, work: (lock: OutputLock) => Promise<T>): Promise<T> {
+export async function withOutputLock<T>(
+  target: string,
+  label: string,
+  work: (lock: OutputLock) => Promise<T>,
+): Promise<T> {
   const lock = OutputLock.take(target, label);
   try {
     return await work(lock);
@@ -83,10 +89,17 @@ export async function withOutputLock<T>(target: string, label: string, work: (lo
  */
 export async function checkProgressDirectory(dir: string, target: string, file: string): Promise<void> {
   const stat = await fs.promises.lstat(dir).catch(() => undefined);
-  if (!stat) throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}.`, file, { to: "to start over" });
+  if (!stat)
+    throw new ResumeError(`The saved progress of ${target} has lost its directory ${dir}.`, file, {
+      to: "to start over",
+    });
   const uid = process.getuid?.();
   if (stat.isSymbolicLink() || !stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) {
-    const what = stat.isSymbolicLink() ? "a symbolic link" : !stat.isDirectory() ? "not a directory" : "owned by another user";
+    const what = stat.isSymbolicLink()
+      ? "a symbolic link"
+      : !stat.isDirectory()
+        ? "not a directory"
+        : "owned by another user";
     throw new ResumeError(
       `The progress directory ${dir} of ${target} is ${what}, not one matframe made; matframe will not write through it. ` +
         "Remove it.",
@@ -114,7 +127,10 @@ export async function discardProgress(target: string, _lock: OutputLock): Promis
 export async function savedRecords(target: string): Promise<number | undefined> {
   const { partial, state } = resumePaths(target);
   const text = await fs.promises.readFile(state, "utf8").catch(() => undefined);
-  const top = text === undefined ? undefined : (JSON.parse(text) as { progress?: { items?: number }; finished?: Record<string, number> });
+  const top =
+    text === undefined
+      ? undefined
+      : (JSON.parse(text) as { progress?: { items?: number }; finished?: Record<string, number> });
   if (typeof top?.progress?.items === "number") return top.progress.items;
   const entries = await fs.promises.readdir(partial).catch(() => undefined);
   if (!entries) return undefined;
@@ -124,10 +140,14 @@ export async function savedRecords(target: string): Promise<number | undefined> 
   const stateFiles = entries.filter((entry) => entry.endsWith(".matframe-resume.json"));
   for (const folder of entries.filter((entry) => entry.includes("="))) {
     const inner = await fs.promises.readdir(path.join(partial, folder)).catch(() => []);
-    stateFiles.push(...inner.filter((entry) => entry.endsWith(".matframe-resume.json")).map((entry) => path.join(folder, entry)));
+    stateFiles.push(
+      ...inner.filter((entry) => entry.endsWith(".matframe-resume.json")).map((entry) => path.join(folder, entry)),
+    );
   }
   for (const name of stateFiles) {
-    const part = JSON.parse(await fs.promises.readFile(path.join(partial, name), "utf8")) as { progress?: { items?: number } };
+    const part = JSON.parse(await fs.promises.readFile(path.join(partial, name), "utf8")) as {
+      progress?: { items?: number };
+    };
     items += part.progress?.items ?? 0;
   }
   return items;

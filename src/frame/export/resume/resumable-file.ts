@@ -22,7 +22,8 @@ interface FileState {
 }
 
 const FILE_STATE: StateLayout<FileState> = {
-  valid: ({ progress: p }) => typeof p?.bytes === "number" && typeof p.sha256 === "string" && typeof p.cursor === "string" && p.cursor !== "",
+  valid: ({ progress: p }) =>
+    typeof p?.bytes === "number" && typeof p.sha256 === "string" && typeof p.cursor === "string" && p.cursor !== "",
   sealed: (state) => state.progress,
 };
 
@@ -97,7 +98,14 @@ export class ResumableFile {
   static async open(
     target: string,
     request: ResumeRequest,
-    options: { force?: boolean; restart?: boolean; label?: string; interval?: number; lock?: OutputLock; onCommit?: (progress: Checkpoint) => void } = {},
+    options: {
+      force?: boolean;
+      restart?: boolean;
+      label?: string;
+      interval?: number;
+      lock?: OutputLock;
+      onCommit?: (progress: Checkpoint) => void;
+    } = {},
   ): Promise<ResumableFile> {
     const label = options.label ?? target;
     const own = options.lock ? undefined : OutputLock.take(target, label);
@@ -105,7 +113,18 @@ export class ResumableFile {
       const file = await checkTarget(target, options.force ?? false);
       if (options.restart) await discardProgress(file, own ?? options.lock!);
       const { handle, hash, resumed } = await openPartial(file, request, label);
-      return new ResumableFile(file, label, request, handle, hash, resumed, options.force ?? false, options.interval ?? COMMIT_INTERVAL_MS, own, options.onCommit);
+      return new ResumableFile(
+        file,
+        label,
+        request,
+        handle,
+        hash,
+        resumed,
+        options.force ?? false,
+        options.interval ?? COMMIT_INTERVAL_MS,
+        own,
+        options.onCommit,
+      );
     } catch (error) {
       own?.release();
       throw error;
@@ -139,7 +158,13 @@ export class ResumableFile {
       await this.handle.close().catch(() => undefined);
       // Stopped before anything was committed (a refused login, say): a partial file without a
       // state file holds nothing a later run could use, so none is left behind.
-      if (!(await fs.promises.lstat(this.statePath).then(() => true, () => false))) await fs.promises.rm(this.partialPath, { force: true });
+      if (
+        !(await fs.promises.lstat(this.statePath).then(
+          () => true,
+          () => false,
+        ))
+      )
+        await fs.promises.rm(this.partialPath, { force: true });
       this.lock?.release();
     }
   }
@@ -168,7 +193,11 @@ export class ResumableFile {
       await this.handle.close().catch(() => undefined);
       this.lock?.release();
       if (error instanceof TargetExistsError || error instanceof OutputError) throw error;
-      throw new OutputError(`Cannot write ${this.label}: ${describeWriteError(error, path.dirname(path.resolve(this.path)))}`, this.path, { cause: error });
+      throw new OutputError(
+        `Cannot write ${this.label}: ${describeWriteError(error, path.dirname(path.resolve(this.path)))}`,
+        this.path,
+        { cause: error },
+      );
     }
     await fs.promises.rm(this.statePath, { force: true });
     this.lock?.release();
@@ -176,12 +205,18 @@ export class ResumableFile {
 
   /** Resolves when every chunk given to the stream is in the file. */
   private flushed(): Promise<void> {
-    return new Promise((resolve, reject) => this.stream.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve())));
+    return new Promise((resolve, reject) =>
+      this.stream.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve())),
+    );
   }
 
   private async save(progress: Checkpoint, sha256: string): Promise<void> {
     await this.handle.datasync();
-    const state: FileState = { request: this.request, progress: { ...progress, sha256 }, updated: new Date().toISOString() };
+    const state: FileState = {
+      request: this.request,
+      progress: { ...progress, sha256 },
+      updated: new Date().toISOString(),
+    };
     await writeSealedState(this.statePath, state, FILE_STATE);
     this.lastCommit = Date.now();
     this.onCommit?.(progress);
@@ -220,7 +255,9 @@ async function openPartial(
     }
     handle = await fs.promises.open(partial, fs.constants.O_RDWR | NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "ENOENT") throw error;
-      throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}.`, file, { to: "to start over" });
+      throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}.`, file, {
+        to: "to start over",
+      });
     });
     await verifyPrefix(handle, saved.progress.bytes, saved.progress.sha256, hash, label, file);
     await handle.truncate(saved.progress.bytes);
@@ -229,11 +266,20 @@ async function openPartial(
   } catch (error) {
     await handle?.close().catch(() => undefined);
     if (error instanceof ResumeError) throw error;
-    throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(file))}`, file, { cause: error });
+    throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(file))}`, file, {
+      cause: error,
+    });
   }
 }
 
-async function verifyPrefix(handle: fs.promises.FileHandle, bytes: number, sha256: string, hash: Hash, label: string, file: string): Promise<void> {
+async function verifyPrefix(
+  handle: fs.promises.FileHandle,
+  bytes: number,
+  sha256: string,
+  hash: Hash,
+  label: string,
+  file: string,
+): Promise<void> {
   const { size } = await handle.stat();
   if (size >= bytes) {
     await feedPrefix(handle, bytes, hash);

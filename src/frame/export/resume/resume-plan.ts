@@ -73,7 +73,10 @@ export function idOrder(walk: ResolvedIterateOptions): boolean {
  * Checks `resume` and `restart` once, at the public entry: a resumable export continues from an
  * `_id` cursor, so it walks in `_id` order with keyset paging.
  */
-export function checkResume(options: ResumeOptions & { paging?: string }, walk: ResolvedIterateOptions): { restart: boolean } | undefined {
+export function checkResume(
+  options: ResumeOptions & { paging?: string },
+  walk: ResolvedIterateOptions,
+): { restart: boolean } | undefined {
   for (const name of ["resume", "restart"] as const) {
     if (options[name] !== undefined && typeof options[name] !== "boolean") {
       throw new ValidationError(name, `${name} must be true or false; got ${JSON.stringify(options[name])}.`);
@@ -81,15 +84,32 @@ export function checkResume(options: ResumeOptions & { paging?: string }, walk: 
   }
   const named = options.resumePlatform;
   if (named !== undefined && (typeof named !== "string" || named.trim() === "")) {
-    throw new ValidationError("resumePlatform", `resumePlatform must be a non-empty string (a name for the platform); got ${JSON.stringify(named)}.`);
+    throw new ValidationError(
+      "resumePlatform",
+      `resumePlatform must be a non-empty string (a name for the platform); got ${JSON.stringify(named)}.`,
+    );
   }
   if (!options.resume) {
-    if (options.restart) throw new ValidationError("restart", "restart discards the saved progress of a resumable export: pass it with resume.");
-    if (named !== undefined) throw new ValidationError("resumePlatform", "resumePlatform names the platform in a resumable export's saved progress: pass it with resume.");
+    if (options.restart)
+      throw new ValidationError(
+        "restart",
+        "restart discards the saved progress of a resumable export: pass it with resume.",
+      );
+    if (named !== undefined)
+      throw new ValidationError(
+        "resumePlatform",
+        "resumePlatform names the platform in a resumable export's saved progress: pass it with resume.",
+      );
     return undefined;
   }
-  if (options.paging === "offset") throw new ValidationError("paging", "A resumable export continues from an _id cursor, with keyset paging", { remedy: { leaveOut: ["paging"] } });
-  if (!idOrder(walk)) throw new ValidationError("sort", "A resumable export continues from an _id cursor, so it walks in _id order", { remedy: { leaveOut: ["sort", "resume"] } });
+  if (options.paging === "offset")
+    throw new ValidationError("paging", "A resumable export continues from an _id cursor, with keyset paging", {
+      remedy: { leaveOut: ["paging"] },
+    });
+  if (!idOrder(walk))
+    throw new ValidationError("sort", "A resumable export continues from an _id cursor, so it walks in _id order", {
+      remedy: { leaveOut: ["sort", "resume"] },
+    });
   return { restart: options.restart ?? false };
 }
 
@@ -110,14 +130,21 @@ export function compareRequests(saved: ResumeRequest, now: ResumeRequest): strin
   const differences: string[] = [];
   const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
   if (saved.format !== now.format) differences.push(`it was ${saved.format}, this run writes ${now.format}`);
-  if (!same(saved.columns, now.columns)) differences.push(`its columns were ${saved.columns.join(",")}, this run asks for ${now.columns.join(",")}`);
-  if (!same(saved.query, now.query)) differences.push(`its query was ${JSON.stringify(saved.query)}, this run's is ${JSON.stringify(now.query)}`);
-  if (saved.maxItems !== now.maxItems) differences.push(`its maximum was ${saved.maxItems ?? "none"}, this run's is ${now.maxItems ?? "none"}`);
-  if (saved.platform !== now.platform) differences.push(`it read from ${saved.platform}, this run reads from ${now.platform}`);
-  if (saved.account !== now.account) differences.push(`it read as account ${saved.account}, this run as ${now.account}`);
+  if (!same(saved.columns, now.columns))
+    differences.push(`its columns were ${saved.columns.join(",")}, this run asks for ${now.columns.join(",")}`);
+  if (!same(saved.query, now.query))
+    differences.push(`its query was ${JSON.stringify(saved.query)}, this run's is ${JSON.stringify(now.query)}`);
+  if (saved.maxItems !== now.maxItems)
+    differences.push(`its maximum was ${saved.maxItems ?? "none"}, this run's is ${now.maxItems ?? "none"}`);
+  if (saved.platform !== now.platform)
+    differences.push(`it read from ${saved.platform}, this run reads from ${now.platform}`);
+  if (saved.account !== now.account)
+    differences.push(`it read as account ${saved.account}, this run as ${now.account}`);
   for (const key of new Set([...Object.keys(saved.options), ...Object.keys(now.options)])) {
     if (!same(saved.options[key], now.options[key])) {
-      differences.push(`its ${key} was ${JSON.stringify(saved.options[key]) ?? "not set"}, this run's is ${JSON.stringify(now.options[key]) ?? "not set"}`);
+      differences.push(
+        `its ${key} was ${JSON.stringify(saved.options[key]) ?? "not set"}, this run's is ${JSON.stringify(now.options[key]) ?? "not set"}`,
+      );
     }
   }
   return differences;

@@ -20,13 +20,17 @@ const VERSION = 1;
 /** JSON with object keys sorted, so `{a, b}` and `{b, a}` compare (and seal) equal. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
 /** The seal of a state file: SHA-256 over its request and the part of it that says how far it got. */
 export function sealOf(request: unknown, progress: unknown): string {
-  return createHash("sha256").update(`matframe-resume-1\n${canonical(request)}\n${canonical(progress)}`).digest("hex");
+  return createHash("sha256")
+    .update(`matframe-resume-1\n${canonical(request)}\n${canonical(progress)}`)
+    .digest("hex");
 }
 
 /** How one kind of state file is laid out. */
@@ -52,14 +56,18 @@ export async function readSealedState<State extends { readonly request: unknown 
     text = await fs.promises.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new OutputError(`Cannot read the saved progress of ${label} (${file}): ${(error as Error).message}.`, file, { cause: error });
+    throw new OutputError(`Cannot read the saved progress of ${label} (${file}): ${(error as Error).message}.`, file, {
+      cause: error,
+    });
   }
   let state: State & { matframeResume?: unknown; seal?: unknown };
   try {
     state = JSON.parse(text) as typeof state;
     if (state?.matframeResume !== VERSION || !state.request || !layout.valid(state)) throw new Error("unknown layout");
   } catch {
-    throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read.`, file, { to: "to discard it and start over" });
+    throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read.`, file, {
+      to: "to discard it and start over",
+    });
   }
   if (typeof state.seal !== "string" || state.seal !== sealOf(state.request, layout.sealed(state))) {
     throw new ResumeError(
@@ -73,7 +81,11 @@ export async function readSealedState<State extends { readonly request: unknown 
 }
 
 /** Replaces a state file atomically (temporary file, fsync, rename), sealed. */
-export async function writeSealedState<State extends { readonly request: unknown }>(file: string, state: State, layout: StateLayout<State>): Promise<void> {
+export async function writeSealedState<State extends { readonly request: unknown }>(
+  file: string,
+  state: State,
+  layout: StateLayout<State>,
+): Promise<void> {
   const sealed = { matframeResume: VERSION, ...state, seal: sealOf(state.request, layout.sealed(state)) };
   await writeFileAtomic(file, `${JSON.stringify(sealed, null, 1)}\n`);
 }

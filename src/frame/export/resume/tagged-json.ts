@@ -5,7 +5,8 @@
 export function toTaggedJson(value: unknown): unknown {
   if (typeof value === "bigint") return { $bigint: value.toString() };
   if (typeof value === "number" && !Number.isFinite(value)) return { $number: String(value) };
-  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
+  if (value instanceof Uint8Array)
+    return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
   if (Array.isArray(value)) return value.map(toTaggedJson);
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
