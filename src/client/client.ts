@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import {
   ACCOUNT_ID_HEADER,
   AUTH_TOKEN_HEADER,
-  LoginResult,
   type JobRecord,
   type MaterialRecord,
   type ProjectRecord,
@@ -16,10 +15,11 @@ import { AuthenticationError, ClientClosedError, ResponseValidationError, Valida
 import { jsendData } from "./transport/jsend";
 import type { ClientOptions, LoginOptions, TransportSettings } from "./config/options";
 import { Transport } from "./transport/transport";
-import { checkHeaderSecret, checkSecretString, resolveTransportSettings } from "./config/validate-options";
+import { checkHeaderSecret, resolveTransportSettings } from "./config/validate-options";
 import { resolvePlatform, type PlatformCredentials, type ResolvedPlatform } from "./config/platform-source";
 import { credentialsPath, DEFAULT_PROFILE, readProfile, saveProfile } from "./config/profile";
 import { refreshDeviceTokens, savedDeviceTokens } from "./device-login";
+import { passwordLogin } from "./password-login";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -430,37 +430,9 @@ async function refreshedClient(
 }
 
 async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {
-  if (options === null || typeof options !== "object") {
-    throw new ValidationError("options", "login(options) needs { baseUrl, username, password }.");
-  }
-  checkSecretString("username", options.username, "pass the platform account's username.");
-  checkSecretString("password", options.password, "pass the platform account's password.");
-  const { username, password, ...settings } = options;
-  const transport = new Transport(resolveTransportSettings(settings as TransportSettings));
-  try {
-    const res = await transport.send({
-      method: "POST",
-      path: "login",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ username, password }).toString(),
-      login: true,
-      secrets: [password],
-      signal: loginSignal,
-    });
-    const parsed = LoginResult.safeParse(res.body);
-    if (!parsed.success) {
-      // The message never quotes the body: it may hold a token.
-      throw new ResponseValidationError(
-        `${res.endpoint} answered ${res.status} without a login result: expected {"X-Account-Id","X-Auth-Token"} ` +
-          `or {accountId, authToken}, bare or inside JSend data. Check that baseUrl points at the platform API.`,
-        { endpoint: res.endpoint, status: res.status, issues: parsed.error.issues },
-      );
-    }
-    return new Client({ ...settings, accountId: parsed.data.accountId, authToken: parsed.data.authToken });
-  } finally {
-    // The login pool is not handed to the client: one extra connection setup is cheaper than shared ownership.
-    await transport.close();
-  }
+  const { accountId, authToken } = await passwordLogin(options, loginSignal);
+  const { username: _username, password: _password, ...settings } = options;
+  return new Client({ ...settings, accountId, authToken });
 }
 
 // A collection names only the `Connection` it uses, so that it need not import this file; its

@@ -56,3 +56,23 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Lets the event loop read its sockets before a write picks a connection. A server that closed
+ * an idle keep-alive connection while this process was busy (a long synchronous notebook cell)
+ * has sent its FIN, but the client reads it only in the event loop's poll phase: without this
+ * the write went out on the dead connection and failed with "other side closed", though it
+ * never reached the server. After two turns (the second immediate comes after a poll phase)
+ * undici has seen the close, and the write goes out on a live or a new connection. undici does
+ * this itself only for a connection's first reuse (GHSA-35p6-xmwp-9g52).
+ */
+export function settleIdleConnections(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
+/** One signal that aborts when either does (either may be missing). */
+export function mergeSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return AbortSignal.any([a, b]);
+}

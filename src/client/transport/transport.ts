@@ -8,7 +8,7 @@ import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate
 import { checkContentType, isJson, parseJson, serverMessage, type Raw } from "./parse";
 import type { ProxyEnvironment } from "./proxy";
 import { cacheKey, type ResponseCache } from "./response-cache";
-import { retryAfterMs, sleep } from "./retry";
+import { mergeSignals, retryAfterMs, settleIdleConnections, sleep } from "./retry";
 import { nextStep } from "./retry-policy";
 
 /**
@@ -85,19 +85,6 @@ function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): Promise<
     return cache.set(key, { etag, text: outcome.text });
   }
   return cache.delete(key);
-}
-
-/**
- * Lets the event loop read its sockets before a write picks a connection. A server that closed
- * an idle keep-alive connection while this process was busy (a long synchronous notebook cell)
- * has sent its FIN, but the client reads it only in the event loop's poll phase: without this
- * the write went out on the dead connection and failed with "other side closed", though it
- * never reached the server. After two turns (the second immediate comes after a poll phase)
- * undici has seen the close, and the write goes out on a live or a new connection. undici does
- * this itself only for a connection's first reuse (GHSA-35p6-xmwp-9g52).
- */
-function settleIdleConnections(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /**
@@ -442,10 +429,4 @@ export class Transport {
       });
     }
   }
-}
-
-function mergeSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return AbortSignal.any([a, b]);
 }
