@@ -1,3 +1,4 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -15,12 +16,32 @@ const EXTERNAL = [
   "test/**/*-browser.test.ts",
 ];
 
+/** Files that take minutes, not seconds (the notebooks on each kernel, the registry install, CLI runs killed and resumed). */
+const LONG = [/\/notebooks(-deno)?\.test\.ts$/, /\/consumer\.test\.ts$/, /\/resume-cli\.test\.ts$/];
+
+/**
+ * vitest orders files by the durations it cached in an earlier run, and by size on a fresh
+ * machine, where the notebook files (small: they share their runner) would start last and end
+ * the run alone. The long files go first, so the rest fill the workers around them.
+ */
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const long = (file: TestSpecification) => (LONG.some((pattern) => pattern.test(file.moduleId)) ? 1 : 0);
+    return [...sorted].sort((a, b) => long(b) - long(a));
+  }
+}
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Integration tests start real servers on port 0; files run in parallel processes.
+    // Integration tests start real servers on port 0; files run in parallel processes. Most files
+    // wait on servers, children and kernels more than they compute (the suite uses under half of
+    // two cores with two workers), so four run at once.
     pool: "forks",
+    maxWorkers: 4,
+    sequence: { sequencer: LongFilesFirst },
     projects: [
       {
         extends: true,

@@ -30,8 +30,12 @@ function main(argv) {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), "matframe-pack-"));
   try {
-    for (const entry of pkg.files.flatMap(expand))
-      fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
+    // `!path` entries leave a folder out of an entry above it (`!data/sources`: the upstream files
+    // the platform data is built from stay in the clone).
+    const left = pkg.files.filter((entry) => entry.startsWith("!")).map((entry) => path.join(root, entry.slice(1)));
+    const kept = (source) => !left.some((out) => source === out || source.startsWith(`${out}${path.sep}`));
+    for (const entry of pkg.files.filter((entry) => !entry.startsWith("!")).flatMap(expand))
+      fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true, filter: kept });
     for (const extra of ["LICENSE", "CHANGELOG.md"]) {
       if (fs.existsSync(path.join(root, extra))) fs.copyFileSync(path.join(root, extra), path.join(stage, extra));
     }
