@@ -83,7 +83,9 @@ afterAll(() => {
   if (clone) rmSync(clone, { recursive: true, force: true });
 });
 
-describe("matframe in a fresh project, installed as the README says", () => {
+// Each step runs npm (or a kernel) against the registry: minutes on a busy machine, bounded by the
+// commands' own timeouts (300 s each), so the tests' limit is above theirs, not vitest's 60 s.
+describe("matframe in a fresh project, installed as the README says", { timeout: 900_000 }, () => {
   const [cloneSteps, own] = sectionCommands();
 
   it("the README has the clone steps and the project steps", () => {
