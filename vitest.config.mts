@@ -36,11 +36,10 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Integration tests start real servers on port 0; files run in parallel processes. Most files
-    // wait on servers, children and kernels more than they compute (the suite uses under half of
-    // two cores with two workers), so four run at once.
+    // Integration tests start real servers on port 0; files run in parallel processes, one per
+    // core: four at once on two cores finished sooner but made the tests that race a server's
+    // queue or its revalidations flaky.
     pool: "forks",
-    maxWorkers: 4,
     sequence: { sequencer: LongFilesFirst },
     projects: [
       {
