@@ -1,12 +1,10 @@
 import { badRequest } from "../http/http-errors";
 import { parseJsonObjectBody, parseJsonParam, readBody } from "../http/request-input";
 import { makeFieldSelector, parseProjection } from "../query/projection";
-import { validateQuery } from "../query/query-filter";
 import { applyModifier, checkModifier, PROTECTED_PATHS } from "../records/modifier";
 import type { Caller } from "../records/owners";
 import { checkRecordSize, checkValue, MAX_WRITE_BODY_BYTES } from "../records/record-rules";
 import type { StoredRecord } from "../records/store";
-import { findVisible } from "../records/visible-find";
 import {
   checkRequestedOwner,
   forbidden,
@@ -21,11 +19,9 @@ import { completeJob } from "../collections/jobs";
 import { completeProject, defaultProject } from "../collections/projects";
 import { completeWorkflow } from "../collections/workflows";
 import { requireSession } from "./auth-handlers";
+import { listVisible } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
-import { matchesValidator, notModified, readValidator, success, successRecords, successValidated } from "./reply";
-
-/** Parameters some clients put at the top level; the API wants them inside `projection`. */
-const MISPLACED_PARAMS = ["fields", "sort", "skip", "limit"];
+import { matchesValidator, notModified, readValidator, success, successValidated } from "./reply";
 
 /** Where a bank's records go when an account copies one. */
 const COPY_TARGETS: Record<string, string> = { "bank-workflows": "workflows", "bank-materials": "materials" };
@@ -45,32 +41,8 @@ async function prepare(state: ServerState, collection: Collection, caller: Calle
 /** GET /<collection>?query=...&projection=...: the public records and the caller's own, in one order. */
 export async function handleListRecords(info: RequestInfo, state: ServerState, collection: Collection): Promise<Reply> {
   const caller = requireSession(info, state);
-  for (const name of MISPLACED_PARAMS) {
-    if (info.params.has(name))
-      throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
-  }
   await prepare(state, collection, caller);
-  const own = ownStore(state, collection, caller);
-  const query = validateQuery(
-    orEmpty(parseJsonParam(info.params, "query")),
-    Math.max(collection.served.longestString, own?.longestString ?? 0),
-  );
-  const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
-  const etag = readValidator(info, state, caller._id);
-  if (matchesValidator(info, etag)) return notModified(etag);
-  const records = await findVisible(collection.served, own, {
-    query,
-    sort: options.sort,
-    skip: options.skip,
-    limit: options.limit,
-  });
-  const whole = Object.keys(options.fields).length === 0;
-  return successRecords(
-    records,
-    state,
-    etag,
-    whole ? undefined : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) },
-  );
+  return listVisible(info, state, caller._id, collection.served, ownStore(state, collection, caller));
 }
 
 /** GET /<collection>/<id> (optionally with projection={"fields": ...}). */

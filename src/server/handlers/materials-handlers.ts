@@ -19,22 +19,35 @@ function orEmpty(value: unknown): unknown {
 /** GET /materials?query=...&projection=... */
 export async function handleListMaterials(info: RequestInfo, state: ServerState): Promise<Reply> {
   const caller = requireSession(info, state);
+  // The caller sees the served materials and their own records, in one order.
+  return listVisible(info, state, caller._id, state.store, state.written.storeOf(caller._id));
+}
+
+/**
+ * The list answer of any collection: the `shared` records and the caller's `own`, in one order,
+ * filtered, projected and paged by the request's `query` and `projection`, with its validator.
+ */
+export async function listVisible(
+  info: RequestInfo,
+  state: ServerState,
+  callerId: string,
+  shared: Parameters<typeof findVisible>[0],
+  own: Parameters<typeof findVisible>[1],
+): Promise<Reply> {
   for (const name of MISPLACED_PARAMS) {
     if (info.params.has(name)) {
       throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
     }
   }
-  // The caller sees the served materials and their own records, in one order.
-  const own = state.written.storeOf(caller._id);
   const query = validateQuery(
     orEmpty(parseJsonParam(info.params, "query")),
-    Math.max(state.store.longestString, own?.longestString ?? 0),
+    Math.max(shared.longestString, own?.longestString ?? 0),
   );
   const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
   // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
-  const etag = readValidator(info, state, caller._id);
+  const etag = readValidator(info, state, callerId);
   if (matchesValidator(info, etag)) return notModified(etag);
-  const records = await findVisible(state.store, own, {
+  const records = await findVisible(shared, own, {
     query,
     sort: options.sort,
     skip: options.skip,
