@@ -147,7 +147,8 @@ describe("exportCsv", () => {
     expect(slow.writableEnded).toBe(false);
     // Each page waited for the previous one to drain, so at most one page was ever buffered.
     expect(maxPending).toBeLessThan(200);
-    await new Promise((r) => setTimeout(r, 20));
+    // Ending the stream waits for every write it still holds, which the export left to drain.
+    await new Promise<void>((resolve) => slow.end(resolve));
     expect(pending).toBe(0);
     expect(parse(chunks.join(""))).toHaveLength(materials.length + 1);
   });

@@ -150,7 +150,11 @@ describe("defect 3: a flood of wrong logins", () => {
     // 120 wrong logins with distinct usernames from one address (127.0.0.2), then the real
     // user's from another (127.0.0.1), all in flight at once.
     const flood = Array.from({ length: 120 }, (_, i) => postLogin(`intruder-${i}`, "guess", "127.0.0.2"));
-    await new Promise((r) => setTimeout(r, 50));
+    // The user's login goes once the flood fills its address's queue: the first refusal says so.
+    const queueFull = new Promise<void>((resolve) => {
+      for (const answer of flood) void answer.then((a) => a.status === 503 && resolve());
+    });
+    await Promise.race([queueFull, Promise.all(flood)]);
     const user = await postLogin("alice", "right-password", "127.0.0.1");
     const answers = await Promise.all(flood);
     expect(user.status).toBe(200);
@@ -343,11 +347,14 @@ describe("defect 9: connections are capped, idle ones closed first", () => {
       for (let i = 0; i < 2; i++) {
         const s = await rawSocket(server.port);
         s.on("error", () => undefined);
-        s.pause();
+        // Once the first bytes of its answers come back the server is working on this connection's
+        // requests; then it stops reading, so they stay in progress.
+        const answering = new Promise((resolve) => s.once("data", resolve));
         s.write(head.repeat(20));
+        await answering;
+        s.pause();
         sockets.push(s);
       }
-      await new Promise((r) => setTimeout(r, 200));
       const third = await send(server.port, "GET", materialsPath("{}"), { headers: { ...session } });
       expect(third.status).toBe(503);
       expect(Number(third.headers["retry-after"])).toBeGreaterThanOrEqual(1);

@@ -76,8 +76,9 @@ describe("space-group searches are shared fairly between accounts", () => {
   let anna: Session;
   let ben: Session;
   beforeAll(async () => {
-    // A short budget keeps the test quick: each 512-atom search runs its whole budget and is stopped.
-    server = await startTestServer({ users: ["anna:anna-password-1", "ben:ben-password-1"], symmetryBudgetMs: 150 });
+    // Each 512-atom search runs its whole budget and is stopped; the budget is long enough that ben's
+    // create arrives while anna's first searches run, even on a loaded machine.
+    server = await startTestServer({ users: ["anna:anna-password-1", "ben:ben-password-1"], symmetryBudgetMs: 600 });
     anna = await login(server, "anna", "anna-password-1");
     ben = await login(server, "ben", "ben-password-1");
   });
@@ -109,7 +110,9 @@ describe("a cap on waiting space-group searches", () => {
   it("refuses an account's search past its share of the waiting work with 503 and Retry-After, writing nothing", async () => {
     const server = await startTestServer({
       users: ["anna:anna-password-1", "ben:ben-password-1"],
-      symmetryBudgetMs: 1_500,
+      // moyo takes about 4 s for the 512-atom supercell here: time enough for the 70 writes to
+      // arrive while it runs, even on a loaded machine.
+      symmetryBudgetMs: 8_000,
     });
     try {
       const anna = await login(server, "anna", "anna-password-1");
