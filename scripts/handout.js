@@ -148,7 +148,7 @@ function chromium(args) {
 
 /**
  * Opens an exported page in headless Chromium: where its output images are, and a screenshot of
- * the whole page at `scale` device pixels per CSS pixel.
+ * the whole page at `scale` device pixels per CSS pixel (none when the page has no output image).
  */
 function photograph(htmlFile, workDir, scale = 1) {
   const measured = path.join(workDir, "measured.html");
@@ -164,6 +164,8 @@ function photograph(htmlFile, workDir, scale = 1) {
       .replace(/&gt;/g, ">")
       .replace(/&amp;/g, "&"),
   );
+  // A page without output images has no ink to measure: the second Chromium launch is skipped.
+  if (layout.images.length === 0) return { images: [], screenshot: undefined, scale };
   const shot = path.join(workDir, "page.png");
   chromium([
     `--window-size=${WINDOW_WIDTH},${Math.ceil(layout.height)}`,
