@@ -37,6 +37,43 @@ export function productKey(a: M3, b: M3): number {
   return k;
 }
 
+/** Rotations one after the other, each row by row, in one array (for loops over many products). */
+export function flatRotations(rotations: readonly M3[]): Float64Array {
+  const flat = new Float64Array(9 * rotations.length);
+  rotations.forEach((r, i) => {
+    for (let k = 0; k < 9; k++) flat[9 * i + k] = r[Math.floor(k / 3)][k % 3];
+  });
+  return flat;
+}
+
+/**
+ * The multiplication table of distinct integer rotations (as {@link flatRotations}): entry
+ * `a * n + b` is the index of the product of rotations a and b among them, -1 where it is not one
+ * of them. Null when two of the rotations are the same.
+ */
+export function productTable(w: Float64Array): Int32Array | null {
+  const n = w.length / 9;
+  const index = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    let k = 0;
+    for (let e = 0; e < 9; e++) k = k * 17 + (w[9 * i + e] + 8);
+    index.set(k, i);
+  }
+  if (index.size !== n) return null;
+  const table = new Int32Array(n * n);
+  for (let a = 0; a < n; a++) {
+    for (let b = 0; b < n; b++) {
+      let k = 0;
+      for (let i = 0; i < 3; i++) {
+        const [x, y, z] = [w[9 * a + 3 * i], w[9 * a + 3 * i + 1], w[9 * a + 3 * i + 2]];
+        for (let j = 0; j < 3; j++) k = k * 17 + (x * w[9 * b + j] + y * w[9 * b + 3 + j] + z * w[9 * b + 6 + j] + 8);
+      }
+      table[a * n + b] = index.get(k) ?? -1;
+    }
+  }
+  return table;
+}
+
 export const transpose = (a: M3): M3 => [0, 1, 2].map((i) => [a[0][i], a[1][i], a[2][i]]);
 
 export function det(a: M3): number {
