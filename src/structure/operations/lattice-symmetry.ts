@@ -108,17 +108,27 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   const lengths = AXES.map((_, n) => Math.sqrt(products[n][n]));
   const lo = [0, 1, 2].map((i) => Math.sqrt(g[i][i]));
   const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(lengths[n] - lo[i]) <= symprec));
-  const change = (j: number, k: number, n: number, m: number) =>
-    angleChange(
-      g[j][k] / lo[j] / lo[k],
-      lo[j],
-      lo[k],
-      products[n][m] / lengths[n] / lengths[m],
-      lengths[n],
-      lengths[m],
-    );
-  const within = (c: { angle: number; distance: number }) =>
-    angleTolerance > 0 ? c.angle <= angleTolerance : c.distance <= symprec;
+  // The change of the angle between vectors j and k when they become axes n and m, measured once
+  // for all the triples that share it: degrees in `angles`, the distance rule's Å in `distances`.
+  const angles = new Float64Array(3 * 26 * 26).fill(Number.NaN);
+  const distances = new Float64Array(3 * 26 * 26);
+  const change = (j: number, k: number, n: number, m: number): number => {
+    const at = ((j + k - 1) * 26 + n) * 26 + m;
+    if (Number.isNaN(angles[at])) {
+      const c = angleChange(
+        g[j][k] / lo[j] / lo[k],
+        lo[j],
+        lo[k],
+        products[n][m] / lengths[n] / lengths[m],
+        lengths[n],
+        lengths[m],
+      );
+      angles[at] = c.angle;
+      distances[at] = c.distance;
+    }
+    return at;
+  };
+  const within = (at: number) => (angleTolerance > 0 ? angles[at] <= angleTolerance : distances[at] <= symprec);
   // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
   const t = round(mul(inverse(lattice), reduced));
   const ti = inverse(t);
@@ -140,8 +150,8 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
         found.push({
           rotation: round(rotation),
           length: Math.max(Math.abs(lengths[a] - lo[0]), Math.abs(lengths[b] - lo[1]), Math.abs(lengths[c] - lo[2])),
-          angle: Math.max(ab.angle, ac.angle, bc.angle),
-          angleDistance: Math.max(ab.distance, ac.distance, bc.distance),
+          angle: Math.max(angles[ab], angles[ac], angles[bc]),
+          angleDistance: Math.max(distances[ab], distances[ac], distances[bc]),
         });
       }
     }
