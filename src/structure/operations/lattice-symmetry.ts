@@ -95,17 +95,27 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   const reduced = delaunayReduce(lattice);
   const g = metric(reduced);
   // Scalar products of the 26 axes in this metric: the rotated cell's metric is read off them.
-  const products: number[][] = [];
-  for (const u of AXES) {
-    const row: number[] = [];
-    for (const v of AXES) {
-      let sum = 0;
-      for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) sum += u[i] * g[i][j] * v[j];
-      row.push(sum);
+  // Written out term by term (the same sum, in the same order): as a nested loop it cost more than
+  // the rest of this function.
+  const products = new Float64Array(26 * 26);
+  const [[g00, g01, g02], [g10, g11, g12], [g20, g21, g22]] = g;
+  for (let n = 0; n < 26; n++) {
+    const [u0, u1, u2] = AXES[n];
+    for (let m = 0; m < 26; m++) {
+      const [v0, v1, v2] = AXES[m];
+      products[26 * n + m] =
+        u0 * g00 * v0 +
+        u0 * g01 * v1 +
+        u0 * g02 * v2 +
+        u1 * g10 * v0 +
+        u1 * g11 * v1 +
+        u1 * g12 * v2 +
+        u2 * g20 * v0 +
+        u2 * g21 * v1 +
+        u2 * g22 * v2;
     }
-    products.push(row);
   }
-  const lengths = AXES.map((_, n) => Math.sqrt(products[n][n]));
+  const lengths = AXES.map((_, n) => Math.sqrt(products[27 * n]));
   const lo = [0, 1, 2].map((i) => Math.sqrt(g[i][i]));
   const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(lengths[n] - lo[i]) <= symprec));
   // The change of the angle between vectors j and k when they become axes n and m, measured once
@@ -119,7 +129,7 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
         g[j][k] / lo[j] / lo[k],
         lo[j],
         lo[k],
-        products[n][m] / lengths[n] / lengths[m],
+        products[26 * n + m] / lengths[n] / lengths[m],
         lengths[n],
         lengths[m],
       );
