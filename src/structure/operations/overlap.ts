@@ -2,7 +2,7 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
-import type { M3, V3 } from "./linear";
+import { flatRotations, productTable, type M3, type V3 } from "./linear";
 
 /** Thrown when the search runs past its deadline. */
 export class SearchTimeout extends Error {}
@@ -24,6 +24,23 @@ export interface Cell {
 export interface Operation {
   rotation: M3;
   translation: V3;
+}
+
+const tables = new WeakMap<readonly Operation[], { rotations: Float64Array; table: Int32Array | null }>();
+
+/**
+ * The operations' rotations as {@link flatRotations} and their {@link productTable}, computed once
+ * per array of operations (the group check and the symmetrizing both need them; the arrays are
+ * never changed once made).
+ */
+export function rotationTable(operations: readonly Operation[]): { rotations: Float64Array; table: Int32Array | null } {
+  let found = tables.get(operations);
+  if (!found) {
+    const rotations = flatRotations(operations.map((op) => op.rotation));
+    found = { rotations, table: productTable(rotations) };
+    tables.set(operations, found);
+  }
+  return found;
 }
 
 /** Distance in Å between two fractional positions, to the nearest image as spglib takes it. */

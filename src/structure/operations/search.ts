@@ -7,8 +7,16 @@
 // through and not their products), the tolerance narrowed by 5% at a time until it is one.
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
-import { flatRotations, key, mulV, productTable, sub } from "./linear";
-import { checkDeadline, leastAtomsIndex, squaredDistance, worstDistance, type Cell, type Operation } from "./overlap";
+import { key, mulV, sub } from "./linear";
+import {
+  checkDeadline,
+  leastAtomsIndex,
+  rotationTable,
+  squaredDistance,
+  worstDistance,
+  type Cell,
+  type Operation,
+} from "./overlap";
 import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
 export { SearchTimeout } from "./overlap";
@@ -57,8 +65,7 @@ function operationsAt(candidates: Candidates, symprec: number, angleTolerance: n
  */
 function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean {
   const n = operations.length;
-  const w = flatRotations(operations.map((op) => op.rotation));
-  const table = productTable(w);
+  const { rotations: w, table } = rotationTable(operations);
   if (!table) return false;
   const t = new Float64Array(3 * n);
   operations.forEach((op, i) => t.set(op.translation, 3 * i));

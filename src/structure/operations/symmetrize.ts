@@ -16,14 +16,13 @@ import {
   type M3,
   type V3,
 } from "./linear";
-import { squaredDistance, type Cell, type Operation } from "./overlap";
+import { rotationTable, squaredDistance, type Cell, type Operation } from "./overlap";
 import type { Primitive } from "./primitive";
 
 /** The operations with translations that make an exact group (same rotations). */
 function exactGroup(operations: Operation[]): Operation[] {
   const n = operations.length;
-  const w = flatRotations(operations.map((op) => op.rotation));
-  const table = productTable(w) as Int32Array;
+  const { rotations: w, table } = rotationTable(operations) as { rotations: Float64Array; table: Int32Array };
   const t = new Float64Array(3 * n);
   operations.forEach((op, i) => t.set(op.translation, 3 * i));
   return operations.map((g, a) => {
