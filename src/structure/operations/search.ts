@@ -68,7 +68,7 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
   const { rotations: w, table } = rotationTable(operations);
   if (!table) return false;
   const t = new Float64Array(3 * n);
-  operations.forEach((op, i) => t.set(op.translation, 3 * i));
+  for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
   const limit = 3 * symprec;
   for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {

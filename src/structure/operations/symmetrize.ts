@@ -3,19 +3,7 @@
 // into an exact group (t'_g = t_g + mean over h of (t_gh − W_g·t_h − t_g), which closes exactly and
 // differs from t by an origin shift), the lattice's metric is averaged over the rotations, and each
 // atom moves to the mean of its images. The atoms keep their order and the cell its basis.
-import {
-  cholesky,
-  flatRotations,
-  inverse,
-  metric,
-  mul,
-  mulV,
-  productTable,
-  round,
-  transpose,
-  type M3,
-  type V3,
-} from "./linear";
+import { cholesky, inverse, metric, mul, mulV, round, transpose, type M3, type V3 } from "./linear";
 import { rotationTable, squaredDistance, type Cell, type Operation } from "./overlap";
 import type { Primitive } from "./primitive";
 
@@ -24,7 +12,7 @@ function exactGroup(operations: Operation[]): Operation[] {
   const n = operations.length;
   const { rotations: w, table } = rotationTable(operations) as { rotations: Float64Array; table: Int32Array };
   const t = new Float64Array(3 * n);
-  operations.forEach((op, i) => t.set(op.translation, 3 * i));
+  for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
   return operations.map((g, a) => {
     const shift = [0, 0, 0];
     for (let b = 0; b < n; b++) {
