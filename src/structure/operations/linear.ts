@@ -59,6 +59,8 @@ export function productTable(w: Float64Array): Int32Array | null {
   let largest = 0;
   for (const x of w) largest = Math.max(largest, Math.abs(x));
   const base = 6 * largest * largest + 1;
+  if (base ** 3 * largest > Number.MAX_SAFE_INTEGER)
+    throw new RangeError("rotation entries too large to compare exactly");
   const image = new Float64Array(3 * n);
   for (let i = 0; i < 3 * n; i++) image[i] = w[3 * i] + base * (w[3 * i + 1] + base * w[3 * i + 2]);
   // Rotations by the image of their first row, chained through `next` when several share it.
