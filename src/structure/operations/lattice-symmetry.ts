@@ -95,30 +95,50 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   const reduced = delaunayReduce(lattice);
   const g = metric(reduced);
   // Scalar products of the 26 axes in this metric: the rotated cell's metric is read off them.
-  const products: number[][] = [];
-  for (const u of AXES) {
-    const row: number[] = [];
-    for (const v of AXES) {
-      let sum = 0;
-      for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) sum += u[i] * g[i][j] * v[j];
-      row.push(sum);
+  // Written out term by term (the same sum, in the same order): as a nested loop it cost more than
+  // the rest of this function.
+  const products = new Float64Array(26 * 26);
+  const [[g00, g01, g02], [g10, g11, g12], [g20, g21, g22]] = g;
+  for (let n = 0; n < 26; n++) {
+    const [u0, u1, u2] = AXES[n];
+    for (let m = 0; m < 26; m++) {
+      const [v0, v1, v2] = AXES[m];
+      products[26 * n + m] =
+        u0 * g00 * v0 +
+        u0 * g01 * v1 +
+        u0 * g02 * v2 +
+        u1 * g10 * v0 +
+        u1 * g11 * v1 +
+        u1 * g12 * v2 +
+        u2 * g20 * v0 +
+        u2 * g21 * v1 +
+        u2 * g22 * v2;
     }
-    products.push(row);
   }
-  const lengths = AXES.map((_, n) => Math.sqrt(products[n][n]));
+  const lengths = AXES.map((_, n) => Math.sqrt(products[27 * n]));
   const lo = [0, 1, 2].map((i) => Math.sqrt(g[i][i]));
   const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(lengths[n] - lo[i]) <= symprec));
-  const change = (j: number, k: number, n: number, m: number) =>
-    angleChange(
-      g[j][k] / lo[j] / lo[k],
-      lo[j],
-      lo[k],
-      products[n][m] / lengths[n] / lengths[m],
-      lengths[n],
-      lengths[m],
-    );
-  const within = (c: { angle: number; distance: number }) =>
-    angleTolerance > 0 ? c.angle <= angleTolerance : c.distance <= symprec;
+  // The change of the angle between vectors j and k when they become axes n and m, measured once
+  // for all the triples that share it: degrees in `angles`, the distance rule's Å in `distances`.
+  const angles = new Float64Array(3 * 26 * 26).fill(Number.NaN);
+  const distances = new Float64Array(3 * 26 * 26);
+  const change = (j: number, k: number, n: number, m: number): number => {
+    const at = ((j + k - 1) * 26 + n) * 26 + m;
+    if (Number.isNaN(angles[at])) {
+      const c = angleChange(
+        g[j][k] / lo[j] / lo[k],
+        lo[j],
+        lo[k],
+        products[26 * n + m] / lengths[n] / lengths[m],
+        lengths[n],
+        lengths[m],
+      );
+      angles[at] = c.angle;
+      distances[at] = c.distance;
+    }
+    return at;
+  };
+  const within = (at: number) => (angleTolerance > 0 ? angles[at] <= angleTolerance : distances[at] <= symprec);
   // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
   const t = round(mul(inverse(lattice), reduced));
   const ti = inverse(t);
@@ -140,8 +160,8 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
         found.push({
           rotation: round(rotation),
           length: Math.max(Math.abs(lengths[a] - lo[0]), Math.abs(lengths[b] - lo[1]), Math.abs(lengths[c] - lo[2])),
-          angle: Math.max(ab.angle, ac.angle, bc.angle),
-          angleDistance: Math.max(ab.distance, ac.distance, bc.distance),
+          angle: Math.max(angles[ab], angles[ac], angles[bc]),
+          angleDistance: Math.max(distances[ab], distances[ac], distances[bc]),
         });
       }
     }

@@ -37,6 +37,60 @@ export function productKey(a: M3, b: M3): number {
   return k;
 }
 
+/** Rotations one after the other, each row by row, in one array (for loops over many products). */
+export function flatRotations(rotations: readonly M3[]): Float64Array {
+  const flat = new Float64Array(9 * rotations.length);
+  rotations.forEach((r, i) => {
+    for (let k = 0; k < 9; k++) flat[9 * i + k] = r[Math.floor(k / 3)][k % 3];
+  });
+  return flat;
+}
+
+/**
+ * The multiplication table of distinct integer rotations (as {@link flatRotations}): entry
+ * `a * n + b` is the index of the product of rotations a and b among them, -1 where it is not one
+ * of them. Null when two of the rotations are the same.
+ */
+export function productTable(w: Float64Array): Int32Array | null {
+  const n = w.length / 9;
+  // Each matrix is named by its image of the probe (1, B, B²): with B above twice the largest entry
+  // a product can have, the image of a row gives back the row, so equal images mean equal matrices;
+  // the image of a product is read off the factors' images in 9 multiplications instead of 27.
+  let largest = 0;
+  for (const x of w) largest = Math.max(largest, Math.abs(x));
+  const base = 6 * largest * largest + 1;
+  if (base ** 3 * largest > Number.MAX_SAFE_INTEGER)
+    throw new RangeError("rotation entries too large to compare exactly");
+  const image = new Float64Array(3 * n);
+  for (let i = 0; i < 3 * n; i++) image[i] = w[3 * i] + base * (w[3 * i + 1] + base * w[3 * i + 2]);
+  // Rotations by the image of their first row, chained through `next` when several share it.
+  const first = new Map<number, number>();
+  const next = new Int32Array(n).fill(-1);
+  const find = (x: number, y: number, z: number): number => {
+    for (let f = first.get(x) ?? -1; f >= 0; f = next[f])
+      if (image[3 * f + 1] === y && image[3 * f + 2] === z) return f;
+    return -1;
+  };
+  for (let i = n - 1; i >= 0; i--) {
+    if (find(image[3 * i], image[3 * i + 1], image[3 * i + 2]) >= 0) return null;
+    next[i] = first.get(image[3 * i]) ?? -1;
+    first.set(image[3 * i], i);
+  }
+  const table = new Int32Array(n * n);
+  for (let a = 0; a < n; a++) {
+    const r = 9 * a;
+    for (let b = 0; b < n; b++) {
+      const [u, v, x] = [image[3 * b], image[3 * b + 1], image[3 * b + 2]];
+      table[a * n + b] = find(
+        w[r] * u + w[r + 1] * v + w[r + 2] * x,
+        w[r + 3] * u + w[r + 4] * v + w[r + 5] * x,
+        w[r + 6] * u + w[r + 7] * v + w[r + 8] * x,
+      );
+    }
+  }
+  return table;
+}
+
 export const transpose = (a: M3): M3 => [0, 1, 2].map((i) => [a[0][i], a[1][i], a[2][i]]);
 
 export function det(a: M3): number {

@@ -2,7 +2,7 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
-import { mulV, type M3, type V3 } from "./linear";
+import { flatRotations, productTable, type M3, type V3 } from "./linear";
 
 /** Thrown when the search runs past its deadline. */
 export class SearchTimeout extends Error {}
@@ -26,19 +26,42 @@ export interface Operation {
   translation: V3;
 }
 
+const tables = new WeakMap<readonly Operation[], { rotations: Float64Array; table: Int32Array | null }>();
+
+/**
+ * The operations' rotations as {@link flatRotations} and their {@link productTable}, computed once
+ * per array of operations (the group check and the symmetrizing both need them; the arrays are
+ * never changed once made).
+ */
+export function rotationTable(operations: readonly Operation[]): { rotations: Float64Array; table: Int32Array | null } {
+  let found = tables.get(operations);
+  if (!found) {
+    const rotations = flatRotations(operations.map((op) => op.rotation));
+    found = { rotations, table: productTable(rotations) };
+    tables.set(operations, found);
+  }
+  return found;
+}
+
 /** Distance in Å between two fractional positions, to the nearest image as spglib takes it. */
 export function distance(lattice: M3, a: V3, b: V3): number {
-  const d0 = a[0] - b[0];
-  const d1 = a[1] - b[1];
-  const d2 = a[2] - b[2];
+  return Math.sqrt(squaredDistance(lattice, a[0] - b[0], a[1] - b[1], a[2] - b[2]));
+}
+
+/**
+ * The squared Cartesian length (Å²) of a fractional difference taken to the nearest lattice point
+ * component by component. Squared and without `Math.hypot` (several times slower): the search
+ * measures millions of these.
+ */
+export function squaredDistance(lattice: M3, d0: number, d1: number, d2: number): number {
   const x = d0 - Math.round(d0);
   const y = d1 - Math.round(d1);
   const z = d2 - Math.round(d2);
-  return Math.hypot(
-    lattice[0][0] * x + lattice[0][1] * y + lattice[0][2] * z,
-    lattice[1][0] * x + lattice[1][1] * y + lattice[1][2] * z,
-    lattice[2][0] * x + lattice[2][1] * y + lattice[2][2] * z,
-  );
+  const [r0, r1, r2] = lattice;
+  const u = r0[0] * x + r0[1] * y + r0[2] * z;
+  const v = r1[0] * x + r1[1] * y + r1[2] * z;
+  const w = r2[0] * x + r2[1] * y + r2[2] * z;
+  return u * u + v * v + w * w;
 }
 
 /** The first atom of the species with fewest atoms (ties: the species seen first): the search's origin. */
@@ -60,27 +83,36 @@ export function leastAtomsIndex(types: readonly number[]): number {
 export function worstDistance(cell: Cell, rotation: M3, translation: V3, cap: number): number {
   const { lattice, positions, types } = cell;
   const n = positions.length;
-  const nearest = (i: number): [number, number] => {
-    const r = mulV(rotation, positions[i]);
-    const moved = [r[0] + translation[0], r[1] + translation[1], r[2] + translation[2]];
+  const [w0, w1, w2] = rotation;
+  let match = -1;
+  // The squared distance from atom i, moved, to the nearest atom of its species (that one in `match`).
+  const nearest = (i: number): number => {
+    const p = positions[i];
+    const m0 = w0[0] * p[0] + w0[1] * p[1] + w0[2] * p[2] + translation[0];
+    const m1 = w1[0] * p[0] + w1[1] * p[1] + w1[2] * p[2] + translation[1];
+    const m2 = w2[0] * p[0] + w2[1] * p[1] + w2[2] * p[2] + translation[2];
     let best = Infinity;
-    let match = -1;
+    match = -1;
     for (let j = 0; j < n; j++) {
       if (types[j] !== types[i]) continue;
-      const d = distance(lattice, moved, positions[j]);
-      if (d < best) [best, match] = [d, j];
+      const q = positions[j];
+      const d = squaredDistance(lattice, m0 - q[0], m1 - q[1], m2 - q[2]);
+      if (d < best) {
+        best = d;
+        match = j;
+      }
     }
-    return [best, match];
+    return best;
   };
   // A few atoms first: most wrong translations fail there, before all atoms are matched.
-  for (let i = 0; i < Math.min(3, n); i++) if (!(nearest(i)[0] < cap)) return Infinity;
+  for (let i = 0; i < Math.min(3, n); i++) if (!(Math.sqrt(nearest(i)) < cap)) return Infinity;
   const used = new Uint8Array(n);
   let worst = 0;
   for (let i = 0; i < n; i++) {
-    const [d, j] = nearest(i);
-    if (!(d < cap) || used[j]) return Infinity;
-    used[j] = 1;
-    worst = Math.max(worst, d);
+    const d = nearest(i);
+    if (!(Math.sqrt(d) < cap) || used[match]) return Infinity;
+    used[match] = 1;
+    if (d > worst) worst = d;
   }
-  return worst;
+  return Math.sqrt(worst);
 }

@@ -7,8 +7,16 @@
 // through and not their products), the tolerance narrowed by 5% at a time until it is one.
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
-import { key, mulV, productKey, sub } from "./linear";
-import { checkDeadline, distance, leastAtomsIndex, worstDistance, type Cell, type Operation } from "./overlap";
+import { key, mulV, sub } from "./linear";
+import {
+  checkDeadline,
+  leastAtomsIndex,
+  rotationTable,
+  squaredDistance,
+  worstDistance,
+  type Cell,
+  type Operation,
+} from "./overlap";
 import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
 export { SearchTimeout } from "./overlap";
@@ -56,17 +64,25 @@ function operationsAt(candidates: Candidates, symprec: number, angleTolerance: n
  * product is (within a few tolerances, for the noise) one of them.
  */
 function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean {
-  const byRotation = new Map(operations.map((op) => [key(op.rotation), op]));
-  if (byRotation.size !== operations.length) return false;
-  const t = [0, 0, 0];
-  for (const g of operations) {
-    const w = g.rotation;
-    for (const h of operations) {
-      const product = byRotation.get(productKey(w, h.rotation));
-      if (!product) return false;
-      const u = h.translation;
-      for (let i = 0; i < 3; i++) t[i] = w[i][0] * u[0] + w[i][1] * u[1] + w[i][2] * u[2] + g.translation[i];
-      if (!(distance(cell.lattice, t, product.translation) < 3 * symprec)) return false;
+  const n = operations.length;
+  const { rotations: w, table } = rotationTable(operations);
+  if (!table) return false;
+  const t = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
+  const limit = 3 * symprec;
+  for (let a = 0; a < n; a++) {
+    for (let b = 0; b < n; b++) {
+      const product = table[a * n + b];
+      if (product < 0) return false;
+      const [u0, u1, u2] = [t[3 * b], t[3 * b + 1], t[3 * b + 2]];
+      const r = 9 * a;
+      const d = squaredDistance(
+        cell.lattice,
+        w[r] * u0 + w[r + 1] * u1 + w[r + 2] * u2 + t[3 * a] - t[3 * product],
+        w[r + 3] * u0 + w[r + 4] * u1 + w[r + 5] * u2 + t[3 * a + 1] - t[3 * product + 1],
+        w[r + 6] * u0 + w[r + 7] * u1 + w[r + 8] * u2 + t[3 * a + 2] - t[3 * product + 2],
+      );
+      if (!(Math.sqrt(d) < limit)) return false;
     }
   }
   return true;

@@ -3,34 +3,24 @@
 // into an exact group (t'_g = t_g + mean over h of (t_gh − W_g·t_h − t_g), which closes exactly and
 // differs from t by an origin shift), the lattice's metric is averaged over the rotations, and each
 // atom moves to the mean of its images. The atoms keep their order and the cell its basis.
-import {
-  cholesky,
-  inverse,
-  key,
-  metric,
-  mul,
-  mulV,
-  productKey,
-  round,
-  transpose,
-  wrap,
-  type M3,
-  type V3,
-} from "./linear";
-import { distance, type Cell, type Operation } from "./overlap";
+import { cholesky, inverse, metric, mul, mulV, round, transpose, type M3, type V3 } from "./linear";
+import { rotationTable, squaredDistance, type Cell, type Operation } from "./overlap";
 import type { Primitive } from "./primitive";
 
 /** The operations with translations that make an exact group (same rotations). */
 function exactGroup(operations: Operation[]): Operation[] {
-  const byRotation = new Map(operations.map((op) => [key(op.rotation), op]));
   const n = operations.length;
-  return operations.map((g) => {
+  const { rotations: w, table } = rotationTable(operations) as { rotations: Float64Array; table: Int32Array };
+  const t = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
+  return operations.map((g, a) => {
     const shift = [0, 0, 0];
-    for (const h of operations) {
-      const gh = byRotation.get(productKey(g.rotation, h.rotation)) as Operation;
-      const [w, u] = [g.rotation, h.translation];
+    for (let b = 0; b < n; b++) {
+      const gh = 3 * table[a * n + b];
+      const [u0, u1, u2] = [t[3 * b], t[3 * b + 1], t[3 * b + 2]];
       for (let k = 0; k < 3; k++) {
-        const d = gh.translation[k] - (w[k][0] * u[0] + w[k][1] * u[1] + w[k][2] * u[2]) - g.translation[k];
+        const r = 9 * a + 3 * k;
+        const d = t[gh + k] - (w[r] * u0 + w[r + 1] * u1 + w[r + 2] * u2) - t[3 * a + k];
         shift[k] += (d - Math.round(d)) / n;
       }
     }
@@ -48,28 +38,32 @@ function symmetrizePrimitive(cell: Cell, operations: Operation[]): Cell {
   }
   // Same orientation: L' = L·V⁻¹·U with Vᵀ·V = G and Uᵀ·U = G' gives L'ᵀ·L' = G'.
   const lattice = mul(mul(cell.lattice, inverse(cholesky(g))), cholesky(averaged));
-  const positions = cell.positions.map((x, i) => {
+  const inverses = operations.map((op) => inverse(op.rotation));
+  const { positions, types } = cell;
+  const back = [0, 0, 0];
+  const symmetric = positions.map((x, i) => {
     const sum = [0, 0, 0];
-    for (const { rotation, translation } of operations) {
-      const image = mulV(rotation, x).map((v, k) => v + translation[k]);
+    operations.forEach(({ rotation: w, translation: t }, o) => {
+      const m0 = w[0][0] * x[0] + w[0][1] * x[1] + w[0][2] * x[2] + t[0];
+      const m1 = w[1][0] * x[0] + w[1][1] * x[1] + w[1][2] * x[2] + t[1];
+      const m2 = w[2][0] * x[0] + w[2][1] * x[1] + w[2][2] * x[2] + t[2];
       let j = -1;
       let best = Infinity;
-      cell.positions.forEach((y, m) => {
-        if (cell.types[m] !== cell.types[i]) return;
-        const d = distance(cell.lattice, image, y);
+      for (let m = 0; m < positions.length; m++) {
+        if (types[m] !== types[i]) continue;
+        const y = positions[m];
+        const d = squaredDistance(cell.lattice, m0 - y[0], m1 - y[1], m2 - y[2]);
         if (d < best) [best, j] = [d, m];
-      });
+      }
       // The operation's inverse applied to the partner: a copy of x, to be averaged.
-      const back = mulV(
-        inverse(rotation),
-        cell.positions[j].map((v, k) => v - translation[k]),
-      );
-      const d = wrap(back.map((v, k) => v - x[k]));
-      for (let k = 0; k < 3; k++) sum[k] += d[k] / operations.length;
-    }
+      const [v, y] = [inverses[o], positions[j]];
+      const [y0, y1, y2] = [y[0] - t[0], y[1] - t[1], y[2] - t[2]];
+      for (let k = 0; k < 3; k++) back[k] = v[k][0] * y0 + v[k][1] * y1 + v[k][2] * y2 - x[k];
+      for (let k = 0; k < 3; k++) sum[k] += (back[k] - Math.round(back[k])) / operations.length;
+    });
     return x.map((v, k) => v + sum[k]);
   });
-  return { lattice, positions, types: cell.types };
+  return { lattice, positions: symmetric, types };
 }
 
 /**
