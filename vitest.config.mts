@@ -36,10 +36,12 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Integration tests start real servers on port 0; files run in parallel processes, one per
-    // core: four at once on two cores finished sooner but made the tests that race a server's
-    // queue or its revalidations flaky.
+    // Integration tests start real servers on port 0; files run in parallel processes. Most files
+    // wait on servers, children and kernels more than they compute, so four run at once on two
+    // cores; tests never depend on how fast a machine is (they wait for events, and those that
+    // race a server's queue leave it seconds of margin).
     pool: "forks",
+    maxWorkers: 4,
     sequence: { sequencer: LongFilesFirst },
     projects: [
       {
