@@ -20,6 +20,7 @@ import { resolvePlatform, type PlatformCredentials, type ResolvedPlatform } from
 import { credentialsPath, DEFAULT_PROFILE, readProfile, saveProfile } from "./config/profile";
 import { refreshDeviceTokens, savedDeviceTokens } from "./device-login";
 import { passwordLogin } from "./password-login";
+import { settleIdleConnections } from "./transport/retry";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -49,7 +50,10 @@ export class Client implements Connection {
   readonly #transport: Transport;
   #state: State = "open";
 
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions);
+  /** With the transport of a password login, which the client takes over (see `Client.login`). @internal */
+  constructor(options: ClientOptions, transport: Transport);
+  constructor(options: ClientOptions, transport?: Transport) {
     if (options === null || typeof options !== "object") {
       throw new ValidationError(
         "options",
@@ -87,7 +91,7 @@ export class Client implements Connection {
     this.accountId = options.accountId;
     this.#bearer = options.accessToken !== undefined;
     this.#authToken = (options.accessToken ?? options.authToken)!;
-    this.#transport = new Transport(settings);
+    this.#transport = transport ?? new Transport(settings);
   }
 
   /** The authentication headers: the Bearer token, or the id/token pair. */
@@ -430,9 +434,18 @@ async function refreshedClient(
 }
 
 async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {
-  const { accountId, authToken } = await passwordLogin(options, loginSignal);
+  const { accountId, authToken, transport } = await passwordLogin(options, loginSignal);
   const { username: _username, password: _password, ...settings } = options;
-  return new Client({ ...settings, accountId, authToken });
+  // undici frees the login's connection a turn of the event loop after its answer was read: a
+  // request sent at once would open a second one.
+  await settleIdleConnections();
+  try {
+    // The login's settings are the client's (less the username and password): its transport serves both.
+    return new Client({ ...settings, accountId, authToken }, transport);
+  } catch (error) {
+    await transport.close();
+    throw error;
+  }
 }
 
 // A collection names only the `Connection` it uses, so that it need not import this file; its

@@ -362,8 +362,10 @@ export class Transport {
           discard(body);
           return { kind: "unsupported-coding", cause: headers["content-encoding"] };
         }
+        // A login's answer waits for the password hash, so it says nothing of the link.
+        const timed = !o.login;
         if (!ok) {
-          this.#link.observe(answered - sent);
+          if (timed) this.#link.observe(answered - sent);
           return { status: statusCode, headers, text: await readCapped(decoderFor(coding, body), ERROR_BODY_LIMIT) };
         }
         const read =
@@ -374,7 +376,7 @@ export class Transport {
           discard(body);
           return { kind: "too-large", cause: undefined, bytes: read.bytes };
         }
-        this.#link.observe(answered - sent);
+        if (timed) this.#link.observe(answered - sent);
         return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
