@@ -20,7 +20,6 @@ import { resolvePlatform, type PlatformCredentials, type ResolvedPlatform } from
 import { credentialsPath, DEFAULT_PROFILE, readProfile, saveProfile } from "./config/profile";
 import { refreshDeviceTokens, savedDeviceTokens } from "./device-login";
 import { passwordLogin } from "./password-login";
-import { settleIdleConnections } from "./transport/retry";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -111,8 +110,7 @@ export class Client implements Connection {
   }
 
   /**
-   * Logs in with a username and password (`POST /login`, form body) and returns a client of
-   * a client. A wrong password throws `AuthenticationError`.
+   * Logs in with a username and password (`POST /login`, form body); a wrong one throws `AuthenticationError`.
    * @example const client = await Client.login({ baseUrl: "http://127.0.0.1:4000", username: "demo", password: "demo" });
    */
   static login(options: LoginOptions): Promise<Client> {
@@ -274,10 +272,7 @@ export class Client implements Connection {
     return this.#transport.defaultConcurrency;
   }
 
-  /**
-   * Times one request when the link is not yet known (see `Transport.measureLink`); never throws.
-   * @internal
-   */
+  /** Times one request when the link is not yet known (see `Transport.measureLink`); never throws. @internal */
   measureLink(signal?: AbortSignal): Promise<void> {
     if (this.#state !== "open") return Promise.resolve();
     return this.#transport.measureLink({ method: "GET", path: "", signal });
@@ -436,12 +431,8 @@ async function refreshedClient(
 async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {
   const { accountId, authToken, transport } = await passwordLogin(options, loginSignal);
   const { username: _username, password: _password, ...settings } = options;
-  // undici frees the login's connection a turn of the event loop after its answer was read: a
-  // request sent at once would open a second one.
-  await settleIdleConnections();
   try {
-    // The login's settings are the client's (less the username and password): its transport serves both.
-    return new Client({ ...settings, accountId, authToken }, transport);
+    return new Client({ ...settings, accountId, authToken }, transport); // the login's settings are the client's
   } catch (error) {
     await transport.close();
     throw error;

@@ -4,6 +4,7 @@ import { LoginResult } from "../schemas";
 import { ResponseValidationError, ValidationError } from "../errors";
 import type { LoginOptions, TransportSettings } from "./config/options";
 import { checkSecretString, resolveTransportSettings } from "./config/validate-options";
+import { settleIdleConnections } from "./transport/retry";
 import { Transport } from "./transport/transport";
 
 /**
@@ -42,6 +43,9 @@ export async function passwordLogin(
         { endpoint: res.endpoint, status: res.status, issues: parsed.error.issues },
       );
     }
+    // undici frees the connection a turn of the event loop after its answer was read: a request
+    // sent at once would open a second one.
+    await settleIdleConnections();
     return { accountId: parsed.data.accountId, authToken: parsed.data.authToken, transport };
   } catch (error) {
     await transport.close();
