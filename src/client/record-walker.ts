@@ -35,16 +35,6 @@ export class RecordWalker {
   }
 
   /**
-   * Starts the client's timing of its link (see `Connection.measureLink`) before the walk is
-   * asked for, so that what the caller does first (loading the frame layer, planning columns)
-   * overlaps it; the walk then waits for the same measurement. Costs nothing once the link is known.
-   */
-  measureAhead(): this {
-    void this.#client.measureLink();
-    return this;
-  }
-
-  /**
    * The pages of a walk whose options were already checked and resolved, in order. `onAnswer`
    * is told each answer's request and validator (undefined for an answer without one), for a
    * read to be kept and confirmed later (see `confirm`).

@@ -81,33 +81,26 @@ type FrameMethods = Pick<
   "toDataFrame" | "toArrow" | "exportCsv" | "exportNdjson" | "exportParquet" | "exportStructures"
 >;
 
-// The table reads and exports time the link while their module loads (`measureAhead`): the
-// first read of a loopback client no longer waits for the measurement after the import.
 const methods: FrameMethods = {
   async toDataFrame(this: Collection, options = {}) {
-    const walker = new RecordWalker(this).measureAhead();
     const io = await import("./collection-io.js");
-    return io.readCollectionFrame(walker, options);
+    return io.readCollectionFrame(new RecordWalker(this), options);
   },
   async toArrow(this: Collection, options = {}) {
-    const walker = new RecordWalker(this).measureAhead();
     const io = await import("./collection-io.js");
-    return io.readCollectionArrow(walker, options);
+    return io.readCollectionArrow(new RecordWalker(this), options);
   },
   async exportCsv(this: Collection, target, options = {}) {
-    const walker = new RecordWalker(this).measureAhead();
     const io = await import("./collection-io.js");
-    return io.exportCollection(walker, "csv", target, options);
+    return io.exportCollection(new RecordWalker(this), "csv", target, options);
   },
   async exportNdjson(this: Collection, target, options = {}) {
-    const walker = new RecordWalker(this).measureAhead();
     const io = await import("./collection-io.js");
-    return io.exportCollection(walker, "ndjson", target, options);
+    return io.exportCollection(new RecordWalker(this), "ndjson", target, options);
   },
   async exportParquet(this: Collection, target, options = {}) {
-    const walker = new RecordWalker(this).measureAhead();
     const io = await import("./collection-io.js");
-    return io.exportCollection(walker, "parquet", target, options);
+    return io.exportCollection(new RecordWalker(this), "parquet", target, options);
   },
   async exportStructures(this: Collection, dir, options) {
     const io = await import("./export/structure-export.js");
