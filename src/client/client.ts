@@ -49,7 +49,10 @@ export class Client implements Connection {
   readonly #transport: Transport;
   #state: State = "open";
 
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions);
+  /** With the transport of a password login, which the client takes over (see `Client.login`). @internal */
+  constructor(options: ClientOptions, transport: Transport);
+  constructor(options: ClientOptions, transport?: Transport) {
     if (options === null || typeof options !== "object") {
       throw new ValidationError(
         "options",
@@ -87,7 +90,7 @@ export class Client implements Connection {
     this.accountId = options.accountId;
     this.#bearer = options.accessToken !== undefined;
     this.#authToken = (options.accessToken ?? options.authToken)!;
-    this.#transport = new Transport(settings);
+    this.#transport = transport ?? new Transport(settings);
   }
 
   /** The authentication headers: the Bearer token, or the id/token pair. */
@@ -107,8 +110,7 @@ export class Client implements Connection {
   }
 
   /**
-   * Logs in with a username and password (`POST /login`, form body) and returns a client of
-   * a client. A wrong password throws `AuthenticationError`.
+   * Logs in with a username and password (`POST /login`, form body); a wrong one throws `AuthenticationError`.
    * @example const client = await Client.login({ baseUrl: "http://127.0.0.1:4000", username: "demo", password: "demo" });
    */
   static login(options: LoginOptions): Promise<Client> {
@@ -270,10 +272,7 @@ export class Client implements Connection {
     return this.#transport.defaultConcurrency;
   }
 
-  /**
-   * Times one request when the link is not yet known (see `Transport.measureLink`); never throws.
-   * @internal
-   */
+  /** Times one request when the link is not yet known (see `Transport.measureLink`); never throws. @internal */
   measureLink(signal?: AbortSignal): Promise<void> {
     if (this.#state !== "open") return Promise.resolve();
     return this.#transport.measureLink({ method: "GET", path: "", signal });
@@ -430,9 +429,14 @@ async function refreshedClient(
 }
 
 async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<Client> {
-  const { accountId, authToken } = await passwordLogin(options, loginSignal);
+  const { accountId, authToken, transport } = await passwordLogin(options, loginSignal);
   const { username: _username, password: _password, ...settings } = options;
-  return new Client({ ...settings, accountId, authToken });
+  try {
+    return new Client({ ...settings, accountId, authToken }, transport); // the login's settings are the client's
+  } catch (error) {
+    await transport.close();
+    throw error;
+  }
 }
 
 // A collection names only the `Connection` it uses, so that it need not import this file; its

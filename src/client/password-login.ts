@@ -1,19 +1,22 @@
-// The password login of `Client.login`: one request on a pool of its own, whose answer is checked
-// before anything is made of it (a login answer may hold a token, so no message quotes it).
+// The password login of `Client.login`: one request, whose answer is checked before anything is
+// made of it (a login answer may hold a token, so no message quotes it).
 import { LoginResult } from "../schemas";
 import { ResponseValidationError, ValidationError } from "../errors";
 import type { LoginOptions, TransportSettings } from "./config/options";
 import { checkSecretString, resolveTransportSettings } from "./config/validate-options";
+import { settleIdleConnections } from "./transport/retry";
 import { Transport } from "./transport/transport";
 
 /**
- * `POST /login` with a username and password, on a connection of its own: the account id and
- * token the platform answers. `Client.login` makes the client from them.
+ * `POST /login` with a username and password: the account id and token the platform answers,
+ * and the transport that carried the login, whose warm connection `Client.login` hands to the
+ * client (a new one would cost the client's first request a TCP, and TLS, handshake, and closing
+ * this one a round trip). On failure the transport is closed here.
  */
 export async function passwordLogin(
   options: LoginOptions,
   loginSignal?: AbortSignal,
-): Promise<{ accountId: string; authToken: string }> {
+): Promise<{ accountId: string; authToken: string; transport: Transport }> {
   if (options === null || typeof options !== "object") {
     throw new ValidationError("options", "login(options) needs { baseUrl, username, password }.");
   }
@@ -40,9 +43,12 @@ export async function passwordLogin(
         { endpoint: res.endpoint, status: res.status, issues: parsed.error.issues },
       );
     }
-    return { accountId: parsed.data.accountId, authToken: parsed.data.authToken };
-  } finally {
-    // The login pool is not handed to the client: one extra connection setup is cheaper than shared ownership.
+    // undici frees the connection a turn of the event loop after its answer was read: a request
+    // sent at once would open a second one.
+    await settleIdleConnections();
+    return { accountId: parsed.data.accountId, authToken: parsed.data.authToken, transport };
+  } catch (error) {
     await transport.close();
+    throw error;
   }
 }

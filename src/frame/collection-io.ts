@@ -1,28 +1,18 @@
-// What a collection's table reads do once the frame layer is loaded: plan the columns and the
-// walk once, at the public entry, then read pages into a DataFrame or write them to a file.
-// The collection methods registered in collection-methods.ts load this module on first use and
-// read through the client's public `RecordWalker`.
-import type { IterateOptions, Progress } from "../client/config/options";
-import { validateIterateOptions, type ResolvedIterateOptions } from "../client/config/validate-options";
-import { ColumnBuilder } from "./table/column-builder";
-import { planColumns, type ColumnPlan } from "./table/column-spec";
-import { frameFromColumns, loadDanfo } from "./dataframe/danfo";
-import type { DataFrame } from "./dataframe/dataframe";
+// What a collection's table exports do once loaded: plan the columns, the walk and the file once,
+// at the public entry, then write pages to a file, a partitioned set or a hive dataset. The
+// collection methods registered in collection-methods.ts load this module on first use and read
+// through the client's public `RecordWalker`; table reads load collection-reads.ts alone.
+import type { Progress } from "../client/config/options";
+import { planTableRead, rowsOf, type FrameIterateOptions, type TableRead } from "./collection-reads";
 import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export/export";
-import type { TableOptions } from "./dataframe/to-dataframe";
-import { copyColumns, keptReads } from "./kept-reads";
-import type { ReadAnswer, ReadKeeping } from "../client/transport/read-answers";
-import type { ReadOptions } from "./table/row-reader";
 import { reportWarnings } from "./table/warnings";
-import { checkQueryPaths } from "./query-paths";
 import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./export/parquet";
-import { loadArrow, readArrow, type ArrowOptions, type ArrowTable } from "./export/arrow";
+import { loadArrow, readArrow } from "./export/arrow";
 import { checkPartitions } from "../client/paging/partitions";
 import { ValidationError } from "../errors";
 import { writePartitioned, type PartitionOptions, type PartWriter } from "./export/partitioned-export";
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { RecordWalker } from "../client/record-walker";
-import type { PlatformRecord } from "../client/platform-record";
 import {
   checkResume,
   continueWalk,
@@ -35,19 +25,6 @@ import { writePartitionedResumable } from "./export/partitioned-resume";
 import { writeHive, writeHiveResumable, type PartitionByOptions } from "./export/dataset/hive-export";
 import { planHive, type HivePlan } from "./export/dataset/hive-router";
 import { DATASET_ROWS_HELD, RowBudget } from "./export/dataset/row-budget";
-import { defaultColumnsOf, rowsPerUnit, unitRows } from "./unit-rows";
-
-/**
- * Which records to read and how: the iterate options of the client, except `fields` (derived
- * from `columns`) and `onPage` (see `onProgress`).
- */
-export type FrameIterateOptions = Omit<IterateOptions, "fields" | "onPage">;
-
-/** `collection.toDataFrame(options)`. */
-export interface CollectionFrameOptions extends FrameIterateOptions, TableOptions {
-  /** Called after each page is added to the table. */
-  onProgress?: (progress: Progress) => void;
-}
 
 /** `collection.exportCsv(target, options)`. */
 export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & PartitionOptions & ResumeOptions;
@@ -55,103 +32,12 @@ export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & Part
 /** `collection.exportNdjson(target, options)`. */
 export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & PartitionOptions & ResumeOptions;
 
-/** `collection.toArrow(options)`. */
-export type CollectionArrowOptions = FrameIterateOptions & ArrowOptions;
-
 /** `collection.exportParquet(target, options)`. */
 export type CollectionParquetOptions = FrameIterateOptions &
   ParquetExportOptions &
   PartitionOptions &
   PartitionByOptions &
   ResumeOptions;
-
-/** A table read, checked once: the columns and the walk that fetches exactly what they need. */
-export interface TableRead {
-  readonly plan: ColumnPlan;
-  readonly walk: ResolvedIterateOptions;
-  /** Set for a workflow table with `subworkflows.<field>` columns: one row per subworkflow unit (see `unit-rows.ts`). */
-  readonly perUnit?: boolean;
-}
-
-/** The rows of a table read from its walk's pages: the records, or a workflow's units. */
-export function rowsOf(
-  read: Pick<TableRead, "perUnit">,
-  pages: AsyncIterable<PlatformRecord[]>,
-): AsyncIterable<PlatformRecord[]> {
-  return read.perUnit ? unitRows(pages) : pages;
-}
-
-/** Checks the columns and the walk options of a table read, once, before any request. */
-export function planTableRead(
-  options: FrameIterateOptions & {
-    columns?: readonly string[];
-    units?: boolean;
-    strict?: boolean;
-    onWarning?: TableOptions["onWarning"];
-  },
-  collection?: string,
-): TableRead {
-  const plan = planColumns(options.columns ?? defaultColumnsOf(collection), options);
-  // Material queries are checked against the material record's shape before any request.
-  if (collection === "materials")
-    reportWarnings(checkQueryPaths(options.query, options.strict ?? false), options.onWarning);
-  // Only the iterate options, by name, so frame-only options never reach the walk's checks.
-  const { query, sort, pageSize, maxItems, paging, concurrency, signal, onDuplicate } = options;
-  const walk = validateIterateOptions({
-    query,
-    fields: plan.fields,
-    sort,
-    pageSize,
-    maxItems,
-    paging,
-    concurrency,
-    signal,
-    onDuplicate,
-  });
-  return rowsPerUnit(collection, plan) ? { plan, walk, perUnit: true } : { plan, walk };
-}
-
-/** What decides a table read's result, as a key for `keptReads`: the account, platform, collection, walk and columns. */
-export function readKey(walker: RecordWalker, read: TableRead, options: ReadOptions): string {
-  const { query, fields, stripId, sort, pageSize, maxItems, paging } = read.walk;
-  const { account, platform } = walker.source;
-  return JSON.stringify([
-    account,
-    platform,
-    walker.name,
-    query,
-    fields,
-    stripId,
-    sort,
-    pageSize,
-    maxItems,
-    paging,
-    read.plan.names,
-    options.strict ?? false,
-    options.units ?? false,
-  ]);
-}
-
-/**
- * `collection.toDataFrame(options)`: with the cache in memory, a read is kept and confirmed as
- * a whole (not when repeats are reported to onDuplicate: a read from memory could not report
- * them again).
- */
-export function readCollectionFrame(walker: RecordWalker, options: CollectionFrameOptions): Promise<DataFrame> {
-  const read = planTableRead(options, walker.name);
-  const keeping: ReadKeeping | undefined =
-    walker.keepsReads && !read.walk.onDuplicate
-      ? { key: readKey(walker, read, options), confirm: (answers, signal) => walker.confirm(answers, signal) }
-      : undefined;
-  return readFrame((onAnswer) => rowsOf(read, walker.walk(read.walk, onAnswer)), read.plan, options, keeping);
-}
-
-/** `collection.toArrow(options)`. */
-export function readCollectionArrow(walker: RecordWalker, options: CollectionArrowOptions): Promise<ArrowTable> {
-  const read = planTableRead(options, walker.name);
-  if (!options.arrow) loadArrow(); // a missing package fails before any request
-  return readArrow(rowsOf(read, walker.walk(read.walk)), read.plan, options);
-}
 
 /** `collection.exportCsv`, `exportNdjson` and `exportParquet`: plan, then run. */
 export function exportCollection(
@@ -167,43 +53,6 @@ export function exportCollection(
 export function resumeSource(walker: RecordWalker, options: { resumePlatform?: string }): RecordWalker["source"] {
   const source = walker.source;
   return options.resumePlatform === undefined ? source : { platform: options.resumePlatform, account: source.account };
-}
-
-/**
- * Reads the pages `open()` gives into a DataFrame; danfo is loaded before the first request.
- * With `keeping` (the client's cache is in memory), a read whose every answer the server
- * confirms unchanged is given back from memory (its warnings reported again), and a read
- * whose every answer carried a validator is kept.
- */
-export async function readFrame(
-  open: (onAnswer?: (answer: ReadAnswer | undefined) => void) => PageSource,
-  plan: ColumnPlan,
-  options: CollectionFrameOptions,
-  keeping?: ReadKeeping,
-): Promise<DataFrame> {
-  loadDanfo(); // fail before downloading anything when danfojs-node is missing
-  const kept = keeping && keptReads.get(keeping.key);
-  if (kept && (await keeping.confirm(kept.answers, options.signal))) {
-    options.onProgress?.({ pages: kept.pages, items: kept.built.rows });
-    reportWarnings(kept.built.warnings, options.onWarning);
-    return frameFromColumns(copyColumns(kept.built));
-  }
-  const builder = new ColumnBuilder(plan, options);
-  const answers: ReadAnswer[] = [];
-  let validated = keeping !== undefined;
-  const onAnswer = (answer: ReadAnswer | undefined) => (answer ? answers.push(answer) : (validated = false));
-  let pages = 0;
-  for await (const page of open(keeping && onAnswer)) {
-    builder.addPage(page);
-    pages++;
-    options.onProgress?.({ pages, items: builder.rows });
-  }
-  const built = builder.finish();
-  reportWarnings(built.warnings, options.onWarning);
-  if (!keeping || !validated) return frameFromColumns(built);
-  // A copy: pages fetched ahead and dropped by the walk may still report their answers later.
-  keptReads.set(keeping.key, { answers: answers.slice(), built, pages });
-  return frameFromColumns(copyColumns(built));
 }
 
 /** The table formats a collection exports. */

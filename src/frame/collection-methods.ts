@@ -5,13 +5,8 @@
 import { Collection } from "../client/collection";
 import { RecordWalker } from "../client/record-walker";
 import type { PlatformRecord } from "../client/platform-record";
-import type {
-  CollectionArrowOptions,
-  CollectionCsvOptions,
-  CollectionFrameOptions,
-  CollectionNdjsonOptions,
-  CollectionParquetOptions,
-} from "./collection-io";
+import type { CollectionArrowOptions, CollectionFrameOptions } from "./collection-reads";
+import type { CollectionCsvOptions, CollectionNdjsonOptions, CollectionParquetOptions } from "./collection-io";
 import type { ArrowTable } from "./export/arrow";
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { StructureExportOptions, StructureExportResult } from "./export/structure-export";
@@ -83,12 +78,12 @@ type FrameMethods = Pick<
 
 const methods: FrameMethods = {
   async toDataFrame(this: Collection, options = {}) {
-    const io = await import("./collection-io.js");
-    return io.readCollectionFrame(new RecordWalker(this), options);
+    const reads = await import("./collection-reads.js");
+    return reads.readCollectionFrame(new RecordWalker(this), options);
   },
   async toArrow(this: Collection, options = {}) {
-    const io = await import("./collection-io.js");
-    return io.readCollectionArrow(new RecordWalker(this), options);
+    const reads = await import("./collection-reads.js");
+    return reads.readCollectionArrow(new RecordWalker(this), options);
   },
   async exportCsv(this: Collection, target, options = {}) {
     const io = await import("./collection-io.js");

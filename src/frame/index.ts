@@ -3,14 +3,8 @@ export { toDataFrame } from "./dataframe/to-dataframe";
 export type { TableOptions, ToDataFrameOptions } from "./dataframe/to-dataframe";
 export type { Comparand, DataFrame, Dtype, GroupBy, Scalar, Series, StringAccessor } from "./dataframe/dataframe";
 export type { Cell } from "./table/column-builder";
-export type {
-  FrameIterateOptions,
-  CollectionFrameOptions,
-  CollectionCsvOptions,
-  CollectionNdjsonOptions,
-  CollectionParquetOptions,
-  CollectionArrowOptions,
-} from "./collection-io";
+export type { FrameIterateOptions, CollectionFrameOptions, CollectionArrowOptions } from "./collection-reads";
+export type { CollectionCsvOptions, CollectionNdjsonOptions, CollectionParquetOptions } from "./collection-io";
 export { exportParquet } from "./export/parquet";
 export type { ParquetExportOptions, ParquetCompression } from "./export/parquet";
 export type { ColumnType } from "./table/column-types";

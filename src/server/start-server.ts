@@ -80,7 +80,8 @@ const JSON_HEADERS = {
  * Writes a reply: compressed when the client asks and it is worth it, and for reads of records
  * with their strong ETag (suffixed with the coding negotiated, since each is another representation)
  * and `Cache-Control: private, no-cache`; a 304 reply goes out with its tag and no body. Returns
- * the status sent.
+ * the status sent. `kept` is the answer already compressed in the negotiated coding (see
+ * `CompressedBodies.keptRead`).
  */
 async function send(
   req: IncomingMessage,
@@ -88,6 +89,7 @@ async function send(
   reply: Reply,
   mode: CompressionMode,
   compressed: CompressedBodies,
+  kept: Buffer | undefined,
 ): Promise<number> {
   if (reply.status === 304 && reply.etag) {
     const coding = chooseCoding(req.headers["accept-encoding"], mode);
@@ -99,10 +101,11 @@ async function send(
     res.end();
     return 304;
   }
-  const body = reply.json ?? Buffer.from(JSON.stringify(reply.body));
   const headers: Record<string, string | number> = { ...JSON_HEADERS, ...reply.headers };
   const negotiated = chooseCoding(req.headers["accept-encoding"], mode);
-  const coding = body.length >= MIN_COMPRESS_BYTES ? negotiated : undefined;
+  const body = kept ? undefined : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
+  // A kept answer was compressed in the negotiated coding when it was first sent.
+  const coding = kept || body!.length >= MIN_COMPRESS_BYTES ? negotiated : undefined;
   if (mode !== "off") headers.Vary = "Accept-Encoding";
   if (reply.etag && reply.status === 200) {
     // Suffixed with the coding negotiated, applied or not (a small body is sent plain): the 304
@@ -110,7 +113,7 @@ async function send(
     headers.ETag = etagHeader(reply.etag, negotiated);
     headers["Cache-Control"] = "private, no-cache";
   }
-  const payload = coding ? await compressed.compress(body, coding) : body;
+  const payload = kept ?? (coding ? await compressed.compress(body!, coding, reply.etag) : body!);
   if (res.destroyed) return reply.status;
   if (coding) headers["Content-Encoding"] = coding;
   headers["Content-Length"] = payload.length;
@@ -254,14 +257,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     let reply: Reply;
+    let kept: Buffer | undefined;
     try {
       reply = await routeRequest(req, state);
+      if (reply.build) {
+        const coding = chooseCoding(req.headers["accept-encoding"], resolved.compression);
+        kept = reply.etag && coding ? compressed.keptRead(reply.etag, coding) : undefined;
+        if (!kept) reply = { ...reply, json: await reply.build() };
+      }
     } catch (error) {
       reply = toReply(error);
       if (!(error instanceof HttpError)) log(`internal error: ${(error as Error)?.name ?? "unknown"}`);
     }
     if (res.writableEnded || res.destroyed) return;
-    const status = await send(req, res, reply, resolved.compression, compressed);
+    const status = await send(req, res, reply, resolved.compression, compressed, kept);
     // Only the path: query strings may hold values a user considers private.
     const path = (req.url ?? "").split("?")[0].slice(0, 200);
     log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);

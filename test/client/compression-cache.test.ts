@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants as zlibConstants, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Client, ResponseTooLargeError, ResponseValidationError, ValidationError, type ClientOptions } from "../../src";
 import type { ServerHandle } from "../../src/server";
@@ -132,12 +132,47 @@ describe("compressed transfer", () => {
     await expect(client.materials.list()).rejects.toThrow(/content coding "zstd", which matframe did not ask for/);
   });
 
-  it("counts maxResponseBytes after decoding: a small gzip bomb is stopped", async () => {
-    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
-    expect(bomb.length).toBeLessThan(100 * 1024);
+  // brotli at its lowest quality: its default (11) takes seconds over 64 MiB.
+  const encoders = {
+    gzip: (b: Buffer) => gzipSync(b),
+    br: (b: Buffer) => brotliCompressSync(b, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } }),
+    deflate: (b: Buffer) => deflateSync(b),
+  };
+  it.each(["gzip", "br", "deflate"] as const)(
+    "counts maxResponseBytes after decoding: a small %s bomb is stopped, with or without Content-Length",
+    async (coding) => {
+      const bomb = encoders[coding](Buffer.alloc(64 * 1024 * 1024, 0x20));
+      expect(bomb.length).toBeLessThan(100 * 1024);
+      const server = createServer((req, res) => {
+        const chunked = req.url?.includes("chunked");
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "content-encoding": coding,
+          ...(chunked ? {} : { "content-length": String(bomb.length) }),
+        });
+        res.end(bomb);
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      closers.push(() => new Promise((resolve) => server.close(resolve)));
+      const client = new Client({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        accountId: "a",
+        authToken: "t",
+        maxResponseBytes: 4 * 1024 * 1024,
+      });
+      closers.push(() => client.close());
+      await expect(client.materials.list()).rejects.toBeInstanceOf(ResponseTooLargeError);
+      await expect(client.getData("chunked")).rejects.toBeInstanceOf(ResponseTooLargeError);
+    },
+  );
+
+  it.each(["gzip", "br", "deflate"] as const)("reads a %s page sent in many small chunks", async (coding) => {
+    const records = Array.from({ length: 300 }, (_, i) => ({ _id: `m${String(i).padStart(4, "0")}`, formula: "Si" }));
+    const body = encoders[coding](Buffer.from(JSON.stringify({ status: "success", data: records })));
     const server = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
-      res.end(bomb);
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": coding });
+      for (let at = 0; at < body.length; at += 100) res.write(body.subarray(at, at + 100));
+      res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     closers.push(() => new Promise((resolve) => server.close(resolve)));
@@ -145,10 +180,9 @@ describe("compressed transfer", () => {
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       accountId: "a",
       authToken: "t",
-      maxResponseBytes: 4 * 1024 * 1024,
     });
     closers.push(() => client.close());
-    await expect(client.materials.list()).rejects.toBeInstanceOf(ResponseTooLargeError);
+    expect(await client.materials.list()).toEqual(records);
   });
 });
 

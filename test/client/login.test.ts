@@ -81,6 +81,17 @@ describe("login", () => {
 });
 
 describe("logout and close", () => {
+  it("goes on over the login's connection: the client's first request opens none", async () => {
+    server = await startFaultServer({ records: 3 });
+    const client = await Client.login({ baseUrl: server.origin, username: server.username, password: server.password });
+    expect(await client.materials.list()).toHaveLength(3);
+    await client.close();
+    const [login, ...after] = server.requests;
+    expect(login.path).toBe("/api/2018-10-01/login");
+    expect(after.map((r) => r.remotePort)).toEqual(after.map(() => login.remotePort));
+    expect(after.length).toBeGreaterThan(0);
+  });
+
   it("logout revokes the token and the client then refuses requests", async () => {
     server = await startFaultServer({ records: 2 });
     const client = await Client.login({ baseUrl: server.origin, username: server.username, password: server.password });

@@ -35,6 +35,8 @@ export interface LoggedRequest {
   projection?: { skip?: number; limit?: number; sort?: Record<string, number>; fields?: Record<string, number> };
   headers: IncomingMessage["headers"];
   body: string;
+  /** The client's port: requests from one port came over one connection. */
+  remotePort: number | undefined;
 }
 
 export interface FaultServerOptions {
@@ -91,7 +93,13 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
     const url = new URL(req.url ?? "/", "http://x");
-    const logged: LoggedRequest = { method: req.method ?? "", path: url.pathname, headers: req.headers, body };
+    const logged: LoggedRequest = {
+      method: req.method ?? "",
+      path: url.pathname,
+      headers: req.headers,
+      body,
+      remotePort: req.socket.remotePort,
+    };
     const q = url.searchParams.get("query");
     const p = url.searchParams.get("projection");
     if (q !== null) logged.query = safeJson(q);

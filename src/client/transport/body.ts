@@ -2,7 +2,8 @@
 // address or a hostile server cannot make the client hold an endless body in memory.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliDecompress, createBrotliDecompress, createGunzip, createInflate, gunzip, inflate } from "node:zlib";
 
 /** What the client asks for: brotli and gzip (the platform's front end and `matframe serve` send either), deflate welcome. */
 export const ACCEPT_ENCODING = "br, gzip, deflate";
@@ -10,23 +11,55 @@ export const ACCEPT_ENCODING = "br, gzip, deflate";
 /** An error body longer than this is cut: only its `message` is wanted. */
 export const ERROR_BODY_LIMIT = 64 * 1024;
 
-/** The body decoded by its `Content-Encoding` (node:zlib streams), the body itself for none; undefined for a coding we cannot decode. */
-export function decoderFor(encoding: string | string[] | undefined, body: Readable): Readable | undefined {
+/** A content coding the client decodes. */
+export type Coding = "identity" | "gzip" | "br" | "deflate";
+
+/** The body's coding by its `Content-Encoding` (`x-gzip` is gzip); undefined for a coding we cannot decode. */
+export function codingOf(encoding: string | string[] | undefined): Coding | undefined {
   const coding = String(encoding ?? "identity")
     .trim()
     .toLowerCase();
-  if (coding === "identity" || coding === "") return body;
-  const decoder =
-    coding === "gzip" || coding === "x-gzip"
-      ? createGunzip()
-      : coding === "br"
-        ? createBrotliDecompress()
-        : coding === "deflate"
-          ? createInflate()
-          : undefined;
-  if (!decoder) return undefined;
+  if (coding === "identity" || coding === "") return "identity";
+  if (coding === "gzip" || coding === "x-gzip") return "gzip";
+  return coding === "br" || coding === "deflate" ? coding : undefined;
+}
+
+/** The body decoded as a stream (an error body, read only in part), the body itself for identity. */
+export function decoderFor(coding: Coding, body: Readable): Readable {
+  if (coding === "identity") return body;
+  const decoder = coding === "gzip" ? createGunzip() : coding === "br" ? createBrotliDecompress() : createInflate();
   body.on("error", (error) => decoder.destroy(error));
   return body.pipe(decoder);
+}
+
+type Decode = (buffer: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
+const WHOLE_DECODERS: Record<Exclude<Coding, "identity">, Decode> = {
+  gzip: promisify(gunzip) as Decode,
+  br: promisify(brotliDecompress) as Decode,
+  deflate: promisify(inflate) as Decode,
+};
+
+/**
+ * Reads a compressed 2xx body whole, then decodes it in one call on libuv's thread pool. A
+ * decoding stream hands every 16 KiB back to JavaScript: measured on pages of 500 records (30 KB
+ * of brotli, 440 KB of JSON), one call costs the event loop a third less, which a walk's pages
+ * share with the parsing of their neighbours. The compressed bytes are read within `limit`, and
+ * decoding stops at `limit` bytes (zlib's `maxOutputLength`), so a small bomb is still refused.
+ */
+export async function readDecodedWithin(
+  body: Readable,
+  coding: Exclude<Coding, "identity">,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<string | { bytes: number }> {
+  const raw = await readBytesWithin(body, headers, limit);
+  if (!Buffer.isBuffer(raw)) return raw;
+  try {
+    return (await WHOLE_DECODERS[coding](raw, { maxOutputLength: limit })).toString("utf8");
+  } catch (cause) {
+    if ((cause as { code?: unknown } | null)?.code === "ERR_BUFFER_TOO_LARGE") return { bytes: limit + 1 };
+    throw cause;
+  }
 }
 
 /** Drops a body we will not read; undici reports the drop as an error nobody needs to hear. */
@@ -63,15 +96,28 @@ export async function readWithin(
   headers: IncomingHttpHeaders,
   limit: number,
 ): Promise<string | { bytes: number }> {
+  // A body of announced length within the limit: undici reads exactly that many bytes and decodes
+  // them once, which costs less than a loop over chunks (about 5% of a table read on loopback).
+  const announced = Number(headers["content-length"]);
+  const text = (body as Readable & { text?: () => Promise<string> }).text;
+  if (Number.isFinite(announced) && announced <= limit && typeof text === "function") return text.call(body);
+  const bytes = await readBytesWithin(body, headers, limit);
+  return Buffer.isBuffer(bytes) ? bytes.toString("utf8") : bytes;
+}
+
+/** The bytes of a body, counted as they arrive: over `limit` (announced or streamed), dropped at once. */
+async function readBytesWithin(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<Buffer | { bytes: number }> {
   const announced = Number(headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) {
     body.destroy();
     return { bytes: 0 };
   }
-  // A body of announced length within the limit: undici reads exactly that many bytes and decodes
-  // them once, which costs less than a loop over chunks (about 5% of a table read on loopback).
-  const text = (body as Readable & { text?: () => Promise<string> }).text;
-  if (Number.isFinite(announced) && typeof text === "function") return text.call(body);
+  const whole = (body as Readable & { arrayBuffer?: () => Promise<ArrayBuffer> }).arrayBuffer;
+  if (Number.isFinite(announced) && typeof whole === "function") return Buffer.from(await whole.call(body));
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -82,5 +128,5 @@ export async function readWithin(
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks, size).toString("utf8");
+  return Buffer.concat(chunks, size);
 }

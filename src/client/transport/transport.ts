@@ -1,8 +1,18 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 import { AbortError, ClientClosedError, errorFromStatus } from "../../errors";
-import { ACCEPT_ENCODING, ERROR_BODY_LIMIT, decoderFor, discard, isDecodeError, readCapped, readWithin } from "./body";
-import { KEEP_ALIVE_MS, loadUndici, ownDispatcher } from "./dispatcher";
+import {
+  ACCEPT_ENCODING,
+  ERROR_BODY_LIMIT,
+  codingOf,
+  decoderFor,
+  discard,
+  isDecodeError,
+  readCapped,
+  readDecodedWithin,
+  readWithin,
+} from "./body";
+import { KEEP_ALIVE_MS, loadPool, ownDispatcher } from "./dispatcher";
 import { classifyFailure, failureError, type Failure } from "./failure";
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { checkContentType, isJson, parseJson, serverMessage, type Raw } from "./parse";
@@ -347,21 +357,26 @@ export class Transport {
       const { statusCode, headers, body } = response;
       try {
         const ok = statusCode >= 200 && statusCode < 300;
-        const decoded = decoderFor(headers["content-encoding"], body);
-        if (!decoded) {
+        const coding = codingOf(headers["content-encoding"]);
+        if (!coding) {
           discard(body);
           return { kind: "unsupported-coding", cause: headers["content-encoding"] };
         }
+        // A login's answer waits for the password hash, so it says nothing of the link.
+        const timed = !o.login;
         if (!ok) {
-          this.#link.observe(answered - sent);
-          return { status: statusCode, headers, text: await readCapped(decoded, ERROR_BODY_LIMIT) };
+          if (timed) this.#link.observe(answered - sent);
+          return { status: statusCode, headers, text: await readCapped(decoderFor(coding, body), ERROR_BODY_LIMIT) };
         }
-        const read = await readWithin(decoded, decoded === body ? headers : {}, this.#o.maxResponseBytes);
+        const read =
+          coding === "identity"
+            ? await readWithin(body, headers, this.#o.maxResponseBytes)
+            : await readDecodedWithin(body, coding, headers, this.#o.maxResponseBytes);
         if (typeof read !== "string") {
           discard(body);
           return { kind: "too-large", cause: undefined, bytes: read.bytes };
         }
-        this.#link.observe(answered - sent);
+        if (timed) this.#link.observe(answered - sent);
         return { status: statusCode, headers, text: read };
       } catch (cause) {
         body.destroy();
@@ -417,7 +432,7 @@ export class Transport {
   #dispatcherFor(o: SendOptions): Dispatcher {
     // Not with a proxy agent: that pool would go around it.
     if (!this.#direct || this.#closed || !o.revalidation) return this.#dispatcher;
-    return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
+    return (this.#revalidator ??= new (loadPool())(this.#origin, REVALIDATION_POOL));
   }
 
   async #wait(ms: number, signal: AbortSignal | undefined, endpoint: string): Promise<void> {

@@ -20,6 +20,11 @@ export interface Reply {
    * also an HTML page's bytes, with its own `Content-Type` in `headers`.
    */
   json?: Buffer;
+  /**
+   * Makes `json` when no compressed answer kept for `etag` serves the request (see
+   * `CompressedBodies.keptRead`): a read of records leaves its scan and serialisation to this.
+   */
+  build?: () => Promise<Buffer>;
   headers?: Record<string, string>;
   /**
    * A read of records: its strong validator (without the coding suffix), sent as the ETag with

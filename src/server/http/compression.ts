@@ -43,12 +43,35 @@ export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
 export class CompressedBodies {
   readonly #done = new Map<string, Buffer>();
   readonly #running = new Map<string, Promise<Buffer>>();
+  /** A read's validator and coding -> the key of its compressed body in `#done`, least recently used first. */
+  readonly #reads = new Map<string, string>();
   #bytes = 0;
 
   constructor(readonly maxBytes: number) {}
 
-  async compress(body: Buffer, coding: Coding): Promise<Buffer> {
+  /**
+   * The compressed answer sent before to a read with this strong validator (`Reply.etag`, which
+   * names one body) in this coding, while it is kept; else undefined. A walk's pages asked for
+   * again (a re-run, a class pulling one collection) are then answered without looking at a
+   * record, joining the page's JSON or hashing it: most of what a page costs the server.
+   */
+  keptRead(etag: string, coding: Coding): Buffer | undefined {
+    const read = `${coding}:${etag}`;
+    const key = this.#reads.get(read);
+    if (key === undefined) return undefined;
+    this.#reads.delete(read);
+    const done = this.#done.get(key);
+    if (!done) return undefined;
+    this.#reads.set(read, key);
+    this.#done.delete(key);
+    this.#done.set(key, done);
+    return done;
+  }
+
+  /** `body` compressed; with the `etag` of the read it answers, found again by `keptRead`. */
+  async compress(body: Buffer, coding: Coding, etag?: string): Promise<Buffer> {
     const key = `${coding}:${createHash("sha256").update(body).digest("base64url")}`;
+    if (etag !== undefined) this.#rememberRead(`${coding}:${etag}`, key);
     const done = this.#done.get(key);
     if (done) {
       this.#done.delete(key);
@@ -67,6 +90,13 @@ export class CompressedBodies {
     return running;
   }
 
+  #rememberRead(read: string, key: string): void {
+    this.#reads.delete(read);
+    this.#reads.set(read, key);
+    // Entries are small (two short strings); the bodies they point to are what the budget bounds.
+    if (this.#reads.size > MAX_KEPT_READS) this.#reads.delete(this.#reads.keys().next().value!);
+  }
+
   #keep(key: string, compressed: Buffer): void {
     if (compressed.length > this.maxBytes || this.#done.has(key)) return;
     this.#done.set(key, compressed);
@@ -78,6 +108,9 @@ export class CompressedBodies {
     }
   }
 }
+
+/** Reads remembered by validator: the pages of 60 walks of 100,000 materials, about 3 MB of keys. */
+const MAX_KEPT_READS = 12_000;
 
 /** Room for the compressed pages of several whole walks of 100,000 materials (8 to 40 MB each). */
 export const COMPRESSED_BUDGET_BYTES = 64 * 1024 * 1024;
