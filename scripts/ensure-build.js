@@ -1,6 +1,9 @@
 // Builds dist/ only when it is older than its sources, so that `npm run bench`, `npm run load` and
 // friends start at once after `npm ci` or `npm test` (which build) and CI's smoke runs do not
-// rebuild eight times, while an edit to src/ is still never measured stale.
+// rebuild eight times, while an edit to src/ is still never measured stale. It is also the build
+// of npm's `prepare` script: `npm ci` in a fresh clone builds, and `npx matframe` in a clone, which
+// makes npm run the package's `prepare` again, no longer deletes and rebuilds a current dist/ (a
+// minute's wait, and a dist/ missing for a while under whatever was using it).
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
@@ -25,7 +28,7 @@ function isStale() {
   return inputs.some((input) => newest(input) > built);
 }
 
-if (isStale()) {
+function build() {
   process.stderr.write("dist/ is older than src/: building first (npm run build)\n");
   // The steps of package.json's "build" script, without needing npm on PATH.
   for (const args of [
@@ -36,3 +39,7 @@ if (isStale()) {
     execFileSync(process.execPath, args, { cwd: root, stdio: "inherit" });
   }
 }
+
+module.exports = { isStale };
+
+if (require.main === module && isStale()) build();

@@ -25,14 +25,14 @@ function computeRatios(cases, link, linkSmall) {
       "toDataFrame time / floor time (same fields), c=3",
       ratio(seconds(c("toDataFrame.c3")), seconds(c("floor.columns.c3"))),
       "<=",
-      1.3,
+      1.25,
     ],
     [
       "toDataFrame/floor.c1",
       "toDataFrame time / floor time (same fields), c=1",
       ratio(seconds(c("toDataFrame.c1")), seconds(c("floor.columns.c1"))),
       "<=",
-      1.3,
+      1.25,
     ],
     [
       "naive/toDataFrame",
