@@ -3,9 +3,10 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * Tests that drive tools outside Node: the Jupyter kernels (tslab, Deno), a fresh project installed
- * from the npm registry, the platform's own Python client and a real browser. Their outcome does
- * not depend on the Node line, so CI runs them once (`--project external`, on the machine's Node)
- * and runs the `core` project on every Node line of package.json "engines".
+ * from the npm registry, the platform's own Python client, a real browser, and the Python readers
+ * (pymatgen, spglib, ASE, pandas) that check structures, symmetry and frames. Their outcome does
+ * not depend on the Node line, so CI runs them once (on the machine's Node) and runs the `core`
+ * project on every Node line of package.json "engines".
  */
 const EXTERNAL = [
   "test/notebooks.test.ts",
@@ -14,6 +15,27 @@ const EXTERNAL = [
   "test/consumer/**/*.test.ts",
   "test/python-client/**/*.test.ts",
   "test/**/*-browser.test.ts",
+  "test/structure/symmetrized-cif.test.ts",
+  "test/structure/symmetry.test.ts",
+  "test/structure/symmetry-noisy.test.ts",
+  "test/structure/ase.test.ts",
+  "test/structure/wide-values.test.ts",
+  "test/structure/p-norm.test.ts",
+  "test/frame/pandas-differential.test.ts",
+  "test/frame/derived-columns.test.ts",
+  "test/server/derived-properties.test.ts",
+];
+
+/**
+ * The README and the guides as documents: every command and code block run as written, every
+ * link, the CLI guide's help texts. They test the text; the code they run is tested on every Node
+ * line by `core`, so CI runs them once too.
+ */
+const DOCS = [
+  "test/readme/**/*.test.ts",
+  "test/cli-export/readme-examples.test.ts",
+  "test/cli-export/readme-quickstart.test.ts",
+  "test/client/readme-example.test.ts",
 ];
 
 /** Files that take minutes, not seconds (the notebooks on each kernel, the registry install, CLI runs killed and resumed). */
@@ -36,9 +58,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Integration tests start real servers on port 0; files run in parallel processes. Most files
-    // wait on servers, children and kernels more than they compute, so four run at once on two
-    // cores; tests never depend on how fast a machine is (they wait for events, and those that
+    // Integration tests start real servers on port 0; files run in parallel processes. Many files
+    // wait on servers, children and kernels, so four run at once on two cores (two left the cores
+    // idle half the time); tests never depend on how fast a machine is (they wait for events, and those that
     // race a server's queue leave it seconds of margin).
     pool: "forks",
     maxWorkers: 4,
@@ -46,8 +68,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "core", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...EXTERNAL] },
+        test: {
+          name: "core",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...EXTERNAL, ...DOCS],
+        },
       },
+      { extends: true, test: { name: "docs", include: DOCS } },
       { extends: true, test: { name: "external", include: EXTERNAL } },
     ],
   },

@@ -188,7 +188,7 @@ describe("the server killed mid-export", () => {
   });
 
   it("the export stops with its progress saved, and resumes against the restarted server to the same bytes", async () => {
-    serve = await startServe(["--synthetic", "20000", "--quiet"]);
+    serve = await startServe(["--synthetic", "5000", "--quiet"]);
     const port = String(serve.port);
     const login = { MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo" };
     const target = path.join(dir, "server-killed.csv");
@@ -214,7 +214,7 @@ describe("the server killed mid-export", () => {
     expect(failed.stderr).toMatch(/[\d,]+ records are saved: run the same command again with --resume to continue/);
     expect(existsSync(target)).toBe(false);
 
-    serve = await startServe(["--synthetic", "20000", "--quiet", "--port", port]);
+    serve = await startServe(["--synthetic", "5000", "--quiet", "--port", port]);
     expect(String(serve.port)).toBe(port);
     const resumed = await runCli(exportArgs(["--page-size", "500"]), { env: login });
     expect(resumed.code).toBe(0);
