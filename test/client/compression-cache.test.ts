@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,24 +143,18 @@ describe("compressed transfer", () => {
     async (coding) => {
       const bomb = encoders[coding](Buffer.alloc(64 * 1024 * 1024, 0x20));
       expect(bomb.length).toBeLessThan(100 * 1024);
-      const server = createServer((req, res) => {
-        const chunked = req.url?.includes("chunked");
-        res.writeHead(200, {
-          "content-type": "application/json",
-          "content-encoding": coding,
-          ...(chunked ? {} : { "content-length": String(bomb.length) }),
-        });
-        res.end(bomb);
-      });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      closers.push(() => new Promise((resolve) => server.close(resolve)));
-      const client = new Client({
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        accountId: "a",
-        authToken: "t",
-        maxResponseBytes: 4 * 1024 * 1024,
-      });
-      closers.push(() => client.close());
+      const client = await clientOfHandler(
+        (req, res) => {
+          const chunked = req.url?.includes("chunked");
+          res.writeHead(200, {
+            "content-type": "application/json",
+            "content-encoding": coding,
+            ...(chunked ? {} : { "content-length": String(bomb.length) }),
+          });
+          res.end(bomb);
+        },
+        { maxResponseBytes: 4 * 1024 * 1024 },
+      );
       await expect(client.materials.list()).rejects.toBeInstanceOf(ResponseTooLargeError);
       await expect(client.getData("chunked")).rejects.toBeInstanceOf(ResponseTooLargeError);
     },
@@ -169,22 +163,29 @@ describe("compressed transfer", () => {
   it.each(["gzip", "br", "deflate"] as const)("reads a %s page sent in many small chunks", async (coding) => {
     const records = Array.from({ length: 300 }, (_, i) => ({ _id: `m${String(i).padStart(4, "0")}`, formula: "Si" }));
     const body = encoders[coding](Buffer.from(JSON.stringify({ status: "success", data: records })));
-    const server = createServer((_req, res) => {
+    const client = await clientOfHandler((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-encoding": coding });
       for (let at = 0; at < body.length; at += 100) res.write(body.subarray(at, at + 100));
       res.end();
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    closers.push(() => new Promise((resolve) => server.close(resolve)));
-    const client = new Client({
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      accountId: "a",
-      authToken: "t",
-    });
-    closers.push(() => client.close());
     expect(await client.materials.list()).toEqual(records);
   });
 });
+
+/** A client of a server that answers every request with `handler`; both are closed after the test. */
+async function clientOfHandler(handler: RequestListener, options: Partial<ClientOptions> = {}): Promise<Client> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  const client = new Client({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    accountId: "a",
+    authToken: "t",
+    ...options,
+  });
+  closers.push(() => client.close());
+  return client;
+}
 
 /** A platform whose one collection the test rewrites, with ETags when `etags` is on. */
 async function startChangingServer(options: { etags: boolean }) {
