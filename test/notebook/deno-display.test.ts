@@ -3,7 +3,7 @@
 // `Deno[Deno.internal].jupyter.broadcastResult(executionCount, value)` (Deno's cli/js/40_jupyter.js).
 // The messages are recorded as the kernel would send them. test/notebooks.test.ts runs the same
 // helpers in the real kernel.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 interface Message {
   msgType: string;
@@ -43,6 +43,9 @@ beforeAll(async () => {
       },
     },
   };
+  // The helpers hook the kernel once per module instance; the core tests share a process's
+  // modules between files, so this file loads its own instance with the kernel in place.
+  vi.resetModules();
   notebook = await import("../../src/notebook/index.js");
 });
 

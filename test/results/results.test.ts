@@ -27,6 +27,7 @@ let session: Session;
 let proxy: HttpProxy;
 let client: Client;
 let dir: string;
+let savedProxy: string | undefined;
 /** What raw HTTP says each row must be, by "jobId unitId". */
 let expected: Map<string, Record<string, unknown>>;
 
@@ -35,6 +36,7 @@ beforeAll(async () => {
   session = await login(server);
   proxy = await startHttpProxy({ hosts: { "platform.test": "127.0.0.1" } });
   // Through the proxy by a name only it resolves, so that every request the client sends is counted.
+  savedProxy = process.env.HTTP_PROXY;
   process.env.HTTP_PROXY = proxy.url;
   const port = new URL(server.baseUrl).port;
   client = new Client({
@@ -45,6 +47,8 @@ beforeAll(async () => {
   expected = await independentRead();
 });
 afterAll(async () => {
+  if (savedProxy === undefined) delete process.env.HTTP_PROXY;
+  else process.env.HTTP_PROXY = savedProxy;
   await client?.close();
   await proxy?.close();
   await server?.close();
