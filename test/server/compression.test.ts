@@ -1,37 +1,8 @@
-import { request } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
-import { login, PREFIX, startTestServer, type Session } from "./helpers";
+import { decodeBody as decode, getBytes as get, login, PREFIX, startTestServer, type Session } from "./helpers";
 import { CompressedBodies } from "../../src/server/http/compression";
-
-interface BytesResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  bytes: Buffer;
-}
-
-/** One GET with exactly these headers, the body as it came over the wire (not decoded). */
-function get(server: ServerHandle, path: string, headers: Record<string, string>): Promise<BytesResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: server.port, path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-function decode(res: BytesResponse): string {
-  const coding = res.headers["content-encoding"];
-  if (coding === "gzip") return gunzipSync(res.bytes).toString("utf8");
-  if (coding === "br") return brotliDecompressSync(res.bytes).toString("utf8");
-  expect(coding).toBeUndefined();
-  return res.bytes.toString("utf8");
-}
 
 const ALL = `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 500 }))}`;
 

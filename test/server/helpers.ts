@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { startServer, type ServerHandle, type StartServerOptions } from "../../src/server";
 
 export const PREFIX = "/api/2018-10-01";
@@ -21,6 +22,36 @@ export interface RawResponse {
 /** Starts the real server on 127.0.0.1, port 0. */
 export function startTestServer(options: StartServerOptions = {}): Promise<ServerHandle> {
   return startServer({ host: "127.0.0.1", port: 0, ...options });
+}
+
+/** A response with its body as it came over the wire (compressed or not). */
+export interface BytesResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
+/** One GET with exactly these headers, the body as it came over the wire (not decoded). */
+export function getBytes(server: ServerHandle, path: string, headers: Record<string, string>): Promise<BytesResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: server.port, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The text of a body in the coding its Content-Encoding names (gzip, br, or none). */
+export function decodeBody(res: BytesResponse): string {
+  const coding = res.headers["content-encoding"];
+  if (coding === "gzip") return gunzipSync(res.bytes).toString("utf8");
+  if (coding === "br") return brotliDecompressSync(res.bytes).toString("utf8");
+  if (coding !== undefined) throw new Error(`unexpected Content-Encoding ${String(coding)}`);
+  return res.bytes.toString("utf8");
 }
 
 /**

@@ -1,35 +1,17 @@
 // A read's compressed answer kept by its validator: a page asked for again is sent as it was,
 // yet never to another account, never after the account wrote, and never in another coding.
 import { randomBytes } from "node:crypto";
-import { request } from "node:http";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { CompressedBodies } from "../../src/server/http/compression";
-import { login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
+import { decodeBody, getBytes, login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
 
-/** One GET, the body as it came over the wire and decoded. */
-function get(
-  server: ServerHandle,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; etag: string | undefined; coding: string | undefined; bytes: Buffer; data: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: server.port, path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const bytes = Buffer.concat(chunks);
-        const coding = res.headers["content-encoding"];
-        const text = coding === "br" ? brotliDecompressSync(bytes) : coding === "gzip" ? gunzipSync(bytes) : bytes;
-        const etag = res.headers.etag;
-        resolve({ status: res.statusCode ?? 0, etag, coding, bytes, data: JSON.parse(text.toString("utf8")).data });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
+/** One GET: the body as it came over the wire, its coding and tag, and its JSend data decoded. */
+async function get(server: ServerHandle, path: string, headers: Record<string, string>) {
+  const res = await getBytes(server, path, headers);
+  const coding = res.headers["content-encoding"] as string | undefined;
+  const etag = res.headers.etag as string | undefined;
+  return { status: res.status, etag, coding, bytes: res.bytes, data: JSON.parse(decodeBody(res)).data as unknown };
 }
 
 const list = (query: unknown, projection: unknown) =>
@@ -50,20 +32,20 @@ describe("compressed answers kept by the read's validator", () => {
 
   describe("over HTTP", () => {
     let server: ServerHandle;
-    let demo: Session;
+    let bob: Session;
     let alice: Session;
     beforeAll(async () => {
       server = await startTestServer({ users: ["alice:correct-horse-9", "bob:battery-staple-7"] });
-      demo = await login(server, "bob", "battery-staple-7");
+      bob = await login(server, "bob", "battery-staple-7");
       alice = await login(server, "alice", "correct-horse-9");
     });
     afterAll(() => server.close());
 
     it("sends a page asked for again byte for byte, with the same tag, in the coding asked for", async () => {
       const path = list({}, { limit: 20, fields: { formula: 1, name: 1 } });
-      const first = await get(server, path, { ...demo, "accept-encoding": "br" });
-      const again = await get(server, path, { ...demo, "accept-encoding": "br" });
-      const gzip = await get(server, path, { ...demo, "accept-encoding": "gzip" });
+      const first = await get(server, path, { ...bob, "accept-encoding": "br" });
+      const again = await get(server, path, { ...bob, "accept-encoding": "br" });
+      const gzip = await get(server, path, { ...bob, "accept-encoding": "gzip" });
       expect(first.coding).toBe("br");
       expect(again.bytes.equals(first.bytes)).toBe(true);
       expect(again.etag).toBe(first.etag);
@@ -86,7 +68,7 @@ describe("compressed answers kept by the read's validator", () => {
       const before = await get(server, path, { ...alice, "accept-encoding": "br" });
       expect(before.coding).toBe("br");
       expect((before.data as unknown[]).length).toBe(30);
-      const others = await get(server, path, { ...demo, "accept-encoding": "br" });
+      const others = await get(server, path, { ...bob, "accept-encoding": "br" });
       expect(others.data).toEqual([]);
       await rawRequest(server, "PUT", `${PREFIX}/materials/create`, {
         headers: { ...alice, "content-type": "application/json" },
@@ -95,7 +77,7 @@ describe("compressed answers kept by the read's validator", () => {
       const after = await get(server, path, { ...alice, "accept-encoding": "br" });
       expect(after.etag).not.toBe(before.etag);
       expect((after.data as { name: string }[]).map((m) => m.name)).toContain(names[30]);
-      expect((await get(server, path, { ...demo, "accept-encoding": "br" })).data).toEqual([]);
+      expect((await get(server, path, { ...bob, "accept-encoding": "br" })).data).toEqual([]);
     });
   });
 });
