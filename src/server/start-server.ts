@@ -80,21 +80,21 @@ const JSON_HEADERS = {
  * Writes a reply: compressed when the client asks and it is worth it, and for reads of records
  * with their strong ETag (suffixed with the coding negotiated, since each is another representation)
  * and `Cache-Control: private, no-cache`; a 304 reply goes out with its tag and no body. Returns
- * the status sent. `kept` is the answer already compressed in the negotiated coding (see
+ * the status sent. `negotiated` is the coding chosen from the request's `Accept-Encoding` and the
+ * server's compression mode, `kept` the answer already compressed in it (see
  * `CompressedBodies.keptRead`).
  */
 async function send(
-  req: IncomingMessage,
   res: ServerResponse,
   reply: Reply,
   mode: CompressionMode,
+  negotiated: ReturnType<typeof chooseCoding>,
   compressed: CompressedBodies,
   kept: Buffer | undefined,
 ): Promise<number> {
   if (reply.status === 304 && reply.etag) {
-    const coding = chooseCoding(req.headers["accept-encoding"], mode);
     res.writeHead(304, {
-      ETag: etagHeader(reply.etag, coding),
+      ETag: etagHeader(reply.etag, negotiated),
       "Cache-Control": "private, no-cache",
       ...(mode !== "off" ? { Vary: "Accept-Encoding" } : {}),
     });
@@ -102,7 +102,6 @@ async function send(
     return 304;
   }
   const headers: Record<string, string | number> = { ...JSON_HEADERS, ...reply.headers };
-  const negotiated = chooseCoding(req.headers["accept-encoding"], mode);
   const body = kept ? undefined : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
   // A kept answer was compressed in the negotiated coding when it was first sent.
   const coding = kept || body!.length >= MIN_COMPRESS_BYTES ? negotiated : undefined;
@@ -258,11 +257,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     const started = performance.now();
     let reply: Reply;
     let kept: Buffer | undefined;
+    const negotiated = chooseCoding(req.headers["accept-encoding"], resolved.compression);
     try {
       reply = await routeRequest(req, state);
       if (reply.build) {
-        const coding = chooseCoding(req.headers["accept-encoding"], resolved.compression);
-        kept = reply.etag && coding ? compressed.keptRead(reply.etag, coding) : undefined;
+        kept = reply.etag && negotiated ? compressed.keptRead(reply.etag, negotiated) : undefined;
         if (!kept) reply = { ...reply, json: await reply.build() };
       }
     } catch (error) {
@@ -270,7 +269,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       if (!(error instanceof HttpError)) log(`internal error: ${(error as Error)?.name ?? "unknown"}`);
     }
     if (res.writableEnded || res.destroyed) return;
-    const status = await send(req, res, reply, resolved.compression, compressed, kept);
+    const status = await send(res, reply, resolved.compression, negotiated, compressed, kept);
     // Only the path: query strings may hold values a user considers private.
     const path = (req.url ?? "").split("?")[0].slice(0, 200);
     log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);
