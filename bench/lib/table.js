@@ -121,7 +121,7 @@ function smallLinkTable(cases, link, entries) {
     });
   const header =
     `link ${link.rttMs} ms / ${link.mbit} Mbit/s, ${thousands(link.materials)} materials: default columns' fields ${(link.wire.bytes / 1e6).toFixed(2)} MB (br) in ${link.wire.pages} pages; ` +
-    `link floor ${fixed(link.floorSeconds, 2)} s = bytes / bandwidth + ${Math.ceil(link.wire.pages / link.inFlight)} waves of ${link.inFlight} pages + 1 round trip for the login`;
+    `link floor ${fixed(link.floorSeconds, 2)} s = bytes / bandwidth + ${Math.ceil(link.wire.pages / link.inFlight)} waves of ${link.inFlight} pages + the login (1 round trip + the server's ${link.loginSeconds === undefined ? "password check" : `${fixed(link.loginSeconds * 1000, 0)} ms to answer it on loopback`})`;
   return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "client CPU s", "link floor s", "x link floor", "x measured floor"], rows, ["l", "r", "r", "r", "r", "r"])}`;
 }
 

@@ -21,9 +21,9 @@ const CONCURRENCY: Record<LinkKind, number> = { near: 3, far: 6 };
 /**
  * The client's running estimate of its link: the shortest time to the first byte of any answer
  * so far. Until the first answer it goes by the hostname (a loopback name is guessed near), and
- * a loopback client measures before its first walk (`Transport.measureLink`): one GET of the
- * API's base path without credentials, which any server answers at once (a 404 or 401) without
- * touching data, sent while the client is idle (a local platform logs it as a 404). Page
+ * a loopback client measures beside its login or before its first walk (`Transport.measureLink`):
+ * one GET of the API's base path without credentials, which any server answers at once (a 404 or
+ * 401) without touching data (a local platform logs it as a 404). Page
  * answers are poor first measurements (a loaded machine took 20 to 90 ms to build and deliver
  * the first pages of 500 records, and a client busy parsing delays its own timing), but the
  * shortest time can only fall, so a loaded machine is still recognised as near after a few

@@ -143,8 +143,8 @@ export class Transport {
   }
 
   /**
-   * Before the first walk of a client whose hostname says loopback and whose compression is left
-   * to the link: sends `o` once and times it, so that the walk's first pages are already asked for
+   * Beside the login or before the first walk of a client whose hostname says loopback and whose
+   * compression is left to the link: sends `o` once and times it, so the walk's first pages are asked for
    * as the link wants them. It waits at most `NEAR_FIRST_BYTE_MS`: an answer later than that says
    * "far" all the same. `o` is a GET of the API's base path without credentials: every server
    * on the way answers it at once (a 404 or 401) without touching data, and it names no record or
@@ -236,7 +236,10 @@ export class Transport {
     if (o.method !== "GET") await settleIdleConnections();
 
     for (let attempt = 1, timeouts = 0; ; attempt++) {
-      const outcome = await this.#attempt(request, path, callerSignal);
+      const attempted = this.#attempt(request, path, callerSignal); // on its way when this returns
+      // A loopback client times its link while a login's password is checked: its walks start at once.
+      if (o.login && attempt === 1) void this.measureLink({ method: "GET", path: "", signal: o.signal });
+      const outcome = await attempted;
       if ("kind" in outcome) {
         if (outcome.kind === "timeout") timeouts++;
         const step = nextStep({
