@@ -72,6 +72,7 @@ function coveredBy(line: string, section: string): string | undefined {
     "npm run bench -- --only link":
       "not in CI: minutes over the simulated link; .ci/run runs the link group with --quick",
     "npm run bench -- --only link --rtt 80 --mbit 20": "not in CI, as above",
+    "npm run bench -- --only link --reps 5": "not in CI, as above",
     "npm run build": "npm test runs it first",
     "npm run lint": "npm test runs it after the type check",
     "npm run bench -- --only link --synthetic 20000 --reps 5":
