@@ -32,7 +32,20 @@ export function readIdRange(query: QueryDocument, sortedIds: readonly string[]):
   if (bounds.upper) {
     to = bounds.upper.inclusive ? upperBound(sortedIds, bounds.upper.value) : lowerBound(sortedIds, bounds.upper.value);
   }
-  return { from, to: Math.max(from, to), residual };
+  return { from, to: Math.max(from, to), residual: unwrapLoneAnd(residual) };
+}
+
+/**
+ * `{$and: [q]}`, what is left of a keyset page's `{$and: [q, {_id: {$gt: last}}]}`, is `q`: one
+ * spelling, so the page finds the matches a walk of `q` has kept (see `MaterialStore`).
+ */
+function unwrapLoneAnd(query: QueryDocument): QueryDocument {
+  const clauses = query.$and;
+  if (Object.keys(query).length !== 1 || !Array.isArray(clauses) || clauses.length !== 1) return query;
+  const [only] = clauses;
+  return only !== null && typeof only === "object" && !Array.isArray(only)
+    ? unwrapLoneAnd(only as QueryDocument)
+    : query;
 }
 
 function stripIdConditions(query: QueryDocument, bounds: Bounds): QueryDocument {

@@ -49,6 +49,38 @@ class MatchCursor {
     return result;
   }
 
+  /** Whether every record before `position`, in the cursor's direction, has been judged. */
+  covers(position: number): boolean {
+    return this.direction === 1 ? this.nextIndex >= position : this.nextIndex <= position;
+  }
+
+  /**
+   * A keyset page: the matches at or past `position` (in the cursor's direction), `skip` then
+   * `limit` of them, scanning further only if needed. For a cursor that `covers(position)`.
+   */
+  pageFrom(position: number, skip: number, limit: number, budget: ScanBudget): Promise<Int32Array> {
+    const result = this.queue.then(async () => {
+      const first = this.firstAt(position) + skip;
+      await this.scanUntil(first + limit, budget);
+      return this.matches.slice(Math.min(first, this.found), Math.min(first + limit, this.found));
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** The number of matches found before `position`, in the cursor's direction (a binary search). */
+  private firstAt(position: number): number {
+    let low = 0;
+    let high = this.found;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const before = this.direction === 1 ? this.matches[middle] < position : this.matches[middle] > position;
+      if (before) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
   private async scanUntil(wanted: number, budget: ScanBudget): Promise<void> {
     const end = this.direction === 1 ? this.records.length : -1;
     if (this.found >= wanted || this.nextIndex === end) return;
@@ -175,21 +207,28 @@ export class MaterialStore {
       for (let i = start; i < end; i += 1) page.push(direction === 1 ? range.from + i : range.to - 1 - i);
       return page;
     }
+    const key = `${direction}|${JSON.stringify(range.residual)}`;
+    // A scan that failed (an evaluation error, the budget spent) is never resumed by a later
+    // request: the next one starts a fresh cursor.
+    const forgetOnFailure = (used: MatchCursor) => (error: unknown) => {
+      if (this.cursors.get(key) === used) this.cursors.delete(key);
+      throw error;
+    };
     if (unbounded) {
-      const key = `${direction}|${JSON.stringify(range.residual)}`;
       let cursor = this.cursors.get(key);
       if (!cursor) {
         cursor = new MatchCursor(compileQuery(range.residual), this.records, direction);
         this.cursors.set(key, cursor);
       }
-      const used = cursor;
-      // A scan that failed (an evaluation error, the budget spent) is never resumed by a later
-      // request: the next one starts a fresh cursor.
-      return used.page(skip, limit, budget).catch((error: unknown) => {
-        if (this.cursors.get(key) === used) this.cursors.delete(key);
-        throw error;
-      });
+      return cursor.page(skip, limit, budget).catch(forgetOnFailure(cursor));
     }
+    // A keyset page (`_id` past a cursor, open at the far end) whose start a walk with the same
+    // query has already judged every record before goes on with that walk's matches: a keyset
+    // walk then fills the cursor as an offset walk does, and later walks read its matches.
+    const open = direction === 1 ? range.to === this.records.length : range.from === 0;
+    const start = direction === 1 ? range.from : range.to - 1;
+    const warm = open ? this.cursors.get(key) : undefined;
+    if (warm?.covers(start)) return warm.pageFrom(start, skip, limit, budget).catch(forgetOnFailure(warm));
     // Keyset pages (an _id bound plus a query): start at the bound, stop when the page is full.
     const predicate = compileQuery(range.residual);
     const page: number[] = [];
