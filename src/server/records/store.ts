@@ -222,9 +222,9 @@ export class MaterialStore {
       }
       return cursor.page(skip, limit, budget).catch(forgetOnFailure(cursor));
     }
-    // A keyset page (`_id` past a cursor, open at the far end) whose start a walk with the same
-    // query has already judged every record before goes on with that walk's matches: a keyset
-    // walk then fills the cursor as an offset walk does, and later walks read its matches.
+    // A keyset page (`_id` past a cursor, no bound at the far end) goes on with the matches kept
+    // for its query when a walk has already judged every record before its start: a keyset walk
+    // then fills the kept matches as an offset walk does, and later walks read them.
     const open = direction === 1 ? range.to === this.records.length : range.from === 0;
     const start = direction === 1 ? range.from : range.to - 1;
     const warm = open ? this.cursors.get(key) : undefined;
