@@ -154,9 +154,79 @@ function factsOf(hallNumber: number): GroupFacts {
 const CACHE_SIZE = 10_000;
 const cache = new Map<string, Symmetry>();
 
-/** Forgets every cached result (for benchmarks that measure the search itself). */
+/** What names a space group's type and setting, as moyo found it for a group. */
+interface GroupType {
+  number: number;
+  hallNumber: number;
+  pearsonSymbol: string;
+}
+
+/**
+ * The types of the groups met so far, by {@link groupKey}: the exact group of operations the
+ * tolerance search found on a primitive cell, which decides the type whatever the cell's lengths
+ * and the atoms' free coordinates. Structures of one prototype in one setting (the rock-salt
+ * materials of a database, the strained copies of a crystal) share it, so moyo names each such
+ * group once, and runs again for a structure only when its sites, operations or standard cells are
+ * read. Kept like the results, at most this many, the oldest forgotten first.
+ */
+const identified = new Map<string, GroupType>();
+
+/** Forgets every cached result and every group type met (for benchmarks that measure the search itself). */
 export function clearSymmetryCache(): void {
   cache.clear();
+  identified.clear();
+}
+
+let analyses = 0;
+
+/** How many times moyo has analysed a structure in this process (for tests of the group types kept). @internal */
+export function moyoAnalyses(): number {
+  return analyses;
+}
+
+/** moyo's analysis of a structure made exactly symmetric; a StructureError when it finds no group. */
+function analyzeCell(
+  record: { name: string; id: string | undefined },
+  json: string,
+  exactSymprec: number,
+  symprec: number,
+): MoyoDataset {
+  analyses++;
+  try {
+    return loadMoyo().analyze_cell(json, exactSymprec, "Spglib");
+  } catch (error) {
+    if (!(typeof error === "string" || error instanceof Error) || error instanceof TypeError) throw error;
+    throw new StructureError(
+      `${record.name}: no space group found with symprec ${symprec} Å (${String(error).replace(/^moyo error: /, "moyo: ")}); check for atoms closer than the tolerance, or try another symprec.`,
+      record.id,
+      { cause: error },
+    );
+  }
+}
+
+/** The type moyo found for a group, kept under the group's key. */
+function identify(dataset: MoyoDataset, groupKey: string | undefined): GroupType {
+  const type = { number: dataset.number, hallNumber: dataset.hall_number, pearsonSymbol: dataset.pearson_symbol };
+  if (groupKey !== undefined) {
+    if (identified.size >= CACHE_SIZE) identified.delete(identified.keys().next().value as string);
+    identified.set(groupKey, type);
+  }
+  return type;
+}
+
+/**
+ * Defines `name` on `target` as an enumerable property computed on its first read, then kept
+ * (frozen all the way down, as the cache shares it).
+ */
+function lazily<K extends keyof Symmetry>(target: Symmetry, name: K, compute: () => Symmetry[K]): void {
+  let value: Symmetry[K] | undefined;
+  Object.defineProperty(target, name, {
+    enumerable: true,
+    get: () => {
+      if (value === undefined) value = deepFreeze(compute());
+      return value;
+    },
+  });
 }
 
 function deepFreeze<T>(value: T): T {
@@ -255,50 +325,58 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   const key = `${symprec}|${angleTolerance}|${JSON.stringify(cell)}|${JSON.stringify(sites)}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const { json, exactSymprec, species } = moyoInput(record, { symprec, angleTolerance });
-  let dataset: MoyoDataset;
-  try {
-    dataset = loadMoyo().analyze_cell(json, exactSymprec, "Spglib");
-  } catch (error) {
-    if (!(typeof error === "string" || error instanceof Error) || error instanceof TypeError) throw error;
-    throw new StructureError(
-      `${who(record)}: no space group found with symprec ${symprec} Å (${String(error).replace(/^moyo error: /, "moyo: ")}); check for atoms closer than the tolerance, or try another symprec.`,
-      record._id,
-      { cause: error },
-    );
-  }
-  const facts = factsOf(dataset.hall_number);
-  const result: Symmetry = {
-    spaceGroupNumber: dataset.number,
+  const { json, exactSymprec, species, groupKey } = moyoInput(record, { symprec, angleTolerance });
+  // moyo reads the structure made exactly symmetric: made only when moyo runs.
+  // moyo's analysis, once: now for a group not met before, on first read of the parts that need
+  // it (the sites, operations and standard cells) for one whose type is known.
+  let analysis: MoyoDataset | undefined;
+  const named = { name: who(record), id: record._id }; // not the record, which the cache would keep
+  const analyze = (): MoyoDataset => {
+    analysis ??= analyzeCell(named, json(), exactSymprec, symprec);
+    return analysis;
+  };
+  const known = groupKey === undefined ? undefined : identified.get(groupKey);
+  const type = known ?? identify(analyze(), groupKey);
+  const facts = factsOf(type.hallNumber);
+  const result = {
+    spaceGroupNumber: type.number,
     spaceGroupSymbol: facts.symbol,
     spaceGroupSymbolFull: facts.full,
-    hallNumber: dataset.hall_number,
+    hallNumber: type.hallNumber,
     crystalSystem: facts.system,
     latticeType: facts.latticeType,
     pointGroup: facts.pointGroup,
-    pearsonSymbol: dataset.pearson_symbol,
-    sites: sites.map((s, i) => ({
+    pearsonSymbol: type.pearsonSymbol,
+  } as Symmetry;
+  // The parts most callers never read (a table's symmetry columns read the group's names) are
+  // built on first read, in the same order of keys, and frozen then.
+  lazily(result, "sites", () => {
+    const dataset = analyze();
+    return sites.map((s, i) => ({
       element: s.element,
       wyckoff: dataset.wyckoffs[i],
       multiplicity: facts.wyckoff.get(dataset.wyckoffs[i])?.multiplicity ?? Number.NaN,
       siteSymmetry: dataset.site_symmetry_symbols[i],
       orbit: dataset.orbits[i],
-    })),
-    operations: latticeOperations(
-      dataset.operations.map((op) => ({
+    }));
+  });
+  lazily(result, "operations", () =>
+    latticeOperations(
+      analyze().operations.map((op) => ({
         rotation: rotationRows(op.rotation),
         translation: [...op.translation] as Vector3,
       })),
       cell,
       symprec,
     ),
-    conventional: platformCell(dataset.std_cell, species, facts.latticeType),
-    primitive: platformCell(dataset.prim_std_cell, species, facts.latticeType),
-    symprec,
-    angleTolerance,
-  };
+  );
+  lazily(result, "conventional", () => platformCell(analyze().std_cell, species, facts.latticeType));
+  lazily(result, "primitive", () => platformCell(analyze().prim_std_cell, species, facts.latticeType));
+  result.symprec = symprec;
+  result.angleTolerance = angleTolerance;
+  Object.freeze(result);
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  cache.set(key, deepFreeze(result));
+  cache.set(key, result);
   return result;
 }
 

@@ -10,6 +10,7 @@ import {
   type StructureRecord,
 } from "../../src";
 import { cellVolume } from "../../src/structure/cell";
+import { clearSymmetryCache, moyoAnalyses } from "../../src/structure/symmetry";
 import { hasPymatgen, python, recordOf, refOf, type Reference, type RefStructure } from "../support/symmetry-ref";
 
 // Every symmetry matframe finds is compared with pymatgen's SpacegroupAnalyzer and spglib
@@ -202,5 +203,27 @@ describe("symmetry of bad structures", () => {
     expect(again).toBe(first);
     expect(Object.isFrozen(first.sites[0])).toBe(true);
     expect(symmetryOf(si, { symprec: 0.001 })).not.toBe(first);
+  });
+
+  it("a group met before is named without moyo, and what is read later is what a fresh analysis gives", () => {
+    // 300 real, distinct Materials Project structures (matminer's set): many share a prototype in
+    // one setting (rock salt, zinc blende, perovskites), so their groups repeat.
+    const real = (
+      JSON.parse(readFileSync(join(__dirname, "../../data/reference-materials.json"), "utf8")) as StructureRecord[]
+    ).slice(0, 300);
+    clearSymmetryCache();
+    const before = moyoAnalyses();
+    const numbers = real.map((r) => symmetryOf(r).spaceGroupNumber);
+    const named = moyoAnalyses() - before;
+    expect(named).toBeLessThan(real.length / 2);
+    // Reading the rest runs moyo for those that skipped it, and gives the fresh analysis's answer.
+    const warm = real.map((r) => JSON.stringify(symmetryOf(r)));
+    expect(moyoAnalyses() - before).toBe(real.length);
+    const cold = real.map((r) => {
+      clearSymmetryCache();
+      return JSON.stringify(symmetryOf(r));
+    });
+    expect(warm).toEqual(cold);
+    expect(new Set(numbers).size).toBeGreaterThan(20);
   });
 });

@@ -161,12 +161,14 @@ export class SymmetryThread {
     let exactSymprec: number;
     try {
       const small = Array.isArray(record.basis?.elements) && record.basis.elements.length <= MAIN_THREAD_ATOMS;
-      ({ json, exactSymprec } = moyoInput(record, {
+      const input = moyoInput(record, {
         symprec: DEFAULT_SYMPREC,
         angleTolerance: DEFAULT_ANGLE_TOLERANCE,
         deadline: Date.now() + this.#budgetMs,
         search: small,
-      }));
+      });
+      json = input.json();
+      exactSymprec = input.exactSymprec;
     } catch (error) {
       if (error instanceof StructureError || error instanceof RangeError || error instanceof SearchTimeout)
         return Promise.resolve(null);

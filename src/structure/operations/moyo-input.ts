@@ -8,6 +8,7 @@ import { transpose } from "./linear";
 import { distance } from "./overlap";
 import { searchOperations } from "./search";
 import { symmetrize } from "./symmetrize";
+import type { Operation } from "./overlap";
 
 /** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
 export const DEFAULT_SYMPREC = 0.01;
@@ -36,11 +37,14 @@ export function moyoInput(
     angleTolerance: DEFAULT_ANGLE_TOLERANCE,
   },
 ): {
-  json: string;
+  /** The cell as moyo's JSON, made on the first call (the symmetrizing is half the search's time). */
+  json: () => string;
   exactSymprec: number;
   species: string[];
   cell: Matrix3;
   sites: ReturnType<typeof structureOf>["sites"];
+  /** What names the space group's type: see {@link groupKey} (absent with `search: false`). */
+  groupKey?: string;
 } {
   const { cell, sites } = structureOf(record);
   const volume = Math.abs(cellVolume(cell));
@@ -63,7 +67,8 @@ export function moyoInput(
       positions: sites.map((s) => s.fractional),
       numbers,
     };
-    return { json: JSON.stringify(raw), exactSymprec: options.symprec, species, cell, sites };
+    const json = JSON.stringify(raw);
+    return { json: () => json, exactSymprec: options.symprec, species, cell, sites };
   }
   // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
   for (let i = 0; i < sites.length; i++) {
@@ -93,17 +98,46 @@ export function moyoInput(
       record._id,
     );
   }
-  const exact = symmetrize(searchCell, found.primitive, found.operations);
-  const moyoCell: MoyoCell = {
-    lattice: { basis: transpose(exact.lattice).flat() as MoyoCell["lattice"]["basis"] },
-    positions: exact.positions as MoyoCell["positions"],
-    numbers,
-  };
+  const { primitive, group, tolerance } = found;
+  let json: string | undefined;
   return {
-    json: JSON.stringify(moyoCell),
-    exactSymprec: Math.min(EXACT_SYMPREC, found.tolerance / 10),
+    json: () => {
+      if (json === undefined) {
+        const exact = symmetrize(searchCell, primitive, group);
+        const moyoCell: MoyoCell = {
+          lattice: { basis: transpose(exact.lattice).flat() as MoyoCell["lattice"]["basis"] },
+          positions: exact.positions as MoyoCell["positions"],
+          numbers,
+        };
+        json = JSON.stringify(moyoCell);
+      }
+      return json;
+    },
+    exactSymprec: Math.min(EXACT_SYMPREC, tolerance / 10),
     species,
     cell,
     sites,
+    groupKey: groupKey(group, primitive.cell.positions.length),
   };
+}
+
+/** Translations are compared on a grid this fine (fractions of the primitive cell's vectors). */
+const GRID = 1e4;
+
+/**
+ * A text naming an exact group of operations of a primitive cell of `atoms` atoms: its rotations
+ * and its translations on a 10⁻⁴ grid. Two groups with the same key have the same space-group type
+ * and conventional cell's atom count: their rotations are the same and their translations closer
+ * than 10⁻⁴, and translations that close differ by an origin shift (for exact groups, a difference
+ * that small is a cocycle with real values, which for a finite group is a coboundary: (W - 1)·s),
+ * so one is the other moved. Two groups of one type may have different keys (another basis or
+ * origin, a translation on a grid line); the key is for recognizing a group met before, never for
+ * telling groups apart.
+ */
+export function groupKey(group: readonly Operation[], atoms: number): string {
+  const parts = group.map(({ rotation: w, translation: t }) => {
+    const grid = t.map((x) => Math.round((x - Math.floor(x)) * GRID) % GRID);
+    return `${w[0].join(",")},${w[1].join(",")},${w[2].join(",")}:${grid.join(",")}`;
+  });
+  return `${atoms}|${parts.sort().join(";")}`;
 }

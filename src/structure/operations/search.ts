@@ -27,6 +27,8 @@ export interface SearchResult {
   operations: Operation[];
   /** The distance tolerance at which they were found (symprec, or narrower). */
   tolerance: number;
+  /** The operations made an exact group (same rotations, translations moved to close exactly). */
+  group: Operation[];
 }
 
 interface Candidates {
@@ -60,20 +62,25 @@ function operationsAt(candidates: Candidates, symprec: number, angleTolerance: n
 }
 
 /**
- * Whether operations of a primitive cell make a group: one translation per rotation, and each
- * product is (within a few tolerances, for the noise) one of them.
+ * The operations of a primitive cell made an exact group, when they make a group: one translation
+ * per rotation, and each product is (within a few tolerances, for the noise) one of them. Null when
+ * they do not. The exact group has the same rotations and translations t'_g = t_g + mean over h of
+ * (t_gh − W_g·t_h − t_g), which closes exactly and differs from t by an origin shift; the residuals
+ * are the ones the check measures, so both come out of one pass over the products.
  */
-function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean {
+function exactGroupOf(operations: Operation[], cell: Cell, symprec: number): Operation[] | null {
   const n = operations.length;
   const { rotations: w, table } = rotationTable(operations);
-  if (!table) return false;
+  if (!table) return null;
   const t = new Float64Array(3 * n);
   for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
   const limit = 3 * symprec;
+  const exact: Operation[] = [];
   for (let a = 0; a < n; a++) {
+    const shift = [0, 0, 0];
     for (let b = 0; b < n; b++) {
       const product = table[a * n + b];
-      if (product < 0) return false;
+      if (product < 0) return null;
       const [u0, u1, u2] = [t[3 * b], t[3 * b + 1], t[3 * b + 2]];
       const r = 9 * a;
       const d = squaredDistance(
@@ -82,10 +89,19 @@ function isGroup(operations: Operation[], cell: Cell, symprec: number): boolean 
         w[r + 3] * u0 + w[r + 4] * u1 + w[r + 5] * u2 + t[3 * a + 1] - t[3 * product + 1],
         w[r + 6] * u0 + w[r + 7] * u1 + w[r + 8] * u2 + t[3 * a + 2] - t[3 * product + 2],
       );
-      if (!(Math.sqrt(d) < limit)) return false;
+      if (!(Math.sqrt(d) < limit)) return null;
+      for (let k = 0; k < 3; k++) {
+        const q = r + 3 * k;
+        const residual = t[3 * product + k] - (w[q] * u0 + w[q + 1] * u1 + w[q + 2] * u2) - t[3 * a + k];
+        shift[k] += (residual - Math.round(residual)) / n;
+      }
     }
+    exact.push({
+      rotation: operations[a].rotation,
+      translation: operations[a].translation.map((x, k) => x + shift[k]),
+    });
   }
-  return true;
+  return exact;
 }
 
 /**
@@ -123,16 +139,16 @@ export function searchOperations(
       };
       const operations = operationsAt(candidates, at, angle);
       if (new Set(operations.map((op) => key(op.rotation))).size === operations.length) {
-        if (!judged(operations) && isGroup(operations, primitive.cell, at))
-          return { primitive, operations, tolerance: at };
+        const group = judged(operations) ? null : exactGroupOf(operations, primitive.cell, at);
+        if (group) return { primitive, operations, tolerance: at, group };
         // Too many got through: keep those that still hold at a narrower tolerance.
         let narrower = at;
         for (let step = 0; step < 20; step++) {
           narrower *= 0.95;
           const allowed = new Set(selectRotations(candidates.rotations, narrower, angle).map(key));
           const kept = operations.filter((op) => allowed.has(key(op.rotation)) && op.worst < narrower);
-          if (!judged(kept) && isGroup(kept, primitive.cell, at))
-            return { primitive, operations: kept, tolerance: narrower };
+          const exact = judged(kept) ? null : exactGroupOf(kept, primitive.cell, at);
+          if (exact) return { primitive, operations: kept, tolerance: narrower, group: exact };
         }
       }
     }

@@ -1,32 +1,10 @@
-// A structure made exactly symmetric under the group the search found, so that the space group's
-// tables (moyo's, at a tight tolerance) name that group and no other: the translations are averaged
-// into an exact group (t'_g = t_g + mean over h of (t_gh − W_g·t_h − t_g), which closes exactly and
-// differs from t by an origin shift), the lattice's metric is averaged over the rotations, and each
-// atom moves to the mean of its images. The atoms keep their order and the cell its basis.
+// A structure made exactly symmetric under the group the search found (made an exact group there),
+// so that the space group's tables (moyo's, at a tight tolerance) name that group and no other: the
+// lattice's metric is averaged over the rotations, and each atom moves to the mean of its images.
+// The atoms keep their order and the cell its basis.
 import { cholesky, inverse, metric, mul, mulV, round, transpose, type M3, type V3 } from "./linear";
-import { rotationTable, squaredDistance, type Cell, type Operation } from "./overlap";
+import { squaredDistance, type Cell, type Operation } from "./overlap";
 import type { Primitive } from "./primitive";
-
-/** The operations with translations that make an exact group (same rotations). */
-function exactGroup(operations: Operation[]): Operation[] {
-  const n = operations.length;
-  const { rotations: w, table } = rotationTable(operations) as { rotations: Float64Array; table: Int32Array };
-  const t = new Float64Array(3 * n);
-  for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
-  return operations.map((g, a) => {
-    const shift = [0, 0, 0];
-    for (let b = 0; b < n; b++) {
-      const gh = 3 * table[a * n + b];
-      const [u0, u1, u2] = [t[3 * b], t[3 * b + 1], t[3 * b + 2]];
-      for (let k = 0; k < 3; k++) {
-        const r = 9 * a + 3 * k;
-        const d = t[gh + k] - (w[r] * u0 + w[r + 1] * u1 + w[r + 2] * u2) - t[3 * a + k];
-        shift[k] += (d - Math.round(d)) / n;
-      }
-    }
-    return { rotation: g.rotation, translation: g.translation.map((x, k) => x + shift[k]) };
-  });
-}
 
 /** The primitive cell made exactly invariant under the (exact) operations. */
 function symmetrizePrimitive(cell: Cell, operations: Operation[]): Cell {
@@ -67,11 +45,11 @@ function symmetrizePrimitive(cell: Cell, operations: Operation[]): Cell {
 }
 
 /**
- * The structure (its own cell and atom order) made exactly symmetric under the operations found
- * on its primitive cell.
+ * The structure (its own cell and atom order) made exactly symmetric under an exact group of
+ * operations of its primitive cell (the search's `group`).
  */
-export function symmetrize(cell: Cell, primitive: Primitive, operations: Operation[]): Cell {
-  const exact = symmetrizePrimitive(primitive.cell, exactGroup(operations));
+export function symmetrize(cell: Cell, primitive: Primitive, group: Operation[]): Cell {
+  const exact = symmetrizePrimitive(primitive.cell, group);
   const back = round(inverse(primitive.transform)); // the structure's cell vectors in the primitive's basis
   const toPrimitive = inverse(primitive.transform);
   const positions = cell.positions.map((x, i) => {
