@@ -116,10 +116,30 @@ function clientCases({ groups, server, credentials, columnsFields, python, symme
   add("symmetry", "symmetry.cached", "symmetryOf per material (moyo), results cached per structure", "symmetry.js", {
     cache: true,
   });
-  add("symmetry", "symmetry.uncached", "symmetryOf per material (moyo), cache cleared before each", "symmetry.js", {
-    cache: false,
-  });
+  add(
+    "symmetry",
+    "symmetry.uncached",
+    "symmetryOf per material (moyo), cache and group types cleared before each (cold)",
+    "symmetry.js",
+    { cache: false },
+  );
+  const realStructures = require("node:path").join(__dirname, "..", "..", "data", "reference-materials.json");
+  add(
+    "symmetry",
+    "symmetry.real",
+    "symmetryOf, 1,056 real distinct structures (Materials Project, matminer), fresh process",
+    "symmetry-real.js",
+    { file: realStructures },
+  );
   if (python.command && groups.has("symmetry")) {
+    add(
+      "symmetry",
+      "symmetry.real.pymatgen",
+      "pymatgen SpacegroupAnalyzer, the same 1,056 real structures",
+      "python_symmetry.py",
+      { file: realStructures },
+      { python: python.command },
+    );
     add(
       "symmetry",
       "symmetry.pymatgen",

@@ -135,9 +135,10 @@ const GRID = 1e4;
  * telling groups apart.
  */
 export function groupKey(group: readonly Operation[], atoms: number): string {
+  const onGrid = (x: number) => Math.round((x - Math.floor(x)) * GRID) % GRID;
   const parts = group.map(({ rotation: w, translation: t }) => {
-    const grid = t.map((x) => Math.round((x - Math.floor(x)) * GRID) % GRID);
-    return `${w[0].join(",")},${w[1].join(",")},${w[2].join(",")}:${grid.join(",")}`;
+    const r = `${w[0][0]},${w[0][1]},${w[0][2]},${w[1][0]},${w[1][1]},${w[1][2]},${w[2][0]},${w[2][1]},${w[2][2]}`;
+    return `${r}:${onGrid(t[0])},${onGrid(t[1])},${onGrid(t[2])}`;
   });
   return `${atoms}|${parts.sort().join(";")}`;
 }

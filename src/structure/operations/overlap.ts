@@ -2,7 +2,7 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
-import { flatRotations, productTable, type M3, type V3 } from "./linear";
+import { flatRotations, key, productTable, type M3, type V3 } from "./linear";
 
 /** Thrown when the search runs past its deadline. */
 export class SearchTimeout extends Error {}
@@ -29,15 +29,34 @@ export interface Operation {
 const tables = new WeakMap<readonly Operation[], { rotations: Float64Array; table: Int32Array | null }>();
 
 /**
+ * Multiplication tables by the rotations they are of, in order: a structure's rotations are
+ * mostly a set met before (the lattice's point group in a basis many cells share), and the table
+ * is a function of the integer matrices alone. At most this many are kept, the oldest forgotten.
+ */
+const TABLES_KEPT = 1000;
+const tablesByRotations = new Map<string, Int32Array | null>();
+
+/**
  * The operations' rotations as {@link flatRotations} and their {@link productTable}, computed once
  * per array of operations (the group check and the symmetrizing both need them; the arrays are
- * never changed once made).
+ * never changed once made) and once per list of rotations.
  */
 export function rotationTable(operations: readonly Operation[]): { rotations: Float64Array; table: Int32Array | null } {
   let found = tables.get(operations);
   if (!found) {
     const rotations = flatRotations(operations.map((op) => op.rotation));
-    found = { rotations, table: productTable(rotations) };
+    // `key` names matrices with entries within ±8 (a reduced cell's); others are not kept.
+    const named = rotations.every((x) => Math.abs(x) <= 8) ? operations.map((op) => key(op.rotation)).join(",") : "";
+    let table = named ? tablesByRotations.get(named) : undefined;
+    if (table === undefined) {
+      table = productTable(rotations);
+      if (named) {
+        if (tablesByRotations.size >= TABLES_KEPT)
+          tablesByRotations.delete(tablesByRotations.keys().next().value as string);
+        tablesByRotations.set(named, table);
+      }
+    }
+    found = { rotations, table };
     tables.set(operations, found);
   }
   return found;

@@ -12,7 +12,6 @@ import {
   checkDeadline,
   leastAtomsIndex,
   rotationTable,
-  squaredDistance,
   worstDistance,
   type Cell,
   type Operation,
@@ -74,32 +73,33 @@ function exactGroupOf(operations: Operation[], cell: Cell, symprec: number): Ope
   if (!table) return null;
   const t = new Float64Array(3 * n);
   for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
-  const limit = 3 * symprec;
+  const limit = (3 * symprec) ** 2;
+  const [l0, l1, l2] = cell.lattice;
   const exact: Operation[] = [];
   for (let a = 0; a < n; a++) {
-    const shift = [0, 0, 0];
+    const r = 9 * a;
+    let [s0, s1, s2] = [0, 0, 0];
     for (let b = 0; b < n; b++) {
       const product = table[a * n + b];
       if (product < 0) return null;
       const [u0, u1, u2] = [t[3 * b], t[3 * b + 1], t[3 * b + 2]];
-      const r = 9 * a;
-      const d = squaredDistance(
-        cell.lattice,
-        w[r] * u0 + w[r + 1] * u1 + w[r + 2] * u2 + t[3 * a] - t[3 * product],
-        w[r + 3] * u0 + w[r + 4] * u1 + w[r + 5] * u2 + t[3 * a + 1] - t[3 * product + 1],
-        w[r + 6] * u0 + w[r + 7] * u1 + w[r + 8] * u2 + t[3 * a + 2] - t[3 * product + 2],
-      );
-      if (!(Math.sqrt(d) < limit)) return null;
-      for (let k = 0; k < 3; k++) {
-        const q = r + 3 * k;
-        const residual = t[3 * product + k] - (w[q] * u0 + w[q + 1] * u1 + w[q + 2] * u2) - t[3 * a + k];
-        shift[k] += (residual - Math.round(residual)) / n;
-      }
+      // The residual t_ab − W_a·t_b − t_a, to the nearest lattice point.
+      let e0 = t[3 * product] - (w[r] * u0 + w[r + 1] * u1 + w[r + 2] * u2) - t[3 * a];
+      let e1 = t[3 * product + 1] - (w[r + 3] * u0 + w[r + 4] * u1 + w[r + 5] * u2) - t[3 * a + 1];
+      let e2 = t[3 * product + 2] - (w[r + 6] * u0 + w[r + 7] * u1 + w[r + 8] * u2) - t[3 * a + 2];
+      e0 -= Math.round(e0);
+      e1 -= Math.round(e1);
+      e2 -= Math.round(e2);
+      const x = l0[0] * e0 + l0[1] * e1 + l0[2] * e2;
+      const y = l1[0] * e0 + l1[1] * e1 + l1[2] * e2;
+      const z = l2[0] * e0 + l2[1] * e1 + l2[2] * e2;
+      if (!(x * x + y * y + z * z < limit)) return null;
+      s0 += e0 / n;
+      s1 += e1 / n;
+      s2 += e2 / n;
     }
-    exact.push({
-      rotation: operations[a].rotation,
-      translation: operations[a].translation.map((x, k) => x + shift[k]),
-    });
+    const [t0, t1, t2] = operations[a].translation;
+    exact.push({ rotation: operations[a].rotation, translation: [t0 + s0, t1 + s1, t2 + s2] });
   }
   return exact;
 }
