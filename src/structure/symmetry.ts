@@ -214,19 +214,13 @@ function identify(dataset: MoyoDataset, groupKey: string | undefined): GroupType
   return type;
 }
 
-/**
- * Defines `name` on `target` as an enumerable property computed on its first read, then kept
- * (frozen all the way down, as the cache shares it).
- */
-function lazily<K extends keyof Symmetry>(target: Symmetry, name: K, compute: () => Symmetry[K]): void {
-  let value: Symmetry[K] | undefined;
-  Object.defineProperty(target, name, {
-    enumerable: true,
-    get: () => {
-      if (value === undefined) value = deepFreeze(compute());
-      return value;
-    },
-  });
+/** A value computed on its first request, then kept (frozen all the way down, as the cache shares it). */
+function once<T>(compute: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    if (value === undefined) value = deepFreeze(compute());
+    return value;
+  };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -338,19 +332,9 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   const known = groupKey === undefined ? undefined : identified.get(groupKey);
   const type = known ?? identify(analyze(), groupKey);
   const facts = factsOf(type.hallNumber);
-  const result = {
-    spaceGroupNumber: type.number,
-    spaceGroupSymbol: facts.symbol,
-    spaceGroupSymbolFull: facts.full,
-    hallNumber: type.hallNumber,
-    crystalSystem: facts.system,
-    latticeType: facts.latticeType,
-    pointGroup: facts.pointGroup,
-    pearsonSymbol: type.pearsonSymbol,
-  } as Symmetry;
   // The parts most callers never read (a table's symmetry columns read the group's names) are
-  // built on first read, in the same order of keys, and frozen then.
-  lazily(result, "sites", () => {
+  // built on first read, and frozen then.
+  const sitesOf = once(() => {
     const dataset = analyze();
     return sites.map((s, i) => ({
       element: s.element,
@@ -360,7 +344,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
       orbit: dataset.orbits[i],
     }));
   });
-  lazily(result, "operations", () =>
+  const operationsOf = once(() =>
     latticeOperations(
       analyze().operations.map((op) => ({
         rotation: rotationRows(op.rotation),
@@ -370,11 +354,32 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
       symprec,
     ),
   );
-  lazily(result, "conventional", () => platformCell(analyze().std_cell, species, facts.latticeType));
-  lazily(result, "primitive", () => platformCell(analyze().prim_std_cell, species, facts.latticeType));
-  result.symprec = symprec;
-  result.angleTolerance = angleTolerance;
-  Object.freeze(result);
+  const conventionalOf = once(() => platformCell(analyze().std_cell, species, facts.latticeType));
+  const primitiveOf = once(() => platformCell(analyze().prim_std_cell, species, facts.latticeType));
+  const result: Symmetry = Object.freeze({
+    spaceGroupNumber: type.number,
+    spaceGroupSymbol: facts.symbol,
+    spaceGroupSymbolFull: facts.full,
+    hallNumber: type.hallNumber,
+    crystalSystem: facts.system,
+    latticeType: facts.latticeType,
+    pointGroup: facts.pointGroup,
+    pearsonSymbol: type.pearsonSymbol,
+    get sites() {
+      return sitesOf();
+    },
+    get operations() {
+      return operationsOf();
+    },
+    get conventional() {
+      return conventionalOf();
+    },
+    get primitive() {
+      return primitiveOf();
+    },
+    symprec,
+    angleTolerance,
+  });
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, result);
   return result;

@@ -91,13 +91,17 @@ function angleChange(
  * map the lattice onto itself within the widest tolerances the search will use; {@link selectRotations}
  * narrows them.
  */
+// Scratch space of latticeCandidates, reused from call to call (it neither recurses nor yields).
+const products = new Float64Array(26 * 26);
+const angles = new Float64Array(3 * 26 * 26);
+const distances = new Float64Array(3 * 26 * 26);
+
 export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: number): LatticeRotation[] {
   const reduced = delaunayReduce(lattice);
   const g = metric(reduced);
   // Scalar products of the 26 axes in this metric: the rotated cell's metric is read off them.
   // Written out term by term (the same sum, in the same order): as a nested loop it cost more than
   // the rest of this function.
-  const products = new Float64Array(26 * 26);
   const [[g00, g01, g02], [g10, g11, g12], [g20, g21, g22]] = g;
   for (let n = 0; n < 26; n++) {
     const [u0, u1, u2] = AXES[n];
@@ -120,8 +124,7 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   const columns = [0, 1, 2].map((i) => AXES.map((_, n) => n).filter((n) => Math.abs(lengths[n] - lo[i]) <= symprec));
   // The change of the angle between vectors j and k when they become axes n and m, measured once
   // for all the triples that share it: degrees in `angles`, the distance rule's Å in `distances`.
-  const angles = new Float64Array(3 * 26 * 26).fill(Number.NaN);
-  const distances = new Float64Array(3 * 26 * 26);
+  angles.fill(Number.NaN);
   const change = (j: number, k: number, n: number, m: number): number => {
     const at = ((j + k - 1) * 26 + n) * 26 + m;
     if (Number.isNaN(angles[at])) {
@@ -142,6 +145,8 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
   // Back to the basis of `lattice`: W' = T·W·T⁻¹ with T = lattice⁻¹·reduced (integer, unimodular).
   const t = round(mul(inverse(lattice), reduced));
   const ti = inverse(t);
+  // Whether the basis changed at all (a cell given reduced keeps W as found).
+  const reduction = !t.every((row, i) => row.every((x, j) => x === (i === j ? 1 : 0)));
   const found: LatticeRotation[] = [];
   for (const a of columns[0]) {
     for (const b of columns[1]) {
@@ -154,11 +159,18 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
         if (determinant !== 1 && determinant !== -1) continue;
         const [ac, bc] = [change(0, 2, a, c), change(1, 2, b, c)];
         if (!within(ac) || !within(bc)) continue;
-        const w: M3 = [0, 1, 2].map((r) => [u[r], v[r], x[r]]);
-        const rotation = mul(mul(t, w), ti);
-        if (!isInteger(rotation, 0.1)) continue;
+        const rotation = reduction
+          ? mul(
+              mul(
+                t,
+                [0, 1, 2].map((r) => [u[r], v[r], x[r]]),
+              ),
+              ti,
+            )
+          : null;
+        if (rotation && !isInteger(rotation, 0.1)) continue;
         found.push({
-          rotation: round(rotation),
+          rotation: rotation ? round(rotation) : [0, 1, 2].map((r) => [u[r] + 0, v[r] + 0, x[r] + 0]),
           length: Math.max(Math.abs(lengths[a] - lo[0]), Math.abs(lengths[b] - lo[1]), Math.abs(lengths[c] - lo[2])),
           angle: Math.max(angles[ab], angles[ac], angles[bc]),
           angleDistance: Math.max(distances[ab], distances[ac], distances[bc]),

@@ -2,7 +2,7 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
-import { flatRotations, key, productTable, type M3, type V3 } from "./linear";
+import { flatRotations, productTable, type M3, type V3 } from "./linear";
 
 /** Thrown when the search runs past its deadline. */
 export class SearchTimeout extends Error {}
@@ -45,16 +45,14 @@ export function rotationTable(operations: readonly Operation[]): { rotations: Fl
   let found = tables.get(operations);
   if (!found) {
     const rotations = flatRotations(operations.map((op) => op.rotation));
-    // `key` names matrices with entries within ±8 (a reduced cell's); others are not kept.
-    const named = rotations.every((x) => Math.abs(x) <= 8) ? operations.map((op) => key(op.rotation)).join(",") : "";
-    let table = named ? tablesByRotations.get(named) : undefined;
+    // The matrices' entries, byte for byte, name the list.
+    const named = Buffer.from(rotations.buffer, rotations.byteOffset, rotations.byteLength).toString("latin1");
+    let table = tablesByRotations.get(named);
     if (table === undefined) {
       table = productTable(rotations);
-      if (named) {
-        if (tablesByRotations.size >= TABLES_KEPT)
-          tablesByRotations.delete(tablesByRotations.keys().next().value as string);
-        tablesByRotations.set(named, table);
-      }
+      if (tablesByRotations.size >= TABLES_KEPT)
+        tablesByRotations.delete(tablesByRotations.keys().next().value as string);
+      tablesByRotations.set(named, table);
     }
     found = { rotations, table };
     tables.set(operations, found);

@@ -8,14 +8,7 @@
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
 import { key, mulV, sub } from "./linear";
-import {
-  checkDeadline,
-  leastAtomsIndex,
-  rotationTable,
-  worstDistance,
-  type Cell,
-  type Operation,
-} from "./overlap";
+import { checkDeadline, leastAtomsIndex, rotationTable, worstDistance, type Cell, type Operation } from "./overlap";
 import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
 export { SearchTimeout } from "./overlap";
