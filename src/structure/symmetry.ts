@@ -320,14 +320,19 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   const hit = cache.get(key);
   if (hit) return hit;
   const { json, exactSymprec, species, groupKey } = moyoInput(record, { symprec, angleTolerance });
-  // moyo reads the structure made exactly symmetric: made only when moyo runs.
-  // moyo's analysis, once: now for a group not met before, on first read of the parts that need
-  // it (the sites, operations and standard cells) for one whose type is known.
+  // moyo's analysis of the structure made exactly symmetric (made only then), once: now for a
+  // group not met before, on first read of the parts that need it (the sites, operations and
+  // standard cells) for one whose type is known; let go once all four are built.
   let analysis: MoyoDataset | undefined;
+  let unbuilt = 4;
   const named = { name: who(record), id: record._id }; // not the record, which the cache would keep
   const analyze = (): MoyoDataset => {
     analysis ??= analyzeCell(named, json(), exactSymprec, symprec);
     return analysis;
+  };
+  const built = <T>(part: T): T => {
+    if (--unbuilt === 0) analysis = undefined;
+    return part;
   };
   const known = groupKey === undefined ? undefined : identified.get(groupKey);
   const type = known ?? identify(analyze(), groupKey);
@@ -336,26 +341,30 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   // built on first read, and frozen then.
   const sitesOf = once(() => {
     const dataset = analyze();
-    return sites.map((s, i) => ({
-      element: s.element,
-      wyckoff: dataset.wyckoffs[i],
-      multiplicity: facts.wyckoff.get(dataset.wyckoffs[i])?.multiplicity ?? Number.NaN,
-      siteSymmetry: dataset.site_symmetry_symbols[i],
-      orbit: dataset.orbits[i],
-    }));
+    return built(
+      sites.map((s, i) => ({
+        element: s.element,
+        wyckoff: dataset.wyckoffs[i],
+        multiplicity: facts.wyckoff.get(dataset.wyckoffs[i])?.multiplicity ?? Number.NaN,
+        siteSymmetry: dataset.site_symmetry_symbols[i],
+        orbit: dataset.orbits[i],
+      })),
+    );
   });
   const operationsOf = once(() =>
-    latticeOperations(
-      analyze().operations.map((op) => ({
-        rotation: rotationRows(op.rotation),
-        translation: [...op.translation] as Vector3,
-      })),
-      cell,
-      symprec,
+    built(
+      latticeOperations(
+        analyze().operations.map((op) => ({
+          rotation: rotationRows(op.rotation),
+          translation: [...op.translation] as Vector3,
+        })),
+        cell,
+        symprec,
+      ),
     ),
   );
-  const conventionalOf = once(() => platformCell(analyze().std_cell, species, facts.latticeType));
-  const primitiveOf = once(() => platformCell(analyze().prim_std_cell, species, facts.latticeType));
+  const conventionalOf = once(() => built(platformCell(analyze().std_cell, species, facts.latticeType)));
+  const primitiveOf = once(() => built(platformCell(analyze().prim_std_cell, species, facts.latticeType)));
   const result: Symmetry = Object.freeze({
     spaceGroupNumber: type.number,
     spaceGroupSymbol: facts.symbol,
