@@ -98,38 +98,46 @@ export function leastAtomsIndex(types: readonly number[]): number {
  * rule) when this is below symprec.
  */
 export function worstDistance(cell: Cell, rotation: M3, translation: V3, cap: number): number {
-  const { lattice, positions, types } = cell;
+  const { positions } = cell;
   const n = positions.length;
-  const [w0, w1, w2] = rotation;
-  let match = -1;
-  // The squared distance from atom i, moved, to the nearest atom of its species (that one in `match`).
-  const nearest = (i: number): number => {
-    const p = positions[i];
-    const m0 = w0[0] * p[0] + w0[1] * p[1] + w0[2] * p[2] + translation[0];
-    const m1 = w1[0] * p[0] + w1[1] * p[1] + w1[2] * p[2] + translation[1];
-    const m2 = w2[0] * p[0] + w2[1] * p[1] + w2[2] * p[2] + translation[2];
-    let best = Infinity;
-    match = -1;
-    for (let j = 0; j < n; j++) {
-      if (types[j] !== types[i]) continue;
-      const q = positions[j];
-      const d = squaredDistance(lattice, m0 - q[0], m1 - q[1], m2 - q[2]);
-      if (d < best) {
-        best = d;
-        match = j;
-      }
-    }
-    return best;
-  };
+  const capSquared = cap * cap;
   // A few atoms first: most wrong translations fail there, before all atoms are matched.
-  for (let i = 0; i < Math.min(3, n); i++) if (!(Math.sqrt(nearest(i)) < cap)) return Infinity;
-  const used = new Uint8Array(n);
+  for (let i = 0; i < Math.min(3, n); i++) if (!(nearest(cell, rotation, translation, i) < capSquared)) return Infinity;
+  if (used.length < n) used = new Uint8Array(2 * n);
+  used.fill(0, 0, n);
   let worst = 0;
   for (let i = 0; i < n; i++) {
-    const d = nearest(i);
-    if (!(Math.sqrt(d) < cap) || used[match]) return Infinity;
+    const d = nearest(cell, rotation, translation, i);
+    if (!(d < capSquared) || used[match]) return Infinity;
     used[match] = 1;
     if (d > worst) worst = d;
   }
   return Math.sqrt(worst);
+}
+
+/** Which atoms a {@link worstDistance} has matched so far (reused from call to call). */
+let used = new Uint8Array(64);
+/** The atom the last {@link nearest} found. */
+let match = -1;
+
+/** The squared distance from atom i, moved, to the nearest atom of its species (that one in `match`). */
+function nearest(cell: Cell, rotation: M3, translation: V3, i: number): number {
+  const { lattice, positions, types } = cell;
+  const [w0, w1, w2] = rotation;
+  const p = positions[i];
+  const m0 = w0[0] * p[0] + w0[1] * p[1] + w0[2] * p[2] + translation[0];
+  const m1 = w1[0] * p[0] + w1[1] * p[1] + w1[2] * p[2] + translation[1];
+  const m2 = w2[0] * p[0] + w2[1] * p[1] + w2[2] * p[2] + translation[2];
+  let best = Infinity;
+  match = -1;
+  for (let j = 0; j < positions.length; j++) {
+    if (types[j] !== types[i]) continue;
+    const q = positions[j];
+    const d = squaredDistance(lattice, m0 - q[0], m1 - q[1], m2 - q[2]);
+    if (d < best) {
+      best = d;
+      match = j;
+    }
+  }
+  return best;
 }

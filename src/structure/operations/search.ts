@@ -7,7 +7,7 @@
 // through and not their products), the tolerance narrowed by 5% at a time until it is one.
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
-import { key, mulV, sub } from "./linear";
+import { key, mulV } from "./linear";
 import { checkDeadline, leastAtomsIndex, rotationTable, worstDistance, type Cell, type Operation } from "./overlap";
 import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
@@ -36,13 +36,15 @@ function candidatesOf(cell: Cell, symprec: number, angleTolerance: number, deadl
   for (const { rotation } of rotations) {
     checkDeadline(deadline);
     const moved = mulV(rotation, cell.positions[origin]);
-    cell.positions.forEach((p, i) => {
-      if (cell.types[i] !== cell.types[origin]) return;
+    const translation = [0, 0, 0];
+    for (let i = 0; i < cell.positions.length; i++) {
+      if (cell.types[i] !== cell.types[origin]) continue;
       checkDeadline(deadline);
-      const translation = sub(p, moved);
+      const p = cell.positions[i];
+      for (let k = 0; k < 3; k++) translation[k] = p[k] - moved[k];
       const worst = worstDistance(cell, rotation, translation, symprec);
       if (worst < symprec) operations.push({ rotation, translation: translation.map((x) => x - Math.floor(x)), worst });
-    });
+    }
   }
   return { rotations, operations };
 }
