@@ -75,6 +75,10 @@ function isVector(v: unknown): v is number[] {
 
 /** The cell of a record: its `vectors` when it has them (scaled by `alat`), else from its parameters. */
 export function cellOf(record: StructureRecord): Matrix3 {
+  if (record === null || typeof record !== "object")
+    throw new StructureError(
+      `Expected a material (an object with lattice and basis, as the platform stores it); got ${record === null ? "null" : typeof record}.`,
+    );
   const { lattice } = record;
   if (lattice === null || typeof lattice !== "object")
     throw new StructureError(`${who(record)} has no lattice.`, record._id);

@@ -227,3 +227,14 @@ describe("symmetry of bad structures", () => {
     expect(new Set(numbers).size).toBeGreaterThan(20);
   });
 });
+
+describe("what is not a material", () => {
+  it("undefined or null (an index past the end of a list, say) gets a StructureError that says what was expected", () => {
+    for (const nothing of [undefined, null, 42]) {
+      expect(() => symmetryOf(nothing as never)).toThrow(StructureError);
+      expect(() => symmetryOf(nothing as never)).toThrow(/Expected a material \(an object with lattice and basis/);
+      expect(() => structureOf(nothing as never)).toThrow(StructureError);
+    }
+    expect(symmetryOrNull(undefined as never)).toBeNull();
+  });
+});
