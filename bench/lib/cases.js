@@ -127,7 +127,7 @@ function clientCases({ groups, server, credentials, columnsFields, python, symme
   add(
     "symmetry",
     "symmetry.real",
-    "symmetryOf, 1,056 real distinct structures (Materials Project, matminer), fresh process",
+    "symmetryOf, 1,056 real distinct structures (Materials Project, matminer), after two unmeasured passes",
     "symmetry-real.js",
     { file: realStructures },
   );
