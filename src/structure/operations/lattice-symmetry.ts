@@ -86,16 +86,16 @@ function angleChange(
   return { angle: Math.abs(degrees(cosOriginal) - degrees(cosRotated)), distance };
 }
 
-/**
- * The candidate rotations (integer matrices acting on fractional coordinates of `lattice`) that
- * map the lattice onto itself within the widest tolerances the search will use; {@link selectRotations}
- * narrows them.
- */
 // Scratch space of latticeCandidates, reused from call to call (it neither recurses nor yields).
 const products = new Float64Array(26 * 26);
 const angles = new Float64Array(3 * 26 * 26);
 const distances = new Float64Array(3 * 26 * 26);
 
+/**
+ * The candidate rotations (integer matrices acting on fractional coordinates of `lattice`) that
+ * map the lattice onto itself within the widest tolerances the search will use; {@link selectRotations}
+ * narrows them.
+ */
 export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: number): LatticeRotation[] {
   const reduced = delaunayReduce(lattice);
   const g = metric(reduced);
@@ -159,18 +159,11 @@ export function latticeCandidates(lattice: M3, symprec: number, angleTolerance: 
         if (determinant !== 1 && determinant !== -1) continue;
         const [ac, bc] = [change(0, 2, a, c), change(1, 2, b, c)];
         if (!within(ac) || !within(bc)) continue;
-        const rotation = reduction
-          ? mul(
-              mul(
-                t,
-                [0, 1, 2].map((r) => [u[r], v[r], x[r]]),
-              ),
-              ti,
-            )
-          : null;
-        if (rotation && !isInteger(rotation, 0.1)) continue;
+        const w: M3 = [0, 1, 2].map((r) => [u[r], v[r], x[r]]);
+        const rotation = reduction ? mul(mul(t, w), ti) : w;
+        if (reduction && !isInteger(rotation, 0.1)) continue;
         found.push({
-          rotation: rotation ? round(rotation) : [0, 1, 2].map((r) => [u[r] + 0, v[r] + 0, x[r] + 0]),
+          rotation: reduction ? round(rotation) : w,
           length: Math.max(Math.abs(lengths[a] - lo[0]), Math.abs(lengths[b] - lo[1]), Math.abs(lengths[c] - lo[2])),
           angle: Math.max(angles[ab], angles[ac], angles[bc]),
           angleDistance: Math.max(distances[ab], distances[ac], distances[bc]),

@@ -5,10 +5,9 @@ import { cellVolume, type Matrix3 } from "../cell";
 import type { MoyoCell } from "../moyo";
 import { structureOf, who, type StructureRecord } from "../structure";
 import { transpose } from "./linear";
-import { distance } from "./overlap";
+import { distance, type Operation } from "./overlap";
 import { searchOperations } from "./search";
 import { symmetrize } from "./symmetrize";
-import type { Operation } from "./overlap";
 
 /** pymatgen's default distance tolerance (`SpacegroupAnalyzer(symprec=0.01)`), in Å. */
 export const DEFAULT_SYMPREC = 0.01;
