@@ -4,6 +4,7 @@
 // setting is spglib's (moyo's "Spglib" setting), so the Hall number, the standard cells and the
 // Wyckoff letters are the ones spglib and pymatgen give.
 import { StructureError, ValidationError } from "../errors";
+import { LruCache } from "../lru-cache";
 import type { Matrix3, Vector3 } from "./cell";
 import { loadMoyo, type MoyoCell, type MoyoDataset } from "./moyo";
 import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, moyoInput } from "./operations/moyo-input";
@@ -150,9 +151,9 @@ function factsOf(hallNumber: number): GroupFacts {
   return facts;
 }
 
-/** Most structures whose symmetry is kept; the oldest is forgotten first. */
+/** Most structures whose symmetry is kept; the least recently used is forgotten first. */
 const CACHE_SIZE = 10_000;
-const cache = new Map<string, Symmetry>();
+const cache = new LruCache<string, Symmetry>(CACHE_SIZE);
 
 /** What names a space group's type and setting, as moyo found it for a group. */
 interface GroupType {
@@ -167,9 +168,9 @@ interface GroupType {
  * and the atoms' free coordinates. Structures of one prototype in one setting (the rock-salt
  * materials of a database, the strained copies of a crystal) share it, so moyo names each such
  * group once, and runs again for a structure only when its sites, operations or standard cells are
- * read. Kept like the results, at most this many, the oldest forgotten first.
+ * read. Kept like the results, at most this many, the least recently used forgotten first.
  */
-const identified = new Map<string, GroupType>();
+const identified = new LruCache<string, GroupType>(CACHE_SIZE);
 
 /** Forgets every cached result and every group type met (for benchmarks that measure the search itself). */
 export function clearSymmetryCache(): void {
@@ -208,7 +209,6 @@ function analyzeCell(
 function identify(dataset: MoyoDataset, groupKey: string | undefined): GroupType {
   const type = { number: dataset.number, hallNumber: dataset.hall_number, pearsonSymbol: dataset.pearson_symbol };
   if (groupKey !== undefined) {
-    if (identified.size >= CACHE_SIZE) identified.delete(identified.keys().next().value as string);
     identified.set(groupKey, type);
   }
   return type;
@@ -389,7 +389,6 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
     symprec,
     angleTolerance,
   });
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, result);
   return result;
 }

@@ -1,5 +1,5 @@
 import { readIdRange } from "../query/id-range";
-import { LruCache } from "../http/lru-cache";
+import { LruCache } from "../../lru-cache";
 import { compileQuery, type QueryDocument, type RecordPredicate } from "../query/query-filter";
 import type { SortKey } from "../query/projection";
 import { ScanBudget, scanRange } from "../query/scan";

@@ -2,6 +2,7 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
+import { LruCache } from "../../lru-cache";
 import { flatRotations, productTable, type M3, type V3 } from "./linear";
 
 /** Thrown when the search runs past its deadline. */
@@ -31,10 +32,10 @@ const tables = new WeakMap<readonly Operation[], { rotations: Float64Array; tabl
 /**
  * Multiplication tables by the rotations they are of, in order: a structure's rotations are
  * mostly a set met before (the lattice's point group in a basis many cells share), and the table
- * is a function of the integer matrices alone. At most this many are kept, the oldest forgotten.
+ * is a function of the integer matrices alone. At most 1,000 are kept, the least recently used
+ * forgotten first.
  */
-const TABLES_KEPT = 1000;
-const tablesByRotations = new Map<string, Int32Array | null>();
+const tablesByRotations = new LruCache<string, Int32Array | null>(1000);
 
 /**
  * The operations' rotations as {@link flatRotations} and their {@link productTable}, computed once
@@ -50,8 +51,6 @@ export function rotationTable(operations: readonly Operation[]): { rotations: Fl
     let table = tablesByRotations.get(named);
     if (table === undefined) {
       table = productTable(rotations);
-      if (tablesByRotations.size >= TABLES_KEPT)
-        tablesByRotations.delete(tablesByRotations.keys().next().value as string);
       tablesByRotations.set(named, table);
     }
     found = { rotations, table };
