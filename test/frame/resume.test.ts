@@ -271,6 +271,32 @@ describe("a resumed table export", () => {
     expect(readdirSync(dir).filter((name) => name.includes("resumed-parts."))).toEqual([]);
   });
 
+  it("removes the temporary state files a run killed in the middle of a commit left (between creating one and renaming it)", async () => {
+    const file = join(dir, "killed-commit.csv");
+    const parts = join(dir, "killed-commit-parts");
+    await client.materials
+      .exportCsv(file, { columns: COLUMNS, pageSize: 100, resume: true, ...stopAfter(1200) })
+      .catch(() => undefined);
+    await client.materials
+      .exportCsv(parts, { columns: COLUMNS, pageSize: 100, partitions: 3, resume: true, ...stopAfter(1500) })
+      .catch(() => undefined);
+    // What SIGKILL leaves when it lands inside writeFileAtomic: the state's copy under its random name.
+    const planted = [
+      `${resumePaths(file).state}.0123456789abcdef.tmp`,
+      `${resumePaths(parts).state}.fedcba9876543210.tmp`,
+    ];
+    const partial = resumePaths(parts).partial;
+    for (const name of readdirSync(partial).filter((entry) => entry.endsWith(".matframe-resume.json")))
+      planted.push(join(partial, `${name}.00000000deadbeef.tmp`));
+    expect(planted.length).toBeGreaterThan(2);
+    for (const temp of planted) writeFileSync(temp, "{");
+
+    await client.materials.exportCsv(file, { columns: COLUMNS, pageSize: 100, resume: true });
+    await client.materials.exportCsv(parts, { columns: COLUMNS, pageSize: 100, partitions: 3, resume: true });
+    expect(readdirSync(dir).filter((name) => name.startsWith(".killed-commit"))).toEqual([]);
+    expect(readdirSync(parts).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
   it("refuses a second run while another one writes the same export, and takes over a killed run's lock", async () => {
     const target = join(dir, "locked.csv");
     const { lock } = resumePaths(target);

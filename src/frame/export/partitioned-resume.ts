@@ -4,7 +4,7 @@
 // even when the collection changed in between.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeWriteError } from "./atomic/atomic-file";
+import { describeWriteError, removeAtomicFile } from "./atomic/atomic-file";
 import type { Progress } from "../../client/config/options";
 import type { IdPartition } from "../../client/paging/partitions";
 import type { ResolvedIterateOptions } from "../../client/config/validate-options";
@@ -174,7 +174,7 @@ async function writeLocked(
   const kept = done.reduce((n, r) => n + (r.resumedFrom ?? 0), 0);
   await writeSuccessMarker(dir, target);
   await placeDir(dir, final, target, options.force ?? false);
-  await fs.promises.rm(statePath, { force: true });
+  await removeAtomicFile(statePath);
   return {
     items: done.reduce((n, r) => n + r.items, 0),
     pages: progress.reduce((n, p) => n + p.pages, 0),

@@ -217,3 +217,23 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   await handle.close();
   await fs.promises.rename(temp, file);
 }
+
+/**
+ * Removes a file written by `writeFileAtomic` and the temporary files a writer killed between
+ * creating and renaming one (SIGKILL, a power cut) left beside it. Only for a file whose writers
+ * are all stopped (the caller holds its output's lock).
+ */
+export async function removeAtomicFile(file: string): Promise<void> {
+  await fs.promises.rm(file, { force: true });
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (
+      name.length === base.length + 21 &&
+      name.startsWith(base) &&
+      /^\.[0-9a-f]{16}\.tmp$/.test(name.slice(base.length))
+    )
+      await fs.promises.rm(path.join(dir, name), { force: true });
+  }
+}

@@ -9,7 +9,7 @@ import type { PlatformRecord } from "../../../client/platform-record";
 import type { ResolvedIterateOptions } from "../../../client/config/validate-options";
 import { afterId } from "../../../client/paging/partitions";
 import { EmptyColumnError, OutputError, ResumeError, TargetExistsError, ValidationError } from "../../../errors";
-import { describeWriteError } from "../atomic/atomic-file";
+import { describeWriteError, removeAtomicFile } from "../atomic/atomic-file";
 import { openAtomicDir, placeDir } from "../atomic/atomic-dir";
 import type { ExportTarget, PageSource } from "../export";
 import type { PartitionedExportResult } from "../partitioned-export";
@@ -194,7 +194,7 @@ async function writeLocked(
     if (saveFailure) throw saveFailure.error;
     await writeSuccessMarker(dir, target);
     await placeDir(dir, final, target, options.force ?? false);
-    await fs.promises.rm(statePath, { force: true });
+    await removeAtomicFile(statePath);
     const kept = routed.parts.reduce((n, p) => n + (p.result.resumedFrom ?? 0), 0);
     return { ...result(routed, final), ...(kept > 0 ? { resumedFrom: kept } : {}) };
   } catch (error) {

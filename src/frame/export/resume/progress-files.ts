@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { OutputError, ResumeError } from "../../../errors";
 import { describeOwner, releasePidLock, takePidLock } from "../../../pid-lock";
-import { describeWriteError } from "../atomic/atomic-file";
+import { describeWriteError, removeAtomicFile } from "../atomic/atomic-file";
 
 /** Names of the hidden files beside a target. */
 export function resumePaths(target: string): { partial: string; state: string; lock: string } {
@@ -116,7 +116,7 @@ export async function checkProgressDirectory(dir: string, target: string, file: 
  */
 export async function discardProgress(target: string, _lock: OutputLock): Promise<void> {
   const { partial, state } = resumePaths(target);
-  await fs.promises.rm(state, { force: true });
+  await removeAtomicFile(state);
   await fs.promises.rm(partial, { force: true, recursive: true });
 }
 

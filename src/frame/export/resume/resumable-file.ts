@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { createHash, type Hash } from "node:crypto";
 import { Writable } from "node:stream";
 import { OutputError, ResumeError, TargetExistsError } from "../../../errors";
-import { checkTarget, describeWriteError, placeFile } from "../atomic/atomic-file";
+import { checkTarget, describeWriteError, placeFile, removeAtomicFile } from "../atomic/atomic-file";
 import { discardProgress, OutputLock, resumePaths } from "./progress-files";
 import { compareRequests, type Checkpoint, type ResumeRequest, type SavedProgress } from "./resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "./sealed-state";
@@ -175,7 +175,8 @@ export class ResumableFile {
     this.settled = true;
     this.stream.destroy();
     await this.handle.close().catch(() => undefined);
-    for (const file of [this.partialPath, this.statePath]) await fs.promises.rm(file, { force: true });
+    await fs.promises.rm(this.partialPath, { force: true });
+    await removeAtomicFile(this.statePath);
     this.lock?.release();
   }
 
@@ -199,7 +200,7 @@ export class ResumableFile {
         { cause: error },
       );
     }
-    await fs.promises.rm(this.statePath, { force: true });
+    await removeAtomicFile(this.statePath);
     this.lock?.release();
   }
 
