@@ -121,6 +121,7 @@ function latticeTypeOf(system: CrystalSystem, centring: string): string {
 }
 
 interface GroupFacts {
+  centring: string;
   symbol: string;
   full: string;
   system: CrystalSystem;
@@ -140,6 +141,7 @@ function factsOf(hallNumber: number): GroupFacts {
   const type = moyo.space_group_type(entry.number);
   const system = CRYSTAL_SYSTEMS[type.crystal_system];
   facts = {
+    centring: entry.centering,
     symbol: entry.hm_short.replace(/ /g, ""),
     full: entry.hm_full,
     system,
@@ -155,32 +157,14 @@ function factsOf(hallNumber: number): GroupFacts {
 const CACHE_SIZE = 10_000;
 const cache = new LruCache<string, Symmetry>(CACHE_SIZE);
 
-/** What names a space group's type and setting, as moyo found it for a group. */
-interface GroupType {
-  number: number;
-  hallNumber: number;
-  pearsonSymbol: string;
-}
-
-/**
- * The types of the groups met so far, by {@link groupKey}: the exact group of operations the
- * tolerance search found on a primitive cell, which decides the type whatever the cell's lengths
- * and the atoms' free coordinates. Structures of one prototype in one setting (the rock-salt
- * materials of a database, the strained copies of a crystal) share it, so moyo names each such
- * group once, and runs again for a structure only when its sites, operations or standard cells are
- * read. Kept like the results, at most this many, the least recently used forgotten first.
- */
-const identified = new LruCache<string, GroupType>(CACHE_SIZE);
-
-/** Forgets every cached result and every group type met (for benchmarks that measure the search itself). */
+/** Forgets every cached result (for benchmarks that measure the analysis itself). */
 export function clearSymmetryCache(): void {
   cache.clear();
-  identified.clear();
 }
 
 let analyses = 0;
 
-/** How many times moyo has analysed a structure in this process (for tests of the group types kept). @internal */
+/** How many times moyo has analysed a structure in this process (for tests of what needs it). @internal */
 export function moyoAnalyses(): number {
   return analyses;
 }
@@ -205,13 +189,24 @@ function analyzeCell(
   }
 }
 
-/** The type moyo found for a group, kept under the group's key. */
-function identify(dataset: MoyoDataset, groupKey: string | undefined): GroupType {
-  const type = { number: dataset.number, hallNumber: dataset.hall_number, pearsonSymbol: dataset.pearson_symbol };
-  if (groupKey !== undefined) {
-    identified.set(groupKey, type);
-  }
-  return type;
+/** Pearson's letter of a crystal family. */
+const FAMILY_LETTER: Record<CrystalSystem, string> = {
+  triclinic: "a",
+  monoclinic: "m",
+  orthorhombic: "o",
+  tetragonal: "t",
+  trigonal: "h",
+  hexagonal: "h",
+  cubic: "c",
+};
+/** Lattice points in a conventional cell, by centring (R: the hexagonal triple cell, as moyo counts). */
+const CENTRING_POINTS: Record<string, number> = { P: 1, A: 2, B: 2, C: 2, I: 2, F: 4, R: 3 };
+
+/** The Pearson symbol: crystal family, centring (S for a base-centred orthorhombic cell), atoms in the conventional cell. */
+function pearsonSymbol(facts: GroupFacts, primitiveAtoms: number): string {
+  const c = facts.centring;
+  const letter = c === "A" || c === "B" || c === "C" ? (facts.system === "orthorhombic" ? "S" : "C") : c;
+  return `${FAMILY_LETTER[facts.system]}${letter}${primitiveAtoms * CENTRING_POINTS[c]}`;
 }
 
 /** A value computed on its first request, then kept (frozen all the way down, as the cache shares it). */
@@ -319,10 +314,10 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   const key = `${symprec}|${angleTolerance}|${JSON.stringify(cell)}|${JSON.stringify(sites)}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const { json, exactSymprec, species, groupKey } = moyoInput(record, { symprec, angleTolerance });
-  // moyo's analysis of the structure made exactly symmetric (made only then), once: now for a
-  // group not met before, on first read of the parts that need it (the sites, operations and
-  // standard cells) for one whose type is known; let go once all four are built.
+  const { json, exactSymprec, species, identify, primitiveAtoms } = moyoInput(record, { symprec, angleTolerance });
+  // moyo's analysis of the structure made exactly symmetric (made only then), once: on first read
+  // of the parts that need it (the sites, operations and standard cells), or now for a group whose
+  // type the operations did not name; let go once all four are built.
   let analysis: MoyoDataset | undefined;
   let unbuilt = 4;
   const named = { name: who(record), id: record._id }; // not the record, which the cache would keep
@@ -334,8 +329,8 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
     if (--unbuilt === 0) analysis = undefined;
     return part;
   };
-  const known = groupKey === undefined ? undefined : identified.get(groupKey);
-  const type = known ?? identify(analyze(), groupKey);
+  const identified = identify();
+  const type = identified ?? { number: analyze().number, hallNumber: analyze().hall_number };
   const facts = factsOf(type.hallNumber);
   // The parts most callers never read (a table's symmetry columns read the group's names) are
   // built on first read, and frozen then.
@@ -373,7 +368,7 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
     crystalSystem: facts.system,
     latticeType: facts.latticeType,
     pointGroup: facts.pointGroup,
-    pearsonSymbol: type.pearsonSymbol,
+    pearsonSymbol: identified ? pearsonSymbol(facts, primitiveAtoms) : analyze().pearson_symbol,
     get sites() {
       return sitesOf();
     },

@@ -5,7 +5,8 @@ import { cellVolume, type Matrix3 } from "../cell";
 import type { MoyoCell } from "../moyo";
 import { structureOf, who, type StructureRecord } from "../structure";
 import { transpose } from "./linear";
-import { distance, type Operation } from "./overlap";
+import { identifyGroup, type GroupType } from "./identify";
+import { distance } from "./overlap";
 import { searchOperations } from "./search";
 import { symmetrize } from "./symmetrize";
 
@@ -42,8 +43,13 @@ export function moyoInput(
   species: string[];
   cell: Matrix3;
   sites: ReturnType<typeof structureOf>["sites"];
-  /** What names the space group's type: see {@link groupKey} (absent with `search: false`). */
-  groupKey?: string;
+  /**
+   * The space group's type and standard setting named from the operations found, without moyo
+   * (see identify.ts); undefined when no standard setting matches them, and with `search: false`.
+   */
+  identify: () => GroupType | undefined;
+  /** Atoms in the primitive cell (with `search: false`, in the cell given). */
+  primitiveAtoms: number;
 } {
   const { cell, sites } = structureOf(record);
   const volume = Math.abs(cellVolume(cell));
@@ -67,7 +73,15 @@ export function moyoInput(
       numbers,
     };
     const json = JSON.stringify(raw);
-    return { json: () => json, exactSymprec: options.symprec, species, cell, sites };
+    return {
+      json: () => json,
+      exactSymprec: options.symprec,
+      species,
+      cell,
+      sites,
+      identify: () => undefined,
+      primitiveAtoms: sites.length,
+    };
   }
   // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
   for (let i = 0; i < sites.length; i++) {
@@ -116,28 +130,7 @@ export function moyoInput(
     species,
     cell,
     sites,
-    groupKey: groupKey(group, primitive.cell.positions.length),
+    identify: () => identifyGroup(group, primitive.cell.lattice),
+    primitiveAtoms: primitive.cell.positions.length,
   };
-}
-
-/** Translations are compared on a grid this fine (fractions of the primitive cell's vectors). */
-const GRID = 1e4;
-
-/**
- * A text naming an exact group of operations of a primitive cell of `atoms` atoms: its rotations
- * and its translations on a 10⁻⁴ grid. Two groups with the same key have the same space-group type
- * and conventional cell's atom count: their rotations are the same and their translations closer
- * than 10⁻⁴, and translations that close differ by an origin shift (for exact groups, a difference
- * that small is a cocycle with real values, which for a finite group is a coboundary: (W - 1)·s),
- * so one is the other moved. Two groups of one type may have different keys (another basis or
- * origin, a translation on a grid line); the key is for recognizing a group met before, never for
- * telling groups apart.
- */
-export function groupKey(group: readonly Operation[], atoms: number): string {
-  const onGrid = (x: number) => Math.round((x - Math.floor(x)) * GRID) % GRID;
-  const parts = group.map(({ rotation: w, translation: t }) => {
-    const r = `${w[0][0]},${w[0][1]},${w[0][2]},${w[1][0]},${w[1][1]},${w[1][2]},${w[2][0]},${w[2][1]},${w[2][2]}`;
-    return `${r}:${onGrid(t[0])},${onGrid(t[1])},${onGrid(t[2])}`;
-  });
-  return `${atoms}|${parts.sort().join(";")}`;
 }
