@@ -3,11 +3,10 @@
 // each of the 1,056 Materials Project structures of matminer's dielectric set (data/
 // reference-materials.json; CC BY 4.0, see data/README.md), once each, with nothing cached,
 // reading the space group's number (what the pymatgen side gives). No structure repeats, so no
-// result is looked up; structures whose group was met before in the same setting (the rock-salt
-// materials, say) are named without a second moyo analysis. Throughput as a process that has done
-// this work before has it (as the 100,000-structure cases do after their first few thousand): two
-// unmeasured passes, in which V8 compiles the code (a fresh process's first pass over this set costs
-// about twice the third, its second about 1.3 times), then every result and group type forgotten.
+// result is looked up. Throughput as a process that has done this work before has it (as the
+// 100,000-structure cases do after their first few thousand): two unmeasured passes, in which V8
+// compiles the code (a fresh process's first pass over this set costs about twice the third, its
+// second about 1.3 times), then every result forgotten.
 const { readFileSync } = require("node:fs");
 const path = require("node:path");
 const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");

@@ -1,10 +1,9 @@
 "use strict";
-// Symmetry of every material on the bench server in the client: `symmetryOf` (moyo, WebAssembly)
-// per record, as a computed column runs it. The structures are downloaded first, untimed; the
-// timed part is the symmetry alone. `cache: false` forgets every result and every group type met
-// before each record (the cold path: the search and a moyo analysis each time); `cache: true` is
-// what a table sees: strained copies of one material are distinct structures whose groups repeat,
-// an identical structure is a lookup. Real, distinct structures: symmetry-real.js.
+// Symmetry of every material on the bench server in the client: `symmetryOf` per record, as a
+// computed column runs it. The structures are downloaded first, untimed; the timed part is the
+// symmetry alone. `cache: false` forgets every result before each record (without the cache: the
+// search and the group named from its operations, each time); `cache: true` is what a table sees,
+// an identical structure a lookup. Real, distinct structures: symmetry-real.js.
 const { runCase, startClock, expectCount, distIndex } = require("../lib/case-kit");
 
 const { Client, symmetryOf } = require(distIndex());

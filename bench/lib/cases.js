@@ -113,13 +113,13 @@ function clientCases({ groups, server, credentials, columnsFields, python, symme
     { format: "cif" },
     { size: "small" },
   );
-  add("symmetry", "symmetry.cached", "symmetryOf per material (moyo), results cached per structure", "symmetry.js", {
+  add("symmetry", "symmetry.cached", "symmetryOf per material, results cached per structure", "symmetry.js", {
     cache: true,
   });
   add(
     "symmetry",
     "symmetry.uncached",
-    "symmetryOf per material (moyo), cache and group types cleared before each (cold)",
+    "symmetryOf per material, cache cleared before each (without the cache)",
     "symmetry.js",
     { cache: false },
   );

@@ -162,6 +162,13 @@ function computeRatios(cases, link, linkSmall) {
       10,
     ],
     [
+      "symmetry.uncached/pymatgen",
+      "symmetry throughput without the cache: symmetryOf with its cache cleared before each structure / pymatgen, per material (the bench set)",
+      ratio(c("symmetry.uncached")?.recordsPerSecond, c("symmetry.pymatgen")?.recordsPerSecond),
+      ">=",
+      10,
+    ],
+    [
       "class.serverCpu/alone",
       "class: server CPU per student, whole class / one student alone",
       ratio(c("class.together")?.serverCpuPerStudent?.median, c("class.alone")?.serverCpuPerStudent?.median),
@@ -222,13 +229,8 @@ function computeRatios(cases, link, linkSmall) {
       ratio(perCpu(c("symmetry.real")), perCpu(c("symmetry.real.pymatgen"))),
     ],
     [
-      "symmetry.uncached/pymatgen",
-      "symmetry throughput, cold (each structure as the first of its group): symmetryOf with the cache and group types cleared before each / pymatgen",
-      ratio(c("symmetry.uncached")?.recordsPerSecond, c("symmetry.pymatgen")?.recordsPerSecond),
-    ],
-    [
       "symmetry.cpu.uncached/pymatgen",
-      "symmetry throughput in CPU time, cold: symmetryOf (cache and group types cleared before each) / pymatgen",
+      "symmetry throughput in CPU time, without the cache: symmetryOf (cache cleared before each structure) / pymatgen",
       ratio(perCpu(c("symmetry.uncached")), perCpu(c("symmetry.pymatgen"))),
     ],
     [

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { symmetryOf, type StructureRecord } from "../../src";
+import { loadMoyo } from "../../src/structure/moyo";
+import { moyoInput } from "../../src/structure/operations/moyo-input";
+import { toPlatform } from "../../src/structure/structure";
+import { clearSymmetryCache, moyoAnalyses } from "../../src/structure/symmetry";
+
+// symmetryOf names a space group from the operations its tolerance search finds (identify.ts),
+// without moyo. Here each of the 230 types is built from its own operations (the International
+// Tables' standard setting, as moyo's tables hold it): two species on general positions, the cell
+// then given in another basis (a unimodular change of axes, so a primitive cell of a centred
+// lattice, skewed) and with its origin moved. The type is known by construction; moyo's analysis
+// of the same structure must give the same setting and Pearson symbol.
+
+type Three = [number, number, number];
+
+/** A small seeded generator (the structures are the same on every run). */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+    return s / 0x80000000;
+  };
+}
+
+const SKEWS: Three[][] = [
+  [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+  ],
+  [
+    [1, 1, 0],
+    [0, 1, 0],
+    [0, 1, 1],
+  ],
+  [
+    [0, 1, 0],
+    [0, 0, 1],
+    [1, 0, 0],
+  ],
+  [
+    [1, 0, -1],
+    [1, 1, 0],
+    [0, 0, 1],
+  ],
+];
+
+/** A structure of type `number`: its conventional cell's general positions, in a skewed basis. */
+function structureOfType(number: number, hallNumber: number, rand: () => number): StructureRecord {
+  const moyo = loadMoyo();
+  const operations = moyo.operations_from_number(number, { type: "HallNumber", value: hallNumber }, false);
+  const system = moyo.space_group_type(number).crystal_system;
+  // The conventional cell's lengths and angles as its crystal system allows them, sized for the atoms.
+  const atoms = 2 * operations.length;
+  const size = Math.cbrt(20 * atoms);
+  const [a, b, c] = [size, size * 1.13, size * 1.27];
+  const cell: Three[] = {
+    Triclinic: cellOf(a, b, c, 81, 87, 96),
+    Monoclinic: cellOf(a, b, c, 90, 101, 90),
+    Orthorhombic: cellOf(a, b, c, 90, 90, 90),
+    Tetragonal: cellOf(a, a, c, 90, 90, 90),
+    Trigonal: cellOf(a, a, c, 90, 90, 120),
+    Hexagonal: cellOf(a, a, c, 90, 90, 120),
+    Cubic: cellOf(a, a, a, 90, 90, 90),
+  }[system]!;
+  const sites: { element: string; fractional: Three }[] = [];
+  for (const element of ["Si", "O"]) {
+    // A general position: redrawn until no two atoms of the structure are closer than 0.7 Å.
+    for (let tries = 0; ; tries++) {
+      const orbit = orbitOf([rand(), rand(), rand()], element, operations);
+      if (tries < 200 && !apart([...sites, ...orbit], cell, 0.7)) continue;
+      sites.push(...orbit);
+      break;
+    }
+  }
+  // Another basis (columns of the skew, in the conventional one) and another origin.
+  const skew = SKEWS[number % SKEWS.length];
+  const inverse = invert(skew);
+  const shift: Three = [rand(), rand(), rand()];
+  const vectors = [0, 1, 2].map((j) =>
+    [0, 1, 2].map((k) => skew[0][j] * cell[0][k] + skew[1][j] * cell[1][k] + skew[2][j] * cell[2][k]),
+  );
+  const moved = sites.map((s) => {
+    const x = s.fractional.map((v, k) => v - shift[k]);
+    const y = [0, 1, 2].map((i) => inverse[i][0] * x[0] + inverse[i][1] * x[1] + inverse[i][2] * x[2]);
+    return { element: s.element, fractional: y.map((v) => v - Math.floor(v)) as Three };
+  });
+  return { name: `type ${number}`, ...toPlatform(vectors as never, moved) };
+}
+
+type Operations = ReturnType<ReturnType<typeof loadMoyo>["operations_from_number"]>;
+
+/** The distinct images of x under the operations (fractions in [0, 1)). */
+function orbitOf(x: Three, element: string, operations: Operations): { element: string; fractional: Three }[] {
+  const orbit: { element: string; fractional: Three }[] = [];
+  for (const op of operations) {
+    const r = op.rotation; // column-major
+    const y = [0, 1, 2].map((i) => r[i] * x[0] + r[i + 3] * x[1] + r[i + 6] * x[2] + op.translation[i]);
+    const wrapped = y.map((v) => v - Math.floor(v)) as Three;
+    const seen = orbit.some((s) =>
+      s.fractional.every((v, k) => Math.abs(v - wrapped[k] - Math.round(v - wrapped[k])) < 1e-9),
+    );
+    if (!seen) orbit.push({ element, fractional: wrapped });
+  }
+  return orbit;
+}
+
+/** Whether every two atoms are at least `limit` Å apart (nearest images of a near-orthogonal cell). */
+function apart(sites: readonly { fractional: Three }[], cell: Three[], limit: number): boolean {
+  for (let i = 0; i < sites.length; i++) {
+    for (let j = i + 1; j < sites.length; j++) {
+      const d = sites[i].fractional.map((v, k) => v - sites[j].fractional[k] - Math.round(v - sites[j].fractional[k]));
+      const r = [0, 1, 2].map((k) => d[0] * cell[0][k] + d[1] * cell[1][k] + d[2] * cell[2][k]);
+      if (Math.hypot(r[0], r[1], r[2]) < limit) return false;
+    }
+  }
+  return true;
+}
+
+function cellOf(a: number, b: number, c: number, alpha: number, beta: number, gamma: number): Three[] {
+  const rad = Math.PI / 180;
+  const [ca, cb, cg, sg] = [Math.cos(alpha * rad), Math.cos(beta * rad), Math.cos(gamma * rad), Math.sin(gamma * rad)];
+  const cx = c * cb;
+  const cy = (c * (ca - cb * cg)) / sg;
+  return [
+    [a, 0, 0],
+    [b * cg, b * sg, 0],
+    [cx, cy, Math.sqrt(c * c - cx * cx - cy * cy)],
+  ];
+}
+
+function invert(m: Three[]): number[][] {
+  const [[a, b, c], [d, e, f], [g, h, i]] = m;
+  const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+  return [
+    [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
+    [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
+    [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det],
+  ];
+}
+
+describe("the space group named from the operations found", () => {
+  const moyo = loadMoyo();
+  const hallOf = new Map<number, number>();
+  for (let hall = 1; hall <= 530; hall++) {
+    const { number } = moyo.hall_symbol_entry(hall);
+    if (!hallOf.has(number)) hallOf.set(number, hall);
+  }
+
+  it("is each of the 230 types, built from its operations in a skewed basis and a moved origin, without moyo, and moyo agrees", () => {
+    const rand = random(20261127);
+    clearSymmetryCache();
+    const records = [...hallOf].map(([number, hall]) => ({ number, record: structureOfType(number, hall, rand) }));
+    expect(records).toHaveLength(230);
+    const before = moyoAnalyses();
+    const named = records.map(({ record }) => {
+      const s = symmetryOf(record);
+      return { number: s.spaceGroupNumber, hallNumber: s.hallNumber, pearson: s.pearsonSymbol };
+    });
+    // No structure needed moyo for its group.
+    expect(moyoAnalyses() - before).toBe(0);
+    expect(named.map((n) => n.number)).toEqual(records.map((r) => r.number));
+    // moyo's own analysis of the same structures (made exactly symmetric) names the same setting and Pearson symbol.
+    const theirs = records.map(({ record }) => {
+      const input = moyoInput(record);
+      const dataset = moyo.analyze_cell(input.json(), input.exactSymprec, "Spglib");
+      return { number: dataset.number, hallNumber: dataset.hall_number, pearson: dataset.pearson_symbol };
+    });
+    expect(named).toEqual(theirs);
+  });
+});
