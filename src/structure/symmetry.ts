@@ -314,7 +314,10 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   const key = `${symprec}|${angleTolerance}|${JSON.stringify(cell)}|${JSON.stringify(sites)}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const { json, exactSymprec, species, identify, primitiveAtoms } = moyoInput(record, { symprec, angleTolerance });
+  const { json, exactSymprec, mirrored, species, identify, primitiveAtoms } = moyoInput(record, {
+    symprec,
+    angleTolerance,
+  });
   // moyo's analysis of the structure made exactly symmetric (made only then), once: on first read
   // of the parts that need it (the sites, operations and standard cells), or now for a group whose
   // type the operations did not name; let go once all four are built.
@@ -351,7 +354,8 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
       latticeOperations(
         analyze().operations.map((op) => ({
           rotation: rotationRows(op.rotation),
-          translation: [...op.translation] as Vector3,
+          // moyo read a left-handed cell with its vectors reversed: x -> -x turns t into -t.
+          translation: (mirrored ? op.translation.map((t) => (t === 0 ? 0 : 1 - t)) : [...op.translation]) as Vector3,
         })),
         cell,
         symprec,

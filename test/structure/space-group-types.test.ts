@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { symmetryOf, type StructureRecord } from "../../src";
+import { structureOf, symmetryOf, type StructureRecord } from "../../src";
 import { loadMoyo } from "../../src/structure/moyo";
 import { moyoInput } from "../../src/structure/operations/moyo-input";
 import { toPlatform } from "../../src/structure/structure";
 import { clearSymmetryCache, moyoAnalyses } from "../../src/structure/symmetry";
+import { hasPymatgen, python, refOf, type Reference } from "../support/symmetry-ref";
 
 // symmetryOf names a space group from the operations its tolerance search finds (identify.ts),
 // without moyo. Here each of the 230 types is built from its own operations (the International
@@ -47,7 +48,35 @@ const SKEWS: Three[][] = [
 ];
 
 /** A structure of type `number`: its conventional cell's general positions, in a skewed basis. */
-function structureOfType(number: number, hallNumber: number, rand: () => number): StructureRecord {
+/** Left-handed changes of axes: a and b swapped, and the same with c doubled (a supercell). */
+const LEFT_HANDED: Three[][] = [
+  [
+    [0, 1, 0],
+    [1, 0, 0],
+    [0, 0, 1],
+  ],
+  [
+    [0, 1, 0],
+    [1, 0, 0],
+    [0, 0, 2],
+  ],
+];
+
+/** The 11 enantiomorphic pairs (ITA numbers): the same crystal in a mirror-image cell changes name. */
+const ENANTIOMORPHS = [
+  76, 78, 91, 95, 92, 96, 144, 145, 151, 153, 152, 154, 169, 170, 171, 172, 178, 179, 180, 181, 212, 213,
+];
+
+/**
+ * A structure of type `number`: its conventional cell's general positions, given in the basis
+ * whose vectors are the columns of `skew` (by default one of the right-handed SKEWS), origin moved.
+ */
+function structureOfType(
+  number: number,
+  hallNumber: number,
+  rand: () => number,
+  skew: Three[] = SKEWS[number % SKEWS.length],
+): StructureRecord {
   const moyo = loadMoyo();
   const operations = moyo.operations_from_number(number, { type: "HallNumber", value: hallNumber }, false);
   const system = moyo.space_group_type(number).crystal_system;
@@ -75,17 +104,26 @@ function structureOfType(number: number, hallNumber: number, rand: () => number)
     }
   }
   // Another basis (columns of the skew, in the conventional one) and another origin.
-  const skew = SKEWS[number % SKEWS.length];
   const inverse = invert(skew);
   const shift: Three = [rand(), rand(), rand()];
   const vectors = [0, 1, 2].map((j) =>
     [0, 1, 2].map((k) => skew[0][j] * cell[0][k] + skew[1][j] * cell[1][k] + skew[2][j] * cell[2][k]),
   );
-  const moved = sites.map((s) => {
-    const x = s.fractional.map((v, k) => v - shift[k]);
-    const y = [0, 1, 2].map((i) => inverse[i][0] * x[0] + inverse[i][1] * x[1] + inverse[i][2] * x[2]);
-    return { element: s.element, fractional: y.map((v) => v - Math.floor(v)) as Three };
-  });
+  // Each atom and its images one cell over (the new cell may be a supercell), once each.
+  const moved: { element: string; fractional: Three }[] = [];
+  for (const s of sites) {
+    for (const n of [0, 1, 2, 3, 4, 5, 6, 7].map((m) => [m & 1, (m >> 1) & 1, (m >> 2) & 1])) {
+      const x = s.fractional.map((v, k) => v - shift[k] + n[k]);
+      const y = [0, 1, 2].map((i) => inverse[i][0] * x[0] + inverse[i][1] * x[1] + inverse[i][2] * x[2]);
+      const wrapped = y.map((v) => v - Math.floor(v)) as Three;
+      const seen = moved.some(
+        (m) =>
+          m.element === s.element &&
+          m.fractional.every((v, k) => Math.abs(v - wrapped[k] - Math.round(v - wrapped[k])) < 1e-9),
+      );
+      if (!seen) moved.push({ element: s.element, fractional: wrapped });
+    }
+  }
   return { name: `type ${number}`, ...toPlatform(vectors as never, moved) };
 }
 
@@ -168,5 +206,57 @@ describe("the space group named from the operations found", () => {
       return { number: dataset.number, hallNumber: dataset.hall_number, pearson: dataset.pearson_symbol };
     });
     expect(named).toEqual(theirs);
+  });
+  it("names a chiral crystal's own group in a left-handed cell (a mirror-image choice of axes, and a supercell), as spglib and pymatgen do", () => {
+    const rand = random(1127);
+    clearSymmetryCache();
+    const records = ENANTIOMORPHS.flatMap((number) =>
+      LEFT_HANDED.map((skew) => structureOfType(number, hallOf.get(number)!, rand, skew)),
+    );
+    const before = moyoAnalyses();
+    const named = records.map((record) => {
+      const s = symmetryOf(record);
+      return { name: record.name, number: s.spaceGroupNumber, hallNumber: s.hallNumber, pearson: s.pearsonSymbol };
+    });
+    expect(moyoAnalyses() - before).toBe(0);
+    // The crystal's own group (by construction), not its mirror image's (P4_3 for P4_1).
+    expect(named.map((n) => n.number)).toEqual(ENANTIOMORPHS.flatMap((n) => [n, n]));
+    // moyo, given the cell as matframe gives it (vectors reversed, so right-handed), agrees.
+    const theirs = records.map((record) => {
+      const input = moyoInput(record);
+      const dataset = moyo.analyze_cell(input.json(), input.exactSymprec, "Spglib");
+      return {
+        name: record.name,
+        number: dataset.number,
+        hallNumber: dataset.hall_number,
+        pearson: dataset.pearson_symbol,
+      };
+    });
+    expect(named).toEqual(theirs);
+    // The operations, read back in the cell given, map every atom onto an atom of its species.
+    for (const record of records) {
+      const { sites } = structureOf(record);
+      for (const { rotation: w, translation: t } of symmetryOf(record).operations) {
+        for (const site of sites) {
+          const x = site.fractional;
+          const y = [0, 1, 2].map((i) => w[i][0] * x[0] + w[i][1] * x[1] + w[i][2] * x[2] + t[i]);
+          const lands = sites.some(
+            (other) =>
+              other.element === site.element &&
+              other.fractional.every((v, k) => Math.abs(v - y[k] - Math.round(v - y[k])) < 1e-6),
+          );
+          expect(lands, `${record.name}: an operation maps an atom nowhere`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it.runIf(hasPymatgen)("in a left-handed cell, pymatgen's SpacegroupAnalyzer names the same groups", () => {
+    const rand = random(1127);
+    const records = ENANTIOMORPHS.flatMap((number) =>
+      LEFT_HANDED.map((skew) => structureOfType(number, hallOf.get(number)!, rand, skew)),
+    );
+    const refs = python(["analyze"], JSON.stringify(records.map(refOf))) as Reference[];
+    expect(records.map((r) => symmetryOf(r).spaceGroupNumber)).toEqual(refs.map((r) => r.number));
   });
 });

@@ -6,11 +6,12 @@
 // short vectors across it), and the group is then compared with the standard setting of each type
 // with the same rotations there (the smallest Hall number of the type, spglib's and moyo's
 // "Spglib" setting), the origin shift solved from the generators. A type is named only when the
-// lattice and every operation match the setting's exactly: a group that a proper affine change of
-// axes and origin turns into a setting is of that setting's type, so a name given is never a guess.
-// A group matched by none is left to moyo (none of the structures in the reference sets is).
+// lattice and every operation match the setting's exactly: a group that an affine change of axes
+// and origin, keeping the handedness of the cell as given, turns into a setting is of that
+// setting's type, so a name given is never a guess. A group matched by none is left to moyo.
 import { loadMoyo } from "../moyo";
-import { det, inverse, mul as mul3, type M3, type V3 } from "./linear";
+import { axisOf, congruenceSolver, cross, planeBasis, rotationOrder } from "./integer-lattice";
+import { det, identity, inverse, metric, mul, mulV, sub, type M3, type V3 } from "./linear";
 import { rotationTable, type Operation } from "./overlap";
 
 /** A space group's type and its standard setting. */
@@ -51,12 +52,7 @@ function rotationKey(w: M3): number {
   return k;
 }
 
-const IDENTITY: M3 = [
-  [1, 0, 0],
-  [0, 1, 0],
-  [0, 0, 1],
-];
-const IDENTITY_KEY = rotationKey(IDENTITY);
+const IDENTITY_KEY = rotationKey(identity());
 
 function standardSettings(): Map<number, Setting[]> {
   if (settings) return settings;
@@ -93,13 +89,18 @@ function standardSettings(): Map<number, Setting[]> {
 /**
  * The type of the exact group `group` of a primitive cell whose vectors are the columns of
  * `lattice` (rotations integer, in that basis), or undefined when no standard setting matches it
- * (moyo then names it).
+ * (moyo then names it). `orientation` is the sign of the determinant taking the cell the user gave
+ * to this primitive one: an enantiomorphic pair (P4_1 and P4_3, P3_121 and P3_221, ...) is told
+ * apart in the handedness of the cell given, as spglib and moyo tell it.
  */
-export function identifyGroup(group: readonly Operation[], lattice: M3): GroupType | undefined {
-  const bases = conventionalBases(group, lattice);
+export function identifyGroup(group: readonly Operation[], lattice: M3, orientation: 1 | -1): GroupType | undefined {
+  // Distinct rotations (the search's groups have them): the rotation sets are then compared exactly.
+  if (!rotationTable(group).table) return undefined;
+  const bases = conventionalBases(group, lattice, orientation);
   if (bases.length === 0) return undefined;
   const index = standardSettings();
-  let solve: ((wanted: V3[]) => V3) | undefined;
+  let solve: ((wanted: readonly V3[]) => V3) | undefined;
+  let generators: number[] = [];
   const wanted: V3[] = new Array(group.length);
   const keys = new Array<number>(group.length);
   for (const p of bases) {
@@ -113,7 +114,7 @@ export function identifyGroup(group: readonly Operation[], lattice: M3): GroupTy
     if (!valid) continue;
     const candidates = index.get(setHash(keys));
     if (!candidates) continue;
-    const points = Math.round(det(p));
+    const points = Math.abs(Math.round(det(p)));
     for (const setting of candidates) {
       if (setting.translations.size !== group.length || setting.centrings.length !== points) continue;
       if (!latticeMatches(pInverse, setting.centrings)) continue;
@@ -124,8 +125,11 @@ export function identifyGroup(group: readonly Operation[], lattice: M3): GroupTy
         else same = false;
       }
       if (!same) continue;
-      solve ??= originSolver(group);
-      const shift = solve(wanted);
+      if (!solve) {
+        generators = generatorsOf(group);
+        solve = congruenceSolver(generators.map((g) => group[g].rotation));
+      }
+      const shift = solve(generators.map((g) => sub(wanted[g], group[g].translation)));
       if (operationsMatch(group, keys, pInverse, shift, setting))
         return { number: setting.number, hallNumber: setting.hallNumber };
     }
@@ -144,19 +148,11 @@ function conjugate(pInverse: M3, w: M3, p: M3): M3 | undefined {
         x += pInverse[i][k] * wp;
       }
       const r = Math.round(x);
-      if (Math.abs(x - r) > TOLERANCE) return undefined;
+      if (!(Math.abs(x - r) <= TOLERANCE)) return undefined;
       out[i][j] = r + 0;
     }
   }
   return out;
-}
-
-function mulV(a: M3, v: V3): V3 {
-  return [
-    a[0][0] * v[0] + a[0][1] * v[1] + a[0][2] * v[2],
-    a[1][0] * v[0] + a[1][1] * v[1] + a[1][2] * v[2],
-    a[2][0] * v[0] + a[2][1] * v[1] + a[2][2] * v[2],
-  ];
 }
 
 /** Whether `v` is one of `centrings` modulo whole translations. */
@@ -206,88 +202,6 @@ function operationsMatch(
   return true;
 }
 
-/**
- * A solver of (W - 1)·s ≡ d (mod 1) for the group's generators: given, for each operation, the
- * translation a setting wants (primitive basis), the origin shift s that would give it, if any
- * (checked afterwards against every operation). The generators' stacked W - 1 is diagonalized
- * once by unimodular row and column operations, U·A·V = D, so s = V·D⁻¹·U·d.
- */
-function originSolver(group: readonly Operation[]): (wanted: V3[]) => V3 {
-  const generators = generatorsOf(group);
-  const rows = generators.length * 3;
-  const a: number[][] = [];
-  for (const g of generators) {
-    const w = group[g].rotation;
-    for (let i = 0; i < 3; i++)
-      a.push([w[i][0] - (i === 0 ? 1 : 0), w[i][1] - (i === 1 ? 1 : 0), w[i][2] - (i === 2 ? 1 : 0)]);
-  }
-  const u = Array.from({ length: rows }, (_, i) => Array.from({ length: rows }, (_, j) => (i === j ? 1 : 0)));
-  const v = [
-    [1, 0, 0],
-    [0, 1, 0],
-    [0, 0, 1],
-  ];
-  const diagonal = [0, 0, 0];
-  for (let t = 0; t < 3 && t < rows; t++) {
-    for (;;) {
-      let best = -1;
-      let bi = 0;
-      let bj = 0;
-      for (let i = t; i < rows; i++) {
-        for (let j = t; j < 3; j++) {
-          const x = Math.abs(a[i][j]);
-          if (x !== 0 && (best < 0 || x < best)) {
-            best = x;
-            bi = i;
-            bj = j;
-          }
-        }
-      }
-      if (best < 0) break;
-      [a[t], a[bi]] = [a[bi], a[t]];
-      [u[t], u[bi]] = [u[bi], u[t]];
-      for (const row of a) [row[t], row[bj]] = [row[bj], row[t]];
-      for (const row of v) [row[t], row[bj]] = [row[bj], row[t]];
-      let clean = true;
-      for (let i = t + 1; i < rows; i++) {
-        const q = Math.trunc(a[i][t] / a[t][t]);
-        if (q !== 0) {
-          for (let j = 0; j < 3; j++) a[i][j] -= q * a[t][j];
-          for (let j = 0; j < rows; j++) u[i][j] -= q * u[t][j];
-        }
-        if (a[i][t] !== 0) clean = false;
-      }
-      for (let j = t + 1; j < 3; j++) {
-        const q = Math.trunc(a[t][j] / a[t][t]);
-        if (q !== 0) {
-          for (const row of a) row[j] -= q * row[t];
-          for (const row of v) row[j] -= q * row[t];
-        }
-        if (a[t][j] !== 0) clean = false;
-      }
-      if (clean) {
-        diagonal[t] = a[t][t];
-        break;
-      }
-    }
-  }
-  return (wanted) => {
-    const y = [0, 0, 0];
-    for (let t = 0; t < 3; t++) {
-      if (diagonal[t] === 0) continue;
-      let sum = 0;
-      for (let gi = 0; gi < generators.length; gi++) {
-        const g = generators[gi];
-        const tw = wanted[g];
-        const tg = group[g].translation;
-        for (let i = 0; i < 3; i++) sum += u[t][gi * 3 + i] * (tw[i] - tg[i]);
-      }
-      y[t] = sum / diagonal[t];
-    }
-    return mulV(v, y);
-  };
-}
-
 /** Indices of operations whose rotations generate the group's rotations (closed with its multiplication table). */
 function generatorsOf(group: readonly Operation[]): number[] {
   const n = group.length;
@@ -319,93 +233,6 @@ function generatorsOf(group: readonly Operation[]): number[] {
   return generators;
 }
 
-/** The order of a proper rotation, from its trace. */
-function orderOf(r: M3): number {
-  const trace = r[0][0] + r[1][1] + r[2][2];
-  return trace === 3 ? 1 : trace === -1 ? 2 : trace === 0 ? 3 : trace === 1 ? 4 : 6;
-}
-
-function gcd(a: number, b: number): number {
-  a = Math.abs(a);
-  b = Math.abs(b);
-  while (b) [a, b] = [b, a % b];
-  return a;
-}
-
-/** The shortest lattice vector along a proper rotation's axis (integer, primitive basis). */
-function axisOf(r: M3): V3 | undefined {
-  const m = r.map((row, i) => row.map((x, j) => x - (i === j ? 1 : 0)));
-  for (const [i, j] of [
-    [0, 1],
-    [0, 2],
-    [1, 2],
-  ]) {
-    const a = m[i];
-    const b = m[j];
-    const c = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-    const g = gcd(gcd(c[0], c[1]), c[2]);
-    if (g !== 0) return c.map((x) => x / g + 0);
-  }
-  return undefined;
-}
-
-/**
- * A basis of the lattice vectors across a rotation's axis (the kernel of the sum of its powers,
- * whose rows are multiples of the plane's normal), reduced as Lagrange and Gauss reduce a plane
- * lattice under the metric `g`: the first is a shortest vector, the second a shortest independent one.
- */
-function planeBasis(r: M3, g: M3): [V3, V3] | undefined {
-  let sum = IDENTITY;
-  let power = r;
-  for (let k = 1; k < orderOf(r); k++) {
-    sum = sum.map((row, i) => row.map((x, j) => x + power[i][j]));
-    power = mul3(power, r);
-  }
-  const row = sum.find((x) => x[0] !== 0 || x[1] !== 0 || x[2] !== 0);
-  if (!row) return undefined;
-  const div = gcd(gcd(row[0], row[1]), row[2]);
-  const normal = row.map((x) => x / div);
-  // Column operations take the normal to a single ±1; the other two columns then span its kernel.
-  const columns: V3[] = [
-    [1, 0, 0],
-    [0, 1, 0],
-    [0, 0, 1],
-  ];
-  for (;;) {
-    let pivot = -1;
-    for (let i = 0; i < 3; i++)
-      if (normal[i] !== 0 && (pivot < 0 || Math.abs(normal[i]) < Math.abs(normal[pivot]))) pivot = i;
-    let moved = false;
-    for (let j = 0; j < 3; j++) {
-      if (j === pivot || normal[j] === 0) continue;
-      const q = Math.trunc(normal[j] / normal[pivot]);
-      normal[j] -= q * normal[pivot];
-      columns[j] = columns[j].map((x, i) => x - q * columns[pivot][i]);
-      moved = true;
-    }
-    if (!moved) {
-      const others = [0, 1, 2].filter((i) => i !== pivot);
-      return reduced(columns[others[0]], columns[others[1]], g);
-    }
-  }
-}
-
-const dotG = (g: M3, x: V3, y: V3): number => {
-  let s = 0;
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) s += x[i] * g[i][j] * y[j];
-  return s;
-};
-
-function reduced(u: V3, v: V3, g: M3): [V3, V3] {
-  for (let step = 0; step < 100; step++) {
-    if (dotG(g, u, u) > dotG(g, v, v)) [u, v] = [v, u];
-    const m = Math.round(dotG(g, u, v) / dotG(g, u, u));
-    if (m === 0) break;
-    v = v.map((x, i) => x - m * u[i]);
-  }
-  return [u, v];
-}
-
 const columnsOf = (a: V3, b: V3, c: V3): M3 => [
   [a[0], b[0], c[0]],
   [a[1], b[1], c[1]],
@@ -432,18 +259,15 @@ function axesOf(rotations: readonly M3[]): V3[] {
 }
 
 /**
- * The changes of basis (columns: the conventional axes in the primitive basis, determinant
- * positive) under which the group may take a standard setting's form.
+ * The changes of basis (columns: the conventional axes in the primitive basis, the sign of the
+ * determinant `orientation`) under which the group may take a standard setting's form.
  */
-function conventionalBases(group: readonly Operation[], lattice: M3): M3[] {
-  const g = mul3(
-    [0, 1, 2].map((i) => [lattice[0][i], lattice[1][i], lattice[2][i]]),
-    lattice,
-  );
+function conventionalBases(group: readonly Operation[], lattice: M3, orientation: 1 | -1): M3[] {
+  const g = metric(lattice);
   const byOrder = new Map<number, M3[]>();
   for (const { rotation: w } of group) {
     const proper = det(w) < 0 ? w.map((row) => row.map((x) => -x + 0)) : w;
-    const order = orderOf(proper);
+    const order = rotationOrder(proper);
     const list = byOrder.get(order);
     if (list) list.push(proper);
     else byOrder.set(order, [proper]);
@@ -451,36 +275,38 @@ function conventionalBases(group: readonly Operation[], lattice: M3): M3[] {
   const threes = byOrder.get(3) ?? [];
   const fours = byOrder.get(4) ?? [];
   const twos = byOrder.get(2) ?? [];
-  const positive = (m: M3): M3 | undefined => {
-    const d = det(m);
-    return d > 0 ? m : undefined;
-  };
+  const twofoldAxes = axesOf(twos);
   const bases: M3[] = [];
+  const add = (a: V3, b: V3, c: V3) => {
+    const basis = columnsOf(a, b, c);
+    if (det(basis) * orientation > 0) bases.push(basis);
+  };
   if (threes.length >= 8) {
-    const axes = axesOf(fours.length > 0 ? fours : twos);
+    // Cubic: the three fourfold axes (twofold in 23 and m-3), in two orders, for the groups whose
+    // glides do not follow a cyclic change of axes (Pa-3 read with two axes swapped is Pb-3).
+    const axes = fours.length > 0 ? axesOf(fours) : twofoldAxes;
     if (axes.length !== 3) return [];
-    // The axes' order matters where the glides do not follow it (Pa-3 and its mirror image).
     const [a, b, c] = axes;
     for (const [x, y, z] of [
       [a, b, c],
       [b, a, c],
     ]) {
-      bases.push(det(columnsOf(x, y, z)) > 0 ? columnsOf(x, y, z) : columnsOf(x, y, negated(z)));
+      add(x, y, z);
+      add(x, y, negated(z));
     }
   } else if (threes.length > 0 || fours.length > 0) {
+    // Trigonal, hexagonal, tetragonal: the main axis, a shortest lattice vector across it and its
+    // turn by the rotation (either way round).
     const r = threes.length > 0 ? threes[0] : fours[0];
     const c = axisOf(r);
     const plane = planeBasis(r, g);
     if (!c || !plane) return [];
-    const inverseR = mul3(mul3(r, r), threes.length > 0 ? IDENTITY : r);
+    const inverseR = threes.length > 0 ? mul(r, r) : mul(mul(r, r), r);
     for (const a of [plane[0], negated(plane[0])]) {
-      for (const turn of [r, inverseR]) {
-        const basis = positive(columnsOf(a, mulV(turn, a), c));
-        if (basis) bases.push(basis);
-      }
+      for (const turn of [r, inverseR]) add(a, mulV(turn, a), c);
     }
-  } else if (axesOf(twos).length === 3) {
-    const axes = axesOf(twos);
+  } else if (twofoldAxes.length === 3) {
+    // Orthorhombic: the three twofold axes in every order and direction.
     for (const [i, j, k] of [
       [0, 1, 2],
       [1, 2, 0],
@@ -491,36 +317,31 @@ function conventionalBases(group: readonly Operation[], lattice: M3): M3[] {
     ]) {
       for (let signs = 0; signs < 8; signs++) {
         const pick = (v: V3, bit: number) => ((signs >> bit) & 1 ? negated(v) : v);
-        const basis = positive(columnsOf(pick(axes[i], 0), pick(axes[j], 1), pick(axes[k], 2)));
-        if (basis) bases.push(basis);
+        add(pick(twofoldAxes[i], 0), pick(twofoldAxes[j], 1), pick(twofoldAxes[k], 2));
       }
     }
-  } else if (twos.length > 0) {
-    const b = axisOf(twos[0]);
+  } else if (twofoldAxes.length === 1) {
+    // Monoclinic: the twofold axis as b, and every pair of short vectors spanning the plane across
+    // it (among u, v, u + v and u - v of a reduced basis: any two of the plane's three classes
+    // modulo 2, which is what the centring and glides of a setting ask of a and c).
+    const b = twofoldAxes[0];
     const plane = planeBasis(twos[0], g);
-    if (!b || !plane) return [];
+    if (!plane) return [];
     const [u, v] = plane;
+    const normal = cross(u, v);
     const sums = [u, v, u.map((x, i) => x + v[i]), u.map((x, i) => x - v[i])];
     const choices = [...sums, ...sums.map(negated)];
     for (const a of choices) {
       for (const c of choices) {
-        const basis = columnsOf(a, b, c);
-        if (det(basis) > 0 && isPlaneBasis(a, c, u, v)) bases.push(basis);
+        const ac = cross(a, c);
+        const spans = ac.every((x, i) => x === normal[i]) || ac.every((x, i) => x === -normal[i]);
+        if (spans) add(a, b, c);
       }
     }
-  } else {
-    bases.push(IDENTITY);
+  } else if (twos.length === 0) {
+    // Triclinic: the cell as it is.
+    const i = identity();
+    bases.push(orientation > 0 ? i : i.map((row) => row.map((x) => -x + 0)));
   }
   return bases;
-}
-
-/** Whether a and c span the same plane lattice as u and v. */
-function isPlaneBasis(a: V3, c: V3, u: V3, v: V3): boolean {
-  const cross = (x: V3, y: V3) => [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]];
-  const ac = cross(a, c);
-  const uv = cross(u, v);
-  return (
-    (ac[0] === uv[0] && ac[1] === uv[1] && ac[2] === uv[2]) ||
-    (ac[0] === -uv[0] && ac[1] === -uv[1] && ac[2] === -uv[2])
-  );
 }

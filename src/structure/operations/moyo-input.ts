@@ -4,7 +4,7 @@ import { StructureError } from "../../errors";
 import { cellVolume, type Matrix3 } from "../cell";
 import type { MoyoCell } from "../moyo";
 import { structureOf, who, type StructureRecord } from "../structure";
-import { transpose } from "./linear";
+import { det, transpose } from "./linear";
 import { identifyGroup, type GroupType } from "./identify";
 import { distance } from "./overlap";
 import { searchOperations } from "./search";
@@ -40,6 +40,8 @@ export function moyoInput(
   /** The cell as moyo's JSON, made on the first call (the symmetrizing is half the search's time). */
   json: () => string;
   exactSymprec: number;
+  /** The cell given is left-handed, so moyo reads it with every vector reversed: its translations are the negatives of the cell's. */
+  mirrored: boolean;
   species: string[];
   cell: Matrix3;
   sites: ReturnType<typeof structureOf>["sites"];
@@ -65,17 +67,24 @@ export function moyoInput(
     return k >= 0 ? k + 1 : species.push(s.element);
   });
   const searchCell = { lattice: transpose(cell), positions: sites.map((s) => [...s.fractional]), types: numbers };
+  // moyo reads a cell's handedness from its vectors, so a left-handed cell (a mirror-image choice of
+  // axes) would name a chiral crystal's group as its mirror image (P4_3 for P4_1), where spglib and
+  // pymatgen name the crystal's own. moyo gets such a cell with every vector reversed (the same
+  // atoms, coordinates negated): right-handed.
+  const mirrored = cellVolume(cell) < 0;
+  const flip = (v: readonly number[]) => (mirrored ? v.map((x) => -x + 0) : [...v]);
   if (options.search === false) {
     // moyo's own tolerance handling at symprec, on the cell as it is.
     const raw: MoyoCell = {
-      lattice: { basis: cell.flat() as MoyoCell["lattice"]["basis"] },
-      positions: sites.map((s) => s.fractional),
+      lattice: { basis: flip(cell.flat()) as MoyoCell["lattice"]["basis"] },
+      positions: sites.map((s) => flip(s.fractional) as [number, number, number]),
       numbers,
     };
     const json = JSON.stringify(raw);
     return {
       json: () => json,
       exactSymprec: options.symprec,
+      mirrored,
       species,
       cell,
       sites,
@@ -118,8 +127,8 @@ export function moyoInput(
       if (json === undefined) {
         const exact = symmetrize(searchCell, primitive, group);
         const moyoCell: MoyoCell = {
-          lattice: { basis: transpose(exact.lattice).flat() as MoyoCell["lattice"]["basis"] },
-          positions: exact.positions as MoyoCell["positions"],
+          lattice: { basis: flip(transpose(exact.lattice).flat()) as MoyoCell["lattice"]["basis"] },
+          positions: exact.positions.map(flip) as MoyoCell["positions"],
           numbers,
         };
         json = JSON.stringify(moyoCell);
@@ -127,10 +136,12 @@ export function moyoInput(
       return json;
     },
     exactSymprec: Math.min(EXACT_SYMPREC, tolerance / 10),
+    mirrored,
     species,
     cell,
     sites,
-    identify: () => identifyGroup(group, primitive.cell.lattice),
+    // Named with right-handed axes, as spglib names it whatever the cell's handedness.
+    identify: () => identifyGroup(group, primitive.cell.lattice, det(primitive.cell.lattice) < 0 ? -1 : 1),
     primitiveAtoms: primitive.cell.positions.length,
   };
 }
