@@ -6,9 +6,9 @@
 // short vectors across it), and the group is then compared with the standard setting of each type
 // with the same rotations there (the smallest Hall number of the type, spglib's and moyo's
 // "Spglib" setting), the origin shift solved from the generators. A type is named only when the
-// lattice and every operation match the setting's exactly: a group that an affine change of axes
-// and origin, keeping the handedness of the cell as given, turns into a setting is of that
-// setting's type, so a name given is never a guess. A group matched by none is left to moyo.
+// lattice and every operation match the setting's exactly, with right-handed conventional axes: a
+// group that such a change of axes and origin turns into a setting is of that setting's type, so a
+// name given is never a guess. A group matched by none is left to moyo.
 import { loadMoyo } from "../moyo";
 import { axisOf, congruenceSolver, cross, planeBasis, rotationOrder } from "./integer-lattice";
 import { det, identity, inverse, metric, mul, mulV, sub, type M3, type V3 } from "./linear";
@@ -89,14 +89,14 @@ function standardSettings(): Map<number, Setting[]> {
 /**
  * The type of the exact group `group` of a primitive cell whose vectors are the columns of
  * `lattice` (rotations integer, in that basis), or undefined when no standard setting matches it
- * (moyo then names it). `orientation` is the sign of the determinant taking the cell the user gave
- * to this primitive one: an enantiomorphic pair (P4_1 and P4_3, P3_121 and P3_221, ...) is told
- * apart in the handedness of the cell given, as spglib and moyo tell it.
+ * (moyo then names it). The conventional axes are taken right-handed in space (for a left-handed
+ * `lattice`, with a negative determinant in its basis), so a chiral crystal is named by its own
+ * screws (P4_1, not its mirror image P4_3) whatever the cell's handedness, as spglib names it.
  */
-export function identifyGroup(group: readonly Operation[], lattice: M3, orientation: 1 | -1): GroupType | undefined {
+export function identifyGroup(group: readonly Operation[], lattice: M3): GroupType | undefined {
   // Distinct rotations (the search's groups have them): the rotation sets are then compared exactly.
   if (!rotationTable(group).table) return undefined;
-  const bases = conventionalBases(group, lattice, orientation);
+  const bases = conventionalBases(group, lattice, det(lattice) < 0 ? -1 : 1);
   if (bases.length === 0) return undefined;
   const index = standardSettings();
   let solve: ((wanted: readonly V3[]) => V3) | undefined;

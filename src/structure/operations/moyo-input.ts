@@ -4,7 +4,7 @@ import { StructureError } from "../../errors";
 import { cellVolume, type Matrix3 } from "../cell";
 import type { MoyoCell } from "../moyo";
 import { structureOf, who, type StructureRecord } from "../structure";
-import { det, transpose } from "./linear";
+import { transpose } from "./linear";
 import { identifyGroup, type GroupType } from "./identify";
 import { distance } from "./overlap";
 import { searchOperations } from "./search";
@@ -140,8 +140,7 @@ export function moyoInput(
     species,
     cell,
     sites,
-    // Named with right-handed axes, as spglib names it whatever the cell's handedness.
-    identify: () => identifyGroup(group, primitive.cell.lattice, det(primitive.cell.lattice) < 0 ? -1 : 1),
+    identify: () => identifyGroup(group, primitive.cell.lattice),
     primitiveAtoms: primitive.cell.positions.length,
   };
 }
