@@ -46,6 +46,13 @@ export interface MoyoModule {
   ): { rotation: Nine; translation: Three }[];
 }
 
+/** A rotation as moyo serializes it (nalgebra: column-major) as rows. */
+export const rotationRows = (flat: readonly number[]): [Three, Three, Three] => [
+  [flat[0], flat[3], flat[6]],
+  [flat[1], flat[4], flat[7]],
+  [flat[2], flat[5], flat[8]],
+];
+
 let moyo: MoyoModule | undefined;
 
 /** The initialized moyo module (loaded and compiled on the first call, about 10 ms). */

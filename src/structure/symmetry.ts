@@ -6,7 +6,7 @@
 import { StructureError, ValidationError } from "../errors";
 import { LruCache } from "../lru-cache";
 import type { Matrix3, Vector3 } from "./cell";
-import { loadMoyo, type MoyoCell, type MoyoDataset } from "./moyo";
+import { loadMoyo, rotationRows, type MoyoCell, type MoyoDataset } from "./moyo";
 import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, moyoInput } from "./operations/moyo-input";
 import { structureOf, toPlatform, who, type PlatformStructure, type StructureRecord } from "./structure";
 
@@ -251,13 +251,6 @@ const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
   [flat[0], flat[1], flat[2]],
   [flat[3], flat[4], flat[5]],
   [flat[6], flat[7], flat[8]],
-];
-
-/** A rotation as moyo serializes it (nalgebra: column-major) as rows. */
-const rotationRows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
-  [flat[0], flat[3], flat[6]],
-  [flat[1], flat[4], flat[7]],
-  [flat[2], flat[5], flat[8]],
 ];
 
 /**

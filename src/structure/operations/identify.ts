@@ -9,7 +9,7 @@
 // lattice and every operation match the setting's exactly, with right-handed conventional axes: a
 // group that such a change of axes and origin turns into a setting is of that setting's type, so a
 // name given is never a guess. A group matched by none is left to moyo.
-import { loadMoyo } from "../moyo";
+import { loadMoyo, rotationRows } from "../moyo";
 import { axisOf, congruenceSolver, cross, planeBasis, rotationOrder } from "./integer-lattice";
 import { det, identity, inverse, metric, mul, mulV, sub, type M3, type V3 } from "./linear";
 import { rotationTable, type Operation } from "./overlap";
@@ -66,13 +66,7 @@ function standardSettings(): Map<number, Setting[]> {
   for (const [number, hallNumber] of hallOf) {
     const setting: Setting = { number, hallNumber, centrings: [], translations: new Map() };
     for (const op of moyo.operations_from_number(number, { type: "HallNumber", value: hallNumber }, false)) {
-      // moyo's rotations are column-major.
-      const f = op.rotation;
-      const key = rotationKey([
-        [f[0], f[3], f[6]],
-        [f[1], f[4], f[7]],
-        [f[2], f[5], f[8]],
-      ]);
+      const key = rotationKey(rotationRows(op.rotation));
       const t = op.translation.map((x) => x - Math.floor(x));
       if (key === IDENTITY_KEY) setting.centrings.push(t);
       if (!setting.translations.has(key)) setting.translations.set(key, t);
