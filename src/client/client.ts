@@ -329,6 +329,7 @@ export class Client implements Connection {
       headers: this.#authHeaders(),
       secrets: [this.#authToken],
       cacheScope: this.identity,
+      onReceived: options.onReceived,
     });
     const data = jsendData(res, [this.#authToken]);
     const etag = res.headers.etag;

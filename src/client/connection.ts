@@ -16,6 +16,12 @@ export interface GetDataOptions<T> {
    * @internal
    */
   onValidator?: (etag: string | undefined) => void;
+  /**
+   * Told once a 2xx answer's body has arrived whole, before it is parsed: a walk sends its next
+   * request then, so the link carries one page while the client parses another.
+   * @internal
+   */
+  onReceived?: () => void;
 }
 
 /**

@@ -53,7 +53,7 @@ export class RecordWalker {
             get: () => client.defaultConcurrency,
             enumerable: true,
           });
-    const fetchPage: FetchPage = ({ query, projection }, signal) => {
+    const fetchPage: FetchPage = ({ query, projection }, signal, onReceived) => {
       const search = listSearch(query, projection);
       const onValidator =
         onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
@@ -62,6 +62,7 @@ export class RecordWalker {
         signal,
         check: recordArray({ requireId: true, maxItems: projection.limit }),
         onValidator,
+        onReceived,
       });
     };
     fetchPage.keptBytes = ({ query, projection }) => client.keptBytes(this.name, listSearch(query, projection));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, DuplicateRecordError, ResponseValidationError, type DuplicateInfo, type Progress } from "../../src";
+import { RECEIVED_AHEAD } from "../../src/client/paging/offset";
 import { startFaultServer, type FaultServer, type FaultServerOptions } from "../support/fault-server";
 
 let server: FaultServer | undefined;
@@ -41,6 +42,30 @@ describe("offset paging", () => {
     for await (const m of client.materials.iterate({ pageSize: 100, concurrency: 3 })) ids.push(m._id);
     expect(ids).toEqual(server.records.map((m) => m._id));
     expect(server.maxInFlight).toBe(3);
+  });
+
+  it("sends the next request as an answer arrives, even while an earlier page is still on its way", async () => {
+    // The first page is slow; the others are not. Each request goes out as a body arrives (not
+    // once its page is parsed and its turn has come), so the pages behind the slow one go on,
+    // up to RECEIVED_AHEAD of them waiting for it, and never more than `concurrency` at the server.
+    let firstAt: number | undefined;
+    let sentBeforeFirst = 0;
+    const { server, client } = await setup({
+      records: 2000,
+      fault: (request) => {
+        if (!request.path.endsWith("/materials")) return undefined;
+        firstAt ??= Date.now();
+        // Requests made while the first page is held (400 ms), with a margin for a slow machine.
+        if (Date.now() - firstAt < 300) sentBeforeFirst++;
+        return request.projection?.skip === undefined ? { kind: "delay", ms: 400 } : undefined;
+      },
+    });
+    const ids: string[] = [];
+    for await (const page of client.materials.pages({ pageSize: 100, concurrency: 2 }))
+      ids.push(...page.map((m) => m._id));
+    expect(ids).toEqual(server.records.map((m) => m._id));
+    expect(sentBeforeFirst).toBe(2 + RECEIVED_AHEAD);
+    expect(server.maxInFlight).toBe(2);
   });
 
   it("at concurrency 1 has one page in flight", async () => {

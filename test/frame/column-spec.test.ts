@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { toDataFrame } from "../../src";
+import { makeFieldSelector } from "../../src/server/query/projection";
 import { DEFAULT_COLUMNS, planColumns } from "../../src/frame/table/column-spec";
 import { ValidationError } from "../../src/errors";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
@@ -16,7 +20,10 @@ describe("planColumns", () => {
       "lattice.a": 1,
       "lattice.b": 1,
       "lattice.c": 1,
-      derivedProperties: 1,
+      "derivedProperties.name": 1,
+      "derivedProperties.value": 1,
+      "derivedProperties.volume": 1,
+      "derivedProperties.density": 1,
     });
   });
 
@@ -73,8 +80,18 @@ describe("planColumns", () => {
     expect(planColumns(["lattice", "latticeType"]).fields).toEqual({ _id: 1, lattice: 1, latticeType: 1 });
   });
 
-  it("fetches a named-entry array whole and stops at array indexes", () => {
+  it("fetches of a named entry its name and what the column reads, and stops at array indexes", () => {
     expect(planColumns(["derivedProperties.volume", "derivedProperties.symmetry.spaceGroupSymbol"]).fields).toEqual({
+      _id: 1,
+      "derivedProperties.name": 1,
+      "derivedProperties.value": 1,
+      "derivedProperties.spaceGroupSymbol": 1,
+      // The column's own path, for a record whose derivedProperties is an object.
+      "derivedProperties.volume": 1,
+      "derivedProperties.symmetry.spaceGroupSymbol": 1,
+    });
+    expect(planColumns(["derivedProperties.volume.0"]).fields).toEqual({ _id: 1, derivedProperties: 1 });
+    expect(planColumns(["derivedProperties.volume", "derivedProperties"]).fields).toEqual({
       _id: 1,
       derivedProperties: 1,
     });
@@ -82,6 +99,62 @@ describe("planColumns", () => {
       _id: 1,
       tags: 1,
       "basis.elements": 1,
+    });
+  });
+
+  describe("a table from the records as the server projects them equals the table from whole records", () => {
+    const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as object[];
+    const odd = [
+      // derivedProperties as an object: the columns read its keys.
+      {
+        _id: "object-form",
+        derivedProperties: {
+          volume: 5,
+          density: { value: 2, units: "kg/m^3" },
+          symmetry: { spaceGroupSymbol: "P1", tolerance: { value: 0.1, units: "bohr" } },
+        },
+      },
+      // Entries that are not objects, a repeated name (the first wins), entries without a value.
+      {
+        _id: "odd-entries",
+        derivedProperties: [
+          1,
+          null,
+          { name: "volume", units: "angstrom^3" },
+          { name: "volume", value: 7, units: "bohr^3" },
+          { name: "p-norm", degree: 2, value: 0.5, units: "none" },
+          { name: "symmetry", tolerance: { value: 0.01, units: "angstrom" }, spaceGroupSymbol: "Fm-3m" },
+        ],
+      },
+    ];
+    // The odd records first: a column's unit label comes from the first records that carry one.
+    const records = [...odd, ...bundled] as Record<string, unknown>[];
+    const columns = [
+      ...DEFAULT_COLUMNS,
+      "derivedProperties.symmetry.spaceGroupSymbol",
+      "derivedProperties.symmetry.tolerance.value",
+      "derivedProperties.symmetry.tolerance",
+      "derivedProperties.elemental_ratio.Si",
+      "derivedProperties.p-norm.2",
+      "derivedProperties.volume.units",
+      "derivedProperties.density.units",
+    ];
+    // All together, and each alone (alone, a column's units come only from what it fetches itself).
+    const sets = [columns, ...columns.map((column) => [column])];
+    it.each([false, true])("units: %s", async (units) => {
+      for (const set of sets) {
+        const plan = planColumns(set, { units });
+        const project = makeFieldSelector(plan.fields);
+        const options = { columns: set, units, onWarning: () => {} };
+        const whole = await toDataFrame(records, options);
+        const projected = await toDataFrame(records.map(project), options);
+        expect(projected.columns, set.join()).toEqual(whole.columns);
+        expect(projected.values, set.join()).toEqual(whole.values);
+      }
+      // The projection really leaves bytes behind (units, elements, degrees of other entries).
+      const project = makeFieldSelector(planColumns(DEFAULT_COLUMNS, { units }).fields);
+      const whole = makeFieldSelector(planColumns([...DEFAULT_COLUMNS, "derivedProperties"], { units }).fields);
+      expect(JSON.stringify(records.map(project)).length).toBeLessThan(0.9 * JSON.stringify(records.map(whole)).length);
     });
   });
 

@@ -53,7 +53,13 @@ describe("column planning", () => {
   it("a keyed entry or a computed column fetches what it reads, and nothing a platform field could be mistaken for", () => {
     expect(planColumns(["derivedProperties.p-norm.2", "derivedProperties.elemental_ratio.Si"]).fields).toEqual({
       _id: 1,
-      derivedProperties: 1,
+      "derivedProperties.name": 1,
+      "derivedProperties.degree": 1,
+      "derivedProperties.element": 1,
+      "derivedProperties.value": 1,
+      "derivedProperties.elemental_ratio.Si": 1,
+      // `2` is read as an array index, so the projection stops before it.
+      "derivedProperties.p-norm": 1,
     });
     expect(planColumns(["matframe:crystalSystem", "formula"]).fields).toEqual({
       _id: 1,

@@ -64,7 +64,10 @@ describe("units", () => {
       _id: 1,
       "lattice.a": 1,
       "lattice.units": 1,
-      derivedProperties: 1,
+      "derivedProperties.name": 1,
+      "derivedProperties.value": 1,
+      "derivedProperties.units": 1,
+      "derivedProperties.density": 1,
     });
   });
 });

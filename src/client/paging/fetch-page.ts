@@ -7,9 +7,12 @@ export interface PageRequest {
   projection: Projection;
 }
 
-/** Fetches one page of a walk (with the walk's signal). */
+/**
+ * Fetches one page of a walk (with the walk's signal). `onReceived` is told once the answer's
+ * body has arrived, before it is parsed and checked.
+ */
 export interface FetchPage {
-  (request: PageRequest, signal?: AbortSignal): Promise<PlatformRecord[]>;
+  (request: PageRequest, signal?: AbortSignal, onReceived?: () => void): Promise<PlatformRecord[]>;
   /**
    * The size of the client's kept answer to this request, when its cache holds one: fetching it
    * is a revalidation, which costs a round trip and no body. Undefined without a cache.

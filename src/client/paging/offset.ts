@@ -11,6 +11,8 @@ interface PendingPage {
   records: Promise<PlatformRecord[]>;
   /** Characters of the kept answer being revalidated, or 0 for a page fetched with its body. */
   kept: number;
+  /** Whether its body has arrived (it may still be parsed, or wait for the pages before it). */
+  received: boolean;
 }
 
 /**
@@ -22,8 +24,18 @@ export const MAX_REVALIDATIONS_IN_FLIGHT = 32;
 export const MAX_REVALIDATION_CHARS = 8 * 1024 * 1024;
 
 /**
+ * Pages whose bodies have arrived and wait, beyond the `concurrency` on the wire: to be parsed,
+ * or for an earlier page to be handed on first. The next request goes out as a body arrives,
+ * not once it is parsed and its turn has come, so the link stays busy while the client parses;
+ * this bounds the pages held at once (and the pages asked for past the end of a collection).
+ * At concurrency 1 there are none: each page is asked for once the one before is handed on.
+ */
+export const RECEIVED_AHEAD = 2;
+
+/**
  * The specification's paging: `limit=N`, then `skip=N, limit=N`, ..., up to `concurrency` pages
- * in flight, yielded in order.
+ * in flight, yielded in order. A request goes out as soon as an answer's body has arrived (see
+ * {@link RECEIVED_AHEAD}).
  *
  * Pages the client's cache holds (`fetchPage.keptBytes`) are only revalidated, so up to
  * {@link MAX_REVALIDATIONS_IN_FLIGHT} of them may be in flight besides.
@@ -67,7 +79,17 @@ export async function* offsetPages(
   /** Whether one more page fits in flight: `kept` characters when the cache holds it, else 0. */
   const fits = (kept: number): boolean => {
     if (confirming || pending.length === 0) return pending.length === 0;
-    if (kept === 0) return pending.filter((p) => p.kept === 0).length < o.concurrency;
+    if (kept === 0) {
+      let onTheWire = 0;
+      let fetched = 0;
+      for (const p of pending) {
+        if (p.kept !== 0) continue;
+        fetched++;
+        if (!p.received) onTheWire++;
+      }
+      // At concurrency 1 a walk stays one page after another, as asked.
+      return onTheWire < o.concurrency && fetched < o.concurrency + (o.concurrency > 1 ? RECEIVED_AHEAD : 0);
+    }
     const keptInFlight = pending.reduce((sum, p) => sum + p.kept, 0);
     return (
       pending.length < o.concurrency + MAX_REVALIDATIONS_IN_FLIGHT && keptInFlight + kept <= MAX_REVALIDATION_CHARS
@@ -79,10 +101,15 @@ export async function* offsetPages(
       const request = pageRequest(nextSkip, limit);
       const kept = fetchPage.keptBytes?.(request) ?? 0;
       if (!fits(kept)) return;
-      const records = fetchPage(request, signal);
+      const entry: PendingPage = { skip: nextSkip, limit, records: undefined!, kept, received: false };
+      // Its arrival frees its place on the wire; the walk may have ended (or dropped it) by then.
+      entry.records = fetchPage(request, signal, () => {
+        entry.received = true;
+        if (!signal.aborted && pending.includes(entry)) fillPipeline();
+      });
       // Awaited in order below; this only keeps an early failure from counting as unhandled.
-      records.catch(() => {});
-      pending.push({ skip: nextSkip, limit, records, kept });
+      entry.records.catch(() => {});
+      pending.push(entry);
       nextSkip += limit;
     }
   };
@@ -90,8 +117,10 @@ export async function* offsetPages(
   try {
     fillPipeline();
     while (pending.length > 0) {
-      const { skip, limit, records } = pending.shift()!;
+      // The head stays in `pending` while it is awaited: it still holds its place on the wire.
+      const { skip, limit, records } = pending[0];
       const received = await records;
+      pending.shift();
       if (received.length === 0) return;
       page += 1;
       const full = received.length === limit;

@@ -73,6 +73,11 @@ export interface SendOptions {
    * client has a cache. Without it, nothing is cached.
    */
   cacheScope?: string;
+  /**
+   * Told once a 2xx answer's body has arrived, before it is decoded and parsed (see
+   * `GetDataOptions.onReceived`); again for an answer that is retried.
+   */
+  onReceived?: () => void;
 }
 
 /** A 2xx response with its body parsed as JSON. */
@@ -267,6 +272,7 @@ export class Transport {
         });
       }
       if (outcome.status === 304 && kept) {
+        o.onReceived?.();
         // The server confirmed the kept body (RFC 9110 section 13.1.2): the only way one is used.
         return {
           status: 200,
@@ -371,10 +377,12 @@ export class Transport {
           if (timed) this.#link.observe(answered - sent);
           return { status: statusCode, headers, text: await readCapped(decoderFor(coding, body), ERROR_BODY_LIMIT) };
         }
+        // A walk sends its next request as this body arrives, before it is decoded and parsed.
         const read =
           coding === "identity"
             ? await readWithin(body, headers, this.#o.maxResponseBytes)
-            : await readDecodedWithin(body, coding, headers, this.#o.maxResponseBytes);
+            : await readDecodedWithin(body, coding, headers, this.#o.maxResponseBytes, o.onReceived);
+        if (coding === "identity" && typeof read === "string") o.onReceived?.();
         if (typeof read !== "string") {
           discard(body);
           return { kind: "too-large", cause: undefined, bytes: read.bytes };

@@ -2,7 +2,7 @@ import { FORBIDDEN_KEYS, type Fields } from "../../schemas";
 import { editDistance } from "../../edit-distance";
 import { ValidationError } from "../../errors";
 import { unitFields } from "./units";
-import { COMPUTED_COLUMNS, isIndexSegment, namedEntryIndex, type ColumnDef } from "./column-path";
+import { COMPUTED_COLUMNS, isIndexSegment, keyedEntryField, namedEntryIndex, type ColumnDef } from "./column-path";
 
 // The path vocabulary lives in column-path.ts, below the getters and units that read it.
 export {
@@ -152,20 +152,37 @@ function toColumnDef(name: string): ColumnDef {
   return { name, segments, ...named };
 }
 
-/** The part of a column's path a projection can name: up to an array index or a named-entry array. */
-function fieldPath(def: ColumnDef): string {
+/** A path cut at its first array index: the part a projection can name (`basis.elements` of `basis.elements.1.value`). */
+function upToIndex(segments: readonly string[]): string {
+  const end = segments.findIndex(isIndexSegment);
+  return (end === -1 ? segments : segments.slice(0, end)).join(".");
+}
+
+/**
+ * The paths a projection names to fetch what a column reads. A path into an array of objects
+ * projects each object (MongoDB's rule, which `matframe serve` follows), so a column of a named
+ * entry (`derivedProperties.volume`) fetches the entries' `name` and the keys it reads of them
+ * (`value`; for a keyed entry its key too; for a deeper column that path), not every entry whole:
+ * the other entries' units, elements, degrees and tolerances are 23% of a page of the default
+ * columns, and parsing pages is most of a client's work over a far link. The column's own path
+ * (`derivedProperties.volume`) is named too, for a record whose array is an object instead.
+ */
+function fieldPaths(def: ColumnDef): string[] {
   // The whole method object is fetched: checking it needs both halves and any extra keys.
   const segments = def.method ? def.method.segments : def.segments;
-  const kept: string[] = [];
-  for (let i = 0; i < segments.length && i !== def.namedEntryAt; i++) {
-    if (isIndexSegment(segments[i])) break;
-    kept.push(segments[i]);
-  }
-  return kept.join(".");
+  const at = def.namedEntryAt;
+  if (at === undefined) return [upToIndex(segments)];
+  const array = segments.slice(0, at).join(".");
+  const rest = segments.slice(at + 1);
+  const keyField = rest.length === 1 ? keyedEntryField(segments[at]) : undefined;
+  const read = keyField ? [keyField, "value"] : rest.length === 0 ? ["value"] : [upToIndex(rest)];
+  // An index right after the entry (`derivedProperties.volume.0`): the entries whole.
+  if (read.includes("")) return [array];
+  return [`${array}.name`, ...read.map((path) => `${array}.${path}`), upToIndex(segments)];
 }
 
 function deriveFields(defs: readonly ColumnDef[], extra: readonly string[] = []): Fields {
-  const own = defs.flatMap((def) => (def.computed ? ["lattice", "basis"] : [fieldPath(def)]));
+  const own = defs.flatMap((def) => (def.computed ? ["lattice", "basis"] : fieldPaths(def)));
   const paths = [...new Set([...own, ...extra])].sort();
   // `_id` is fetched even when its column is left out: it is short, paging needs it, and
   // warnings name rows by it.

@@ -1,6 +1,6 @@
 // Units in column names: `units: true` labels a numeric column with the unit its
 // records carry, e.g. `lattice.a [angstrom]`, `derivedProperties.density [g/cm^3]`.
-import type { ColumnDef } from "./column-path";
+import { isIndexSegment, type ColumnDef } from "./column-path";
 import { compileGetter, type Getter } from "./getters";
 
 // Which key of a `units` object holds a field's unit: the platform's lattice records
@@ -38,15 +38,25 @@ export function unitGetter(def: ColumnDef): Getter | undefined {
   };
 }
 
-/** The projection paths a column's unit needs beside its own (the parent's `units`). */
+/** The projection paths a column's unit needs beside its own (where {@link unitGetter} reads it). */
 export function unitFields(def: ColumnDef): string[] {
   const { segments } = def;
-  if (def.method || def.namedEntryAt !== undefined || segments.length < 2 || segments[segments.length - 1] === "units")
-    return [];
+  if (def.method || segments.length < 2 || segments[segments.length - 1] === "units") return [];
+  const at = def.namedEntryAt;
+  if (at !== undefined) {
+    // A named entry's own units (`derivedProperties.units`), or those beside what a deeper column
+    // reads of it; and, for a record whose array is an object, the same under the entry's name.
+    const array = segments.slice(0, at);
+    const rest = segments.slice(at + 1);
+    const inEntry = rest.length === 0 ? [] : rest.length === 1 ? ["value"] : rest.slice(0, -1);
+    return [
+      [...array, ...inEntry, "units"],
+      [...segments.slice(0, at + 1), ...rest.slice(0, -1), "units"],
+    ].flatMap((path) => (path.some(isIndexSegment) ? [] : [path.join(".")]));
+  }
   const parent = segments.slice(0, -1);
-  const index = parent.findIndex((s) => /^(0|[1-9][0-9]*)$/.test(s));
   // Under an array index the projection names the array, which already holds the units.
-  return index === -1 ? [[...parent, "units"].join(".")] : [];
+  return parent.some(isIndexSegment) ? [] : [[...parent, "units"].join(".")];
 }
 
 /** Records looked at for units before a column without any is left as it is. */
