@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Query } from "mingo";
 import { describe, expect, it } from "vitest";
 import { toDataFrame } from "../../src";
 import { makeFieldSelector } from "../../src/server/query/projection";
@@ -150,6 +151,9 @@ describe("planColumns", () => {
         const projected = await toDataFrame(records.map(project), options);
         expect(projected.columns, set.join()).toEqual(whole.columns);
         expect(projected.values, set.join()).toEqual(whole.values);
+        // mingo, a MongoDB query engine we did not write, projects the records as the server does.
+        const byMingo = new Query({}).find<Record<string, unknown>>(records, plan.fields).all();
+        expect(byMingo, set.join()).toEqual(records.map(project));
       }
       // The projection really leaves bytes behind (units, elements, degrees of other entries).
       const project = makeFieldSelector(planColumns(DEFAULT_COLUMNS, { units }).fields);
