@@ -92,6 +92,10 @@ describe("planColumns", () => {
       "derivedProperties.symmetry.spaceGroupSymbol": 1,
     });
     expect(planColumns(["derivedProperties.volume.0"]).fields).toEqual({ _id: 1, derivedProperties: 1 });
+    // A column per element: the array whole rather than dozens of paths.
+    const elements = ["H", "He", "Li", "Be", "B", "C", "N", "O"].map((e) => `derivedProperties.elemental_ratio.${e}`);
+    expect(planColumns(elements).fields).toEqual({ _id: 1, derivedProperties: 1 });
+    expect(Object.keys(planColumns(elements.slice(0, 4)).fields)).toHaveLength(1 + 3 + 4);
     expect(planColumns(["derivedProperties.volume", "derivedProperties"]).fields).toEqual({
       _id: 1,
       derivedProperties: 1,

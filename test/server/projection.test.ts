@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Query } from "mingo";
 import type { ServerHandle } from "../../src/server";
+import { makeFieldSelector } from "../../src/server/query/projection";
 import { errorMessage, listMaterials, login, startTestServer, type Session } from "./helpers";
 
 let server: ServerHandle;
@@ -44,6 +46,29 @@ describe("fields", () => {
     expect(first.derivedProperties.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(["volume", "density", "symmetry"]),
     );
+  });
+
+  it("projects (and excludes) as mingo, a MongoDB engine, does on awkward shapes: arrays of arrays, scalars, nulls, missing parents", () => {
+    const records = [
+      { _id: "a", p: [{ x: 1, y: 2 }, 3, null, [{ x: 4 }], { y: 5 }], q: { r: { s: 1, t: 2 }, u: [1, 2] } },
+      { _id: "b", p: { x: { z: 1 }, y: null }, q: null },
+      { _id: "c", p: "text", q: { r: [{ s: [{ t: 1 }, 2] }, { s: { t: 3 } }] } },
+      { _id: "d" },
+      { _id: "e", p: [], q: { r: [] }, "constructor-like": { toString: 1 } },
+    ];
+    const projections: Record<string, 0 | 1>[] = [
+      { "p.x": 1 },
+      { "p.x": 1, "p.y": 1, "q.r.s": 1 },
+      { "q.r.s.t": 1, _id: 0 },
+      { p: 1, "q.u": 1 },
+      { "p.x.z": 1, "constructor-like.toString": 1 },
+      { "p.x": 0, "q.r.s": 0 },
+      { p: 0, _id: 0 },
+    ];
+    for (const fields of projections) {
+      const ours = records.map(makeFieldSelector(fields));
+      expect(ours, JSON.stringify(fields)).toEqual(new Query({}).find(records, fields).all());
+    }
   });
 
   it("excludes dotted paths and leaves the rest", async () => {

@@ -181,9 +181,23 @@ function fieldPaths(def: ColumnDef): string[] {
   return [`${array}.name`, ...read.map((path) => `${array}.${path}`), upToIndex(segments)];
 }
 
+/**
+ * Most paths a plan names into one named-entry array: beyond, the array is fetched whole. A
+ * projection of dozens of paths saves less than its entries weigh, makes a long URL, and a
+ * server may cap the paths one projection names (`matframe serve`: 200).
+ */
+const MAX_ENTRY_PATHS = 8;
+
 function deriveFields(defs: readonly ColumnDef[], extra: readonly string[] = []): Fields {
   const own = defs.flatMap((def) => (def.computed ? ["lattice", "basis"] : fieldPaths(def)));
-  const paths = [...new Set([...own, ...extra])].sort();
+  const paths = [...new Set([...own, ...extra])];
+  // Many paths into one named-entry array (a column per element, say) fetch it whole instead.
+  for (const def of defs) {
+    if (def.namedEntryAt === undefined) continue;
+    const array = def.segments.slice(0, def.namedEntryAt).join(".");
+    if (paths.filter((path) => path.startsWith(`${array}.`)).length > MAX_ENTRY_PATHS) paths.push(array);
+  }
+  paths.sort();
   // `_id` is fetched even when its column is left out: it is short, paging needs it, and
   // warnings name rows by it.
   const fields: Fields = { _id: 1 };

@@ -98,20 +98,51 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function include(value: unknown, tree: PathTree | true): unknown {
-  if (tree === true) return value;
+/**
+ * The inclusion of `tree` as a function of its own, generated once per projection (as the
+ * client's column getters are): each selected key is a constant property read with its own
+ * inline cache, where a loop over the tree's keys read every record through one megamorphic
+ * `value[key]`. Paths into arrays made that loop a third of a page's cost (the default columns'
+ * `derivedProperties.name` and `.value`: 32 ms a page of 500 against 20 for the whole array).
+ * Keys are embedded with `JSON.stringify` (plain string literals) and were checked by
+ * `checkPath`. As MongoDB does, a path into an array applies to each object in it (and in arrays
+ * inside it), and scalars there are dropped; a missing or non-object parent gives nothing.
+ */
+function compileInclude(tree: PathTree): (record: unknown) => unknown {
+  const functions: string[] = [];
+  const emit = (node: PathTree): string => {
+    const name = `n${functions.length}`;
+    functions.push("");
+    const reads = Object.entries(node).map(([key, subtree]) => {
+      const k = JSON.stringify(key);
+      if (subtree === true) return `if (hasOwn(o, ${k})) { const v = o[${k}]; if (v !== undefined) out[${k}] = v; }`;
+      return `if (hasOwn(o, ${k})) { const v = ${emit(subtree)}(o[${k}]); if (v !== undefined) out[${k}] = v; }`;
+    });
+    functions[Number(name.slice(1))] = `function ${name}(value) {
   if (Array.isArray(value)) {
-    // As MongoDB does: a path into an array applies to each object in it; scalars are dropped.
-    return value.filter(isPlainObject).map((item) => include(item, tree));
+    const a = [];
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (isPlainObject(item)) a.push(${name}o(item));
+      else if (Array.isArray(item)) a.push(${name}(item));
+    }
+    return a;
   }
-  if (!isPlainObject(value)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [key, subtree] of Object.entries(tree)) {
-    if (!hasOwn(value, key)) continue;
-    const selected = include(value[key], subtree);
-    if (selected !== undefined) out[key] = selected;
-  }
+  return isPlainObject(value) ? ${name}o(value) : undefined;
+}
+function ${name}o(o) {
+  const out = {};
+  ${reads.join("\n  ")}
   return out;
+}`;
+    return name;
+  };
+  emit(tree);
+  const make = new Function("hasOwn", "isPlainObject", `"use strict";\n${functions.join("\n")}\nreturn n0;`) as (
+    own: typeof hasOwn,
+    plain: typeof isPlainObject,
+  ) => (record: unknown) => unknown;
+  return make(hasOwn, isPlainObject);
 }
 
 function exclude(value: unknown, tree: PathTree): unknown {
@@ -137,7 +168,7 @@ export function makeFieldSelector(fields: Fields): (record: Record<string, unkno
   const included = entries.filter(([path, flag]) => flag === 1 && path !== "_id").map(([path]) => path);
   if (included.length > 0) {
     const tree = buildTree(keepId ? ["_id", ...included] : included);
-    return (record) => include(record, tree) as Record<string, unknown>;
+    return compileInclude(tree) as (record: Record<string, unknown>) => Record<string, unknown>;
   }
   const excluded = entries.filter(([path, flag]) => flag === 0 && (path !== "_id" || !keepId)).map(([p]) => p);
   if (excluded.length === 0) return keepId ? (record) => ({ _id: record._id }) : () => ({});
