@@ -3,6 +3,7 @@ import { constants, mkdirSync, statSync } from "node:fs";
 import { open, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import type { Raw } from "./parse";
 
 /** Asynchronous: a request never waits on a synchronous call (test/client/directory-cache.test.ts). */
 const randomHex = promisify(randomBytes);
@@ -281,4 +282,17 @@ let sharedMemoryCache: MemoryCache | undefined;
 export function openCache(setting: CacheSetting): ResponseCache {
   if (setting === "memory") return (sharedMemoryCache ??= new MemoryCache(DEFAULT_MEMORY_CACHE_BYTES));
   return new DirectoryCache(setting.dir, setting.maxBytes ?? DEFAULT_DIR_CACHE_BYTES);
+}
+
+/**
+ * Keeps a 200 that carries a validator and may be stored (RFC 9111 section 3: no `no-store`), and
+ * forgets the key otherwise: without a validator nothing can be confirmed, so nothing is kept.
+ */
+export function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): Promise<void> {
+  const etag = outcome.headers.etag;
+  const control = String(outcome.headers["cache-control"] ?? "").toLowerCase();
+  if (outcome.status === 200 && typeof etag === "string" && etag !== "" && !control.includes("no-store")) {
+    return cache.set(key, { etag, text: outcome.text });
+  }
+  return cache.delete(key);
 }

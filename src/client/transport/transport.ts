@@ -17,7 +17,7 @@ import { classifyFailure, failureError, type Failure } from "./failure";
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { checkContentType, isJson, parseJson, serverMessage, type Raw } from "./parse";
 import type { ProxyEnvironment } from "./proxy";
-import { cacheKey, type ResponseCache } from "./response-cache";
+import { cacheKey, keepOrForget, type ResponseCache } from "./response-cache";
 import { mergeSignals, retryAfterMs, settleIdleConnections, sleep } from "./retry";
 import { nextStep } from "./retry-policy";
 
@@ -87,19 +87,6 @@ export interface SendResult {
   body: unknown;
   /** Method and path, for error messages. */
   endpoint: string;
-}
-
-/**
- * Keeps a 200 that carries a validator and may be stored (RFC 9111 section 3: no `no-store`), and
- * forgets the key otherwise: without a validator nothing can be confirmed, so nothing is kept.
- */
-function keepOrForget(cache: ResponseCache, key: string, outcome: Raw): Promise<void> {
-  const etag = outcome.headers.etag;
-  const control = String(outcome.headers["cache-control"] ?? "").toLowerCase();
-  if (outcome.status === 200 && typeof etag === "string" && etag !== "" && !control.includes("no-store")) {
-    return cache.set(key, { etag, text: outcome.text });
-  }
-  return cache.delete(key);
 }
 
 /**
