@@ -69,6 +69,9 @@ describe("fields", () => {
       const ours = records.map(makeFieldSelector(fields));
       expect(ours, JSON.stringify(fields)).toEqual(new Query({}).find(records, fields).all());
     }
+    // Each page of a walk names the same projection: it is compiled once, not per request.
+    expect(makeFieldSelector({ "p.x": 1 })).toBe(makeFieldSelector({ "p.x": 1 }));
+    expect(makeFieldSelector({ "p.x": 1 })).not.toBe(makeFieldSelector({ "p.y": 1 }));
   });
 
   it("excludes dotted paths and leaves the rest", async () => {

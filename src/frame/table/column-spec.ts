@@ -192,9 +192,10 @@ function deriveFields(defs: readonly ColumnDef[], extra: readonly string[] = [])
   const own = defs.flatMap((def) => (def.computed ? ["lattice", "basis"] : fieldPaths(def)));
   const paths = [...new Set([...own, ...extra])];
   // Many paths into one named-entry array (a column per element, say) fetch it whole instead.
-  for (const def of defs) {
-    if (def.namedEntryAt === undefined) continue;
-    const array = def.segments.slice(0, def.namedEntryAt).join(".");
+  const arrays = new Set(
+    defs.flatMap((def) => (def.namedEntryAt === undefined ? [] : [def.segments.slice(0, def.namedEntryAt).join(".")])),
+  );
+  for (const array of arrays) {
     if (paths.filter((path) => path.startsWith(`${array}.`)).length > MAX_ENTRY_PATHS) paths.push(array);
   }
   paths.sort();

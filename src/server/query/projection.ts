@@ -145,6 +145,24 @@ function ${name}o(o) {
   return make(hasOwn, isPlainObject);
 }
 
+/**
+ * Inclusions compiled so far, by their paths: every page of a walk names the same projection, and
+ * a function compiled anew for each would run cold (no inline caches, no optimised code) on
+ * every page. Bounded, as projections come from clients: the oldest is dropped beyond this many.
+ */
+const MAX_COMPILED = 256;
+const compiled = new Map<string, (record: unknown) => unknown>();
+
+function compiledInclusion(paths: string[]): (record: unknown) => unknown {
+  const key = JSON.stringify(paths);
+  let select = compiled.get(key);
+  if (select) return select;
+  select = compileInclude(buildTree(paths));
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, select);
+  return select;
+}
+
 function exclude(value: unknown, tree: PathTree): unknown {
   if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? exclude(item, tree) : item));
   if (!isPlainObject(value)) return value;
@@ -167,8 +185,9 @@ export function makeFieldSelector(fields: Fields): (record: Record<string, unkno
   const keepId = fields._id !== 0;
   const included = entries.filter(([path, flag]) => flag === 1 && path !== "_id").map(([path]) => path);
   if (included.length > 0) {
-    const tree = buildTree(keepId ? ["_id", ...included] : included);
-    return compileInclude(tree) as (record: Record<string, unknown>) => Record<string, unknown>;
+    return compiledInclusion(keepId ? ["_id", ...included] : included) as (
+      record: Record<string, unknown>,
+    ) => Record<string, unknown>;
   }
   const excluded = entries.filter(([path, flag]) => flag === 0 && (path !== "_id" || !keepId)).map(([p]) => p);
   if (excluded.length === 0) return keepId ? (record) => ({ _id: record._id }) : () => ({});
