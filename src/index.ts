@@ -145,6 +145,7 @@ export {
   MatframeError,
   ValidationError,
   ClientClosedError,
+  RequestError,
   ApiError,
   BadRequestError,
   AuthenticationError,

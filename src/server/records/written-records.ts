@@ -104,7 +104,7 @@ export class WrittenRecords {
       if ("put" in next) {
         const existing = this.collectionById.get(next.put._id);
         if (existing !== undefined && existing !== collection)
-          throw new Error(`id ${next.put._id} is taken by ${existing}`);
+          throw new HttpError(409, `id ${next.put._id} is taken by ${existing}`);
         this.checkQuota(next.put);
         await this.backend.put(next.put, collection);
         this.remember(next.put, collection);

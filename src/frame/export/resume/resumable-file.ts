@@ -304,7 +304,7 @@ async function feedPrefix(handle: fs.promises.FileHandle, bytes: number, hash: H
   const buffer = Buffer.allocUnsafe(Math.min(bytes, 4 << 20) || 1);
   for (let at = 0; at < bytes; ) {
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, bytes - at), at);
-    if (bytesRead === 0) throw new Error("the partial file ended early");
+    if (bytesRead === 0) throw new OutputError("the partial file ended early");
     hash.update(buffer.subarray(0, bytesRead));
     at += bytesRead;
   }

@@ -63,7 +63,8 @@ export async function readSealedState<State extends { readonly request: unknown 
   let state: State & { matframeResume?: unknown; seal?: unknown };
   try {
     state = JSON.parse(text) as typeof state;
-    if (state?.matframeResume !== VERSION || !state.request || !layout.valid(state)) throw new Error("unknown layout");
+    if (state?.matframeResume !== VERSION || !state.request || !layout.valid(state))
+      throw new ResumeError("unknown layout", file);
   } catch {
     throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read.`, file, {
       to: "to discard it and start over",
