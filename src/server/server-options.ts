@@ -1,5 +1,5 @@
-import { isIP } from "node:net";
 import { ServerOptionsError } from "../errors";
+import { isLoopbackHost } from "../loopback";
 import { DEMO_ACCOUNT, type UserAccount } from "./auth/auth";
 import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
@@ -124,14 +124,6 @@ export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4000;
-
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (bare === "localhost" || bare === "::1") return true;
-  if (bare.startsWith("::ffff:")) return isLoopbackHost(bare.slice(7));
-  return isIP(bare) === 4 && bare.startsWith("127.");
-}
 
 /** Reads `"name:password"` (split at the first colon) or `{username, password}`. */
 export function parseUser(spec: UserAccount | string): UserAccount {
