@@ -280,7 +280,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     }
     if (res.writableEnded || res.destroyed) return;
     const status = await send(res, reply, resolved.compression, negotiated, compressed, kept);
-    // Only the path: query strings may hold values a user considers private.
+    // Only the path: query strings may hold values a user considers private. Node's parser
+    // refuses control bytes in a request line today; escaped anyway, as every remote value is.
     const path = escapeForTerminal((req.url ?? "").split("?")[0].slice(0, 200));
     log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);
   };
