@@ -1,9 +1,16 @@
 import { ServerOptionsError } from "../errors";
 import { isLoopbackHost } from "../loopback";
-import { DEMO_ACCOUNT, type UserAccount } from "./auth/auth";
 import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
-import type { DeviceFlowOptions } from "./auth/device-flow";
+import { DEFAULT_MAX_GRANTS, DEFAULT_MAX_GRANTS_PER_ADDRESS, type DeviceFlowOptions } from "./auth/device-flow";
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_ACCOUNT,
+  DEMO_ACCOUNT,
+  type SessionLimits,
+  type UserAccount,
+} from "./auth/auth";
+import { DEFAULT_MAX_WRONG_CODES, DEFAULT_WRONG_CODE_WINDOW_MS, type UserCodeLimits } from "./auth/code-attempts";
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
@@ -110,6 +117,18 @@ export interface StartServerOptions {
    */
   deviceFlow?: DeviceFlowOptions;
   /**
+   * Sessions kept, in all and per account; the device flow's refresh tokens are bounded alike.
+   * One account's logins or refreshes push out only its own oldest session, so they never log
+   * anybody else out.
+   * @default { maxSessions: 100000, maxSessionsPerAccount: 100 }
+   */
+  sessions?: SessionLimits;
+  /**
+   * Wrong user codes one client address may type on the device flow's verification page.
+   * @default { maxWrongCodes: 30, windowMs: 600000 }
+   */
+  userCodes?: UserCodeLimits;
+  /**
    * Milliseconds a submitted job stays `submitted` before it finishes (the local platform runs no
    * simulation code; see the local platform guide's jobs section).
    * @default 2000
@@ -124,6 +143,12 @@ export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4000;
+
+/** Throws unless `value` is a whole number of at least `min` (a limit given from code). */
+function wholeNumber(value: unknown, name: string, min: number): void {
+  if (!Number.isSafeInteger(value) || (value as number) < min)
+    throw new ServerOptionsError(`${name} must be a whole number of at least ${min}, not ${String(value)}.`);
+}
 
 /** Reads `"name:password"` (split at the first colon) or `{username, password}`. */
 export function parseUser(spec: UserAccount | string): UserAccount {
@@ -220,6 +245,18 @@ export function resolveOptions(options: StartServerOptions) {
       `deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`,
     );
   }
+  const { maxGrants = DEFAULT_MAX_GRANTS, maxGrantsPerAddress = DEFAULT_MAX_GRANTS_PER_ADDRESS } =
+    options.deviceFlow ?? {};
+  wholeNumber(maxGrants, "deviceFlow.maxGrants", 1);
+  wholeNumber(maxGrantsPerAddress, "deviceFlow.maxGrantsPerAddress", 1);
+  const { maxSessions = DEFAULT_MAX_SESSIONS, maxSessionsPerAccount = DEFAULT_MAX_SESSIONS_PER_ACCOUNT } =
+    options.sessions ?? {};
+  wholeNumber(maxSessions, "sessions.maxSessions", 1);
+  wholeNumber(maxSessionsPerAccount, "sessions.maxSessionsPerAccount", 1);
+  const { maxWrongCodes = DEFAULT_MAX_WRONG_CODES, windowMs: codeWindowMs = DEFAULT_WRONG_CODE_WINDOW_MS } =
+    options.userCodes ?? {};
+  wholeNumber(maxWrongCodes, "userCodes.maxWrongCodes", 1);
+  wholeNumber(codeWindowMs, "userCodes.windowMs", 1);
   const jobRunMs = options.jobRunMs ?? DEFAULT_RUN_MS;
   if (typeof jobRunMs !== "number" || !(jobRunMs >= 0 && jobRunMs <= 3_600_000)) {
     throw new ServerOptionsError(
@@ -253,7 +290,9 @@ export function resolveOptions(options: StartServerOptions) {
     compression,
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
-    deviceFlow: { intervalSeconds, expiresInSeconds },
+    deviceFlow: { intervalSeconds, expiresInSeconds, maxGrants, maxGrantsPerAddress },
+    sessions: { maxSessions, maxSessionsPerAccount },
+    userCodes: { maxWrongCodes, windowMs: codeWindowMs },
     jobRunMs,
   };
 }
