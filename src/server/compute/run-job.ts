@@ -1,18 +1,258 @@
-import type { ComputeJobInput, ComputeOutcome } from "./index.js";
+// A job's workflow run for real: each espresso unit's own template rendered with the platform's
+// context, the pseudopotentials chosen and copied into the job's folder, pw.x run unit after unit
+// sharing one outdir, and its output turned into property data. Nothing here throws for a failed
+// computation: the outcome says what went wrong.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { vectorsToParameters } from "../../structure/cell";
+import type { StructureRecord } from "../../structure/structure";
+import { espressoContext } from "./espresso-context";
+import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./index";
+import { choosePseudopotential, normalizedFunctional, type Pseudopotential } from "./pseudopotentials";
+import { bandGapsFromXml } from "./pw-bands";
+import { finalCoordinates, parsePwOutput, pwFailure } from "./pw-output";
+import { renderTemplate } from "./render-template";
+import { findOnPath, runExecutable } from "./run-executable";
+
+/** What a machine without Quantum ESPRESSO needs, in the words of the job's error. */
+export const INSTALL_HINT =
+  "pw.x (Quantum ESPRESSO) is not on PATH: install it, e.g. `apt install quantum-espresso quantum-espresso-data` on Debian or Ubuntu, then restart matframe serve.";
+
+/** The method subtypes (pseudopotential families) the engine chooses files for. */
+const METHODS = new Set(["us", "paw", "nc"]);
+
+type Rec = Record<string, unknown>;
+const isRecord = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** A workflow's subworkflows in the order its top-level units run them. */
+function orderedSubworkflows(workflow: Rec): Rec[] {
+  const subworkflows = (Array.isArray(workflow.subworkflows) ? workflow.subworkflows : []).filter(isRecord);
+  const units = (Array.isArray(workflow.units) ? workflow.units : []).filter(isRecord);
+  const byId = new Map(subworkflows.map((s) => [text(s._id), s]));
+  const ordered = units.map((u) => byId.get(text(u._id))).filter((s): s is Rec => s !== undefined);
+  return ordered.length === units.length && ordered.length > 0 ? ordered : subworkflows;
+}
+
+/** A subworkflow's units in flowchart order: from the head, along `next`. */
+function orderedUnits(subworkflow: Rec): Rec[] {
+  const units = (Array.isArray(subworkflow.units) ? subworkflow.units : []).filter(isRecord);
+  const byFlowchart = new Map(units.map((u) => [text(u.flowchartId), u]));
+  const head = units.find((u) => u.head === true) ?? units[0];
+  const ordered: Rec[] = [];
+  for (let unit: Rec | undefined = head; unit && !ordered.includes(unit); unit = byFlowchart.get(text(unit.next)))
+    ordered.push(unit);
+  return ordered.length === units.length ? ordered : units;
+}
+
+function applicationName(subworkflow: Rec): string {
+  return isRecord(subworkflow.application) ? text(subworkflow.application.name) : "";
+}
+
+function methodOf(subworkflow: Rec): { type: string; functional: string } {
+  const model = isRecord(subworkflow.model) ? subworkflow.model : {};
+  const method = isRecord(model.method) ? model.method : {};
+  return { type: text(method.subtype), functional: normalizedFunctional(model) };
+}
+
+function elementsOf(material: Rec): string[] {
+  const basis = isRecord(material.basis) ? material.basis : {};
+  const elements = Array.isArray(basis.elements) ? basis.elements : [];
+  return [...new Set(elements.map((e) => (isRecord(e) ? text(e.value) : "")).filter(Boolean))];
+}
+
+/** The unit's pw.x template, or why the engine cannot run the unit. */
+function templateOf(unit: Rec): { name: string; content: string } | { reason: string } {
+  const name = text(unit.name) || "unnamed";
+  if (unit.type !== "execution")
+    return {
+      reason: `its unit "${name}" is a ${text(unit.type) || "typeless"} unit; matframe serve runs only execution units`,
+    };
+  const executable = isRecord(unit.executable) ? text(unit.executable.name) : "";
+  if (executable !== "pw.x")
+    return { reason: `its unit "${name}" runs ${executable || "no executable"}; matframe serve runs only pw.x so far` };
+  const input = (Array.isArray(unit.input) ? unit.input : []).filter(isRecord);
+  const template = input.map((i) => (isRecord(i.template) ? i.template : undefined)).find((t) => t !== undefined);
+  if (!template || !text(template.content)) return { reason: `its unit "${name}" has no input template` };
+  return { name: text(template.name) || `${name}.in`, content: text(template.content) };
+}
+
+function whyNotApplication(name: string): string {
+  if (name === "vasp")
+    return "VASP is not free software (its licence is sold per research group), so matframe serve cannot run it; use the espresso version of this workflow to compute it on this machine";
+  return `the application "${name || "unknown"}" is not one matframe serve runs (only Quantum ESPRESSO's pw.x)`;
+}
 
 /**
  * Whether this machine can compute the workflow, without running anything (no pw.x on PATH: the
  * install hint; VASP or another non-free or absent application: why; an unsupported unit; no
  * pseudopotential for an element).
  */
-export function computability(
-  _workflow: Record<string, unknown>,
-  _material?: Record<string, unknown>,
-): { runnable: true } | { runnable: false; reason: string } {
-  return { runnable: false, reason: "The compute engine is not built yet." };
+export function computability(workflow: Rec, material?: Rec): { runnable: true } | { runnable: false; reason: string } {
+  const subworkflows = orderedSubworkflows(workflow);
+  if (subworkflows.length === 0) return { runnable: false, reason: "The workflow has no subworkflows to run." };
+  for (const subworkflow of subworkflows) {
+    const app = applicationName(subworkflow);
+    if (app !== "espresso")
+      return { runnable: false, reason: `Cannot compute this workflow: ${whyNotApplication(app)}.` };
+    const units = orderedUnits(subworkflow);
+    if (units.length === 0)
+      return { runnable: false, reason: `Its subworkflow "${text(subworkflow.name)}" has no units.` };
+    for (const unit of units) {
+      const template = templateOf(unit);
+      if ("reason" in template) return { runnable: false, reason: `Cannot compute this workflow: ${template.reason}.` };
+    }
+    const { type, functional } = methodOf(subworkflow);
+    if (!METHODS.has(type))
+      return {
+        runnable: false,
+        reason: `Cannot compute this workflow: its method "${type || "none"}" is not a pseudopotential family matframe serve chooses files for (us, paw, nc).`,
+      };
+    if (material) {
+      for (const element of elementsOf(material)) {
+        const choice = choosePseudopotential(element, type, functional);
+        if (!choice.found) return { runnable: false, reason: choice.reason };
+      }
+    }
+  }
+  if (!findOnPath("pw.x")) return { runnable: false, reason: INSTALL_HINT };
+  return { runnable: true };
+}
+
+/** The file name stem of a template: pw_scf.in → pw_scf. */
+function stemOf(templateName: string): string {
+  return templateName.replace(/\.in$/, "");
+}
+
+/** A relaxation's final cell and positions as a material, the shape the platform stores. */
+function finalStructure(material: Rec, output: string): (Rec & { name: string }) | undefined {
+  const final = finalCoordinates(output);
+  if (!final) return undefined;
+  const cell = final.cell as [number, number, number][];
+  const parameters = vectorsToParameters(cell as never);
+  const lattice = isRecord(material.lattice) ? material.lattice : {};
+  return {
+    name: "final_structure",
+    ...(typeof material.name === "string" ? { materialName: material.name } : {}),
+    isRelaxed: true,
+    lattice: {
+      type: text(lattice.type) || "TRI",
+      ...parameters,
+      units: { length: "angstrom", angle: "degree" },
+      vectors: { a: cell[0], b: cell[1], c: cell[2], alat: 1, units: "angstrom" },
+    },
+    basis: {
+      units: "crystal",
+      elements: final.sites.map((s, id) => ({ id, value: s.element })),
+      coordinates: final.sites.map((s, id) => ({ id, value: s.fractional })),
+    },
+  };
 }
 
 /** Runs the job's units in order in its folder; never throws for a failed computation. */
-export async function computeJob(_input: ComputeJobInput): Promise<ComputeOutcome> {
-  return { status: "error", reason: "The compute engine is not built yet.", properties: [], files: [], notes: [] };
+export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome> {
+  const properties: ComputedProperty[] = [];
+  const files: ComputedFile[] = [];
+  const notes: string[] = [];
+  const log = (line: string) => input.onLog?.(line);
+  const fail = (reason: string): ComputeOutcome => ({ status: "error", reason, properties, files, notes });
+  try {
+    const check = computability(input.workflow, input.material);
+    if (!check.runnable) return fail(check.reason);
+    if (/['"\n]/.test(input.workDir))
+      return fail(
+        `The job folder ${JSON.stringify(input.workDir)} has a quote or newline, which pw.x inputs cannot hold.`,
+      );
+    const workDir = path.resolve(input.workDir);
+    mkdirSync(path.join(workDir, "pseudo"), { recursive: true });
+    mkdirSync(path.join(workDir, "outdir"), { recursive: true });
+    for (const subworkflow of orderedSubworkflows(input.workflow)) {
+      const { type, functional } = methodOf(subworkflow);
+      const chosen = new Map<string, Pseudopotential>();
+      for (const element of elementsOf(input.material)) {
+        const choice = choosePseudopotential(element, type, functional);
+        if (!choice.found) return fail(choice.reason);
+        chosen.set(element, choice.pseudopotential);
+        copyFileSync(choice.pseudopotential.path, path.join(workDir, "pseudo", choice.pseudopotential.filename));
+        const note = `Pseudopotential ${choice.why}: the workflow's method is ${type} with ${functional}.`;
+        if (!notes.includes(note)) notes.push(note);
+        log(note);
+      }
+      for (const unit of orderedUnits(subworkflow)) {
+        if (input.signal.aborted) return fail("The job was stopped before it finished.");
+        const template = templateOf(unit);
+        if ("reason" in template) return fail(`Cannot compute this workflow: ${template.reason}.`);
+        const unitId = text(unit.flowchartId);
+        const stem = stemOf(template.name);
+        const nonSelfConsistent = /calculation\s*=\s*['"](nscf|bands)['"]/.test(template.content);
+        const ctx = espressoContext({
+          material: input.material as unknown as StructureRecord,
+          unit,
+          subworkflow,
+          pseudoFile: (element) => chosen.get(element)?.filename ?? "",
+          nonSelfConsistent,
+          hasRelaxation: false,
+        });
+        const { dimensions } = ctx.kgrid;
+        notes.push(
+          `${stem}: k-points ${dimensions.join("×")} ` +
+            (ctx.kgridFromUnit
+              ? "(the unit's own grid)"
+              : `(${ctx.kgrid.gridMetricValue} k-points per reciprocal atom, spread by the reciprocal vectors' lengths as the platform does${nonSelfConsistent ? "; denser for the bands" : ""})`) +
+            `; cutoffs ${ctx.cutoffs.wavefunction}/${ctx.cutoffs.density} Ry.`,
+        );
+        const rendered = renderTemplate(template.name, template.content, ctx.context).replace(
+          /\{\{\s*JOB_WORK_DIR\s*\}\}/g,
+          workDir,
+        );
+        const inputFile = path.join(workDir, template.name);
+        const outputFile = path.join(workDir, `${stem}.out`);
+        writeFileSync(inputFile, rendered);
+        files.push({ name: template.name, relativePath: template.name, kind: "input", unitId });
+        log(`${stem}: pw.x started (k-points ${dimensions.join("×")}).`);
+        const result = await runExecutable({
+          executable: "pw.x",
+          cwd: workDir,
+          inputFile,
+          outputFile,
+          signal: input.signal,
+        });
+        if (existsSync(outputFile))
+          files.push({ name: `${stem}.out`, relativePath: `${stem}.out`, kind: "output", unitId });
+        if (result.ended === "aborted") return fail(`The job was stopped while ${stem} ran; pw.x was ended.`);
+        if (result.ended === "not-found") return fail(INSTALL_HINT);
+        const output = readFileSync(outputFile, "utf8");
+        if (result.code !== 0) {
+          return fail(
+            pwFailure(output) ??
+              `pw.x ended with ${result.signal ? `signal ${result.signal}` : `exit code ${result.code}`} in ${stem}; see ${stem}.out.`,
+          );
+        }
+        const failure = pwFailure(output);
+        if (failure) return fail(`${failure} (${stem})`);
+        log(`${stem}: pw.x finished.`);
+        const wanted = new Set(
+          (Array.isArray(unit.results) ? unit.results : []).map((r) => (isRecord(r) ? text(r.name) : "")),
+        );
+        const parsed = parsePwOutput(output);
+        for (const [name, data] of parsed) if (wanted.has(name)) properties.push({ unitId, data });
+        if (wanted.has("band_gaps")) {
+          const xml = path.join(workDir, "outdir", "__prefix__.save", "data-file-schema.xml");
+          const gaps = existsSync(xml)
+            ? bandGapsFromXml(readFileSync(xml, "utf8"))
+            : { reason: "pw.x wrote no data file" };
+          if ("data" in gaps) properties.push({ unitId, data: gaps.data });
+          else notes.push(`${stem}: no band gaps: ${gaps.reason}.`);
+        }
+        if (wanted.has("final_structure")) {
+          const structure = finalStructure(input.material, output);
+          if (structure) properties.push({ unitId, data: structure });
+          else notes.push(`${stem}: no final structure: the output has no "Begin final coordinates" block.`);
+        }
+      }
+    }
+    return { status: "finished", properties, files, notes };
+  } catch (error) {
+    return fail(`The engine could not run the job: ${(error as Error).message}`);
+  }
 }

@@ -1,0 +1,103 @@
+// The context a pw.x unit's template is rendered with, as the platform's context providers give
+// it (wode's QEPWXContextProvider, PlanewaveCutoffsContextProvider, PointsGridFormDataProvider):
+// `input` (IBRAV 0 with CELL_PARAMETERS, NAT, NTYP, ATOMIC_SPECIES, ATOMIC_POSITIONS), `cutoffs`,
+// `kgrid`, and the unit's and subworkflow's own context on top, which wins where it sets a key.
+import { ATOMIC_WEIGHTS } from "../../structure/composition";
+import { type StructureRecord, structureOf } from "../../structure/structure";
+import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-grid";
+
+/**
+ * The platform's espresso cutoffs (Ry) for a unit that sets none: wode's
+ * PlanewaveCutoffsContextProvider, chosen for the GBRV ultrasoft set.
+ */
+export const DEFAULT_CUTOFFS = Object.freeze({ wavefunction: 40, density: 200 });
+
+/** The parts of the context the engine chose, for the job's notes. */
+export interface EspressoContext {
+  context: Record<string, unknown>;
+  kgrid: KGrid;
+  cutoffs: { wavefunction: number; density: number };
+  /** Whether the k-grid came from the unit's own context rather than the density default. */
+  kgridFromUnit: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The `input` block of QEPWXContextProvider for one material; `pseudoFile` names each element's UPF file. */
+export function pwxInput(material: StructureRecord, pseudoFile: (element: string) => string): Record<string, unknown> {
+  const structure = structureOf(material);
+  const elements = [...new Set(structure.sites.map((site) => site.element))];
+  const constraints = new Map<number, boolean[]>();
+  const raw = (material as { basis?: { constraints?: { id: number; value: boolean[] }[] } }).basis?.constraints;
+  if (Array.isArray(raw)) for (const c of raw) if (Array.isArray(c?.value)) constraints.set(c.id, c.value);
+  const ids = material.basis.elements.map((e) => e.id);
+  return {
+    IBRAV: 0,
+    RESTART_MODE: "from_scratch",
+    NAT: structure.sites.length,
+    NTYP: elements.length,
+    ATOMIC_SPECIES: elements.map((X) => ({ X, Mass_X: ATOMIC_WEIGHTS[X], PseudoPot_X: pseudoFile(X) })),
+    ATOMIC_POSITIONS: structure.sites.map((site, i) => {
+      const fixed = constraints.get(ids[i]) ?? [true, true, true];
+      return {
+        X: site.element,
+        x: site.fractional[0],
+        y: site.fractional[1],
+        z: site.fractional[2],
+        "if_pos(1)": fixed[0] ? 1 : 0,
+        "if_pos(2)": fixed[1] ? 1 : 0,
+        "if_pos(3)": fixed[2] ? 1 : 0,
+      };
+    }),
+    CELL_PARAMETERS: { v1: structure.cell[0], v2: structure.cell[1], v3: structure.cell[2] },
+  };
+}
+
+/**
+ * The whole context of one pw.x unit. `calculation` is the template's (scf, nscf, relax,
+ * vc-relax ...): a non-self-consistent one gets the denser grid its bands need.
+ */
+export function espressoContext(options: {
+  material: StructureRecord;
+  unit: Record<string, unknown>;
+  subworkflow: Record<string, unknown>;
+  pseudoFile: (element: string) => string;
+  nonSelfConsistent: boolean;
+  hasRelaxation: boolean;
+}): EspressoContext {
+  const { material, unit, subworkflow } = options;
+  const unitContext = isRecord(unit.context) ? unit.context : {};
+  const subworkflowContext = isRecord(subworkflow.context) ? subworkflow.context : {};
+  const structure = structureOf(material);
+  const input = pwxInput(material, options.pseudoFile);
+  if (options.hasRelaxation) input.RESTART_MODE = "from_scratch";
+  const givenKgrid = isRecord(unitContext.kgrid) ? unitContext.kgrid : undefined;
+  const givenDimensions = givenKgrid?.dimensions;
+  const kgridFromUnit =
+    Array.isArray(givenDimensions) && givenDimensions.length === 3 && givenDimensions.every((d) => Number.isInteger(d));
+  const kgrid: KGrid = kgridFromUnit
+    ? {
+        dimensions: givenDimensions as [number, number, number],
+        shifts: (Array.isArray(givenKgrid?.shifts) ? givenKgrid?.shifts : [0, 0, 0]) as [number, number, number],
+        gridMetricType: "KPPRA",
+        gridMetricValue: (givenDimensions as number[]).reduce((a, b) => a * b) * structure.sites.length,
+      }
+    : kGridOf(structure.cell, structure.sites.length, options.nonSelfConsistent ? NSCF_KPPRA : SCF_KPPRA);
+  const givenCutoffs = isRecord(unitContext.cutoffs) ? unitContext.cutoffs : {};
+  const cutoffs = {
+    wavefunction:
+      Number(givenCutoffs.wavefunction) > 0 ? Number(givenCutoffs.wavefunction) : DEFAULT_CUTOFFS.wavefunction,
+    density: Number(givenCutoffs.density) > 0 ? Number(givenCutoffs.density) : DEFAULT_CUTOFFS.density,
+  };
+  const givenInput = isRecord(unitContext.input) ? unitContext.input : {};
+  const context: Record<string, unknown> = {
+    ...unitContext,
+    input: { ...input, ...givenInput },
+    cutoffs,
+    kgrid,
+    subworkflowContext,
+  };
+  return { context, kgrid, cutoffs, kgridFromUnit };
+}

@@ -1,0 +1,61 @@
+// The units' own input templates are Jinja; nunjucks renders that dialect. The platform adds one
+// filter, `sprintf` (underscore.string's, C-style), which the pw.x templates use for every number.
+import nunjucks from "nunjucks";
+
+/** C-style formatting of one value: `%f`, `%14.9f`, `%-3s`, `%d`, `%e`, `%g`, `%%`. */
+export function sprintf(format: string, ...values: unknown[]): string {
+  let next = 0;
+  return format.replace(
+    /%([-+0 ]*)(\d+)?(?:\.(\d+))?([fdiesgx%])/g,
+    (_match, flags: string, width, precision, kind) => {
+      if (kind === "%") return "%";
+      const value = values[next++];
+      const digits = precision === undefined ? 6 : Number(precision);
+      let text: string;
+      switch (kind) {
+        case "f":
+          text = Number(value).toFixed(digits);
+          break;
+        case "e":
+          text = Number(value)
+            .toExponential(digits)
+            .replace(/e([+-])(\d)$/, "e$10$2");
+          break;
+        case "g":
+          text = String(Number(Number(value).toPrecision(precision === undefined ? 6 : Math.max(1, digits))));
+          break;
+        case "d":
+        case "i":
+          text = String(Math.trunc(Number(value)));
+          break;
+        case "x":
+          text = Math.trunc(Number(value)).toString(16);
+          break;
+        default:
+          text = String(value ?? "");
+          if (precision !== undefined) text = text.slice(0, digits);
+      }
+      if (flags.includes("+") && kind !== "s" && Number(value) >= 0) text = `+${text}`;
+      const w = width === undefined ? 0 : Number(width);
+      if (text.length >= w) return text;
+      if (flags.includes("-")) return text.padEnd(w);
+      if (flags.includes("0") && kind !== "s") {
+        const sign = /^[+-]/.test(text) ? text[0] : "";
+        return sign + text.slice(sign.length).padStart(w - sign.length, "0");
+      }
+      return text.padStart(w);
+    },
+  );
+}
+
+const environment = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+environment.addFilter("sprintf", (value: unknown, format: string) => sprintf(format, value));
+
+/** Renders a unit's template with its context; a template error names the template. */
+export function renderTemplate(name: string, content: string, context: Record<string, unknown>): string {
+  try {
+    return environment.renderString(content, context);
+  } catch (error) {
+    throw new Error(`The input template ${name} does not render: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,77 @@
+// One QE executable run: spawned in its own process group (detached) so that an abort ends it
+// and any MPI helpers it started at once, with one thread (OMP_NUM_THREADS=1: the queue decides
+// how many run side by side), stdin the input file, stdout and stderr to STEM.out.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { accessSync, closeSync, constants, openSync } from "node:fs";
+import * as path from "node:path";
+
+/** How one run ended. */
+export type ExecutableResult =
+  | { ended: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | { ended: "aborted" }
+  | { ended: "not-found" };
+
+/** Where an executable is on PATH, or undefined. */
+export function findOnPath(name: string, envPath = process.env.PATH ?? ""): string | undefined {
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Runs `executable` in `cwd` with `inputFile` on stdin and `outputFile` as stdout and stderr. */
+export async function runExecutable(options: {
+  executable: string;
+  cwd: string;
+  inputFile: string;
+  outputFile: string;
+  signal: AbortSignal;
+}): Promise<ExecutableResult> {
+  const { signal } = options;
+  if (signal.aborted) return { ended: "aborted" };
+  const resolved = findOnPath(options.executable);
+  if (!resolved) return { ended: "not-found" };
+  const stdin = openSync(options.inputFile, "r");
+  const stdout = openSync(options.outputFile, "w");
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(resolved, [], {
+      cwd: options.cwd,
+      detached: true,
+      stdio: [stdin, stdout, stdout],
+      env: { ...process.env, OMP_NUM_THREADS: "1" },
+    });
+  } finally {
+    closeSync(stdin);
+    closeSync(stdout);
+  }
+  const kill = () => {
+    // The negative pid is the whole group: pw.x and anything it spawned.
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  };
+  signal.addEventListener("abort", kill, { once: true });
+  try {
+    const [code, exitSignal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+    if (signal.aborted) return { ended: "aborted" };
+    return { ended: "exited", code, signal: exitSignal };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ended: "not-found" };
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", kill);
+  }
+}
