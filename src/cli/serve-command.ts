@@ -30,6 +30,11 @@ Options:
                          restart; without it they live in memory (needs the package lmdb)
   --quota-records N      records one account may keep (default 10000)
   --quota-mib N          MiB one account's records may take together (default 256)
+  --max-running-jobs N   jobs computing at once, at most (default: cores less one, at
+                         least 1); the others wait, accounts taking turns
+  --job-time-limit DURATION
+                         how long one job may compute before it ends in error, e.g.
+                         10m, 90s, 2h (default 10m)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -130,6 +135,8 @@ const SERVE_FLAGS = {
   lockout: { type: "string" },
   compression: { type: "string" },
   store: { type: "string" },
+  "max-running-jobs": { type: "string" },
+  "job-time-limit": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -211,6 +218,8 @@ export async function runServe(argv: string[]): Promise<number> {
       store: flags.store,
       quotaRecords: parseCount(flags["quota-records"], "--quota-records", 100_000_000),
       quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
+      maxRunningJobs: positive(parseCount(flags["max-running-jobs"], "--max-running-jobs", 1024), "--max-running-jobs"),
+      jobTimeLimitMs: parseDuration(flags["job-time-limit"], "--job-time-limit", true),
       loginThrottle: {
         maxFailures: positive(
           parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000),

@@ -15,6 +15,7 @@ import { MAX_SYNTHETIC } from "./records/synthetic";
 import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
 import { DEFAULT_RUN_MS } from "./collections/job-runner";
+import { DEFAULT_JOB_TIME_LIMIT_MS, defaultMaxRunningJobs } from "./compute/queue";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -129,11 +130,22 @@ export interface StartServerOptions {
    */
   userCodes?: UserCodeLimits;
   /**
-   * Milliseconds a submitted job stays `submitted` before it finishes (the local platform runs no
-   * simulation code; see the local platform guide's jobs section).
+   * Milliseconds a job answered from the reference data (a published result of a computation this
+   * machine cannot run) stays `active` before it finishes.
    * @default 2000
    */
   jobRunMs?: number;
+  /**
+   * Jobs that compute at once, at most; the others wait `submitted`, accounts taking turns.
+   * @default the machine's cores less one, at least 1
+   */
+  maxRunningJobs?: number;
+  /**
+   * Milliseconds one job may compute; past it its processes are killed and it ends in `error`
+   * with the reason.
+   * @default 600000 (10 minutes)
+   */
+  jobTimeLimitMs?: number;
 }
 
 /** Default cap on open connections: with one answer in flight each (a page is about 0.55 MB), at most ~280 MB. */
@@ -263,6 +275,18 @@ export function resolveOptions(options: StartServerOptions) {
       `jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`,
     );
   }
+  const maxRunningJobs = options.maxRunningJobs ?? defaultMaxRunningJobs();
+  if (!Number.isInteger(maxRunningJobs) || maxRunningJobs < 1 || maxRunningJobs > 1024) {
+    throw new ServerOptionsError(
+      `maxRunningJobs must be a whole number from 1 to 1024, not ${String(maxRunningJobs)}.`,
+    );
+  }
+  const jobTimeLimitMs = options.jobTimeLimitMs ?? DEFAULT_JOB_TIME_LIMIT_MS;
+  if (typeof jobTimeLimitMs !== "number" || !(jobTimeLimitMs >= 1 && jobTimeLimitMs <= 2_147_483_647)) {
+    throw new ServerOptionsError(
+      `jobTimeLimitMs must be a number of milliseconds from 1 to 2147483647 (about 24 days), not ${String(jobTimeLimitMs)}.`,
+    );
+  }
   const users = (options.users ?? []).map(parseUser);
   const names = new Set<string>();
   for (const user of users) {
@@ -294,5 +318,7 @@ export function resolveOptions(options: StartServerOptions) {
     sessions: { maxSessions, maxSessionsPerAccount },
     userCodes: { maxWrongCodes, windowMs: codeWindowMs },
     jobRunMs,
+    maxRunningJobs,
+    jobTimeLimitMs,
   };
 }

@@ -31,6 +31,7 @@ import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
 import { escapeForTerminal } from "../terminal-text";
+import { UrlSigner } from "./http/signed-urls";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -257,10 +258,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     },
     serialized: new SerializedRecords(SERIALIZED_BUDGET_BYTES),
     symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
+    fileUrls: new UrlSigner(),
   };
-  state.jobs = new JobRunner(state, platform.reference, resolved.jobRunMs);
-  // Jobs a stopped server left running (with --store) run on.
-  for (const job of state.written.recordsOf("jobs")) if (job.status === "submitted") state.jobs.start(job._id);
+  state.jobs = new JobRunner(state, platform.reference, {
+    maxRunning: resolved.maxRunningJobs,
+    timeLimitMs: resolved.jobTimeLimitMs,
+    referenceRunMs: resolved.jobRunMs,
+    storeDir: resolved.store,
+    log,
+  });
+  // With --store: a job a stopped server left running ends in error, one left waiting is queued again.
+  await state.jobs.resume();
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -306,6 +314,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   try {
     await listen(server, resolved.host, resolved.port);
   } catch (error) {
+    await state.jobs.close();
     await state.written.close();
     throw error;
   }
@@ -333,10 +342,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => {
-        state.jobs.close();
-        return Promise.all([state.written.close(), state.symmetry.close()]).then(() => undefined);
-      });
+      })
+        // The jobs' processes end (and their last writes land) before the store closes.
+        .then(() => state.jobs.close())
+        .then(() => Promise.all([state.written.close(), state.symmetry.close()]).then(() => undefined));
       return closing;
     },
   };

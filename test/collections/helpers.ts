@@ -1,3 +1,4 @@
+import { vi } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { PREFIX, rawRequest, type RawResponse, type Session } from "../server/helpers";
 
@@ -52,4 +53,17 @@ export async function waitForStatus(server: ServerHandle, session: Session, id: 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error(`job ${id} never became ${status}`);
+}
+
+/** Waits until a job has ended (any status but pre-submission, queued, submitted, active). */
+export function waitForEnd(server: ServerHandle, session: Session, id: string, timeout = 300_000): Promise<any> {
+  return vi.waitFor(
+    async () => {
+      const job = ok(await call(server, session, "GET", `/jobs/${id}`));
+      if (["pre-submission", "queued", "submitted", "active"].includes(job.status))
+        throw new Error(`job ${id} is still ${job.status}`);
+      return job;
+    },
+    { timeout, interval: 20 },
+  );
 }

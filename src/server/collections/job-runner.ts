@@ -1,137 +1,275 @@
+import { computability, type ComputeOutcome, computeJob } from "../compute";
+import { JobQueue, type StopReason } from "../compute/queue";
 import type { Caller } from "../records/owners";
 import type { StoredRecord } from "../records/store";
-import { newRecordId, type CollectionContext } from "./collection";
+import type { RecordChange } from "../records/written-records";
+import { newRecordId, owned, type CollectionContext } from "./collection";
+import { JobFolders } from "./job-files";
+import { referenceResult } from "./job-reference";
 import { findMaterial } from "./jobs";
-import { bandGapsData, bandGapUnit, propertyRecord, type ReferenceData } from "./reference-results";
+import { propertyRecord, type ReferenceData } from "./reference-results";
 
-/** How long a submitted job stays `submitted` before it finishes, by default. */
+/** How long a job answered from the reference data stays `active` before it finishes, by default. */
 export const DEFAULT_RUN_MS = 2000;
 
-/** What the local platform can say about a job's results, and why. */
-interface Outcome {
+/** Statuses of a job that has not ended: waiting or running. */
+export const UNFINISHED = ["queued", "submitted", "active"];
+
+/** What the engine's results are said to come from, in every property record it made. */
+const COMPUTED_HERE =
+  "Computed on this machine by matframe serve (Quantum ESPRESSO from the operating system's packages).";
+
+/** The limits of the runner. */
+export interface JobRunnerOptions {
+  /** Jobs running at once, at most. */
+  maxRunning: number;
+  /** Milliseconds one job may run before it ends in `error`. */
+  timeLimitMs: number;
+  /** Milliseconds a job answered from the reference data stays `active`. */
+  referenceRunMs: number;
+  /** The `--store` directory, which keeps the jobs' folders too; else a temporary folder. */
+  storeDir?: string;
+  log?: (line: string) => void;
+}
+
+/** How a job ended, before it is written. */
+interface Ending {
+  status: "finished" | "error";
+  reason?: string;
   properties: StoredRecord[];
-  reason: string;
+  files: ComputeOutcome["files"];
+  notes: string[];
 }
 
 /**
- * Runs submitted jobs the only way the local platform can: it runs no simulation code, so a job
- * moves from `submitted` to `finished` after a short while, and gets property records only where
- * the reference data holds the published result of the same computation (the same Materials
- * Project material and the VASP GGA-PBE PAW band-gap workflow, with or without U as the
- * Materials Project computed it). Every other job finishes with no properties, and its record
- * says why in `localRun.reason`. No value is ever made up.
+ * Moves submitted jobs through `submitted` → `active` → `finished` or `error`, as the platform
+ * does: a job the engine can compute runs in its own folder through the {@link JobQueue} (a
+ * running limit, accounts in turn, a time limit); a job it cannot compute ends in `error` with
+ * the engine's reason, unless the reference data holds its published result. Every change of a
+ * job's status is one transaction with the records it brings (its results) or takes (delete), and
+ * each checks the job's status as it commits: a terminated or deleted job never gets results, and
+ * a deleted one never comes back.
  */
 export class JobRunner {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private closed = false;
+  readonly folders: JobFolders;
+  private readonly queue: JobQueue;
 
   constructor(
     private readonly context: CollectionContext,
     private readonly reference: ReferenceData,
-    private readonly runMs = DEFAULT_RUN_MS,
-  ) {}
+    private readonly options: JobRunnerOptions,
+  ) {
+    this.queue = new JobQueue(options.maxRunning, options.timeLimitMs);
+    this.folders = new JobFolders(options.storeDir);
+  }
 
-  /** Starts the clock of a job that is now `submitted`. */
+  /**
+   * Picks up the jobs a stopped server left (with `--store`): one that was running ends in
+   * `error`, since what it computed is gone with its process; one still waiting is queued again.
+   */
+  async resume(): Promise<void> {
+    for (const job of [...this.context.written.recordsOf("jobs")]) {
+      if (job.status === "active")
+        await this.end(job._id, "active", { ...nothing(), status: "error", reason: "interrupted by a restart" });
+      else if (job.status === "submitted") this.start(job._id);
+    }
+  }
+
+  /** Queues a job that is now `submitted` (or ends it at once when it cannot run at all). */
   start(jobId: string): void {
-    if (this.closed || this.timers.has(jobId)) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(jobId);
-      this.finish(jobId).catch(() => undefined);
-    }, this.runMs);
-    timer.unref();
-    this.timers.set(jobId, timer);
-  }
-
-  /** Stops the clock of a job (terminated or deleted). */
-  stop(jobId: string): void {
-    clearTimeout(this.timers.get(jobId));
-    this.timers.delete(jobId);
-  }
-
-  /** Clears every clock: no job finishes after the server closed. */
-  close(): void {
-    this.closed = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
-  }
-
-  private async finish(jobId: string): Promise<void> {
-    const { written } = this.context;
-    const job = written.get(jobId, "jobs");
-    if (this.closed || !job || job.status !== "submitted") return;
-    const outcome = this.outcomeOf(job);
-    // The properties first: a client that sees the job finished finds its results already there.
-    for (const property of outcome.properties)
-      await written.write(() => ({ put: property, result: undefined, collection: "properties" }));
-    await written.write(() => {
-      const current = written.get(jobId, "jobs");
-      if (current?.status !== "submitted") return { put: current ?? job, result: undefined, collection: "jobs" };
-      const finished = {
-        ...current,
-        status: "finished",
-        localRun: { properties: outcome.properties.length, reason: outcome.reason },
-      };
-      return { put: finished, result: undefined, collection: "jobs" };
+    const job = this.context.written.get(jobId, "jobs");
+    if (job?.status !== "submitted") return;
+    const owner = job.owner as Caller;
+    const material = this.materialOf(job);
+    const can = computability((job.workflow ?? {}) as Record<string, unknown>, material);
+    let run: (signal: AbortSignal) => Promise<Ending | undefined>;
+    if (can.runnable) run = (signal) => this.compute(job, material!, signal);
+    else {
+      const published = referenceResult(this.context, this.reference, job, material);
+      if (!published) {
+        void this.end(jobId, "submitted", { ...nothing(), status: "error", reason: can.reason });
+        return;
+      }
+      run = (signal) => this.answer(published, signal);
+    }
+    this.queue.enqueue({
+      jobId,
+      account: String(owner._id),
+      run: async (signal) => {
+        if (!(await this.activate(jobId))) return;
+        let ending: Ending | undefined;
+        try {
+          ending = await run(signal);
+        } catch (error) {
+          ending = { ...nothing(), status: "error", reason: `the run failed: ${(error as Error)?.message ?? error}` };
+        }
+        const stop = signal.aborted ? (signal.reason as StopReason) : undefined;
+        // Terminate wrote the job's end itself; a closing server leaves it for the restart to end.
+        if (stop?.kind === "terminated" || stop?.kind === "closing") return;
+        if (stop?.kind === "time-limit") {
+          ending = {
+            ...(ending ?? nothing()),
+            status: "error",
+            properties: [],
+            reason: `it ran past its time limit of ${minutes(stop.limitMs)} and was stopped (matframe serve --job-time-limit sets the limit).`,
+          };
+        }
+        if (ending) await this.end(jobId, "active", ending);
+      },
     });
   }
 
-  private outcomeOf(job: StoredRecord): Outcome {
-    const none = (reason: string): Outcome => ({
-      properties: [],
-      reason: `The local platform runs no simulation code and has no published result for this job: ${reason}`,
+  /**
+   * Terminates a caller's waiting or running job in one transaction (it gets no results after),
+   * then stops its process; resolves once the process is gone.
+   */
+  async terminate(caller: Caller, jobId: string, refuse: (job: StoredRecord) => Error): Promise<StoredRecord> {
+    const terminated = await this.context.written.write(() => {
+      const job = owned(this.context, this.jobs(), caller, jobId);
+      if (!UNFINISHED.includes(String(job.status))) throw refuse(job);
+      const next = { ...job, status: "terminated" };
+      return { put: next, result: next, collection: "jobs" };
+    });
+    await this.queue.cancel(jobId);
+    return terminated;
+  }
+
+  /** Deletes a caller's job and its results in one transaction, then stops it and removes its folder. */
+  async delete(caller: Caller, jobId: string): Promise<{ _id: string }> {
+    const removed = await this.context.written.transact(() => {
+      const job = owned(this.context, this.jobs(), caller, jobId);
+      const changes: RecordChange[] = [{ remove: job._id, collection: "jobs" }];
+      for (const property of this.context.written.recordsOf("properties")) {
+        const info = (property.source as { info?: { jobId?: unknown } } | undefined)?.info;
+        if (info?.jobId === job._id) changes.push({ remove: property._id, collection: "properties" });
+      }
+      return { changes, result: { _id: job._id } };
+    });
+    await this.queue.cancel(jobId);
+    this.folders.remove(jobId);
+    return removed;
+  }
+
+  /** Stops every running job (their processes end), then removes a temporary jobs folder. */
+  async close(): Promise<void> {
+    await this.queue.close();
+    this.folders.close();
+  }
+
+  private jobs() {
+    return this.context.collections.get("jobs")!;
+  }
+
+  private materialOf(job: StoredRecord): StoredRecord | undefined {
+    const id = (job._material as { _id?: unknown } | undefined)?._id;
+    return typeof id === "string" ? findMaterial(this.context, job.owner as Caller, id) : undefined;
+  }
+
+  /** `submitted` → `active`, unless the job was terminated or deleted while it waited. */
+  private activate(jobId: string): Promise<boolean> {
+    return this.context.written.transact(() => {
+      const job = this.context.written.get(jobId, "jobs");
+      if (job?.status !== "submitted") return { changes: [], result: false };
+      return { changes: [{ put: { ...job, status: "active" }, collection: "jobs" }], result: true, pastQuota: true };
+    });
+  }
+
+  private async compute(job: StoredRecord, material: StoredRecord, signal: AbortSignal): Promise<Ending> {
+    const workDir = this.folders.prepare(job._id);
+    const outcome = await computeJob({
+      jobId: job._id,
+      workflow: job.workflow as Record<string, unknown>,
+      material,
+      workDir,
+      signal,
+      // A line may quote the material's name, which its owner chose: no control character reaches a terminal.
+      onLog: (line) => this.options.log?.(`job ${job._id}: ${escapeControls(line)}`),
     });
     const owner = job.owner as Caller;
-    const workflow = (job.workflow ?? {}) as Record<string, unknown>;
-    const found = bandGapUnit(workflow);
-    if (!found)
-      return none("its workflow has no unit that computes band_gaps, the one property the reference data holds.");
-    const model = (found.subworkflow.model ?? {}) as Record<string, unknown>;
-    const method = (model.method ?? {}) as Record<string, unknown>;
-    const application = (found.subworkflow.application ?? {}) as Record<string, unknown>;
-    const computation = [
-      application.name,
-      model.type,
-      model.subtype,
-      model.functional,
-      method.type,
-      method.subtype,
-    ].join(" ");
-    if (computation !== "vasp dft gga pbe pseudopotential paw") {
-      return none(
-        `its band-gap unit computes with ${computation.replace(/\s+/g, " ").trim() || "no model"}; the reference band gaps are VASP dft gga pbe pseudopotential paw (the Materials Project's).`,
-      );
-    }
-    const materialId = (job._material as { _id?: unknown } | undefined)?._id;
-    const material = typeof materialId === "string" ? findMaterial(this.context, owner, materialId) : undefined;
-    if (!material) return none("its material is not one it can read.");
-    const external = (material.external ?? {}) as { id?: unknown; source?: unknown };
-    const result =
-      external.source === "Materials Project" && typeof external.id === "string"
-        ? this.reference.byExternalId.get(external.id)
-        : undefined;
-    if (!result)
-      return none(
-        `its material (${String(material.formula ?? material._id)}) is not one of the ${this.reference.byExternalId.size} Materials Project materials of the reference data (by external.id).`,
-      );
-    const withU = model.hubbardType === "u";
-    if (withU !== result.hubbardU) {
-      return none(
-        `the Materials Project computed ${external.id} with GGA${result.hubbardU ? "+U" : " (no U)"}, and this workflow's model ${withU ? "adds" : "has no"} a Hubbard U.`,
-      );
-    }
-    const property = propertyRecord({
-      _id: newRecordId(this.context),
-      job,
-      unitId: String(found.unit.flowchartId),
-      data: bandGapsData(result),
-      owner: { _id: owner._id, slug: owner.slug },
-      createdAt: new Date().toISOString(),
-      materialId: material._id,
-      url: `https://next-gen.materialsproject.org/materials/${external.id}`,
-    });
-    return {
-      properties: [property],
-      reason: `the band gap is the published Materials Project value for ${external.id} (data/README.md), not computed here.`,
-    };
+    const createdAt = new Date().toISOString();
+    const properties = outcome.properties.map((computed) =>
+      propertyRecord({
+        _id: newRecordId(this.context),
+        job,
+        unitId: computed.unitId,
+        data: computed.data,
+        owner: { _id: owner._id, slug: owner.slug },
+        createdAt,
+        materialId: material._id,
+        description: COMPUTED_HERE,
+      }),
+    );
+    return { ...outcome, properties };
   }
+
+  /** A published result, after the short while the local platform has always taken. */
+  private async answer(published: { property: StoredRecord; reason: string }, signal: AbortSignal) {
+    await abortableDelay(this.options.referenceRunMs, signal);
+    if (signal.aborted) return undefined;
+    return { ...nothing(), status: "finished", reason: published.reason, properties: [published.property] } as Ending;
+  }
+
+  /**
+   * Ends a job that is still `from`, with its results, in one transaction. When the results
+   * cannot be stored (the account is at its quota, the disk refuses), the job still ends: in
+   * `error`, saying why, with none of them.
+   */
+  private async end(jobId: string, from: string, ending: Ending): Promise<void> {
+    const { written } = this.context;
+    const endWith = (final: Ending, pastQuota: boolean) =>
+      written.transact(() => {
+        const job = written.get(jobId, "jobs");
+        if (job?.status !== from) return { changes: [], result: undefined };
+        const localRun = {
+          properties: final.properties.length,
+          ...(final.reason === undefined ? {} : { reason: final.reason }),
+          files: final.files,
+          notes: final.notes,
+        };
+        const changes: RecordChange[] = [
+          { put: { ...job, status: final.status, localRun }, collection: "jobs" },
+          ...final.properties.map((property) => ({ put: property, collection: "properties" })),
+        ];
+        return { changes, result: undefined, pastQuota };
+      });
+    try {
+      await endWith(ending, false);
+    } catch (error) {
+      const why = (error as Error)?.message ?? String(error);
+      try {
+        await endWith(
+          { ...ending, status: "error", properties: [], reason: `its results could not be stored: ${why}` },
+          true,
+        );
+      } catch (again) {
+        this.options.log?.(`job ${jobId}: its end could not be written (${(again as Error)?.message ?? again})`);
+      }
+    }
+  }
+}
+
+function escapeControls(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+function nothing(): Omit<Ending, "status"> {
+  return { properties: [], files: [], notes: [] };
+}
+
+function minutes(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

@@ -56,6 +56,10 @@ export async function completeJob(
       `A new job's status is "pre-submission" (the server moves it on: POST /jobs/<id>/submit); leave "status" out.`,
     );
   }
+  for (const kept of ["localRun", "startTime"]) {
+    if (fields[kept] !== undefined)
+      throw badRequest(`A new job's ${kept} is the server's to set (it runs the job); leave "${kept}" out.`);
+  }
   const projectId = referenceId(fields._project, "_project");
   const project =
     projectId === undefined

@@ -87,6 +87,8 @@ export function propertyRecord(fields: {
   createdAt: string;
   materialId: string;
   url?: string;
+  /** Where the value comes from. @default the reference data's citation */
+  description?: string;
 }): StoredRecord {
   return {
     _id: fields._id,
@@ -98,7 +100,7 @@ export function propertyRecord(fields: {
       info: { jobId: fields.job._id, unitId: fields.unitId, materialId: fields.materialId },
     },
     exabyteId: [fields.materialId],
-    description: REFERENCE_CITATION,
+    description: fields.description ?? REFERENCE_CITATION,
     owner: fields.owner,
     createdAt: fields.createdAt,
   };

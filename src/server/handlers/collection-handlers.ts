@@ -166,6 +166,8 @@ export async function handleDeleteRecord(
 ): Promise<Reply> {
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "deleted");
+  // A job goes with its results in one transaction, and its process and files after.
+  if (collection.name === "jobs") return success(await state.jobs.delete(caller, id));
   const removed = await state.written.write(() => {
     const record = owned(state, collection, caller, id);
     if (collection.name === "projects" && record.isDefault === true) {
@@ -175,14 +177,6 @@ export async function handleDeleteRecord(
     }
     return { remove: record._id, result: { _id: record._id }, collection: collection.name };
   });
-  if (collection.name === "jobs") {
-    state.jobs.stop(id);
-    for (const property of [...state.written.recordsOf("properties")]) {
-      const info = (property.source as { info?: { jobId?: unknown } } | undefined)?.info;
-      if (info?.jobId === id)
-        await state.written.write(() => ({ remove: property._id, result: undefined, collection: "properties" }));
-    }
-  }
   return success(removed);
 }
 

@@ -8,7 +8,7 @@ import {
   handleListRecords,
   handleUpdateRecord,
 } from "./collection-handlers";
-import { handleJobFiles, handlePurge, handleSubmit, handleTerminate } from "./job-handlers";
+import { handleFileDownload, handleJobFiles, handlePurge, handleSubmit, handleTerminate } from "./job-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCreateSet, handleMoveToSet, handleSetDefault } from "./set-handlers";
 
@@ -56,6 +56,11 @@ export async function routeCollection(
     return handleListRecords(info, state, collection);
   }
   const [, id, verb] = rest;
+  // A job file's signed URL: authorised by its query string, not a session (see handleFileDownload).
+  if (collection.name === "jobs" && rest.length >= 4 && verb === "files" && id !== "") {
+    allow("GET");
+    return handleFileDownload(info, state, id, rest.slice(3).join("/"));
+  }
   if (rest.length === 2 && id === "create" && method === "PUT") return handleCreateRecord(info, state, collection);
   if (rest.length === 2 && id === "create-set" && method === "PUT" && WITH_SETS.includes(collection.name))
     return handleCreateSet(info, state, collection);

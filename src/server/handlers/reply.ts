@@ -11,6 +11,7 @@ import type { WrittenRecords } from "../records/written-records";
 import type { SymmetryThread } from "../records/symmetry-thread";
 import type { Collection } from "../collections/collection";
 import type { JobRunner } from "../collections/job-runner";
+import type { UrlSigner } from "../http/signed-urls";
 
 /** What a handler answers; the server serialises it as JSON. */
 export interface Reply {
@@ -59,8 +60,10 @@ export interface ServerState {
   serialized: SerializedRecords;
   /** Every collection by path segment (materials, workflows, jobs, ...), with its public records. */
   collections: ReadonlyMap<string, Collection>;
-  /** Moves submitted jobs on to finished, with their results where the reference data has them. */
+  /** Runs submitted jobs through the queue to finished or error, with their results and files. */
   jobs: JobRunner;
+  /** Signs the URLs of job files (a key made afresh on every start). */
+  fileUrls: UrlSigner;
 }
 
 /** One request, split once into what handlers use. */

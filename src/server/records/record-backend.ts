@@ -15,8 +15,13 @@ export interface RecordBackend {
   load(): KeptRecord[];
   put(record: StoredRecord, collection: string): Promise<void>;
   remove(id: string, collection: string): Promise<void>;
+  /** Applies every change in one transaction: after a crash, all of them are there or none. */
+  commit(changes: readonly BackendChange[]): Promise<void>;
   close(): Promise<void>;
 }
+
+/** One change of a transaction: a record to put or an id to remove, in a collection. */
+export type BackendChange = ({ put: StoredRecord } | { remove: string }) & { collection: string };
 
 /** A record and its collection (`materials`, `jobs`, ...), as a backend keeps it. */
 export interface KeptRecord {
@@ -42,6 +47,7 @@ export class MemoryBackend implements RecordBackend {
   }
   async put(): Promise<void> {}
   async remove(): Promise<void> {}
+  async commit(): Promise<void> {}
   async close(): Promise<void> {}
 }
 
@@ -51,6 +57,7 @@ export const STORE_FILE = "materials.mdb";
 interface LmdbDatabase {
   put(key: string, value: unknown): Promise<boolean>;
   remove(key: string): Promise<boolean>;
+  transaction<T>(action: () => T): Promise<T>;
   getRange(options?: object): Iterable<{ key: unknown; value: unknown }>;
   close(): Promise<void>;
 }
@@ -133,6 +140,17 @@ export class LmdbBackend implements RecordBackend {
 
   async remove(id: string, collection: string): Promise<void> {
     await this.db.remove(storeKey(collection, id));
+  }
+
+  async commit(changes: readonly BackendChange[]): Promise<void> {
+    // Inside lmdb-js's transaction callback each put and remove applies at once to the one write
+    // transaction, which commits (or not) as a whole.
+    await this.db.transaction(() => {
+      for (const change of changes) {
+        if ("put" in change) void this.db.put(storeKey(change.collection, change.put._id), change.put);
+        else void this.db.remove(storeKey(change.collection, change.remove));
+      }
+    });
   }
 
   async close(): Promise<void> {

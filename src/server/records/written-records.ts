@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { FIRST_COLLECTION, type RecordBackend } from "./record-backend";
+import { type BackendChange, FIRST_COLLECTION, type RecordBackend } from "./record-backend";
 import { HttpError } from "../http/http-errors";
 import { MaterialStore, type StoredRecord } from "./store";
 
@@ -15,7 +15,21 @@ export interface AccountQuota {
 export const DEFAULT_QUOTA: AccountQuota = { records: 10_000, bytes: 256 * 1024 * 1024 };
 
 /** A change a write makes: a record to put or an id to remove, in a collection (materials unless named). */
-export type WrittenChange<T> = ({ put: StoredRecord } | { remove: string }) & { result: T; collection?: string };
+export type WrittenChange<T> = RecordChange & { result: T };
+
+/** A record to put or an id to remove, in a collection (materials unless named). */
+export type RecordChange = ({ put: StoredRecord } | { remove: string }) & { collection?: string };
+
+/** Changes that commit together or not at all, and what the transaction resolves to. */
+export interface WrittenTransaction<T> {
+  changes: readonly RecordChange[];
+  result: T;
+  /**
+   * Written past the quota: only for the server's own bookkeeping that must never fail (a job
+   * that ends in `error` because its results did not fit), never for what a user sends.
+   */
+  pastQuota?: boolean;
+}
 
 /**
  * The records accounts wrote through the API, in every collection (materials, workflows, jobs,
@@ -98,20 +112,41 @@ export class WrittenRecords {
    * or an id to remove. The backend commits first; only then does memory change.
    */
   write<T>(change: () => WrittenChange<T>): Promise<T> {
+    return this.transact(() => {
+      const { result, ...one } = change();
+      return { changes: [one], result };
+    });
+  }
+
+  /**
+   * Runs `build` alone (no other write in between) and commits every change it returns in one
+   * transaction of the backend: a crash leaves all of them or none. `build` reads the records as
+   * they are at that moment, so a check it makes (a job still running) holds when it commits.
+   * Removing an id the collection does not hold is no change.
+   */
+  transact<T>(build: () => WrittenTransaction<T>): Promise<T> {
     const run = this.queue.then(async () => {
-      const next = change();
-      const collection = next.collection ?? FIRST_COLLECTION;
-      if ("put" in next) {
-        const existing = this.collectionById.get(next.put._id);
-        if (existing !== undefined && existing !== collection)
-          throw new HttpError(409, `id ${next.put._id} is taken by ${existing}`);
-        this.checkQuota(next.put);
-        await this.backend.put(next.put, collection);
-        this.remember(next.put, collection);
-      } else {
-        if (this.collectionById.get(next.remove) !== collection) return next.result;
-        await this.backend.remove(next.remove, collection);
-        this.forget(next.remove);
+      const next = build();
+      const changes: BackendChange[] = [];
+      for (const change of next.changes) {
+        const collection = change.collection ?? FIRST_COLLECTION;
+        if ("put" in change) {
+          const existing = this.collectionById.get(change.put._id);
+          if (existing !== undefined && existing !== collection)
+            throw new HttpError(409, `id ${change.put._id} is taken by ${existing}`);
+          changes.push({ put: change.put, collection });
+        } else if (this.collectionById.get(change.remove) === collection) {
+          changes.push({ remove: change.remove, collection });
+        }
+      }
+      if (changes.length === 0) return next.result;
+      if (!next.pastQuota) this.checkQuota(changes);
+      if (changes.length > 1) await this.backend.commit(changes);
+      else if ("put" in changes[0]) await this.backend.put(changes[0].put, changes[0].collection);
+      else await this.backend.remove(changes[0].remove, changes[0].collection);
+      for (const change of changes) {
+        if ("put" in change) this.remember(change.put, change.collection);
+        else this.forget(change.remove);
       }
       return next.result;
     });
@@ -125,23 +160,46 @@ export class WrittenRecords {
     await this.backend.close();
   }
 
-  /** Refuses a put that would take its owner past the quota (a replaced record's own size is freed). */
-  private checkQuota(record: StoredRecord): void {
-    const owner = this.ownerOf(record);
-    const previous = this.sizeById.get(record._id);
-    const records = (this.countByOwner.get(owner) ?? 0) + (previous === undefined ? 1 : 0);
-    if (records > this.quota.records) {
-      throw new HttpError(
-        403,
-        `Your account has ${records - 1} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`,
-      );
+  /**
+   * Refuses changes that would take an owner past the quota: more records, or more bytes, than
+   * allowed, where the changes add to them (a replaced record's own size is freed first).
+   */
+  private checkQuota(changes: readonly BackendChange[]): void {
+    const added = new Map<string, { records: number; bytes: number }>();
+    const delta = (owner: string) => {
+      let found = added.get(owner);
+      if (!found) added.set(owner, (found = { records: 0, bytes: 0 }));
+      return found;
+    };
+    for (const change of changes) {
+      const id = "put" in change ? change.put._id : change.remove;
+      const previous = this.byId.get(id);
+      if (previous) {
+        const owner = delta(this.ownerOf(previous));
+        owner.records -= 1;
+        owner.bytes -= this.sizeById.get(id) ?? 0;
+      }
+      if ("put" in change) {
+        const owner = delta(this.ownerOf(change.put));
+        owner.records += 1;
+        owner.bytes += Buffer.byteLength(JSON.stringify(change.put));
+      }
     }
-    const bytes = (this.bytesByOwner.get(owner) ?? 0) - (previous ?? 0) + Buffer.byteLength(JSON.stringify(record));
-    if (bytes > this.quota.bytes) {
-      throw new HttpError(
-        403,
-        `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`,
-      );
+    for (const [owner, more] of added) {
+      const records = (this.countByOwner.get(owner) ?? 0) + more.records;
+      if (more.records > 0 && records > this.quota.records) {
+        throw new HttpError(
+          403,
+          `Your account has ${records - more.records} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`,
+        );
+      }
+      const bytes = (this.bytesByOwner.get(owner) ?? 0) + more.bytes;
+      if (more.bytes > 0 && bytes > this.quota.bytes) {
+        throw new HttpError(
+          403,
+          `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`,
+        );
+      }
     }
   }
 

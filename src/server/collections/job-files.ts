@@ -1,0 +1,100 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import type { ComputedFile } from "../compute";
+import type { StoredRecord } from "../records/store";
+
+/** A job's file as `GET jobs/<id>/files` lists it (before the server adds its signed URL). */
+export interface JobFile {
+  name: string;
+  /** The file's path in the job's folder, as the platform's keys end: `pw_scf.out`. */
+  key: string;
+  size: number;
+  /** Milliseconds since 1970, as the platform's client documents. */
+  lastModified: number;
+  kind: "input" | "output";
+  unitId: string;
+}
+
+/** Job ids the server makes are 17 letters and digits; a folder is only ever made of such an id. */
+const SAFE_ID = /^[A-Za-z0-9]{1,64}$/;
+
+/**
+ * The jobs' working folders: `<store>/jobs/<id>` with `--store` (they outlive a restart, as the
+ * records naming them do), else one temporary folder for the server's life, removed at close.
+ */
+export class JobFolders {
+  private root: string | undefined;
+
+  constructor(private readonly storeDir: string | undefined) {}
+
+  /** A new, empty folder for the job (what an earlier run left there is removed). */
+  prepare(jobId: string): string {
+    const folder = this.folderOf(jobId);
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folder;
+  }
+
+  /**
+   * The path of a file the job's record lists, or undefined when it lists none by that name:
+   * only what the engine reported is served, so no request path reaches outside the folder.
+   */
+  fileOf(job: StoredRecord, key: string): string | undefined {
+    const listed = filesOf(job).find((file) => file.relativePath === key);
+    return listed ? path.join(this.folderOf(job._id), listed.relativePath) : undefined;
+  }
+
+  /** The files of a job's record that are still on disk (purge removes them). */
+  list(job: StoredRecord): JobFile[] {
+    const files: JobFile[] = [];
+    for (const file of filesOf(job)) {
+      const stat = statSync(path.join(this.folderOf(job._id), file.relativePath), { throwIfNoEntry: false });
+      if (!stat?.isFile()) continue;
+      files.push({
+        name: file.name,
+        key: file.relativePath,
+        size: stat.size,
+        lastModified: Math.round(stat.mtimeMs),
+        kind: file.kind,
+        unitId: file.unitId,
+      });
+    }
+    return files;
+  }
+
+  /** Removes a job's folder (purge, delete). */
+  remove(jobId: string): void {
+    if (!SAFE_ID.test(jobId)) return;
+    rmSync(this.folderOf(jobId), { recursive: true, force: true });
+  }
+
+  /** Removes the temporary folder of a server without `--store`. */
+  close(): void {
+    if (this.storeDir === undefined && this.root !== undefined) rmSync(this.root, { recursive: true, force: true });
+  }
+
+  private folderOf(jobId: string): string {
+    if (!SAFE_ID.test(jobId)) throw new Error(`not a job id the server made: ${JSON.stringify(jobId.slice(0, 80))}`);
+    if (this.root === undefined) {
+      this.root =
+        this.storeDir === undefined
+          ? mkdtempSync(path.join(tmpdir(), "matframe-jobs-"))
+          : path.join(this.storeDir, "jobs");
+    }
+    return path.join(this.root, jobId);
+  }
+}
+
+/** The files a job's record names (`localRun.files`, from the engine), each within the job's folder. */
+export function filesOf(job: StoredRecord): ComputedFile[] {
+  const files = (job.localRun as { files?: unknown } | undefined)?.files;
+  if (!Array.isArray(files)) return [];
+  return files.filter(
+    (file): file is ComputedFile =>
+      typeof file?.relativePath === "string" &&
+      file.relativePath !== "" &&
+      !path.isAbsolute(file.relativePath) &&
+      !file.relativePath.split(/[\\/]/).includes(".."),
+  );
+}

@@ -1,0 +1,180 @@
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ServerHandle } from "../../src/server";
+import { call, ok, waitForEnd } from "../collections/helpers";
+import { login, startTestServer, type Session } from "../server/helpers";
+
+// The queue around the engine, with a fake pw.x first on PATH: a script that notes its pid under
+// the job's id and then blocks until it is killed (or, when the file `fail` exists, fails at
+// once). The jobs are the default ones: the bank's Quantum ESPRESSO Total Energy on silicon, which
+// the engine can run, so it spawns the fake. What is checked is what a user sees: how many jobs
+// are active, in which order accounts get their turn, and that no process outlives its job.
+
+const USERS = ["alice:alice-password", "bob:bob-password"];
+let fakeDir: string;
+let pidDir: string;
+const originalPath = process.env.PATH;
+
+beforeAll(() => {
+  fakeDir = mkdtempSync(path.join(tmpdir(), "matframe-fake-pw-"));
+  pidDir = path.join(fakeDir, "pids");
+  writeFileSync(path.join(fakeDir, "README"), "a fake pw.x for the queue tests\n");
+  const script = [
+    "#!/bin/sh",
+    `if [ -e '${fakeDir}/fail' ]; then echo 'fake pw.x: failing as asked'; exit 3; fi`,
+    `mkdir -p '${pidDir}'`,
+    // The job's folder is the working directory; its name is the job's id.
+    `echo $$ > '${pidDir}'/"$(basename "$PWD")"`,
+    "exec sleep 3600",
+  ].join("\n");
+  writeFileSync(path.join(fakeDir, "pw.x"), `${script}\n`);
+  chmodSync(path.join(fakeDir, "pw.x"), 0o755);
+  process.env.PATH = `${fakeDir}${path.delimiter}${originalPath}`;
+});
+afterAll(() => {
+  process.env.PATH = originalPath;
+  rmSync(fakeDir, { recursive: true, force: true });
+});
+
+/** The pid the fake pw.x of a job wrote, once it has. */
+function pidOf(jobId: string): number | undefined {
+  const file = path.join(pidDir, jobId);
+  return existsSync(file) ? Number(readFileSync(file, "utf8")) : undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function newJob(server: ServerHandle, session: Session, name: string): Promise<string> {
+  return ok(await call(server, session, "PUT", "/jobs/create", { body: { name } }))._id;
+}
+
+async function statusOf(server: ServerHandle, session: Session, id: string): Promise<string> {
+  return ok(await call(server, session, "GET", `/jobs/${id}`)).status;
+}
+
+describe("the job queue", () => {
+  it("runs at most --max-running-jobs at once, accounts in turn, and terminate ends pw.x before it answers", async () => {
+    const server = await startTestServer({ users: USERS, maxRunningJobs: 2 });
+    try {
+      const alice = await login(server, "alice", "alice-password");
+      const bob = await login(server, "bob", "bob-password");
+      const jobs: { id: string; session: Session; account: string }[] = [];
+      // Alice submits eight jobs, then Bob two: ten at once, on a limit of two.
+      for (let i = 0; i < 8; i += 1)
+        jobs.push({ id: await newJob(server, alice, `a${i}`), session: alice, account: "alice" });
+      for (let i = 0; i < 2; i += 1)
+        jobs.push({ id: await newJob(server, bob, `b${i}`), session: bob, account: "bob" });
+      for (const job of jobs) ok(await call(server, job.session, "POST", `/jobs/${job.id}/submit`));
+      const started: string[] = [];
+      for (let left = jobs.length; left > 0; ) {
+        const running = await vi.waitFor(
+          async () => {
+            const active: typeof jobs = [];
+            for (const job of jobs) if ((await statusOf(server, job.session, job.id)) === "active") active.push(job);
+            expect(active).toHaveLength(Math.min(2, left));
+            for (const job of active) expect(pidOf(job.id)).toBeDefined();
+            return active;
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        // The fakes alive are exactly the active jobs' ones.
+        const live = readdirSync(pidDir).filter((id) => alive(pidOf(id)!));
+        expect(live.sort()).toEqual(running.map((job) => job.id).sort());
+        for (const job of running) {
+          started.push(job.account);
+          expect(ok(await call(server, job.session, "POST", `/jobs/${job.id}/terminate`)).status).toBe("terminated");
+          expect(alive(pidOf(job.id)!), `pw.x of ${job.id} after terminate`).toBe(false);
+          left -= 1;
+        }
+      }
+      // First come would run Bob's jobs 9th and 10th; in turns, his both start among the first six.
+      expect(started.slice(0, 6).filter((account) => account === "bob")).toHaveLength(2);
+      for (const job of jobs) {
+        const ended = ok(await call(server, job.session, "GET", `/jobs/${job.id}`));
+        expect(ended.status).toBe("terminated");
+        expect(
+          ok(await call(server, job.session, "GET", "/properties", { query: { "source.info.jobId": job.id } })),
+        ).toEqual([]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("ends a job past --job-time-limit in error, saying so, with its pw.x gone", async () => {
+    const server = await startTestServer({ jobTimeLimitMs: 500 });
+    try {
+      const demo = await login(server);
+      const id = await newJob(server, demo, "too long");
+      ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+      const ended = await waitForEnd(server, demo, id, 30_000);
+      expect(ended.status).toBe("error");
+      expect(ended.localRun.reason).toMatch(/ran past its time limit of 0\.5 s .*--job-time-limit/);
+      expect(alive(pidOf(id)!)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("leaves no pw.x running when the server closes", async () => {
+    const server = await startTestServer({ maxRunningJobs: 2 });
+    const demo = await login(server);
+    const ids = [await newJob(server, demo, "one"), await newJob(server, demo, "two")];
+    for (const id of ids) ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+    const pids = await vi.waitFor(
+      () => {
+        const found = ids.map(pidOf);
+        expect(found.every((pid) => pid !== undefined && alive(pid))).toBe(true);
+        return found as number[];
+      },
+      { timeout: 30_000, interval: 20 },
+    );
+    await server.close();
+    expect(pids.filter(alive)).toEqual([]);
+  });
+
+  it("ends a job whose pw.x fails in error, never leaving it submitted or active", async () => {
+    writeFileSync(path.join(fakeDir, "fail"), "");
+    const server = await startTestServer();
+    try {
+      const demo = await login(server);
+      const id = await newJob(server, demo, "failing pw.x");
+      ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+      const ended = await waitForEnd(server, demo, id, 30_000);
+      expect(ended.status).toBe("error");
+      expect(ended.localRun.reason).toMatch(/\w/);
+    } finally {
+      rmSync(path.join(fakeDir, "fail"));
+      await server.close();
+    }
+  });
+
+  it("ends a job in error with the install hint when pw.x is not on PATH", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "matframe-no-pw-"));
+    process.env.PATH = empty;
+    const server = await startTestServer();
+    try {
+      const demo = await login(server);
+      const id = await newJob(server, demo, "no pw.x");
+      ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+      const ended = await waitForEnd(server, demo, id, 30_000);
+      expect(ended.status).toBe("error");
+      expect(ended.localRun.reason).toMatch(
+        /pw\.x \(Quantum ESPRESSO\) is not on PATH: install it, e\.g\. `apt install quantum-espresso/,
+      );
+    } finally {
+      process.env.PATH = `${fakeDir}${path.delimiter}${originalPath}`;
+      rmSync(empty, { recursive: true, force: true });
+      await server.close();
+    }
+  });
+});

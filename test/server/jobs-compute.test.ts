@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "../../src";
+import type { ServerHandle } from "../../src/server";
+import { RYDBERG_EV } from "../../src/server/compute/pw-output";
+import { findOnPath } from "../../src/server/compute/run-executable";
+import { call, ok, waitForEnd } from "../collections/helpers";
+import { rawLogin } from "../support/raw-login";
+import { errorMessage, login, startTestServer, type Session } from "./helpers";
+
+// One job computed for real, end to end, with Debian's pw.x: the bank's Quantum ESPRESSO Total
+// Energy on bulk silicon (mp-149, the default job). It finishes; its files are listed as the
+// platform lists them and download by their signed URL alone (no header), as the notebooks fetch
+// them; its total_energy property is the energy of its own downloaded pw_scf.out; the results
+// table shows it; a changed, expired or foreign URL is refused; purge removes the files.
+
+const PW = findOnPath("pw.x");
+const USERS = ["demo:demo", "mallory:mallory-password"];
+let server: ServerHandle;
+let demo: Session;
+let job: any;
+
+beforeAll(async () => {
+  if (!PW) return;
+  server = await startTestServer({ users: USERS });
+  demo = await login(server);
+  const created = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "Si total energy" } }));
+  ok(await call(server, demo, "POST", `/jobs/${created._id}/submit`));
+  job = await waitForEnd(server, demo, created._id, 120_000);
+}, 180_000);
+afterAll(() => server?.close());
+
+/** The last `!    total energy = X Ry` of a pw.x output, in Ry. */
+function finalEnergyRy(output: string): number {
+  const energies = [...output.matchAll(/^!\s+total energy\s+=\s+(-?[\d.]+) Ry/gm)].map((m) => Number(m[1]));
+  expect(energies.length).toBeGreaterThan(0);
+  return energies.at(-1)!;
+}
+
+describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
+  it("finishes, and its total_energy is the energy of its own downloaded pw_scf.out", async () => {
+    expect(job.status, job.localRun?.reason).toBe("finished");
+    const files = ok(await call(server, demo, "GET", `/jobs/${job._id}/files`));
+    const keys = files.map((file: any) => file.key);
+    expect(keys).toEqual(expect.arrayContaining(["pw_scf.in", "pw_scf.out"]));
+    const out = files.find((file: any) => file.key === "pw_scf.out");
+    expect(out).toMatchObject({ name: "pw_scf.out", kind: "output", size: expect.any(Number) });
+    expect(out.signedUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/2018-10-01\/jobs\/\w+\/files\/pw_scf\.out\?/);
+    // Fetched as urllib.request.urlopen does: the URL and nothing else.
+    const res = await fetch(out.signedUrl);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(Buffer.byteLength(text)).toBe(out.size);
+    const [energy] = ok(
+      await call(server, demo, "GET", "/properties", {
+        query: { "source.info.jobId": job._id, "data.name": "total_energy" },
+      }),
+    );
+    expect(energy.source.info.unitId).toBe(out.unitId);
+    expect(energy.exabyteId).toEqual([job._material._id]);
+    expect(energy.owner).toEqual(job.owner);
+    expect(Math.abs(energy.data.value / RYDBERG_EV - finalEnergyRy(text))).toBeLessThan(1e-6);
+    // The results table shows it beside its material and method.
+    const client = new Client({ baseUrl: server.baseUrl, ...(await rawLogin(server.baseUrl, "demo", "demo")) });
+    try {
+      const df = await client.results.toDataFrame({ properties: ["total_energy"] });
+      const rows = (df.values as unknown[][]).filter((row) => row[df.columns.indexOf("job._id")] === job._id);
+      expect(rows).toHaveLength(1);
+      const column = df.columns.find((name) => name.startsWith("total_energy"))!;
+      expect(rows[0][df.columns.indexOf(column)]).toBeCloseTo(energy.data.value, 9);
+      expect(rows[0][df.columns.indexOf("application.name")]).toBe("espresso");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a file URL that is changed, expired, for another file, or unsigned, and hides the files from another account", async () => {
+    const files = ok(await call(server, demo, "GET", `/jobs/${job._id}/files`));
+    const url = new URL(files.find((file: any) => file.key === "pw_scf.out").signedUrl);
+    const variant = (change: (u: URL) => void) => {
+      const copy = new URL(url);
+      change(copy);
+      return fetch(copy);
+    };
+    const refusal = async (res: Response) => {
+      expect(res.status).toBe(403);
+      return ((await res.json()) as { message: string }).message;
+    };
+    expect(await refusal(await variant((u) => u.searchParams.set("expires", "1000000000")))).toMatch(/expired/);
+    const later = String(Number(url.searchParams.get("expires")) + 3600);
+    expect(await refusal(await variant((u) => u.searchParams.set("expires", later)))).toMatch(
+      /signature does not match/,
+    );
+    expect(await refusal(await variant((u) => (u.pathname = u.pathname.replace("pw_scf.out", "pw_scf.in"))))).toMatch(
+      /signature does not match/,
+    );
+    expect(await refusal(await variant((u) => u.searchParams.delete("signature")))).toMatch(/no signature/);
+    const mallory = await login(server, "mallory", "mallory-password");
+    expect(await refusal(await variant((u) => u.searchParams.set("account", mallory["X-Account-Id"])))).toMatch(
+      /signature does not match/,
+    );
+    expect(errorMessage(await call(server, mallory, "GET", `/jobs/${job._id}/files`), 404)).toMatch(/No job/);
+  });
+
+  it("purges the files: none listed, and their URLs answer 404", async () => {
+    const files = ok(await call(server, demo, "GET", `/jobs/${job._id}/files`));
+    const purged = ok(await call(server, demo, "POST", `/jobs/${job._id}/purge`));
+    expect(purged.files.sort()).toEqual(files.map((file: any) => file.key).sort());
+    expect(ok(await call(server, demo, "GET", `/jobs/${job._id}/files`))).toEqual([]);
+    expect((await fetch(files[0].signedUrl)).status).toBe(404);
+    // The results stay: purge removes files, not the job or its properties.
+    expect(
+      ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": job._id } })).length,
+    ).toBeGreaterThan(0);
+  });
+});
+
+it.runIf(!PW)("skips the pw.x job: pw.x is not on PATH", () => {
+  console.warn(
+    "\n*** SKIPPED test/server/jobs-compute.test.ts: pw.x is not on PATH (apt install quantum-espresso quantum-espresso-data). ***\n",
+  );
+});
