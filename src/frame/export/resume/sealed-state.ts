@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import { createHash } from "node:crypto";
 import { OutputError, ResumeError } from "../../../errors";
 import { writeFileAtomic } from "../atomic/atomic-file";
+import { commitPoint } from "./commit-points";
 
 /** The layout version every state file carries. */
 const VERSION = 1;
@@ -89,4 +90,5 @@ export async function writeSealedState<State extends { readonly request: unknown
 ): Promise<void> {
   const sealed = { matframeResume: VERSION, ...state, seal: sealOf(state.request, layout.sealed(state)) };
   await writeFileAtomic(file, `${JSON.stringify(sealed, null, 1)}\n`);
+  commitPoint("state", file);
 }
