@@ -1,10 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ComputeOutcome } from "../../src/server/compute";
 import { finalEnergyRy, RYDBERG_EV } from "../../src/server/compute/pw-output";
-import { bankWorkflow } from "./fixtures";
+import { bankWorkflow, bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, MP_GGA_GAP_SI, property, SCHEMAS, schema, validate } from "./pw-runs";
 
 // Bulk silicon (mp-149) computed for real with Debian's pw.x through the bank's own espresso
@@ -12,6 +14,7 @@ import { byHand, hasPw, job, MP_GGA_GAP_SI, property, SCHEMAS, schema, validate 
 // against the same input run by hand with pw.x, against the Materials Project's GGA band gap, and
 // against ESSE's property schemas (the platform's own validator).
 
+const BUILT = path.join(__dirname, "..", "..", "dist", "server", "compute", "index.js");
 const root = mkdtempSync(path.join(tmpdir(), "matframe-si-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -97,5 +100,24 @@ describe.runIf(hasPw)("a job stopped while pw.x runs", () => {
     expect(performance.now() - abortedAt).toBeLessThan(1000);
     expect(processesIn(started.workDir)).toEqual([]);
     expect(outcome).toMatchObject({ status: "error", reason: expect.stringMatching(/stopped while pw_scf ran/) });
+  });
+
+  it("leaves no pw.x behind when the process that ran it exits without aborting", async () => {
+    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run "npm run build" first.`);
+    const workDir = path.join(root, "exited");
+    mkdirSync(workDir);
+    // A process that starts a job and exits as soon as pw.x runs, as a server that crashes would.
+    const script = `
+      const { computeJob } = require(${JSON.stringify(BUILT)});
+      const [workflow, material] = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+      computeJob({ jobId: "exited", workflow, material, workDir: ${JSON.stringify(workDir)},
+        signal: new AbortController().signal,
+        onLog: (line) => { if (line.includes("pw.x started")) setImmediate(() => process.exit(0)); } });`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "inherit", "inherit"] });
+    child.stdin.end(JSON.stringify([bankWorkflow("Total Energy", "espresso"), bulkSilicon()]));
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(readFileSync(path.join(workDir, "pw_scf.in"), "utf8")).toContain("calculation = 'scf'");
+    expect(processesIn(workDir)).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ export function job(
   root: string,
   name: string,
   workflowName: string,
-  signal = new AbortController().signal,
+  signal: AbortSignal = new AbortController().signal,
   onLog?: (line: string) => void,
 ) {
   const workDir = path.join(root, name);
