@@ -80,7 +80,7 @@ describe("a unit's own template rendered with the platform's context", () => {
       ["%-3s", "Si"],
       ["%5d", 42],
       ["%.3e", 12345.678],
-      ["%08.3f", -3.14159],
+      ["%08.3f", -1.23456],
     ];
     const ours = cases.map(([format, value]) => sprintf(format, value));
     const script = `import json,sys\nfor f,v in json.load(sys.stdin): print(repr(f % v))`;
