@@ -32,9 +32,8 @@ Options:
   --quota-mib N          MiB one account's records may take together (default 256)
   --max-running-jobs N   jobs computing at once, at most (default: cores less one, at
                          least 1); the others wait, accounts taking turns
-  --job-time-limit DURATION
-                         how long one job may compute before it ends in error, e.g.
-                         10m, 90s, 2h (default 10m)
+  --job-time-limit TIME  how long one job may compute before it ends in error,
+                         e.g. 10m, 90s, 2h (default 10m)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 

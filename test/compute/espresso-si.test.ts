@@ -1,96 +1,22 @@
-import { execFile } from "node:child_process";
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type ComputeOutcome, computeJob } from "../../src/server/compute";
-import { finalCoordinates, finalEnergyRy, RYDBERG_EV } from "../../src/server/compute/pw-output";
-import { findOnPath } from "../../src/server/compute/run-executable";
+import type { ComputeOutcome } from "../../src/server/compute";
+import { finalEnergyRy, RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { bankWorkflow, bulkSilicon } from "./fixtures";
+import { byHand, hasPw, job, MP_GGA_GAP_SI, property, SCHEMAS, schema, validate } from "./pw-runs";
 
 // Bulk silicon (mp-149) computed for real with Debian's pw.x through the bank's own espresso
 // workflows: each job runs once per file, and its results are checked against its own output,
 // against the same input run by hand with pw.x, against the Materials Project's GGA band gap, and
 // against ESSE's property schemas (the platform's own validator).
 
-const hasPw = findOnPath("pw.x") !== undefined;
-if (!hasPw)
-  console.warn("Skipping the pw.x runs: pw.x is not on PATH (apt install quantum-espresso quantum-espresso-data).");
-
-const { validate } = require("@mat3ra/esse/dist/js/utils/ajv") as {
-  validate: (data: object, schema: object) => { isValid: boolean; errors: unknown };
-};
-const ESSE = path.dirname(require.resolve("@mat3ra/esse/dist/js/schema/material.json"));
-const SCHEMAS: Record<string, string> = {
-  total_energy: "properties_directory/scalar/total_energy.json",
-  fermi_energy: "properties_directory/scalar/fermi_energy.json",
-  pressure: "properties_directory/scalar/pressure.json",
-  total_force: "properties_directory/scalar/total_force.json",
-  total_energy_contributions: "properties_directory/non_scalar/total_energy_contributions.json",
-  stress_tensor: "properties_directory/non_scalar/stress_tensor.json",
-  band_gaps: "properties_directory/non_scalar/band_gaps.json",
-  atomic_forces: "properties_directory/structural/atomic_forces.json",
-};
-const schema = (file: string) => JSON.parse(readFileSync(path.join(ESSE, file), "utf8")) as object;
-
-/** The Materials Project's GGA band gap of Si, mp-149 (eV). */
-const MP_GGA_GAP_SI = 0.61;
-
-const run = promisify(execFile);
+const BUILT = path.join(__dirname, "..", "..", "dist", "server", "compute", "index.js");
 const root = mkdtempSync(path.join(tmpdir(), "matframe-si-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** A job in a fresh folder of `root`. */
-function job(
-  name: string,
-  workflowName: string,
-  signal = new AbortController().signal,
-  onLog?: (line: string) => void,
-) {
-  const workDir = path.join(root, name);
-  mkdirSync(workDir);
-  const promise = computeJob({
-    jobId: name,
-    workflow: bankWorkflow(workflowName, "espresso"),
-    material: bulkSilicon(),
-    workDir,
-    signal,
-    onLog,
-  });
-  return { workDir, promise };
-}
-
-/** The job's input run by hand with pw.x in a folder of its own (its pseudopotentials copied). */
-async function byHand(jobDir: string, inputName: string): Promise<string> {
-  const dir = path.join(root, `hand-${path.basename(jobDir)}-${inputName}`);
-  mkdirSync(path.join(dir, "pseudo"), { recursive: true });
-  for (const file of readdirSync(path.join(jobDir, "pseudo")))
-    copyFileSync(path.join(jobDir, "pseudo", file), path.join(dir, "pseudo", file));
-  const input = readFileSync(path.join(jobDir, inputName), "utf8").replaceAll(jobDir, dir);
-  writeFileSync(path.join(dir, inputName), input);
-  const { stdout } = await run("sh", ["-c", `pw.x < '${inputName}'`], {
-    cwd: dir,
-    env: { ...process.env, OMP_NUM_THREADS: "1" },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
-}
-
-function property(outcome: ComputeOutcome, name: string): Record<string, unknown> {
-  const found = outcome.properties.find((p) => p.data.name === name);
-  if (!found) throw new Error(`No ${name} in ${outcome.properties.map((p) => p.data.name).join(", ")}`);
-  return found.data;
-}
 
 describe.runIf(hasPw)("Si's band gap and total energy computed with pw.x", () => {
   let outcome: ComputeOutcome;
@@ -98,10 +24,14 @@ describe.runIf(hasPw)("Si's band gap and total energy computed with pw.x", () =>
   let handScf: string;
 
   beforeAll(async () => {
-    const started = job("band-gap", "Band Gap");
+    // The hand run starts as soon as the job has written its input, and runs beside the job.
+    let hand: Promise<string> | undefined;
+    const started = job(root, "band-gap", "Band Gap", undefined, (line) => {
+      if (line.startsWith("pw_scf: pw.x started")) hand = byHand(root, path.join(root, "band-gap"), "pw_scf.in");
+    });
     workDir = started.workDir;
     outcome = await started.promise;
-    handScf = await byHand(workDir, "pw_scf.in");
+    handScf = await hand!;
   }, 600_000);
 
   it("finishes with the files named as the platform names them", () => {
@@ -144,33 +74,6 @@ describe.runIf(hasPw)("Si's band gap and total energy computed with pw.x", () =>
   });
 });
 
-describe.runIf(hasPw)("Si's lattice relaxed with pw.x", () => {
-  let outcome: ComputeOutcome;
-  let hand: string;
-
-  beforeAll(async () => {
-    const started = job("vc-relax", "Variable-cell Relaxation");
-    outcome = await started.promise;
-    hand = await byHand(started.workDir, "pw_vc_relax.in");
-  }, 600_000);
-
-  it("gives a final_structure whose lattice is within 1% of a vc-relax run by hand", () => {
-    expect(outcome).toMatchObject({ status: "finished" });
-    const final = property(outcome, "final_structure") as {
-      lattice: { a: number; b: number; c: number; alpha: number; vectors: { a: number[] } };
-      basis: unknown;
-    };
-    const byHandCell = finalCoordinates(hand)!.cell;
-    const handA = Math.hypot(...byHandCell[0]);
-    for (const length of [final.lattice.a, final.lattice.b, final.lattice.c])
-      expect(Math.abs(length / handA - 1)).toBeLessThan(0.01);
-    expect(final.lattice.alpha).toBeCloseTo(60, 1);
-    const lattice = validate(final.lattice, schema("properties_directory/structural/lattice.json"));
-    const basis = validate(final.basis as object, schema("properties_directory/structural/basis.json"));
-    expect([lattice.isValid, basis.isValid]).toEqual([true, true]);
-  });
-});
-
 /** Processes whose working folder is `dir` (pw.x of a job runs there). */
 function processesIn(dir: string): number[] {
   const found: number[] = [];
@@ -188,7 +91,7 @@ function processesIn(dir: string): number[] {
 describe.runIf(hasPw)("a job stopped while pw.x runs", () => {
   it("ends pw.x's whole process group within 1 s and says why", async () => {
     const controller = new AbortController();
-    const started = job("aborted", "Band Gap", controller.signal);
+    const started = job(root, "aborted", "Band Gap", controller.signal);
     await vi.waitFor(() => expect(processesIn(started.workDir).length).toBeGreaterThan(0), { timeout: 30_000 });
     const abortedAt = performance.now();
     controller.abort();
@@ -197,5 +100,24 @@ describe.runIf(hasPw)("a job stopped while pw.x runs", () => {
     expect(performance.now() - abortedAt).toBeLessThan(1000);
     expect(processesIn(started.workDir)).toEqual([]);
     expect(outcome).toMatchObject({ status: "error", reason: expect.stringMatching(/stopped while pw_scf ran/) });
+  });
+
+  it("leaves no pw.x behind when the process that ran it exits without aborting", async () => {
+    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run "npm run build" first.`);
+    const workDir = path.join(root, "exited");
+    mkdirSync(workDir);
+    // A process that starts a job and exits as soon as pw.x runs, as a server that crashes would.
+    const script = `
+      const { computeJob } = require(${JSON.stringify(BUILT)});
+      const [workflow, material] = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+      computeJob({ jobId: "exited", workflow, material, workDir: ${JSON.stringify(workDir)},
+        signal: new AbortController().signal,
+        onLog: (line) => { if (line.includes("pw.x started")) setImmediate(() => process.exit(0)); } });`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "inherit", "inherit"] });
+    child.stdin.end(JSON.stringify([bankWorkflow("Total Energy", "espresso"), bulkSilicon()]));
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(readFileSync(path.join(workDir, "pw_scf.in"), "utf8")).toContain("calculation = 'scf'");
+    expect(processesIn(workDir)).toEqual([]);
   });
 });

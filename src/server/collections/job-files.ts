@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { ComputedFile } from "../compute";
@@ -28,12 +28,18 @@ export class JobFolders {
 
   constructor(private readonly storeDir: string | undefined) {}
 
-  /** A new, empty folder for the job (what an earlier run left there is removed). */
+  /** The job's folder, made if missing (it may hold files the account uploaded before submitting). */
   prepare(jobId: string): string {
     const folder = this.folderOf(jobId);
-    rmSync(folder, { recursive: true, force: true });
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     return folder;
+  }
+
+  /** Writes an uploaded file (its key checked by {@link uploadKeyProblem}) into the job's folder. */
+  write(jobId: string, key: string, bytes: Buffer): void {
+    const file = path.join(this.prepare(jobId), key);
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, bytes, { mode: 0o600 });
   }
 
   /**
@@ -86,15 +92,37 @@ export class JobFolders {
   }
 }
 
-/** The files a job's record names (`localRun.files`, from the engine), each within the job's folder. */
+/** Files one job may have uploaded, at most. */
+export const MAX_UPLOADS = 100;
+
+/**
+ * Why a key cannot name an uploaded file, or undefined when it can: a relative path of at most
+ * 8 plain segments (letters, digits, `._-`, not starting with a dot), 255 characters in all.
+ */
+export function uploadKeyProblem(key: string): string | undefined {
+  const segments = key.split("/");
+  if (key.length === 0 || key.length > 255 || segments.length > 8)
+    return "a file's path must have 1 to 255 characters and at most 8 folders";
+  if (segments.some((segment) => !/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(segment)))
+    return "a file's path is made of names of letters, digits, '.', '_' and '-' (not starting with '.'), separated by '/'";
+  return undefined;
+}
+
+/**
+ * The files a job's record names, each within the job's folder: what the engine wrote
+ * (`localRun.files`) and what the account uploaded (`localRun.uploads`).
+ */
 export function filesOf(job: StoredRecord): ComputedFile[] {
-  const files = (job.localRun as { files?: unknown } | undefined)?.files;
-  if (!Array.isArray(files)) return [];
+  const run = (job.localRun ?? {}) as { files?: unknown; uploads?: unknown };
+  const files = [...(Array.isArray(run.files) ? run.files : []), ...(Array.isArray(run.uploads) ? run.uploads : [])];
+  const seen = new Set<string>();
   return files.filter(
     (file): file is ComputedFile =>
       typeof file?.relativePath === "string" &&
       file.relativePath !== "" &&
       !path.isAbsolute(file.relativePath) &&
-      !file.relativePath.split(/[\\/]/).includes(".."),
+      !file.relativePath.split(/[\\/]/).includes("..") &&
+      !seen.has(file.relativePath) &&
+      seen.add(file.relativePath) !== undefined,
   );
 }

@@ -220,7 +220,9 @@ export class JobRunner {
       written.transact(() => {
         const job = written.get(jobId, "jobs");
         if (job?.status !== from) return { changes: [], result: undefined };
+        const uploads = (job.localRun as { uploads?: unknown } | undefined)?.uploads;
         const localRun = {
+          ...(uploads === undefined ? {} : { uploads }),
           properties: final.properties.length,
           ...(final.reason === undefined ? {} : { reason: final.reason }),
           files: final.files,

@@ -36,5 +36,5 @@ export type ComputeOutcome =
   | { status: "finished"; properties: ComputedProperty[]; files: ComputedFile[]; notes: string[] }
   | { status: "error"; reason: string; properties: ComputedProperty[]; files: ComputedFile[]; notes: string[] };
 
-export { computability, computeJob } from "./run-job.js";
-export { pseudopotentialRecords } from "./pseudopotentials.js";
+export { computability, computeJob } from "./run-job";
+export { pseudopotentialRecords } from "./pseudopotentials";

@@ -12,6 +12,31 @@ export type ExecutableResult =
   | { ended: "aborted" }
   | { ended: "not-found" };
 
+/** Process groups of the runs alive now, ended if this process exits while they run. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * A detached child outlives its parent; should the server's process exit without aborting its
+ * jobs (an uncaught error, `process.exit`), this ends their groups on the way out.
+ */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const group of liveGroups) killGroup(group);
+  });
+}
+
+function killGroup(group: number): void {
+  try {
+    // The negative pid is the whole group: pw.x and anything it spawned.
+    process.kill(-group, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
 /** Where an executable is on PATH, or undefined. */
 export function findOnPath(name: string, envPath = process.env.PATH ?? ""): string | undefined {
   for (const dir of envPath.split(path.delimiter)) {
@@ -53,16 +78,14 @@ export async function runExecutable(options: {
     closeSync(stdin);
     closeSync(stdout);
   }
+  const group = child.pid;
   const kill = () => {
-    // The negative pid is the whole group: pw.x and anything it spawned.
-    if (child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    if (group !== undefined) killGroup(group);
   };
+  if (group !== undefined) {
+    installExitHook();
+    liveGroups.add(group);
+  }
   signal.addEventListener("abort", kill, { once: true });
   try {
     const [code, exitSignal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
@@ -73,5 +96,10 @@ export async function runExecutable(options: {
     throw error;
   } finally {
     signal.removeEventListener("abort", kill);
+    if (group !== undefined) {
+      liveGroups.delete(group);
+      // Anything pw.x left in its group (an MPI helper) goes with it.
+      killGroup(group);
+    }
   }
 }

@@ -9,6 +9,7 @@ import {
   handleUpdateRecord,
 } from "./collection-handlers";
 import { handleFileDownload, handleJobFiles, handlePurge, handleSubmit, handleTerminate } from "./job-handlers";
+import { handleFileUpload, handleOutputFiles, handlePresignedUrls } from "./job-upload-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCreateSet, handleMoveToSet, handleSetDefault } from "./set-handlers";
 
@@ -36,6 +37,8 @@ const RECORD_VERBS: Record<string, { method: string; collections: readonly strin
   terminate: { method: "POST", collections: ["jobs"] },
   purge: { method: "POST", collections: ["jobs"] },
   files: { method: "GET", collections: ["jobs"] },
+  "presigned-urls": { method: "POST", collections: ["jobs"] },
+  "output-files": { method: "POST", collections: ["jobs"] },
 };
 
 /**
@@ -58,8 +61,9 @@ export async function routeCollection(
   const [, id, verb] = rest;
   // A job file's signed URL: authorised by its query string, not a session (see handleFileDownload).
   if (collection.name === "jobs" && rest.length >= 4 && verb === "files" && id !== "") {
-    allow("GET");
-    return handleFileDownload(info, state, id, rest.slice(3).join("/"));
+    allow("GET", "PUT");
+    const key = rest.slice(3).join("/");
+    return method === "PUT" ? handleFileUpload(info, state, id, key) : handleFileDownload(info, state, id, key);
   }
   if (rest.length === 2 && id === "create" && method === "PUT") return handleCreateRecord(info, state, collection);
   if (rest.length === 2 && id === "create-set" && method === "PUT" && WITH_SETS.includes(collection.name))
@@ -93,6 +97,10 @@ export async function routeCollection(
       return handleTerminate(info, state, id);
     case "purge":
       return handlePurge(info, state, id);
+    case "presigned-urls":
+      return handlePresignedUrls(info, state, id);
+    case "output-files":
+      return handleOutputFiles(info, state, id);
     default:
       return handleJobFiles(info, state, id);
   }

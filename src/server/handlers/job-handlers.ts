@@ -3,6 +3,7 @@ import { API_PREFIX } from "../../schemas";
 import { badRequest, HttpError, notFound } from "../http/http-errors";
 import { owned, quoted, readableOr404 } from "../collections/collection";
 import { UNFINISHED } from "../collections/job-runner";
+import type { UrlRefusal } from "../http/signed-urls";
 import { requireSession } from "./auth-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { success } from "./reply";
@@ -81,14 +82,7 @@ export async function handleFileDownload(
 ): Promise<Reply> {
   const path = filePath(id, key);
   const checked = state.fileUrls.check("GET", path, info.params);
-  if ("refused" in checked) {
-    const why = {
-      missing: "it has no signature; list the job's files (GET /jobs/<id>/files) for a signed URL",
-      expired: "it has expired; list the job's files again (GET /jobs/<id>/files) for a fresh one",
-      forged: "its signature does not match this path (or this server, which signs anew on every start)",
-    }[checked.refused];
-    throw new HttpError(403, `This file URL is refused: ${why}.`);
-  }
+  if ("refused" in checked) throw new HttpError(403, refusalMessage(checked.refused));
   const job = state.written.get(id, "jobs");
   const ownerId = (job?.owner as { _id?: unknown } | undefined)?._id;
   if (!job || ownerId !== checked.accountId)
@@ -114,7 +108,17 @@ export async function handleFileDownload(
   };
 }
 
+/** Why a file URL is refused, in words that say what to do. */
+export function refusalMessage(refused: UrlRefusal): string {
+  const why = {
+    missing: "it has no signature; list the job's files (GET /jobs/<id>/files) for a signed URL",
+    expired: "it has expired; list the job's files again (GET /jobs/<id>/files) for a fresh one",
+    forged: "its signature does not match this path (or this server, which signs anew on every start)",
+  }[refused];
+  return `This file URL is refused: ${why}.`;
+}
+
 /** The URL path of a job's file, each segment escaped: what a signature covers. */
-function filePath(jobId: string, key: string): string {
+export function filePath(jobId: string, key: string): string {
   return `${API_PREFIX}/jobs/${encodeURIComponent(jobId)}/files/${key.split("/").map(encodeURIComponent).join("/")}`;
 }

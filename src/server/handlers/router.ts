@@ -15,7 +15,7 @@ const ENDPOINTS =
   `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import, ` +
   `PUT ${API_PREFIX}/materials/create-set, POST ${API_PREFIX}/materials/<id>/set-default|move-to-set, ` +
   `and GET (list), GET <id>, PUT create, PATCH|DELETE <id>, POST <id>/copy of ${COLLECTION_NAMES.join(", ")} ` +
-  `(jobs also POST <id>/submit|terminate|purge, GET <id>/files); ` +
+  `(jobs also POST <id>/submit|terminate|purge|presigned-urls|output-files, GET <id>/files, GET|PUT <id>/files/<key> by signed URL); ` +
   `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device; ` +
   `see docs/local-platform.md`;
 

@@ -53,7 +53,17 @@ export function parseJsonParam(params: Map<string, string>, name: string): unkno
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads the whole body, refusing more than `limit` bytes with 413. */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  const bytes = await readBytes(req, limit);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw badRequest("The request body is not valid UTF-8.");
+  }
+}
+
+/** Reads the whole body as bytes (a file's, which need not be text), refusing more than `limit` with 413. */
+export function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(payloadTooLarge(limit));
   return new Promise((resolve, reject) => {
@@ -71,12 +81,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       chunks.push(chunk);
     });
     req.on("end", () => {
-      if (failed) return;
-      try {
-        resolve(utf8.decode(Buffer.concat(chunks)));
-      } catch {
-        reject(badRequest("The request body is not valid UTF-8."));
-      }
+      if (!failed) resolve(Buffer.concat(chunks));
     });
     req.on("error", () => {
       if (!failed) reject(new HttpError(400, "The request body could not be read completely."));
