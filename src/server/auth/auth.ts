@@ -144,21 +144,9 @@ export class AuthRegistry {
   }
 
   /**
-   * New credentials when the password is right, otherwise undefined; `LoginQueueFull` when too
-   * many logins are waiting to be hashed (from `source`, the client address, or from everyone).
-   */
-  async login(
-    username: string,
-    password: string,
-    source: string,
-  ): Promise<IssuedCredentials | undefined | LoginQueueFull> {
-    const checked = await this.checkPassword(username, password, source);
-    return typeof checked === "string" ? this.openSession(checked) : checked;
-  }
-
-  /**
    * The account id when the password is right, otherwise undefined (the same work either way);
-   * `LoginQueueFull` as for {@link login}. Opens no session.
+   * `LoginQueueFull` when too many logins are waiting to be hashed (from `source`, the
+   * client address, or from everyone). Opens no session.
    */
   async checkPassword(
     username: string,
