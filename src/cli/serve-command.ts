@@ -207,6 +207,8 @@ export async function runServe(argv: string[]): Promise<number> {
       store: flags.store,
       quotaRecords: parseCount(flags["quota-records"], "--quota-records", 100_000_000),
       quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
+      // As on the platform, whose notebooks read them: every account's default material and workflow.
+      accountDefaults: true,
       loginThrottle: {
         maxFailures: positive(
           parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000),

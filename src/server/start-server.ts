@@ -26,6 +26,7 @@ import { PUBLIC_OWNER } from "./records/owners";
 import { LmdbBackend, MemoryBackend } from "./records/record-backend";
 import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
+import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/account-defaults";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
@@ -249,6 +250,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     symmetry: new SymmetryThread(resolved.symmetryBudgetMs),
   };
   state.jobs = new JobRunner(state, platform.reference, resolved.jobRunMs);
+  // Every account starts with its default project (and, with accountDefaults, material and
+  // workflow), as on the platform; an account of a store written before these existed gets them now.
+  const defaults = resolved.accountDefaults ? DEFAULT_COLLECTIONS : (["projects"] as const);
+  for (const account of state.auth.accountOwners()) {
+    const missed = await ensureAccountDefaults(state, account, defaults);
+    if (missed.length > 0)
+      log(`warning: account ${account.slug} is at its quota; its default ${missed.join(", ")} could not be made`);
+  }
   // Jobs a stopped server left running (with --store) run on.
   for (const job of state.written.recordsOf("jobs")) if (job.status === "submitted") state.jobs.start(job._id);
 

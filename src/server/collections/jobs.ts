@@ -2,7 +2,7 @@ import { badRequest } from "../http/http-errors";
 import type { Caller } from "../records/owners";
 import { MaterialStore, type StoredRecord } from "../records/store";
 import { forbidden, quoted, readable, referenceId, type Collection, type CollectionContext } from "./collection";
-import { defaultProject } from "./projects";
+import { defaultMaterialSource, defaultProject } from "./account-defaults";
 import { defaultWorkflow, findDefault } from "./workflows";
 
 /** ESSE's job statuses (job/base.json). */
@@ -21,9 +21,6 @@ export const JOB_STATUSES = [
 
 /** The compute a job gets when it sends none, and the fields a sent compute is completed with (ESSE requires these four). */
 export const DEFAULT_COMPUTE = { queue: "D", nodes: 1, ppn: 1, timeLimit: "01:00:00" } as const;
-
-/** The bundled material a job gets when it names none and the account has no default material: silicon. */
-export const DEFAULT_MATERIAL_EXTERNAL_ID = "mp-149";
 
 /**
  * `jobs`: the public reference jobs (finished, with their results) and each account's own, which
@@ -129,18 +126,9 @@ function materialReferences(
   }
   if (fields._material !== undefined && fields._material !== null)
     return { _material: check(fields._material, "_material") };
-  const chosen = findDefault(context, caller, "materials") ?? silicon(context);
+  const chosen = findDefault(context, caller, "materials") ?? defaultMaterialSource(context);
   if (!chosen) return {};
   return { _material: { _id: chosen._id, cls: "Material", slug: String(chosen.formula ?? "") } };
-}
-
-function silicon(context: CollectionContext): StoredRecord | undefined {
-  const served = context.collections.get("materials")!.served;
-  for (let i = 0; i < served.size; i += 1) {
-    const record = served.at(i)!;
-    if ((record.external as { id?: unknown } | undefined)?.id === DEFAULT_MATERIAL_EXTERNAL_ID) return record;
-  }
-  return served.at(0);
 }
 
 /** A material the caller can read by id: the served ones, their own, and the bank's. */

@@ -28,8 +28,11 @@ export function completeWorkflow(fields: Record<string, unknown>): Record<string
 
 /** The workflow a job gets when it names none: the account's default workflow, else the bank's Total Energy (Quantum ESPRESSO). */
 export function defaultWorkflow(context: CollectionContext, caller: Caller): StoredRecord {
-  const mine = findDefault(context, caller, "workflows");
-  if (mine) return mine;
+  return findDefault(context, caller, "workflows") ?? bankDefaultWorkflow(context);
+}
+
+/** The bank's Total Energy (Quantum ESPRESSO), which an account's default workflow copies. */
+export function bankDefaultWorkflow(context: CollectionContext): StoredRecord {
   const bank = context.collections.get("bank-workflows")!.served;
   // The bank is small (tens of workflows): a walk is cheap and needs no index.
   for (let i = 0; i < bank.size; i += 1) {

@@ -16,7 +16,8 @@ import {
   type Collection,
 } from "../collections/collection";
 import { completeJob } from "../collections/jobs";
-import { completeProject, defaultProject } from "../collections/projects";
+import { defaultProject } from "../collections/account-defaults";
+import { completeProject } from "../collections/projects";
 import { completeWorkflow } from "../collections/workflows";
 import { requireSession } from "./auth-handlers";
 import { listVisible } from "./materials-handlers";
@@ -33,15 +34,10 @@ function orEmpty(value: unknown): unknown {
   return value === undefined ? {} : value;
 }
 
-/** Jobs and projects need the account's default project to exist before they are read. */
-async function prepare(state: ServerState, collection: Collection, caller: Caller): Promise<void> {
-  if (collection.name === "projects" || collection.name === "jobs") await defaultProject(state, caller);
-}
-
 /** GET /<collection>?query=...&projection=...: the public records and the caller's own, in one order. */
 export async function handleListRecords(info: RequestInfo, state: ServerState, collection: Collection): Promise<Reply> {
+  // A read never writes: the account's defaults were made with it (account-defaults.ts).
   const caller = requireSession(info, state);
-  await prepare(state, collection, caller);
   return listVisible(info, state, caller._id, collection.served, ownStore(state, collection, caller));
 }
 
