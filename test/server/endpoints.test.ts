@@ -186,7 +186,7 @@ describe("unknown paths and versions", () => {
     for (const path of [
       "/",
       "/favicon.ico",
-      `${PREFIX}/charges`,
+      `${PREFIX}/other/nodes`,
       `${PREFIX}/jobs/a/b`,
       `${PREFIX}/materials/a/b`,
       "/api",

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
+import { systemNameOf } from "../../src/server/collections/workflows";
 import { call, ok } from "../collections/helpers";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
@@ -173,6 +174,108 @@ describe("defaults are made with the account, never by a read", () => {
       expect(await owned(true)).toEqual({ projects: 1, materials: 1, workflows: 1 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("requests the notebooks send that were refused", () => {
+  it("a workflow body that still holds the bank copy's _id makes a new workflow, with its systemName", async () => {
+    const [bank] = ok(
+      await call(server, demo, "GET", "/bank-workflows", { params: { systemName: "shell-shell-script" } }),
+    );
+    const { owner: _owner, createdAt: _created, systemName: _name, ...body } = bank;
+    const made = ok(
+      await call(server, demo, "PUT", "/workflows/create", { body: { ...body, owner: { _id: demo["X-Account-Id"] } } }),
+    );
+    expect(made._id).not.toBe(bank._id);
+    expect(made.owner._id).toBe(demo["X-Account-Id"]);
+    expect(made.systemName).toBe("shell-shell-script");
+    expect(made.isDefault).toBe(false);
+    expect(ok(await call(server, demo, "GET", `/bank-workflows/${bank._id}`)).owner.slug).toBe("mat3ra-standata");
+  });
+
+  it("the server's systemName rule gives every bank workflow the name the data builder gave it", async () => {
+    const bank = ok(await call(server, demo, "GET", "/bank-workflows", { projection: { limit: 100 } })) as any[];
+    for (const workflow of bank) expect(systemNameOf(workflow), workflow.name).toBe(workflow.systemName);
+  });
+
+  it('a job with "_material": "null" (a string) gets the default material', async () => {
+    const job = ok(
+      await call(server, demo, "PUT", "/jobs/create", {
+        body: { owner: { _id: demo["X-Account-Id"] }, name: "SCF Calculation", _material: "null" },
+      }),
+    );
+    const [material] = ok(
+      await call(server, demo, "GET", "/materials", { query: { isDefault: true, "owner._id": demo["X-Account-Id"] } }),
+    );
+    expect(job._material._id).toBe(material._id);
+  });
+
+  it("GET other/clusters lists this machine as one cluster with the D queue", async () => {
+    const clusters = ok(await call(server, demo, "GET", "/other/clusters"));
+    expect(clusters).toHaveLength(1);
+    expect(clusters[0]).toMatchObject({ fqdn: "cluster-001", displayName: "cluster-001" });
+    expect(clusters[0].hostname).toEqual(expect.any(String));
+    expect(clusters[0].cores).toBeGreaterThan(0);
+    expect(clusters[0].queues[0].NAME).toBe("D");
+    expect((await call(server, {}, "GET", "/other/clusters")).status).toBe(401);
+    expect(errorMessage(await call(server, demo, "POST", "/other/clusters"), 405)).toMatch(/GET/);
+  });
+
+  it("charges lists the account's (no) charges, read-only", async () => {
+    expect(ok(await call(server, demo, "GET", "/charges", { query: { jid: "1.cluster-001" } }))).toEqual([]);
+    expect(errorMessage(await call(server, demo, "PUT", "/charges/create", { body: {} }), 403)).toMatch(/read-only/);
+  });
+
+  it("a job PATCH keeps the fields it sets, not its updateParameters", async () => {
+    const job = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "patched" } }));
+    const context = { isKgridEdited: true, kgrid: { dimensions: [6, 6, 1] } };
+    const updated = ok(
+      await call(server, demo, "PATCH", `/jobs/${job._id}`, {
+        body: { updateParameters: { skipRender: false }, "workflow.subworkflows.0.units.0.context": context },
+      }),
+    );
+    expect(updated).not.toHaveProperty("updateParameters");
+    expect(updated.workflow.subworkflows[0].units[0].context).toEqual(context);
+    expect(ok(await call(server, demo, "GET", `/jobs/${job._id}`))).not.toHaveProperty("updateParameters");
+  });
+});
+
+describe("server-owned fields on create", () => {
+  it("create-set refuses status, localRun, startTime, formula and derivedProperties", async () => {
+    for (const field of ["status", "localRun", "startTime", "formula", "derivedProperties"]) {
+      for (const collection of ["jobs", "materials"]) {
+        const res = await call(server, demo, "PUT", `/${collection}/create-set`, {
+          body: { name: "set", [field]: field === "status" ? "pre-submission" : "x" },
+        });
+        expect(errorMessage(res, 400), `${collection} ${field}`).toMatch(new RegExp(`${field} is refused`));
+      }
+    }
+  });
+
+  it("create-set answers 403 for a foreign owner, and takes the caller's own", async () => {
+    const bob = await login(server, "bob", "correct-horse-2");
+    const foreign = await call(server, demo, "PUT", "/jobs/create-set", {
+      body: { name: "set", owner: { _id: bob["X-Account-Id"] } },
+    });
+    expect(errorMessage(foreign, 403)).toMatch(/your own account id/);
+    const [project] = ok(
+      await call(server, demo, "GET", "/projects", { query: { isDefault: true, "owner._id": demo["X-Account-Id"] } }),
+    );
+    const set = ok(
+      await call(server, demo, "PUT", "/jobs/create-set", {
+        body: { name: "jobs-set", projectId: project._id, owner: { _id: demo["X-Account-Id"] } },
+      }),
+    );
+    expect(set.owner._id).toBe(demo["X-Account-Id"]);
+    expect(set).not.toHaveProperty("status");
+    expect(errorMessage(await call(server, demo, "POST", `/jobs/${set._id}/submit`), 400)).toMatch(/pre-submission/);
+  });
+
+  it("a job's create refuses localRun and startTime", async () => {
+    for (const field of ["localRun", "startTime"]) {
+      const res = await call(server, demo, "PUT", "/jobs/create", { body: { name: "x", [field]: "x" } });
+      expect(errorMessage(res, 400)).toMatch(new RegExp(`${field} is refused`));
     }
   });
 });

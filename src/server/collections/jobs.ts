@@ -48,6 +48,10 @@ export async function completeJob(
   caller: Caller,
   fields: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  for (const path of ["localRun", "startTime"]) {
+    if (fields[path] !== undefined)
+      throw badRequest(`${path} is refused: the server keeps it (it is set when the job runs); leave it out.`);
+  }
   if (fields.status !== undefined && fields.status !== "pre-submission") {
     throw badRequest(
       `A new job's status is "pre-submission" (the server moves it on: POST /jobs/<id>/submit); leave "status" out.`,
@@ -124,7 +128,8 @@ function materialReferences(
     const materials = fields._materials.map((value, i) => check(value, `_materials[${i}]`));
     return { _materials: materials, _material: materials[0], isMultiMaterial: true };
   }
-  if (fields._material !== undefined && fields._material !== null)
+  // The platform's qe_scf_calculation notebook sends the string "null" for "no material": the default one.
+  if (fields._material !== undefined && fields._material !== null && fields._material !== "null")
     return { _material: check(fields._material, "_material") };
   const chosen = findDefault(context, caller, "materials") ?? defaultMaterialSource(context);
   if (!chosen) return {};

@@ -23,7 +23,34 @@ export function workflowCollections(bank: readonly StoredRecord[], scanBudgetMs?
  * validates against ESSE's workflow schema (which requires `subworkflows` and `units`).
  */
 export function completeWorkflow(fields: Record<string, unknown>): Record<string, unknown> {
-  return { name: "New Workflow", subworkflows: [], units: [], properties: [], isDefault: false, tags: [], ...fields };
+  const workflow = { name: "New Workflow", subworkflows: [], units: [], properties: [], tags: [], ...fields };
+  return { ...workflow, isDefault: false, systemName: fields.systemName ?? systemNameOf(workflow) };
+}
+
+/**
+ * The name the platform looks a workflow up by, as Exabyte-io/wode's `Workflow.systemName`
+ * computes it: underscore.string's `slugify` of the names of the applications its subworkflows
+ * (and nested workflows) use, joined by ":", a "-" and its lowercased name, e.g.
+ * `espresso-band-gap` (scripts/build-platform-data.js gives the bank's workflows theirs so).
+ */
+export function systemNameOf(workflow: Record<string, unknown>): string {
+  const name = typeof workflow.name === "string" ? workflow.name : "";
+  return `${usedApplicationNames(workflow).join(":")}-${name.toLowerCase()}`
+    .replace(/[^\w\s-]/g, "-")
+    .toLowerCase()
+    .trim()
+    .replace(/[-_\s]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}
+
+function usedApplicationNames(workflow: Record<string, unknown>): string[] {
+  const list = (value: unknown): Record<string, unknown>[] =>
+    Array.isArray(value) ? value.filter((item) => typeof item === "object" && item !== null) : [];
+  const names = [
+    ...list(workflow.subworkflows).map((subworkflow) => (subworkflow.application as { name?: unknown })?.name),
+    ...list(workflow.workflows).flatMap(usedApplicationNames),
+  ];
+  return [...new Set(names.filter((name): name is string => typeof name === "string"))];
 }
 
 /** The workflow a job gets when it names none: the account's default workflow, else the bank's Total Energy (Quantum ESPRESSO). */

@@ -97,7 +97,9 @@ export async function handleCreateRecord(
     `The ${collection.noun} to create`,
     '{"name": "..."}',
   );
-  if ("_id" in body)
+  // A workflow body taken from the bank or standata still holds its _id (qe_scf_calculation sends
+  // one): the new record gets its own, as on the platform. Elsewhere an _id is a mistake worth saying.
+  if ("_id" in body && collection.name !== "workflows")
     throw badRequest(`The ${collection.noun} to create has an _id; leave it out, the server assigns one.`);
   if (
     body.owner !== undefined &&
@@ -128,13 +130,14 @@ export async function handleUpdateRecord(
 ): Promise<Reply> {
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "updated");
-  const modifier = checkModifier(
-    parseJsonObjectBody(
-      await readBody(info.req, MAX_WRITE_BODY_BYTES),
-      "The modifier",
-      '{"$set": {"name": "new name"}}',
-    ),
+  const { updateParameters: _options, ...sent } = parseJsonObjectBody(
+    await readBody(info.req, MAX_WRITE_BODY_BYTES),
+    "The modifier",
+    '{"$set": {"name": "new name"}}',
   );
+  // `updateParameters` (e.g. {"skipRender": false}) tells the platform how to apply an update
+  // (the twisted-MoS2 notebooks send it with every job PATCH); it is no field of the record.
+  const modifier = checkModifier(sent);
   const kept = [...(collection.serverPaths ?? []), ...SET_PATHS];
   for (const path of Object.values(modifier).flatMap((fields) => Object.keys(fields ?? {}))) {
     const top = path.split(".")[0];
