@@ -279,3 +279,28 @@ describe("server-owned fields on create", () => {
     }
   });
 });
+
+describe("writes checked against ESSE", () => {
+  it("a workflow body from standata with empty context lists is stored valid; an invalid one is refused with its path", async () => {
+    const [bank] = ok(
+      await call(server, demo, "GET", "/bank-workflows", { params: { systemName: "shell-shell-script" } }),
+    );
+    const { _id: _bank, owner: _owner, createdAt: _created, ...body } = structuredClone(bank);
+    // Newer standata writes an empty context as [], as the qe_scf_calculation notebook's body has it.
+    body.subworkflows[0].units[0].context = [];
+    const made = ok(await call(server, demo, "PUT", "/workflows/create", { body }));
+    expect(made.subworkflows[0].units[0].context).toEqual({});
+    const broken = await call(server, demo, "PUT", "/workflows/create", { body: { ...body, subworkflows: "none" } });
+    expect(errorMessage(broken, 400)).toMatch(/does not validate against ESSE's "workflow" schema: \/subworkflows/);
+    const patched = await call(server, demo, "PATCH", `/workflows/${made._id}`, { body: { $set: { units: 3 } } });
+    expect(errorMessage(patched, 400)).toMatch(
+      /after the update does not validate against ESSE's "workflow" schema: \/units/,
+    );
+    expect(ok(await call(server, demo, "GET", `/workflows/${made._id}`)).units).toEqual(made.units);
+  });
+
+  it("a job whose compute names a queue ESSE does not know is refused with the path", async () => {
+    const res = await call(server, demo, "PUT", "/jobs/create", { body: { compute: { queue: "nope" } } });
+    expect(errorMessage(res, 400)).toMatch(/ESSE's "job" schema: \/compute\/queue/);
+  });
+});

@@ -3,7 +3,7 @@ import type { Caller } from "../records/owners";
 import { MaterialStore, type StoredRecord } from "../records/store";
 import { forbidden, quoted, readable, referenceId, type Collection, type CollectionContext } from "./collection";
 import { defaultMaterialSource, defaultProject } from "./account-defaults";
-import { defaultWorkflow, findDefault } from "./workflows";
+import { defaultWorkflow, emptyContextsAsObjects, findDefault } from "./workflows";
 
 /** ESSE's job statuses (job/base.json). */
 export const JOB_STATUSES = [
@@ -96,7 +96,7 @@ function resolveWorkflow(context: CollectionContext, caller: Caller, workflow: u
   if (typeof workflow !== "object" || Array.isArray(workflow))
     throw badRequest(`workflow must be an object: {"_id": "<workflow id>"} or a whole workflow.`);
   const sent = workflow as Record<string, unknown>;
-  if (Array.isArray(sent.subworkflows) && Array.isArray(sent.units)) return sent;
+  if (Array.isArray(sent.subworkflows) && Array.isArray(sent.units)) return emptyContextsAsObjects(sent);
   const id = referenceId(sent, "workflow");
   const found = readable(context, context.collections.get("workflows")!, caller, id!);
   if (!found)

@@ -24,7 +24,35 @@ export function workflowCollections(bank: readonly StoredRecord[], scanBudgetMs?
  */
 export function completeWorkflow(fields: Record<string, unknown>): Record<string, unknown> {
   const workflow = { name: "New Workflow", subworkflows: [], units: [], properties: [], tags: [], ...fields };
-  return { ...workflow, isDefault: false, systemName: fields.systemName ?? systemNameOf(workflow) };
+  return emptyContextsAsObjects({
+    ...workflow,
+    isDefault: false,
+    systemName: fields.systemName ?? systemNameOf(workflow),
+  });
+}
+
+/**
+ * The workflow with every unit's empty `context` written `{}`: newer standata (and the bodies
+ * notebooks build from it, e.g. `shell/hello_world`) writes `[]`, which the pinned ESSE refuses;
+ * the bank's workflows are built the same way (data/README.md). A non-empty list is left to ESSE.
+ */
+export function emptyContextsAsObjects<T extends Record<string, unknown>>(workflow: T): T {
+  const units = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((unit) =>
+          typeof unit === "object" && unit !== null && Array.isArray(unit.context) && unit.context.length === 0
+            ? { ...unit, context: {} }
+            : unit,
+        )
+      : list;
+  const subworkflows = Array.isArray(workflow.subworkflows)
+    ? workflow.subworkflows.map((subworkflow) =>
+        typeof subworkflow === "object" && subworkflow !== null
+          ? { ...subworkflow, units: units(subworkflow.units) }
+          : subworkflow,
+      )
+    : workflow.subworkflows;
+  return { ...workflow, units: units(workflow.units), subworkflows };
 }
 
 /**

@@ -18,7 +18,8 @@ import {
 import { completeJob } from "../collections/jobs";
 import { defaultProject } from "../collections/account-defaults";
 import { completeProject } from "../collections/projects";
-import { completeWorkflow } from "../collections/workflows";
+import { completeWorkflow, emptyContextsAsObjects } from "../collections/workflows";
+import { checkEsse } from "../records/esse-check";
 import { requireSession } from "./auth-handlers";
 import { listVisible } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
@@ -26,6 +27,9 @@ import { matchesValidator, notModified, readValidator, success, successValidated
 
 /** Where a bank's records go when an account copies one. */
 const COPY_TARGETS: Record<string, string> = { "bank-workflows": "workflows", "bank-materials": "materials" };
+
+/** The ESSE schema each writable collection's records validate against (materials: write-handlers.ts). */
+const ESSE_SCHEMAS: Record<string, string> = { workflows: "workflow", jobs: "job", projects: "project" };
 
 /** Paths no modifier changes in any collection: a set stays a set, a record its kind. */
 const SET_PATHS = ["isEntitySet", "entityCls"];
@@ -118,6 +122,7 @@ export async function handleCreateRecord(
         ? completeProject(body, caller)
         : completeWorkflow(body);
   const record = stamped(state, caller, fields, `The ${collection.noun}`);
+  checkEsse(record, ESSE_SCHEMAS[collection.name], `The ${collection.noun} to create`);
   return success(await state.written.write(() => ({ put: record, result: record, collection: collection.name })));
 }
 
@@ -148,9 +153,15 @@ export async function handleUpdateRecord(
   }
   const updated = await state.written.write(() => {
     const current = owned(state, collection, caller, id);
-    const next = applyModifier(current, modifier);
+    let next = applyModifier(current, modifier);
     for (const path of PROTECTED_PATHS) next[path] = current[path];
+    if (collection.name === "workflows") next = emptyContextsAsObjects(next);
+    if (collection.name === "jobs" && typeof next.workflow === "object" && next.workflow !== null)
+      next = { ...next, workflow: emptyContextsAsObjects(next.workflow as Record<string, unknown>) };
     checkRecordSize(next, `The ${collection.noun} ${quoted(id)} after the update`);
+    // A set is ESSE's system/set, not a record of its collection's schema.
+    if (next.isEntitySet !== true)
+      checkEsse(next, ESSE_SCHEMAS[collection.name], `The ${collection.noun} ${quoted(id)} after the update`);
     return { put: next, result: next, collection: collection.name };
   });
   return success(updated);
