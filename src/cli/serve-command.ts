@@ -219,6 +219,8 @@ export async function runServe(argv: string[]): Promise<number> {
       quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
       maxRunningJobs: positive(parseCount(flags["max-running-jobs"], "--max-running-jobs", 1024), "--max-running-jobs"),
       jobTimeLimitMs: parseDuration(flags["job-time-limit"], "--job-time-limit", true),
+      // As on the platform, whose notebooks read them: every account's default material and workflow.
+      accountDefaults: true,
       loginThrottle: {
         maxFailures: positive(
           parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000),

@@ -112,6 +112,15 @@ export interface StartServerOptions {
    */
   quotaBytes?: number;
   /**
+   * Whether every account starts, besides its default project (which every account has), with a
+   * default material (a copy of silicon) and workflow (a copy of the bank's Quantum ESPRESSO Total
+   * Energy), each `isDefault: true`, as on the platform, whose notebooks read them. `matframe
+   * serve` turns it on; from code it is off, so that an account's list of materials holds the
+   * served ones alone until it writes one.
+   * @default false
+   */
+  accountDefaults?: boolean;
+  /**
    * Timing of the OIDC device flow (`/oidc/device/auth`): the poll `interval` devices are told
    * and how long a code lives. An interval of 0 lets tests poll without waiting.
    * @default { intervalSeconds: 5, expiresInSeconds: 600 }
@@ -314,6 +323,7 @@ export function resolveOptions(options: StartServerOptions) {
     compression,
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
+    accountDefaults: options.accountDefaults === true,
     deviceFlow: { intervalSeconds, expiresInSeconds, maxGrants, maxGrantsPerAddress },
     sessions: { maxSessions, maxSessionsPerAccount },
     userCodes: { maxWrongCodes, windowMs: codeWindowMs },

@@ -27,6 +27,7 @@ import { PUBLIC_OWNER } from "./records/owners";
 import { LmdbBackend, MemoryBackend } from "./records/record-backend";
 import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
+import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/account-defaults";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
@@ -269,6 +270,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   });
   // With --store: a job a stopped server left running ends in error, one left waiting is queued again.
   await state.jobs.resume();
+  // Every account starts with its default project (and, with accountDefaults, material and
+  // workflow), as on the platform; an account of a store written before these existed gets them now.
+  const defaults = resolved.accountDefaults ? DEFAULT_COLLECTIONS : (["projects"] as const);
+  for (const account of state.auth.accountOwners()) {
+    const missed = await ensureAccountDefaults(state, account, defaults);
+    if (missed.length > 0)
+      log(
+        `warning: account ${escapeForTerminal(String(account.slug))} is at its quota; its default ${missed.join(", ")} could not be made`,
+      );
+  }
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

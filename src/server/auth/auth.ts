@@ -162,6 +162,11 @@ export class AuthRegistry {
     return account.accountId;
   }
 
+  /** Every account, as records' `owner` names it (`{ _id, slug }`). */
+  accountOwners(): { _id: string; slug: string }[] {
+    return [...this.slugs].map(([_id, slug]) => ({ _id, slug }));
+  }
+
   /** The username of an account id (its slug), or undefined for an unknown id. */
   usernameOf(accountId: string): string | undefined {
     return this.slugs.get(accountId);
