@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -104,11 +104,7 @@ describe("client.results.toDataFrame", () => {
     const from = proxy.forwarded.length;
     const df = await client.results.toDataFrame({
       properties: ["band_gaps"],
-      columns: [
-        "material.derivedProperties.density",
-        "material.derivedProperties.symmetry.spaceGroupSymbol",
-        "model.hubbardType",
-      ],
+      columns: ["material.derivedProperties.density", "material.derivedProperties.symmetry.spaceGroupSymbol"],
     });
     expect(df.columns).toEqual([
       "material._id",
@@ -120,13 +116,13 @@ describe("client.results.toDataFrame", () => {
       "application.version",
       "model.type",
       "model.subtype",
+      "model.hubbardType",
       "method.type",
       "method.subtype",
       "band_gaps.direct",
       "band_gaps.indirect",
       "material.derivedProperties.density",
       "material.derivedProperties.symmetry.spaceGroupSymbol",
-      "model.hubbardType",
     ]);
     expect(expected.size).toBe(1056);
     expect(df.shape[0]).toBe(expected.size);
@@ -152,7 +148,8 @@ describe("client.results.toDataFrame", () => {
     // 1,056 properties in pages of 200: six pages (and the empty page that ends a keyset walk),
     // and per page one request for its jobs and one each for its materials in materials and in
     // bank-materials (the reference ones live there): never one request per value.
-    expect(requestsSince(from)).toEqual({ properties: 7, jobs: 6, materials: 6, "bank-materials": 6 });
+    // One more for properties: the check that the platform holds band_gaps at all.
+    expect(requestsSince(from)).toEqual({ properties: 8, jobs: 6, materials: 6, "bank-materials": 6 });
   });
 
   it("takes computed material columns and stops after maxItems property records", async () => {
@@ -163,12 +160,12 @@ describe("client.results.toDataFrame", () => {
       maxItems: 30,
       pageSize: 20,
     });
-    expect(df.shape).toEqual([30, 15]);
+    expect(df.shape).toEqual([30, 16]);
     const rows = df.values as unknown[][];
     const numbers = rows.map((row) => row[df.columns.indexOf("material.matframe:spaceGroupNumber")]);
     expect(numbers.every((n) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 230)).toBe(true);
     expect(rows.every((row) => String(row[df.columns.indexOf("job.name")]).startsWith("Band Gap "))).toBe(true);
-    expect(requestsSince(from)).toEqual({ properties: 2, jobs: 2, materials: 2, "bank-materials": 2 });
+    expect(requestsSince(from)).toEqual({ properties: 3, jobs: 2, materials: 2, "bank-materials": 2 });
   });
 
   it("checks its options before any request", async () => {
@@ -189,6 +186,25 @@ describe("client.results.toDataFrame", () => {
       status: 1,
       workflow: 1,
     });
+  });
+
+  it("refuses a property kind the platform holds none of, with the kinds it holds and the nearest", async () => {
+    const error = await client.results.toDataFrame({ properties: ["band_gap"] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).option).toBe("properties");
+    expect((error as Error).message).toMatch(/no property records of kind "band_gap"/);
+    expect((error as Error).message).toMatch(/The kinds it holds: band_gaps\./);
+    expect((error as Error).message).toMatch(/Did you mean "band_gaps" for "band_gap"\?/);
+    const both = await client.results
+      .toDataFrame({ properties: ["band_gaps", "total_energy"] })
+      .catch((e: unknown) => e);
+    expect((both as Error).message).toMatch(
+      /no property records of kind "total_energy".*The kinds it holds: band_gaps\.$/,
+    );
+    // An export of a kind with no records leaves no file behind.
+    const file = path.join(dir, "none.csv");
+    await expect(client.results.exportCsv(file, { properties: ["total_energy"] })).rejects.toThrow(ValidationError);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("agrees with the platform's own Python client's get_indirect_band_gap(job_id, unit_id)", async (context) => {
@@ -255,7 +271,6 @@ describe("client.results.exportCsv", () => {
       const want = expected.get(`${row["job._id"]} ${row["unit.flowchartId"]}`)!;
       expect(want).toBeDefined();
       for (const [name, value] of Object.entries(want)) {
-        if (name === "model.hubbardType") continue; // not asked for in this export
         if (typeof value === "number") expect(row[name] as number).toBeCloseTo(value, 6);
         else expect(row[name]).toBe(value);
       }
@@ -272,6 +287,9 @@ describe("client.results.exportParquet and exportNdjson", () => {
       (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]),
     );
     expect(types["band_gaps.indirect"]).toBe("DOUBLE");
+    // No direct gap in the source: a column of nulls, typed by the property's schema all the same.
+    expect(types["band_gaps.direct"]).toBe("DOUBLE");
+    expect(types["model.hubbardType"]).toBe("VARCHAR");
     expect(types["method.subtype"]).toBe("VARCHAR");
     const rows = (
       await duck.runAndReadAll(

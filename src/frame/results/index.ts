@@ -51,7 +51,9 @@ export async function exportResults(
 ): Promise<ExportResult> {
   const plan = planResults(options);
   const columns = flatPlan(plan.names);
-  const parquet = format === "parquet" ? checkParquetOptions(columns, options) : undefined;
+  const checked = format === "parquet" ? checkParquetOptions(columns, options) : undefined;
+  // The schemas' types first, so a column of nulls (no direct gaps) is still a DOUBLE; the caller's win.
+  const parquet = checked && { ...checked, types: { ...plan.types, ...checked.types } };
   const read = resultPages(client, plan, options);
   const writerOptions = {
     ...options,

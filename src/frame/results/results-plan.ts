@@ -4,6 +4,7 @@
 import { ValidationError } from "../../errors";
 import type { Fields } from "../../schemas";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
+import { knownType, type ColumnType } from "../table/column-types";
 import type { CsvExportOptions, ExportOptions } from "../export/export";
 import type { ParquetExportOptions } from "../export/parquet";
 import type { Progress } from "../../client/config/options";
@@ -65,6 +66,8 @@ export const RESULT_COLUMNS: readonly string[] = Object.freeze([
   "application.version",
   "model.type",
   "model.subtype",
+  // GGA and GGA+U differ only here: a group-by over the method without it mixes them.
+  "model.hubbardType",
   "method.type",
   "method.subtype",
 ]);
@@ -107,6 +110,13 @@ export interface ResultsPlan {
   /** Columns added from the job, the unit's subworkflow's model or application, or the unit. */
   readonly linked: readonly LinkedColumn[];
   readonly jobFields: Fields;
+  /**
+   * The type of every column whose type the schemas give, whatever the rows hold: the fixed
+   * columns' text, the property values' numbers (ESSE: a band gap's `value`, a scalar property's
+   * `value`), the material columns the platform's material schema types. A column of nulls is
+   * still a DOUBLE in Parquet.
+   */
+  readonly types: Readonly<Record<string, ColumnType>>;
   readonly pageSize: number;
   readonly maxItems?: number;
 }
@@ -192,12 +202,19 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
     ...materialNames.filter((name) => !RESULT_COLUMNS.includes(name)),
     ...linked.map((c) => c.name),
   ];
+  const types: Record<string, ColumnType> = Object.fromEntries(RESULT_COLUMNS.map((name) => [name, "string"]));
+  for (const p of properties) for (const part of p.parts) types[`${p.slug}.${part}`] = "double";
+  material.columns.forEach((def, i) => {
+    const type = knownType(def);
+    if (type) types[materialNames[i]!] = type;
+  });
   return {
     names,
     properties,
     material,
     materialNames,
     linked,
+    types,
     jobFields: outermost([...Object.keys(JOB_FIELDS), ...linkedFields]),
     pageSize,
     ...(maxItems !== undefined ? { maxItems } : {}),

@@ -6,6 +6,7 @@ import type { PlatformRecord } from "../../client/collection";
 import { ResponseValidationError } from "../../errors";
 import { RowReader, type FrameWarning } from "../table/row-reader";
 import type { ResultsPlan, PropertyColumns } from "./results-plan";
+import { checkPropertyKinds } from "./property-kinds";
 
 type Row = Record<string, unknown>;
 type Loose = Record<string, unknown> | undefined;
@@ -26,6 +27,11 @@ export function resultPages(
   const materialReader = new RowReader(plan.material, { strict: options.strict ?? false });
   let warnings: FrameWarning[] = [];
   async function* pages(): AsyncGenerator<Row[], void, undefined> {
+    await checkPropertyKinds(
+      client,
+      plan.properties.map((p) => p.slug),
+      options.signal,
+    );
     const properties = client.collection("properties").pages({
       query: { slug: { $in: plan.properties.map((p) => p.slug) } },
       fields: { _id: 1, slug: 1, data: 1, "source.info": 1 },
@@ -148,6 +154,7 @@ function joinRow(
     "application.version": application?.version,
     "model.type": model?.type,
     "model.subtype": model?.subtype,
+    "model.hubbardType": model?.hubbardType,
     "method.type": method?.type,
     "method.subtype": method?.subtype,
   };
