@@ -26,11 +26,12 @@ credentials came from (never a secret).
 Options:
   --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
                          and $API_SECURE, else the saved login's, else the local platform)
-  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'; with --results, over
+                         the table's columns, e.g. '{"band_gaps.indirect":{"$gt":1}}'
   --results SLUG,...     export results instead of materials: one row per property record of these
                          kinds (e.g. band_gaps) with its material, job, unit, application, model and
                          method; --columns then adds material.*, job.*, model.*, application.* and
-                         unit.* columns, e.g. material.derivedProperties.density,model.hubbardType
+                         unit.* columns, e.g. material.derivedProperties.density,job.name
                          (csv, ndjson or parquet; --page-size 1-250)
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)

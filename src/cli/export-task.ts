@@ -289,7 +289,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
 }
 
 /** The options a results export cannot take, by their option names. */
-const NOT_FOR_RESULTS = ["query", "sort", "paging", "partitions", "resume", "units", "cell"] as const;
+const NOT_FOR_RESULTS = ["sort", "paging", "partitions", "resume", "units", "cell"] as const;
 
 /** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
 async function exportResultsTask(
@@ -313,6 +313,7 @@ async function exportResultsTask(
   const { planResults } = await import("../frame/results/index.js");
   const request = {
     properties: options.results!,
+    ...(options.query !== undefined ? { query: options.query } : {}),
     ...(options.columns ? { columns: options.columns } : {}),
     ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),

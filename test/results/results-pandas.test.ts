@@ -53,6 +53,37 @@ function records(df: DataFrame): Record<string, unknown>[] {
   return (df.values as unknown[][]).map((row) => Object.fromEntries(df.columns.map((name, i) => [name, row[i]])));
 }
 
+/** Each query, and the same filter in pandas' words. */
+const FILTERS: [Record<string, unknown>, string][] = [
+  [{ "material.formula": "GaN" }, '`material.formula` == "GaN"'],
+  [{ "band_gaps.indirect": { $gt: 1 } }, "`band_gaps.indirect` > 1"],
+  [{ "material.matframe:crystalSystem": "cubic" }, '`material.matframe:crystalSystem` == "cubic"'],
+  [
+    { "model.hubbardType": "u", "band_gaps.indirect": { $lte: 2 }, "material.derivedProperties.density": { $gt: 4 } },
+    '`model.hubbardType` == "u" and `band_gaps.indirect` <= 2 and `material.derivedProperties.density` > 4',
+  ],
+  [
+    { $or: [{ "material.matframe:crystalSystem": "hexagonal" }, { "band_gaps.indirect": { $gte: 5 } }] },
+    '`material.matframe:crystalSystem` == "hexagonal" or `band_gaps.indirect` >= 5',
+  ],
+  [{ "model.hubbardType": { $ne: "u" } }, '`model.hubbardType` != "u"'],
+  [{ "band_gaps.direct": null }, "`band_gaps.direct`.isna()"],
+  [{ "material.formula": { $in: ["Si", "GaAs", "ZnO"] } }, '`material.formula`.isin(["Si", "GaAs", "ZnO"])'],
+];
+
+describe.runIf(hasPandas)("a filtered results table, against pandas' filter of the whole table", () => {
+  it("keeps the rows pandas keeps, for conditions sent to the platform and conditions on computed columns", async () => {
+    const expected = await pandasWith({ groups: [], filters: FILTERS.map(([, pandas]) => pandas) });
+    for (const [i, [query]] of FILTERS.entries()) {
+      const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: COLUMNS, query });
+      const ids = (df.column("job._id").values as string[]).slice().sort();
+      expect(ids, JSON.stringify(query)).toEqual(expected.filters[i]);
+      expect(ids.length, JSON.stringify(query)).toBeGreaterThan(0);
+      expect(df.columns).toEqual(full.columns);
+    }
+  });
+});
+
 describe.runIf(hasPandas)("the results table's statistics, against pandas", () => {
   it("count, mean and median band gap by method (U named) and by crystal system, as notebook 08 computes them", async () => {
     const groups = [

@@ -188,6 +188,68 @@ describe("client.results.toDataFrame", () => {
     });
   });
 
+  it("filters on its columns: conditions on plain fields go with each collection's request, the rest on the rows", async () => {
+    const from = proxy.forwarded.length;
+    const df = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      query: { "material.formula": "GaN", "band_gaps.indirect": { $gt: 1 }, "job.status": "finished" },
+    });
+    const want = [...expected.values()].filter(
+      (row) => row["material.formula"] === "GaN" && (row["band_gaps.indirect"] as number) > 1,
+    );
+    expect(want.length).toBeGreaterThan(0);
+    expect(df.shape[0]).toBe(want.length);
+    expect(new Set(df.column("material.formula").values)).toEqual(new Set(["GaN"]));
+    const sent = proxy.forwarded.slice(from).map((line) => decodeURIComponent(line));
+    // The value condition travels with the properties (one page of them is all that comes back),
+    // the formula with the materials, the status with the jobs.
+    expect(sent.filter((line) => line.includes("/properties?")).some((line) => line.includes('"$elemMatch"'))).toBe(
+      true,
+    );
+    expect(sent.filter((line) => line.includes("/materials?")).every((line) => line.includes('"formula":"GaN"'))).toBe(
+      true,
+    );
+    expect(sent.filter((line) => line.includes("/jobs?")).every((line) => line.includes('"status":"finished"'))).toBe(
+      true,
+    );
+    // Only the records with a gap over 1 eV come, in pages of 200, after the kind check; the empty page ends the walk.
+    const over1 = [...expected.values()].filter((row) => (row["band_gaps.indirect"] as number) > 1).length;
+    expect(over1).toBeLessThan(expected.size);
+    expect(requestsSince(from).properties).toBe(1 + Math.ceil(over1 / 200) + 1);
+
+    // A condition a missing value meets ($ne, null) is applied to the rows only: no row is lost.
+    const notGaN = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      query: { "material.formula": { $ne: "GaN" } },
+    });
+    const gan = [...expected.values()].filter((row) => row["material.formula"] === "GaN").length;
+    expect(notGaN.shape[0]).toBe(expected.size - gan);
+  });
+
+  it("refuses a query on a column the table does not have, or with an operator it does not know, before any request", async () => {
+    const from = proxy.forwarded.length;
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], query: { "material.formul": "GaN" } }),
+    ).rejects.toThrow(/not a column of this results table \(did you mean "material.formula"\?\)/);
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], query: { "material.lattice.a": { $gt: 3 } } }),
+    ).rejects.toThrow(/add a material or job column with columns/);
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], query: { "band_gaps.indirect": { $where: "1" } } }),
+    ).rejects.toThrow(ValidationError);
+    await expect(client.results.toDataFrame({ properties: ["band_gaps"], query: "GaN" as never })).rejects.toThrow(
+      /query must be an object/,
+    );
+    expect(proxy.forwarded.length).toBe(from);
+    // Once the column is added, the same condition is taken.
+    const df = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      columns: ["material.lattice.a"],
+      query: { "material.lattice.a": { $gt: 8 } },
+    });
+    expect((df.column("material.lattice.a").values as number[]).every((a) => a > 8)).toBe(true);
+  });
+
   it("refuses a property kind the platform holds none of, with the kinds it holds and the nearest", async () => {
     const error = await client.results.toDataFrame({ properties: ["band_gap"] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);

@@ -9,6 +9,7 @@ import type { CsvExportOptions, ExportOptions } from "../export/export";
 import type { ParquetExportOptions } from "../export/parquet";
 import type { Progress } from "../../client/config/options";
 import type { WarningHandler } from "../table/warnings";
+import { planResultsQuery, type ResultsQuery } from "./results-query";
 
 /** `client.results.toDataFrame(options)`. */
 export interface ResultsFrameOptions {
@@ -21,6 +22,17 @@ export interface ResultsFrameOptions {
   strict?: boolean;
   /** Property kinds (their `slug`), e.g. `["band_gaps"]` or `["band_gaps", "total_energy"]`. */
   properties: readonly string[];
+  /**
+   * Keeps the rows that match these MongoDB-style conditions on the table's own columns (the
+   * fixed ones, the values, the `columns` you add): `{ "material.formula": "GaN" }`,
+   * `{ "band_gaps.indirect": { $gt: 1 } }`, `{ "material.matframe:crystalSystem": "cubic" }`.
+   * A condition on a plain field of the properties, jobs or materials is also sent with that
+   * collection's request, so fewer records travel; the others are applied to the joined rows.
+   * The table equals the filter of the whole table. `maxItems` counts property records read,
+   * before the filter.
+   * @default every row
+   */
+  query?: Readonly<Record<string, unknown>>;
   /**
    * Columns added after the fixed ones: material columns as `material.` + any material column
    * (`material.derivedProperties.density`, `material.matframe:spaceGroupNumber`, by the material
@@ -117,6 +129,8 @@ export interface ResultsPlan {
    * still a DOUBLE in Parquet.
    */
   readonly types: Readonly<Record<string, ColumnType>>;
+  /** The `query`, checked and split between the requests and the rows. */
+  readonly query?: ResultsQuery;
   readonly pageSize: number;
   readonly maxItems?: number;
 }
@@ -208,7 +222,7 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
     const type = knownType(def);
     if (type) types[materialNames[i]!] = type;
   });
-  return {
+  const plan = {
     names,
     properties,
     material,
@@ -219,6 +233,8 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
     pageSize,
     ...(maxItems !== undefined ? { maxItems } : {}),
   };
+  const query = planResultsQuery(options.query, plan);
+  return query ? { ...plan, query } : plan;
 }
 
 /** What a job's row needs: its status, its material, and each unit's subworkflow's application and model. */

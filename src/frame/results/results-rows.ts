@@ -33,7 +33,7 @@ export function resultPages(
       options.signal,
     );
     const properties = client.collection("properties").pages({
-      query: { slug: { $in: plan.properties.map((p) => p.slug) } },
+      query: { ...plan.query?.properties, slug: { $in: plan.properties.map((p) => p.slug) } },
       fields: { _id: 1, slug: 1, data: 1, "source.info": 1 },
       pageSize: plan.pageSize,
       ...(plan.maxItems !== undefined ? { maxItems: plan.maxItems } : {}),
@@ -56,6 +56,7 @@ export function resultPages(
           "jobs",
           page.map((p) => info(p).jobId),
           plan.jobFields,
+          plan.query?.jobs,
           options.signal,
         );
         const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
@@ -63,12 +64,12 @@ export function resultPages(
         // one round trip instead of two. An id in both is the account's.
         const [own, bank] = await Promise.all(
           ["materials", "bank-materials"].map((c) =>
-            byId(client, c, materialIds, plan.material.fields, options.signal),
+            byId(client, c, materialIds, plan.material.fields, plan.query?.materials, options.signal),
           ),
         );
         const materials = new Map([...bank, ...own]);
         const materialCells = new Map<string, unknown[]>();
-        yield page.map((property) => {
+        const rows = page.map((property) => {
           const { jobId, unitId } = info(property);
           const job = jobId === undefined ? undefined : jobs.get(jobId);
           const materialId = (job?._material as Loose)?._id;
@@ -81,6 +82,7 @@ export function resultPages(
           }
           return joinRow(plan, property, job, unitId, cells);
         });
+        yield plan.query ? rows.filter(plan.query.keeps) : rows;
       }
     } finally {
       // Stopped early (a writer failed, the caller broke off): the walk's connection is let go.
@@ -103,18 +105,19 @@ function info(property: PlatformRecord): { jobId?: string; unitId?: string } {
   };
 }
 
-/** The records of `collection` with these ids, in one request (the ids of one page fit one). */
+/** The records of `collection` with these ids (and matching `also`), in one request (the ids of one page fit one). */
 async function byId(
   client: Client,
   collection: string,
   ids: readonly unknown[],
   fields: Record<string, 0 | 1>,
+  also: Record<string, unknown> | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Map<string, PlatformRecord>> {
   const wanted = [...new Set(ids.filter((id): id is string => typeof id === "string"))];
   if (wanted.length === 0) return new Map();
   const records = await client.collection(collection).list({
-    query: { _id: { $in: wanted } },
+    query: { ...also, _id: { $in: wanted } },
     projection: { fields, limit: wanted.length },
     ...(signal ? { signal } : {}),
   });
