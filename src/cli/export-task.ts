@@ -319,7 +319,8 @@ async function exportResultsTask(
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.strict ? { strict: true } : {}),
     force: options.force,
-    escapeFormulas: options.escapeFormulas,
+    // The library refuses an option the format does not use; escapeFormulas always has a value here.
+    ...(format === "csv" ? { escapeFormulas: options.escapeFormulas } : {}),
     types: options.types,
     compression: options.parquetCompression,
     rowGroupSize: options.parquetRowGroupSize,
@@ -327,7 +328,7 @@ async function exportResultsTask(
     onWarning: events.onWarning,
     signal: options.signal,
   };
-  planResults(request); // mistakes reported before a server is started or a login sent
+  planResults(request, TABLE_EXPORTS[format]); // mistakes reported before a server is started or a login sent
   if (typeof options.output === "string") await checkTarget(options.output, options.force);
   return withClient(options, events, started, (client) =>
     client.results[TABLE_EXPORTS[format]](options.output, request),

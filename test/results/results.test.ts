@@ -178,6 +178,19 @@ describe("client.results.toDataFrame", () => {
     await expect(client.results.toDataFrame({ properties: ["band_gaps"], pageSize: 500 })).rejects.toThrow(
       /pageSize must be a whole number from 1 to 250/,
     );
+    // An option the method does not use is refused, never ignored.
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], sort: { formula: 1 } } as never),
+    ).rejects.toThrow(/client.results.toDataFrame does not use the option "sort"/);
+    await expect(client.results.toDataFrame({ properties: ["band_gaps"], units: true } as never)).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(
+      client.results.exportNdjson(path.join(dir, "h.ndjson"), { properties: ["band_gaps"], header: false } as never),
+    ).rejects.toThrow(/exportNdjson does not use the option "header"/);
+    await expect(
+      client.results.exportCsv(path.join(dir, "c.csv"), { properties: ["band_gaps"], compression: "gzip" } as never),
+    ).rejects.toThrow(/exportCsv does not use the option "compression"/);
     expect(proxy.forwarded.length).toBe(from);
     // A job column over the workflow fetches it whole, never both a path and one under it.
     expect(planResults({ properties: ["band_gaps"], columns: ["job.workflow"] }).jobFields).toEqual({

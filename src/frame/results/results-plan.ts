@@ -141,10 +141,45 @@ const FIXED_MATERIAL = ["_id", "formula"];
 export const MAX_RESULTS_PAGE = 250;
 const DEFAULT_RESULTS_PAGE = 200;
 
-/** Checks a results read's options before any request. */
-export function planResults(options: ResultsFrameOptions): ResultsPlan {
+/** The options of a results read, and those each way of writing it adds. */
+const READ_OPTIONS = [
+  "properties",
+  "query",
+  "columns",
+  "strict",
+  "pageSize",
+  "maxItems",
+  "onWarning",
+  "onProgress",
+  "signal",
+];
+const WRITE_OPTIONS: Readonly<Record<ResultsMethod, readonly string[]>> = {
+  toDataFrame: [],
+  exportCsv: ["force", "header", "escapeFormulas"],
+  exportNdjson: ["force"],
+  exportParquet: ["force", "compression", "rowGroupSize", "rowGroupBytes", "types"],
+};
+
+/** The method a results read serves, for its options' check. */
+export type ResultsMethod = "toDataFrame" | "exportCsv" | "exportNdjson" | "exportParquet";
+
+/**
+ * Checks a results read's options before any request. An option the method does not use is
+ * refused rather than ignored (a material table's `units` or `sort`, a CSV `header` on Parquet).
+ */
+export function planResults(options: ResultsFrameOptions, method: ResultsMethod = "toDataFrame"): ResultsPlan {
   if (options === null || typeof options !== "object")
     throw new ValidationError("options", 'toDataFrame needs { properties: ["band_gaps"] }.');
+  const known = [...READ_OPTIONS, ...WRITE_OPTIONS[method]];
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined || known.includes(name)) continue;
+    throw new ValidationError(
+      name,
+      `client.results.${method} does not use the option ${JSON.stringify(name)}; it takes ${known.join(", ")}.` +
+        (name === "sort" ? " Sort the frame afterwards (df.sortValues)." : ""),
+      { remedy: { leaveOut: [name] } },
+    );
+  }
   const slugs = options.properties;
   if (!Array.isArray(slugs) || slugs.length === 0) {
     throw new ValidationError(
