@@ -147,7 +147,15 @@ export async function runExport(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   // Not when the data itself goes to the terminal: the bar would be drawn into the rows.
   const toTerminal = parsed.task.output === process.stdout && process.stdout.isTTY;
-  const bar = !quiet && process.stderr.isTTY && !toTerminal ? new ProgressBar(parsed.task.maxItems) : undefined;
+  // On a terminal a bar redrawn in place; in a log or a pipe a line every few seconds.
+  const bar =
+    !quiet && !toTerminal
+      ? new ProgressBar({
+          terminal: process.stderr.isTTY === true,
+          noun: parsed.task.results ? "rows" : "materials",
+          ...(parsed.task.maxItems !== undefined ? { total: parsed.task.maxItems } : {}),
+        })
+      : undefined;
   let exportingFrom: ExportSource | undefined;
   try {
     const result = await exportTask(
@@ -155,6 +163,8 @@ export async function runExport(argv: string[]): Promise<number> {
       {
         onSource: (source) => {
           exportingFrom = source;
+          // The built-in platform's count is the total of a materials export over all of them.
+          if (source.local && !parsed.task.results && parsed.task.query === undefined) bar?.setTotal(source.materials);
           if (quiet) return;
           // Which platform, and where its address and credentials came from: never a secret.
           process.stderr.write(
