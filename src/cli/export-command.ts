@@ -26,11 +26,12 @@ credentials came from (never a secret).
 Options:
   --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
                          and $API_SECURE, else the saved login's, else the local platform)
-  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'; with --results, over
+                         the table's columns, e.g. '{"band_gaps.indirect":{"$gt":1}}'
   --results SLUG,...     export results instead of materials: one row per property record of these
                          kinds (e.g. band_gaps) with its material, job, unit, application, model and
                          method; --columns then adds material.*, job.*, model.*, application.* and
-                         unit.* columns, e.g. material.derivedProperties.density,model.hubbardType
+                         unit.* columns, e.g. material.derivedProperties.density,job.name
                          (csv, ndjson or parquet; --page-size 1-250)
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
@@ -146,7 +147,15 @@ export async function runExport(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   // Not when the data itself goes to the terminal: the bar would be drawn into the rows.
   const toTerminal = parsed.task.output === process.stdout && process.stdout.isTTY;
-  const bar = !quiet && process.stderr.isTTY && !toTerminal ? new ProgressBar(parsed.task.maxItems) : undefined;
+  // On a terminal a bar redrawn in place; in a log or a pipe a line every few seconds.
+  const bar =
+    !quiet && !toTerminal
+      ? new ProgressBar({
+          terminal: process.stderr.isTTY === true,
+          noun: parsed.task.results ? "rows" : "materials",
+          ...(parsed.task.maxItems !== undefined ? { total: parsed.task.maxItems } : {}),
+        })
+      : undefined;
   let exportingFrom: ExportSource | undefined;
   try {
     const result = await exportTask(
@@ -154,6 +163,8 @@ export async function runExport(argv: string[]): Promise<number> {
       {
         onSource: (source) => {
           exportingFrom = source;
+          // The built-in platform's count is the total of a materials export over all of them.
+          if (source.local && !parsed.task.results && parsed.task.query === undefined) bar?.setTotal(source.materials);
           if (quiet) return;
           // Which platform, and where its address and credentials came from: never a secret.
           process.stderr.write(

@@ -289,7 +289,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
 }
 
 /** The options a results export cannot take, by their option names. */
-const NOT_FOR_RESULTS = ["query", "sort", "paging", "partitions", "resume", "units", "cell"] as const;
+const NOT_FOR_RESULTS = ["sort", "paging", "partitions", "resume", "units", "cell"] as const;
 
 /** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
 async function exportResultsTask(
@@ -313,12 +313,14 @@ async function exportResultsTask(
   const { planResults } = await import("../frame/results/index.js");
   const request = {
     properties: options.results!,
+    ...(options.query !== undefined ? { query: options.query } : {}),
     ...(options.columns ? { columns: options.columns } : {}),
     ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.strict ? { strict: true } : {}),
     force: options.force,
-    escapeFormulas: options.escapeFormulas,
+    // The library refuses an option the format does not use; escapeFormulas always has a value here.
+    ...(format === "csv" ? { escapeFormulas: options.escapeFormulas } : {}),
     types: options.types,
     compression: options.parquetCompression,
     rowGroupSize: options.parquetRowGroupSize,
@@ -326,7 +328,7 @@ async function exportResultsTask(
     onWarning: events.onWarning,
     signal: options.signal,
   };
-  planResults(request); // mistakes reported before a server is started or a login sent
+  planResults(request, TABLE_EXPORTS[format]); // mistakes reported before a server is started or a login sent
   if (typeof options.output === "string") await checkTarget(options.output, options.force);
   return withClient(options, events, started, (client) =>
     client.results[TABLE_EXPORTS[format]](options.output, request),
