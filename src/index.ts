@@ -66,6 +66,17 @@ export type {
   RecordOf,
 } from "./client";
 
+// OPTIMADE providers: the client, and the wire shapes it reads.
+export { OptimadeClient, OptimadeEntries } from "./client/optimade";
+export type {
+  OptimadeClientOptions,
+  OptimadeIterateOptions,
+  OptimadeProgress,
+  OptimadeDatabase,
+  ResolvedProvider,
+} from "./client/optimade";
+export { OPTIMADE_API_VERSION, OptimadeEntry } from "./schemas/optimade";
+
 // Tables and files from any records; and a collection's own (`toDataFrame`, `export*`) and
 // `client.results`, which the frame registers on `Collection` and `Client` (their readers and
 // writers still load on first use).
@@ -147,6 +158,7 @@ export {
   ClientClosedError,
   ApiError,
   BadRequestError,
+  OptimadeFilterError,
   AuthenticationError,
   DeviceLoginError,
   PermissionDeniedError,
