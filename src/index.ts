@@ -76,6 +76,17 @@ export type {
   ResolvedProvider,
 } from "./client/optimade";
 export { OPTIMADE_API_VERSION, OptimadeEntry } from "./schemas/optimade";
+import "./frame/optimade/optimade-methods";
+export { OPTIMADE_COLUMNS } from "./frame/optimade";
+export type {
+  OptimadeTableProgress,
+  OptimadeReadOptions,
+  OptimadeFrameOptions,
+  OptimadeArrowOptions,
+  OptimadeCsvOptions,
+  OptimadeParquetOptions,
+  OptimadeStructureOptions,
+} from "./frame/optimade";
 
 // Tables and files from any records; and a collection's own (`toDataFrame`, `export*`) and
 // `client.results`, which the frame registers on `Collection` and `Client` (their readers and
