@@ -27,6 +27,13 @@ Options:
   --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
                          and $API_SECURE, else the saved login's, else the local platform)
   --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --optimade URL         export the structures of this OPTIMADE provider instead (its base URL as
+                         providers.optimade.org lists it; an index meta-database is followed to its
+                         database); --columns are then OPTIMADE property names (default: id,
+                         chemical_formula_reduced,elements,nelements,nsites), matframe: computed
+                         columns or derivedProperties.volume/density
+  --filter FILTER        with --optimade: an OPTIMADE filter, e.g. 'elements HAS "Si" AND nelements=2';
+                         one the provider refuses exits 2 with its message and writes nothing
   --results SLUG,...     export results instead of materials: one row per property record of these
                          kinds (e.g. band_gaps) with its material, job, unit, application, model and
                          method; --columns then adds material.*, job.*, model.*, application.* and
@@ -146,7 +153,10 @@ export async function runExport(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   // Not when the data itself goes to the terminal: the bar would be drawn into the rows.
   const toTerminal = parsed.task.output === process.stdout && process.stdout.isTTY;
-  const bar = !quiet && process.stderr.isTTY && !toTerminal ? new ProgressBar(parsed.task.maxItems) : undefined;
+  const bar =
+    !quiet && process.stderr.isTTY && !toTerminal
+      ? new ProgressBar(parsed.task.maxItems, parsed.task.optimade ? "structures" : "materials")
+      : undefined;
   let exportingFrom: ExportSource | undefined;
   try {
     const result = await exportTask(
@@ -170,7 +180,10 @@ export async function runExport(argv: string[]): Promise<number> {
       },
     );
     bar?.clear();
-    if (!quiet) process.stderr.write(`${summary(result, parsed.task.results ? "row" : "material")}\n`);
+    if (!quiet)
+      process.stderr.write(
+        `${summary(result, parsed.task.results ? "row" : parsed.task.optimade ? "structure" : "material")}\n`,
+      );
     return EXIT.ok;
   } catch (error) {
     bar?.clear();
@@ -210,7 +223,7 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 130 : 143;
 }
 
-function summary(result: ExportTaskResult, noun: "material" | "row"): string {
+function summary(result: ExportTaskResult, noun: "material" | "row" | "structure"): string {
   const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
   const resumed = result.resumedFrom

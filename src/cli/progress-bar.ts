@@ -7,18 +7,23 @@ export class ProgressBar {
   private last = 0;
   private drawn = false;
 
-  constructor(private readonly maxItems: number | undefined) {}
+  constructor(
+    private readonly maxItems: number | undefined,
+    private readonly noun = "materials",
+  ) {}
 
-  update(progress: Progress): void {
+  /** `total`: what the source says it holds (an OPTIMADE provider's `data_returned`), for a bar without `maxItems`. */
+  update(progress: Progress & { readonly total?: number }): void {
     const now = performance.now();
     if (now - this.last < 100) return;
     this.last = now;
     const seconds = ((now - this.started) / 1000).toFixed(1);
-    const count = `${progress.items.toLocaleString("en-US")} materials, ${progress.pages} ${progress.pages === 1 ? "page" : "pages"}, ${seconds} s`;
+    const count = `${progress.items.toLocaleString("en-US")} ${this.noun}, ${progress.pages} ${progress.pages === 1 ? "page" : "pages"}, ${seconds} s`;
     let line = `exporting: ${count}`;
-    if (this.maxItems) {
+    const end = Math.min(this.maxItems || Infinity, progress.total || Infinity);
+    if (end !== Infinity) {
       const width = 24;
-      const filled = Math.round(width * Math.min(1, progress.items / this.maxItems));
+      const filled = Math.round(width * Math.min(1, progress.items / end));
       line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${count}`;
     }
     process.stderr.write(`\r\x1b[K${line}`);
