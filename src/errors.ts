@@ -143,6 +143,15 @@ export class BadRequestError extends ApiError {
   override readonly name: string = "BadRequestError";
 }
 
+/**
+ * 400 to the first page of an OPTIMADE query: the provider refused the filter (a syntax error, a
+ * property it does not know). `serverMessage` is the first line of the provider's `detail`.
+ */
+export class OptimadeFilterError extends BadRequestError {
+  override readonly code: string = "ERR_OPTIMADE_FILTER";
+  override readonly name: string = "OptimadeFilterError";
+}
+
 /** 401: wrong username/password at login, or credentials that are wrong, expired or revoked (log in again). */
 export class AuthenticationError extends ApiError {
   override readonly code: string = "ERR_AUTHENTICATION";

@@ -66,6 +66,28 @@ export type {
   RecordOf,
 } from "./client";
 
+// OPTIMADE providers: the client, and the wire shapes it reads.
+export { OptimadeClient, OptimadeEntries } from "./client/optimade";
+export type {
+  OptimadeClientOptions,
+  OptimadeIterateOptions,
+  OptimadeProgress,
+  OptimadeDatabase,
+  ResolvedProvider,
+} from "./client/optimade";
+export { OPTIMADE_API_VERSION, OptimadeEntry } from "./schemas/optimade";
+import "./frame/optimade/optimade-methods";
+export { OPTIMADE_COLUMNS } from "./frame/optimade";
+export type {
+  OptimadeTableProgress,
+  OptimadeReadOptions,
+  OptimadeFrameOptions,
+  OptimadeArrowOptions,
+  OptimadeCsvOptions,
+  OptimadeParquetOptions,
+  OptimadeStructureOptions,
+} from "./frame/optimade";
+
 // Tables and files from any records; and a collection's own (`toDataFrame`, `export*`) and
 // `client.results`, which the frame registers on `Collection` and `Client` (their readers and
 // writers still load on first use).
@@ -151,6 +173,7 @@ export {
   RequestError,
   ApiError,
   BadRequestError,
+  OptimadeFilterError,
   AuthenticationError,
   DeviceLoginError,
   PermissionDeniedError,

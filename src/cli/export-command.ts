@@ -28,6 +28,13 @@ Options:
                          and $API_SECURE, else the saved login's, else the local platform)
   --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'; with --results, over
                          the table's columns, e.g. '{"band_gaps.indirect":{"$gt":1}}'
+  --optimade URL         export the structures of this OPTIMADE provider instead (its base URL as
+                         providers.optimade.org lists it; an index meta-database is followed to its
+                         database); --columns are then OPTIMADE property names (default: id,
+                         chemical_formula_reduced,elements,nelements,nsites), matframe: computed
+                         columns or derivedProperties.volume/density
+  --filter FILTER        with --optimade: an OPTIMADE filter, e.g. 'elements HAS "Si" AND nelements=2';
+                         one the provider refuses exits 2 with its message and writes nothing
   --results SLUG,...     export results instead of materials: one row per property record of these
                          kinds (e.g. band_gaps) with its material, job, unit, application, model and
                          method; --columns then adds material.*, job.*, model.*, application.* and
@@ -152,7 +159,7 @@ export async function runExport(argv: string[]): Promise<number> {
     !quiet && !toTerminal
       ? new ProgressBar({
           terminal: process.stderr.isTTY === true,
-          noun: parsed.task.results ? "rows" : "materials",
+          noun: parsed.task.results ? "rows" : parsed.task.optimade ? "structures" : "materials",
           ...(parsed.task.maxItems !== undefined ? { total: parsed.task.maxItems } : {}),
         })
       : undefined;
@@ -181,7 +188,10 @@ export async function runExport(argv: string[]): Promise<number> {
       },
     );
     bar?.clear();
-    if (!quiet) process.stderr.write(`${summary(result, parsed.task.results ? "row" : "material")}\n`);
+    if (!quiet)
+      process.stderr.write(
+        `${summary(result, parsed.task.results ? "row" : parsed.task.optimade ? "structure" : "material")}\n`,
+      );
     return EXIT.ok;
   } catch (error) {
     bar?.clear();
@@ -221,7 +231,7 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 130 : 143;
 }
 
-function summary(result: ExportTaskResult, noun: "material" | "row"): string {
+function summary(result: ExportTaskResult, noun: "material" | "row" | "structure"): string {
   const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
   const resumed = result.resumedFrom

@@ -131,6 +131,18 @@ export interface ExportTaskOptions {
    * @default false
    */
   restart?: boolean;
+  /**
+   * Export the structures of this OPTIMADE provider (its unversioned base URL, or an index
+   * meta-database's) instead of the platform's materials; `columns` are then OPTIMADE property
+   * names, and `filter` picks the entries.
+   * @example "https://optimade.materialsproject.org"
+   */
+  optimade?: string;
+  /**
+   * With `optimade`: an OPTIMADE filter, sent as it is.
+   * @example 'elements HAS "Si" AND nelements=2'
+   */
+  filter?: string;
   /** Stops the export, and a login in progress (not the logout at the end); the partial file is removed. */
   signal?: AbortSignal;
   /**
@@ -192,6 +204,15 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   // Mistakes the user can fix are reported before a server is started or a login sent. The
   // export checks the same options again (pure and quick); its warnings are reported then, once.
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
+  if (options.optimade !== undefined) {
+    const { exportOptimadeTask } = await import("./optimade-task.js");
+    return exportOptimadeTask({ ...options, optimade: options.optimade }, events, started);
+  }
+  if (options.filter !== undefined)
+    throw new ValidationError(
+      "filter",
+      "filter is an OPTIMADE filter: it needs the provider's base URL (optimade; --optimade URL on the command line), or use query for the platform's materials.",
+    );
   if (options.results !== undefined) return exportResultsTask(options, events, started);
   const structures = isStructureFormat(options.format)
     ? planStructureExport({

@@ -49,7 +49,9 @@ export class ProgressBar {
     this.total = this.total === undefined ? total : Math.min(this.total, total);
   }
 
-  update(progress: Progress): void {
+  /** `total`: what the source says it holds (an OPTIMADE provider's `data_returned`), when it says. */
+  update(progress: Progress & { readonly total?: number }): void {
+    this.setTotal(progress.total);
     const now = this.now();
     const wait = this.options.terminal ? REDRAW : (this.options.interval ?? 5000);
     // Off a terminal the first line waits a whole interval too: a short export writes none.

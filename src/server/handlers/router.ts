@@ -9,6 +9,7 @@ import { MAX_URL_LENGTH, parseParams } from "../http/request-input";
 import type { IncomingMessage } from "node:http";
 import { routeCollection, COLLECTION_NAMES } from "./collection-routes";
 import { handleListClusters } from "./cluster-handlers";
+import { routeOptimade } from "../optimade/optimade-routes";
 
 const ENDPOINTS =
   `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
@@ -62,6 +63,8 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     if (method !== "GET") throw methodNotAllowed(requested, "/api/v1/users/me", ["GET", "HEAD"]);
     return handleUsersMe({ req, method, route: "/users/me", params: parseParams(search, "query string") }, state);
   }
+  // The served materials as an OPTIMADE provider, answered in OPTIMADE's own format.
+  if (segments[0] === "optimade") return routeOptimade(req, segments.slice(1), method, search, state);
   if (segments[0] !== "api" || segments.length < 2) {
     throw notFound(`Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${ENDPOINTS}.`);
   }
