@@ -23,6 +23,9 @@ export {
   ProjectRecord,
   PropertyRecord,
   EntityReference,
+  JobStatus,
+  FINAL_JOB_STATUSES,
+  JobFile,
 } from "./schemas";
 export type { Query } from "./schemas";
 
@@ -30,6 +33,9 @@ export type { Query } from "./schemas";
 export {
   Client,
   Collection,
+  JobsCollection,
+  MaterialsCollection,
+  WorkflowsCollection,
   credentialsPath,
   readProfile,
   saveProfile,
@@ -64,6 +70,16 @@ export type {
   PlatformRecord,
   Projected,
   RecordOf,
+  CreateJobOptions,
+  RecordReference,
+  WorkflowReference,
+  WaitForJobsOptions,
+  JobWaitProgress,
+  JobState,
+  DownloadOptions,
+  DownloadedFile,
+  CreateSetOptions,
+  MoveToSetOptions,
 } from "./client";
 
 // Tables and files from any records; and a collection's own (`toDataFrame`, `export*`) and
@@ -157,6 +173,7 @@ export {
   ServerError,
   ConnectionError,
   TimeoutError,
+  JobWaitTimeoutError,
   AbortError,
   ResponseValidationError,
   ResponseTooLargeError,
