@@ -1,7 +1,7 @@
 // `matframe jobs`: its help, its flags, and what it prints. The work is in jobs-task.ts; failures
 // are worded and coded in errors.ts, as for every command.
 import { environmentPassword, resolveAddress } from "../client/config/platform-source";
-import type { JobWaitProgress } from "../client/job-wait";
+import type { JobWaitProgress } from "../client/collections";
 import { AbortError } from "../errors";
 import { JobStatus, type JobRecord, type Query } from "../schemas";
 import { parseFlagsAndWords, wrapHelp } from "./cli-args";

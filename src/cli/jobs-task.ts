@@ -2,8 +2,8 @@
 // flags and prints. Each reports through callbacks and prints nothing.
 import { Client } from "../client/client";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
-import type { DownloadedFile } from "../client/job-files";
-import type { JobWaitProgress } from "../client/job-wait";
+import type { DownloadedFile } from "../client/collections";
+import type { JobWaitProgress } from "../client/collections";
 import { NotFoundError, ValidationError } from "../errors";
 import type { JobFile, JobRecord, JobStatus, Query } from "../schemas";
 

@@ -8,9 +8,7 @@ import {
   type WorkflowRecord,
 } from "../schemas";
 import { Collection } from "./collection";
-import { JobsCollection } from "./jobs";
-import { MaterialsCollection } from "./materials";
-import { WorkflowsCollection } from "./workflows";
+import { JobsCollection, MaterialsCollection, WorkflowsCollection } from "./collections";
 import type { PlatformRecord } from "./platform-record";
 import type { Connection, GetDataOptions } from "./connection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
@@ -240,10 +238,7 @@ export class Client implements Connection {
     return new Collection<MaterialRecord>(this, "bank-materials");
   }
 
-  /**
-   * The `workflows` collection: each workflow's subworkflows carry their application and model,
-   * the method inside the model; `copyFromBank` brings a bank workflow into your account.
-   */
+  /** The `workflows` collection (subworkflows with their application and model); `copyFromBank` copies a bank workflow. */
   get workflows(): WorkflowsCollection {
     return new WorkflowsCollection(this, "workflows");
   }
@@ -253,10 +248,7 @@ export class Client implements Connection {
     return new Collection<WorkflowRecord>(this, "bank-workflows");
   }
 
-  /**
-   * The `jobs` collection: each job embeds the workflow it ran and names its material
-   * (`_material._id`); `create`, `submit`, `waitFor`, `terminate` and `files` run them.
-   */
+  /** The `jobs` collection (each embeds its workflow, names its `_material`): `create`, `submit`, `waitFor`, `terminate`, `files`. */
   get jobs(): JobsCollection {
     return new JobsCollection(this, "jobs");
   }
@@ -357,8 +349,7 @@ export class Client implements Connection {
    * Low level: an authenticated write (`PUT`, `PATCH`, `POST`, `DELETE` of `{baseUrl}/{path}`,
    * with a JSON body when given), returning the JSend `data`. Never retried unless the request
    * surely did not reach the server (the connection was refused): a write that may have been
-   * applied is not sent twice. The collections' `create`, `update`, `delete`, `copy` and
-   * `importStructure` use it.
+   * applied is not sent twice. Every write of the collections goes through it.
    * @internal
    */
   async writeData(

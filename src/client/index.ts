@@ -3,14 +3,19 @@ export { Client } from "./client";
 export type { FromEnvOptions, GetDataOptions } from "./client";
 export type { Connection } from "./connection";
 export { Collection } from "./collection";
-export { JobsCollection } from "./jobs";
-export type { CreateJobOptions, RecordReference } from "./jobs";
-export { MaterialsCollection } from "./materials";
-export { WorkflowsCollection } from "./workflows";
-export type { WorkflowReference } from "./workflows";
-export type { WaitForJobsOptions, JobWaitProgress, JobState } from "./job-wait";
-export type { DownloadOptions, DownloadedFile } from "./job-files";
-export type { CreateSetOptions, MoveToSetOptions } from "./entity-sets";
+export { JobsCollection, MaterialsCollection, WorkflowsCollection } from "./collections";
+export type {
+  CreateJobOptions,
+  RecordReference,
+  WorkflowReference,
+  WaitForJobsOptions,
+  JobWaitProgress,
+  JobState,
+  DownloadOptions,
+  DownloadedFile,
+  CreateSetOptions,
+  MoveToSetOptions,
+} from "./collections";
 export type { PlatformRecord, Projected, RecordOf } from "./collection";
 export type {
   TransportSettings,

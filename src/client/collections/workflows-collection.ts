@@ -1,7 +1,7 @@
-import { NotFoundError, ValidationError } from "../errors";
-import type { WorkflowRecord } from "../schemas";
-import { Collection } from "./collection";
-import type { WriteOptions } from "./writes";
+import { NotFoundError, ValidationError } from "../../errors";
+import type { WorkflowRecord } from "../../schemas";
+import { Collection } from "../collection";
+import type { WriteOptions } from "../writes";
 
 /** A workflow named by its `_id`, by a record that has one, or (for the bank's) by `systemName` or `name`. */
 export type WorkflowReference = string | { readonly _id: string };

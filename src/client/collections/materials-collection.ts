@@ -1,5 +1,5 @@
-import type { MaterialRecord } from "../schemas";
-import { Collection } from "./collection";
+import type { MaterialRecord } from "../../schemas";
+import { Collection } from "../collection";
 import { moveRecordsToSet, movedRecords, setBody, type CreateSetOptions, type MoveToSetOptions } from "./entity-sets";
 
 /**

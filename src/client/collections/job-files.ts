@@ -14,9 +14,9 @@ import {
   OutputError,
   TargetExistsError,
   ValidationError,
-} from "../errors";
-import { JobFile } from "../schemas";
-import type { CheckResult } from "./transport/response-checks";
+} from "../../errors";
+import { JobFile } from "../../schemas";
+import type { CheckResult } from "../transport/response-checks";
 
 /** `client.jobs.downloadFile(file, target, options)` and `client.jobs.download(id, directory, options)`. */
 export interface DownloadOptions {

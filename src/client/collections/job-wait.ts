@@ -1,11 +1,11 @@
 // Waiting for jobs: a poll of their statuses (one list request for all of them, two fields each),
 // with a pause that grows while nothing changes, and the whole records read once at the end.
 import { setTimeout as sleep } from "node:timers/promises";
-import { AbortError, JobWaitTimeoutError, NotFoundError, ValidationError } from "../errors";
-import { FINAL_JOB_STATUSES, JobStatus, MAX_LIMIT, type JobRecord } from "../schemas";
-import type { Connection } from "./connection";
-import { listSearch } from "./record-walker";
-import { recordArray } from "./transport/response-checks";
+import { AbortError, JobWaitTimeoutError, NotFoundError, ValidationError } from "../../errors";
+import { FINAL_JOB_STATUSES, JobStatus, MAX_LIMIT, type JobRecord } from "../../schemas";
+import type { Connection } from "../connection";
+import { listSearch } from "../record-walker";
+import { recordArray } from "../transport/response-checks";
 
 /** `client.jobs.waitFor(ids, options)`. */
 export interface WaitForJobsOptions {

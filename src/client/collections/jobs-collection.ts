@@ -1,11 +1,11 @@
 import * as path from "node:path";
-import { ValidationError } from "../errors";
-import type { JobFile, JobRecord } from "../schemas";
-import { Collection, type RecordOf } from "./collection";
+import { ValidationError } from "../../errors";
+import type { JobFile, JobRecord } from "../../schemas";
+import { Collection, type RecordOf } from "../collection";
 import { moveRecordsToSet, movedRecords, setBody, type CreateSetOptions, type MoveToSetOptions } from "./entity-sets";
 import { checkJobFiles, downloadJobFile, localName, type DownloadedFile, type DownloadOptions } from "./job-files";
 import { waitForJobs, type WaitForJobsOptions } from "./job-wait";
-import type { WriteOptions } from "./writes";
+import type { WriteOptions } from "../writes";
 
 /** A record named by its `_id`, or the record itself (anything with an `_id`). */
 export type RecordReference = string | { readonly _id: string };

@@ -1,10 +1,10 @@
 // The platform's sets (ESSE system/set.json): a set is a record of its collection with
 // `isEntitySet: true`, and its members name it in their `inSet` list. The requests are those of
 // the platform's Python client (`EntitySetEndpointsMixin`: `create_set`, `move_to_set`).
-import { ValidationError } from "../errors";
-import type { PlatformRecord } from "./platform-record";
-import type { Connection } from "./connection";
-import type { WriteOptions } from "./writes";
+import { ValidationError } from "../../errors";
+import type { PlatformRecord } from "../platform-record";
+import type { Connection } from "../connection";
+import type { WriteOptions } from "../writes";
 
 /** `createSet(name, options)`. */
 export interface CreateSetOptions extends WriteOptions {
