@@ -63,6 +63,24 @@ describe("a job's life from code", () => {
     expect(gap.data).toEqual({ name: "band_gaps", values: [{ type: "indirect", value: 1.23, units: "eV" }] });
   });
 
+  it("stores the same job as the body of the platform's Python client's build_config", async () => {
+    const { client } = platform;
+    const [project] = await client.projects.list({ query: { isDefault: true } });
+    const material = await materialId(client, "mp-2815");
+    const workflow = (await vaspBandGap(client))._id;
+    // JobEndpoints.build_config in Exabyte-io/api-client (src/py/mat3ra/api_client/endpoints/jobs.py), as it builds it.
+    const python = await client.collection("jobs").create({
+      _project: { _id: project._id },
+      workflow: { _id: workflow },
+      owner: { _id: client.accountId },
+      name: "same",
+      _material: { _id: material },
+    });
+    const ours = await client.jobs.create({ material, workflow, project, name: "same" });
+    const comparable = ({ _id, createdAt, updatedAt, ...rest }: Record<string, unknown>) => rest;
+    expect(comparable(ours)).toEqual(comparable(python));
+  });
+
   it("waits for several jobs, times out with their statuses, and terminates them", async () => {
     const { client } = slow;
     const workflow = await vaspBandGap(client);
