@@ -95,6 +95,8 @@ describe("a job's life from code", () => {
     expect(submitted.map((job) => job.status)).toEqual(["submitted", "submitted"]);
 
     expect((await client.jobs.terminate(ids[0])).status).toBe("terminated");
+    // A final status ends the wait for another one: a terminated job never becomes active.
+    expect((await client.jobs.waitFor(ids[0], { until: "active" })).status).toBe("terminated");
     const error = await client.jobs.waitFor(ids, { timeout: 30, interval: 10 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobWaitTimeoutError);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -174,7 +176,7 @@ describe("bank workflows into the account", () => {
   });
 });
 
-describe("sets of materials", () => {
+describe("sets of materials and jobs", () => {
   it("creates a set, moves materials into it and out to another", async () => {
     const { client } = platform;
     const bundled = await client.materials.list({ projection: { limit: 2 } });
@@ -195,6 +197,18 @@ describe("sets of materials", () => {
     expect(await members(study._id)).toEqual([mine[1]._id]);
     expect(await members(other._id)).toEqual([mine[0]._id]);
     await expect(client.materials.createSet("")).rejects.toMatchObject({ option: "name" });
+  });
+
+  it("groups jobs in a set too", async () => {
+    const { client } = platform;
+    const job = await client.jobs.create({
+      material: await materialId(client, "mp-149"),
+      workflow: (await vaspBandGap(client))._id,
+    });
+    const set = await client.jobs.createSet("Convergence study");
+    expect(set).toMatchObject({ isEntitySet: true, entityCls: "Job" });
+    await client.jobs.moveToSet(set._id, [job._id]);
+    expect((await client.jobs.list({ query: { "inSet._id": set._id } })).map((j) => j._id)).toEqual([job._id]);
   });
 });
 

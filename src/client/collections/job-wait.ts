@@ -10,7 +10,8 @@ import { recordArray } from "../transport/response-checks";
 /** `client.jobs.waitFor(ids, options)`. */
 export interface WaitForJobsOptions {
   /**
-   * The statuses to wait for: the wait ends when every job has one of them.
+   * The statuses to wait for: the wait ends when every job has one of them, or a final status
+   * (which it does not leave: `waitFor(id, { until: "active" })` ends at `finished` too).
    * @default ["finished", "error", "terminated", "timeout", "deleted"] (a status a job does not leave)
    * @example "active"
    */
@@ -55,7 +56,7 @@ export interface JobWaitProgress {
   readonly jobs: readonly JobState[];
   /** How many jobs have each status, e.g. `{ submitted: 2, finished: 1 }`. */
   readonly counts: Readonly<Record<string, number>>;
-  /** How many jobs have a status the wait is for. */
+  /** How many jobs have a status the wait is for, or a final one. */
   readonly done: number;
   /** How many jobs are waited for. */
   readonly total: number;
@@ -64,6 +65,9 @@ export interface JobWaitProgress {
   /** Whether a status changed since the previous poll (true on the first). */
   readonly changed: boolean;
 }
+
+/** The statuses a job does not leave. */
+const FINAL: ReadonlySet<string> = new Set(FINAL_JOB_STATUSES);
 
 /** The most jobs one wait follows: each poll lists them all. */
 const MAX_JOBS = 10_000;
@@ -134,7 +138,8 @@ export async function waitForJobs(
     const changed = first || unique.some((id) => states.get(id)?.status !== previous.get(id));
     previous = new Map(unique.map((id) => [id, states.get(id)?.status]));
     const jobs = ids.map((id) => states.get(id)!);
-    const done = jobs.filter((job) => until.has(String(job.status))).length;
+    // A job in a final status will not change again: waiting longer for another one would wait forever.
+    const done = jobs.filter((job) => until.has(String(job.status)) || FINAL.has(String(job.status))).length;
     const elapsedMs = performance.now() - started;
     options.onProgress?.({ jobs, counts: countStatuses(jobs), done, total: jobs.length, elapsedMs, changed });
     if (done === jobs.length) {
@@ -207,7 +212,7 @@ function timedOut(
   until: Readonly<Set<string>>,
   timeout: number,
 ): JobWaitTimeoutError {
-  const waiting = jobs.filter((job) => !until.has(String(job.status)));
+  const waiting = jobs.filter((job) => !until.has(String(job.status)) && !FINAL.has(String(job.status)));
   const listed = waiting
     .slice(0, 3)
     .map((job) => `${job._id} (${String(job.status)})`)
