@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     case "export":
       return (await import("./export-command.js")).runExport(rest);
     case "jobs":
-      return (await import("./jobs-command.js")).runJobs(rest);
+      return (await import("./jobs/jobs-command.js")).runJobs(rest);
     case "login":
       return (await import("./login-command.js")).runLogin(rest);
     case "logout":

@@ -1,12 +1,12 @@
 // `matframe jobs`: its help, its flags, and what it prints. The work is in jobs-task.ts; failures
 // are worded and coded in errors.ts, as for every command.
-import { environmentPassword, resolveAddress } from "../client/config/platform-source";
-import type { JobWaitProgress } from "../client/collections";
-import { AbortError } from "../errors";
-import { JobStatus, type JobRecord, type Query } from "../schemas";
-import { parseFlagsAndWords, wrapHelp } from "./cli-args";
-import { describeError, EXIT, exitCodeFor } from "./errors";
-import { NAMES } from "./flag-names";
+import { environmentPassword, resolveAddress } from "../../client/config/platform-source";
+import type { JobWaitProgress } from "../../client/collections";
+import { AbortError } from "../../errors";
+import { JobStatus, type JobRecord, type Query } from "../../schemas";
+import { parseFlagsAndWords, wrapHelp } from "../cli-args";
+import { describeError, EXIT, exitCodeFor } from "../errors";
+import { NAMES } from "../flag-names";
 import {
   jobFiles,
   listJobs,
@@ -16,14 +16,12 @@ import {
   waitJobs,
   type JobsSession,
 } from "./jobs-task";
-import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
-import { printable } from "./printable";
+import { promptPassword, readPasswordFromStdin, UsageError } from "../password";
+import { printable } from "../printable";
+import { WaitProgress } from "./wait-progress";
 
 /** The exit code of `wait` (and `submit --wait`) when a job ended without its results. */
 export const JOB_FAILED_EXIT = 4;
-
-/** A line of wait progress every this many milliseconds when stderr is not a terminal. */
-const LOG_EVERY_MS = 5000;
 
 const HELP = `Usage: matframe jobs list [options]
        matframe jobs submit ID... [options]
@@ -285,28 +283,15 @@ async function wait(
   signal: AbortSignal,
 ): Promise<number> {
   const quiet = values.quiet ?? false;
-  const tty = process.stderr.isTTY === true;
-  let lastLine = Number.NEGATIVE_INFINITY;
-  const onProgress = (progress: JobWaitProgress): void => {
-    if (quiet) return;
-    const line = progressLine(progress);
-    if (tty) {
-      process.stderr.write(`\r\x1b[K${line}`);
-      return;
-    }
-    if (progress.changed || progress.elapsedMs - lastLine >= LOG_EVERY_MS || progress.done === progress.total) {
-      process.stderr.write(`${line}\n`);
-      lastLine = progress.elapsedMs;
-    }
-  };
+  const progress = quiet ? undefined : new WaitProgress(process.stderr);
   try {
     const outcome = await waitJobs(session.client, ids, {
       ...(read.until !== undefined ? { until: read.until } : {}),
       ...(read.timeout !== undefined ? { timeout: read.timeout } : {}),
       signal,
-      onProgress,
+      ...(progress ? { onProgress: (p: JobWaitProgress) => progress.update(p) } : {}),
     });
-    if (tty && !quiet) process.stderr.write("\r\x1b[K");
+    progress?.clear();
     for (const job of outcome.jobs) printJob(job, values.json ?? false, false);
     if (outcome.failed.length === 0) return EXIT.ok;
     if (!quiet) {
@@ -320,17 +305,9 @@ async function wait(
     }
     return JOB_FAILED_EXIT;
   } catch (error) {
-    if (tty && !quiet) process.stderr.write("\r\x1b[K");
+    progress?.clear();
     throw error;
   }
-}
-
-/** `2/3 done (submitted 1, finished 2), 12 s` */
-function progressLine(progress: JobWaitProgress): string {
-  const counts = Object.entries(progress.counts)
-    .map(([status, n]) => `${status} ${n}`)
-    .join(", ");
-  return `${progress.done}/${progress.total} done (${printable(counts)}), ${Math.round(progress.elapsedMs / 1000)} s`;
 }
 
 /** One job on stdout: tab-separated id, status, name (and material when listing), or its JSON. */

@@ -1,11 +1,11 @@
 // What `matframe jobs` does, as functions of a client and options: the command only parses its
 // flags and prints. Each reports through callbacks and prints nothing.
-import { Client } from "../client/client";
-import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
-import type { DownloadedFile } from "../client/collections";
-import type { JobWaitProgress } from "../client/collections";
-import { NotFoundError, ValidationError } from "../errors";
-import type { JobFile, JobRecord, JobStatus, Query } from "../schemas";
+import { Client } from "../../client/client";
+import { describePlatform, resolvePlatform, type ChoiceNames } from "../../client/config/platform-source";
+import type { DownloadedFile } from "../../client/collections";
+import type { JobWaitProgress } from "../../client/collections";
+import { NotFoundError, ValidationError } from "../../errors";
+import type { JobFile, JobRecord, JobStatus, Query } from "../../schemas";
 
 /** Which platform and account `matframe jobs` acts on: resolved as `matframe export` resolves them. */
 export interface JobsPlatformOptions {
