@@ -248,6 +248,28 @@ export class TimeoutError extends RequestError {
   }
 }
 
+/**
+ * `client.jobs.waitFor` reached its `timeout` before every job reached a status it waits for
+ * (`until`). Nothing is stopped: the jobs go on (end them with `client.jobs.terminate`).
+ * `endpoint` is `GET .../jobs`; `jobs` holds each job as last seen (`_id`, `name`, `status`).
+ */
+export class JobWaitTimeoutError extends TimeoutError {
+  override readonly code: string = "ERR_JOB_WAIT_TIMEOUT";
+  override readonly name: string = "JobWaitTimeoutError";
+  /** Each job as last seen, in the order asked for. */
+  readonly jobs: readonly { readonly _id: string; readonly name?: string; readonly status?: string }[];
+
+  constructor(
+    message: string,
+    endpoint: string,
+    timeoutMs: number,
+    jobs: readonly { readonly _id: string; readonly name?: string; readonly status?: string }[],
+  ) {
+    super(message, endpoint, timeoutMs);
+    this.jobs = jobs;
+  }
+}
+
 /** The caller's `signal` aborted the request (or the walk). `cause` is the signal's reason. */
 export class AbortError extends RequestError {
   override readonly code: string = "ERR_ABORTED";

@@ -23,6 +23,9 @@ export {
   ProjectRecord,
   PropertyRecord,
   EntityReference,
+  JobStatus,
+  FINAL_JOB_STATUSES,
+  JobFile,
 } from "./schemas";
 export type { Query } from "./schemas";
 
@@ -30,6 +33,9 @@ export type { Query } from "./schemas";
 export {
   Client,
   Collection,
+  JobsCollection,
+  MaterialsCollection,
+  WorkflowsCollection,
   credentialsPath,
   readProfile,
   saveProfile,
@@ -64,6 +70,16 @@ export type {
   PlatformRecord,
   Projected,
   RecordOf,
+  CreateJobOptions,
+  RecordReference,
+  WorkflowReference,
+  WaitForJobsOptions,
+  JobWaitProgress,
+  JobState,
+  DownloadOptions,
+  DownloadedFile,
+  CreateSetOptions,
+  MoveToSetOptions,
 } from "./client";
 
 // OPTIMADE providers: the client, and the wire shapes it reads.
@@ -184,6 +200,7 @@ export {
   ServerError,
   ConnectionError,
   TimeoutError,
+  JobWaitTimeoutError,
   AbortError,
   ResponseValidationError,
   ResponseTooLargeError,
