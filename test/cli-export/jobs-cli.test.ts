@@ -128,6 +128,7 @@ describe("matframe jobs", () => {
     const cases: [string[], Record<string, string>, number, RegExp][] = [
       [["jobs", "list"], {}, 1, /--base-url is needed: name the platform/],
       [["jobs", "wait"], env, 1, /needs the ids of the jobs/],
+      [["jobs", "list", "--password=hunter2"], env, 1, /^matframe jobs: --password is not accepted(?!.*hunter2)/],
       [["jobs", "launch"], env, 1, /takes one of list, submit, wait, terminate, files, not "launch"/],
       [["jobs", "list", "--download", "x"], env, 1, /--download applies to matframe jobs files, not list/],
       [["jobs", "wait", "x", "--until", "done"], env, 1, /--until takes job statuses/],
