@@ -91,6 +91,27 @@ describe("matframe jobs", () => {
     expect(again.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
   });
 
+  it("uses a login saved by matframe login, and submits jobs created beforehand by their ids", async () => {
+    const env = { MATFRAME_CREDENTIALS_FILE: join(dir, "credentials.json") };
+    const saved = await runCli(["login", "--base-url", slow.baseUrl, "--username", "demo"], {
+      env: { ...env, MATFRAME_PASSWORD: "demo" },
+    });
+    expect(saved.code, saved.stderr).toBe(0);
+    const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
+    const [material] = await client.materials.list({ projection: { limit: 1 } });
+    const ids: string[] = [];
+    for (const name of ["a", "b"]) ids.push((await client.jobs.create({ material, workflow: vaspBandGap, name }))._id);
+    await client.logout();
+
+    const submitted = await runCli(["jobs", "submit", ...ids], { env });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(submitted.stdout).toBe(`${ids.join("\n")}\n`);
+    expect(submitted.stderr).toMatch(/saved login "default"/);
+    const ended = await runCli(["jobs", "terminate", ...ids, "--quiet"], { env });
+    expect([ended.code, ended.stderr]).toEqual([0, ""]);
+    expect(ended.stdout).toBe(`${ids[0]}\tterminated\ta\n${ids[1]}\tterminated\tb\n`);
+  });
+
   it("shows a job's name with its control characters written out", async () => {
     const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
     const [material] = await client.materials.list({ projection: { limit: 1 } });
@@ -107,6 +128,7 @@ describe("matframe jobs", () => {
     const cases: [string[], Record<string, string>, number, RegExp][] = [
       [["jobs", "list"], {}, 1, /--base-url is needed: name the platform/],
       [["jobs", "wait"], env, 1, /needs the ids of the jobs/],
+      [["jobs", "list", "--password=hunter2"], env, 1, /^matframe jobs: --password is not accepted(?!.*hunter2)/],
       [["jobs", "launch"], env, 1, /takes one of list, submit, wait, terminate, files, not "launch"/],
       [["jobs", "list", "--download", "x"], env, 1, /--download applies to matframe jobs files, not list/],
       [["jobs", "wait", "x", "--until", "done"], env, 1, /--until takes job statuses/],

@@ -133,7 +133,6 @@ const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
 /** `matframe jobs ...`: returns the exit code. */
 export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let credentialsFrom: string | undefined;
-  let quiet = false;
   const controller = new AbortController();
   let signalled: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -149,6 +148,10 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
       return first === undefined ? EXIT.usage : EXIT.ok;
     }
     const subcommand = checkSubcommand(first);
+    if (rest.some((arg) => arg === "--password" || arg.startsWith("--password=")))
+      throw new UsageError(
+        "--password is not accepted: a password on the command line shows in the process list and shell history. Set MATFRAME_PASSWORD or use --password-stdin.",
+      );
     const { values, words } = parseFlagsAndWords("jobs", rest, FLAGS);
     if (values.help) {
       process.stdout.write(`${wrapHelp(HELP.trimEnd())}\n`);
@@ -156,7 +159,7 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
     }
     checkFlags(subcommand, values, words);
     const read = readValues(values);
-    quiet = values.quiet ?? false;
+    const quiet = values.quiet ?? false;
     const password = await passwordFor(values, env);
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
