@@ -146,7 +146,7 @@ describe("a resumed table export", () => {
     expect(columns).toBeInstanceOf(ResumeError);
     expect((columns as ResumeError).code).toBe("ERR_RESUME");
     expect((columns as Error).message).toMatch(
-      /its columns were _id,name,formula,n, this run asks for _id,name.*--restart/,
+      /its columns were _id,name,formula,n, this run asks for _id,name.*Pass restart: true to discard it/,
     );
     const query = await client.materials
       .exportCsv(target, { columns: COLUMNS, query: { formula: "Si" }, resume: true })

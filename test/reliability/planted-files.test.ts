@@ -256,7 +256,7 @@ describe("a resume state edited by hand", () => {
     writeFileSync(state, JSON.stringify(edit(saved)));
     await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(ResumeError);
     await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(
-      /does not match its checksum: it was changed after matframe wrote it.*--restart/,
+      /does not match its checksum: it was changed after matframe wrote it.*Pass restart: true to discard it/,
     );
     const run = await runCli(
       [
