@@ -111,3 +111,21 @@ it("a material set validates as ESSE's entity set", async () => {
   expect(failures([set], "system/set")).toEqual([]);
   expect(set.isEntitySet).toBe(true);
 });
+
+it("metaproperties are the machine's pseudopotentials, each valid as ESSE's pseudopotential file", async () => {
+  const { existsSync, readdirSync } = await import("node:fs");
+  const debian = "/usr/share/espresso/pseudo";
+  const metaproperties = await listAll(server, demo, "metaproperties");
+  if (!existsSync(debian)) {
+    console.log(`metaproperties: ${debian} is missing (apt install quantum-espresso-data): nothing to list`);
+    expect(metaproperties).toEqual([]);
+    return;
+  }
+  // Every UPF file of Debian's set that the engine can read, and only those.
+  expect(metaproperties.length).toBeGreaterThan(0);
+  expect(metaproperties.length).toBeLessThanOrEqual(readdirSync(debian).filter((f) => /\.upf$/i.test(f)).length);
+  expect(failures(metaproperties, "methods-directory/physical/psp/file")).toEqual([]);
+  const silicon = metaproperties.filter((m) => m.data.element === "Si");
+  expect(silicon.length).toBeGreaterThan(0);
+  expect(silicon.every((m) => existsSync(m.data.path) && m.data.apps.includes("espresso"))).toBe(true);
+});

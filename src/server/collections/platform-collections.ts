@@ -49,7 +49,7 @@ export function loadPlatformCollections(
     jobCollection(synthetic.length > 0 ? [...reference.jobs, ...synthetic] : reference.jobs, scanBudgetMs),
     projectCollection(project ? [reference.project, project] : [reference.project], scanBudgetMs),
     propertyCollection(reference.properties, scanBudgetMs),
-    metapropertyCollection(),
+    metapropertyCollection(scanBudgetMs),
     chargeCollection(),
   ];
   return { collections: new Map(list.map((collection) => [collection.name, collection])), reference };
