@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { computability, computeJob, pseudopotentialRecords } from "../../src/ser
 import { espressoContext } from "../../src/server/compute/espresso-context";
 import { choosePseudopotential, readUpfHeader } from "../../src/server/compute/pseudopotentials";
 import { renderTemplate, sprintf } from "../../src/server/compute/render-template";
+import { foldersOutside } from "../../src/server/compute/trusted-templates";
 import type { StructureRecord } from "../../src/structure/structure";
 import { bankWorkflow, bulkSilicon, templateOf } from "./fixtures";
 
@@ -173,5 +174,33 @@ describe("jobs the machine cannot compute end in error with the reason", () => {
   it("a unit other than pw.x names the unit and its executable", () => {
     const check = computability(bankWorkflow("Band Structure", "espresso"));
     expect(check).toEqual({ runnable: false, reason: expect.stringMatching(/unit "bands" runs bands\.x/) });
+  });
+
+  it("a template that is not the bank's: refused unrendered, since a template can run code", async () => {
+    const workflow = bankWorkflow("Total Energy", "espresso");
+    const unit = (workflow.subworkflows as { units: { input: { template: { content: string } }[] }[] }[])[0].units[0];
+    const marker = path.join(tmpdir(), `matframe-template-ran-${process.pid}`);
+    unit.input[0].template.content = `{{ range.constructor("require('fs').writeFileSync('${marker}', 'x')")() }}`;
+    expect(computability(workflow)).toEqual({
+      runnable: false,
+      reason: expect.stringMatching(/not one of the bank's/),
+    });
+    const workDir = mkdtempSync(path.join(tmpdir(), "matframe-engine-"));
+    folders.push(workDir);
+    const outcome = await computeJob({
+      jobId: "edited",
+      workflow,
+      material: bulkSilicon(),
+      workDir,
+      signal: new AbortController().signal,
+    });
+    expect(outcome.status).toBe("error");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("an input whose files would leave the job's folder is named", () => {
+    const input = "outdir = '/tmp/elsewhere'\n  pseudo_dir = '/job/pseudo'\n  prefix = '__prefix__'\n";
+    expect(foldersOutside(input, "/job")).toEqual(["outdir = '/tmp/elsewhere'"]);
+    expect(foldersOutside("  prefix = '../x'\n", "/job")).toEqual(["prefix = '../x'"]);
   });
 });
