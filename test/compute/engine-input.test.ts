@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,6 +14,11 @@ import { bankWorkflow, bulkSilicon, templateOf } from "./fixtures";
 // The engine's inputs without running pw.x: the units' own templates rendered with the
 // platform's context, the k-grid from a density, the pseudopotential choice, and the reasons a
 // job cannot run (no pw.x, VASP, a missing pseudopotential).
+
+const { validate } = require("@mat3ra/esse/dist/js/utils/ajv") as {
+  validate: (data: object, schema: object) => { isValid: boolean; errors: unknown };
+};
+const ESSE = path.dirname(require.resolve("@mat3ra/esse/dist/js/schema/material.json"));
 
 const DEBIAN_PSEUDO = "/usr/share/espresso/pseudo";
 const hasDebianPseudo = (() => {
@@ -63,6 +68,13 @@ describe("a unit's own template rendered with the platform's context", () => {
     expect(input).not.toMatch(/undefined|NaN|\[object/);
   });
 
+  it("is the same SCF input in Total Energy and Band Gap (the pw.x tests run it once, in Band Gap)", () => {
+    expect(templateOf(bankWorkflow("Total Energy", "espresso"), "pw_scf")).toEqual(
+      templateOf(bankWorkflow("Band Gap", "espresso"), "pw_scf"),
+    );
+    expect(render("Total Energy", "pw_scf")).toBe(render("Band Gap", "pw_scf"));
+  });
+
   it("gives the band gap's NSCF unit the denser grid its bands need", () => {
     expect(render("Band Gap", "pw_nscf")).toMatch(/calculation = 'nscf'[\s\S]*K_POINTS automatic\n12 12 12 0 0 0/);
   });
@@ -110,6 +122,10 @@ describe.runIf(hasDebianPseudo)("pseudopotentials chosen for the method and func
   it("lists what the machine has as ESSE pseudopotential records", () => {
     const records = pseudopotentialRecords();
     expect(records.length).toBeGreaterThan(50);
+    const fileSchema = JSON.parse(
+      readFileSync(path.join(ESSE, "methods_directory", "physical", "psp", "file.json"), "utf8"),
+    ) as object;
+    for (const record of records) expect(validate(record, fileSchema)).toMatchObject({ isValid: true });
     expect(records).toContainEqual(
       expect.objectContaining({
         slug: "pseudopotential",
