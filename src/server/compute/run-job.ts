@@ -8,7 +8,13 @@ import { vectorsToParameters } from "../../structure/cell";
 import type { StructureRecord } from "../../structure/structure";
 import { espressoContext } from "./espresso-context";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./index";
-import { choosePseudopotential, normalizedFunctional, type Pseudopotential } from "./pseudopotentials";
+import {
+  choosePseudopotential,
+  forgetPseudopotentialScan,
+  normalizedFunctional,
+  type Pseudopotential,
+} from "./pseudopotentials";
+import { canGenerate, generatePseudopotential } from "./pslibrary";
 import { bandGapsFromXml } from "./pw-bands";
 import { finalCoordinates, parsePwOutput, pwFailure } from "./pw-output";
 import { renderTemplate } from "./render-template";
@@ -116,7 +122,7 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
     if (material) {
       for (const element of elementsOf(material)) {
         const choice = choosePseudopotential(element, type, functional);
-        if (!choice.found) return { runnable: false, reason: choice.reason };
+        if (!choice.found && !canGenerate(element, type, functional)) return { runnable: false, reason: choice.reason };
       }
     }
   }
@@ -175,7 +181,20 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
       const { type, functional } = methodOf(subworkflow);
       const chosen = new Map<string, Pseudopotential>();
       for (const element of elementsOf(input.material)) {
-        const choice = choosePseudopotential(element, type, functional);
+        let choice = choosePseudopotential(element, type, functional);
+        if (!choice.found && canGenerate(element, type, functional)) {
+          log(
+            `Pseudopotential ${element}: none of ${type} with ${functional} here; generating one with ld1.x from pslibrary.`,
+          );
+          const generated = await generatePseudopotential(element, type, functional, input.signal);
+          if ("reason" in generated) return fail(`No ${type} pseudopotential for ${element}: ${generated.reason}.`);
+          forgetPseudopotentialScan();
+          choice = choosePseudopotential(element, type, functional);
+          if (choice.found)
+            notes.push(
+              `Pseudopotential ${element}: generated with ld1.x from pslibrary's input (kept in ${path.dirname(generated.path)}).`,
+            );
+        }
         if (!choice.found) return fail(choice.reason);
         chosen.set(element, choice.pseudopotential);
         copyFileSync(choice.pseudopotential.path, path.join(workDir, "pseudo", choice.pseudopotential.filename));
