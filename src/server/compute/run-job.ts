@@ -225,7 +225,6 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           subworkflow,
           pseudoFile: (element) => chosen.get(element)?.filename ?? "",
           nonSelfConsistent,
-          hasRelaxation: false,
         });
         const { dimensions } = ctx.kgrid;
         notes.push(
