@@ -25,9 +25,11 @@ if (!ready)
 
 describe.runIf(ready)("a missing pseudopotential generated with ld1.x from pslibrary", () => {
   const saved = process.env.MATFRAME_PSEUDO_CACHE;
-  const cache = mkdtempSync(path.join(tmpdir(), "matframe-pseudo-cache-"));
+  let cache: string;
 
+  // Made here, not when the file loads: a skipped describe runs no afterAll to remove it.
   beforeAll(() => {
+    cache = mkdtempSync(path.join(tmpdir(), "matframe-pseudo-cache-"));
     process.env.MATFRAME_PSEUDO_CACHE = cache;
     forgetPseudopotentialScan();
   });
