@@ -4,15 +4,24 @@
 // computation: the outcome says what went wrong.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { vectorsToParameters } from "../../structure/cell";
+import { type Matrix3, vectorsToParameters } from "../../structure/cell";
+import { compositionOf } from "../../structure/composition";
+import { platformDerivedProperties } from "../../structure/derived-properties";
 import type { StructureRecord } from "../../structure/structure";
 import { espressoContext } from "./espresso-context";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./index";
-import { choosePseudopotential, normalizedFunctional, type Pseudopotential } from "./pseudopotentials";
+import {
+  choosePseudopotential,
+  forgetPseudopotentialScan,
+  normalizedFunctional,
+  type Pseudopotential,
+} from "./pseudopotentials";
+import { canGenerate, generatePseudopotential } from "./pslibrary";
 import { bandGapsFromXml } from "./pw-bands";
 import { finalCoordinates, parsePwOutput, pwFailure } from "./pw-output";
 import { renderTemplate } from "./render-template";
 import { findOnPath, runExecutable } from "./run-executable";
+import { foldersOutside, isTrustedTemplate } from "./trusted-templates";
 
 /** What a machine without Quantum ESPRESSO needs, in the words of the job's error. */
 export const INSTALL_HINT =
@@ -74,6 +83,10 @@ function templateOf(unit: Rec): { name: string; content: string } | { reason: st
   const input = (Array.isArray(unit.input) ? unit.input : []).filter(isRecord);
   const template = input.map((i) => (isRecord(i.template) ? i.template : undefined)).find((t) => t !== undefined);
   if (!template || !text(template.content)) return { reason: `its unit "${name}" has no input template` };
+  if (!isTrustedTemplate(text(template.content)))
+    return {
+      reason: `its unit "${name}" has an input template that is not one of the bank's (matframe serve renders only the bank's own templates, as a template can run code; set the unit's context for k-points, cutoffs or input values instead)`,
+    };
   return { name: text(template.name) || `${name}.in`, content: text(template.content) };
 }
 
@@ -111,7 +124,7 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
     if (material) {
       for (const element of elementsOf(material)) {
         const choice = choosePseudopotential(element, type, functional);
-        if (!choice.found) return { runnable: false, reason: choice.reason };
+        if (!choice.found && !canGenerate(element, type, functional)) return { runnable: false, reason: choice.reason };
       }
     }
   }
@@ -124,20 +137,20 @@ function stemOf(templateName: string): string {
   return templateName.replace(/\.in$/, "");
 }
 
-/** A relaxation's final cell and positions as a material, the shape the platform stores. */
+/**
+ * A relaxation's final cell and positions as a material, the shape express gives
+ * `final_structure` (a material whose `name` is the property's): lattice, basis, formulas and the
+ * platform's derived properties.
+ */
 function finalStructure(material: Rec, output: string): (Rec & { name: string }) | undefined {
   const final = finalCoordinates(output);
   if (!final) return undefined;
-  const cell = final.cell as [number, number, number][];
-  const parameters = vectorsToParameters(cell as never);
+  const cell = final.cell as Matrix3;
   const lattice = isRecord(material.lattice) ? material.lattice : {};
-  return {
-    name: "final_structure",
-    ...(typeof material.name === "string" ? { materialName: material.name } : {}),
-    isRelaxed: true,
+  const structure: StructureRecord = {
     lattice: {
       type: text(lattice.type) || "TRI",
-      ...parameters,
+      ...vectorsToParameters(cell),
       units: { length: "angstrom", angle: "degree" },
       vectors: { a: cell[0], b: cell[1], c: cell[2], alat: 1, units: "angstrom" },
     },
@@ -147,6 +160,14 @@ function finalStructure(material: Rec, output: string): (Rec & { name: string })
       coordinates: final.sites.map((s, id) => ({ id, value: s.fractional })),
     },
   };
+  const { formula, unitCellFormula } = compositionOf(final.sites.map((s) => s.element));
+  let derivedProperties: unknown[] = [];
+  try {
+    derivedProperties = platformDerivedProperties(structure);
+  } catch {
+    // A structure the symmetry finder refuses still has its lattice and basis.
+  }
+  return { _id: "", name: "final_structure", formula, unitCellFormula, ...structure, derivedProperties, tags: [] };
 }
 
 /** Runs the job's units in order in its folder; never throws for a failed computation. */
@@ -170,7 +191,20 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
       const { type, functional } = methodOf(subworkflow);
       const chosen = new Map<string, Pseudopotential>();
       for (const element of elementsOf(input.material)) {
-        const choice = choosePseudopotential(element, type, functional);
+        let choice = choosePseudopotential(element, type, functional);
+        if (!choice.found && canGenerate(element, type, functional)) {
+          log(
+            `Pseudopotential ${element}: none of ${type} with ${functional} here; generating one with ld1.x from pslibrary.`,
+          );
+          const generated = await generatePseudopotential(element, type, functional, input.signal);
+          if ("reason" in generated) return fail(`No ${type} pseudopotential for ${element}: ${generated.reason}.`);
+          forgetPseudopotentialScan();
+          choice = choosePseudopotential(element, type, functional);
+          if (choice.found)
+            notes.push(
+              `Pseudopotential ${element}: generated with ld1.x from pslibrary's input (kept in ${path.dirname(generated.path)}).`,
+            );
+        }
         if (!choice.found) return fail(choice.reason);
         chosen.set(element, choice.pseudopotential);
         copyFileSync(choice.pseudopotential.path, path.join(workDir, "pseudo", choice.pseudopotential.filename));
@@ -191,7 +225,6 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           subworkflow,
           pseudoFile: (element) => chosen.get(element)?.filename ?? "",
           nonSelfConsistent,
-          hasRelaxation: false,
         });
         const { dimensions } = ctx.kgrid;
         notes.push(
@@ -205,6 +238,11 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           /\{\{\s*JOB_WORK_DIR\s*\}\}/g,
           workDir,
         );
+        const outside = foldersOutside(rendered, workDir);
+        if (outside.length > 0)
+          return fail(`The input of ${stem} puts files outside the job's folder (${outside.join(", ")}); refused.`);
+        if (!/^[\w.-]+$/.test(template.name))
+          return fail(`The template name ${JSON.stringify(template.name)} is not a plain file name.`);
         const inputFile = path.join(workDir, template.name);
         const outputFile = path.join(workDir, `${stem}.out`);
         writeFileSync(inputFile, rendered);
