@@ -9,7 +9,18 @@ import * as queryOperators from "mingo/operators/query";
 import { ValidationError } from "../../errors";
 import type { Query as QueryDocument } from "../../schemas";
 import { nearestPath } from "../table/suggest";
-import type { ResultsPlan } from "./results-plan";
+
+/**
+ * The columns of a results table as planned, that a query is checked against and split by (the
+ * results plan carries them; named here by shape so that the plan can import this file).
+ */
+export interface PlannedColumns {
+  readonly names: readonly string[];
+  readonly properties: readonly { readonly slug: string; readonly parts: readonly string[]; readonly typed: boolean }[];
+  readonly materialNames: readonly string[];
+  readonly material: ColumnPlan;
+}
+import type { ColumnPlan } from "../table/column-spec";
 
 const LOGICAL = ["$and", "$or", "$nor"];
 const OPERATORS = [
@@ -48,7 +59,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * @throws ValidationError (`option: "query"`) naming a key that is not a column (with the nearest
  *   one) or an operator matframe does not know.
  */
-export function planResultsQuery(query: unknown, plan: ResultsPlan): ResultsQuery | undefined {
+export function planResultsQuery(query: unknown, plan: PlannedColumns): ResultsQuery | undefined {
   if (query === undefined) return undefined;
   if (!isPlainObject(query))
     throw new ValidationError("query", `query must be an object of conditions on the table's columns, ${example}.`);
@@ -103,7 +114,7 @@ export function planResultsQuery(query: unknown, plan: ResultsPlan): ResultsQuer
  */
 function pushedDown(
   query: Record<string, unknown>,
-  plan: ResultsPlan,
+  plan: PlannedColumns,
 ): { properties: QueryDocument; jobs: QueryDocument; materials: QueryDocument } {
   const out = { properties: {} as QueryDocument, jobs: {} as QueryDocument, materials: {} as QueryDocument };
   const values: QueryDocument[] = [];

@@ -2,39 +2,6 @@
 // first). Nothing here knows HTTP or the store: the queue (src/server/collections) calls these with
 // plain records and a folder, and turns the outcome into job status, property records and files.
 
-/** What the queue hands the engine for one job. */
-export interface ComputeJobInput {
-  jobId: string;
-  /** The job record's workflow (subworkflows with units, as the bank's). */
-  workflow: Record<string, unknown>;
-  /** The job's material record (lattice, basis, name, formula ...). */
-  material: Record<string, unknown>;
-  /** An empty folder of this job: inputs, outputs, outdir, pseudo/ go here. */
-  workDir: string;
-  /** Aborted on terminate, time limit, server close: the child's whole process group is killed at once. */
-  signal: AbortSignal;
-  /** Optional progress lines (unit started, pseudopotential chosen ...). */
-  onLog?: (line: string) => void;
-}
-
-/** ESSE property data, e.g. `{ name: "total_energy", value, units: "eV" }`; `unitId` is the unit's flowchartId. */
-export interface ComputedProperty {
-  unitId: string;
-  data: Record<string, unknown> & { name: string };
-}
-
-/** A file the job wrote, named as the platform names them: pw_scf.in, pw_scf.out (STEM.out). */
-export interface ComputedFile {
-  name: string;
-  relativePath: string;
-  kind: "input" | "output";
-  unitId: string;
-}
-
-/** How a job ended; `notes` say which pseudopotentials, k-grid and why. */
-export type ComputeOutcome =
-  | { status: "finished"; properties: ComputedProperty[]; files: ComputedFile[]; notes: string[] }
-  | { status: "error"; reason: string; properties: ComputedProperty[]; files: ComputedFile[]; notes: string[] };
-
+export type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./compute-types";
 export { computability, computeJob } from "./run-job";
 export { pseudopotentialRecords } from "./pseudopotentials";

@@ -9,7 +9,7 @@ import { compositionOf } from "../../structure/composition";
 import { platformDerivedProperties } from "../../structure/derived-properties";
 import type { StructureRecord } from "../../structure/structure";
 import { espressoContext } from "./espresso-context";
-import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./index";
+import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./compute-types";
 import {
   choosePseudopotential,
   forgetPseudopotentialScan,
