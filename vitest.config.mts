@@ -14,6 +14,7 @@ const EXTERNAL = [
   "test/notebook-warnings.test.ts",
   "test/consumer/**/*.test.ts",
   "test/python-client/**/*.test.ts",
+  "test/optimade-reference/**/*.test.ts",
   "test/**/*-browser.test.ts",
   "test/structure/symmetrized-cif.test.ts",
   "test/structure/symmetry.test.ts",

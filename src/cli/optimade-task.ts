@@ -9,7 +9,63 @@ import { checkParquetOptions } from "../frame/export/parquet";
 import { planStructureExport, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
 import { planOptimadeColumns } from "../frame/optimade/optimade-rows";
 import "../frame/optimade/optimade-methods";
-import type { ExportSource, ExportTaskEvents, ExportTaskOptions, ExportTaskResult } from "./export-task";
+import type { Writable } from "node:stream";
+import type { Progress } from "../client/config/options";
+import type { ExportResult } from "../frame/export/export";
+import type { ParquetCompression } from "../frame/export/parquet";
+import type { ColumnType } from "../frame/table/column-types";
+import type { FrameWarning } from "../frame/table/row-reader";
+import type { CellChoice } from "../structure";
+
+/**
+ * The options of `exportTask` an OPTIMADE export reads (see `ExportTaskOptions`, which it is a
+ * part of; named here so that the two files do not import each other).
+ */
+export interface OptimadeTaskOptions {
+  optimade: string;
+  filter?: string;
+  columns?: string[];
+  pageSize?: number;
+  maxItems?: number;
+  format?: string;
+  cell?: CellChoice;
+  output: string | Writable;
+  force?: boolean;
+  escapeFormulas?: boolean;
+  types?: Record<string, ColumnType>;
+  parquetCompression?: ParquetCompression;
+  parquetRowGroupSize?: number;
+  parquetRowGroupBytes?: number;
+  strict?: boolean;
+  resume?: boolean;
+  restart?: boolean;
+  signal?: AbortSignal;
+  /** The platform's own options, refused here. */
+  baseUrl?: unknown;
+  query?: unknown;
+  sort?: unknown;
+  paging?: unknown;
+  partitions?: unknown;
+  partitionBy?: unknown;
+  results?: unknown;
+  units?: unknown;
+  username?: unknown;
+  profile?: unknown;
+}
+
+/** Where an OPTIMADE export reads from, as `ExportSource` says it. */
+interface OptimadeSource {
+  readonly baseUrl: string;
+  readonly local: false;
+  readonly description: string;
+}
+
+/** The callbacks of `ExportTaskEvents` an OPTIMADE export calls. */
+export interface OptimadeTaskEvents {
+  onSource?: (source: OptimadeSource) => void;
+  onProgress?: (progress: Progress) => void;
+  onWarning?: (warning: FrameWarning) => void;
+}
 
 /** The options of a material export that an OPTIMADE export cannot take (its filter is `filter`). */
 const NOT_FOR_OPTIMADE = [
@@ -29,10 +85,10 @@ const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "expo
 
 /** `exportTask` with `optimade`: the provider's structures matching `filter`, as a table or structure files. */
 export async function exportOptimadeTask(
-  options: ExportTaskOptions & { optimade: string },
-  events: ExportTaskEvents,
+  options: OptimadeTaskOptions,
+  events: OptimadeTaskEvents,
   started: number,
-): Promise<ExportTaskResult> {
+): Promise<ExportResult & { readonly seconds: number; readonly source: OptimadeSource }> {
   for (const option of NOT_FOR_OPTIMADE) {
     if (options[option] !== undefined && options[option] !== false)
       throw new ValidationError(option, `${option} applies to the platform's materials, not to an OPTIMADE provider`, {
@@ -63,7 +119,7 @@ export async function exportOptimadeTask(
     throw new TargetExistsError(options.output as string);
   const op = openClient(options.optimade, options.signal);
   try {
-    const source: ExportSource = {
+    const source: OptimadeSource = {
       baseUrl: op.baseUrl,
       local: false,
       description: `the OPTIMADE provider ${op.baseUrl}`,

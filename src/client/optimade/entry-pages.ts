@@ -100,7 +100,8 @@ function pageError(
     serverMessage: error.serverMessage,
     headers: error.headers,
   };
-  const said = error.serverMessage ? `: ${error.serverMessage}` : "";
+  // The provider's sentence without its full stop: the message goes on after it.
+  const said = error.serverMessage ? `: ${error.serverMessage.replace(/\.+$/, "")}` : "";
   if (pages === 0) {
     return new OptimadeFilterError(
       filter === undefined

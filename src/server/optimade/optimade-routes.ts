@@ -66,15 +66,17 @@ export function routeOptimade(
         json: Buffer.from("version\n1\n"),
         headers: { "Content-Type": "text/csv; header=present" },
       };
-    const version = segments[0];
-    if (version === undefined || !/^v1(\.2(\.0)?)?$/.test(version))
+    // The unversioned base answers as /v1 does (spec section 3.1: "The unversioned base URL"),
+    // which is where optimade-validator starts.
+    const version = segments[0] !== undefined && /^v\d/.test(segments[0]) ? segments[0] : undefined;
+    if (version !== undefined && !/^v1(\.2(\.0)?)?$/.test(version))
       throw new OptimadeHttpError(
-        version !== undefined && /^v\d/.test(version) ? 553 : 404,
-        version !== undefined && /^v\d/.test(version) ? "Version Not Supported" : "Not Found",
-        `${segments.join("/") || "/"} is not served; this provider speaks OPTIMADE ${OPTIMADE_API_VERSION} under /optimade/v1 (info, links, structures).`,
+        553,
+        "Version Not Supported",
+        `/optimade/${version.slice(0, 40)} is not served; this provider speaks OPTIMADE ${OPTIMADE_API_VERSION} under /optimade/v1.`,
       );
-    const base = `${origin}/optimade/${version}`;
-    const rest = segments.slice(1);
+    const base = version === undefined ? `${origin}/optimade` : `${origin}/optimade/${version}`;
+    const rest = version === undefined ? segments : segments.slice(1);
     const route = rest.join("/");
     const representation = `/${route}${search ? `?${search}` : ""}`;
     const answer = (body: Record<string, unknown>, extraMeta: Record<string, unknown> = {}): Reply => ({
@@ -295,7 +297,10 @@ function meta(origin: string, representation: string, extra: Record<string, unkn
   return {
     query: { representation },
     api_version: OPTIMADE_API_VERSION,
+    schema: "https://schemas.optimade.org/openapi/v1.2/optimade.json",
     time_stamp: new Date().toISOString(),
+    // Required in every answer's meta by the reference models, not only in lists'.
+    more_data_available: false,
     ...extra,
     provider: {
       name: "matframe",
@@ -333,6 +338,8 @@ function structuresInfo(): Record<string, unknown> {
     };
   }
   return {
+    id: "structures",
+    type: "info",
     description: "The platform's materials as crystal structures.",
     properties,
     formats: ["json"],
