@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { ComputedFile } from "../compute";
 import type { StoredRecord } from "../records/store";
+import { HttpError } from "../http/http-errors";
 
 /** A job's file as `GET jobs/<id>/files` lists it (before the server adds its signed URL). */
 export interface JobFile {
@@ -81,7 +82,8 @@ export class JobFolders {
   }
 
   private folderOf(jobId: string): string {
-    if (!SAFE_ID.test(jobId)) throw new Error(`not a job id the server made: ${JSON.stringify(jobId.slice(0, 80))}`);
+    if (!SAFE_ID.test(jobId))
+      throw new HttpError(404, `not a job id the server made: ${JSON.stringify(jobId.slice(0, 80))}`);
     if (this.root === undefined) {
       this.root =
         this.storeDir === undefined

@@ -1,6 +1,7 @@
 // The units' own input templates are Jinja; nunjucks renders that dialect. The platform adds one
 // filter, `sprintf` (underscore.string's, C-style), which the pw.x templates use for every number.
 import nunjucks from "nunjucks";
+import { MatframeError } from "../../errors";
 
 /** C-style formatting of one value: `%f`, `%14.9f`, `%-3s`, `%d`, `%e`, `%g`, `%%`. */
 export function sprintf(format: string, ...values: unknown[]): string {
@@ -56,6 +57,8 @@ export function renderTemplate(name: string, content: string, context: Record<st
   try {
     return environment.renderString(content, context);
   } catch (error) {
-    throw new Error(`The input template ${name} does not render: ${(error as Error).message}`, { cause: error });
+    throw new MatframeError(`The input template ${name} does not render: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

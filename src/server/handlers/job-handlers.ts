@@ -88,14 +88,14 @@ export async function handleFileDownload(
   if (!job || ownerId !== checked.accountId)
     throw new HttpError(403, "This file URL is refused: its job is no longer the signing account's.");
   const file = state.jobs.folders.fileOf(job, key);
+  const missing = () =>
+    notFound(`The job ${quoted(id)} has no file ${quoted(key)} (purged?); list its files with GET /jobs/<id>/files.`);
+  if (!file) throw missing();
   let bytes: Buffer;
   try {
-    if (!file) throw new Error("not listed");
     bytes = readFileSync(file);
   } catch {
-    throw notFound(
-      `The job ${quoted(id)} has no file ${quoted(key)} (purged?); list its files with GET /jobs/<id>/files.`,
-    );
+    throw missing();
   }
   return {
     status: 200,
