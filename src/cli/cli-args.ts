@@ -3,7 +3,7 @@
 // a dash), and help text wrapped at word boundaries to the terminal.
 import { parseArgs } from "node:util";
 import { editDistance } from "../edit-distance";
-import { UsageError } from "./password";
+import { UsageError } from "./errors";
 
 /** The options of one command, as parseArgs takes them. */
 export type FlagSpec = Record<

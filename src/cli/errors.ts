@@ -17,6 +17,12 @@ import {
   withRemedy,
 } from "../errors";
 
+/** A mistake in the command line (a flag, its value, a missing argument); exit code 1. */
+export class UsageError extends MatframeError {
+  override readonly code: string = "ERR_USAGE";
+  override readonly name: string = "UsageError";
+}
+
 /** Exit codes of every command, as docs/cli.md documents them. */
 export const EXIT = { ok: 0, usage: 1, api: 2, network: 3 } as const;
 

@@ -4,7 +4,8 @@ import { AbortError, ApiError, ConnectionError, OutputError, ResponseValidationE
 import { exportTask, type ExportSource, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 import { savedRecords } from "../frame/export/resume/progress-files";
 import { environmentPassword } from "../client/config/platform-source";
-import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
+import { promptPassword, readPasswordFromStdin } from "./password";
+import { UsageError } from "./errors";
 import { wrapHelp } from "./cli-args";
 import { EXIT, reportError } from "./errors";
 import { FLAG_FOR_OPTION, parseExportFlags } from "./export-flags";

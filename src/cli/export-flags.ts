@@ -7,7 +7,7 @@ import { resolveAddress } from "../client/config/platform-source";
 import type { ExportTaskOptions } from "./export-task";
 import { parseFlags } from "./cli-args";
 import { NAMES } from "./flag-names";
-import { UsageError } from "./password";
+import { UsageError } from "./errors";
 
 /** What the flags are read against. */
 export interface FlagContext {

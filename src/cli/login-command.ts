@@ -13,7 +13,8 @@ import { deviceLogin, revokeDeviceToken, savedDeviceTokens, signedInUser } from 
 import { normaliseBaseUrl } from "../client/config/validate-options";
 import { AbortError, MatframeError } from "../errors";
 import { reportError } from "./errors";
-import { promptPassword, readPasswordFromStdin, UsageError } from "./password";
+import { promptPassword, readPasswordFromStdin } from "./password";
+import { UsageError } from "./errors";
 import { environmentPassword, resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
 

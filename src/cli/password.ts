@@ -1,8 +1,7 @@
 // Passwords on the command line's terms: from a pipe (--password-stdin) or typed at a prompt
 // that does not echo them; never from a flag (it would show in the process list and history).
 
-/** A mistake in the command line; exit code 1. */
-export class UsageError extends Error {}
+import { UsageError } from "./errors";
 
 /**
  * Asks for a password on the terminal without echoing it (as ssh and sudo do): raw mode, one

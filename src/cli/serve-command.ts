@@ -3,7 +3,7 @@ import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer, type Lockout, type ServerHandle } from "../server";
 import { parseFlags, wrapHelp } from "./cli-args";
-import { UsageError } from "./password";
+import { UsageError } from "./errors";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
 import { commandArgument, escapeForTerminal, quoteForTerminal } from "../terminal-text";
 

@@ -16,7 +16,8 @@ import {
   waitJobs,
   type JobsSession,
 } from "./jobs-task";
-import { promptPassword, readPasswordFromStdin, UsageError } from "../password";
+import { promptPassword, readPasswordFromStdin } from "../password";
+import { UsageError } from "../errors";
 import { printable } from "../printable";
 import { WaitProgress } from "./wait-progress";
 
