@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -139,6 +141,51 @@ describe("the job queue", () => {
       { timeout: 30_000, interval: 20 },
     );
     await server.close();
+    expect(pids.filter(alive)).toEqual([]);
+  });
+
+  it("leaves no pw.x running when `matframe serve` stops on SIGTERM", async () => {
+    const bin = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm run build" first.`);
+    // The fake pw.x is first on this process's PATH, which the server process inherits.
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--max-running-jobs", "2", "--quiet"]);
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    const exited = once(child, "exit");
+    const baseUrl = await vi.waitFor(
+      () => {
+        expect(stdout).toContain("\n");
+        return stdout.split("\n")[0];
+      },
+      { timeout: 60_000, interval: 20 },
+    );
+    const credentials = (
+      (await (
+        await fetch(`${baseUrl}/login`, {
+          method: "POST",
+          body: new URLSearchParams({ username: "demo", password: "demo" }),
+        })
+      ).json()) as { data: Record<string, string> }
+    ).data;
+    const headers = { ...credentials, "Content-Type": "application/json" };
+    const ids: string[] = [];
+    for (const name of ["one", "two"]) {
+      const res = await fetch(`${baseUrl}/jobs/create`, { method: "PUT", headers, body: JSON.stringify({ name }) });
+      const id = ((await res.json()) as { data: { _id: string } }).data._id;
+      await fetch(`${baseUrl}/jobs/${id}/submit`, { method: "POST", headers });
+      ids.push(id);
+    }
+    const pids = await vi.waitFor(
+      () => {
+        const found = ids.map(pidOf);
+        expect(found.every((pid) => pid !== undefined && alive(pid))).toBe(true);
+        return found as number[];
+      },
+      { timeout: 30_000, interval: 20 },
+    );
+    child.kill("SIGTERM");
+    const [code] = await exited;
+    expect(code).toBe(0);
     expect(pids.filter(alive)).toEqual([]);
   });
 
