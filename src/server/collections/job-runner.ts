@@ -90,7 +90,10 @@ export class JobRunner {
   /** Queues a job that is now `submitted` after the start delay (or then ends it when it cannot run at all). */
   start(jobId: string): void {
     if (this.closed || this.delayed.has(jobId)) return;
-    if (this.options.startDelayMs <= 0) return this.dispatch(jobId);
+    if (this.options.startDelayMs <= 0) {
+      this.dispatch(jobId);
+      return;
+    }
     const timer = setTimeout(() => {
       this.delayed.delete(jobId);
       this.dispatch(jobId);
