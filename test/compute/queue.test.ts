@@ -43,7 +43,9 @@ afterAll(() => {
 /** The pid the fake pw.x of a job wrote, once it has. */
 function pidOf(jobId: string): number | undefined {
   const file = path.join(pidDir, jobId);
-  return existsSync(file) ? Number(readFileSync(file, "utf8")) : undefined;
+  // A file the fake has created but not yet written reads empty: no pid yet (never 0, our own group).
+  const pid = existsSync(file) ? Number(readFileSync(file, "utf8").trim() || Number.NaN) : Number.NaN;
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
 }
 
 function alive(pid: number): boolean {
@@ -201,6 +203,29 @@ describe("the job queue", () => {
       expect(ended.localRun.reason).toMatch(/\w/);
     } finally {
       rmSync(path.join(fakeDir, "fail"));
+      await server.close();
+    }
+  });
+
+  it("ends a job whose pw.x is killed from outside (say, out of memory) in error", async () => {
+    const server = await startTestServer({ jobStartDelayMs: 0 });
+    try {
+      const demo = await login(server);
+      const id = await newJob(server, demo, "killed pw.x");
+      ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+      const pid = await vi.waitFor(
+        () => {
+          const found = pidOf(id);
+          expect(found).toBeDefined();
+          return found!;
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      process.kill(pid, "SIGKILL");
+      const ended = await waitForEnd(server, demo, id, 30_000);
+      expect(ended.status).toBe("error");
+      expect(ended.localRun.reason).toMatch(/\w/);
+    } finally {
       await server.close();
     }
   });
