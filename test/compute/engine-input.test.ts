@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,12 +7,18 @@ import { computability, computeJob, pseudopotentialRecords } from "../../src/ser
 import { espressoContext } from "../../src/server/compute/espresso-context";
 import { choosePseudopotential, readUpfHeader } from "../../src/server/compute/pseudopotentials";
 import { renderTemplate, sprintf } from "../../src/server/compute/render-template";
+import { foldersOutside } from "../../src/server/compute/trusted-templates";
 import type { StructureRecord } from "../../src/structure/structure";
 import { bankWorkflow, bulkSilicon, templateOf } from "./fixtures";
 
 // The engine's inputs without running pw.x: the units' own templates rendered with the
 // platform's context, the k-grid from a density, the pseudopotential choice, and the reasons a
 // job cannot run (no pw.x, VASP, a missing pseudopotential).
+
+const { validate } = require("@mat3ra/esse/dist/js/utils/ajv") as {
+  validate: (data: object, schema: object) => { isValid: boolean; errors: unknown };
+};
+const ESSE = path.dirname(require.resolve("@mat3ra/esse/dist/js/schema/material.json"));
 
 const DEBIAN_PSEUDO = "/usr/share/espresso/pseudo";
 const hasDebianPseudo = (() => {
@@ -62,6 +68,13 @@ describe("a unit's own template rendered with the platform's context", () => {
     expect(input).not.toMatch(/undefined|NaN|\[object/);
   });
 
+  it("is the same SCF input in Total Energy and Band Gap (the pw.x tests run it once, in Band Gap)", () => {
+    expect(templateOf(bankWorkflow("Total Energy", "espresso"), "pw_scf")).toEqual(
+      templateOf(bankWorkflow("Band Gap", "espresso"), "pw_scf"),
+    );
+    expect(render("Total Energy", "pw_scf")).toBe(render("Band Gap", "pw_scf"));
+  });
+
   it("gives the band gap's NSCF unit the denser grid its bands need", () => {
     expect(render("Band Gap", "pw_nscf")).toMatch(/calculation = 'nscf'[\s\S]*K_POINTS automatic\n12 12 12 0 0 0/);
   });
@@ -109,6 +122,10 @@ describe.runIf(hasDebianPseudo)("pseudopotentials chosen for the method and func
   it("lists what the machine has as ESSE pseudopotential records", () => {
     const records = pseudopotentialRecords();
     expect(records.length).toBeGreaterThan(50);
+    const fileSchema = JSON.parse(
+      readFileSync(path.join(ESSE, "methods_directory", "physical", "psp", "file.json"), "utf8"),
+    ) as object;
+    for (const record of records) expect(validate(record, fileSchema)).toMatchObject({ isValid: true });
     expect(records).toContainEqual(
       expect.objectContaining({
         slug: "pseudopotential",
@@ -173,5 +190,33 @@ describe("jobs the machine cannot compute end in error with the reason", () => {
   it("a unit other than pw.x names the unit and its executable", () => {
     const check = computability(bankWorkflow("Band Structure", "espresso"));
     expect(check).toEqual({ runnable: false, reason: expect.stringMatching(/unit "bands" runs bands\.x/) });
+  });
+
+  it("a template that is not the bank's: refused unrendered, since a template can run code", async () => {
+    const workflow = bankWorkflow("Total Energy", "espresso");
+    const unit = (workflow.subworkflows as { units: { input: { template: { content: string } }[] }[] }[])[0].units[0];
+    const marker = path.join(tmpdir(), `matframe-template-ran-${process.pid}`);
+    unit.input[0].template.content = `{{ range.constructor("require('fs').writeFileSync('${marker}', 'x')")() }}`;
+    expect(computability(workflow)).toEqual({
+      runnable: false,
+      reason: expect.stringMatching(/not one of the bank's/),
+    });
+    const workDir = mkdtempSync(path.join(tmpdir(), "matframe-engine-"));
+    folders.push(workDir);
+    const outcome = await computeJob({
+      jobId: "edited",
+      workflow,
+      material: bulkSilicon(),
+      workDir,
+      signal: new AbortController().signal,
+    });
+    expect(outcome.status).toBe("error");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("an input whose files would leave the job's folder is named", () => {
+    const input = "outdir = '/tmp/elsewhere'\n  pseudo_dir = '/job/pseudo'\n  prefix = '__prefix__'\n";
+    expect(foldersOutside(input, "/job")).toEqual(["outdir = '/tmp/elsewhere'"]);
+    expect(foldersOutside("  prefix = '../x'\n", "/job")).toEqual(["prefix = '../x'"]);
   });
 });

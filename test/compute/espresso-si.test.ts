@@ -26,8 +26,10 @@ describe.runIf(hasPw)("Si's band gap and total energy computed with pw.x", () =>
   beforeAll(async () => {
     // The hand run starts as soon as the job has written its input, and runs beside the job.
     let hand: Promise<string> | undefined;
-    const started = job(root, "band-gap", "Band Gap", undefined, (line) => {
-      if (line.startsWith("pw_scf: pw.x started")) hand = byHand(root, path.join(root, "band-gap"), "pw_scf.in");
+    const started = job(root, "band-gap", "Band Gap", {
+      onLog: (line) => {
+        if (line.startsWith("pw_scf: pw.x started")) hand = byHand(root, path.join(root, "band-gap"), "pw_scf.in");
+      },
     });
     workDir = started.workDir;
     outcome = await started.promise;
@@ -91,7 +93,7 @@ function processesIn(dir: string): number[] {
 describe.runIf(hasPw)("a job stopped while pw.x runs", () => {
   it("ends pw.x's whole process group within 1 s and says why", async () => {
     const controller = new AbortController();
-    const started = job(root, "aborted", "Band Gap", controller.signal);
+    const started = job(root, "aborted", "Band Gap", { signal: controller.signal });
     await vi.waitFor(() => expect(processesIn(started.workDir).length).toBeGreaterThan(0), { timeout: 30_000 });
     const abortedAt = performance.now();
     controller.abort();

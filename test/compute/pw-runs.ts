@@ -34,23 +34,32 @@ export const MP_GGA_GAP_SI = 0.61;
 
 const run = promisify(execFile);
 
-/** A job in a fresh folder of `root`. */
+/** A job in a fresh folder of `root`; `kgrid` goes into every unit's context, as a user sets it. */
 export function job(
   root: string,
   name: string,
   workflowName: string,
-  signal: AbortSignal = new AbortController().signal,
-  onLog?: (line: string) => void,
+  options: {
+    signal?: AbortSignal;
+    onLog?: (line: string) => void;
+    material?: Record<string, unknown>;
+    kgrid?: { dimensions: number[]; shifts: number[] };
+  } = {},
 ) {
   const workDir = path.join(root, name);
   mkdirSync(workDir);
+  const workflow = bankWorkflow(workflowName, "espresso");
+  if (options.kgrid) {
+    for (const subworkflow of workflow.subworkflows as { units: { context: Record<string, unknown> }[] }[])
+      for (const unit of subworkflow.units) unit.context = { ...unit.context, kgrid: options.kgrid };
+  }
   const promise = computeJob({
     jobId: name,
-    workflow: bankWorkflow(workflowName, "espresso"),
-    material: bulkSilicon(),
+    workflow,
+    material: options.material ?? bulkSilicon(),
     workDir,
-    signal,
-    onLog,
+    signal: options.signal ?? new AbortController().signal,
+    onLog: options.onLog,
   });
   return { workDir, promise };
 }

@@ -1,7 +1,7 @@
 // The context a pw.x unit's template is rendered with, as the platform's context providers give
 // it (wode's QEPWXContextProvider, PlanewaveCutoffsContextProvider, PointsGridFormDataProvider):
 // `input` (IBRAV 0 with CELL_PARAMETERS, NAT, NTYP, ATOMIC_SPECIES, ATOMIC_POSITIONS), `cutoffs`,
-// `kgrid`, and the unit's and subworkflow's own context on top, which wins where it sets a key.
+// `kgrid`; a unit's own context sets the k-grid and cutoffs where it gives them.
 import { ATOMIC_WEIGHTS } from "../../structure/composition";
 import { type StructureRecord, structureOf } from "../../structure/structure";
 import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-grid";
@@ -19,6 +19,11 @@ export interface EspressoContext {
   cutoffs: { wavefunction: number; density: number };
   /** Whether the k-grid came from the unit's own context rather than the density default. */
   kgridFromUnit: boolean;
+}
+
+/** A cutoff in Ry a unit's context may set: a finite positive number. */
+function cutoff(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 && value <= 10_000 ? value : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -75,29 +80,29 @@ export function espressoContext(options: {
   if (options.hasRelaxation) input.RESTART_MODE = "from_scratch";
   const givenKgrid = isRecord(unitContext.kgrid) ? unitContext.kgrid : undefined;
   const givenDimensions = givenKgrid?.dimensions;
+  const givenShifts = Array.isArray(givenKgrid?.shifts) ? (givenKgrid?.shifts as unknown[]) : [0, 0, 0];
+  // Numbers only: what the unit's context says is printed into the input as it is.
   const kgridFromUnit =
-    Array.isArray(givenDimensions) && givenDimensions.length === 3 && givenDimensions.every((d) => Number.isInteger(d));
+    Array.isArray(givenDimensions) &&
+    givenDimensions.length === 3 &&
+    givenDimensions.every((d) => Number.isInteger(d) && d >= 1 && d <= 200) &&
+    givenShifts.length === 3 &&
+    givenShifts.every((d) => d === 0 || d === 1);
   const kgrid: KGrid = kgridFromUnit
     ? {
         dimensions: givenDimensions as [number, number, number],
-        shifts: (Array.isArray(givenKgrid?.shifts) ? givenKgrid?.shifts : [0, 0, 0]) as [number, number, number],
+        shifts: givenShifts as [number, number, number],
         gridMetricType: "KPPRA",
         gridMetricValue: (givenDimensions as number[]).reduce((a, b) => a * b) * structure.sites.length,
       }
     : kGridOf(structure.cell, structure.sites.length, options.nonSelfConsistent ? NSCF_KPPRA : SCF_KPPRA);
   const givenCutoffs = isRecord(unitContext.cutoffs) ? unitContext.cutoffs : {};
   const cutoffs = {
-    wavefunction:
-      Number(givenCutoffs.wavefunction) > 0 ? Number(givenCutoffs.wavefunction) : DEFAULT_CUTOFFS.wavefunction,
-    density: Number(givenCutoffs.density) > 0 ? Number(givenCutoffs.density) : DEFAULT_CUTOFFS.density,
+    wavefunction: cutoff(givenCutoffs.wavefunction) ?? DEFAULT_CUTOFFS.wavefunction,
+    density: cutoff(givenCutoffs.density) ?? DEFAULT_CUTOFFS.density,
   };
-  const givenInput = isRecord(unitContext.input) ? unitContext.input : {};
-  const context: Record<string, unknown> = {
-    ...unitContext,
-    input: { ...input, ...givenInput },
-    cutoffs,
-    kgrid,
-    subworkflowContext,
-  };
+  // The unit's context is the account's to edit: only its numbers (k-grid, cutoffs) are taken,
+  // never text that would be printed into the input as it is.
+  const context: Record<string, unknown> = { input, cutoffs, kgrid, subworkflowContext };
   return { context, kgrid, cutoffs, kgridFromUnit };
 }

@@ -211,9 +211,20 @@ export function choosePseudopotential(element: string, type: string, functional:
   };
 }
 
-/** ESSE-shaped metaproperty records (methods-directory/physical/psp/file) of what this machine has. */
+let records: { list: Pseudopotential[]; records: Record<string, unknown>[] } | undefined;
+
+/**
+ * ESSE-shaped metaproperty records (methods-directory/physical/psp/file) of what this machine
+ * has; computed once per scan of the folders (each record carries its file's MD5).
+ */
 export function pseudopotentialRecords(): Record<string, unknown>[] {
-  return availablePseudopotentials().map((p) => ({
+  const list = availablePseudopotentials();
+  if (records?.list !== list) records = { list, records: list.map(recordOf) };
+  return structuredClone(records.records);
+}
+
+function recordOf(p: Pseudopotential): Record<string, unknown> {
+  return {
     slug: "pseudopotential",
     source: { info: {}, type: "local" },
     data: {
@@ -230,5 +241,5 @@ export function pseudopotentialRecords(): Record<string, unknown>[] {
       source: p.path.startsWith("/usr/share/espresso") ? "debian quantum-espresso-data" : "local",
       type: p.type,
     },
-  }));
+  };
 }

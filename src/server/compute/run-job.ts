@@ -13,6 +13,7 @@ import { bandGapsFromXml } from "./pw-bands";
 import { finalCoordinates, parsePwOutput, pwFailure } from "./pw-output";
 import { renderTemplate } from "./render-template";
 import { findOnPath, runExecutable } from "./run-executable";
+import { foldersOutside, isTrustedTemplate } from "./trusted-templates";
 
 /** What a machine without Quantum ESPRESSO needs, in the words of the job's error. */
 export const INSTALL_HINT =
@@ -74,6 +75,10 @@ function templateOf(unit: Rec): { name: string; content: string } | { reason: st
   const input = (Array.isArray(unit.input) ? unit.input : []).filter(isRecord);
   const template = input.map((i) => (isRecord(i.template) ? i.template : undefined)).find((t) => t !== undefined);
   if (!template || !text(template.content)) return { reason: `its unit "${name}" has no input template` };
+  if (!isTrustedTemplate(text(template.content)))
+    return {
+      reason: `its unit "${name}" has an input template that is not one of the bank's (matframe serve renders only the bank's own templates, as a template can run code; set the unit's context for k-points, cutoffs or input values instead)`,
+    };
   return { name: text(template.name) || `${name}.in`, content: text(template.content) };
 }
 
@@ -205,6 +210,11 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           /\{\{\s*JOB_WORK_DIR\s*\}\}/g,
           workDir,
         );
+        const outside = foldersOutside(rendered, workDir);
+        if (outside.length > 0)
+          return fail(`The input of ${stem} puts files outside the job's folder (${outside.join(", ")}); refused.`);
+        if (!/^[\w.-]+$/.test(template.name))
+          return fail(`The template name ${JSON.stringify(template.name)} is not a plain file name.`);
         const inputFile = path.join(workDir, template.name);
         const outputFile = path.join(workDir, `${stem}.out`);
         writeFileSync(inputFile, rendered);
