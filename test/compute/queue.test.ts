@@ -129,6 +129,33 @@ describe("the job queue", () => {
     }
   });
 
+  it("keeps a stopped job's files under --store, listed and downloadable after a restart", async () => {
+    const store = path.join(fakeDir, "store");
+    const first = await startTestServer({ store, jobTimeLimitMs: 500 });
+    let id: string;
+    try {
+      const demo = await login(first);
+      id = await newJob(first, demo, "kept files");
+      ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
+      expect((await waitForEnd(first, demo, id, 30_000)).status).toBe("error");
+      expect(ok(await call(first, demo, "GET", `/jobs/${id}/files`)).map((f: any) => f.key)).toContain("pw_scf.in");
+    } finally {
+      await first.close();
+    }
+    expect(existsSync(path.join(store, "jobs", id, "pw_scf.in"))).toBe(true);
+    const second = await startTestServer({ store });
+    try {
+      const demo = await login(second);
+      const files = ok(await call(second, demo, "GET", `/jobs/${id}/files`));
+      const input = files.find((f: any) => f.key === "pw_scf.in");
+      expect(await (await fetch(input.signedUrl)).text()).toMatch(/&CONTROL/i);
+      ok(await call(second, demo, "POST", `/jobs/${id}/purge`));
+      expect(existsSync(path.join(store, "jobs", id))).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("leaves no pw.x running when the server closes", async () => {
     const server = await startTestServer({ maxRunningJobs: 2 });
     const demo = await login(server);
