@@ -149,11 +149,12 @@ export class JobRunner {
    * then stops its process; resolves once the process is gone.
    */
   async terminate(caller: Caller, jobId: string, refuse: (job: StoredRecord) => Error): Promise<StoredRecord> {
-    const terminated = await this.context.written.write(() => {
+    // Past the quota: an account at its quota can always stop its jobs.
+    const terminated = await this.context.written.transact(() => {
       const job = owned(this.context, this.jobs(), caller, jobId);
       if (!UNFINISHED.includes(String(job.status))) throw refuse(job);
       const next = { ...job, status: "terminated" };
-      return { put: next, result: next, collection: "jobs" };
+      return { changes: [{ put: next, collection: "jobs" }], result: next, pastQuota: true };
     });
     this.undelay(jobId);
     await this.queue.cancel(jobId);
