@@ -21,6 +21,8 @@ const EXTERNAL = [
   "test/structure/ase.test.ts",
   "test/structure/wide-values.test.ts",
   "test/structure/p-norm.test.ts",
+  "test/structure/reduced-formula.test.ts",
+  "test/results/results-pandas.test.ts",
   "test/frame/pandas-differential.test.ts",
   "test/frame/derived-columns.test.ts",
   "test/server/derived-properties.test.ts",

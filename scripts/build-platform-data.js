@@ -3,7 +3,8 @@
 // kept verbatim (gzipped) in data/sources/. Run with `npm run platform-data`.
 //
 // - data/bank-workflows.json: the 55 workflows of Exabyte-io/standata (Apache-2.0), each with a
-//   platform-like `_id`, the public owner and where it came from. Their units' empty `context`,
+//   platform-like `_id`, the `systemName` the platform gives it, the public owner and where it came
+//   from. Their units' empty `context`,
 //   which newer standata writes as `[]`, is written `{}` as the pinned @mat3ra/esse requires (no
 //   workflow has a non-empty one); nothing else changes.
 // - data/reference-materials.json: the 1,056 Materials Project structures of matminer's
@@ -68,6 +69,37 @@ function emptyContextAsObject(units) {
   }
 }
 
+/**
+ * underscore.string's `slugify` (3.3, MIT), which the platform's workflow class uses: non-word
+ * characters become dashes, runs of dashes, underscores and spaces become one dash, none at the ends.
+ * (The bank's names are ASCII, so its `cleanDiacritics` step changes nothing and is left out.)
+ */
+function slugify(text) {
+  return text
+    .replace(/[^\w\s-]/g, "-")
+    .toLowerCase()
+    .trim()
+    .replace(/[-_\s]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}
+
+/** The names of the applications a workflow uses, in order, each once: its subworkflows' and its nested workflows'. */
+function usedApplicationNames(workflow) {
+  const names = [
+    ...(workflow.subworkflows ?? []).map((subworkflow) => subworkflow.application.name),
+    ...(workflow.workflows ?? []).flatMap(usedApplicationNames),
+  ];
+  return [...new Set(names)];
+}
+
+/**
+ * The `systemName` the platform gives a workflow: Exabyte-io/wode's `Workflow.systemName`,
+ * `slugify(usedApplicationNames.join(":") + "-" + name.toLowerCase())`, e.g. `espresso-band-gap`.
+ */
+function systemNameOf(workflow) {
+  return slugify(`${usedApplicationNames(workflow).join(":")}-${workflow.name.toLowerCase()}`);
+}
+
 function bankWorkflows() {
   const source = JSON.parse(
     zlib.gunzipSync(fs.readFileSync(path.join(SOURCES, "standata-workflows.json.gz"))).toString("utf8"),
@@ -81,6 +113,7 @@ function bankWorkflows() {
     return {
       _id: deterministicId(`standata:workflow:${file.path}`),
       ...workflow,
+      systemName: systemNameOf(workflow),
       external: {
         source: "Exabyte-io/standata",
         id: standataId,

@@ -50,10 +50,9 @@ export function withRemedy(
   return `${reason}: log in again.`;
 }
 
-/** An option by its name; one to pass also by the flag that sets it (`restart: true (--restart on the command line)`). */
+/** An option by its name; one to pass as `restart: true`. The CLI words the same remedy in its flags. */
 function libraryName(option: string, kind: "leaveOut" | "pass"): string {
-  if (kind === "leaveOut") return option;
-  return `${option}: true (--${option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} on the command line)`;
+  return kind === "leaveOut" ? option : `${option}: true`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -82,6 +81,28 @@ export class ClientClosedError extends MatframeError {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A request that failed: the server's error status, no usable connection, a timeout, an abort
+
+/**
+ * A request to the platform failed: the base of {@link ApiError} (an HTTP error status),
+ * {@link ConnectionError}, {@link TimeoutError} and {@link AbortError}. Catch this to handle any
+ * failed request; `endpoint` says which one.
+ */
+export class RequestError extends MatframeError {
+  override readonly code: string = "ERR_REQUEST";
+  override readonly name: string = "RequestError";
+  /**
+   * Method and path of the request, e.g. `GET /api/2018-10-01/materials`; never the query string.
+   * Undefined only for an {@link AbortError} that came between requests.
+   */
+  readonly endpoint: string | undefined;
+
+  constructor(message: string, endpoint: string | undefined, options?: { cause?: unknown; remedy?: Remedy }) {
+    super(message, options);
+    this.endpoint = endpoint;
+  }
+}
+
 // HTTP error statuses
 
 /** What every HTTP error response carries. */
@@ -100,18 +121,17 @@ export interface ApiErrorDetails {
  * The server answered with an HTTP error status. The subclasses name the common
  * statuses; an `ApiError` that is none of them carries a status they do not cover.
  */
-export class ApiError extends MatframeError {
+export class ApiError extends RequestError {
   override readonly code: string = "ERR_API";
   override readonly name: string = "ApiError";
   readonly status: number;
-  readonly endpoint: string;
+  declare readonly endpoint: string;
   readonly serverMessage?: string;
   readonly headers?: IncomingHttpHeaders;
 
   constructor(message: string, details: ApiErrorDetails, options?: { cause?: unknown; remedy?: Remedy }) {
-    super(message, options);
+    super(message, details.endpoint, options);
     this.status = details.status;
-    this.endpoint = details.endpoint;
     this.serverMessage = details.serverMessage;
     this.headers = details.headers;
   }
@@ -121,6 +141,15 @@ export class ApiError extends MatframeError {
 export class BadRequestError extends ApiError {
   override readonly code: string = "ERR_BAD_REQUEST";
   override readonly name: string = "BadRequestError";
+}
+
+/**
+ * 400 to the first page of an OPTIMADE query: the provider refused the filter (a syntax error, a
+ * property it does not know). `serverMessage` is the first line of the provider's `detail`.
+ */
+export class OptimadeFilterError extends BadRequestError {
+  override readonly code: string = "ERR_OPTIMADE_FILTER";
+  override readonly name: string = "OptimadeFilterError";
 }
 
 /** 401: wrong username/password at login, or credentials that are wrong, expired or revoked (log in again). */
@@ -193,44 +222,61 @@ export class ServerError extends ApiError {
 // Transport: no usable answer
 
 /** The server could not be reached, or the connection broke before the response was complete. */
-export class ConnectionError extends MatframeError {
+export class ConnectionError extends RequestError {
   override readonly code: string = "ERR_CONNECTION";
   override readonly name: string = "ConnectionError";
   /** Method and path of the request that failed. */
-  readonly endpoint: string;
+  declare readonly endpoint: string;
 
   constructor(message: string, endpoint: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.endpoint = endpoint;
+    super(message, endpoint, options);
   }
 }
 
 /** An attempt took longer than the `timeout` option, on every attempt allowed. */
-export class TimeoutError extends MatframeError {
+export class TimeoutError extends RequestError {
   override readonly code: string = "ERR_TIMEOUT";
   override readonly name: string = "TimeoutError";
   /** Method and path of the request that timed out. */
-  readonly endpoint: string;
+  declare readonly endpoint: string;
   /** The per-attempt timeout, in milliseconds. */
   readonly timeoutMs: number;
 
   constructor(message: string, endpoint: string, timeoutMs: number, options?: { cause?: unknown }) {
-    super(message, options);
-    this.endpoint = endpoint;
+    super(message, endpoint, options);
     this.timeoutMs = timeoutMs;
   }
 }
 
+/**
+ * `client.jobs.waitFor` reached its `timeout` before every job reached a status it waits for
+ * (`until`). Nothing is stopped: the jobs go on (end them with `client.jobs.terminate`).
+ * `endpoint` is `GET .../jobs`; `jobs` holds each job as last seen (`_id`, `name`, `status`).
+ */
+export class JobWaitTimeoutError extends TimeoutError {
+  override readonly code: string = "ERR_JOB_WAIT_TIMEOUT";
+  override readonly name: string = "JobWaitTimeoutError";
+  /** Each job as last seen, in the order asked for. */
+  readonly jobs: readonly { readonly _id: string; readonly name?: string; readonly status?: string }[];
+
+  constructor(
+    message: string,
+    endpoint: string,
+    timeoutMs: number,
+    jobs: readonly { readonly _id: string; readonly name?: string; readonly status?: string }[],
+  ) {
+    super(message, endpoint, timeoutMs);
+    this.jobs = jobs;
+  }
+}
+
 /** The caller's `signal` aborted the request (or the walk). `cause` is the signal's reason. */
-export class AbortError extends MatframeError {
+export class AbortError extends RequestError {
   override readonly code: string = "ERR_ABORTED";
   override readonly name: string = "AbortError";
-  /** Method and path of the request that was aborted, when one was in flight. */
-  readonly endpoint?: string;
 
   constructor(message: string, endpoint?: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.endpoint = endpoint;
+    super(message, endpoint, options);
   }
 }
 
@@ -395,8 +441,7 @@ export class ColumnTypeError extends MatframeError {
   constructor(column: string, type: string, value: string, id: string | undefined) {
     super(
       `Column "${column}" is typed ${type}, but record ${id ?? "(no _id)"} has ${value} there. ` +
-        `Give the column a type that holds every value, e.g. types: { "${column}": "string" } ` +
-        `(CLI: --types ${column}=string), or leave it out.`,
+        `Give the column a type that holds every value, e.g. types: { "${column}": "string" }, or leave it out.`,
     );
     this.column = column;
     this.type = type;
@@ -448,9 +493,7 @@ export class TargetExistsError extends MatframeError {
   readonly path: string;
 
   constructor(path: string) {
-    super(
-      `${path} already exists; pass force: true (--force on the command line) to overwrite it, or choose another path.`,
-    );
+    super(`${path} already exists; pass force: true to overwrite it, or choose another path.`);
     this.path = path;
   }
 }

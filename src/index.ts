@@ -23,6 +23,9 @@ export {
   ProjectRecord,
   PropertyRecord,
   EntityReference,
+  JobStatus,
+  FINAL_JOB_STATUSES,
+  JobFile,
 } from "./schemas";
 export type { Query } from "./schemas";
 
@@ -30,6 +33,9 @@ export type { Query } from "./schemas";
 export {
   Client,
   Collection,
+  JobsCollection,
+  MaterialsCollection,
+  WorkflowsCollection,
   credentialsPath,
   readProfile,
   saveProfile,
@@ -64,7 +70,39 @@ export type {
   PlatformRecord,
   Projected,
   RecordOf,
+  CreateJobOptions,
+  RecordReference,
+  WorkflowReference,
+  WaitForJobsOptions,
+  JobWaitProgress,
+  JobState,
+  DownloadOptions,
+  DownloadedFile,
+  CreateSetOptions,
+  MoveToSetOptions,
 } from "./client";
+
+// OPTIMADE providers: the client, and the wire shapes it reads.
+export { OptimadeClient, OptimadeEntries } from "./client/optimade";
+export type {
+  OptimadeClientOptions,
+  OptimadeIterateOptions,
+  OptimadeProgress,
+  OptimadeDatabase,
+  ResolvedProvider,
+} from "./client/optimade";
+export { OPTIMADE_API_VERSION, OptimadeEntry } from "./schemas/optimade";
+import "./frame/optimade/optimade-methods";
+export { OPTIMADE_COLUMNS } from "./frame/optimade";
+export type {
+  OptimadeTableProgress,
+  OptimadeReadOptions,
+  OptimadeFrameOptions,
+  OptimadeArrowOptions,
+  OptimadeCsvOptions,
+  OptimadeParquetOptions,
+  OptimadeStructureOptions,
+} from "./frame/optimade";
 
 // Tables and files from any records; and a collection's own (`toDataFrame`, `export*`) and
 // `client.results`, which the frame registers on `Collection` and `Client` (their readers and
@@ -78,6 +116,9 @@ export {
   DEFAULT_COLUMNS,
   RESULT_COLUMNS,
   WORKFLOW_COLUMNS,
+  JOB_COLUMNS,
+  PROJECT_COLUMNS,
+  PROPERTY_COLUMNS,
   exportCsv,
   exportNdjson,
   exportParquet,
@@ -145,8 +186,10 @@ export {
   MatframeError,
   ValidationError,
   ClientClosedError,
+  RequestError,
   ApiError,
   BadRequestError,
+  OptimadeFilterError,
   AuthenticationError,
   DeviceLoginError,
   PermissionDeniedError,
@@ -157,6 +200,7 @@ export {
   ServerError,
   ConnectionError,
   TimeoutError,
+  JobWaitTimeoutError,
   AbortError,
   ResponseValidationError,
   ResponseTooLargeError,

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import * as path from "node:path";
+import { OutputError } from "./errors";
 
 /** What a lock file holds. Older matframe versions wrote the bare process id. */
 export interface LockOwner {
@@ -44,7 +45,7 @@ export function takePidLock(file: string): { taken: true } | { taken: false; pid
     if (text === undefined) {
       // Removed meanwhile (try again), or a link to nowhere, which link() sees and a read does not.
       if (attempt > 0 && isLink(absolute))
-        throw new Error(`${absolute} is a symbolic link, not a lock matframe made; remove it`);
+        throw new OutputError(`${absolute} is a symbolic link, not a lock matframe made; remove it`);
       continue;
     }
     const owner = parseOwner(text);

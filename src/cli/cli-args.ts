@@ -51,6 +51,26 @@ export function parseFlags<const S extends FlagSpec>(command: string, argv: stri
   }
 }
 
+/**
+ * {@link parseFlags} for a command that also takes words of its own (`matframe jobs wait ID...`):
+ * the flags and, in order, the words that are not flags.
+ */
+export function parseFlagsAndWords<const S extends FlagSpec>(
+  command: string,
+  argv: string[],
+  options: S,
+): { values: FlagValues<S>; words: string[] } {
+  try {
+    const parsed = parseArgs({ args: argv, options: options as never, strict: true, allowPositionals: true });
+    return { values: parsed.values as FlagValues<S>, words: parsed.positionals };
+  } catch (error) {
+    const mistake = describeMistake(error, argv, options);
+    throw new UsageError(
+      `${mistake}${/[?.]$/.test(mistake) ? "" : "."} Run "matframe ${command} --help" for the options.`,
+    );
+  }
+}
+
 function describeMistake(error: unknown, argv: readonly string[], options: FlagSpec): string {
   const code = (error as NodeJS.ErrnoException).code;
   const message = String((error as Error).message);

@@ -26,11 +26,19 @@ credentials came from (never a secret).
 Options:
   --base-url URL         platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
                          and $API_SECURE, else the saved login's, else the local platform)
-  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'
+  --query JSON           MongoDB-style query, e.g. '{"lattice.type":"FCC"}'; with --results, over
+                         the table's columns, e.g. '{"band_gaps.indirect":{"$gt":1}}'
+  --optimade URL         export the structures of this OPTIMADE provider instead (its base URL as
+                         providers.optimade.org lists it; an index meta-database is followed to its
+                         database); --columns are then OPTIMADE property names (default: id,
+                         chemical_formula_reduced,elements,nelements,nsites), matframe: computed
+                         columns or derivedProperties.volume/density
+  --filter FILTER        with --optimade: an OPTIMADE filter, e.g. 'elements HAS "Si" AND nelements=2';
+                         one the provider refuses exits 2 with its message and writes nothing
   --results SLUG,...     export results instead of materials: one row per property record of these
                          kinds (e.g. band_gaps) with its material, job, unit, application, model and
                          method; --columns then adds material.*, job.*, model.*, application.* and
-                         unit.* columns, e.g. material.derivedProperties.density,model.hubbardType
+                         unit.* columns, e.g. material.derivedProperties.density,job.name
                          (csv, ndjson or parquet; --page-size 1-250)
   --columns a,b,c        dotted column paths (default: _id,name,formula,method.type,method.subtype,
                          lattice.a,lattice.b,lattice.c,derivedProperties.volume,derivedProperties.density)
@@ -146,7 +154,15 @@ export async function runExport(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   // Not when the data itself goes to the terminal: the bar would be drawn into the rows.
   const toTerminal = parsed.task.output === process.stdout && process.stdout.isTTY;
-  const bar = !quiet && process.stderr.isTTY && !toTerminal ? new ProgressBar(parsed.task.maxItems) : undefined;
+  // On a terminal a bar redrawn in place; in a log or a pipe a line every few seconds.
+  const bar =
+    !quiet && !toTerminal
+      ? new ProgressBar({
+          terminal: process.stderr.isTTY === true,
+          noun: parsed.task.results ? "rows" : parsed.task.optimade ? "structures" : "materials",
+          ...(parsed.task.maxItems !== undefined ? { total: parsed.task.maxItems } : {}),
+        })
+      : undefined;
   let exportingFrom: ExportSource | undefined;
   try {
     const result = await exportTask(
@@ -154,6 +170,8 @@ export async function runExport(argv: string[]): Promise<number> {
       {
         onSource: (source) => {
           exportingFrom = source;
+          // The built-in platform's count is the total of a materials export over all of them.
+          if (source.local && !parsed.task.results && parsed.task.query === undefined) bar?.setTotal(source.materials);
           if (quiet) return;
           // Which platform, and where its address and credentials came from: never a secret.
           process.stderr.write(
@@ -170,7 +188,10 @@ export async function runExport(argv: string[]): Promise<number> {
       },
     );
     bar?.clear();
-    if (!quiet) process.stderr.write(`${summary(result, parsed.task.results ? "row" : "material")}\n`);
+    if (!quiet)
+      process.stderr.write(
+        `${summary(result, parsed.task.results ? "row" : parsed.task.optimade ? "structure" : "material")}\n`,
+      );
     return EXIT.ok;
   } catch (error) {
     bar?.clear();
@@ -210,7 +231,7 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 130 : 143;
 }
 
-function summary(result: ExportTaskResult, noun: "material" | "row"): string {
+function summary(result: ExportTaskResult, noun: "material" | "row" | "structure"): string {
   const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
   const resumed = result.resumedFrom

@@ -34,6 +34,8 @@ export interface ParsedExportFlags {
 
 const EXPORT_FLAGS = {
   "base-url": { type: "string" },
+  optimade: { type: "string" },
+  filter: { type: "string" },
   query: { type: "string" },
   results: { type: "string" },
   columns: { type: "string" },
@@ -129,6 +131,8 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
   }
   const task: ParsedExportFlags["task"] = {
     baseUrl: values["base-url"],
+    ...(values.optimade !== undefined ? { optimade: values.optimade } : {}),
+    ...(values.filter !== undefined ? { filter: values.filter } : {}),
     query: jsonObject("--query", values.query, `'{"formula":"Si"}'`),
     columns: values.columns?.split(",").map((column) => column.trim()),
     ...(values.results !== undefined ? { results: values.results.split(",").map((slug) => slug.trim()) } : {}),
@@ -218,6 +222,8 @@ function integer(flag: string, text: string | undefined): number | undefined {
 /** The flag that sets each library option, so a refused option is named as the user typed it. */
 export const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
   baseUrl: "--base-url",
+  optimade: "--optimade",
+  filter: "--filter",
   format: "--format",
   cell: "--cell",
   output: "--output",

@@ -131,6 +131,18 @@ export interface ExportTaskOptions {
    * @default false
    */
   restart?: boolean;
+  /**
+   * Export the structures of this OPTIMADE provider (its unversioned base URL, or an index
+   * meta-database's) instead of the platform's materials; `columns` are then OPTIMADE property
+   * names, and `filter` picks the entries.
+   * @example "https://optimade.materialsproject.org"
+   */
+  optimade?: string;
+  /**
+   * With `optimade`: an OPTIMADE filter, sent as it is.
+   * @example 'elements HAS "Si" AND nelements=2'
+   */
+  filter?: string;
   /** Stops the export, and a login in progress (not the logout at the end); the partial file is removed. */
   signal?: AbortSignal;
   /**
@@ -192,6 +204,15 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
   // Mistakes the user can fix are reported before a server is started or a login sent. The
   // export checks the same options again (pure and quick); its warnings are reported then, once.
   const { query, columns, sort, pageSize, maxItems, paging, signal } = options;
+  if (options.optimade !== undefined) {
+    const { exportOptimadeTask } = await import("./optimade-task.js");
+    return exportOptimadeTask({ ...options, optimade: options.optimade }, events, started);
+  }
+  if (options.filter !== undefined)
+    throw new ValidationError(
+      "filter",
+      "filter is an OPTIMADE filter: it needs the provider's base URL (optimade; --optimade URL on the command line), or use query for the platform's materials.",
+    );
   if (options.results !== undefined) return exportResultsTask(options, events, started);
   const structures = isStructureFormat(options.format)
     ? planStructureExport({
@@ -289,7 +310,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
 }
 
 /** The options a results export cannot take, by their option names. */
-const NOT_FOR_RESULTS = ["query", "sort", "paging", "partitions", "resume", "units", "cell"] as const;
+const NOT_FOR_RESULTS = ["sort", "paging", "partitions", "resume", "units", "cell"] as const;
 
 /** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
 async function exportResultsTask(
@@ -313,12 +334,14 @@ async function exportResultsTask(
   const { planResults } = await import("../frame/results/index.js");
   const request = {
     properties: options.results!,
+    ...(options.query !== undefined ? { query: options.query } : {}),
     ...(options.columns ? { columns: options.columns } : {}),
     ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.strict ? { strict: true } : {}),
     force: options.force,
-    escapeFormulas: options.escapeFormulas,
+    // The library refuses an option the format does not use; escapeFormulas always has a value here.
+    ...(format === "csv" ? { escapeFormulas: options.escapeFormulas } : {}),
     types: options.types,
     compression: options.parquetCompression,
     rowGroupSize: options.parquetRowGroupSize,
@@ -326,7 +349,7 @@ async function exportResultsTask(
     onWarning: events.onWarning,
     signal: options.signal,
   };
-  planResults(request); // mistakes reported before a server is started or a login sent
+  planResults(request, TABLE_EXPORTS[format]); // mistakes reported before a server is started or a login sent
   if (typeof options.output === "string") await checkTarget(options.output, options.force);
   return withClient(options, events, started, (client) =>
     client.results[TABLE_EXPORTS[format]](options.output, request),

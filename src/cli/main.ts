@@ -13,6 +13,7 @@ Commands:
   serve       serve the Materials Platform API (2018-10-01) locally, with real materials
   export      write materials as CSV, NDJSON, Parquet or structure files (from the local platform
               when no base URL or profile is given)
+  jobs        create, submit, wait for and terminate jobs, and download their files
   login       log in once and save the account id and token for later commands and notebooks
   logout      revoke a saved login and remove it
 
@@ -20,14 +21,15 @@ Options:
   -h, --help      show this help (matframe <command> --help for a command's options)
   -v, --version   print the version
 
-Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout.`;
+Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout
+(matframe jobs wait: 4 when a job ended in error or was terminated).`;
 
 function version(): string {
   const manifest = path.join(__dirname, "..", "..", "package.json");
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }
 
-const COMMANDS = ["serve", "export", "login", "logout", "help"];
+const COMMANDS = ["serve", "export", "jobs", "login", "logout", "help"];
 
 /** Runs `matframe <command>`; `help COMMAND` is `COMMAND --help`. */
 async function main(argv: string[]): Promise<number> {
@@ -37,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./serve-command.js")).runServe(rest);
     case "export":
       return (await import("./export-command.js")).runExport(rest);
+    case "jobs":
+      return (await import("./jobs/jobs-command.js")).runJobs(rest);
     case "login":
       return (await import("./login-command.js")).runLogin(rest);
     case "logout":

@@ -5,6 +5,7 @@ import { startServer, type Lockout, type ServerHandle } from "../server";
 import { parseFlags, wrapHelp } from "./cli-args";
 import { UsageError } from "./password";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
+import { commandArgument, escapeForTerminal, quoteForTerminal } from "../terminal-text";
 
 export const SERVE_USAGE = `Usage: matframe serve [options]
 
@@ -174,14 +175,17 @@ function untilStopped(): Promise<string> {
   });
 }
 
-/** The notice a teacher sees when a student is locked out. */
-function lockoutNotice({ username, address, failures, retryAfterSeconds }: Lockout): string {
-  const name = username.slice(0, 64);
+/** Longest name the notice offers to type back: longer ones can log in to no account anyway. */
+const MAX_TYPED_NAME = 1024;
+
+/** The notice a teacher sees when a student is locked out; the name is a remote user's, so escaped. */
+export function lockoutNotice({ username, address, failures, retryAfterSeconds }: Lockout): string {
   const minutes = Math.ceil(retryAfterSeconds / 60);
-  return (
-    `matframe serve: ${JSON.stringify(name)} is locked out at ${address} for ${minutes} minute${minutes === 1 ? "" : "s"} after ${failures} failed logins; ` +
-    `to let them in now, type: unlock ${name}\n`
-  );
+  const hint =
+    username.length <= MAX_TYPED_NAME
+      ? `to let them in now, type: unlock ${commandArgument(username)}`
+      : "no account has so long a name, so there is nobody to unlock";
+  return `matframe serve: ${quoteForTerminal(username)} is locked out at ${escapeForTerminal(address)} for ${minutes} minute${minutes === 1 ? "" : "s"} after ${failures} failed logins; ${hint}\n`;
 }
 
 /**
@@ -215,6 +219,8 @@ export async function runServe(argv: string[]): Promise<number> {
       quotaBytes: mebibytes(parseCount(flags["quota-mib"], "--quota-mib", 1_000_000)),
       maxRunningJobs: positive(parseCount(flags["max-running-jobs"], "--max-running-jobs", 1024), "--max-running-jobs"),
       jobTimeLimitMs: parseDuration(flags["job-time-limit"], "--job-time-limit", true),
+      // As on the platform, whose notebooks read them: every account's default material and workflow.
+      accountDefaults: true,
       loginThrottle: {
         maxFailures: positive(
           parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000),

@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
+import { quoteForTerminal, readCommandArgument } from "../terminal-text";
 
 /** What the teacher can type into a running `matframe serve`. */
-export const SERVE_COMMANDS = "unlock NAME (let a locked-out account log in again now)";
+export const SERVE_COMMANDS =
+  'unlock NAME or unlock "NAME" as the lockout notice writes it (let a locked-out account log in again now)';
 
 /** How often the parent process is looked for; a second is soon enough to free the port. */
 const PARENT_CHECK_MS = 1_000;
@@ -65,9 +67,13 @@ export function readCommands(unlock: (username: string) => number, write: (line:
       write(`matframe serve: commands: ${SERVE_COMMANDS}`);
       return;
     }
-    const name = match[1];
+    const name = readCommandArgument(match[1]);
+    if (name === undefined) {
+      write(`matframe serve: a quoted name must be written as the lockout notice shows it, e.g. unlock "a\\u001bb"`);
+      return;
+    }
     const locked = unlock(name);
-    const shown = JSON.stringify(name.slice(0, 64));
+    const shown = quoteForTerminal(name);
     write(
       locked > 0
         ? `matframe serve: unlocked ${shown}: it can log in again now`

@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import {
   ACCOUNT_ID_HEADER,
   AUTH_TOKEN_HEADER,
-  type JobRecord,
   type MaterialRecord,
   type ProjectRecord,
   type PropertyRecord,
   type WorkflowRecord,
 } from "../schemas";
 import { Collection } from "./collection";
+import { JobsCollection, MaterialsCollection, WorkflowsCollection } from "./collections";
 import type { PlatformRecord } from "./platform-record";
 import type { Connection, GetDataOptions } from "./connection";
 import { AuthenticationError, ClientClosedError, ResponseValidationError, ValidationError } from "../errors";
@@ -228,9 +228,9 @@ export class Client implements Connection {
     return new Collection<R>(this, name);
   }
 
-  /** The `materials` collection, its records typed as the platform's material records. */
-  get materials(): Collection<MaterialRecord> {
-    return new Collection<MaterialRecord>(this, "materials");
+  /** The `materials` collection, its records typed as the platform's material records, with sets (`createSet`, `moveToSet`). */
+  get materials(): MaterialsCollection {
+    return new MaterialsCollection(this, "materials");
   }
 
   /** The public reference materials (`bank-materials`), read-only; `materials` lists the bundled ones and your own. */
@@ -238,9 +238,9 @@ export class Client implements Connection {
     return new Collection<MaterialRecord>(this, "bank-materials");
   }
 
-  /** The `workflows` collection: each workflow's subworkflows carry their application and model, the method inside the model. */
-  get workflows(): Collection<WorkflowRecord> {
-    return new Collection<WorkflowRecord>(this, "workflows");
+  /** The `workflows` collection (subworkflows with their application and model); `copyFromBank` copies a bank workflow. */
+  get workflows(): WorkflowsCollection {
+    return new WorkflowsCollection(this, "workflows");
   }
 
   /** The platform's standard workflows (`bank-workflows`), read-only; copy one into your account to change it. */
@@ -248,9 +248,9 @@ export class Client implements Connection {
     return new Collection<WorkflowRecord>(this, "bank-workflows");
   }
 
-  /** The `jobs` collection: each job embeds the workflow it ran and names its material (`_material._id`). */
-  get jobs(): Collection<JobRecord> {
-    return new Collection<JobRecord>(this, "jobs");
+  /** The `jobs` collection (each embeds its workflow, names its `_material`): `create`, `submit`, `waitFor`, `terminate`, `files`. */
+  get jobs(): JobsCollection {
+    return new JobsCollection(this, "jobs");
   }
 
   /** The `projects` collection (each account has a default project). */
@@ -349,19 +349,19 @@ export class Client implements Connection {
    * Low level: an authenticated write (`PUT`, `PATCH`, `POST`, `DELETE` of `{baseUrl}/{path}`,
    * with a JSON body when given), returning the JSend `data`. Never retried unless the request
    * surely did not reach the server (the connection was refused): a write that may have been
-   * applied is not sent twice. The collections' `create`, `update`, `delete`, `copy` and
-   * `importStructure` use it.
+   * applied is not sent twice. Every write of the collections goes through it.
    * @internal
    */
   async writeData(
     method: "PUT" | "PATCH" | "POST" | "DELETE",
     path: string,
-    options: { body?: unknown; signal?: AbortSignal } = {},
+    options: { body?: unknown; search?: Record<string, string>; signal?: AbortSignal } = {},
   ): Promise<unknown> {
     this.#assertOpen(path, method);
     const res = await this.#transport.send({
       method,
       path,
+      search: options.search,
       signal: options.signal,
       headers: {
         ...this.#authHeaders(),

@@ -60,6 +60,15 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   }
 
   /**
+   * The client's requests, for the collections that add the platform's own verbs (`jobs.submit`,
+   * `materials.createSet`) in their own files.
+   * @internal
+   */
+  protected get connection(): Connection {
+    return this.#client;
+  }
+
+  /**
    * One page, exactly one request: `GET /{name}?query=...&projection=...`.
    * @example const page = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 10 } });
    */
@@ -106,7 +115,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     options: WriteOptions = {},
   ): Promise<RecordOf<T, R, {}>> {
     checkRecordBody("record", record);
-    return this.#written(
+    return this.checkWritten(
       await this.#client.writeData("PUT", `${this.name}/create`, { body: record, signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
@@ -124,8 +133,8 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     options: WriteOptions = {},
   ): Promise<RecordOf<T, R, {}>> {
     const body = checkModifier(modifier);
-    return this.#written(
-      await this.#client.writeData("PATCH", this.#path(id), { body, signal: options.signal }),
+    return this.checkWritten(
+      await this.#client.writeData("PATCH", this.recordPath(id), { body, signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 
@@ -134,7 +143,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @example await client.materials.delete(id);
    */
   async delete(id: string, options: WriteOptions = {}): Promise<void> {
-    await this.#client.writeData("DELETE", this.#path(id), { signal: options.signal });
+    await this.#client.writeData("DELETE", this.recordPath(id), { signal: options.signal });
   }
 
   /**
@@ -143,8 +152,8 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @example const copy = await client.materials.copy(si._id);
    */
   async copy<T extends object = never>(id: string, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
-    return this.#written(
-      await this.#client.writeData("POST", `${this.#path(id)}/copy`, { signal: options.signal }),
+    return this.checkWritten(
+      await this.#client.writeData("POST", `${this.recordPath(id)}/copy`, { signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 
@@ -166,12 +175,13 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
         `importStructure imports materials; use client.materials, not client.collection("${this.name}").`,
       );
     const body = checkImport(file);
-    return this.#written(
+    return this.checkWritten(
       await this.#client.writeData("POST", "materials/import", { body, signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 
-  #path(id: unknown): string {
+  /** `{name}/{id}` for a non-empty string id, else a ValidationError. @internal */
+  protected recordPath(id: unknown): string {
     if (typeof id !== "string" || id === "") {
       throw new ValidationError(
         "id",
@@ -181,7 +191,8 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
     return `${this.name}/${encodeURIComponent(id)}`;
   }
 
-  #written(data: unknown): PlatformRecord {
+  /** The record a write answered with, or a ResponseValidationError saying it is missing. @internal */
+  protected checkWritten(data: unknown): PlatformRecord {
     const checked = recordObject(data);
     if (checked.ok) return checked.value;
     throw new ResponseValidationError(

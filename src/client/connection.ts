@@ -43,7 +43,7 @@ export interface Connection {
   writeData(
     method: "PUT" | "PATCH" | "POST" | "DELETE",
     path: string,
-    options?: { body?: unknown; signal?: AbortSignal },
+    options?: { body?: unknown; search?: Record<string, string>; signal?: AbortSignal },
   ): Promise<unknown>;
   /** @internal */
   measureLink(signal?: AbortSignal): Promise<void>;

@@ -10,7 +10,8 @@ import {
   ValidationError,
 } from "../errors";
 import { normaliseBaseUrl } from "./config/validate-options";
-import { loadUndici, oauthFailure, postForm, withDispatcher, type Answer } from "./transport/oauth-request";
+import { loadUndici } from "./transport/dispatcher";
+import { oauthFailure, postForm, withDispatcher, type Answer } from "./transport/oauth-request";
 import { redact } from "./transport/redact";
 import { sleep } from "./transport/retry";
 

@@ -3,6 +3,19 @@ export { Client } from "./client";
 export type { FromEnvOptions, GetDataOptions } from "./client";
 export type { Connection } from "./connection";
 export { Collection } from "./collection";
+export { JobsCollection, MaterialsCollection, WorkflowsCollection } from "./collections";
+export type {
+  CreateJobOptions,
+  RecordReference,
+  WorkflowReference,
+  WaitForJobsOptions,
+  JobWaitProgress,
+  JobState,
+  DownloadOptions,
+  DownloadedFile,
+  CreateSetOptions,
+  MoveToSetOptions,
+} from "./collections";
 export type { PlatformRecord, Projected, RecordOf } from "./collection";
 export type {
   TransportSettings,

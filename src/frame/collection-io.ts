@@ -22,7 +22,8 @@ import {
 } from "./export/resume/resume-plan";
 import { ResumableFile } from "./export/resume/resumable-file";
 import { writePartitionedResumable } from "./export/partitioned-resume";
-import { writeHive, writeHiveResumable, type PartitionByOptions } from "./export/dataset/hive-export";
+import { writeHive, type PartitionByOptions } from "./export/dataset/hive-export";
+import { writeHiveResumable } from "./export/dataset/hive-resumable";
 import { planHive, type HivePlan } from "./export/dataset/hive-router";
 import { DATASET_ROWS_HELD, RowBudget } from "./export/dataset/row-budget";
 

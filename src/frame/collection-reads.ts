@@ -60,7 +60,8 @@ export function planTableRead(
   },
   collection?: string,
 ): TableRead {
-  const plan = planColumns(options.columns ?? defaultColumnsOf(collection), options);
+  const planned = planColumns(options.columns ?? defaultColumnsOf(collection), options);
+  const plan = options.columns === undefined ? { ...planned, defaulted: true } : planned;
   // Material queries are checked against the material record's shape before any request.
   if (collection === "materials")
     reportWarnings(checkQueryPaths(options.query, options.strict ?? false), options.onWarning);

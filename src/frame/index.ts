@@ -34,4 +34,4 @@ export type {
   ResultsParquetOptions,
   LinkedColumn,
 } from "./results/results-plan";
-export { WORKFLOW_COLUMNS } from "./unit-rows";
+export { JOB_COLUMNS, PROJECT_COLUMNS, PROPERTY_COLUMNS, WORKFLOW_COLUMNS } from "./unit-rows";

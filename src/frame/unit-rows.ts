@@ -32,9 +32,51 @@ export function rowsPerUnit(collection: string | undefined, plan: ColumnPlan): b
   );
 }
 
-/** The default columns of a collection's table, when it has its own. */
+/** The columns a job table gets when none are named: what it is, how it went, what it ran on and when. */
+export const JOB_COLUMNS: readonly string[] = Object.freeze([
+  "_id",
+  "name",
+  "status",
+  "_material._id",
+  "workflow.name",
+  "_project.slug",
+  "owner.slug",
+  "createdAt",
+]);
+
+/** The columns a project table gets when none are named. */
+export const PROJECT_COLUMNS: readonly string[] = Object.freeze([
+  "_id",
+  "name",
+  "slug",
+  "isDefault",
+  "owner.slug",
+  "createdAt",
+]);
+
+/** The columns a property table gets when none are named: its kind and the job, unit and material it came from. */
+export const PROPERTY_COLUMNS: readonly string[] = Object.freeze([
+  "_id",
+  "slug",
+  "source.info.jobId",
+  "source.info.unitId",
+  "source.info.materialId",
+  "owner.slug",
+  "createdAt",
+]);
+
+const DEFAULTS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["workflows", WORKFLOW_COLUMNS],
+  ["bank-workflows", WORKFLOW_COLUMNS],
+  ["jobs", JOB_COLUMNS],
+  ["projects", PROJECT_COLUMNS],
+  ["properties", PROPERTY_COLUMNS],
+  ["metaproperties", PROPERTY_COLUMNS],
+]);
+
+/** The default columns of a collection's table, when it has its own (materials and bank materials use DEFAULT_COLUMNS). */
 export function defaultColumnsOf(collection: string | undefined): readonly string[] | undefined {
-  return collection !== undefined && WORKFLOW_COLLECTIONS.has(collection) ? WORKFLOW_COLUMNS : undefined;
+  return collection === undefined ? undefined : DEFAULTS.get(collection);
 }
 
 /**

@@ -34,4 +34,7 @@ export {
   ProjectRecord,
   PropertyValue,
   PropertyRecord,
+  JobStatus,
+  FINAL_JOB_STATUSES,
+  JobFile,
 } from "./platform-records";

@@ -120,3 +120,37 @@ export const PropertyRecord = z.looseObject({
   owner: Owner.optional(),
 });
 export type PropertyRecord = z.infer<typeof PropertyRecord>;
+
+/** ESSE's job statuses (`job/base.json`), in the order a job may pass through them. */
+export const JobStatus = z.enum([
+  "pre-submission",
+  "queued",
+  "submitted",
+  "active",
+  "finished",
+  "terminate-queued",
+  "terminated",
+  "error",
+  "deleted",
+  "timeout",
+]);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+/** The statuses a job does not leave: `jobs.waitFor` stops at these unless told otherwise. */
+export const FINAL_JOB_STATUSES: readonly JobStatus[] = ["finished", "error", "terminated", "timeout", "deleted"];
+
+/**
+ * One file of a job (`GET /jobs/<id>/files`): its storage `key` (a path below the job's folder),
+ * `name`, `size` in bytes and a `signedUrl` that downloads it without other credentials (signed,
+ * time-limited, bound to the job's account). The platform's Python client documents the URL as
+ * `signedURL`; both spellings are read.
+ */
+export const JobFile = z.looseObject({
+  key: z.string(),
+  name: z.string().optional(),
+  size: z.number().optional(),
+  signedUrl: z.string().optional(),
+  signedURL: z.string().optional(),
+  lastModified: z.union([z.number(), z.string()]).optional(),
+});
+export type JobFile = z.infer<typeof JobFile>;

@@ -1,11 +1,12 @@
 // The local platform: `startServer` and what its options and errors need.
 export { startServer } from "./start-server";
 export type { ServerHandle } from "./start-server";
-export { isLoopbackHost } from "./server-options";
+export { isLoopbackHost } from "../loopback";
 export type { StartServerOptions } from "./server-options";
 export type { CompressionMode } from "./http/compression";
 export type { Lockout, LoginThrottleOptions } from "./auth/login-throttle";
-export type { UserAccount } from "./auth/auth";
+export type { SessionLimits, UserAccount } from "./auth/auth";
+export type { UserCodeLimits } from "./auth/code-attempts";
 export type { DeviceFlowOptions } from "./auth/device-flow";
 
 export { SYNTHETIC_TAG } from "./records/synthetic";

@@ -1,9 +1,16 @@
-import { isIP } from "node:net";
 import { ServerOptionsError } from "../errors";
-import { DEMO_ACCOUNT, type UserAccount } from "./auth/auth";
+import { isLoopbackHost } from "../loopback";
 import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
-import type { DeviceFlowOptions } from "./auth/device-flow";
+import { DEFAULT_MAX_GRANTS, DEFAULT_MAX_GRANTS_PER_ADDRESS, type DeviceFlowOptions } from "./auth/device-flow";
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_ACCOUNT,
+  DEMO_ACCOUNT,
+  type SessionLimits,
+  type UserAccount,
+} from "./auth/auth";
+import { DEFAULT_MAX_WRONG_CODES, DEFAULT_WRONG_CODE_WINDOW_MS, type UserCodeLimits } from "./auth/code-attempts";
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
@@ -105,11 +112,32 @@ export interface StartServerOptions {
    */
   quotaBytes?: number;
   /**
+   * Whether every account starts, besides its default project (which every account has), with a
+   * default material (a copy of silicon) and workflow (a copy of the bank's Quantum ESPRESSO Total
+   * Energy), each `isDefault: true`, as on the platform, whose notebooks read them. `matframe
+   * serve` turns it on; from code it is off, so that an account's list of materials holds the
+   * served ones alone until it writes one.
+   * @default false
+   */
+  accountDefaults?: boolean;
+  /**
    * Timing of the OIDC device flow (`/oidc/device/auth`): the poll `interval` devices are told
    * and how long a code lives. An interval of 0 lets tests poll without waiting.
    * @default { intervalSeconds: 5, expiresInSeconds: 600 }
    */
   deviceFlow?: DeviceFlowOptions;
+  /**
+   * Sessions kept, in all and per account; the device flow's refresh tokens are bounded alike.
+   * One account's logins or refreshes push out only its own oldest session, so they never log
+   * anybody else out.
+   * @default { maxSessions: 100000, maxSessionsPerAccount: 100 }
+   */
+  sessions?: SessionLimits;
+  /**
+   * Wrong user codes one client address may type on the device flow's verification page.
+   * @default { maxWrongCodes: 30, windowMs: 600000 }
+   */
+  userCodes?: UserCodeLimits;
   /**
    * Milliseconds a job answered from the reference data (a published result of a computation this
    * machine cannot run) stays `active` before it finishes.
@@ -144,12 +172,10 @@ export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4000;
 
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (bare === "localhost" || bare === "::1") return true;
-  if (bare.startsWith("::ffff:")) return isLoopbackHost(bare.slice(7));
-  return isIP(bare) === 4 && bare.startsWith("127.");
+/** Throws unless `value` is a whole number of at least `min` (a limit given from code). */
+function wholeNumber(value: unknown, name: string, min: number): void {
+  if (!Number.isSafeInteger(value) || (value as number) < min)
+    throw new ServerOptionsError(`${name} must be a whole number of at least ${min}, not ${String(value)}.`);
 }
 
 /** Reads `"name:password"` (split at the first colon) or `{username, password}`. */
@@ -247,6 +273,18 @@ export function resolveOptions(options: StartServerOptions) {
       `deviceFlow.expiresInSeconds must be a whole number of seconds from 1 to 86400, not ${String(expiresInSeconds)}.`,
     );
   }
+  const { maxGrants = DEFAULT_MAX_GRANTS, maxGrantsPerAddress = DEFAULT_MAX_GRANTS_PER_ADDRESS } =
+    options.deviceFlow ?? {};
+  wholeNumber(maxGrants, "deviceFlow.maxGrants", 1);
+  wholeNumber(maxGrantsPerAddress, "deviceFlow.maxGrantsPerAddress", 1);
+  const { maxSessions = DEFAULT_MAX_SESSIONS, maxSessionsPerAccount = DEFAULT_MAX_SESSIONS_PER_ACCOUNT } =
+    options.sessions ?? {};
+  wholeNumber(maxSessions, "sessions.maxSessions", 1);
+  wholeNumber(maxSessionsPerAccount, "sessions.maxSessionsPerAccount", 1);
+  const { maxWrongCodes = DEFAULT_MAX_WRONG_CODES, windowMs: codeWindowMs = DEFAULT_WRONG_CODE_WINDOW_MS } =
+    options.userCodes ?? {};
+  wholeNumber(maxWrongCodes, "userCodes.maxWrongCodes", 1);
+  wholeNumber(codeWindowMs, "userCodes.windowMs", 1);
   const jobRunMs = options.jobRunMs ?? DEFAULT_RUN_MS;
   if (typeof jobRunMs !== "number" || !(jobRunMs >= 0 && jobRunMs <= 3_600_000)) {
     throw new ServerOptionsError(
@@ -298,7 +336,10 @@ export function resolveOptions(options: StartServerOptions) {
     compression,
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
-    deviceFlow: { intervalSeconds, expiresInSeconds },
+    accountDefaults: options.accountDefaults === true,
+    deviceFlow: { intervalSeconds, expiresInSeconds, maxGrants, maxGrantsPerAddress },
+    sessions: { maxSessions, maxSessionsPerAccount },
+    userCodes: { maxWrongCodes, windowMs: codeWindowMs },
     jobRunMs,
     jobStartDelayMs,
     maxRunningJobs,

@@ -14,6 +14,7 @@ import {
 import { ConnectionGuard } from "./http/connections";
 import { LoginThrottle } from "./auth/login-throttle";
 import { DeviceFlow } from "./auth/device-flow";
+import { CodeAttempts } from "./auth/code-attempts";
 import { randomBytes } from "node:crypto";
 import type { Reply, ServerState } from "./handlers/reply";
 import { MAX_URL_LENGTH } from "./http/request-input";
@@ -26,9 +27,11 @@ import { PUBLIC_OWNER } from "./records/owners";
 import { LmdbBackend, MemoryBackend } from "./records/record-backend";
 import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
+import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/account-defaults";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
+import { escapeForTerminal } from "../terminal-text";
 import { UrlSigner } from "./http/signed-urls";
 
 /** A running server, as {@link startServer} resolves it. */
@@ -235,9 +238,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       resolved.quota,
     ),
     publicOwner: PUBLIC_OWNER,
-    auth: await AuthRegistry.create(resolved.users),
+    auth: await AuthRegistry.create(resolved.users, resolved.sessions),
     throttle: new LoginThrottle(resolved.loginThrottle),
-    oidc: { flow: new DeviceFlow(resolved.deviceFlow), csrfKey: randomBytes(32) },
+    oidc: {
+      // Each refresh token goes with one session, so both are bounded alike.
+      flow: new DeviceFlow(resolved.deviceFlow, {
+        max: resolved.sessions.maxSessions,
+        maxPerOwner: resolved.sessions.maxSessionsPerAccount,
+      }),
+      csrfKey: randomBytes(32),
+      codeAttempts: new CodeAttempts(resolved.userCodes),
+    },
     log,
     onLockout: (lockout) => {
       try {
@@ -260,6 +271,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   });
   // With --store: a job a stopped server left running ends in error, one left waiting is queued again.
   await state.jobs.resume();
+  // Every account starts with its default project (and, with accountDefaults, material and
+  // workflow), as on the platform; an account of a store written before these existed gets them now.
+  const defaults = resolved.accountDefaults ? DEFAULT_COLLECTIONS : (["projects"] as const);
+  for (const account of state.auth.accountOwners()) {
+    const missed = await ensureAccountDefaults(state, account, defaults);
+    if (missed.length > 0)
+      log(
+        `warning: account ${escapeForTerminal(String(account.slug))} is at its quota; its default ${missed.join(", ")} could not be made`,
+      );
+  }
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -279,8 +300,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     }
     if (res.writableEnded || res.destroyed) return;
     const status = await send(res, reply, resolved.compression, negotiated, compressed, kept);
-    // Only the path: query strings may hold values a user considers private.
-    const path = (req.url ?? "").split("?")[0].slice(0, 200);
+    // Only the path: query strings may hold values a user considers private. Node's parser
+    // refuses control bytes in a request line today; escaped anyway, as every remote value is.
+    const path = escapeForTerminal((req.url ?? "").split("?")[0].slice(0, 200));
     log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);
   };
 

@@ -1,6 +1,7 @@
 // The cell maths in one place: lattice parameters <-> vectors, fractional <-> cartesian.
 // Orientation: the crystallographic convention CIF readers use (ASE's `cellpar_to_cell`, VESTA):
 // a along x, b in the xy plane, c completing a right-handed cell.
+import { StructureError } from "../errors";
 
 /** Three row vectors, in Å: `[a, b, c]`. */
 export type Matrix3 = [Vector3, Vector3, Vector3];
@@ -27,11 +28,11 @@ function cosDeg(degrees: number): number {
   return Math.cos(degrees * RAD);
 }
 
-/** The cell vectors of six lattice parameters; throws a RangeError for parameters no cell has. */
+/** The cell vectors of six lattice parameters; throws a StructureError for parameters no cell has. */
 export function parametersToVectors({ a, b, c, alpha, beta, gamma }: CellParameters): Matrix3 {
   for (const [name, value] of Object.entries({ a, b, c })) {
     if (!(value > 0 && Number.isFinite(value)))
-      throw new RangeError(`lattice ${name} must be a positive length; got ${value}.`);
+      throw new StructureError(`lattice ${name} must be a positive length; got ${value}.`);
   }
   const [ca, cb, cg] = [cosDeg(alpha), cosDeg(beta), cosDeg(gamma)];
   const sg = Math.sqrt(1 - cg * cg);
@@ -39,7 +40,7 @@ export function parametersToVectors({ a, b, c, alpha, beta, gamma }: CellParamet
   const cy = (ca - cb * cg) / sg;
   const cz2 = 1 - cx * cx - cy * cy;
   if (!(sg > 0) || !(cz2 > 0)) {
-    throw new RangeError(
+    throw new StructureError(
       `lattice angles ${alpha}, ${beta}, ${gamma} do not make a cell (its volume would be zero or imaginary).`,
     );
   }
@@ -80,7 +81,7 @@ export function cartesianToFractional(r: readonly number[], cell: Matrix3): Vect
 export function invert(m: Matrix3): Matrix3 {
   const [[a, b, c], [d, e, f], [g, h, i]] = m;
   const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-  if (Math.abs(det) < 1e-12) throw new RangeError("the cell vectors are linearly dependent (a flat cell).");
+  if (Math.abs(det) < 1e-12) throw new StructureError("the cell vectors are linearly dependent (a flat cell).");
   return [
     [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
     [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],

@@ -174,24 +174,75 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
+/**
+ * pymatgen writes these reduced formulas whole rather than reduced to `LiO` or `O`: peroxides and
+ * the diatomic elements (`Composition.special_formulas` in pymatgen/core/composition.py).
+ */
+const SPECIAL_FORMULAS: Readonly<Record<string, string>> = Object.freeze({
+  LiO: "Li2O2",
+  NaO: "Na2O2",
+  KO: "K2O2",
+  HO: "H2O2",
+  CsO: "Cs2O2",
+  RbO: "Rb2O2",
+  O: "O2",
+  N: "N2",
+  F: "F2",
+  Cl: "Cl2",
+  H: "H2",
+});
+
+/**
+ * pymatgen groups the two most electronegative elements of a formula of three or more as a
+ * polyanion, `Ba(NO3)2`, when their electronegativities differ by less than this and the group
+ * reduces by a factor other than 1 (`reduce_formula` in pymatgen/core/composition.py).
+ */
+const POLYANION_ELECTRONEGATIVITY_GAP = 1.65;
+
+function byElectronegativity(x: string, y: string): number {
+  const dx = tableEntry(ELECTRONEGATIVITY, "electronegativity", x);
+  const dy = tableEntry(ELECTRONEGATIVITY, "electronegativity", y);
+  return dx - dy || (x < y ? -1 : x > y ? 1 : 0);
+}
+
+function written(symbols: readonly string[], counts: ReadonlyMap<string, number>, by: number): string {
+  return symbols.map((e) => (counts.get(e)! / by === 1 ? e : `${e}${counts.get(e)! / by}`)).join("");
+}
+
+/**
+ * The reduced formula as pymatgen's `Composition.reduced_formula` writes it, so that a formula
+ * here equals the one Materials Project shows: elements by electronegativity, divided by their
+ * greatest common divisor, a polyanion in brackets (`Ni(AsO3)2`), peroxides and diatomic elements
+ * whole (`Li2O2`, `O2`).
+ */
+export function reducedFormula(counts: ReadonlyMap<string, number>): string {
+  const ordered = [...counts.keys()].sort(byElectronegativity);
+  const divisor = [...counts.values()].reduce(gcd);
+  let polyanion = "";
+  if (ordered.length >= 3) {
+    const [second, last] = ordered.slice(-2) as [string, string];
+    const gap = ELECTRONEGATIVITY[last]! - ELECTRONEGATIVITY[second]!;
+    const groupFactor = gcd(counts.get(second)! / divisor, counts.get(last)! / divisor);
+    if (gap < POLYANION_ELECTRONEGATIVITY_GAP && groupFactor !== 1) {
+      polyanion = `(${written([second, last], counts, divisor * groupFactor)})${groupFactor}`;
+      ordered.splice(-2);
+    }
+  }
+  const formula = written(ordered, counts, divisor) + polyanion;
+  return Object.hasOwn(SPECIAL_FORMULAS, formula) ? SPECIAL_FORMULAS[formula]! : formula;
+}
+
 /** Formula, unit-cell formula and mass of the atoms `elements` (one symbol per site). */
 export function compositionOf(elements: readonly string[]): Composition {
   if (elements.length === 0) throw new StructureError("The structure has no atoms.");
   const counts = new Map<string, number>();
   for (const element of elements) counts.set(element, (counts.get(element) ?? 0) + 1);
-  const ordered = [...counts.keys()].sort((x, y) => {
-    const dx = tableEntry(ELECTRONEGATIVITY, "electronegativity", x);
-    const dy = tableEntry(ELECTRONEGATIVITY, "electronegativity", y);
-    return dx - dy || (x < y ? -1 : x > y ? 1 : 0);
-  });
-  const divisor = [...counts.values()].reduce(gcd);
-  const format = (by: number) =>
-    ordered.map((e) => (counts.get(e)! / by === 1 ? e : `${e}${counts.get(e)! / by}`)).join("");
   const mass = [...counts].reduce(
     (sum, [element, n]) => sum + n * tableEntry(ATOMIC_WEIGHTS, "atomic weight", element),
     0,
   );
-  return { formula: format(divisor), unitCellFormula: format(1), mass };
+  const ordered = [...counts.keys()].sort(byElectronegativity);
+  return { formula: reducedFormula(counts), unitCellFormula: written(ordered, counts, 1), mass };
 }
 
 function round(value: number, digits: number): number {

@@ -7,6 +7,7 @@
 // same record differ between two machines. So the sum is formed exactly (each ratio is a binary
 // fraction m·2^e, its p-th power an integer times a power of two) and the root is rounded once,
 // to nearest-even, from an exact integer root: the double nearest the true value, on any engine.
+import { ValidationError } from "../errors";
 
 const MANTISSA_BITS = 53;
 
@@ -49,7 +50,8 @@ function scaleByPowerOfTwo(x: number, k: number): number {
  */
 export function pNorm(ratios: readonly number[], degree: number): number {
   if (!Number.isInteger(degree) || degree < 0)
-    throw new RangeError(
+    throw new ValidationError(
+      "degree",
       `pNorm: the degree must be a whole number, 0 or more (the platform's degrees are 0, 2, 3, 5, 7 and 10); got ${degree}.`,
     );
   if (degree === 0) return ratios.length;

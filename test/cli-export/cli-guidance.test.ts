@@ -62,7 +62,7 @@ describe("matframe help and unknown commands", () => {
     [["serv"], /did you mean "serve"\?/],
     [
       ["help", "srve"],
-      /^matframe: "matframe help" takes one of serve, export, login, logout, not "srve"; did you mean "serve"\?/,
+      /^matframe: "matframe help" takes one of serve, export, jobs, login, logout, not "srve"; did you mean "serve"\?/,
     ],
     [["frobnicate"], /^matframe: unknown command "frobnicate"\. Run "matframe help" for the commands\.\n$/],
   ])("matframe %j: one line, the nearest command, exit 1", async (args, message) => {

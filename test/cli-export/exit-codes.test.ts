@@ -69,7 +69,7 @@ describe("remedies in the command's words", () => {
       to: "to discard it and start over",
     });
     expect(error.message).toBe(
-      "The saved progress of x.csv cannot be read. Pass restart: true (--restart on the command line) to discard it and start over.",
+      "The saved progress of x.csv cannot be read. Pass restart: true to discard it and start over.",
     );
     expect(describeError(error, wording)).toBe(
       "The saved progress of x.csv cannot be read. Pass --restart to discard it and start over.",

@@ -39,6 +39,8 @@ describe.skipIf(!tty)("progress on a terminal", () => {
   it("draws a progress line on stderr, then clears it for the summary", async () => {
     const out = await onTerminal("--output tty.csv --page-size 1");
     expect(out).toContain("\r\x1b[Kexporting: ");
+    // The built-in platform says how many it holds: a total, a share and a bar.
+    expect(out).toMatch(/exporting: \[[#-]{24}\] \d+ of 29 materials \(\d+%\)/);
     expect(out).toMatch(/Exported 29 materials \(29 pages\) in \d+\.\d s to .*tty\.csv\./);
     expect(readFileSync(join(dir, "tty.csv"), "utf8").split("\n")).toHaveLength(31);
   });

@@ -49,6 +49,8 @@ describe("README export commands", () => {
 
   it.each(exportCommands)("%s", async (command) => {
     const shell = command
+      // The local platform is the OPTIMADE provider of docs/optimade.md's examples.
+      .replaceAll("https://platform.example.org/optimade", `${new URL(server.baseUrl).origin}/optimade`)
       .replaceAll("https://platform.example.org", server.baseUrl)
       // npx resolution is covered by readme-quickstart.test.ts; here the commands run in a scratch directory.
       .replace("npx matframe", `"${process.execPath}" "${CLI}"`);

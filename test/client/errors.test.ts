@@ -46,6 +46,7 @@ describe("status to error class", () => {
       client.ServerError,
       client.ConnectionError,
       client.TimeoutError,
+      client.JobWaitTimeoutError,
       client.AbortError,
       client.ResponseValidationError,
       client.ValidationError,

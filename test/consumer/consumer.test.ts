@@ -16,6 +16,8 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 const root = join(__dirname, "../..");
+/** The tarball `npm run pack` writes: the name carries the version of package.json, as npm pack names it. */
+const TARBALL_NAME = `matframe-${(JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version}.tgz`;
 const fixture = join(__dirname, "project");
 const DEBIAN_PYTHON = "/usr/bin/python3";
 /** The Deno this repository pins (a user's project installs the same from the npm registry). */
@@ -68,13 +70,13 @@ beforeAll(() => {
     encoding: "utf8",
   });
   expect(packed.status, packed.stderr).toBe(0);
-  expect(packed.stdout.trim()).toBe(join(clone, "matframe-0.1.0.tgz"));
+  expect(packed.stdout.trim()).toBe(join(clone, TARBALL_NAME));
   // The README's own line that names the tarball, run where `npm run pack` wrote it.
   const exportLine = sectionCommands()[0].find((line) => line.startsWith("export TARBALL="));
   expect(exportLine, "the README keeps the tarball's path in TARBALL").toBeDefined();
   const tarball = spawnSync("sh", ["-c", `${exportLine} && printf %s "$TARBALL"`], { cwd: clone, encoding: "utf8" });
   env.TARBALL = tarball.stdout;
-  expect(env.TARBALL).toBe(join(clone, "matframe-0.1.0.tgz"));
+  expect(env.TARBALL).toBe(join(clone, TARBALL_NAME));
   for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));
 });
 
@@ -89,7 +91,7 @@ describe("matframe in a fresh project, installed as the README says", { timeout:
   const [cloneSteps, own] = sectionCommands();
 
   it("the README has the clone steps and the project steps", () => {
-    expect(cloneSteps).toEqual(["npm ci", "npm run pack", 'export TARBALL="$PWD/matframe-0.1.0.tgz"']);
+    expect(cloneSteps).toEqual(["npm ci", "npm run pack", `export TARBALL="$PWD/${TARBALL_NAME}"`]);
     expect(own[1]).toBe('npm install "$TARBALL"');
     expect(own[0]).toBe("npm init -y");
     expect(own.some((line) => / tslab install /.test(line))).toBe(true);

@@ -36,27 +36,39 @@ describe("partition folder names", () => {
 });
 
 describe("the committed cursor of a resumed dataset", () => {
-  it("stays before the oldest page a file has not committed, and moves on as files commit", () => {
+  it("passes a walk page only once every folder has committed its share of it", () => {
     const cursor = new CommittedCursor(undefined);
+    // Page 1 (01-05), interleaved: a holds 01 and 03, b holds 02, 04 and 05.
     cursor.routed("a", "03");
     cursor.routed("b", "05");
+    cursor.pageRouted("05");
+    // Page 2 (06-08): all a's.
     cursor.routed("a", "08");
-    expect(cursor.cursor).toBeUndefined(); // a's first page, from the very start, is not committed
+    cursor.pageRouted("08");
+    expect(cursor.cursor).toBeUndefined();
     cursor.committed("a", "03");
-    expect(cursor.cursor).toBe("03"); // b's page came after 03
+    // b's share of page 1 starts at 02: resuming after 03 would lose 02.
+    expect(cursor.cursor).toBeUndefined();
     cursor.committed("b", "05");
-    expect(cursor.cursor).toBe("05"); // a's second page came after 05
+    expect(cursor.cursor).toBe("05"); // a's share of page 2 is not committed
     cursor.committed("a", "06"); // a row group cut inside a page: the page is not committed
     expect(cursor.cursor).toBe("05");
     cursor.committed("a", "08");
     expect(cursor.cursor).toBe("08");
   });
 
-  it("starts from a resumed run's cursor", () => {
+  it("starts from a resumed run's cursor, and waits for the shares of a page still being routed", () => {
     const cursor = new CommittedCursor("10");
     expect(cursor.cursor).toBe("10");
-    cursor.routed("a", "12");
+    // Page 11-15: a holds 11 and 13 and commits them before b's share (12, 14, 15) is handed over.
+    cursor.routed("a", "13");
+    cursor.committed("a", "13");
     expect(cursor.cursor).toBe("10");
+    cursor.routed("b", "15");
+    cursor.pageRouted("15");
+    expect(cursor.cursor).toBe("10");
+    cursor.committed("b", "15");
+    expect(cursor.cursor).toBe("15");
   });
 });
 

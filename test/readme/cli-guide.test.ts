@@ -25,7 +25,7 @@ describe("docs/cli.md", () => {
     expect(firstTextBlock(readFileSync(join(root, "docs/cli.md"), "utf8"))).toBe(await help(["--help"]));
   });
 
-  it.each(["serve", "export", "login", "logout"])("shows `matframe %s --help` as it is", async (command) => {
+  it.each(["serve", "export", "jobs", "login", "logout"])("shows `matframe %s --help` as it is", async (command) => {
     expect(firstTextBlock(sectionOf("docs/cli.md", `## matframe ${command}`))).toBe(await help([command, "--help"]));
   });
 });

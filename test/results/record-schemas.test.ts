@@ -6,6 +6,8 @@ import {
   WorkflowRecord,
   type MaterialRecord,
   type Collection,
+  type JobsCollection,
+  type WorkflowsCollection,
 } from "../../src";
 import { usePlatform } from "../support/platform";
 
@@ -17,9 +19,13 @@ const platform = usePlatform("matframe-record-schemas-", { synthetic: 5 });
 describe("typed collections", () => {
   it("are collections of their record types", () => {
     const { client } = platform;
-    expectTypeOf(client.workflows).toEqualTypeOf<Collection<WorkflowRecord>>();
+    // materials, workflows and jobs add the platform's own verbs (sets, copyFromBank, submit, ...).
+    expectTypeOf(client.workflows).toEqualTypeOf<WorkflowsCollection>();
+    expectTypeOf(client.workflows).toExtend<Collection<WorkflowRecord>>();
     expectTypeOf(client.bankWorkflows).toEqualTypeOf<Collection<WorkflowRecord>>();
-    expectTypeOf(client.jobs).toEqualTypeOf<Collection<JobRecord>>();
+    expectTypeOf(client.jobs).toEqualTypeOf<JobsCollection>();
+    expectTypeOf(client.jobs).toExtend<Collection<JobRecord>>();
+    expectTypeOf(client.materials).toExtend<Collection<MaterialRecord>>();
     expectTypeOf(client.projects).toEqualTypeOf<Collection<ProjectRecord>>();
     expectTypeOf(client.properties).toEqualTypeOf<Collection<PropertyRecord>>();
     expectTypeOf(client.bankMaterials).toEqualTypeOf<Collection<MaterialRecord>>();

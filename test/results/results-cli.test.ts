@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,18 +56,55 @@ describe("matframe export --results", () => {
     );
   });
 
+  it("filters with --query over the table's columns, and refuses a kind the platform does not hold with a did-you-mean", async () => {
+    const env = { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo" };
+    const file = path.join(dir, "cubic.ndjson");
+    const query = JSON.stringify({ "material.matframe:crystalSystem": "cubic", "band_gaps.indirect": { $gt: 1 } });
+    const result = await runCli(
+      [
+        "export",
+        "--results",
+        "band_gaps",
+        "--columns",
+        "material.matframe:crystalSystem",
+        "--query",
+        query,
+        "--output",
+        file,
+        "--quiet",
+      ],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line["material.matframe:crystalSystem"]).toBe("cubic");
+      expect(line["band_gaps.indirect"]).toBeGreaterThan(1);
+    }
+    const missing = path.join(dir, "gap.csv");
+    const wrong = await runCli(["export", "--results", "band_gap", "--output", missing], { env });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/did you mean "band_gaps"/i);
+    expect(wrong.stderr).toMatch(/The kinds it holds: band_gaps/);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it("refuses material-only flags and a structure format, writing nothing", async () => {
-    const query = await runCli([
+    const sort = await runCli([
       "export",
       "--results",
       "band_gaps",
-      "--query",
-      "{}",
+      "--sort",
+      '{"formula":1}',
       "--output",
       path.join(dir, "q.csv"),
     ]);
-    expect(query.code).toBe(1);
-    expect(query.stderr).toMatch(/--query applies to material exports, not to results; leave out --query/);
+    expect(sort.code).toBe(1);
+    expect(sort.stderr).toMatch(/--sort applies to material exports, not to results; leave out --sort/);
     const cif = await runCli([
       "export",
       "--results",

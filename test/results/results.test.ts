@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -104,11 +104,7 @@ describe("client.results.toDataFrame", () => {
     const from = proxy.forwarded.length;
     const df = await client.results.toDataFrame({
       properties: ["band_gaps"],
-      columns: [
-        "material.derivedProperties.density",
-        "material.derivedProperties.symmetry.spaceGroupSymbol",
-        "model.hubbardType",
-      ],
+      columns: ["material.derivedProperties.density", "material.derivedProperties.symmetry.spaceGroupSymbol"],
     });
     expect(df.columns).toEqual([
       "material._id",
@@ -120,13 +116,13 @@ describe("client.results.toDataFrame", () => {
       "application.version",
       "model.type",
       "model.subtype",
+      "model.hubbardType",
       "method.type",
       "method.subtype",
       "band_gaps.direct",
       "band_gaps.indirect",
       "material.derivedProperties.density",
       "material.derivedProperties.symmetry.spaceGroupSymbol",
-      "model.hubbardType",
     ]);
     expect(expected.size).toBe(1056);
     expect(df.shape[0]).toBe(expected.size);
@@ -152,7 +148,8 @@ describe("client.results.toDataFrame", () => {
     // 1,056 properties in pages of 200: six pages (and the empty page that ends a keyset walk),
     // and per page one request for its jobs and one each for its materials in materials and in
     // bank-materials (the reference ones live there): never one request per value.
-    expect(requestsSince(from)).toEqual({ properties: 7, jobs: 6, materials: 6, "bank-materials": 6 });
+    // One more for properties: the check that the platform holds band_gaps at all.
+    expect(requestsSince(from)).toEqual({ properties: 8, jobs: 6, materials: 6, "bank-materials": 6 });
   });
 
   it("takes computed material columns and stops after maxItems property records", async () => {
@@ -163,12 +160,12 @@ describe("client.results.toDataFrame", () => {
       maxItems: 30,
       pageSize: 20,
     });
-    expect(df.shape).toEqual([30, 15]);
+    expect(df.shape).toEqual([30, 16]);
     const rows = df.values as unknown[][];
     const numbers = rows.map((row) => row[df.columns.indexOf("material.matframe:spaceGroupNumber")]);
     expect(numbers.every((n) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 230)).toBe(true);
     expect(rows.every((row) => String(row[df.columns.indexOf("job.name")]).startsWith("Band Gap "))).toBe(true);
-    expect(requestsSince(from)).toEqual({ properties: 2, jobs: 2, materials: 2, "bank-materials": 2 });
+    expect(requestsSince(from)).toEqual({ properties: 3, jobs: 2, materials: 2, "bank-materials": 2 });
   });
 
   it("checks its options before any request", async () => {
@@ -181,6 +178,19 @@ describe("client.results.toDataFrame", () => {
     await expect(client.results.toDataFrame({ properties: ["band_gaps"], pageSize: 500 })).rejects.toThrow(
       /pageSize must be a whole number from 1 to 250/,
     );
+    // An option the method does not use is refused, never ignored.
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], sort: { formula: 1 } } as never),
+    ).rejects.toThrow(/client.results.toDataFrame does not use the option "sort"/);
+    await expect(client.results.toDataFrame({ properties: ["band_gaps"], units: true } as never)).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(
+      client.results.exportNdjson(path.join(dir, "h.ndjson"), { properties: ["band_gaps"], header: false } as never),
+    ).rejects.toThrow(/exportNdjson does not use the option "header"/);
+    await expect(
+      client.results.exportCsv(path.join(dir, "c.csv"), { properties: ["band_gaps"], compression: "gzip" } as never),
+    ).rejects.toThrow(/exportCsv does not use the option "compression"/);
     expect(proxy.forwarded.length).toBe(from);
     // A job column over the workflow fetches it whole, never both a path and one under it.
     expect(planResults({ properties: ["band_gaps"], columns: ["job.workflow"] }).jobFields).toEqual({
@@ -189,6 +199,87 @@ describe("client.results.toDataFrame", () => {
       status: 1,
       workflow: 1,
     });
+  });
+
+  it("filters on its columns: conditions on plain fields go with each collection's request, the rest on the rows", async () => {
+    const from = proxy.forwarded.length;
+    const df = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      query: { "material.formula": "GaN", "band_gaps.indirect": { $gt: 1 }, "job.status": "finished" },
+    });
+    const want = [...expected.values()].filter(
+      (row) => row["material.formula"] === "GaN" && (row["band_gaps.indirect"] as number) > 1,
+    );
+    expect(want.length).toBeGreaterThan(0);
+    expect(df.shape[0]).toBe(want.length);
+    expect(new Set(df.column("material.formula").values)).toEqual(new Set(["GaN"]));
+    const sent = proxy.forwarded.slice(from).map((line) => decodeURIComponent(line));
+    // The value condition travels with the properties (one page of them is all that comes back),
+    // the formula with the materials, the status with the jobs.
+    expect(sent.filter((line) => line.includes("/properties?")).some((line) => line.includes('"$elemMatch"'))).toBe(
+      true,
+    );
+    expect(sent.filter((line) => line.includes("/materials?")).every((line) => line.includes('"formula":"GaN"'))).toBe(
+      true,
+    );
+    expect(sent.filter((line) => line.includes("/jobs?")).every((line) => line.includes('"status":"finished"'))).toBe(
+      true,
+    );
+    // Only the records with a gap over 1 eV come, in pages of 200, after the kind check; the empty page ends the walk.
+    const over1 = [...expected.values()].filter((row) => (row["band_gaps.indirect"] as number) > 1).length;
+    expect(over1).toBeLessThan(expected.size);
+    expect(requestsSince(from).properties).toBe(1 + Math.ceil(over1 / 200) + 1);
+
+    // A condition a missing value meets ($ne, null) is applied to the rows only: no row is lost.
+    const notGaN = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      query: { "material.formula": { $ne: "GaN" } },
+    });
+    const gan = [...expected.values()].filter((row) => row["material.formula"] === "GaN").length;
+    expect(notGaN.shape[0]).toBe(expected.size - gan);
+  });
+
+  it("refuses a query on a column the table does not have, or with an operator it does not know, before any request", async () => {
+    const from = proxy.forwarded.length;
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], query: { "material.formul": "GaN" } }),
+    ).rejects.toThrow(/not a column of this results table \(did you mean "material.formula"\?\)/);
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], query: { "material.lattice.a": { $gt: 3 } } }),
+    ).rejects.toThrow(/add a material or job column with columns/);
+    await expect(
+      client.results.toDataFrame({ properties: ["band_gaps"], query: { "band_gaps.indirect": { $where: "1" } } }),
+    ).rejects.toThrow(ValidationError);
+    await expect(client.results.toDataFrame({ properties: ["band_gaps"], query: "GaN" as never })).rejects.toThrow(
+      /query must be an object/,
+    );
+    expect(proxy.forwarded.length).toBe(from);
+    // Once the column is added, the same condition is taken.
+    const df = await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      columns: ["material.lattice.a"],
+      query: { "material.lattice.a": { $gt: 8 } },
+    });
+    expect((df.column("material.lattice.a").values as number[]).every((a) => a > 8)).toBe(true);
+  });
+
+  it("refuses a property kind the platform holds none of, with the kinds it holds and the nearest", async () => {
+    const error = await client.results.toDataFrame({ properties: ["band_gap"] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).option).toBe("properties");
+    expect((error as Error).message).toMatch(/no property records of kind "band_gap"/);
+    expect((error as Error).message).toMatch(/The kinds it holds: band_gaps\./);
+    expect((error as Error).message).toMatch(/Did you mean "band_gaps" for "band_gap"\?/);
+    const both = await client.results
+      .toDataFrame({ properties: ["band_gaps", "total_energy"] })
+      .catch((e: unknown) => e);
+    expect((both as Error).message).toMatch(
+      /no property records of kind "total_energy".*The kinds it holds: band_gaps\.$/,
+    );
+    // An export of a kind with no records leaves no file behind.
+    const file = path.join(dir, "none.csv");
+    await expect(client.results.exportCsv(file, { properties: ["total_energy"] })).rejects.toThrow(ValidationError);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("agrees with the platform's own Python client's get_indirect_band_gap(job_id, unit_id)", async (context) => {
@@ -255,7 +346,6 @@ describe("client.results.exportCsv", () => {
       const want = expected.get(`${row["job._id"]} ${row["unit.flowchartId"]}`)!;
       expect(want).toBeDefined();
       for (const [name, value] of Object.entries(want)) {
-        if (name === "model.hubbardType") continue; // not asked for in this export
         if (typeof value === "number") expect(row[name] as number).toBeCloseTo(value, 6);
         else expect(row[name]).toBe(value);
       }
@@ -272,6 +362,9 @@ describe("client.results.exportParquet and exportNdjson", () => {
       (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]),
     );
     expect(types["band_gaps.indirect"]).toBe("DOUBLE");
+    // No direct gap in the source: a column of nulls, typed by the property's schema all the same.
+    expect(types["band_gaps.direct"]).toBe("DOUBLE");
+    expect(types["model.hubbardType"]).toBe("VARCHAR");
     expect(types["method.subtype"]).toBe("VARCHAR");
     const rows = (
       await duck.runAndReadAll(

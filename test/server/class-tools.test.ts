@@ -55,7 +55,7 @@ describe("startServer's class tools", () => {
       expect(lines).toContain('login failed for "alice" from 127.0.0.1');
       expect(lines).toContain('login failed for "alice" from 127.0.0.1: locked out after 2 failures');
       // A name cannot forge a log line.
-      expect(lines).toContain('login failed for "alice\\nGET / 200" from 127.0.0.1');
+      expect(lines).toContain('login failed for "alice\\u000aGET / 200" from 127.0.0.1');
       expect(lines.join("\n")).not.toMatch(/nope|wonderland|builder/);
       expect((await login("alice", "wonderland-42")).status).toBe(429);
       expect(server.unlock("alice")).toBe(1);

@@ -106,7 +106,11 @@ describe("POST /oidc/token", () => {
 
   it("answers access_denied when the person denies the code", async () => {
     const grant = await startGrant(root);
-    const page = await answerPage(grant.verification_uri_complete, { action: "deny" });
+    const page = await answerPage(grant.verification_uri_complete, {
+      username: "carol",
+      password: "staple horse",
+      action: "deny",
+    });
     expect(page.html).toContain("Device denied");
     expect((await poll(root, grant.device_code)).body.error).toBe("access_denied");
   });
@@ -114,7 +118,7 @@ describe("POST /oidc/token", () => {
   it("answers expired_token once the code has expired", () => {
     const flow = new DeviceFlow({ intervalSeconds: 0, expiresInSeconds: 600 });
     const now = Date.now();
-    const { deviceCode, userCode } = flow.start(now);
+    const { deviceCode, userCode } = flow.start("127.0.0.1", now);
     expect(flow.poll(deviceCode, now + 599_000).kind).toBe("authorization_pending");
     expect(flow.isPending(userCode, now + 601_000)).toBe(false);
     expect(flow.poll(deviceCode, now + 601_000).kind).toBe("expired_token");
@@ -190,7 +194,7 @@ describe("the verification page", () => {
       action: "approve",
     });
     expect(locked.status).toBe(429);
-    expect(locked.html).toContain("Too many failed sign-ins");
+    expect(locked.html).toContain("Too many failed logins");
     expect((await poll(root, grant.device_code)).body.error).toBe("authorization_pending");
     await expect(login(server, "bob", "battery staple")).rejects.toThrow(/429/);
   });
@@ -232,7 +236,7 @@ describe("the verification page", () => {
 
   it("refuses an unknown or already answered code", async () => {
     const grant = await startGrant(root);
-    await answerPage(grant.verification_uri_complete, { action: "deny" });
+    await answerPage(grant.verification_uri_complete, { username: "carol", password: "staple horse", action: "deny" });
     const twice = await answerPage(grant.verification_uri_complete, {
       username: "carol",
       password: "staple horse",

@@ -173,9 +173,11 @@ describe("GET /materials and /materials/<id>", () => {
     expect(errorMessage(res, 405)).toMatch(/GET/);
   });
 
-  it("tells where limit and skip belong when sent as top-level parameters", async () => {
+  it("pages with limit and skip sent as top-level parameters; tells where fields and sort belong", async () => {
     const res = await rawRequest(server, "GET", `${PREFIX}/materials?limit=10`, { headers: { ...session } });
-    expect(errorMessage(res, 400)).toMatch(/inside the projection/);
+    expect(res.body.data).toHaveLength(10);
+    const sorted = await rawRequest(server, "GET", `${PREFIX}/materials?fields=1`, { headers: { ...session } });
+    expect(errorMessage(sorted, 400)).toMatch(/inside the projection/);
   });
 });
 
@@ -184,7 +186,7 @@ describe("unknown paths and versions", () => {
     for (const path of [
       "/",
       "/favicon.ico",
-      `${PREFIX}/charges`,
+      `${PREFIX}/other/nodes`,
       `${PREFIX}/jobs/a/b`,
       `${PREFIX}/materials/a/b`,
       "/api",

@@ -183,6 +183,39 @@ describe("lockouts the teacher can see and lift", () => {
     expect(await run.exited).toBe(0);
   });
 
+  it("prints a hostile username escaped everywhere (C0 and C1), and the hint typed back unlocks it", async () => {
+    const run = serve(process.execPath, [
+      BIN,
+      "serve",
+      "--port",
+      "0",
+      "--quiet",
+      "--user",
+      "alice:wonderland-42",
+      "--max-failed-logins",
+      "2",
+    ]);
+    const baseUrl = await run.baseUrl;
+    const hostile = "z\r\nmatframe serve: stopped (SIGTERM)\u001b]0;pwned\u0007\u009b2J";
+    expect(await login(baseUrl, hostile, "one")).toBe(401);
+    expect(await login(baseUrl, hostile, "two")).toBe(401);
+    const hint = await run.stderrMatching(/type: unlock .*\n/);
+    expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stderr).not.toMatch(/^matframe serve: stopped/m);
+    expect(hint).toBe(
+      'type: unlock "z\\u000d\\u000amatframe serve: stopped (SIGTERM)\\u001b]0;pwned\\u0007\\u009b2J"\n',
+    );
+    expect(await login(baseUrl, hostile, "three")).toBe(429);
+    run.child.stdin!.write(`${hint.slice("type: ".length)}`);
+    await run.stderrMatching(
+      /unlocked "z\\u000d\\u000amatframe serve: stopped \(SIGTERM\)\\u001b\]0;pwned\\u0007\\u009b2J"/,
+    );
+    expect(await login(baseUrl, hostile, "four")).toBe(401);
+    expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(0);
+  });
+
   it("keeps serving when its input is closed from the start (a background job), and stops on Ctrl-C", async () => {
     const run = serve(process.execPath, [BIN, "serve", "--port", "0", "--quiet"], { stdin: "ignore" });
     const baseUrl = await run.baseUrl;

@@ -76,7 +76,7 @@ function readFile(file: string, forDeletion = false): CredentialsFile | undefine
   try {
     const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as CredentialsFile;
     if (parsed?.matframeCredentials !== 1 || typeof parsed.profiles !== "object" || parsed.profiles === null)
-      throw new Error("layout");
+      throw new CredentialsFileError("layout");
     return parsed;
   } catch {
     throw new CredentialsFileError(

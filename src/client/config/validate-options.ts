@@ -8,6 +8,7 @@ import type { TransportOptions } from "../transport/transport";
 import { withoutUrlCredentials } from "../transport/redact";
 import { proxyEnvironment } from "../transport/proxy";
 import type { LinkKind } from "../transport/link-estimate";
+import { isLoopbackHost } from "../../loopback";
 
 // Every check here runs before any request, so a typo costs nothing on the wire.
 
@@ -70,8 +71,7 @@ export function normaliseBaseUrl(baseUrl: unknown): URL {
 
 /** Whether a base URL names this machine (bytes cost nothing there; round trips almost nothing). */
 export function isLoopback(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "::1";
+  return isLoopbackHost(url.hostname);
 }
 
 /**

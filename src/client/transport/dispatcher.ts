@@ -8,6 +8,7 @@ import type { Dispatcher } from "undici";
 import type { ProxyEnvironment } from "./proxy";
 import { TUNNEL_CLOSED_CODE } from "./failure";
 import { withoutUrlCredentials } from "./redact";
+import { isLoopbackHost } from "../../loopback";
 
 /**
  * How long the client keeps an idle connection (undici `keepAliveTimeout`): below the 5 s of
@@ -17,37 +18,12 @@ import { withoutUrlCredentials } from "./redact";
  */
 export const KEEP_ALIVE_MS = 4_000;
 
+/**
+ * undici, loaded on first use through its public entry, so that `require("matframe")` stays light
+ * for programs that never send a request.
+ */
 export function loadUndici(): typeof import("undici") {
   return require("undici") as typeof import("undici");
-}
-
-type PoolClass = typeof import("undici").Pool;
-let pool: PoolClass | undefined;
-
-/**
- * undici's `Pool` with its request API, loaded without the rest of the package. Its root module
- * loads everything it offers (fetch, WebSocket, EventSource, mocks, caches, interceptors): 75 to
- * 240 ms on a loaded 2-core machine against 20 to 50 ms for the pool alone, paid before a
- * user's first request. The root module itself adds the request API to every dispatcher (the
- * `Object.assign` below, the same functions); a version laid out differently, or one that
- * forbids deep imports, gets the whole package.
- */
-export function loadPool(): PoolClass {
-  if (pool) return pool;
-  try {
-    const Dispatcher = require("undici/lib/dispatcher/dispatcher") as { prototype: object };
-    const api = require("undici/lib/api") as Record<string, unknown>;
-    const Pool = require("undici/lib/dispatcher/pool") as PoolClass;
-    if (
-      typeof api.request === "function" &&
-      typeof (Dispatcher.prototype as { request?: unknown }).request !== "function"
-    )
-      Object.assign(Dispatcher.prototype, api);
-    if (typeof (Pool.prototype as { request?: unknown }).request === "function") return (pool = Pool);
-  } catch {
-    // Laid out otherwise, or deep imports forbidden: the whole package below.
-  }
-  return (pool = loadUndici().Pool);
 }
 
 /** The client's own connections to `origin`, and the proxy they go through (without credentials), if any. */
@@ -57,8 +33,8 @@ export function ownDispatcher(
   proxy: ProxyEnvironment | undefined,
 ): { dispatcher: Dispatcher; proxied: boolean; proxy?: string } {
   const url = new URL(origin);
-  if (!proxy || isLoopback(url.hostname)) {
-    const Pool = loadPool();
+  if (!proxy || isLoopbackHost(url.hostname)) {
+    const { Pool } = loadUndici();
     return { dispatcher: new Pool(origin, { connections, keepAliveTimeout: KEEP_ALIVE_MS }), proxied: false };
   }
   const undici = loadUndici();
@@ -77,17 +53,6 @@ export function ownDispatcher(
   } as ConstructorParameters<typeof undici.EnvHttpProxyAgent>[0]);
   const through = url.protocol === "https:" ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy;
   return { dispatcher, proxied: true, ...(through ? { proxy: withoutUrlCredentials(through) } : {}) };
-}
-
-/** 127.0.0.0/8, ::1 and localhost (RFC 6761: `*.localhost` too): this machine. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host === "::1" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
 }
 
 /**

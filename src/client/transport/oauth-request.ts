@@ -3,13 +3,9 @@
 // same proxies from the environment. Secrets given never reach a message.
 import type { Dispatcher } from "undici";
 import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError, TimeoutError } from "../../errors";
+import { loadUndici } from "./dispatcher";
 import { proxyEnvironment } from "./proxy";
 import { redact } from "./redact";
-
-/** undici, loaded on first use (as the transport loads it). */
-export function loadUndici(): typeof import("undici") {
-  return require("undici") as typeof import("undici");
-}
 
 /** An OAuth endpoint's answer: its status and JSON object body (undefined when not one). */
 export interface Answer {

@@ -61,13 +61,21 @@ export function parseJson(raw: Raw, endpoint: string, secrets: readonly (string 
 
 /**
  * The message of an error body: JSend `data.message` first (where the platform's own Python
- * client looks), then the top-level `message`.
+ * client looks), then the top-level `message`, then the first line of a JSON:API error's
+ * `detail` (what OPTIMADE providers send: https://jsonapi.org/format/#error-objects).
  */
 export function serverMessage(text: string, secrets: readonly (string | undefined)[]): string | undefined {
   try {
-    const body = JSON.parse(text) as { message?: unknown; data?: { message?: unknown } | null };
+    const body = JSON.parse(text) as {
+      message?: unknown;
+      data?: { message?: unknown } | null;
+      errors?: { detail?: unknown; title?: unknown }[];
+    };
     const message = typeof body?.data?.message === "string" ? body.data.message : body?.message;
     if (typeof message === "string") return redact(message, secrets);
+    const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
+    const detail = typeof first?.detail === "string" ? first.detail : first?.title;
+    if (typeof detail === "string") return redact(detail.trim().split("\n")[0], secrets);
   } catch {
     // Not JSON (a proxy's HTML page, say): the status alone has to do.
   }

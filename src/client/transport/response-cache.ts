@@ -4,6 +4,7 @@ import { open, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promi
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Raw } from "./parse";
+import { ValidationError } from "../../errors";
 
 /** Asynchronous: a request never waits on a synchronous call (test/client/directory-cache.test.ts). */
 const randomHex = promisify(randomBytes);
@@ -255,21 +256,23 @@ class DirectoryCache implements ResponseCache {
 
 /**
  * Refuses a cache folder that is not this user's own, or that others may write to.
- * @throws Error saying which, and how to make it private.
+ * @throws ValidationError saying which, and how to make it private.
  */
 function checkPrivate(dir: string): void {
   const s = statSync(dir);
-  if (!s.isDirectory()) throw new Error("it is not a folder");
+  if (!s.isDirectory()) throw new ValidationError("cache", "it is not a folder");
   const uid = process.getuid?.();
   if (uid !== undefined && s.uid !== uid) {
-    throw new Error(
+    throw new ValidationError(
+      "cache",
       `it belongs to another user (uid ${s.uid}), who could read and change the answers kept there; choose a folder of your own`,
     );
   }
   // Off POSIX (Windows) the mode bits say nothing about other users: the owner check above is skipped there too.
   if (uid !== undefined && (s.mode & 0o022) !== 0) {
     const mode = (s.mode & 0o777).toString(8).padStart(3, "0");
-    throw new Error(
+    throw new ValidationError(
+      "cache",
       `other users may write to it (mode ${mode}), so they could plant files where the account's records are kept; ` +
         `make it private (chmod 700 ${JSON.stringify(dir)}) or choose a private folder`,
     );

@@ -12,7 +12,7 @@ import {
   readDecodedWithin,
   readWithin,
 } from "./body";
-import { KEEP_ALIVE_MS, loadPool, ownDispatcher } from "./dispatcher";
+import { KEEP_ALIVE_MS, loadUndici, ownDispatcher } from "./dispatcher";
 import { classifyFailure, failureError, type Failure } from "./failure";
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { checkContentType, isJson, parseJson, serverMessage, type Raw } from "./parse";
@@ -430,7 +430,7 @@ export class Transport {
   #dispatcherFor(o: SendOptions): Dispatcher {
     // Not with a proxy agent: that pool would go around it.
     if (!this.#direct || this.#closed || !o.revalidation) return this.#dispatcher;
-    return (this.#revalidator ??= new (loadPool())(this.#origin, REVALIDATION_POOL));
+    return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
   }
 
   async #wait(ms: number, signal: AbortSignal | undefined, endpoint: string): Promise<void> {

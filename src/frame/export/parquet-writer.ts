@@ -87,7 +87,7 @@ export function snapshotWriter(writer: object): Omit<SavedParquetWriter, "types"
 export function restoreWriter(writer: object, out: ByteWriterLike, saved: SavedParquetWriter, bytes: number): void {
   const w = writer as WriterInternals;
   if (!Array.isArray(w.row_groups) || !Array.isArray(w.pendingIndexes)) {
-    throw new Error("this version of hyparquet-writer keeps its row groups elsewhere; restart the export");
+    throw new MatframeError("this version of hyparquet-writer keeps its row groups elsewhere; restart the export");
   }
   // The constructor wrote the magic number again: the file already starts with it.
   out.index = 0;

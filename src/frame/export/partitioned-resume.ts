@@ -20,10 +20,11 @@ import {
   withOutputLock,
   type OutputLock,
 } from "./resume/progress-files";
-import { ResumableFile } from "./resume/resumable-file";
+import { placeFinished, ResumableFile } from "./resume/resumable-file";
 import { compareRequests, type ResumeRequest } from "./resume/resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "./resume/sealed-state";
-import { writeSuccessMarker } from "./dataset/success-marker";
+import { SUCCESS_MARKER, writeSuccessMarker } from "./dataset/success-marker";
+import { commitPoint } from "./resume/commit-points";
 
 /** A dataset's state: the parts' `_id` ranges, fixed by the first run, and the parts finished. */
 interface DatasetState {
@@ -84,9 +85,27 @@ async function writeLocked(
   lock: OutputLock,
 ): Promise<PartitionedExportResult> {
   const final = path.resolve(target);
+  const { partial: dir, state: statePath } = resumePaths(final);
+  if (!options.restart && fs.existsSync(path.join(final, SUCCESS_MARKER)) && !fs.existsSync(dir)) {
+    // Killed after the folder took its name, before its state was removed: the dataset is whole.
+    const whole = await readSealedState(statePath, target, DATASET_STATE);
+    if (whole && compareRequests(whole.request, request).length === 0 && finishedAll(whole)) {
+      await removeAtomicFile(statePath);
+      const parts = whole.ranges.map((range) => ({ index: range.index, items: whole.finished[range.index] }));
+      const items = parts.reduce((n, p) => n + p.items, 0);
+      return {
+        items,
+        pages: 0,
+        bytes: 0,
+        path: final,
+        parts: parts.map((p) => ({ path: path.join(final, partName(p.index, request.format)), items: p.items })),
+        warnings: [],
+        resumedFrom: items,
+      };
+    }
+  }
   if (fs.existsSync(final) && !options.force) throw new TargetExistsError(target);
   if (options.restart) await discardProgress(final, lock);
-  const { partial: dir, state: statePath } = resumePaths(final);
   const stop = new AbortController();
   let state: DatasetState | undefined = await readSealedState(statePath, target, DATASET_STATE);
   if (state) {
@@ -116,7 +135,7 @@ async function writeLocked(
 
   const saved: DatasetState = state;
   const extension = request.format;
-  const names = saved.ranges.map((range) => `part-${String(range.index).padStart(4, "0")}.${extension}`);
+  const names = saved.ranges.map((range) => partName(range.index, extension));
   const progress = saved.ranges.map((range) => ({ items: saved.finished[range.index] ?? 0, pages: 0, bytes: 0 }));
   const report = (): void => {
     options.onProgress?.(
@@ -140,7 +159,10 @@ async function writeLocked(
   const results = await Promise.allSettled(
     saved.ranges.map(async (range, i): Promise<PartDone> => {
       const file = path.join(dir, names[i]);
-      if (finished[range.index] !== undefined && fs.existsSync(file)) {
+      const label = `${target} (${names[i]})`;
+      if (finished[range.index] !== undefined) {
+        // Recorded as finished before it was renamed: a run killed in between renames it now.
+        await placeFinished(file, label);
         return {
           items: finished[range.index],
           bytes: (await fs.promises.stat(file)).size,
@@ -152,13 +174,15 @@ async function writeLocked(
         const part = await ResumableFile.open(
           file,
           { ...request, options: { ...request.options, part: range.index } },
-          { label: `${target} (${names[i]})`, force: true, lock },
+          { label, force: true, lock, placeLater: true },
         );
         const result = await write(source.partWalk(walk, range, stop.signal, part.resumed?.cursor), part, (p) => {
           progress[i] = { items: p.items, pages: p.pages, bytes: p.bytes ?? 0 };
           report();
         });
+        // Its count is saved before it takes its name, so no kill between the two loses the part.
         await record(range.index, result.items);
+        await placeFinished(file, label);
         return result;
       } catch (error) {
         // The first failure is the cause; the others are the walks it stopped (each keeps its progress).
@@ -174,7 +198,9 @@ async function writeLocked(
   const kept = done.reduce((n, r) => n + (r.resumedFrom ?? 0), 0);
   await writeSuccessMarker(dir, target);
   await placeDir(dir, final, target, options.force ?? false);
+  commitPoint("placed", final);
   await removeAtomicFile(statePath);
+  commitPoint("cleared", statePath);
   return {
     items: done.reduce((n, r) => n + r.items, 0),
     pages: progress.reduce((n, p) => n + p.pages, 0),
@@ -184,4 +210,12 @@ async function writeLocked(
     warnings: done.flatMap((r) => r.warnings),
     ...(kept > 0 ? { resumedFrom: kept } : {}),
   };
+}
+
+function partName(index: number, extension: string): string {
+  return `part-${String(index).padStart(4, "0")}.${extension}`;
+}
+
+function finishedAll(state: DatasetState): boolean {
+  return state.ranges.every((range) => typeof state.finished[range.index] === "number");
 }

@@ -6,6 +6,7 @@
 // its behaviour and its notebook display: danfo's own classes are left as they are.
 import type * as DanfoModule from "danfojs-node";
 import { dtypeOf, type Label, type Value } from "./values";
+import { MissingDependencyError } from "../../errors";
 
 type Danfo = typeof DanfoModule;
 type Proto = Record<PropertyKey, unknown>;
@@ -44,7 +45,7 @@ interface Classes {
 let classes: Classes | undefined;
 
 function installed(): Classes {
-  if (!classes) throw new Error("matframe's frames are used before danfojs-node was loaded");
+  if (!classes) throw new MissingDependencyError("danfojs-node", "matframe's frames");
   return classes;
 }
 

@@ -26,7 +26,7 @@ export type {
 
 /** The results table as a DataFrame (see `ResultsView.toDataFrame`). */
 export async function resultsFrame(client: Client, options: ResultsFrameOptions): Promise<DataFrame> {
-  const plan = planResults(options);
+  const plan = planResults(options, "toDataFrame");
   loadDanfo(); // fail before any request when danfojs-node is missing
   const read = resultPages(client, plan, options);
   // The rows' own reader: property values may be empty (a source without direct gaps), so its
@@ -42,6 +42,8 @@ export async function resultsFrame(client: Client, options: ResultsFrameOptions)
   return frameFromColumns({ ...built, warnings: read.warnings() });
 }
 
+const METHODS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
+
 /** Writes the results table to a file or stream as CSV, NDJSON or Parquet. */
 export async function exportResults(
   client: Client,
@@ -49,9 +51,11 @@ export async function exportResults(
   format: "csv" | "ndjson" | "parquet",
   options: ResultsParquetOptions & ResultsCsvOptions,
 ): Promise<ExportResult> {
-  const plan = planResults(options);
+  const plan = planResults(options, METHODS[format]);
   const columns = flatPlan(plan.names);
-  const parquet = format === "parquet" ? checkParquetOptions(columns, options) : undefined;
+  const checked = format === "parquet" ? checkParquetOptions(columns, options) : undefined;
+  // The schemas' types first, so a column of nulls (no direct gaps) is still a DOUBLE; the caller's win.
+  const parquet = checked && { ...checked, types: { ...plan.types, ...checked.types } };
   const read = resultPages(client, plan, options);
   const writerOptions = {
     ...options,

@@ -4,10 +4,12 @@
 import { ValidationError } from "../../errors";
 import type { Fields } from "../../schemas";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
+import { knownType, type ColumnType } from "../table/column-types";
 import type { CsvExportOptions, ExportOptions } from "../export/export";
 import type { ParquetExportOptions } from "../export/parquet";
 import type { Progress } from "../../client/config/options";
 import type { WarningHandler } from "../table/warnings";
+import { planResultsQuery, type ResultsQuery } from "./results-query";
 
 /** `client.results.toDataFrame(options)`. */
 export interface ResultsFrameOptions {
@@ -20,6 +22,17 @@ export interface ResultsFrameOptions {
   strict?: boolean;
   /** Property kinds (their `slug`), e.g. `["band_gaps"]` or `["band_gaps", "total_energy"]`. */
   properties: readonly string[];
+  /**
+   * Keeps the rows that match these MongoDB-style conditions on the table's own columns (the
+   * fixed ones, the values, the `columns` you add): `{ "material.formula": "GaN" }`,
+   * `{ "band_gaps.indirect": { $gt: 1 } }`, `{ "material.matframe:crystalSystem": "cubic" }`.
+   * A condition on a plain field of the properties, jobs or materials is also sent with that
+   * collection's request, so fewer records travel; the others are applied to the joined rows.
+   * The table equals the filter of the whole table. `maxItems` counts property records read,
+   * before the filter.
+   * @default every row
+   */
+  query?: Readonly<Record<string, unknown>>;
   /**
    * Columns added after the fixed ones: material columns as `material.` + any material column
    * (`material.derivedProperties.density`, `material.matframe:spaceGroupNumber`, by the material
@@ -65,6 +78,8 @@ export const RESULT_COLUMNS: readonly string[] = Object.freeze([
   "application.version",
   "model.type",
   "model.subtype",
+  // GGA and GGA+U differ only here: a group-by over the method without it mixes them.
+  "model.hubbardType",
   "method.type",
   "method.subtype",
 ]);
@@ -107,6 +122,15 @@ export interface ResultsPlan {
   /** Columns added from the job, the unit's subworkflow's model or application, or the unit. */
   readonly linked: readonly LinkedColumn[];
   readonly jobFields: Fields;
+  /**
+   * The type of every column whose type the schemas give, whatever the rows hold: the fixed
+   * columns' text, the property values' numbers (ESSE: a band gap's `value`, a scalar property's
+   * `value`), the material columns the platform's material schema types. A column of nulls is
+   * still a DOUBLE in Parquet.
+   */
+  readonly types: Readonly<Record<string, ColumnType>>;
+  /** The `query`, checked and split between the requests and the rows. */
+  readonly query?: ResultsQuery;
   readonly pageSize: number;
   readonly maxItems?: number;
 }
@@ -117,10 +141,45 @@ const FIXED_MATERIAL = ["_id", "formula"];
 export const MAX_RESULTS_PAGE = 250;
 const DEFAULT_RESULTS_PAGE = 200;
 
-/** Checks a results read's options before any request. */
-export function planResults(options: ResultsFrameOptions): ResultsPlan {
+/** The options of a results read, and those each way of writing it adds. */
+const READ_OPTIONS = [
+  "properties",
+  "query",
+  "columns",
+  "strict",
+  "pageSize",
+  "maxItems",
+  "onWarning",
+  "onProgress",
+  "signal",
+];
+const WRITE_OPTIONS: Readonly<Record<ResultsMethod, readonly string[]>> = {
+  toDataFrame: [],
+  exportCsv: ["force", "header", "escapeFormulas"],
+  exportNdjson: ["force"],
+  exportParquet: ["force", "compression", "rowGroupSize", "rowGroupBytes", "types"],
+};
+
+/** The method a results read serves, for its options' check. */
+export type ResultsMethod = "toDataFrame" | "exportCsv" | "exportNdjson" | "exportParquet";
+
+/**
+ * Checks a results read's options before any request. An option the method does not use is
+ * refused rather than ignored (a material table's `units` or `sort`, a CSV `header` on Parquet).
+ */
+export function planResults(options: ResultsFrameOptions, method: ResultsMethod = "toDataFrame"): ResultsPlan {
   if (options === null || typeof options !== "object")
     throw new ValidationError("options", 'toDataFrame needs { properties: ["band_gaps"] }.');
+  const known = [...READ_OPTIONS, ...WRITE_OPTIONS[method]];
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined || known.includes(name)) continue;
+    throw new ValidationError(
+      name,
+      `client.results.${method} does not use the option ${JSON.stringify(name)}; it takes ${known.join(", ")}.` +
+        (name === "sort" ? " Sort the frame afterwards (df.sortValues)." : ""),
+      { remedy: { leaveOut: [name] } },
+    );
+  }
   const slugs = options.properties;
   if (!Array.isArray(slugs) || slugs.length === 0) {
     throw new ValidationError(
@@ -192,16 +251,25 @@ export function planResults(options: ResultsFrameOptions): ResultsPlan {
     ...materialNames.filter((name) => !RESULT_COLUMNS.includes(name)),
     ...linked.map((c) => c.name),
   ];
-  return {
+  const types: Record<string, ColumnType> = Object.fromEntries(RESULT_COLUMNS.map((name) => [name, "string"]));
+  for (const p of properties) for (const part of p.parts) types[`${p.slug}.${part}`] = "double";
+  material.columns.forEach((def, i) => {
+    const type = knownType(def);
+    if (type) types[materialNames[i]!] = type;
+  });
+  const plan = {
     names,
     properties,
     material,
     materialNames,
     linked,
+    types,
     jobFields: outermost([...Object.keys(JOB_FIELDS), ...linkedFields]),
     pageSize,
     ...(maxItems !== undefined ? { maxItems } : {}),
   };
+  const query = planResultsQuery(options.query, plan);
+  return query ? { ...plan, query } : plan;
 }
 
 /** What a job's row needs: its status, its material, and each unit's subworkflow's application and model. */

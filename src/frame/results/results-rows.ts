@@ -6,6 +6,7 @@ import type { PlatformRecord } from "../../client/collection";
 import { ResponseValidationError } from "../../errors";
 import { RowReader, type FrameWarning } from "../table/row-reader";
 import type { ResultsPlan, PropertyColumns } from "./results-plan";
+import { checkPropertyKinds } from "./property-kinds";
 
 type Row = Record<string, unknown>;
 type Loose = Record<string, unknown> | undefined;
@@ -26,8 +27,13 @@ export function resultPages(
   const materialReader = new RowReader(plan.material, { strict: options.strict ?? false });
   let warnings: FrameWarning[] = [];
   async function* pages(): AsyncGenerator<Row[], void, undefined> {
+    await checkPropertyKinds(
+      client,
+      plan.properties.map((p) => p.slug),
+      options.signal,
+    );
     const properties = client.collection("properties").pages({
-      query: { slug: { $in: plan.properties.map((p) => p.slug) } },
+      query: { ...plan.query?.properties, slug: { $in: plan.properties.map((p) => p.slug) } },
       fields: { _id: 1, slug: 1, data: 1, "source.info": 1 },
       pageSize: plan.pageSize,
       ...(plan.maxItems !== undefined ? { maxItems: plan.maxItems } : {}),
@@ -50,6 +56,7 @@ export function resultPages(
           "jobs",
           page.map((p) => info(p).jobId),
           plan.jobFields,
+          plan.query?.jobs,
           options.signal,
         );
         const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
@@ -57,12 +64,12 @@ export function resultPages(
         // one round trip instead of two. An id in both is the account's.
         const [own, bank] = await Promise.all(
           ["materials", "bank-materials"].map((c) =>
-            byId(client, c, materialIds, plan.material.fields, options.signal),
+            byId(client, c, materialIds, plan.material.fields, plan.query?.materials, options.signal),
           ),
         );
         const materials = new Map([...bank, ...own]);
         const materialCells = new Map<string, unknown[]>();
-        yield page.map((property) => {
+        const rows = page.map((property) => {
           const { jobId, unitId } = info(property);
           const job = jobId === undefined ? undefined : jobs.get(jobId);
           const materialId = (job?._material as Loose)?._id;
@@ -75,6 +82,7 @@ export function resultPages(
           }
           return joinRow(plan, property, job, unitId, cells);
         });
+        yield plan.query ? rows.filter(plan.query.keeps) : rows;
       }
     } finally {
       // Stopped early (a writer failed, the caller broke off): the walk's connection is let go.
@@ -97,18 +105,19 @@ function info(property: PlatformRecord): { jobId?: string; unitId?: string } {
   };
 }
 
-/** The records of `collection` with these ids, in one request (the ids of one page fit one). */
+/** The records of `collection` with these ids (and matching `also`), in one request (the ids of one page fit one). */
 async function byId(
   client: Client,
   collection: string,
   ids: readonly unknown[],
   fields: Record<string, 0 | 1>,
+  also: Record<string, unknown> | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Map<string, PlatformRecord>> {
   const wanted = [...new Set(ids.filter((id): id is string => typeof id === "string"))];
   if (wanted.length === 0) return new Map();
   const records = await client.collection(collection).list({
-    query: { _id: { $in: wanted } },
+    query: { ...also, _id: { $in: wanted } },
     projection: { fields, limit: wanted.length },
     ...(signal ? { signal } : {}),
   });
@@ -148,6 +157,7 @@ function joinRow(
     "application.version": application?.version,
     "model.type": model?.type,
     "model.subtype": model?.subtype,
+    "model.hubbardType": model?.hubbardType,
     "method.type": method?.type,
     "method.subtype": method?.subtype,
   };

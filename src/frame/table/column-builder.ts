@@ -1,6 +1,7 @@
 import type { ColumnPlan } from "./column-spec";
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning, type ReadOptions } from "./row-reader";
+import { ValidationError } from "../../errors";
 
 /** A danfo dtype, as the builder decides it from every row. */
 export type Dtype = "float32" | "int32" | "string" | "boolean";
@@ -126,7 +127,7 @@ export class ColumnBuilder {
 /** One column of a built table, as an array of its cells. */
 export function columnOf(built: BuiltColumns, name: string): Cell[] {
   const c = built.names.indexOf(name);
-  if (c < 0) throw new RangeError(`no column ${JSON.stringify(name)} among ${built.names.join(", ")}`);
+  if (c < 0) throw new ValidationError("column", `no column ${JSON.stringify(name)} among ${built.names.join(", ")}`);
   return built.table.map((row) => row[c]);
 }
 

@@ -43,6 +43,11 @@ export interface ColumnPlan {
   readonly columns: readonly ColumnDef[];
   /** The projection `fields` to send: parents collapse their children. */
   readonly fields: Fields;
+  /**
+   * The collection's default columns, not ones the caller named: an empty one says the platform
+   * does not keep that field, not that a path is misspelt, so it gives no warning.
+   */
+  readonly defaulted?: boolean;
 }
 
 /**

@@ -34,7 +34,7 @@ const KNOWN: ReadonlyMap<string, ColumnType> = new Map<string, ColumnType>([
 ]);
 
 /** The type a column has whatever the data: method halves are text, named values numbers. */
-function knownType(def: ColumnDef): ColumnType | undefined {
+export function knownType(def: ColumnDef): ColumnType | undefined {
   if (def.method) return "string";
   if (def.computed)
     return def.computed === "spaceGroupNumber" || def.computed === "nsites"

@@ -216,7 +216,7 @@ export class RowReader {
   }
 
   private emptyColumnWarnings(): FrameWarning[] {
-    if (!this.checkEmpty || this.rows + this.earlierRows === 0 || this.unfilled === 0) return [];
+    if (this.plan.defaulted || !this.checkEmpty || this.rows + this.earlierRows === 0 || this.unfilled === 0) return [];
     return this.plan.columns
       .filter((_, c) => !this.filled[c])
       .map((column): FrameWarning => {

@@ -1,6 +1,7 @@
 import { axisTitle, fieldValue, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
 import { estimateTextWidth } from "./label-placement";
 import { recordsOf, type TableInput } from "../tables/table-input";
+import { ValidationError } from "../../errors";
 
 /** Options of {@link barChart}. */
 export interface BarChartOptions extends ChartOptions {
@@ -99,7 +100,8 @@ function barValues(records: Record<string, unknown>[], options: BarChartOptions)
   return records.map((r) => {
     const v = fieldValue(r, y);
     if (typeof v !== "number" || !Number.isFinite(v)) {
-      throw new TypeError(
+      throw new ValidationError(
+        "y",
         `barChart(): column "${y}" must hold numbers; the bar "${category(r)}" has ${JSON.stringify(v)}. ` +
           `Leave out "y" to count rows per category instead.`,
       );

@@ -1,5 +1,5 @@
 import type * as ResvgModule from "@resvg/resvg-js";
-import { MissingDependencyError } from "../../errors";
+import { MissingDependencyError, ValidationError } from "../../errors";
 import { escapeHtml } from "../tables/escape-html";
 import type { MimeBundle } from "../kernel/mime-bundle";
 
@@ -15,7 +15,7 @@ export function svgSize(svg: string): { width: number; height: number } {
   const width = Number(/\swidth="([\d.]+)(?:px)?"/.exec(tag)?.[1]);
   const height = Number(/\sheight="([\d.]+)(?:px)?"/.exec(tag)?.[1]);
   if (!(width > 0 && height > 0))
-    throw new TypeError("the SVG document has no width and height in pixels on its <svg> element");
+    throw new ValidationError("svg", "the SVG document has no width and height in pixels on its <svg> element");
   return { width, height };
 }
 

@@ -5,6 +5,7 @@ import { elementStyle } from "./element-style";
 import { escapeHtml } from "../tables/escape-html";
 import { Picture } from "./picture";
 import { inNotebook } from "../kernel/kernel";
+import { ValidationError } from "../../errors";
 
 /** Options of {@link structureView}. */
 export interface StructureViewOptions {
@@ -179,7 +180,8 @@ function camera(cell: Matrix3, view: StructureViewOptions["view"]) {
   if (view === undefined) toward = DEFAULT_VIEW_CARTESIAN;
   else {
     if (view.length !== 3 || !view.every(Number.isFinite) || view.every((x) => x === 0)) {
-      throw new RangeError(
+      throw new ValidationError(
+        "view",
         `structureView(): view must be a lattice direction [u, v, w] of three numbers, not all 0; got ${JSON.stringify(view)}`,
       );
     }
@@ -213,7 +215,7 @@ function drawSvg(input: {
   const { cell, atoms, bonds, elements, parameters, title, options } = input;
   const width = options.width ?? 420;
   if (!(Number.isFinite(width) && width >= 160))
-    throw new RangeError(`structureView(): width must be at least 160 pixels; got ${String(width)}`);
+    throw new ValidationError("width", `structureView(): width must be at least 160 pixels; got ${String(width)}`);
   const project = camera(cell, options.view);
   const corners = CORNERS.map((f) => project(fractionalToCartesian(f, cell)));
   const placed = atoms.map((a) => ({

@@ -12,6 +12,7 @@ function readingSlice(table: TableInput, maxRows: number): TableSlice {
 import { renderTextTable } from "./text-table";
 import { inNotebook, notebookKernel } from "../kernel/kernel";
 import type { MimeBundle } from "../kernel/mime-bundle";
+import { ValidationError } from "../../errors";
 
 /** Options of {@link show}. */
 export interface ShowOptions {
@@ -101,7 +102,10 @@ export function toTextTable(table: TableInput, options: Pick<ShowOptions, "maxRo
 function maxRowsOf(options: Pick<ShowOptions, "maxRows">): number {
   const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
   if (maxRows !== Infinity && (!Number.isInteger(maxRows) || maxRows < 0)) {
-    throw new RangeError(`maxRows must be a whole number of rows (0 or more) or Infinity; got ${String(maxRows)}`);
+    throw new ValidationError(
+      "maxRows",
+      `maxRows must be a whole number of rows (0 or more) or Infinity; got ${String(maxRows)}`,
+    );
   }
   return maxRows;
 }

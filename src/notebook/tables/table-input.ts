@@ -1,3 +1,5 @@
+import { ValidationError } from "../../errors";
+
 /**
  * Anything `show` and the charts accept as a table: an array of row objects
  * (what `Collection.list` and `iterate` give, or your own interfaces), or a danfo-style DataFrame
@@ -35,7 +37,8 @@ type Row = Record<string, unknown>;
 
 function assertRows(input: unknown): asserts input is ReadonlyArray<Row> {
   if (!Array.isArray(input)) {
-    throw new TypeError(
+    throw new ValidationError(
+      "input",
       "show() and the charts take an array of row objects or a DataFrame (from toDataFrame); got " +
         (input === null ? "null" : typeof input),
     );

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 import { FairHashQueue } from "./hash-queue";
+import { OwnedTable } from "./owned-table";
 import { deterministicId } from "../records/ids";
 
 /** One account as given to the server; the password is hashed at start and then dropped. */
@@ -25,8 +26,14 @@ const SECRET_BYTES = 36;
 const SELECTOR_CHARS = (SELECTOR_BYTES / 3) * 4;
 const TOKEN_CHARS = ((SELECTOR_BYTES + SECRET_BYTES) / 3) * 4;
 
-/** Sessions kept at most; the oldest is dropped first, so a login flood cannot exhaust memory. */
-const MAX_SESSIONS = 100_000;
+/** Sessions kept at most, from all accounts together, so a login flood cannot exhaust memory. */
+export const DEFAULT_MAX_SESSIONS = 100_000;
+/**
+ * Sessions one account keeps at most; its oldest ends when it opens one more. A person with a
+ * notebook, a CLI and a few devices needs a handful; 100 leaves room for scripts that log in
+ * per run without ever letting one account fill the table that others' sessions live in.
+ */
+export const DEFAULT_MAX_SESSIONS_PER_ACCOUNT = 100;
 /** A session ends after this long even without logout. */
 const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -69,10 +76,28 @@ interface Session {
   expiresAt: number;
 }
 
+/** How many sessions are kept. */
+export interface SessionLimits {
+  /**
+   * Sessions kept at most, from all accounts together. When full, the oldest session of the
+   * account holding the most ends, so one account's logins never end another's session while it
+   * holds more than they do.
+   * @default 100000
+   */
+  maxSessions?: number;
+  /**
+   * Sessions one account keeps at most: its own oldest ends when it opens one more.
+   * @default 100
+   */
+  maxSessionsPerAccount?: number;
+}
+
 /** The credentials a successful login returns. */
 export interface IssuedCredentials {
   accountId: string;
   authToken: string;
+  /** Names the session without its secret: what a refresh token keeps to end it when it is rotated. */
+  sessionId: string;
 }
 
 /**
@@ -80,7 +105,8 @@ export interface IssuedCredentials {
  * kept only as SHA-256 hashes and compared in constant time.
  */
 export class AuthRegistry {
-  private readonly sessions = new Map<string, Session>();
+  /** By selector, owned by their account. */
+  private readonly sessions: OwnedTable<Session>;
   /** Account id to username, the slug records' `owner` carries. */
   private readonly slugs = new Map<string, string>();
   private readonly hashes = new FairHashQueue(MAX_HASHES_WAITING, MAX_HASHES_PER_SOURCE);
@@ -89,11 +115,16 @@ export class AuthRegistry {
     private readonly accounts: Map<string, StoredAccount>,
     /** Verified against when the username is unknown, so timing does not reveal which names exist. */
     private readonly decoy: StoredAccount,
+    limits: SessionLimits,
   ) {
+    this.sessions = new OwnedTable({
+      max: limits.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      maxPerOwner: limits.maxSessionsPerAccount ?? DEFAULT_MAX_SESSIONS_PER_ACCOUNT,
+    });
     for (const [username, account] of accounts) this.slugs.set(account.accountId, username);
   }
 
-  static async create(users: readonly UserAccount[]): Promise<AuthRegistry> {
+  static async create(users: readonly UserAccount[], limits: SessionLimits = {}): Promise<AuthRegistry> {
     const accounts = new Map<string, StoredAccount>();
     for (const user of users) {
       const salt = randomBytes(16);
@@ -109,25 +140,13 @@ export class AuthRegistry {
       salt: decoySalt,
       hash: await scryptHash(randomBytes(16).toString("hex"), decoySalt),
     };
-    return new AuthRegistry(accounts, decoy);
-  }
-
-  /**
-   * New credentials when the password is right, otherwise undefined; `LoginQueueFull` when too
-   * many logins are waiting to be hashed (from `source`, the client address, or from everyone).
-   */
-  async login(
-    username: string,
-    password: string,
-    source: string,
-  ): Promise<IssuedCredentials | undefined | LoginQueueFull> {
-    const checked = await this.checkPassword(username, password, source);
-    return typeof checked === "string" ? this.openSession(checked) : checked;
+    return new AuthRegistry(accounts, decoy, limits);
   }
 
   /**
    * The account id when the password is right, otherwise undefined (the same work either way);
-   * `LoginQueueFull` as for {@link login}. Opens no session.
+   * `LoginQueueFull` when too many logins are waiting to be hashed (from `source`, the
+   * client address, or from everyone). Opens no session.
    */
   async checkPassword(
     username: string,
@@ -143,6 +162,11 @@ export class AuthRegistry {
     return account.accountId;
   }
 
+  /** Every account, as records' `owner` names it (`{ _id, slug }`). */
+  accountOwners(): { _id: string; slug: string }[] {
+    return [...this.slugs].map(([_id, slug]) => ({ _id, slug }));
+  }
+
   /** The username of an account id (its slug), or undefined for an unknown id. */
   usernameOf(accountId: string): string | undefined {
     return this.slugs.get(accountId);
@@ -155,16 +179,34 @@ export class AuthRegistry {
   openSession(accountId: string): IssuedCredentials {
     const selector = randomBytes(SELECTOR_BYTES).toString("base64url");
     const authToken = selector + randomBytes(SECRET_BYTES).toString("base64url");
-    this.sessions.set(selector, {
+    this.sessions.add(selector, accountId, {
       accountId,
       accountIdHash: sha256(accountId),
       tokenHash: sha256(authToken),
       expiresAt: Date.now() + SESSION_TTL_MS,
     });
-    if (this.sessions.size > MAX_SESSIONS) {
-      this.sessions.delete(this.sessions.keys().next().value as string);
-    }
-    return { accountId, authToken };
+    return { accountId, authToken, sessionId: selector };
+  }
+
+  /**
+   * Ends the session `sessionId` names if it belongs to `accountId`, and opens a new one for the
+   * account: a refresh replaces the access token it renews rather than adding one beside it, as
+   * it replaces the refresh token (RFC 9700 section 4.14.2).
+   */
+  rotateSession(accountId: string, sessionId: string | undefined): IssuedCredentials {
+    this.endSession(accountId, sessionId);
+    return this.openSession(accountId);
+  }
+
+  /** Ends the session `sessionId` names (from {@link IssuedCredentials}) if it belongs to `accountId`. */
+  endSession(accountId: string, sessionId: string | undefined): void {
+    if (sessionId !== undefined && this.sessions.get(sessionId)?.accountId === accountId)
+      this.sessions.delete(sessionId);
+  }
+
+  /** Sessions `accountId` holds (expired ones count until they are looked at or pushed out). */
+  sessionCount(accountId: string): number {
+    return this.sessions.countOf(accountId);
   }
 
   /** The live session a token opens (its selector finds it, its hash is compared in constant time). */

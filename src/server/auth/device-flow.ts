@@ -3,6 +3,8 @@
 // token endpoint. This file keeps the grants and refresh tokens; the HTTP side is
 // handlers/oidc-handlers.ts and the page is auth/verification-page.ts.
 import { createHash, randomBytes, randomInt } from "node:crypto";
+import { addressKey } from "./address-key";
+import { OwnedTable, type OwnedTableLimits } from "./owned-table";
 
 /** The one client the platform's device flow knows (`CLIENT_ID` of the Python client). */
 export const DEVICE_CLIENT_ID = "cli-device-client";
@@ -13,10 +15,10 @@ export const DEFAULT_DEVICE_EXPIRES_SECONDS = 600;
 export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
 /** Added to a device's interval each time it polls too soon (section 3.5 `slow_down`). */
 const SLOW_DOWN_SECONDS = 5;
-/** Grants waiting at most; the oldest is dropped first, so a flood of requests cannot exhaust memory. */
-const MAX_GRANTS = 10_000;
-/** Refresh tokens kept at most (oldest dropped first). */
-const MAX_REFRESH_TOKENS = 100_000;
+/** Default of {@link DeviceFlowOptions.maxGrants}. */
+export const DEFAULT_MAX_GRANTS = 10_000;
+/** Default of {@link DeviceFlowOptions.maxGrantsPerAddress}. */
+export const DEFAULT_MAX_GRANTS_PER_ADDRESS = 64;
 /** A refresh token's life; each use replaces it with a new one (rotation, RFC 9700 section 4.14.2). */
 export const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
 
@@ -38,6 +40,28 @@ export interface DeviceFlowOptions {
    * @default 600
    */
   expiresInSeconds?: number;
+  /**
+   * Grants waiting for an answer at most, from all addresses. When full, the oldest grant of the
+   * address holding the most is dropped, so a flood from one address never drops another's
+   * while it holds more than they do.
+   * @default 10000
+   */
+  maxGrants?: number;
+  /**
+   * Grants one client address (an IPv6 /64) may have waiting: its own oldest is dropped when it
+   * asks for one more. A class behind one router shares one address, so this is well above a
+   * class's size; people there share the bound with each other.
+   * @default 64
+   */
+  maxGrantsPerAddress?: number;
+}
+
+/** What a refresh token stands for: its account, the session it renews, its expiry. */
+interface RefreshGrant {
+  accountId: string;
+  /** The session issued with it, ended when the token is used (the access token is rotated with it). */
+  sessionId: string;
+  expiresAt: number;
 }
 
 interface DeviceGrant {
@@ -72,22 +96,34 @@ function newUserCode(): string {
 
 /** Pending device grants and refresh tokens, kept in memory (a restart ends them, as it ends sessions). */
 export class DeviceFlow {
-  /** By the SHA-256 of the device code: the code itself is never kept. */
-  private readonly grants = new Map<string, DeviceGrant>();
+  /** By the SHA-256 of the device code (the code itself is never kept), owned by the client address. */
+  private readonly grants: OwnedTable<DeviceGrant>;
   /** By normalised user code. */
   private readonly byUserCode = new Map<string, DeviceGrant>();
-  /** SHA-256 of a refresh token to its account and expiry. */
-  private readonly refreshTokens = new Map<string, { accountId: string; expiresAt: number }>();
+  /** By the SHA-256 of a refresh token, owned by its account. */
+  private readonly refreshTokens: OwnedTable<RefreshGrant>;
   readonly intervalSeconds: number;
   readonly expiresInSeconds: number;
 
-  constructor(options: DeviceFlowOptions = {}) {
+  /**
+   * @param refreshLimits refresh tokens kept at most, in all and per account: the server passes
+   *   its session limits, as each refresh token goes with one session.
+   */
+  constructor(options: DeviceFlowOptions = {}, refreshLimits: OwnedTableLimits = { max: 100_000, maxPerOwner: 100 }) {
     this.intervalSeconds = options.intervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS;
     this.expiresInSeconds = options.expiresInSeconds ?? DEFAULT_DEVICE_EXPIRES_SECONDS;
+    this.grants = new OwnedTable({
+      max: options.maxGrants ?? DEFAULT_MAX_GRANTS,
+      maxPerOwner: options.maxGrantsPerAddress ?? DEFAULT_MAX_GRANTS_PER_ADDRESS,
+    });
+    this.refreshTokens = new OwnedTable(refreshLimits);
   }
 
-  /** A new grant: the device code (secret, for the device) and the user code (for the person). */
-  start(now = Date.now()): { deviceCode: string; userCode: string } {
+  /**
+   * A new grant for a device at client `address`: the device code (secret, for the device) and
+   * the user code (for the person).
+   */
+  start(address: string, now = Date.now()): { deviceCode: string; userCode: string } {
     this.sweep(now);
     let userCode = newUserCode();
     while (this.byUserCode.has(userCode)) userCode = newUserCode();
@@ -100,9 +136,8 @@ export class DeviceFlow {
       lastPollAt: undefined,
       state: "pending",
     };
-    this.grants.set(grant.deviceKey, grant);
     this.byUserCode.set(userCode, grant);
-    if (this.grants.size > MAX_GRANTS) this.remove(this.grants.values().next().value as DeviceGrant);
+    for (const dropped of this.grants.add(grant.deviceKey, addressKey(address), grant)) this.forgetCode(dropped);
     return { deviceCode, userCode: `${userCode.slice(0, 4)}-${userCode.slice(4)}` };
   }
 
@@ -159,26 +194,37 @@ export class DeviceFlow {
     return true;
   }
 
-  /** A new refresh token for `accountId` (kept only as its hash). */
-  issueRefreshToken(accountId: string, now = Date.now()): string {
+  /** A new refresh token for `accountId`, going with session `sessionId` (kept only as its hash). */
+  issueRefreshToken(accountId: string, sessionId: string, now = Date.now()): string {
     const token = randomBytes(32).toString("base64url");
-    this.refreshTokens.set(digest(token), { accountId, expiresAt: now + REFRESH_TTL_SECONDS * 1000 });
-    if (this.refreshTokens.size > MAX_REFRESH_TOKENS)
-      this.refreshTokens.delete(this.refreshTokens.keys().next().value as string);
+    this.refreshTokens.add(digest(token), accountId, {
+      accountId,
+      sessionId,
+      expiresAt: now + REFRESH_TTL_SECONDS * 1000,
+    });
     return token;
   }
 
-  /** The account of a live refresh token, which is used up (the caller issues its successor); else undefined. */
-  redeemRefreshToken(token: string, now = Date.now()): string | undefined {
-    const key = digest(token);
-    const found = this.refreshTokens.get(key);
-    if (!found) return undefined;
-    this.refreshTokens.delete(key);
-    return found.expiresAt > now ? found.accountId : undefined;
+  /**
+   * The account and session of a live refresh token, which is used up (the caller ends the
+   * session and issues their successors); else undefined.
+   */
+  redeemRefreshToken(token: string, now = Date.now()): RefreshGrant | undefined {
+    const found = this.refreshTokens.delete(digest(token));
+    return found !== undefined && found.expiresAt > now ? found : undefined;
+  }
+
+  /** Grants waiting from client `address` now. */
+  grantsFrom(address: string): number {
+    return this.grants.countOf(addressKey(address));
   }
 
   private remove(grant: DeviceGrant): void {
     this.grants.delete(grant.deviceKey);
+    this.forgetCode(grant);
+  }
+
+  private forgetCode(grant: DeviceGrant): void {
     if (this.byUserCode.get(grant.userCode) === grant) this.byUserCode.delete(grant.userCode);
   }
 

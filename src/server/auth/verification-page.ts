@@ -87,7 +87,7 @@ export function renderForm(view: FormView): string {
   const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : "";
   return page(
     "Sign in to approve a device",
-    `<p>A program asked to sign in to this platform as you. Approve only if the code below is the one it shows you.</p>
+    `<p>A program asked to sign in to this platform as you. Approve only if the code below is the one it shows you; sign in to approve or to deny it.</p>
 ${error}<form method="post" action="/oidc/device">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 <label for="user_code">Code shown on your device</label>

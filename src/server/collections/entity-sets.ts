@@ -1,7 +1,15 @@
 import { badRequest } from "../http/http-errors";
 import type { Caller } from "../records/owners";
 import type { StoredRecord } from "../records/store";
-import { forbidden, newRecordId, owned, quoted, type Collection, type CollectionContext } from "./collection";
+import {
+  checkRequestedOwner,
+  forbidden,
+  newRecordId,
+  owned,
+  quoted,
+  type Collection,
+  type CollectionContext,
+} from "./collection";
 
 /** The class name a set's members carry in `inSet[].cls`, as the platform names its entities. */
 const ENTITY_CLASSES: Record<string, string> = {
@@ -10,6 +18,24 @@ const ENTITY_CLASSES: Record<string, string> = {
   workflows: "Workflow",
   projects: "Project",
 };
+
+/**
+ * Fields of a record the server keeps, which a set's creator may not give: a job's lifecycle, a
+ * material's computed fields, the set's own kind and its default mark.
+ */
+const SERVER_OWNED_SET_FIELDS = [
+  "status",
+  "localRun",
+  "startTime",
+  "formula",
+  "unitCellFormula",
+  "derivedProperties",
+  "isEntitySet",
+  "entitySetType",
+  "entityCls",
+  "inSet",
+  "isDefault",
+];
 
 /**
  * A new set of `collection`: a record of that collection with `isEntitySet: true` (ESSE's
@@ -21,7 +47,15 @@ export function newEntitySet(
   caller: Caller,
   fields: Record<string, unknown>,
 ): StoredRecord {
-  const { _id: _ignored, owner: _owner, createdAt: _created, ...rest } = fields;
+  const { _id: _ignored, owner, createdAt: _created, ...rest } = fields;
+  if (owner !== undefined && (typeof owner !== "object" || owner === null || Array.isArray(owner)))
+    throw badRequest(`owner must be an object {"_id": "<your account id>"} or left out.`);
+  checkRequestedOwner((owner as { _id?: unknown } | undefined)?._id, caller, "owner._id");
+  const kept = Object.keys(rest).filter((key) => SERVER_OWNED_SET_FIELDS.includes(key));
+  if (kept.length > 0)
+    throw badRequest(
+      `${kept.join(", ")} ${kept.length === 1 ? "is" : "are"} refused: the server keeps ${kept.length === 1 ? "it" : "them"}; a new set is made with {"name": "..."} (and "projectId" for a set of jobs).`,
+    );
   if (rest.name !== undefined && (typeof rest.name !== "string" || rest.name.length > 1000))
     throw badRequest(`"name" must be a string of at most 1000 characters.`);
   return {

@@ -2,8 +2,8 @@ import { badRequest } from "../http/http-errors";
 import type { Caller } from "../records/owners";
 import { MaterialStore, type StoredRecord } from "../records/store";
 import { forbidden, quoted, readable, referenceId, type Collection, type CollectionContext } from "./collection";
-import { defaultProject } from "./projects";
-import { defaultWorkflow, findDefault } from "./workflows";
+import { defaultMaterialSource, defaultProject } from "./account-defaults";
+import { defaultWorkflow, emptyContextsAsObjects, findDefault } from "./workflows";
 
 /** ESSE's job statuses (job/base.json). */
 export const JOB_STATUSES = [
@@ -21,9 +21,6 @@ export const JOB_STATUSES = [
 
 /** The compute a job gets when it sends none, and the fields a sent compute is completed with (ESSE requires these four). */
 export const DEFAULT_COMPUTE = { queue: "D", nodes: 1, ppn: 1, timeLimit: "01:00:00" } as const;
-
-/** The bundled material a job gets when it names none and the account has no default material: silicon. */
-export const DEFAULT_MATERIAL_EXTERNAL_ID = "mp-149";
 
 /**
  * `jobs`: the public reference jobs (finished, with their results) and each account's own, which
@@ -51,6 +48,10 @@ export async function completeJob(
   caller: Caller,
   fields: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  for (const path of ["localRun", "startTime"]) {
+    if (fields[path] !== undefined)
+      throw badRequest(`${path} is refused: the server keeps it (it is set when the job runs); leave it out.`);
+  }
   if (fields.status !== undefined && fields.status !== "pre-submission") {
     throw badRequest(
       `A new job's status is "pre-submission" (the server moves it on: POST /jobs/<id>/submit); leave "status" out.`,
@@ -99,7 +100,7 @@ function resolveWorkflow(context: CollectionContext, caller: Caller, workflow: u
   if (typeof workflow !== "object" || Array.isArray(workflow))
     throw badRequest(`workflow must be an object: {"_id": "<workflow id>"} or a whole workflow.`);
   const sent = workflow as Record<string, unknown>;
-  if (Array.isArray(sent.subworkflows) && Array.isArray(sent.units)) return sent;
+  if (Array.isArray(sent.subworkflows) && Array.isArray(sent.units)) return emptyContextsAsObjects(sent);
   const id = referenceId(sent, "workflow");
   const found = readable(context, context.collections.get("workflows")!, caller, id!);
   if (!found)
@@ -131,20 +132,12 @@ function materialReferences(
     const materials = fields._materials.map((value, i) => check(value, `_materials[${i}]`));
     return { _materials: materials, _material: materials[0], isMultiMaterial: true };
   }
-  if (fields._material !== undefined && fields._material !== null)
+  // The platform's qe_scf_calculation notebook sends the string "null" for "no material": the default one.
+  if (fields._material !== undefined && fields._material !== null && fields._material !== "null")
     return { _material: check(fields._material, "_material") };
-  const chosen = findDefault(context, caller, "materials") ?? silicon(context);
+  const chosen = findDefault(context, caller, "materials") ?? defaultMaterialSource(context);
   if (!chosen) return {};
   return { _material: { _id: chosen._id, cls: "Material", slug: String(chosen.formula ?? "") } };
-}
-
-function silicon(context: CollectionContext): StoredRecord | undefined {
-  const served = context.collections.get("materials")!.served;
-  for (let i = 0; i < served.size; i += 1) {
-    const record = served.at(i)!;
-    if ((record.external as { id?: unknown } | undefined)?.id === DEFAULT_MATERIAL_EXTERNAL_ID) return record;
-  }
-  return served.at(0);
 }
 
 /** A material the caller can read by id: the served ones, their own, and the bank's. */

@@ -1,5 +1,6 @@
 import type { MaterialStore, StoredRecord } from "../records/store";
 import { bankMaterialCollection, materialCollection } from "./bank-materials";
+import { chargeCollection } from "./charges";
 import type { Collection } from "./collection";
 import { jobCollection } from "./jobs";
 import { projectCollection } from "./projects";
@@ -49,6 +50,7 @@ export function loadPlatformCollections(
     projectCollection(project ? [reference.project, project] : [reference.project], scanBudgetMs),
     propertyCollection(reference.properties, scanBudgetMs),
     metapropertyCollection(),
+    chargeCollection(),
   ];
   return { collections: new Map(list.map((collection) => [collection.name, collection])), reference };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { DatasetError } from "../../errors";
 import * as path from "node:path";
 import { deterministicId } from "../records/ids";
 import { PUBLIC_OWNER } from "../records/owners";
@@ -118,7 +119,7 @@ export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): Refer
     (w) => (w.external as { path?: string } | undefined)?.path === REFERENCE_WORKFLOW_PATH,
   );
   if (!workflow)
-    throw new Error(
+    throw new DatasetError(
       `data/bank-workflows.json has no ${REFERENCE_WORKFLOW_PATH}; rebuild it with npm run platform-data.`,
     );
   const hubbard = withHubbard(workflow);
@@ -139,7 +140,7 @@ export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): Refer
   for (const result of results) {
     const material = byMaterialId.get(result.material._id);
     if (!material)
-      throw new Error(
+      throw new DatasetError(
         `data/reference-results.json names a material data/reference-materials.json lacks (${result.material._id}).`,
       );
     const job: StoredRecord = {

@@ -23,13 +23,71 @@ export function workflowCollections(bank: readonly StoredRecord[], scanBudgetMs?
  * validates against ESSE's workflow schema (which requires `subworkflows` and `units`).
  */
 export function completeWorkflow(fields: Record<string, unknown>): Record<string, unknown> {
-  return { name: "New Workflow", subworkflows: [], units: [], properties: [], isDefault: false, tags: [], ...fields };
+  const workflow = { name: "New Workflow", subworkflows: [], units: [], properties: [], tags: [], ...fields };
+  return emptyContextsAsObjects({
+    ...workflow,
+    isDefault: false,
+    systemName: fields.systemName ?? systemNameOf(workflow),
+  });
+}
+
+/**
+ * The workflow with every unit's empty `context` written `{}`: newer standata (and the bodies
+ * notebooks build from it, e.g. `shell/hello_world`) writes `[]`, which the pinned ESSE refuses;
+ * the bank's workflows are built the same way (data/README.md). A non-empty list is left to ESSE.
+ */
+export function emptyContextsAsObjects<T extends Record<string, unknown>>(workflow: T): T {
+  const units = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((unit) =>
+          typeof unit === "object" && unit !== null && Array.isArray(unit.context) && unit.context.length === 0
+            ? { ...unit, context: {} }
+            : unit,
+        )
+      : list;
+  const subworkflows = Array.isArray(workflow.subworkflows)
+    ? workflow.subworkflows.map((subworkflow) =>
+        typeof subworkflow === "object" && subworkflow !== null
+          ? { ...subworkflow, units: units(subworkflow.units) }
+          : subworkflow,
+      )
+    : workflow.subworkflows;
+  return { ...workflow, units: units(workflow.units), subworkflows };
+}
+
+/**
+ * The name the platform looks a workflow up by, as Exabyte-io/wode's `Workflow.systemName`
+ * computes it: underscore.string's `slugify` of the names of the applications its subworkflows
+ * (and nested workflows) use, joined by ":", a "-" and its lowercased name, e.g.
+ * `espresso-band-gap` (scripts/build-platform-data.js gives the bank's workflows theirs so).
+ */
+export function systemNameOf(workflow: Record<string, unknown>): string {
+  const name = typeof workflow.name === "string" ? workflow.name : "";
+  return `${usedApplicationNames(workflow).join(":")}-${name.toLowerCase()}`
+    .replace(/[^\w\s-]/g, "-")
+    .toLowerCase()
+    .trim()
+    .replace(/[-_\s]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}
+
+function usedApplicationNames(workflow: Record<string, unknown>): string[] {
+  const list = (value: unknown): Record<string, unknown>[] =>
+    Array.isArray(value) ? value.filter((item) => typeof item === "object" && item !== null) : [];
+  const names = [
+    ...list(workflow.subworkflows).map((subworkflow) => (subworkflow.application as { name?: unknown })?.name),
+    ...list(workflow.workflows).flatMap(usedApplicationNames),
+  ];
+  return [...new Set(names.filter((name): name is string => typeof name === "string"))];
 }
 
 /** The workflow a job gets when it names none: the account's default workflow, else the bank's Total Energy (Quantum ESPRESSO). */
 export function defaultWorkflow(context: CollectionContext, caller: Caller): StoredRecord {
-  const mine = findDefault(context, caller, "workflows");
-  if (mine) return mine;
+  return findDefault(context, caller, "workflows") ?? bankDefaultWorkflow(context);
+}
+
+/** The bank's Total Energy (Quantum ESPRESSO), which an account's default workflow copies. */
+export function bankDefaultWorkflow(context: CollectionContext): StoredRecord {
   const bank = context.collections.get("bank-workflows")!.served;
   // The bank is small (tens of workflows): a walk is cheap and needs no index.
   for (let i = 0; i < bank.size; i += 1) {

@@ -6,6 +6,7 @@ import { LoginQueueFull } from "../auth/auth";
 import { deterministicId } from "../records/ids";
 import type { Caller } from "../records/owners";
 import { parseLoginBody, readBody } from "../http/request-input";
+import { quoteForTerminal } from "../../terminal-text";
 
 /** Longest username or password looked at; longer ones cannot match an account. */
 const MAX_CREDENTIAL_LENGTH = 1024;
@@ -14,10 +15,27 @@ const MAX_CREDENTIAL_LENGTH = 1024;
 export async function handleLogin({ req }: RequestInfo, state: ServerState): Promise<Reply> {
   const body = await readBody(req);
   const { username, password } = parseLoginBody(body, req.headers["content-type"]);
-  const address = req.socket.remoteAddress ?? "unknown";
+  const accountId = await verifySignIn(state, username, password, req.socket.remoteAddress ?? "unknown");
+  const credentials = state.auth.openSession(accountId);
+  return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
+}
+
+/**
+ * Checks a username and password from `address` against the login throttle: the account id when
+ * right; else throws 401 (wrong, logged with the name, and the lockout announced when this
+ * failure causes one), 429 (locked out, logged) or 503 (too many hashes waiting). POST /login and
+ * the device flow's verification page both sign in through it, so both are logged, throttled and
+ * announced alike.
+ */
+export async function verifySignIn(
+  state: ServerState,
+  username: string,
+  password: string,
+  address: string,
+): Promise<string> {
   // Checked one at a time per username and address: guesses sent in parallel would otherwise
   // all pass the throttle before the first failure is recorded.
-  const credentials = await state.throttle.serialize(username, address, async () => {
+  return state.throttle.serialize(username, address, async () => {
     const wait = state.throttle.retryAfterSeconds(username, address);
     if (wait > 0) {
       state.log(`login refused for ${logName(username)} from ${address}: locked out for ${formatWait(wait)} more`);
@@ -27,8 +45,8 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
       );
     }
     const found =
-      username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
-        ? await state.auth.login(username, password, address)
+      username !== "" && username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH
+        ? await state.auth.checkPassword(username, password, address)
         : undefined;
     if (found instanceof LoginQueueFull) {
       // Not a failed attempt: the password was never checked.
@@ -36,7 +54,7 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
         "Retry-After": String(found.retryAfterSeconds),
       });
     }
-    if (!found) {
+    if (found === undefined) {
       const locked = state.throttle.recordFailure(username, address);
       state.log(
         `login failed for ${logName(username)} from ${address}${locked ? `: locked out after ${state.throttle.limit} failures` : ""}`,
@@ -50,15 +68,15 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
     state.throttle.recordSuccess(username, address);
     return found;
   });
-  return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
 }
 
 /**
- * A username as a log line shows it: quoted and escaped (a name with a line break must not forge a
- * log line) and cut to 64 characters. Only the name: the password is never logged.
+ * A username as a log line shows it: quoted, every control character escaped (a name with a line
+ * break or an escape sequence must not forge a line or drive the terminal) and cut to 64
+ * characters. Only the name: the password is never logged.
  */
-function logName(username: string): string {
-  return JSON.stringify(username.length > 64 ? `${username.slice(0, 64)}...` : username);
+export function logName(username: string): string {
+  return quoteForTerminal(username);
 }
 
 /** "40 s", or "15 minutes" for a classroom lockout : "898 s" tells nobody much. */

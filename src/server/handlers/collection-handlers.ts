@@ -16,8 +16,10 @@ import {
   type Collection,
 } from "../collections/collection";
 import { completeJob } from "../collections/jobs";
-import { completeProject, defaultProject } from "../collections/projects";
-import { completeWorkflow } from "../collections/workflows";
+import { defaultProject } from "../collections/account-defaults";
+import { completeProject } from "../collections/projects";
+import { completeWorkflow, emptyContextsAsObjects } from "../collections/workflows";
+import { checkEsse } from "../records/esse-check";
 import { requireSession } from "./auth-handlers";
 import { listVisible } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
@@ -26,6 +28,9 @@ import { matchesValidator, notModified, readValidator, success, successValidated
 /** Where a bank's records go when an account copies one. */
 const COPY_TARGETS: Record<string, string> = { "bank-workflows": "workflows", "bank-materials": "materials" };
 
+/** The ESSE schema each writable collection's records validate against (materials: write-handlers.ts). */
+const ESSE_SCHEMAS: Record<string, string> = { workflows: "workflow", jobs: "job", projects: "project" };
+
 /** Paths no modifier changes in any collection: a set stays a set, a record its kind. */
 const SET_PATHS = ["isEntitySet", "entityCls"];
 
@@ -33,15 +38,10 @@ function orEmpty(value: unknown): unknown {
   return value === undefined ? {} : value;
 }
 
-/** Jobs and projects need the account's default project to exist before they are read. */
-async function prepare(state: ServerState, collection: Collection, caller: Caller): Promise<void> {
-  if (collection.name === "projects" || collection.name === "jobs") await defaultProject(state, caller);
-}
-
 /** GET /<collection>?query=...&projection=...: the public records and the caller's own, in one order. */
 export async function handleListRecords(info: RequestInfo, state: ServerState, collection: Collection): Promise<Reply> {
+  // A read never writes: the account's defaults were made with it (account-defaults.ts).
   const caller = requireSession(info, state);
-  await prepare(state, collection, caller);
   return listVisible(info, state, caller._id, collection.served, ownStore(state, collection, caller));
 }
 
@@ -101,7 +101,9 @@ export async function handleCreateRecord(
     `The ${collection.noun} to create`,
     '{"name": "..."}',
   );
-  if ("_id" in body)
+  // A workflow body taken from the bank or standata still holds its _id (qe_scf_calculation sends
+  // one): the new record gets its own, as on the platform. Elsewhere an _id is a mistake worth saying.
+  if ("_id" in body && collection.name !== "workflows")
     throw badRequest(`The ${collection.noun} to create has an _id; leave it out, the server assigns one.`);
   if (
     body.owner !== undefined &&
@@ -120,6 +122,7 @@ export async function handleCreateRecord(
         ? completeProject(body, caller)
         : completeWorkflow(body);
   const record = stamped(state, caller, fields, `The ${collection.noun}`);
+  checkEsse(record, ESSE_SCHEMAS[collection.name], `The ${collection.noun} to create`);
   return success(await state.written.write(() => ({ put: record, result: record, collection: collection.name })));
 }
 
@@ -132,13 +135,14 @@ export async function handleUpdateRecord(
 ): Promise<Reply> {
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "updated");
-  const modifier = checkModifier(
-    parseJsonObjectBody(
-      await readBody(info.req, MAX_WRITE_BODY_BYTES),
-      "The modifier",
-      '{"$set": {"name": "new name"}}',
-    ),
+  const { updateParameters: _options, ...sent } = parseJsonObjectBody(
+    await readBody(info.req, MAX_WRITE_BODY_BYTES),
+    "The modifier",
+    '{"$set": {"name": "new name"}}',
   );
+  // `updateParameters` (e.g. {"skipRender": false}) tells the platform how to apply an update
+  // (the twisted-MoS2 notebooks send it with every job PATCH); it is no field of the record.
+  const modifier = checkModifier(sent);
   const kept = [...(collection.serverPaths ?? []), ...SET_PATHS];
   for (const path of Object.values(modifier).flatMap((fields) => Object.keys(fields ?? {}))) {
     const top = path.split(".")[0];
@@ -149,9 +153,15 @@ export async function handleUpdateRecord(
   }
   const updated = await state.written.write(() => {
     const current = owned(state, collection, caller, id);
-    const next = applyModifier(current, modifier);
+    let next = applyModifier(current, modifier);
     for (const path of PROTECTED_PATHS) next[path] = current[path];
+    if (collection.name === "workflows") next = emptyContextsAsObjects(next);
+    if (collection.name === "jobs" && typeof next.workflow === "object" && next.workflow !== null)
+      next = { ...next, workflow: emptyContextsAsObjects(next.workflow as Record<string, unknown>) };
     checkRecordSize(next, `The ${collection.noun} ${quoted(id)} after the update`);
+    // A set is ESSE's system/set, not a record of its collection's schema.
+    if (next.isEntitySet !== true)
+      checkEsse(next, ESSE_SCHEMAS[collection.name], `The ${collection.noun} ${quoted(id)} after the update`);
     return { put: next, result: next, collection: collection.name };
   });
   return success(updated);

@@ -22,6 +22,7 @@ export const COLLECTION_NAMES = [
   "properties",
   "metaproperties",
   "bank-materials",
+  "charges",
 ];
 
 /** Collections whose records may be sets, and those with a default record. */

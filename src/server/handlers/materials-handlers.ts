@@ -1,4 +1,4 @@
-import { badRequest, notFound } from "../http/http-errors";
+import { notFound } from "../http/http-errors";
 import { makeFieldSelector, parseProjection } from "../query/projection";
 import { validateQuery } from "../query/query-filter";
 import type { Reply, RequestInfo, ServerState } from "./reply";
@@ -6,10 +6,8 @@ import { matchesValidator, notModified, readValidator, successRecords, successVa
 import { requireSession } from "./auth-handlers";
 import { parseJsonParam } from "../http/request-input";
 import { findVisible } from "../records/visible-find";
+import { listParams } from "./list-params";
 import { readableRecord } from "./write-handlers";
-
-/** Parameters some clients put at the top level; the API wants them inside `projection`. */
-const MISPLACED_PARAMS = ["fields", "sort", "skip", "limit"];
 
 /** An absent parameter means `{}`; an explicit `null` is still refused as not an object. */
 function orEmpty(value: unknown): unknown {
@@ -34,16 +32,9 @@ export async function listVisible(
   shared: Parameters<typeof findVisible>[0],
   own: Parameters<typeof findVisible>[1],
 ): Promise<Reply> {
-  for (const name of MISPLACED_PARAMS) {
-    if (info.params.has(name)) {
-      throw badRequest(`"${name}" goes inside the projection parameter, e.g. projection={"${name}": ...}.`);
-    }
-  }
-  const query = validateQuery(
-    orEmpty(parseJsonParam(info.params, "query")),
-    Math.max(shared.longestString, own?.longestString ?? 0),
-  );
-  const options = parseProjection(orEmpty(parseJsonParam(info.params, "projection")));
+  const params = listParams(info.params);
+  const query = validateQuery(params.query, Math.max(shared.longestString, own?.longestString ?? 0));
+  const options = parseProjection(params.projection);
   // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
   const etag = readValidator(info, state, callerId);
   if (matchesValidator(info, etag)) return notModified(etag);

@@ -1,7 +1,7 @@
 // The platform's sign-in as its notebooks and CLI tools use it: the OIDC device flow
 // (RFC 8628) under /oidc, with the verification page and refresh tokens (RFC 6749 section 6).
 import type { IncomingMessage } from "node:http";
-import { AuthRegistry, LoginQueueFull } from "../auth/auth";
+import { AuthRegistry } from "../auth/auth";
 import { DEVICE_CLIENT_ID } from "../auth/device-flow";
 import {
   CSRF_COOKIE,
@@ -16,14 +16,12 @@ import {
 } from "../auth/verification-page";
 import { HttpError, methodNotAllowed, notFound } from "../http/http-errors";
 import { parseParams, readBody } from "../http/request-input";
-import { formatWait } from "./auth-handlers";
+import { formatWait, verifySignIn } from "./auth-handlers";
 import type { Reply, ServerState } from "./reply";
 
 const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 const ENDPOINTS =
   "POST /oidc/device/auth, POST /oidc/token, POST /oidc/revoke, GET|POST /oidc/device (the verification page)";
-/** Longest username or password checked; longer ones cannot match an account. */
-const MAX_CREDENTIAL_LENGTH = 1024;
 
 /** An OAuth error answer (RFC 6749 section 5.2): `{error, error_description}`, never cached. */
 function oauthError(error: string, description: string, status = 400): Reply {
@@ -75,7 +73,7 @@ async function deviceAuthorization(req: IncomingMessage, state: ServerState): Pr
     return oauthError("invalid_client", `Unknown client_id; the device flow's client is "${DEVICE_CLIENT_ID}".`, 401);
   }
   const { flow } = state.oidc;
-  const { deviceCode, userCode } = flow.start();
+  const { deviceCode, userCode } = flow.start(req.socket.remoteAddress ?? "unknown");
   const verificationUri = `${requestOrigin(req)}/oidc/device`;
   return {
     status: 200,
@@ -90,16 +88,19 @@ async function deviceAuthorization(req: IncomingMessage, state: ServerState): Pr
   };
 }
 
-/** The token answer: a Bearer access token (a session, as POST /login opens) and its refresh token. */
-function tokens(state: ServerState, accountId: string): Reply {
-  const { authToken } = state.auth.openSession(accountId);
+/**
+ * The token answer: a Bearer access token (a session, as POST /login opens) and its refresh
+ * token. A refresh names the session it renews, which ends: a refresh replaces, never adds.
+ */
+function tokens(state: ServerState, accountId: string, renewedSessionId?: string): Reply {
+  const { authToken, sessionId } = state.auth.rotateSession(accountId, renewedSessionId);
   return {
     status: 200,
     body: {
       access_token: authToken,
       token_type: "Bearer",
       expires_in: AuthRegistry.sessionTtlSeconds,
-      refresh_token: state.oidc.flow.issueRefreshToken(accountId),
+      refresh_token: state.oidc.flow.issueRefreshToken(accountId, sessionId),
       scope: "openid profile email",
     },
     headers: { Pragma: "no-cache" },
@@ -143,14 +144,14 @@ async function token(req: IncomingMessage, state: ServerState): Promise<Reply> {
   if (grantType === "refresh_token") {
     const refreshToken = form.get("refresh_token");
     if (!refreshToken) return oauthError("invalid_request", "refresh_token is missing.");
-    const accountId = state.oidc.flow.redeemRefreshToken(refreshToken);
-    if (accountId === undefined) {
+    const renewed = state.oidc.flow.redeemRefreshToken(refreshToken);
+    if (renewed === undefined) {
       return oauthError(
         "invalid_grant",
         "The refresh token is unknown, used already or expired (a restart of the server ends them); sign in again.",
       );
     }
-    return tokens(state, accountId);
+    return tokens(state, renewed.accountId, renewed.sessionId);
   }
   return oauthError("unsupported_grant_type", `grant_type must be "${DEVICE_GRANT_TYPE}" or "refresh_token".`);
 }
@@ -167,7 +168,11 @@ async function revoke(req: IncomingMessage, state: ServerState): Promise<Reply> 
   }
   const revoked = form.get("token");
   if (!revoked) return oauthError("invalid_request", "token is missing: send the refresh or access token to revoke.");
-  if (state.oidc.flow.redeemRefreshToken(revoked) === undefined) state.auth.logout(undefined, revoked);
+  // A refresh token's access token goes with it (RFC 7009 section 2.1 allows it): a revoked
+  // sign-in leaves nothing behind that still works.
+  const refresh = state.oidc.flow.redeemRefreshToken(revoked);
+  if (refresh !== undefined) state.auth.endSession(refresh.accountId, refresh.sessionId);
+  else state.auth.logout(undefined, revoked);
   return { status: 200, body: {} };
 }
 
@@ -187,13 +192,13 @@ function form(
   state: ServerState,
   status: number,
   view: { userCode: string; username?: string; error?: string },
+  headers: Record<string, string> = {},
 ): Reply {
   const csrf = csrfFor(req, state);
-  return html(
-    status,
-    renderForm({ ...view, csrf: csrf.field }),
-    csrf.setCookie ? { "Set-Cookie": csrf.setCookie } : {},
-  );
+  return html(status, renderForm({ ...view, csrf: csrf.field }), {
+    ...headers,
+    ...(csrf.setCookie ? { "Set-Cookie": csrf.setCookie } : {}),
+  });
 }
 
 /** Whether a POST came from this server's own page: a cross-site form or script is refused. */
@@ -208,7 +213,12 @@ function sameOrigin(req: IncomingMessage): boolean {
   }
 }
 
-/** POST /oidc/device: the person's answer, checked against the login throttle like POST /login. */
+/**
+ * POST /oidc/device: the person's answer. Approve and deny both need the person signed in (else
+ * anyone who sees or guesses a code could cancel the sign-in it stands for), checked, logged and
+ * announced as POST /login checks them; wrong codes are counted per address and answered 429
+ * past the limit, before anything about the code is looked at.
+ */
 async function answer(req: IncomingMessage, state: ServerState): Promise<Reply> {
   const fields = await readForm(req);
   if (!(fields instanceof Map))
@@ -217,6 +227,21 @@ async function answer(req: IncomingMessage, state: ServerState): Promise<Reply> 
       error: "The answer was not sent as a form; load this page again and use its buttons.",
     });
   const userCode = (fields.get("user_code") ?? "").slice(0, 64);
+  const address = req.socket.remoteAddress ?? "unknown";
+  const wait = state.oidc.codeAttempts.retryAfterSeconds(address);
+  if (wait > 0) {
+    state.log(`device page refused from ${address}: too many wrong codes, for ${formatWait(wait)} more`);
+    return form(
+      req,
+      state,
+      429,
+      {
+        userCode,
+        error: `Too many wrong codes from this address; try again in ${formatWait(wait)}. Check the code your device shows.`,
+      },
+      { "Retry-After": String(wait) },
+    );
+  }
   if (
     !sameOrigin(req) ||
     !csrfMatches(state.oidc.csrfKey, readCookie(req.headers.cookie, CSRF_COOKIE), fields.get("csrf"))
@@ -227,51 +252,37 @@ async function answer(req: IncomingMessage, state: ServerState): Promise<Reply> 
     });
   }
   if (!state.oidc.flow.isPending(userCode)) {
+    state.oidc.codeAttempts.recordWrong(address);
     return form(req, state, 400, {
       userCode,
       error: "This code is unknown, expired or already answered. Start the sign-in on your device again.",
     });
   }
-  if (fields.get("action") === "deny") {
-    state.oidc.flow.answer(userCode, { approve: false });
-    return html(200, renderDone(false));
-  }
   const username = fields.get("username") ?? "";
   const password = fields.get("password") ?? "";
-  const address = req.socket.remoteAddress ?? "unknown";
   const shownName = username.slice(0, 256);
-  const outcome = await state.throttle.serialize(username, address, async () => {
-    const wait = state.throttle.retryAfterSeconds(username, address);
-    if (wait > 0)
-      return {
-        status: 429,
-        error: `Too many failed sign-ins for this user from this address; try again in ${formatWait(wait)}.`,
-      };
-    const checked =
-      username.length <= MAX_CREDENTIAL_LENGTH && password.length <= MAX_CREDENTIAL_LENGTH && username !== ""
-        ? await state.auth.checkPassword(username, password, address)
-        : undefined;
-    if (checked instanceof LoginQueueFull)
-      return {
-        status: 503,
-        error: `The server is busy checking other sign-ins; try again in ${checked.retryAfterSeconds} s.`,
-      };
-    if (checked === undefined) {
-      state.throttle.recordFailure(username, address);
-      return { status: 401, error: "Wrong username or password." };
-    }
-    state.throttle.recordSuccess(username, address);
-    return { status: 200, accountId: checked };
-  });
-  if (outcome.accountId === undefined)
-    return form(req, state, outcome.status, { userCode, username: shownName, error: outcome.error });
-  if (!state.oidc.flow.answer(userCode, { approve: true, accountId: outcome.accountId })) {
+  const approve = fields.get("action") !== "deny";
+  if (username === "" || password === "") {
+    return form(req, state, 400, {
+      userCode,
+      username: shownName,
+      error: `Enter your username and password to ${approve ? "approve" : "deny"} this device.`,
+    });
+  }
+  let accountId: string;
+  try {
+    accountId = await verifySignIn(state, username, password, address);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return form(req, state, error.status, { userCode, username: shownName, error: error.message }, error.headers);
+  }
+  if (!state.oidc.flow.answer(userCode, approve ? { approve: true, accountId } : { approve: false })) {
     return form(req, state, 400, {
       userCode,
       error: "This code expired or was answered meanwhile. Start the sign-in on your device again.",
     });
   }
-  return html(200, renderDone(true));
+  return html(200, renderDone(approve));
 }
 
 /** Dispatches `/oidc/...` (the segments after `oidc`). */

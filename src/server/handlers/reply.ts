@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "../auth/auth";
 import type { DeviceFlow } from "../auth/device-flow";
+import type { CodeAttempts } from "../auth/code-attempts";
 import type { Lockout, LoginThrottle } from "../auth/login-throttle";
 import type { Owner } from "../records/owners";
 import type { RecordProjection, SerializedRecords } from "../http/serialized";
@@ -44,8 +45,11 @@ export interface ServerState {
   publicOwner: Readonly<Owner>;
   auth: AuthRegistry;
   throttle: LoginThrottle;
-  /** The OIDC device flow's grants and refresh tokens, and the key that signs its page's CSRF fields. */
-  oidc: { flow: DeviceFlow; csrfKey: Buffer };
+  /**
+   * The OIDC device flow's grants and refresh tokens, the key that signs its page's CSRF fields,
+   * and the wrong user codes typed there per address.
+   */
+  oidc: { flow: DeviceFlow; csrfKey: Buffer; codeAttempts: CodeAttempts };
   /** Writes a line to the server's log (never a password or token). */
   log(line: string): void;
   /** Told when a username gets locked out at an address. */

@@ -8,6 +8,8 @@ import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } fr
 import { MAX_URL_LENGTH, parseParams } from "../http/request-input";
 import type { IncomingMessage } from "node:http";
 import { routeCollection, COLLECTION_NAMES } from "./collection-routes";
+import { handleListClusters } from "./cluster-handlers";
+import { routeOptimade } from "../optimade/optimade-routes";
 
 const ENDPOINTS =
   `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
@@ -15,7 +17,7 @@ const ENDPOINTS =
   `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import, ` +
   `PUT ${API_PREFIX}/materials/create-set, POST ${API_PREFIX}/materials/<id>/set-default|move-to-set, ` +
   `and GET (list), GET <id>, PUT create, PATCH|DELETE <id>, POST <id>/copy of ${COLLECTION_NAMES.join(", ")} ` +
-  `(jobs also POST <id>/submit|terminate|purge|presigned-urls|output-files, GET <id>/files, GET|PUT <id>/files/<key> by signed URL); ` +
+  `(jobs also POST <id>/submit|terminate|purge|presigned-urls|output-files, GET <id>/files, GET|PUT <id>/files/<key> by signed URL); GET ${API_PREFIX}/other/clusters; ` +
   `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device; ` +
   `see docs/local-platform.md`;
 
@@ -61,6 +63,8 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     if (method !== "GET") throw methodNotAllowed(requested, "/api/v1/users/me", ["GET", "HEAD"]);
     return handleUsersMe({ req, method, route: "/users/me", params: parseParams(search, "query string") }, state);
   }
+  // The served materials as an OPTIMADE provider, answered in OPTIMADE's own format.
+  if (segments[0] === "optimade") return routeOptimade(req, segments.slice(1), method, search, state);
   if (segments[0] !== "api" || segments.length < 2) {
     throw notFound(`Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${ENDPOINTS}.`);
   }
@@ -113,6 +117,10 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   if (rest[0] === "materials" && rest.length === 3 && rest[1] !== "" && rest[2] === "copy") {
     allow("POST");
     return handleCopy(info(), state, rest[1]);
+  }
+  if (rest.length === 2 && rest[0] === "other" && rest[1] === "clusters") {
+    allow("GET");
+    return handleListClusters(info(), state);
   }
   if (COLLECTION_NAMES.includes(rest[0])) return routeCollection(info(), state, rest, allow);
   throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${ENDPOINTS}.`);

@@ -133,7 +133,7 @@ export class WrittenRecords {
         if ("put" in change) {
           const existing = this.collectionById.get(change.put._id);
           if (existing !== undefined && existing !== collection)
-            throw new Error(`id ${change.put._id} is taken by ${existing}`);
+            throw new HttpError(409, `id ${change.put._id} is taken by ${existing}`);
           changes.push({ put: change.put, collection });
         } else if (this.collectionById.get(change.remove) === collection) {
           changes.push({ remove: change.remove, collection });

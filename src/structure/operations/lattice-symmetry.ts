@@ -5,6 +5,7 @@
 // columns are the 26 vectors {-1, 0, 1}³ \ 0 in a Delaunay-reduced basis, and a tolerance that
 // lets through more than 48 operations is narrowed by 5% at a time.
 import { det, inverse, isInteger, metric, mul, norm, round, type M3, type V3 } from "./linear";
+import { StructureError } from "../../errors";
 
 const AXES: V3[] = [];
 for (const x of [-1, 0, 1])
@@ -36,7 +37,7 @@ export function delaunayReduce(lattice: M3): M3 {
       }
     }
   }
-  if (!reduced) throw new RangeError("the cell could not be Delaunay-reduced");
+  if (!reduced) throw new StructureError("the cell could not be Delaunay-reduced");
   const s = (u: V3, v: V3): V3 => [u[0] + v[0], u[1] + v[1], u[2] + v[2]];
   const candidates = [b[0], b[1], b[2], b[3], s(b[0], b[1]), s(b[1], b[2]), s(b[2], b[0])].sort(
     (u, v) => norm(u) - norm(v),
@@ -51,7 +52,7 @@ export function delaunayReduce(lattice: M3): M3 {
       }
     }
   }
-  throw new RangeError("no reduced basis found");
+  throw new StructureError("no reduced basis found");
 }
 
 /** A candidate lattice rotation and how far it moves the cell's metric. */

@@ -1,5 +1,6 @@
 // 3×3 linear algebra for the symmetry search. Matrices are arrays of rows; a lattice here is a
 // matrix whose COLUMNS are the cell vectors (spglib's convention), so Cartesian = lattice · fractional.
+import { StructureError } from "../../errors";
 
 /** A 3×3 matrix as rows. */
 export type M3 = number[][];
@@ -60,7 +61,7 @@ export function productTable(w: Float64Array): Int32Array | null {
   for (const x of w) largest = Math.max(largest, Math.abs(x));
   const base = 6 * largest * largest + 1;
   if (base ** 3 * largest > Number.MAX_SAFE_INTEGER)
-    throw new RangeError("rotation entries too large to compare exactly");
+    throw new StructureError("rotation entries too large to compare exactly");
   const image = new Float64Array(3 * n);
   for (let i = 0; i < 3 * n; i++) image[i] = w[3 * i] + base * (w[3 * i + 1] + base * w[3 * i + 2]);
   // Rotations by the image of their first row, chained through `next` when several share it.

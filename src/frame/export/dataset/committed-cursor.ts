@@ -2,14 +2,19 @@
 // per value, each committing its own row groups at its own pace, so no single file's cursor says
 // how far the dataset got: the walk resumes after the last `_id` below which every record is
 // committed in its file (each file then skips the records it already holds, up to its own cursor).
+//
+// A page of the walk is split among the values' writers, its records interleaved: `_id` 2 may go
+// to one folder and 1 and 3 to another. So a folder's share of a page is known to lie only after
+// the page before it, never after another folder's share of the same page: the walk may resume
+// after a page's last `_id` only once every folder has committed its share of that page.
 
 /** Tracks the `_id` up to which every routed record is committed in its partition's file. */
 export class CommittedCursor {
-  /** The `_id` of the last record routed (where a fresh walk would continue); undefined: none yet. */
+  /** The last `_id` of the last walk page routed in full; undefined: none yet. */
   private last: string | undefined;
   /**
-   * Per folder, its routed pages not yet committed, oldest first: the page's last `_id`, and the
-   * `_id` routed just before the page (its records are all after that one).
+   * Per folder, its shares of pages routed and not yet committed, oldest first: the share's last
+   * `_id`, and the last `_id` of the walk page before (every record of the share is after it).
    */
   private readonly pending = new Map<string, { lastId: string; before: string | undefined }[]>();
 
@@ -18,11 +23,15 @@ export class CommittedCursor {
     this.last = start;
   }
 
-  /** A page of records up to `lastId` went to `folder`'s writer. */
+  /** `folder`'s share of the current walk page, records up to `lastId`, went to its writer. */
   routed(folder: string, lastId: string): void {
     let queue = this.pending.get(folder);
     if (!queue) this.pending.set(folder, (queue = []));
     queue.push({ lastId, before: this.last });
+  }
+
+  /** Every share of the walk page ending at `lastId` went to its writer (or was held already). */
+  pageRouted(lastId: string): void {
     this.last = lastId;
   }
 

@@ -74,6 +74,8 @@ export interface RouteOptions<T> {
   readonly opened?: readonly string[];
   /** Called for each page of records routed to a folder (a resumable export tracks what is committed). */
   onRouted?(folder: string, lastId: string): void;
+  /** Called once every record of a walk page, up to `lastId`, is routed (or skipped as held already). */
+  onPageRouted?(lastId: string): void;
   /** The whole dataset's progress, after each page a writer wrote. */
   onProgress?(progress: Progress): void;
   /**
@@ -172,6 +174,7 @@ export async function routePartitions<T>(pages: PageSource, hive: HivePlan, opti
         options.onRouted?.(folder, String((kept[kept.length - 1] as { _id?: unknown })._id));
         await partition.channel.push(kept);
       }
+      if (page.length > 0) options.onPageRouted?.(String((page[page.length - 1] as { _id?: unknown })._id));
       pageCount++;
     }
     const warnings = checker?.finish();

@@ -10,6 +10,7 @@ import { checkTarget, describeWriteError, placeFile, removeAtomicFile } from "..
 import { discardProgress, OutputLock, resumePaths } from "./progress-files";
 import { compareRequests, type Checkpoint, type ResumeRequest, type SavedProgress } from "./resume-plan";
 import { readSealedState, writeSealedState, type StateLayout } from "./sealed-state";
+import { commitPoint } from "./commit-points";
 
 /** Opens never follow a symbolic link where the partial file should be (0 where there is no such flag). */
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -65,6 +66,7 @@ export class ResumableFile {
     /** The lock this file took for itself, released when it settles; none when a folder's lock covers it. */
     private readonly lock: OutputLock | undefined,
     private readonly onCommit: ((progress: Checkpoint) => void) | undefined,
+    private readonly placeLater: boolean,
   ) {
     this.path = target;
     ({ partial: this.partialPath, state: this.statePath } = resumePaths(target));
@@ -89,7 +91,8 @@ export class ResumableFile {
    * says how far it got (and the partial file matches that state's checksum), or starts it anew.
    * Takes the target's lock first, before any file is read or removed (`restart` included), unless
    * the caller holds the lock of the folder this file is part of (`lock`). `onCommit` hears of each
-   * progress committed (a dataset of several files keeps its own state from them).
+   * progress committed (a dataset of several files keeps its own state from them). `placeLater`:
+   * `commit()` only finishes the file (see there); the dataset places it with {@link placeFinished}.
    *
    * @throws ResumeError when another run holds the lock, or the saved progress is of another
    *   request or does not match its file; TargetExistsError when the target exists and `force` is
@@ -105,6 +108,7 @@ export class ResumableFile {
       interval?: number;
       lock?: OutputLock;
       onCommit?: (progress: Checkpoint) => void;
+      placeLater?: boolean;
     } = {},
   ): Promise<ResumableFile> {
     const label = options.label ?? target;
@@ -124,6 +128,7 @@ export class ResumableFile {
         options.interval ?? COMMIT_INTERVAL_MS,
         own,
         options.onCommit,
+        options.placeLater ?? false,
       );
     } catch (error) {
       own?.release();
@@ -180,7 +185,12 @@ export class ResumableFile {
     this.lock?.release();
   }
 
-  /** Flushes, fsyncs and places the partial file at the target; removes the state file. */
+  /**
+   * Flushes, fsyncs and places the partial file at the target; removes the state file. Opened with
+   * `placeLater`, it stops after the fsync: the partial file holds the whole output and its state
+   * still names the last row group, so a run killed before the dataset places every file
+   * continues this one from there (the bytes past the state are cut and written again).
+   */
   async commit(): Promise<void> {
     if (this.settled) throw new OutputError(`The write to ${this.label} was already finished or abandoned.`, this.path);
     this.settled = true;
@@ -189,7 +199,13 @@ export class ResumableFile {
       this.stream.destroy();
       await this.handle.sync();
       await this.handle.close();
+      commitPoint("finished", this.partialPath);
+      if (this.placeLater) {
+        this.lock?.release();
+        return;
+      }
       await placeFile(this.partialPath, this.path, this.label, this.force);
+      commitPoint("placed", this.path);
     } catch (error) {
       await this.handle.close().catch(() => undefined);
       this.lock?.release();
@@ -201,6 +217,7 @@ export class ResumableFile {
       );
     }
     await removeAtomicFile(this.statePath);
+    commitPoint("cleared", this.statePath);
     this.lock?.release();
   }
 
@@ -222,6 +239,33 @@ export class ResumableFile {
     this.lastCommit = Date.now();
     this.onCommit?.(progress);
   }
+}
+
+/**
+ * Puts a file finished with `placeLater` at its name and removes its state, for a dataset whose
+ * every file is finished (and says so in its own state first). Safe to repeat after a kill at any
+ * step: a partial file already renamed is not looked for again.
+ * @throws ResumeError when neither the partial file nor the placed one is there.
+ */
+export async function placeFinished(target: string, label: string): Promise<void> {
+  const file = path.resolve(target);
+  const { partial, state } = resumePaths(file);
+  try {
+    await fs.promises.rename(partial, file);
+    commitPoint("placed", file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new OutputError(`Cannot write ${label}: ${describeWriteError(error, path.dirname(file))}`, file, {
+        cause: error,
+      });
+    }
+    if (!fs.existsSync(file))
+      throw new ResumeError(`The saved progress of ${label} has lost its finished file ${partial}.`, file, {
+        to: "to start over",
+      });
+  }
+  await removeAtomicFile(state);
+  commitPoint("cleared", state);
 }
 
 /**
@@ -304,7 +348,7 @@ async function feedPrefix(handle: fs.promises.FileHandle, bytes: number, hash: H
   const buffer = Buffer.allocUnsafe(Math.min(bytes, 4 << 20) || 1);
   for (let at = 0; at < bytes; ) {
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, bytes - at), at);
-    if (bytesRead === 0) throw new Error("the partial file ended early");
+    if (bytesRead === 0) throw new OutputError("the partial file ended early");
     hash.update(buffer.subarray(0, bytesRead));
     at += bytesRead;
   }

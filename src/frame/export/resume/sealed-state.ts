@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import { createHash } from "node:crypto";
 import { OutputError, ResumeError } from "../../../errors";
 import { writeFileAtomic } from "../atomic/atomic-file";
+import { commitPoint } from "./commit-points";
 
 /** The layout version every state file carries. */
 const VERSION = 1;
@@ -63,7 +64,8 @@ export async function readSealedState<State extends { readonly request: unknown 
   let state: State & { matframeResume?: unknown; seal?: unknown };
   try {
     state = JSON.parse(text) as typeof state;
-    if (state?.matframeResume !== VERSION || !state.request || !layout.valid(state)) throw new Error("unknown layout");
+    if (state?.matframeResume !== VERSION || !state.request || !layout.valid(state))
+      throw new ResumeError("unknown layout", file);
   } catch {
     throw new ResumeError(`The saved progress of ${label} (${file}) cannot be read.`, file, {
       to: "to discard it and start over",
@@ -88,4 +90,5 @@ export async function writeSealedState<State extends { readonly request: unknown
 ): Promise<void> {
   const sealed = { matframeResume: VERSION, ...state, seal: sealOf(state.request, layout.sealed(state)) };
   await writeFileAtomic(file, `${JSON.stringify(sealed, null, 1)}\n`);
+  commitPoint("state", file);
 }

@@ -1,0 +1,429 @@
+// `matframe jobs`: its help, its flags, and what it prints. The work is in jobs-task.ts; failures
+// are worded and coded in errors.ts, as for every command.
+import { environmentPassword, resolveAddress } from "../../client/config/platform-source";
+import type { JobWaitProgress } from "../../client/collections";
+import { AbortError } from "../../errors";
+import { JobStatus, type JobRecord, type Query } from "../../schemas";
+import { parseFlagsAndWords, wrapHelp } from "../cli-args";
+import { describeError, EXIT, exitCodeFor } from "../errors";
+import { NAMES } from "../flag-names";
+import {
+  jobFiles,
+  listJobs,
+  openJobsSession,
+  submitJobs,
+  terminateJobs,
+  waitJobs,
+  type JobsSession,
+} from "./jobs-task";
+import { promptPassword, readPasswordFromStdin, UsageError } from "../password";
+import { printable } from "../printable";
+import { WaitProgress } from "./wait-progress";
+
+/** The exit code of `wait` (and `submit --wait`) when a job ended without its results. */
+export const JOB_FAILED_EXIT = 4;
+
+const HELP = `Usage: matframe jobs list [options]
+       matframe jobs submit ID... [options]
+       matframe jobs submit --material ID --workflow ID|NAME [options]
+       matframe jobs wait ID... [--until STATUS,...] [--timeout SECONDS]
+       matframe jobs terminate ID...
+       matframe jobs files ID [--download DIR [--force]]
+
+Creates, submits, watches and ends jobs on the platform named by --base-url, MATFRAME_BASE_URL,
+API_HOST or a saved login (in that order), with the credentials matframe export uses. Ids and
+results go to stdout, progress and messages to stderr.
+
+Commands:
+  list        the jobs you can read, newest first: id, status, name, material (tab-separated)
+  submit      submit jobs in pre-submission, or create one from --material and --workflow and
+              submit it; prints each job's id
+  wait        wait until every job has a final status (finished, error, terminated, timeout),
+              with progress on stderr (a line every 5 s when stderr is not a terminal); prints
+              each job's id, status and name
+  terminate   end jobs that are waiting or running
+  files       list a job's files (name, size in bytes, key), or download them with --download
+
+Options:
+  --base-url URL       platform address (default: $MATFRAME_BASE_URL, else $API_HOST with $API_PORT
+                       and $API_SECURE, else the saved login's)
+  --material ID        submit: the material of a job to create: its _id, or an external id such
+                       as mp-149
+  --workflow ID|NAME   submit: its workflow: an _id you can read, or a bank workflow's systemName
+                       or name (e.g. "Total Energy"; a name two bank workflows share is refused
+                       with their ids)
+  --project ID         submit: its project (default: your default project)
+  --name NAME          submit: its name
+  --wait               submit: then wait for the jobs, as matframe jobs wait does
+  --until STATUS,...   wait: the statuses to wait for (default: finished, error, terminated,
+                       timeout, deleted)
+  --timeout SECONDS    wait: give up after this long (exit code 3); the jobs go on running
+  --status STATUS,...  list: only jobs with these statuses
+  --query JSON         list: a MongoDB-style query, e.g. '{"name":"Si gap"}'
+  --max-items N        list: at most N jobs (default 100)
+  --json               list, wait, files: one JSON object per line instead of columns
+  --download DIR       files: write the job's files into DIR (created when missing)
+  --force              files: overwrite files already in DIR
+  --quiet              no progress and no messages on stderr
+  --username NAME      log in as NAME; the password comes from MATFRAME_PASSWORD, --password-stdin,
+                       or a prompt on the terminal
+  --password-stdin     read the password from standard input
+  --profile NAME       use the login saved by \`matframe login --profile NAME\`
+  -h, --help           show this help
+
+Credentials are found as matframe export finds them (see matframe export --help); there is no
+built-in platform: a job needs a platform that outlives the command (e.g. matframe serve).
+Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout,
+4 a job ended in error, terminated, timeout or deleted (wait, submit --wait).
+`;
+
+const FLAGS = {
+  "base-url": { type: "string" },
+  material: { type: "string" },
+  workflow: { type: "string" },
+  project: { type: "string" },
+  name: { type: "string" },
+  wait: { type: "boolean" },
+  until: { type: "string" },
+  timeout: { type: "string" },
+  status: { type: "string" },
+  query: { type: "string" },
+  "max-items": { type: "string" },
+  json: { type: "boolean" },
+  download: { type: "string" },
+  force: { type: "boolean" },
+  quiet: { type: "boolean" },
+  username: { type: "string" },
+  "password-stdin": { type: "boolean" },
+  profile: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseFlagsAndWords<typeof FLAGS>>["values"];
+
+const SUBCOMMANDS = ["list", "submit", "wait", "terminate", "files"] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+/** The flags each subcommand takes, beyond the platform's and --quiet, --help. */
+const OWN_FLAGS: Record<Subcommand, readonly string[]> = {
+  list: ["status", "query", "max-items", "json"],
+  submit: ["material", "workflow", "project", "name", "wait", "until", "timeout", "json"],
+  wait: ["until", "timeout", "json"],
+  terminate: [],
+  files: ["download", "force", "json"],
+};
+const COMMON = ["base-url", "username", "password-stdin", "profile", "quiet", "help"];
+
+/** The flag that sets each option of the library, so a refused option is named as the user typed it. */
+const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
+  baseUrl: "--base-url",
+  username: "--username",
+  profile: "--profile",
+  material: "--material",
+  workflow: "--workflow",
+  project: "--project",
+  name: "--name",
+  until: "--until",
+  timeout: "--timeout",
+  query: "--query",
+  maxItems: "--max-items",
+  directory: "--download",
+};
+
+/** `matframe jobs ...`: returns the exit code. */
+export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let credentialsFrom: string | undefined;
+  const controller = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) process.exit(signal === "SIGINT" ? 130 : 143);
+    signalled = signal;
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  let session: JobsSession | undefined;
+  try {
+    const [first, ...rest] = argv;
+    if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+      (first === undefined ? process.stderr : process.stdout).write(`${wrapHelp(HELP.trimEnd())}\n`);
+      return first === undefined ? EXIT.usage : EXIT.ok;
+    }
+    const subcommand = checkSubcommand(first);
+    if (rest.some((arg) => arg === "--password" || arg.startsWith("--password=")))
+      throw new UsageError(
+        "--password is not accepted: a password on the command line shows in the process list and shell history. Set MATFRAME_PASSWORD or use --password-stdin.",
+      );
+    const { values, words } = parseFlagsAndWords("jobs", rest, FLAGS);
+    if (values.help) {
+      process.stdout.write(`${wrapHelp(HELP.trimEnd())}\n`);
+      return EXIT.ok;
+    }
+    checkFlags(subcommand, values, words);
+    const read = readValues(values);
+    const quiet = values.quiet ?? false;
+    const password = await passwordFor(values, env);
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    session = await openJobsSession({
+      baseUrl: values["base-url"],
+      ...(values.username !== undefined ? { username: values.username, password } : {}),
+      profile: values.profile,
+      env,
+      names: NAMES,
+      signal: controller.signal,
+    });
+    credentialsFrom = session.credentialsFrom;
+    if (!quiet) process.stderr.write(`Jobs on ${printable(session.description)}.\n`);
+    return await run(subcommand, values, read, words, session, controller.signal);
+  } catch (error) {
+    if (signalled && (error instanceof AbortError || controller.signal.aborted)) {
+      process.stderr.write(`matframe jobs: interrupted by ${signalled}; the jobs go on running.\n`);
+      return signalled === "SIGINT" ? 130 : 143;
+    }
+    const line = describeError(error, { flags: FLAG_FOR_OPTION, credentialsFrom });
+    process.stderr.write(`matframe jobs: ${printable(line.replace(/\s*\n\s*/g, " "))}\n`);
+    return exitCodeFor(error);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await session?.close();
+  }
+}
+
+async function run(
+  subcommand: Subcommand,
+  values: Values,
+  read: ReadValues,
+  words: string[],
+  session: JobsSession,
+  signal: AbortSignal,
+): Promise<number> {
+  const { client } = session;
+  const json = values.json ?? false;
+  const quiet = values.quiet ?? false;
+  switch (subcommand) {
+    case "list": {
+      const jobs = await listJobs(client, {
+        ...(read.query !== undefined ? { query: read.query } : {}),
+        ...(read.statuses !== undefined ? { statuses: read.statuses } : {}),
+        ...(read.maxItems !== undefined ? { maxItems: read.maxItems } : {}),
+      });
+      for (const job of jobs) printJob(job, json, true);
+      if (!quiet) process.stderr.write(`${jobs.length} ${jobs.length === 1 ? "job" : "jobs"}.\n`);
+      return EXIT.ok;
+    }
+    case "submit": {
+      const submitted = await submitJobs(
+        client,
+        {
+          ids: words,
+          material: values.material,
+          workflow: values.workflow,
+          project: values.project,
+          name: values.name,
+          signal,
+        },
+        {
+          onCreated: (job) => {
+            if (!quiet) process.stderr.write(`Created job ${printable(job._id)} (${printable(String(job.name))}).\n`);
+          },
+        },
+      );
+      if (!values.wait) {
+        for (const job of submitted) process.stdout.write(json ? `${JSON.stringify(job)}\n` : `${job._id}\n`);
+        if (!quiet) process.stderr.write(`Submitted ${describeCount(submitted.length)}.\n`);
+        return EXIT.ok;
+      }
+      return wait(
+        session,
+        submitted.map((job) => job._id),
+        values,
+        read,
+        signal,
+      );
+    }
+    case "wait":
+      return wait(session, words, values, read, signal);
+    case "terminate": {
+      const ended = await terminateJobs(client, words, signal);
+      for (const job of ended) printJob(job, false, false);
+      return EXIT.ok;
+    }
+    case "files": {
+      const { files, written } = await jobFiles(client, words[0], {
+        ...(values.download !== undefined ? { download: values.download } : {}),
+        force: values.force ?? false,
+        signal,
+      });
+      if (values.download !== undefined) {
+        for (const w of written)
+          process.stdout.write(json ? `${JSON.stringify({ ...w.file, path: w.path })}\n` : `${printable(w.path)}\n`);
+        if (!quiet)
+          process.stderr.write(
+            `Downloaded ${written.length} ${written.length === 1 ? "file" : "files"} into ${printable(values.download)}.\n`,
+          );
+        return EXIT.ok;
+      }
+      for (const file of files) {
+        // The URL is a credential for the file: shown only in --json, which a script asked for.
+        process.stdout.write(
+          json
+            ? `${JSON.stringify(file)}\n`
+            : `${printable(file.name ?? file.key.split("/").pop() ?? "")}\t${file.size ?? ""}\t${printable(file.key)}\n`,
+        );
+      }
+      if (!quiet) process.stderr.write(`${files.length} ${files.length === 1 ? "file" : "files"}.\n`);
+      return EXIT.ok;
+    }
+  }
+}
+
+/** `wait` and `submit --wait`: progress on stderr, each job's final line on stdout, exit 4 when one failed. */
+async function wait(
+  session: JobsSession,
+  ids: string[],
+  values: Values,
+  read: ReadValues,
+  signal: AbortSignal,
+): Promise<number> {
+  const quiet = values.quiet ?? false;
+  const progress = quiet ? undefined : new WaitProgress(process.stderr);
+  try {
+    const outcome = await waitJobs(session.client, ids, {
+      ...(read.until !== undefined ? { until: read.until } : {}),
+      ...(read.timeout !== undefined ? { timeout: read.timeout } : {}),
+      signal,
+      ...(progress ? { onProgress: (p: JobWaitProgress) => progress.update(p) } : {}),
+    });
+    progress?.clear();
+    for (const job of outcome.jobs) printJob(job, values.json ?? false, false);
+    if (outcome.failed.length === 0) return EXIT.ok;
+    if (!quiet) {
+      const reasons = outcome.failed.map((job) => {
+        const reason = (job.localRun as { reason?: unknown } | undefined)?.reason;
+        return `${job._id} ${job.status}${typeof reason === "string" ? `: ${reason}` : ""}`;
+      });
+      process.stderr.write(
+        `matframe jobs: ${describeCount(outcome.failed.length)} ended without results: ${printable(reasons.join("; "))}\n`,
+      );
+    }
+    return JOB_FAILED_EXIT;
+  } catch (error) {
+    progress?.clear();
+    throw error;
+  }
+}
+
+/** One job on stdout: tab-separated id, status, name (and material when listing), or its JSON. */
+function printJob(job: JobRecord, json: boolean, withMaterial: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(job)}\n`);
+    return;
+  }
+  const cells = [job._id, String(job.status ?? ""), String(job.name ?? "")];
+  if (withMaterial) cells.push(String(job._material?.slug ?? job._material?._id ?? ""));
+  process.stdout.write(`${cells.map((cell) => printable(cell).replace(/\t/g, " ")).join("\t")}\n`);
+}
+
+function describeCount(n: number): string {
+  return n === 1 ? "1 job" : `${n} jobs`;
+}
+
+function checkSubcommand(word: string): Subcommand {
+  if ((SUBCOMMANDS as readonly string[]).includes(word)) return word as Subcommand;
+  throw new UsageError(
+    `"matframe jobs" takes one of ${SUBCOMMANDS.join(", ")}, not ${JSON.stringify(printable(word.slice(0, 100)))}. Run "matframe jobs --help" for the options.`,
+  );
+}
+
+/** Each flag applies to the subcommands that use it, and each subcommand gets the ids it needs. */
+function checkFlags(subcommand: Subcommand, values: Values, words: string[]): void {
+  for (const [flag, value] of Object.entries(values)) {
+    if (value === undefined || COMMON.includes(flag) || OWN_FLAGS[subcommand].includes(flag)) continue;
+    const users = SUBCOMMANDS.filter((name) => OWN_FLAGS[name].includes(flag));
+    throw new UsageError(`--${flag} applies to matframe jobs ${users.join(" and ")}, not ${subcommand}.`);
+  }
+  if (subcommand === "submit" && !values.wait && (values.until !== undefined || values.timeout !== undefined))
+    throw new UsageError(`--${values.until !== undefined ? "until" : "timeout"} applies to submit with --wait.`);
+  if (values.force && values.download === undefined)
+    throw new UsageError("--force applies to files with --download DIR.");
+  if (subcommand === "list" && words.length > 0)
+    throw new UsageError(`matframe jobs list takes no ids; filter with --status or --query.`);
+  if ((subcommand === "wait" || subcommand === "terminate") && words.length === 0)
+    throw new UsageError(`matframe jobs ${subcommand} needs the ids of the jobs, e.g. matframe jobs ${subcommand} ID.`);
+  if (subcommand === "files" && words.length !== 1)
+    throw new UsageError("matframe jobs files takes one job id, e.g. matframe jobs files ID --download out/.");
+}
+
+/** The flags' values that are read (statuses, numbers, JSON), each mistake a UsageError before anything is sent. */
+interface ReadValues {
+  readonly query?: Query;
+  readonly statuses?: JobStatus[];
+  readonly maxItems?: number;
+  readonly until?: JobStatus[];
+  readonly timeout?: number;
+}
+
+function readValues(values: Values): ReadValues {
+  return {
+    ...(values.query !== undefined ? { query: jsonQuery(values.query) } : {}),
+    ...(values.status !== undefined ? { statuses: statuses("--status", values.status) } : {}),
+    ...(values["max-items"] !== undefined ? { maxItems: wholeNumber("--max-items", values["max-items"]) } : {}),
+    ...(values.until !== undefined ? { until: statuses("--until", values.until) } : {}),
+    ...(values.timeout !== undefined ? { timeout: seconds("--timeout", values.timeout) } : {}),
+  };
+}
+
+/** The password a `--username` login needs: stdin, MATFRAME_PASSWORD for the same platform, or a prompt. */
+async function passwordFor(values: Values, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (values["password-stdin"] && values.username === undefined)
+    throw new UsageError("--password-stdin needs a user: pass --username.");
+  if (values.username === undefined) return undefined;
+  const address = resolveAddress({ baseUrl: values["base-url"] }, env, NAMES);
+  if (!address)
+    throw new UsageError("--username needs a platform to log in to: set --base-url, MATFRAME_BASE_URL or API_HOST.");
+  if (values["password-stdin"]) return readPasswordFromStdin("jobs");
+  const fromEnv = environmentPassword(address);
+  if (fromEnv.password) return fromEnv.password;
+  if (process.stdin.isTTY && process.stderr.isTTY)
+    return promptPassword(`Password for ${values.username} at ${new URL(address.baseUrl).host}: `);
+  throw new UsageError(
+    fromEnv.withheld ??
+      "--username needs a password: type it at the prompt on a terminal, set MATFRAME_PASSWORD, or pass --password-stdin.",
+  );
+}
+
+function statuses(flag: string, text: string): JobStatus[] {
+  const list = text.split(",").map((word) => word.trim());
+  for (const status of list) {
+    if (!JobStatus.safeParse(status).success)
+      throw new UsageError(
+        `${flag} takes job statuses (${JobStatus.options.join(", ")}); got ${JSON.stringify(printable(status.slice(0, 100)))}.`,
+      );
+  }
+  return list as JobStatus[];
+}
+
+function jsonQuery(text: string): Query {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--query must be a JSON object, e.g. '{"status":"finished"}'; it does not parse as JSON.`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new UsageError(`--query must be a JSON object, e.g. '{"status":"finished"}'.`);
+  return value as Query;
+}
+
+function wholeNumber(flag: string, text: string): number {
+  if (!/^[0-9]+$/.test(text) || Number(text) === 0)
+    throw new UsageError(`${flag} must be a whole number of at least 1; got ${JSON.stringify(printable(text))}.`);
+  return Number(text);
+}
+
+/** `--timeout 90` or `--timeout 1.5` as milliseconds. */
+function seconds(flag: string, text: string): number {
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text))
+    throw new UsageError(`${flag} must be a number of seconds, e.g. 600; got ${JSON.stringify(printable(text))}.`);
+  return Math.round(Number(text) * 1000);
+}

@@ -1,0 +1,236 @@
+// What `matframe jobs` does, as functions of a client and options: the command only parses its
+// flags and prints. Each reports through callbacks and prints nothing.
+import { Client } from "../../client/client";
+import { describePlatform, resolvePlatform, type ChoiceNames } from "../../client/config/platform-source";
+import type { DownloadedFile } from "../../client/collections";
+import type { JobWaitProgress } from "../../client/collections";
+import { NotFoundError, ValidationError } from "../../errors";
+import type { JobFile, JobRecord, JobStatus, Query } from "../../schemas";
+
+/** Which platform and account `matframe jobs` acts on: resolved as `matframe export` resolves them. */
+export interface JobsPlatformOptions {
+  /** The platform's address; without it, the environment's or a saved login's. */
+  baseUrl?: string;
+  /** Log in as this user (with `password`). */
+  username?: string;
+  /** Only with `username`; never from the command line. */
+  password?: string;
+  /** A saved login (`matframe login --profile NAME`). @default MATFRAME_PROFILE, else "default" */
+  profile?: string;
+  /** Where `MATFRAME_*` and the platform client's variables are read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** How messages name the options (the CLI's flags). @default the option names */
+  names?: ChoiceNames;
+  /** Stops a login in progress. */
+  signal?: AbortSignal;
+}
+
+/** A client of the platform the options name, and how to let it go. */
+export interface JobsSession {
+  readonly client: Client;
+  /** The platform and where its address and credentials came from, never a secret. */
+  readonly description: string;
+  /** Where the credentials came from, to say how to renew refused ones. */
+  readonly credentialsFrom: string;
+  /** Logs out a login made here; closes a client of saved or environment credentials (they stay valid). */
+  close(): Promise<void>;
+}
+
+/**
+ * A client for `matframe jobs`: the platform and credentials `--base-url`, `--username`,
+ * `--profile`, `MATFRAME_*`, the platform client's variables or a saved login name. Unlike
+ * `export`, there is no built-in platform to fall back on: a job run on a platform that stops
+ * with the command would be lost, so naming none is a ValidationError saying how to name one.
+ */
+export async function openJobsSession(options: JobsPlatformOptions): Promise<JobsSession> {
+  const { baseUrl, username, password, profile, env = process.env, names, signal } = options;
+  const resolved = resolvePlatform({ baseUrl, username, password, profile }, env, names);
+  if (resolved.kind === "none") {
+    throw new ValidationError(
+      "baseUrl",
+      `${names?.baseUrl ?? "baseUrl"} is needed: name the platform whose jobs to use with --base-url (e.g. http://127.0.0.1:4000 for \`matframe serve\`), MATFRAME_BASE_URL or API_HOST, or run \`matframe login\` once to save one.`,
+    );
+  }
+  const client = await Client.connect(resolved, {}, signal);
+  const loggedIn = resolved.credentials.kind === "login";
+  return {
+    client,
+    description: describePlatform(resolved),
+    credentialsFrom: resolved.credentialsFrom,
+    close: () => (loggedIn ? client.logout() : client.close()).catch(() => undefined),
+  };
+}
+
+/** `matframe jobs list`. */
+export interface ListJobsOptions {
+  /** A MongoDB-style query over the jobs. @default {} */
+  query?: Query;
+  /** Only jobs with one of these statuses. @default every status */
+  statuses?: readonly JobStatus[];
+  /** At most this many jobs, newest first. @default 100 */
+  maxItems?: number;
+}
+
+/** The fields a job listing shows. */
+export const LISTED_FIELDS = { name: 1, status: 1, _material: 1, _project: 1, createdAt: 1 } as const;
+
+/** The caller's jobs (and the reference jobs they can read), newest first, with the listed fields only. */
+export async function listJobs(client: Client, options: ListJobsOptions = {}): Promise<JobRecord[]> {
+  const query: Query = { ...(options.query ?? {}) };
+  if (options.statuses?.length) query.status = { $in: [...options.statuses] };
+  const jobs: JobRecord[] = [];
+  for await (const job of client.jobs.iterate({
+    query,
+    fields: LISTED_FIELDS,
+    sort: { createdAt: -1 },
+    maxItems: options.maxItems ?? 100,
+  })) {
+    jobs.push(job as JobRecord);
+  }
+  return jobs;
+}
+
+/** `matframe jobs submit`: jobs to submit by id, or one to create first. */
+export interface SubmitJobsOptions {
+  /** Jobs in `pre-submission` to submit. */
+  ids?: readonly string[];
+  /** The material of a job to create: its `_id`, or an `external.id` such as `mp-149`. */
+  material?: string;
+  /** The workflow of a job to create: an `_id` you can read, or a bank workflow's `systemName` or `name`. */
+  workflow?: string;
+  /** The project of a job to create. @default your default project */
+  project?: string;
+  /** The name of a job to create. @default the platform's ("New Job") */
+  name?: string;
+  signal?: AbortSignal;
+}
+
+/** Told what `submitJobs` did. */
+export interface SubmitEvents {
+  /** A job was created (before it is submitted). */
+  onCreated?: (job: JobRecord) => void;
+}
+
+/** Creates a job when `material`/`workflow` are given, then submits it and every job of `ids`, in order. */
+export async function submitJobs(
+  client: Client,
+  options: SubmitJobsOptions,
+  events: SubmitEvents = {},
+): Promise<JobRecord[]> {
+  const ids = [...(options.ids ?? [])];
+  const creating = options.material !== undefined || options.workflow !== undefined;
+  if (creating) {
+    if (options.material === undefined || options.workflow === undefined)
+      throw new ValidationError(
+        options.material === undefined ? "material" : "workflow",
+        "A job to create needs both material and workflow.",
+      );
+    if (ids.length > 0)
+      throw new ValidationError("ids", "Give job ids to submit, or material and workflow to create one; not both.");
+    const material = await findMaterial(client, options.material, options.signal);
+    const workflow = await findWorkflow(client, options.workflow, options.signal);
+    const job = await client.jobs.create(
+      {
+        material,
+        workflow,
+        ...(options.project !== undefined ? { project: options.project } : {}),
+        ...(options.name !== undefined ? { name: options.name } : {}),
+      },
+      { signal: options.signal },
+    );
+    events.onCreated?.(job);
+    ids.push(job._id);
+  } else if (options.project !== undefined || options.name !== undefined) {
+    throw new ValidationError(
+      options.project !== undefined ? "project" : "name",
+      "project and name apply to a job created here: give material and workflow too.",
+    );
+  }
+  if (ids.length === 0)
+    throw new ValidationError("ids", "Give the ids of jobs to submit, or material and workflow to create one.");
+  const submitted: JobRecord[] = [];
+  for (const id of ids) submitted.push(await client.jobs.submit(id, { signal: options.signal }));
+  return submitted;
+}
+
+/** A material by `_id`, else by `external.id` (`mp-149`). */
+async function findMaterial(client: Client, reference: string, signal?: AbortSignal): Promise<string> {
+  try {
+    return (await client.materials.get(reference, { signal }))._id;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  const [found] = await client.materials.list({
+    query: { "external.id": reference },
+    projection: { limit: 1, fields: { _id: 1 } },
+    signal,
+  });
+  if (found) return found._id;
+  throw new ValidationError(
+    "material",
+    `No material you can read has the _id or external id ${JSON.stringify(reference.slice(0, 200))}; find one with \`matframe export --query '{"formula":"Si"}' --columns _id,formula,external.id\`.`,
+  );
+}
+
+/** A workflow you can read by `_id`, else a bank workflow by `systemName` or `name`. */
+async function findWorkflow(client: Client, reference: string, signal?: AbortSignal): Promise<string> {
+  try {
+    return (await client.workflows.get(reference, { signal }))._id;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  return (await client.workflows.findInBank(reference, { signal }))._id;
+}
+
+/** What `waitJobs` found at the end. */
+export interface WaitOutcome {
+  /** Every job, in the order asked for. */
+  readonly jobs: readonly JobRecord[];
+  /** The jobs that ended without their results: `error`, `terminated`, `timeout` or `deleted`. */
+  readonly failed: readonly JobRecord[];
+}
+
+/** The final statuses that mean a job did not finish. */
+export const FAILED_STATUSES: readonly string[] = ["error", "terminated", "timeout", "deleted"];
+
+/** Waits for the jobs (see `client.jobs.waitFor`), and says which ended without their results. */
+export async function waitJobs(
+  client: Client,
+  ids: readonly string[],
+  options: {
+    until?: readonly JobStatus[];
+    timeout?: number;
+    signal?: AbortSignal;
+    onProgress?: (progress: JobWaitProgress) => void;
+  },
+): Promise<WaitOutcome> {
+  const jobs = await client.jobs.waitFor(ids, {
+    ...(options.until ? { until: options.until } : {}),
+    ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  return { jobs, failed: jobs.filter((job) => FAILED_STATUSES.includes(String(job.status))) };
+}
+
+/** Terminates each job, in order; resolves with them as the platform answered. */
+export async function terminateJobs(
+  client: Client,
+  ids: readonly string[],
+  signal?: AbortSignal,
+): Promise<JobRecord[]> {
+  const ended: JobRecord[] = [];
+  for (const id of ids) ended.push(await client.jobs.terminate(id, { signal }));
+  return ended;
+}
+
+/** A job's files, and with `download` each written into that folder. */
+export async function jobFiles(
+  client: Client,
+  id: string,
+  options: { download?: string; force?: boolean; signal?: AbortSignal } = {},
+): Promise<{ files: JobFile[]; written: DownloadedFile[] }> {
+  if (options.download === undefined) return { files: await client.jobs.files(id, options), written: [] };
+  const written = await client.jobs.download(id, options.download, { force: options.force, signal: options.signal });
+  return { files: written.map((w) => w.file), written };
+}

@@ -1,0 +1,115 @@
+// `matframe export --optimade BASE_URL`: a provider's structures, as the collection exports write
+// materials. Every option is checked before the first request, and a filter the provider refuses
+// leaves no file (the export writes to a temporary file renamed at the end).
+import { existsSync } from "node:fs";
+import { OptimadeClient } from "../client/optimade/optimade-client";
+import { TargetExistsError, ValidationError } from "../errors";
+import { checkTarget } from "../frame/export/atomic/atomic-file";
+import { checkParquetOptions } from "../frame/export/parquet";
+import { planStructureExport, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
+import { planOptimadeColumns } from "../frame/optimade/optimade-rows";
+import "../frame/optimade/optimade-methods";
+import type { ExportSource, ExportTaskEvents, ExportTaskOptions, ExportTaskResult } from "./export-task";
+
+/** The options of a material export that an OPTIMADE export cannot take (its filter is `filter`). */
+const NOT_FOR_OPTIMADE = [
+  "baseUrl",
+  "query",
+  "sort",
+  "paging",
+  "partitions",
+  "partitionBy",
+  "results",
+  "units",
+  "username",
+  "profile",
+] as const;
+
+const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
+
+/** `exportTask` with `optimade`: the provider's structures matching `filter`, as a table or structure files. */
+export async function exportOptimadeTask(
+  options: ExportTaskOptions & { optimade: string },
+  events: ExportTaskEvents,
+  started: number,
+): Promise<ExportTaskResult> {
+  for (const option of NOT_FOR_OPTIMADE) {
+    if (options[option] !== undefined && options[option] !== false)
+      throw new ValidationError(option, `${option} applies to the platform's materials, not to an OPTIMADE provider`, {
+        remedy: { leaveOut: [option] },
+      });
+  }
+  const format = options.format ?? "csv";
+  const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
+  const singleFile = format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output);
+  // Mistakes the user can fix, before any request.
+  if (structureFormat) {
+    planStructureExport({ format: format as StructureFormat, cell: options.cell, singleFile, resume: options.resume });
+    if (typeof options.output !== "string")
+      throw new ValidationError("output", `--format ${format} writes one file per structure: give --output DIR.`);
+  } else {
+    const columns = planOptimadeColumns(options.columns);
+    if (format === "parquet")
+      checkParquetOptions(columns.plan, {
+        types: options.types,
+        compression: options.parquetCompression,
+        rowGroupSize: options.parquetRowGroupSize,
+        rowGroupBytes: options.parquetRowGroupBytes,
+      });
+  }
+  const directory = structureFormat && !singleFile;
+  if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
+  if (directory && !options.force && existsSync(options.output as string))
+    throw new TargetExistsError(options.output as string);
+  const op = openClient(options.optimade, options.signal);
+  try {
+    const source: ExportSource = {
+      baseUrl: op.baseUrl,
+      local: false,
+      description: `the OPTIMADE provider ${op.baseUrl}`,
+    };
+    events.onSource?.(source);
+    const common = {
+      ...(options.filter !== undefined ? { filter: options.filter } : {}),
+      pageSize: options.pageSize,
+      maxItems: options.maxItems,
+      signal: options.signal,
+      force: options.force,
+      resume: options.resume,
+      restart: options.restart,
+      onProgress: events.onProgress,
+      onWarning: events.onWarning,
+    };
+    const result = structureFormat
+      ? await op.structures.exportStructures(options.output as string, {
+          ...common,
+          format: format as StructureFormat,
+          cell: options.cell,
+          singleFile,
+        })
+      : await op.structures[TABLE_EXPORTS[format as keyof typeof TABLE_EXPORTS]](options.output, {
+          ...common,
+          columns: options.columns,
+          strict: options.strict,
+          escapeFormulas: options.escapeFormulas,
+          types: options.types,
+          compression: options.parquetCompression,
+          rowGroupSize: options.parquetRowGroupSize,
+          rowGroupBytes: options.parquetRowGroupBytes,
+        });
+    return { ...result, seconds: (performance.now() - started) / 1000, source };
+  } finally {
+    await op.close();
+  }
+}
+
+/** The client, with a bad address worded as the `optimade` option it came from. */
+function openClient(baseUrl: string, signal: AbortSignal | undefined): OptimadeClient {
+  try {
+    return new OptimadeClient({ baseUrl, signal });
+  } catch (error) {
+    if (error instanceof ValidationError && error.option === "baseUrl")
+      throw new ValidationError("optimade", error.reason.replace(/^baseUrl/, "optimade"));
+    throw error;
+  }
+}

@@ -1,0 +1,14 @@
+// Text a remote platform sent (a job's name, a file's key, a server's message) is shown on the
+// user's terminal: its control characters would be run by the terminal (an escape sequence can
+// rewrite the screen or the window title), so each is written out as a visible \u escape.
+
+/** C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a line shows. */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character shown as `\uXXXX`, safe to write to a terminal.
+ * @example printable("a\u001b[2Jb") // "a\\u001b[2Jb"
+ */
+export function printable(text: string): string {
+  return text.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

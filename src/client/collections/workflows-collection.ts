@@ -1,0 +1,82 @@
+import { NotFoundError, ValidationError } from "../../errors";
+import type { WorkflowRecord } from "../../schemas";
+import { Collection } from "../collection";
+import type { WriteOptions } from "../writes";
+
+/** A workflow named by its `_id`, by a record that has one, or (for the bank's) by `systemName` or `name`. */
+export type WorkflowReference = string | { readonly _id: string };
+
+/** What a platform record id looks like (Meteor's: 17 characters of an unambiguous alphabet). */
+const RECORD_ID = /^[23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz]{17}$/;
+
+/**
+ * `client.workflows`: your workflows and the bank's, with the verbs that bring a bank workflow
+ * into your account.
+ */
+export class WorkflowsCollection extends Collection<WorkflowRecord> {
+  /**
+   * The bank workflow `reference` names: its `_id`; else the one whose `systemName` is it; else
+   * the one whose `name` is it. A name several bank workflows share (the bank has a "Band Gap"
+   * for Quantum ESPRESSO and one for VASP) is refused with their ids and applications, so that
+   * you can choose; so is a name no bank workflow has.
+   * @example const bandGap = await client.workflows.findInBank("Band Gap");
+   */
+  async findInBank(reference: WorkflowReference, options: WriteOptions = {}): Promise<WorkflowRecord> {
+    const bank = new Collection<WorkflowRecord>(this.connection, "bank-workflows");
+    const text = checkReference(reference);
+    if (typeof reference !== "string" || RECORD_ID.test(text)) {
+      try {
+        return await bank.get(text, options);
+      } catch (error) {
+        if (!(error instanceof NotFoundError) || typeof reference !== "string") throw error;
+      }
+    }
+    for (const field of ["systemName", "name"] as const) {
+      const found = await bank.list({ query: { [field]: text }, projection: { limit: 20 }, signal: options.signal });
+      if (found.length === 1) return found[0];
+      if (found.length > 1) {
+        const choices = found
+          .map((w) => `${w._id} (${(w.subworkflows ?? []).map((s) => s.application?.name ?? "?").join(", ")})`)
+          .join(", ");
+        throw new ValidationError(
+          "workflow",
+          `${found.length} bank workflows have the ${field} ${JSON.stringify(text)}: ${choices}; name one by its _id.`,
+        );
+      }
+    }
+    throw new ValidationError(
+      "workflow",
+      `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}; list them with client.bankWorkflows.list({ projection: { fields: { name: 1 } } }).`,
+    );
+  }
+
+  /**
+   * Copies a bank workflow into your account (`POST /bank-workflows/<id>/copy`), found as
+   * `findInBank` finds it: by `_id`, `systemName` or `name`. Resolves to your copy, with its own
+   * `_id`, which you may change and use in jobs.
+   * @example const mine = await client.workflows.copyFromBank("Total Energy");
+   */
+  async copyFromBank(reference: WorkflowReference, options: WriteOptions = {}): Promise<WorkflowRecord> {
+    const found = await this.findInBank(reference, options);
+    return this.checkWritten(
+      await this.connection.writeData("POST", `bank-workflows/${encodeURIComponent(found._id)}/copy`, {
+        signal: options.signal,
+      }),
+    ) as WorkflowRecord;
+  }
+}
+
+function checkReference(reference: unknown): string {
+  const text =
+    typeof reference === "string"
+      ? reference
+      : reference !== null && typeof reference === "object"
+        ? (reference as { _id?: unknown })._id
+        : undefined;
+  if (typeof text !== "string" || text.trim() === "")
+    throw new ValidationError(
+      "workflow",
+      "A workflow is named by its _id, a record with an _id, or (in the bank) its systemName or name, as a non-empty string.",
+    );
+  return text;
+}

@@ -1,0 +1,268 @@
+// Tables and files of OPTIMADE entries: the same readers and writers as a collection's (danfo,
+// Arrow, CSV, NDJSON, Parquet, structure files, resumable), fed with the entries as rows. The
+// methods registered in optimade-methods.ts load this module on first use.
+import type { Progress } from "../../client/config/options";
+import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
+import type { OptimadeEntries } from "../../client/optimade/optimade-client";
+import {
+  resolveOptimadeWalk,
+  type OptimadeIterateOptions,
+  type ResolvedOptimadeWalk,
+} from "../../client/optimade/optimade-options";
+import type { PlatformRecord } from "../../client/platform-record";
+import { ResumeError, ValidationError } from "../../errors";
+import type { Query } from "../../schemas";
+import { readFrame } from "../collection-reads";
+import type { DataFrame } from "../dataframe/dataframe";
+import { readArrow, type ArrowOptions, type ArrowTable } from "../export/arrow";
+import {
+  writeRows,
+  type CsvExportOptions,
+  type ExportResult,
+  type ExportTarget,
+  type PageSource,
+} from "../export/export";
+import { checkParquetOptions, writeParquet, type ParquetExportOptions } from "../export/parquet";
+import { checkResume, continueWalk, type ResumeOptions, type ResumeRequest } from "../export/resume/resume-plan";
+import { ResumableFile } from "../export/resume/resumable-file";
+import {
+  planStructureExport,
+  writeStructures,
+  type StructureExportOptions,
+  type StructureExportResult,
+  type StructureSource,
+} from "../export/structure-export";
+import { writeStructuresResumable } from "../export/structure-resume";
+import type { TableOptions } from "../dataframe/to-dataframe";
+import { planOptimadeColumns, rowPages, type OptimadePlan } from "./optimade-rows";
+
+/** How far a table read or export has come; `total` is the provider's `meta.data_returned`. */
+export interface OptimadeTableProgress extends Progress {
+  readonly total?: number;
+}
+
+/** What every OPTIMADE table read takes: the walk (without `fields`: the columns say them) and the columns. */
+export interface OptimadeReadOptions extends Omit<OptimadeIterateOptions, "fields" | "onProgress"> {
+  /**
+   * OPTIMADE property names (`nsites`, `_mp_stability`), paths into them (`lattice_vectors.0.0`),
+   * matframe's computed columns (`matframe:spaceGroupSymbol`, `matframe:volumePerAtom`) and
+   * `derivedProperties.volume` / `derivedProperties.density` (Å³, g/cm³, from the structure).
+   * @default OPTIMADE_COLUMNS (id, chemical_formula_reduced, elements, nelements, nsites)
+   */
+  columns?: readonly string[];
+  /** After each page: pages, rows, bytes written (exports), and the provider's total. */
+  onProgress?: (progress: OptimadeTableProgress) => void;
+}
+
+/** `op.structures.toDataFrame(options)`. */
+export type OptimadeFrameOptions = OptimadeReadOptions & Omit<TableOptions, "columns">;
+/** `op.structures.toArrow(options)`. */
+export type OptimadeArrowOptions = OptimadeReadOptions & Omit<ArrowOptions, "columns" | "onProgress">;
+/** `op.structures.exportCsv` / `exportNdjson`. */
+export type OptimadeCsvOptions = OptimadeReadOptions & Omit<CsvExportOptions, "columns" | "onProgress"> & ResumeOptions;
+/** `op.structures.exportParquet`. */
+export type OptimadeParquetOptions = OptimadeReadOptions &
+  Omit<ParquetExportOptions, "columns" | "onProgress"> &
+  ResumeOptions;
+/** `op.structures.exportStructures`. */
+export type OptimadeStructureOptions = Omit<OptimadeReadOptions, "columns"> &
+  Pick<StructureExportOptions, "format" | "cell" | "singleFile" | "force" | "onWarning"> &
+  ResumeOptions;
+
+/** A read checked once: the columns, the walk, and the progress that carries the provider's total. */
+interface OptimadeRead {
+  readonly columns: OptimadePlan;
+  readonly walk: ResolvedOptimadeWalk;
+  /** The provider's `data_returned`, as the walk last saw it. */
+  total(): number | undefined;
+}
+
+function planRead(options: OptimadeReadOptions, columns: OptimadePlan | undefined): OptimadeRead {
+  const planned = columns ?? planOptimadeColumns(options.columns);
+  let total: number | undefined;
+  const walk = resolveOptimadeWalk({
+    filter: options.filter,
+    pageSize: options.pageSize,
+    maxItems: options.maxItems,
+    signal: options.signal,
+    fields: planned.fields,
+    onProgress: (p) => {
+      total = p.total;
+    },
+  });
+  return { columns: planned, walk, total: () => total };
+}
+
+/** `onProgress` with the provider's total added. */
+function withTotal(read: OptimadeRead, onProgress: OptimadeReadOptions["onProgress"]) {
+  return (
+    onProgress &&
+    ((p: Progress) => onProgress({ ...p, ...(read.total() !== undefined ? { total: read.total() } : {}) }))
+  );
+}
+
+function pagesOf(entries: OptimadeEntries, read: OptimadeRead): AsyncIterable<PlatformRecord[]> {
+  return rowPages(entries.walk(read.walk), read.columns) as AsyncIterable<PlatformRecord[]>;
+}
+
+/** `op.structures.toDataFrame`. */
+export function readOptimadeFrame(entries: OptimadeEntries, options: OptimadeFrameOptions = {}): Promise<DataFrame> {
+  const read = planRead(options, undefined);
+  return readFrame(() => pagesOf(entries, read), read.columns.plan, {
+    ...options,
+    onProgress: withTotal(read, options.onProgress),
+  });
+}
+
+/** `op.structures.toArrow`. */
+export function readOptimadeArrow(entries: OptimadeEntries, options: OptimadeArrowOptions = {}): Promise<ArrowTable> {
+  const read = planRead(options, undefined);
+  return readArrow(pagesOf(entries, read), read.columns.plan, {
+    ...options,
+    onProgress: withTotal(read, options.onProgress),
+  });
+}
+
+/** The table formats of an OPTIMADE export. */
+export type OptimadeTableFormat = "csv" | "ndjson" | "parquet";
+
+/** `op.structures.exportCsv`, `exportNdjson`, `exportParquet`: checked, then walked into the file. */
+export async function exportOptimadeTable(
+  entries: OptimadeEntries,
+  format: OptimadeTableFormat,
+  target: ExportTarget,
+  options: OptimadeCsvOptions & OptimadeParquetOptions = {},
+): Promise<ExportResult> {
+  const read = planRead(options, undefined);
+  const plan = read.columns.plan;
+  const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
+  const resume = checkResume(options, resumeWalk(read.walk));
+  const onProgress = withTotal(read, options.onProgress);
+  const write = (pages: PageSource, to: ExportTarget | ResumableFile) =>
+    parquet
+      ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet)
+      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
+  if (!resume) return write(pagesOf(entries, read), target);
+  if (typeof target !== "string")
+    throw new ValidationError(
+      "resume",
+      "A resumable export keeps its progress beside a file: give a file path as the target, not a stream.",
+    );
+  const formatOptions: Record<string, unknown> =
+    format === "csv"
+      ? { header: options.header ?? true, escapeFormulas: options.escapeFormulas ?? true }
+      : parquet
+        ? { compression: parquet.compression, rowGroupSize: parquet.rowGroupSize, types: parquet.types }
+        : {};
+  const request: ResumeRequest = {
+    format,
+    columns: plan.names,
+    query: filterQuery(read.walk),
+    maxItems: read.walk.maxItems === Infinity ? null : read.walk.maxItems,
+    options: formatOptions,
+    ...resumeSource(entries, options),
+  };
+  const file = await ResumableFile.open(target, request, { force: options.force, restart: resume.restart });
+  return write(continueWalk(cursorSource(entries, read, target, options), resumeWalk(read.walk), file.resumed), file);
+}
+
+/** `op.structures.exportStructures`: POSCAR, CIF or XYZ files from each entry's structure. */
+export function exportOptimadeStructures(
+  entries: OptimadeEntries,
+  dir: string,
+  options: OptimadeStructureOptions,
+): Promise<StructureExportResult> {
+  const read = planRead(options, planOptimadeColumns(["id", "matframe:nsites"]));
+  const checked = planStructureExport({
+    format: options?.format,
+    cell: options.cell,
+    singleFile: options.singleFile,
+    resume: options.resume,
+    restart: options.restart,
+    resumePlatform: options.resumePlatform,
+  });
+  const plan = { ...checked, walk: resumeWalk(read.walk) };
+  const writeOptions = {
+    force: options.force,
+    onWarning: options.onWarning,
+    onProgress: withTotal(read, options.onProgress),
+  };
+  const source = cursorSource(entries, read, dir, options);
+  if (plan.resume) return writeStructuresResumable(source, dir, plan, writeOptions, source.source);
+  return writeStructures(source, dir, plan, writeOptions);
+}
+
+/**
+ * The walk a resumable export is planned with: `_id` order (the provider's order, continued by
+ * skipping to the cursor), and the filter as the query its saved progress names.
+ */
+function resumeWalk(walk: ResolvedOptimadeWalk): ResolvedIterateOptions {
+  return {
+    ...validateIterateOptions({ sort: { _id: 1 }, paging: "keyset" }),
+    maxItems: walk.maxItems,
+    query: filterQuery(walk),
+  };
+}
+
+function filterQuery(walk: ResolvedOptimadeWalk): Query {
+  return walk.filter === undefined ? {} : { filter: walk.filter };
+}
+
+/** Where a resumable export says it read from: the provider's base URL (OPTIMADE has no accounts). */
+function resumeSource(entries: OptimadeEntries, options: ResumeOptions): { platform: string; account: string } {
+  return { platform: options.resumePlatform ?? `optimade:${entries.client.baseUrl}/${entries.name}`, account: "" };
+}
+
+/**
+ * The entries as a walk a resumed export continues: asked for the records after a cursor
+ * (`{ _id: { $gt: cursor } }`, as `continueWalk` asks), it reads the query's pages from the
+ * start again and skips through the entry with that id. A provider's next links cannot be
+ * rebuilt, so reading again is the one way back that every provider allows; nothing is written twice.
+ */
+function cursorSource(
+  entries: OptimadeEntries,
+  read: OptimadeRead,
+  target: string,
+  options: ResumeOptions,
+): StructureSource {
+  return {
+    walk: (resolved) => {
+      const cursor = cursorOf(resolved.query);
+      const pages = pagesOf(entries, read);
+      return cursor === undefined ? pages : afterCursor(pages, cursor, target);
+    },
+    source: resumeSource(entries, options),
+  };
+}
+
+function cursorOf(query: Query): string | undefined {
+  const bound = (q: unknown): string | undefined => {
+    const gt = (q as { _id?: { $gt?: unknown } } | undefined)?._id?.$gt;
+    return typeof gt === "string" ? gt : undefined;
+  };
+  const and = (query as { $and?: unknown[] }).$and;
+  return Array.isArray(and) ? and.map(bound).find((c) => c !== undefined) : bound(query);
+}
+
+async function* afterCursor(
+  pages: AsyncIterable<PlatformRecord[]>,
+  cursor: string,
+  target: string,
+): AsyncGenerator<PlatformRecord[], void, undefined> {
+  let found = false;
+  for await (const page of pages) {
+    if (found) {
+      yield page;
+      continue;
+    }
+    const at = page.findIndex((row) => row._id === cursor);
+    if (at === -1) continue;
+    found = true;
+    if (at + 1 < page.length) yield page.slice(at + 1);
+  }
+  if (!found)
+    throw new ResumeError(
+      `The provider no longer returns entry ${JSON.stringify(cursor)}, where the saved progress of ${target} stopped: its data or its order changed`,
+      target,
+    );
+}

@@ -1,0 +1,174 @@
+// OPTIMADE entries as table rows: `id` and the properties side by side, and, for the columns
+// that need a structure (matframe's computed columns, the platform's derived properties,
+// structure files), the platform's `lattice` and `basis` made from `lattice_vectors`,
+// `cartesian_site_positions` and `species_at_sites`. So one table holds a provider's structures
+// and the local platform's materials alike.
+import type { OptimadeEntry } from "../../schemas/optimade";
+import { ValidationError } from "../../errors";
+import { cellVolume, vectorsToParameters, type Matrix3 } from "../../structure/cell";
+import { compositionOf, derivedProperties } from "../../structure/composition";
+import { structureOf, type StructureRecord } from "../../structure/structure";
+import { planColumns, type ColumnPlan } from "../table/column-spec";
+
+/** The columns of an OPTIMADE table when none are named. */
+export const OPTIMADE_COLUMNS: readonly string[] = Object.freeze([
+  "id",
+  "chemical_formula_reduced",
+  "elements",
+  "nelements",
+  "nsites",
+]);
+
+/** The properties a structure is made from (spec section 7.2). */
+export const STRUCTURE_FIELDS: readonly string[] = Object.freeze([
+  "lattice_vectors",
+  "cartesian_site_positions",
+  "species_at_sites",
+  "species",
+  "chemical_formula_reduced",
+]);
+
+/** A table's columns checked, and the OPTIMADE properties to ask for. */
+export interface OptimadePlan {
+  readonly plan: ColumnPlan;
+  /** Sent as `response_fields`. */
+  readonly fields: readonly string[];
+  /** Whether rows need the platform's `lattice` and `basis` (computed and derived columns). */
+  readonly structure: boolean;
+  /** Whether rows need `derivedProperties` (volume, density). */
+  readonly derived: boolean;
+}
+
+/**
+ * Checks the columns of an OPTIMADE table: OPTIMADE property names (`nsites`,
+ * `_mp_stability`), paths into them (`lattice_vectors.0.0`), matframe's computed columns
+ * (`matframe:spaceGroupSymbol`, `matframe:volumePerAtom`, ...) and the platform's derived
+ * properties (`derivedProperties.volume`, `derivedProperties.density`).
+ */
+export function planOptimadeColumns(columns: readonly string[] = OPTIMADE_COLUMNS): OptimadePlan {
+  if (!Array.isArray(columns))
+    throw new ValidationError("columns", 'columns must be an array of OPTIMADE property names, e.g. ["id", "nsites"].');
+  // `_id` (the row's id, for warnings and resumes) is a column only when asked for by that name.
+  const plan = planColumns(columns.includes("_id") ? columns : [...columns, "-_id"]);
+  const fields = new Set<string>();
+  let structure = false;
+  let derived = false;
+  for (const def of plan.columns) {
+    if (def.computed) structure = true;
+    else if (def.segments[0] === "derivedProperties") {
+      const name = def.segments[1];
+      if (def.segments.length !== 2 || (name !== "volume" && name !== "density"))
+        throw new ValidationError(
+          "columns",
+          `Column "${def.name}": an OPTIMADE structure's derived properties are derivedProperties.volume and derivedProperties.density.`,
+        );
+      structure = derived = true;
+    } else if (def.segments[0] !== "_id" && def.segments[0] !== "id" && def.segments[0] !== "type") {
+      if (!/^[a-z_][a-z0-9_]*$/.test(def.segments[0]))
+        throw new ValidationError(
+          "columns",
+          `Column "${def.name}" does not start with an OPTIMADE property name (lower case letters, digits and "_", e.g. "nsites" or "_mp_stability").`,
+        );
+      fields.add(def.segments[0]);
+    }
+  }
+  if (structure) for (const field of STRUCTURE_FIELDS) fields.add(field);
+  // A table of ids alone still asks for one small property, so providers do not send every one.
+  if (fields.size === 0) fields.add("nsites");
+  return { plan, fields: [...fields], structure, derived };
+}
+
+/** A row of a table: `_id` and `id` (the entry's id), `type`, then the properties. */
+export type OptimadeRow = Record<string, unknown> & { _id: string; id: string };
+
+/** An entry as a row; with `structure`, also the platform's `lattice`/`basis` (and `derivedProperties`) where it has a structure. */
+export function optimadeRow(entry: OptimadeEntry, needs: Pick<OptimadePlan, "structure" | "derived">): OptimadeRow {
+  const row: OptimadeRow = { ...entry.attributes, _id: entry.id, id: entry.id, type: entry.type };
+  if (!needs.structure) return row;
+  const platform = platformStructure(entry);
+  if (!platform) return row;
+  Object.assign(row, platform);
+  if (typeof row.chemical_formula_reduced === "string") row.formula = row.chemical_formula_reduced;
+  if (needs.derived) {
+    try {
+      const { cell, sites } = structureOf(row as unknown as StructureRecord);
+      const { mass } = compositionOf(sites.map((s) => s.element));
+      row.derivedProperties = derivedProperties(mass, Math.abs(cellVolume(cell)));
+    } catch {
+      // No structure, no derived properties: the columns stay empty, as a platform material's would.
+    }
+  }
+  return row;
+}
+
+/**
+ * The platform's `lattice` and `basis` (cartesian, in Å) of an entry, or undefined when it has
+ * no complete, ordered structure: a site whose species is a mixture, a vacancy or an unknown
+ * atom (`X`) is not one element, and matframe's structure tools read one element per site.
+ */
+export function platformStructure(entry: OptimadeEntry): Pick<StructureRecord, "lattice" | "basis"> | undefined {
+  const a = entry.attributes ?? {};
+  const vectors = a.lattice_vectors;
+  const positions = a.cartesian_site_positions;
+  const species = a.species_at_sites;
+  if (!isMatrix(vectors) || vectors.length !== 3 || !Array.isArray(positions) || !Array.isArray(species))
+    return undefined;
+  if (positions.length !== species.length || !positions.every(isVector)) return undefined;
+  const symbols = elementOfSpecies(a.species);
+  const elements: string[] = [];
+  for (const name of species) {
+    const element = typeof name === "string" ? (symbols ? symbols.get(name) : name) : undefined;
+    if (element === undefined) return undefined;
+    elements.push(element);
+  }
+  const cell = vectors as Matrix3;
+  return {
+    lattice: {
+      ...vectorsToParameters(cell),
+      type: "TRI",
+      units: { length: "angstrom", angle: "degree" },
+      vectors: { a: [...cell[0]], b: [...cell[1]], c: [...cell[2]], alat: 1, units: "angstrom" },
+    },
+    basis: {
+      units: "cartesian",
+      elements: elements.map((value, id) => ({ id, value })),
+      coordinates: (positions as number[][]).map((value, id) => ({ id, value: [...value] })),
+    },
+  };
+}
+
+/** Species name → its one element, for species that are one element wholly present; undefined without `species`. */
+function elementOfSpecies(species: unknown): Map<string, string> | undefined {
+  if (!Array.isArray(species)) return undefined;
+  const map = new Map<string, string>();
+  for (const s of species as { name?: unknown; chemical_symbols?: unknown; concentration?: unknown }[]) {
+    if (typeof s?.name !== "string" || !Array.isArray(s.chemical_symbols)) continue;
+    const [symbol] = s.chemical_symbols;
+    const whole = !Array.isArray(s.concentration) || s.concentration[0] === 1;
+    if (
+      s.chemical_symbols.length === 1 &&
+      typeof symbol === "string" &&
+      /^[A-Z][a-z]?$/.test(symbol) &&
+      symbol !== "X" &&
+      whole
+    )
+      map.set(s.name, symbol);
+  }
+  return map;
+}
+
+function isVector(v: unknown): v is number[] {
+  return Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === "number" && Number.isFinite(x));
+}
+
+function isMatrix(m: unknown): m is number[][] {
+  return Array.isArray(m) && m.every(isVector);
+}
+
+/** Pages of entries as pages of rows. */
+export async function* rowPages(
+  pages: AsyncIterable<OptimadeEntry[]>,
+  needs: Pick<OptimadePlan, "structure" | "derived">,
+): AsyncGenerator<OptimadeRow[], void, undefined> {
+  for await (const page of pages) yield page.map((entry) => optimadeRow(entry, needs));
+}

@@ -1,0 +1,11 @@
+import { MaterialStore } from "../records/store";
+import type { Collection } from "./collection";
+
+/**
+ * `charges`: what the platform bills an account for its jobs' compute (the official client's
+ * `charges.get_by_job` looks one up by `jid`). The local platform bills nothing, so every account's
+ * charges are an empty list, answered as any collection's list (query and projection checked).
+ */
+export function chargeCollection(): Collection {
+  return { name: "charges", noun: "charge", served: new MaterialStore([]), writable: false, ownRecords: null };
+}

@@ -1,0 +1,60 @@
+// Text a remote user chose (a username, a path) on its way to a terminal: the server's log and
+// the teacher's console. One function for every such value, so no line prints one raw.
+
+/**
+ * Characters a terminal may act on rather than show: C0 controls and DEL (line breaks, ESC, BEL),
+ * C1 controls U+0080-U+009F (U+009B is a one-character CSI to terminals that take 8-bit
+ * controls), format characters such as bidirectional overrides that reorder what is shown
+ * (https://trojansource.codes/), line and paragraph separators, and lone surrogates.
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"\\]/gu;
+
+/** A name that can be typed back as it is shown: no quotes needed on the console. */
+const PLAIN = /^[A-Za-z0-9._@+-]+$/;
+
+function escapeOne(c: string): string {
+  if (c === '"' || c === "\\") return `\\${c}`;
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * `text` with every character a terminal may act on written as a `\uXXXX` escape (and `"` and
+ * `\` escaped), so it prints as one line of visible characters; for values shown unquoted, such
+ * as a request's path in the log.
+ */
+export function escapeForTerminal(text: string): string {
+  return text.replace(UNSAFE, escapeOne);
+}
+
+/**
+ * `text` as a double-quoted string safe to print on a terminal: every control, format or
+ * separator character written as a `\uXXXX` escape, so the result is also a valid JSON string
+ * (the console's `unlock "..."` reads it back with `JSON.parse`). Longer text is cut to
+ * `maxLength` characters and marked with `...` after the closing quote.
+ * @example quoteForTerminal("z\r\nmatframe serve: stopped") // "\"z\\u000d\\u000amatframe serve: stopped\""
+ */
+export function quoteForTerminal(text: string, maxLength = 64): string {
+  const cut = text.length > maxLength ? text.slice(0, maxLength) : text;
+  // A cut through a surrogate pair leaves a lone surrogate, which is escaped like the others.
+  return `"${escapeForTerminal(cut)}"${cut.length < text.length ? "..." : ""}`;
+}
+
+/**
+ * `text` as it should be typed on the console as a command's argument: as it is when it is plain
+ * (letters, digits, `._@+-`), else quoted and escaped as {@link quoteForTerminal} writes it, whole.
+ */
+export function commandArgument(text: string): string {
+  return PLAIN.test(text) ? text : quoteForTerminal(text, Number.MAX_SAFE_INTEGER);
+}
+
+/** The value of a console command's argument: a quoted one (as {@link commandArgument} writes it) unquoted. */
+export function readCommandArgument(typed: string): string | undefined {
+  const text = typed.trim();
+  if (!text.startsWith('"')) return text;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

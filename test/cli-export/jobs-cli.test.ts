@@ -1,0 +1,144 @@
+// `matframe jobs`, run as a user runs it (the built CLI in its own process) against the real
+// local platform: create and submit a job from a material and a bank workflow, wait for it,
+// list it, read its files; on a platform whose jobs never finish, a wait that times out, a
+// terminate, and the wait that then fails with exit code 4. Exit codes as `export`'s.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "../../src";
+import type { ServerHandle } from "../../src/server";
+import { startTestServer } from "../server/helpers";
+import { runCli } from "./run-cli";
+
+let server: ServerHandle;
+let slow: ServerHandle;
+let dir: string;
+let vaspBandGap: string;
+
+const login = (s: ServerHandle) => ({
+  MATFRAME_BASE_URL: s.baseUrl,
+  MATFRAME_USERNAME: "demo",
+  MATFRAME_PASSWORD: "demo",
+});
+
+beforeAll(async () => {
+  server = await startTestServer({});
+  // Its runner keeps a submitted job running for an hour: what terminate and a timeout need.
+  slow = await startTestServer({ jobRunMs: 3_600_000 });
+  dir = mkdtempSync(join(tmpdir(), "matframe-jobs-cli-"));
+  const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+  const [workflow] = await client.bankWorkflows.list({
+    query: { name: "Band Gap", "subworkflows.application.name": "vasp" },
+  });
+  vaspBandGap = workflow._id;
+  await client.logout();
+});
+afterAll(async () => {
+  await server?.close();
+  await slow?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("matframe jobs", () => {
+  it("creates, submits and waits for a job, then lists it and its files", async () => {
+    const env = login(server);
+    const run = await runCli(
+      ["jobs", "submit", "--material", "mp-2815", "--workflow", vaspBandGap, "--name", "MoS2 gap", "--wait"],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const [id, status, name] = run.stdout.trim().split("\t");
+    expect([status, name]).toEqual(["finished", "MoS2 gap"]);
+    expect(run.stderr).toContain(`Created job ${id} (MoS2 gap).`);
+    // Not a terminal: progress as lines, the last one saying all are done.
+    expect(run.stderr).toMatch(/^1\/1 done \(finished 1\), \d+ s$/m);
+
+    const listed = await runCli(["jobs", "list", "--status", "finished", "--json", "--max-items", "500"], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const jobs = listed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(jobs.find((job) => job._id === id)).toMatchObject({ name: "MoS2 gap", status: "finished" });
+
+    const files = await runCli(["jobs", "files", id, "--download", join(dir, "out")], { env });
+    expect(files.code, files.stderr).toBe(0);
+    expect(files.stderr).toMatch(/Downloaded \d+ files? into /);
+  });
+
+  it("times out a wait (exit 3), terminates, and fails the next wait with exit 4", async () => {
+    const env = login(slow);
+    const submitted = await runCli(["jobs", "submit", "--material", "mp-149", "--workflow", vaspBandGap], { env });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const id = submitted.stdout.trim();
+
+    const waited = await runCli(["jobs", "wait", id, "--timeout", "0.2"], { env });
+    expect(waited.code).toBe(3);
+    expect(waited.stderr).toMatch(/Waited 200 ms for 1 job .*\(submitted\).*They go on running/);
+
+    const ended = await runCli(["jobs", "terminate", id], { env });
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stdout).toBe(`${id}\tterminated\tNew Job\n`);
+
+    const failed = await runCli(["jobs", "wait", id], { env });
+    expect(failed.code).toBe(4);
+    expect(failed.stdout).toBe(`${id}\tterminated\tNew Job\n`);
+    expect(failed.stderr).toContain(`1 job ended without results: ${id} terminated`);
+
+    const again = await runCli(["jobs", "terminate", id], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
+  });
+
+  it("uses a login saved by matframe login, and submits jobs created beforehand by their ids", async () => {
+    const env = { MATFRAME_CREDENTIALS_FILE: join(dir, "credentials.json") };
+    const saved = await runCli(["login", "--base-url", slow.baseUrl, "--username", "demo"], {
+      env: { ...env, MATFRAME_PASSWORD: "demo" },
+    });
+    expect(saved.code, saved.stderr).toBe(0);
+    const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
+    const [material] = await client.materials.list({ projection: { limit: 1 } });
+    const ids: string[] = [];
+    for (const name of ["a", "b"]) ids.push((await client.jobs.create({ material, workflow: vaspBandGap, name }))._id);
+    await client.logout();
+
+    const submitted = await runCli(["jobs", "submit", ...ids], { env });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(submitted.stdout).toBe(`${ids.join("\n")}\n`);
+    expect(submitted.stderr).toMatch(/saved login "default"/);
+    const ended = await runCli(["jobs", "terminate", ...ids, "--quiet"], { env });
+    expect([ended.code, ended.stderr]).toEqual([0, ""]);
+    expect(ended.stdout).toBe(`${ids[0]}\tterminated\ta\n${ids[1]}\tterminated\tb\n`);
+  });
+
+  it("shows a job's name with its control characters written out", async () => {
+    const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
+    const [material] = await client.materials.list({ projection: { limit: 1 } });
+    const job = await client.jobs.create({ material, workflow: vaspBandGap, name: "x\u001b]0;owned\u0007y" });
+    await client.logout();
+    const listed = await runCli(["jobs", "list", "--query", JSON.stringify({ _id: job._id })], { env: login(slow) });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).not.toContain("\u001b");
+    expect(listed.stdout).toContain("x\\u001b]0;owned\\u0007y");
+  });
+
+  it("says what is wrong with the command line, or with the platform's answer", async () => {
+    const env = login(server);
+    const cases: [string[], Record<string, string>, number, RegExp][] = [
+      [["jobs", "list"], {}, 1, /--base-url is needed: name the platform/],
+      [["jobs", "wait"], env, 1, /needs the ids of the jobs/],
+      [["jobs", "list", "--password=hunter2"], env, 1, /^matframe jobs: --password is not accepted(?!.*hunter2)/],
+      [["jobs", "launch"], env, 1, /takes one of list, submit, wait, terminate, files, not "launch"/],
+      [["jobs", "list", "--download", "x"], env, 1, /--download applies to matframe jobs files, not list/],
+      [["jobs", "wait", "x", "--until", "done"], env, 1, /--until takes job statuses/],
+      [["jobs", "submit", "--material", "mp-149"], env, 1, /needs both material and workflow/],
+      [["jobs", "submit", "--material", "mp-149", "--workflow", "Band Gap"], env, 1, /2 bank workflows have the name/],
+      [["jobs", "wait", "no-such-job"], env, 2, /No job "no-such-job"/],
+    ];
+    for (const [args, extra, code, message] of cases) {
+      const run = await runCli(args, { env: extra });
+      expect([run.code, run.stderr], args.join(" ")).toEqual([code, expect.stringMatching(message)]);
+    }
+  });
+});

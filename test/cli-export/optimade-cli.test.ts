@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { startFakeProvider, startIndexProvider, type FakeProvider } from "../support/optimade-fake";
+import { runCli } from "./run-cli";
+
+// `matframe export --optimade`, as a user runs it: the built CLI in its own process against a
+// real (fake) provider on port 0.
+
+let provider: FakeProvider;
+let index: FakeProvider;
+let dir: string;
+
+beforeAll(async () => {
+  provider = await startFakeProvider({ count: 25, next: "string" });
+  index = await startIndexProvider([{ id: "fake", base: provider.base }]);
+  dir = mkdtempSync(join(tmpdir(), "matframe-optimade-cli-"));
+});
+
+afterAll(async () => {
+  await provider?.close();
+  await index?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("matframe export --optimade", () => {
+  it("writes the filter's entries with the columns asked for, following an index to its database", async () => {
+    const output = join(dir, "binary.csv");
+    const run = await runCli([
+      "export",
+      "--optimade",
+      `${index.base}/`,
+      "--filter",
+      "nelements=2",
+      "--columns",
+      "id,chemical_formula_reduced,matframe:spaceGroupSymbol",
+      "--page-size",
+      "4",
+      "--output",
+      output,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`Exporting from the OPTIMADE provider ${index.base}.`);
+    expect(run.stderr).toMatch(/Exported 13 structures \(4 pages\)/);
+    const rows = parse(readFileSync(output, "utf8"), { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(13);
+    expect(rows[0]).toEqual({
+      id: "fake-0000",
+      chemical_formula_reduced: "ClNa",
+      "matframe:spaceGroupSymbol": "Pm-3m",
+    });
+  });
+
+  it("exits 2 with the provider's message when it refuses the filter, and leaves no file", async () => {
+    const output = join(dir, "refused.csv");
+    const run = await runCli(["export", "--optimade", provider.base, "--filter", "nelements=", "--output", output]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n").at(-1)).toMatch(
+      /^matframe export: The OPTIMADE provider refused the filter "nelements=": Unable to parse filter "nelements="\./,
+    );
+    expect(existsSync(output)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes("refused"))).toEqual([]);
+  });
+
+  it("--max-items and --format ndjson to stdout; cif files to a directory", async () => {
+    const run = await runCli([
+      "export",
+      "--optimade",
+      provider.base,
+      "--columns",
+      "id,nsites",
+      "--max-items",
+      "3",
+      "--format",
+      "ndjson",
+      "--quiet",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { id: "fake-0000", nsites: 2 },
+      { id: "fake-0001", nsites: 2 },
+      { id: "fake-0002", nsites: 2 },
+    ]);
+    const out = join(dir, "cifs");
+    const cif = await runCli([
+      "export",
+      "--optimade",
+      provider.base,
+      "--format",
+      "cif",
+      "--max-items",
+      "4",
+      "--output",
+      out,
+      "--quiet",
+    ]);
+    expect(cif.code, cif.stderr).toBe(0);
+    expect(readdirSync(out).filter((f) => f.endsWith(".cif"))).toHaveLength(4);
+  });
+
+  it("refuses platform-only flags and a filter without a provider, exit 1", async () => {
+    const query = await runCli(["export", "--optimade", provider.base, "--query", "{}"]);
+    expect(query.code).toBe(1);
+    expect(query.stderr).toMatch(
+      /query applies to the platform's materials, not to an OPTIMADE provider; leave out --query/,
+    );
+    const filter = await runCli(["export", "--filter", "nelements=2"]);
+    expect(filter.code).toBe(1);
+    expect(filter.stderr).toMatch(
+      /--filter is an OPTIMADE filter: it needs the provider's base URL \(optimade; --optimade URL/,
+    );
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, type FrameWarning } from "../../src";
+import type { ServerHandle } from "../../src/server";
+import { startTestServer } from "../server/helpers";
+
+// Each collection's table has its own default columns, filled on the local platform's records,
+// with no warning: a job table used to get the materials' columns, all null, 8 warnings a call.
+
+let server: ServerHandle;
+let client: Client;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+});
+afterAll(async () => {
+  await client?.logout();
+  await server?.close();
+});
+
+const DEFAULTS = {
+  jobs: ["_id", "name", "status", "_material._id", "workflow.name", "_project.slug", "owner.slug", "createdAt"],
+  projects: ["_id", "name", "slug", "isDefault", "owner.slug", "createdAt"],
+  properties: [
+    "_id",
+    "slug",
+    "source.info.jobId",
+    "source.info.unitId",
+    "source.info.materialId",
+    "owner.slug",
+    "createdAt",
+  ],
+} as const;
+
+describe("a collection's default columns", () => {
+  for (const [name, columns] of Object.entries(DEFAULTS)) {
+    it(`${name}: its own columns, none empty, no warning`, async () => {
+      const warnings: FrameWarning[] = [];
+      const df = await client.collection(name).toDataFrame({ maxItems: 300, onWarning: (w) => warnings.push(w) });
+      expect(df.columns).toEqual([...columns]);
+      expect(df.shape[0]).toBeGreaterThan(0);
+      for (const column of columns) {
+        const values = df.column(column).values as unknown[];
+        expect(
+          values.some((v) => v !== null && v !== undefined && !Number.isNaN(v)),
+          `${name}.${column}`,
+        ).toBe(true);
+      }
+      expect(warnings).toEqual([]);
+    });
+  }
+
+  it("names them the same way from client.jobs, client.projects and client.properties", async () => {
+    const jobs = await client.jobs.toDataFrame({ maxItems: 5 });
+    expect(jobs.columns).toEqual([...DEFAULTS.jobs]);
+    expect(jobs.column("status").values).toEqual(["finished", "finished", "finished", "finished", "finished"]);
+    expect((await client.projects.toDataFrame()).columns).toEqual([...DEFAULTS.projects]);
+    expect((await client.properties.toDataFrame({ maxItems: 5 })).columns).toEqual([...DEFAULTS.properties]);
+  });
+
+  it("still warns of an empty column the caller named", async () => {
+    const warnings: FrameWarning[] = [];
+    await client.jobs.toDataFrame({ columns: ["name", "stauts"], maxItems: 5, onWarning: (w) => warnings.push(w) });
+    expect(warnings.map((w) => w.code)).toEqual(["EMPTY_COLUMN"]);
+  });
+});

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { OptimadeClient, OptimadeFilterError, fromPoscar, type OptimadeTableProgress } from "../../../src";
+import { ATOMIC_WEIGHTS } from "../../../src/structure/composition";
+import { resumePaths } from "../../../src/frame/export/resume/progress-files";
+import { startFakeProvider, type FakeProvider } from "../../support/optimade-fake";
+
+// OPTIMADE entries in the same tables and files as a collection's: property columns as sent,
+// matframe's symmetry and the platform's derived properties computed from the structure, and
+// the exports (CSV, Parquet, structure files, resumable) of a real fake provider's pages.
+
+let provider: FakeProvider;
+let op: OptimadeClient;
+let dir: string;
+
+beforeAll(async () => {
+  provider = await startFakeProvider({ count: 30, next: "object", dropResponseFields: true });
+  op = new OptimadeClient({ baseUrl: provider.base });
+  dir = mkdtempSync(join(tmpdir(), "matframe-optimade-"));
+});
+
+afterAll(async () => {
+  await op?.close();
+  await provider?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The fake provider's cell edge of entry i (a cubic cell of two atoms). */
+const edge = (i: number) => 4 + i / 10;
+const G_PER_CM3 = 1.6605390666; // amu/Å³ in g/cm³
+
+describe("op.structures.toDataFrame", () => {
+  it("gives the property columns, computed symmetry and derived properties, paging by pageSize", async () => {
+    const progress: OptimadeTableProgress[] = [];
+    const df = await op.structures.toDataFrame({
+      filter: "nelements=2",
+      columns: [
+        "id",
+        "chemical_formula_reduced",
+        "nsites",
+        "_fake_energy",
+        "matframe:spaceGroupSymbol",
+        "matframe:volumePerAtom",
+        "derivedProperties.density",
+      ],
+      pageSize: 4,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(df.columns).toEqual([
+      "id",
+      "chemical_formula_reduced",
+      "nsites",
+      "_fake_energy",
+      "matframe:spaceGroupSymbol",
+      "matframe:volumePerAtom",
+      "derivedProperties.density",
+    ]);
+    const rows = df.values as unknown[][];
+    expect(rows).toHaveLength(15);
+    for (const [k, row] of rows.entries()) {
+      const i = 2 * k;
+      const a = edge(i);
+      expect(row.slice(0, 5)).toEqual([`fake-${String(i).padStart(4, "0")}`, "ClNa", 2, -1 - i, "Pm-3m"]);
+      expect(row[5]).toBeCloseTo(a ** 3 / 2, 9);
+      expect(row[6]).toBeCloseTo(((ATOMIC_WEIGHTS.Na + ATOMIC_WEIGHTS.Cl) / a ** 3) * G_PER_CM3, 5);
+    }
+    expect(progress.at(-1)).toEqual({ pages: 4, items: 15, total: 15 });
+    // Every field the columns need went out as response_fields.
+    const first = provider.requests.find((u) => u.searchParams.get("filter") === "nelements=2")!;
+    expect(first.searchParams.get("response_fields")!.split(",").sort()).toEqual(
+      [
+        "_fake_energy",
+        "cartesian_site_positions",
+        "chemical_formula_reduced",
+        "lattice_vectors",
+        "nsites",
+        "species",
+        "species_at_sites",
+      ].sort(),
+    );
+  });
+
+  it("a malformed filter fails before any table is made", async () => {
+    await expect(op.structures.toDataFrame({ filter: "nelements=" })).rejects.toBeInstanceOf(OptimadeFilterError);
+  });
+});
+
+describe("op.structures exports", () => {
+  it("CSV holds only the columns asked for, whatever later pages carry", async () => {
+    const file = join(dir, "all.csv");
+    const result = await op.structures.exportCsv(file, { columns: ["id", "nsites", "elements"], pageSize: 7 });
+    expect(result.items).toBe(30);
+    const rows = parse(readFileSync(file, "utf8"), { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0])).toEqual(["id", "nsites", "elements"]);
+    expect(rows[3]).toEqual({ id: "fake-0003", nsites: "2", elements: '["Si"]' });
+  });
+
+  it("Parquet and NDJSON write the same rows", async () => {
+    const columns = ["id", "nelements", "matframe:spaceGroupNumber"];
+    const nd = join(dir, "some.ndjson");
+    await op.structures.exportNdjson(nd, { columns, maxItems: 5 });
+    const lines = readFileSync(nd, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l["matframe:spaceGroupNumber"])).toEqual([221, 229, 221, 229, 221]);
+    const pq = join(dir, "some.parquet");
+    await op.structures.exportParquet(pq, { columns, maxItems: 5 });
+    const hyparquet = (await import("hyparquet")) as unknown as {
+      asyncBufferFromFile(f: string): Promise<unknown>;
+      parquetReadObjects(o: { file: unknown }): Promise<Record<string, unknown>[]>;
+    };
+    const read = await hyparquet.parquetReadObjects({ file: await hyparquet.asyncBufferFromFile(pq) });
+    expect(
+      read.map((r) => ({
+        ...r,
+        nelements: Number(r.nelements),
+        "matframe:spaceGroupNumber": Number(r["matframe:spaceGroupNumber"]),
+      })),
+    ).toEqual(lines);
+  });
+
+  it("structure files are made from lattice_vectors, cartesian_site_positions and species_at_sites", async () => {
+    const out = join(dir, "poscars");
+    const result = await op.structures.exportStructures(out, { format: "poscar", filter: "nelements=2", maxItems: 3 });
+    expect(result.items).toBe(3);
+    const files = readdirSync(out)
+      .filter((f) => f.endsWith(".vasp"))
+      .sort();
+    expect(files).toHaveLength(3);
+    const structure = fromPoscar(readFileSync(join(out, files[1]), "utf8"));
+    expect(structure.lattice.a).toBeCloseTo(edge(2), 9);
+    expect(structure.basis.elements.map((e) => e.value)).toEqual(["Na", "Cl"]);
+  });
+
+  it("an interrupted export resumes to the same bytes as an uninterrupted one", async () => {
+    const whole = join(dir, "whole.csv");
+    await op.structures.exportCsv(whole, { columns: ["id", "chemical_formula_reduced"], pageSize: 6 });
+    const target = join(dir, "resumed.csv");
+    const stop = new AbortController();
+    await expect(
+      op.structures.exportCsv(target, {
+        columns: ["id", "chemical_formula_reduced"],
+        pageSize: 6,
+        resume: true,
+        signal: stop.signal,
+        onProgress: (p) => {
+          if (p.pages === 2) stop.abort();
+        },
+      }),
+    ).rejects.toThrow();
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync(resumePaths(target).state)).toBe(true);
+    const result = await op.structures.exportCsv(target, {
+      columns: ["id", "chemical_formula_reduced"],
+      pageSize: 6,
+      resume: true,
+    });
+    expect(result.resumedFrom).toBe(12);
+    expect(result.items).toBe(30);
+    expect(readFileSync(target, "utf8")).toBe(readFileSync(whole, "utf8"));
+  });
+});
