@@ -1,3 +1,4 @@
+import { escapeForTerminal } from "../../terminal-text";
 import { computability, type ComputeOutcome, computeJob } from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
 import type { Caller } from "../records/owners";
@@ -218,7 +219,7 @@ export class JobRunner {
       workDir,
       signal,
       // A line may quote the material's name, which its owner chose: no control character reaches a terminal.
-      onLog: (line) => this.options.log?.(`job ${job._id}: ${escapeControls(line)}`),
+      onLog: (line) => this.options.log?.(`job ${job._id}: ${escapeForTerminal(line)}`),
     });
     const owner = job.owner as Caller;
     const createdAt = new Date().toISOString();
@@ -283,10 +284,6 @@ export class JobRunner {
       }
     }
   }
-}
-
-function escapeControls(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function nothing(): Omit<Ending, "status"> {
