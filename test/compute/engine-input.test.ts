@@ -49,7 +49,6 @@ function render(workflowName: string, unitName: string): string {
     subworkflow,
     pseudoFile: (element) => `${element}.upf`,
     nonSelfConsistent: unitName === "pw_nscf",
-    hasRelaxation: false,
   });
   return renderTemplate(template.name, template.content, context);
 }

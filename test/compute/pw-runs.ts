@@ -74,7 +74,7 @@ export async function byHand(root: string, jobDir: string, inputName: string): P
   writeFileSync(path.join(dir, inputName), input);
   const { stdout } = await run("sh", ["-c", `pw.x < '${inputName}'`], {
     cwd: dir,
-    env: { ...process.env, OMP_NUM_THREADS: "1" },
+    env: { ...process.env, OMP_NUM_THREADS: "1", OMPI_MCA_ess_singleton_isolated: "1" },
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;

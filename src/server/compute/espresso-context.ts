@@ -40,6 +40,7 @@ export function pwxInput(material: StructureRecord, pseudoFile: (element: string
   const ids = material.basis.elements.map((e) => e.id);
   return {
     IBRAV: 0,
+    // The platform restarts from a parent job's data; a local job has none, so it starts afresh.
     RESTART_MODE: "from_scratch",
     NAT: structure.sites.length,
     NTYP: elements.length,
@@ -70,14 +71,12 @@ export function espressoContext(options: {
   subworkflow: Record<string, unknown>;
   pseudoFile: (element: string) => string;
   nonSelfConsistent: boolean;
-  hasRelaxation: boolean;
 }): EspressoContext {
   const { material, unit, subworkflow } = options;
   const unitContext = isRecord(unit.context) ? unit.context : {};
   const subworkflowContext = isRecord(subworkflow.context) ? subworkflow.context : {};
   const structure = structureOf(material);
   const input = pwxInput(material, options.pseudoFile);
-  if (options.hasRelaxation) input.RESTART_MODE = "from_scratch";
   const givenKgrid = isRecord(unitContext.kgrid) ? unitContext.kgrid : undefined;
   const givenDimensions = givenKgrid?.dimensions;
   const givenShifts = Array.isArray(givenKgrid?.shifts) ? (givenKgrid?.shifts as unknown[]) : [0, 0, 0];

@@ -4,14 +4,15 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
+import { generatedPseudopotentialDir } from "./pslibrary";
 
 /**
- * Where pseudopotentials are looked for, first match first: `MATFRAME_PSEUDO_DIR` (a
- * `path.delimiter`-separated list) and then Debian's `quantum-espresso-data` folder.
+ * Where pseudopotentials are looked for: `MATFRAME_PSEUDO_DIR` (a `path.delimiter`-separated
+ * list), Debian's `quantum-espresso-data` folder, and the cache of ones generated with ld1.x.
  */
 export function pseudopotentialDirs(): string[] {
   const extra = process.env.MATFRAME_PSEUDO_DIR?.split(path.delimiter).filter(Boolean) ?? [];
-  return [...extra, "/usr/share/espresso/pseudo"];
+  return [...extra, "/usr/share/espresso/pseudo", generatedPseudopotentialDir()];
 }
 
 /** What a UPF header says about its pseudopotential, in the platform's words. */
@@ -121,6 +122,11 @@ export function readUpfHeader(file: string): Pseudopotential | undefined {
 
 let scanned: { key: string; list: Pseudopotential[] } | undefined;
 
+/** Reads the folders again on the next look (after a pseudopotential was generated into one). */
+export function forgetPseudopotentialScan(): void {
+  scanned = undefined;
+}
+
 /** Every pseudopotential in the folders of `pseudopotentialDirs()`, read once per set of folders. */
 export function availablePseudopotentials(): Pseudopotential[] {
   const dirs = pseudopotentialDirs();
@@ -207,7 +213,8 @@ export function choosePseudopotential(element: string, type: string, functional:
     found: false,
     reason:
       `No ${type} pseudopotential for ${element} with the ${functional} functional in ${where}.${have}` +
-      " Put a UPF file for it in a folder named by MATFRAME_PSEUDO_DIR, or choose a workflow whose method fits one.",
+      " Put a UPF file for it in a folder named by MATFRAME_PSEUDO_DIR, or set MATFRAME_PSLIBRARY to a checkout of" +
+      " pslibrary (github.com/dalcorso/pslibrary) to generate one with ld1.x, or choose a workflow whose method fits one.",
   };
 }
 

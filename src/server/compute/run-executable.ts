@@ -1,5 +1,5 @@
 // One QE executable run: spawned in its own process group (detached) so that an abort ends it
-// and any MPI helpers it started at once, with one thread (OMP_NUM_THREADS=1: the queue decides
+// and anything it started at once, with one thread (OMP_NUM_THREADS=1: the queue decides
 // how many run side by side), stdin the input file, stdout and stderr to STEM.out.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -72,7 +72,10 @@ export async function runExecutable(options: {
       cwd: options.cwd,
       detached: true,
       stdio: [stdin, stdout, stdout],
-      env: { ...process.env, OMP_NUM_THREADS: "1" },
+      // Debian's pw.x is built with Open MPI, which as a singleton starts an `orted` helper in a
+      // session of its own, out of reach of the group's kill and outliving pw.x for a while;
+      // `ess_singleton_isolated` makes the one process run alone.
+      env: { ...process.env, OMP_NUM_THREADS: "1", OMPI_MCA_ess_singleton_isolated: "1" },
     });
   } finally {
     closeSync(stdin);

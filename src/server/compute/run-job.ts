@@ -4,11 +4,19 @@
 // computation: the outcome says what went wrong.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { vectorsToParameters } from "../../structure/cell";
+import { type Matrix3, vectorsToParameters } from "../../structure/cell";
+import { compositionOf } from "../../structure/composition";
+import { platformDerivedProperties } from "../../structure/derived-properties";
 import type { StructureRecord } from "../../structure/structure";
 import { espressoContext } from "./espresso-context";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./index";
-import { choosePseudopotential, normalizedFunctional, type Pseudopotential } from "./pseudopotentials";
+import {
+  choosePseudopotential,
+  forgetPseudopotentialScan,
+  normalizedFunctional,
+  type Pseudopotential,
+} from "./pseudopotentials";
+import { canGenerate, generatePseudopotential } from "./pslibrary";
 import { bandGapsFromXml } from "./pw-bands";
 import { finalCoordinates, parsePwOutput, pwFailure } from "./pw-output";
 import { renderTemplate } from "./render-template";
@@ -116,7 +124,7 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
     if (material) {
       for (const element of elementsOf(material)) {
         const choice = choosePseudopotential(element, type, functional);
-        if (!choice.found) return { runnable: false, reason: choice.reason };
+        if (!choice.found && !canGenerate(element, type, functional)) return { runnable: false, reason: choice.reason };
       }
     }
   }
@@ -129,20 +137,20 @@ function stemOf(templateName: string): string {
   return templateName.replace(/\.in$/, "");
 }
 
-/** A relaxation's final cell and positions as a material, the shape the platform stores. */
+/**
+ * A relaxation's final cell and positions as a material, the shape express gives
+ * `final_structure` (a material whose `name` is the property's): lattice, basis, formulas and the
+ * platform's derived properties.
+ */
 function finalStructure(material: Rec, output: string): (Rec & { name: string }) | undefined {
   const final = finalCoordinates(output);
   if (!final) return undefined;
-  const cell = final.cell as [number, number, number][];
-  const parameters = vectorsToParameters(cell as never);
+  const cell = final.cell as Matrix3;
   const lattice = isRecord(material.lattice) ? material.lattice : {};
-  return {
-    name: "final_structure",
-    ...(typeof material.name === "string" ? { materialName: material.name } : {}),
-    isRelaxed: true,
+  const structure: StructureRecord = {
     lattice: {
       type: text(lattice.type) || "TRI",
-      ...parameters,
+      ...vectorsToParameters(cell),
       units: { length: "angstrom", angle: "degree" },
       vectors: { a: cell[0], b: cell[1], c: cell[2], alat: 1, units: "angstrom" },
     },
@@ -152,6 +160,14 @@ function finalStructure(material: Rec, output: string): (Rec & { name: string })
       coordinates: final.sites.map((s, id) => ({ id, value: s.fractional })),
     },
   };
+  const { formula, unitCellFormula } = compositionOf(final.sites.map((s) => s.element));
+  let derivedProperties: unknown[] = [];
+  try {
+    derivedProperties = platformDerivedProperties(structure);
+  } catch {
+    // A structure the symmetry finder refuses still has its lattice and basis.
+  }
+  return { _id: "", name: "final_structure", formula, unitCellFormula, ...structure, derivedProperties, tags: [] };
 }
 
 /** Runs the job's units in order in its folder; never throws for a failed computation. */
@@ -175,7 +191,20 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
       const { type, functional } = methodOf(subworkflow);
       const chosen = new Map<string, Pseudopotential>();
       for (const element of elementsOf(input.material)) {
-        const choice = choosePseudopotential(element, type, functional);
+        let choice = choosePseudopotential(element, type, functional);
+        if (!choice.found && canGenerate(element, type, functional)) {
+          log(
+            `Pseudopotential ${element}: none of ${type} with ${functional} here; generating one with ld1.x from pslibrary.`,
+          );
+          const generated = await generatePseudopotential(element, type, functional, input.signal);
+          if ("reason" in generated) return fail(`No ${type} pseudopotential for ${element}: ${generated.reason}.`);
+          forgetPseudopotentialScan();
+          choice = choosePseudopotential(element, type, functional);
+          if (choice.found)
+            notes.push(
+              `Pseudopotential ${element}: generated with ld1.x from pslibrary's input (kept in ${path.dirname(generated.path)}).`,
+            );
+        }
         if (!choice.found) return fail(choice.reason);
         chosen.set(element, choice.pseudopotential);
         copyFileSync(choice.pseudopotential.path, path.join(workDir, "pseudo", choice.pseudopotential.filename));
@@ -196,7 +225,6 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           subworkflow,
           pseudoFile: (element) => chosen.get(element)?.filename ?? "",
           nonSelfConsistent,
-          hasRelaxation: false,
         });
         const { dimensions } = ctx.kgrid;
         notes.push(
