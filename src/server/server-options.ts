@@ -14,7 +14,7 @@ import { DEFAULT_MAX_WRONG_CODES, DEFAULT_WRONG_CODE_WINDOW_MS, type UserCodeLim
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
-import { DEFAULT_RUN_MS } from "./collections/job-runner";
+import { DEFAULT_RUN_MS, DEFAULT_START_DELAY_MS } from "./collections/job-runner";
 import { DEFAULT_JOB_TIME_LIMIT_MS, defaultMaxRunningJobs } from "./compute/queue";
 
 /** Options of {@link startServer}. */
@@ -144,6 +144,13 @@ export interface StartServerOptions {
    * @default 2000
    */
   jobRunMs?: number;
+  /**
+   * Milliseconds a submitted job stays `submitted` at least before the queue may start it, as the
+   * platform's scheduler takes a while (its own client's tests read `submitted` right after the
+   * submit).
+   * @default 1000
+   */
+  jobStartDelayMs?: number;
   /**
    * Jobs that compute at once, at most; the others wait `submitted`, accounts taking turns.
    * @default the machine's cores less one, at least 1
@@ -284,6 +291,12 @@ export function resolveOptions(options: StartServerOptions) {
       `jobRunMs must be a number of milliseconds from 0 to 3600000, not ${String(jobRunMs)}.`,
     );
   }
+  const jobStartDelayMs = options.jobStartDelayMs ?? DEFAULT_START_DELAY_MS;
+  if (typeof jobStartDelayMs !== "number" || !(jobStartDelayMs >= 0 && jobStartDelayMs <= 3_600_000)) {
+    throw new ServerOptionsError(
+      `jobStartDelayMs must be a number of milliseconds from 0 to 3600000, not ${String(jobStartDelayMs)}.`,
+    );
+  }
   const maxRunningJobs = options.maxRunningJobs ?? defaultMaxRunningJobs();
   if (!Number.isInteger(maxRunningJobs) || maxRunningJobs < 1 || maxRunningJobs > 1024) {
     throw new ServerOptionsError(
@@ -328,6 +341,7 @@ export function resolveOptions(options: StartServerOptions) {
     sessions: { maxSessions, maxSessionsPerAccount },
     userCodes: { maxWrongCodes, windowMs: codeWindowMs },
     jobRunMs,
+    jobStartDelayMs,
     maxRunningJobs,
     jobTimeLimitMs,
   };

@@ -265,6 +265,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     maxRunning: resolved.maxRunningJobs,
     timeLimitMs: resolved.jobTimeLimitMs,
     referenceRunMs: resolved.jobRunMs,
+    startDelayMs: resolved.jobStartDelayMs,
     storeDir: resolved.store,
     log,
   });

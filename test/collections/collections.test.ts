@@ -260,6 +260,8 @@ describe("hostile input", () => {
       ["POST", "/jobs/x/terminate"],
       ["POST", "/jobs/x/purge"],
       ["GET", "/jobs/x/files"],
+      ["POST", "/jobs/x/presigned-urls"],
+      ["POST", "/jobs/x/output-files"],
       ["GET", "/projects"],
       ["POST", "/projects/x/set-default"],
       ["GET", "/properties"],

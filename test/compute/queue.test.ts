@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -41,7 +43,9 @@ afterAll(() => {
 /** The pid the fake pw.x of a job wrote, once it has. */
 function pidOf(jobId: string): number | undefined {
   const file = path.join(pidDir, jobId);
-  return existsSync(file) ? Number(readFileSync(file, "utf8")) : undefined;
+  // A file the fake has created but not yet written reads empty: no pid yet (never 0, our own group).
+  const pid = existsSync(file) ? Number(readFileSync(file, "utf8").trim() || Number.NaN) : Number.NaN;
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
 }
 
 function alive(pid: number): boolean {
@@ -125,6 +129,33 @@ describe("the job queue", () => {
     }
   });
 
+  it("keeps a stopped job's files under --store, listed and downloadable after a restart", async () => {
+    const store = path.join(fakeDir, "store");
+    const first = await startTestServer({ store, jobTimeLimitMs: 500 });
+    let id: string;
+    try {
+      const demo = await login(first);
+      id = await newJob(first, demo, "kept files");
+      ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
+      expect((await waitForEnd(first, demo, id, 30_000)).status).toBe("error");
+      expect(ok(await call(first, demo, "GET", `/jobs/${id}/files`)).map((f: any) => f.key)).toContain("pw_scf.in");
+    } finally {
+      await first.close();
+    }
+    expect(existsSync(path.join(store, "jobs", id, "pw_scf.in"))).toBe(true);
+    const second = await startTestServer({ store });
+    try {
+      const demo = await login(second);
+      const files = ok(await call(second, demo, "GET", `/jobs/${id}/files`));
+      const input = files.find((f: any) => f.key === "pw_scf.in");
+      expect(await (await fetch(input.signedUrl)).text()).toMatch(/&CONTROL/i);
+      ok(await call(second, demo, "POST", `/jobs/${id}/purge`));
+      expect(existsSync(path.join(store, "jobs", id))).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("leaves no pw.x running when the server closes", async () => {
     const server = await startTestServer({ maxRunningJobs: 2 });
     const demo = await login(server);
@@ -142,6 +173,51 @@ describe("the job queue", () => {
     expect(pids.filter(alive)).toEqual([]);
   });
 
+  it("leaves no pw.x running when `matframe serve` stops on SIGTERM", async () => {
+    const bin = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm run build" first.`);
+    // The fake pw.x is first on this process's PATH, which the server process inherits.
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--max-running-jobs", "2", "--quiet"]);
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    const exited = once(child, "exit");
+    const baseUrl = await vi.waitFor(
+      () => {
+        expect(stdout).toContain("\n");
+        return stdout.split("\n")[0];
+      },
+      { timeout: 60_000, interval: 20 },
+    );
+    const credentials = (
+      (await (
+        await fetch(`${baseUrl}/login`, {
+          method: "POST",
+          body: new URLSearchParams({ username: "demo", password: "demo" }),
+        })
+      ).json()) as { data: Record<string, string> }
+    ).data;
+    const headers = { ...credentials, "Content-Type": "application/json" };
+    const ids: string[] = [];
+    for (const name of ["one", "two"]) {
+      const res = await fetch(`${baseUrl}/jobs/create`, { method: "PUT", headers, body: JSON.stringify({ name }) });
+      const id = ((await res.json()) as { data: { _id: string } }).data._id;
+      await fetch(`${baseUrl}/jobs/${id}/submit`, { method: "POST", headers });
+      ids.push(id);
+    }
+    const pids = await vi.waitFor(
+      () => {
+        const found = ids.map(pidOf);
+        expect(found.every((pid) => pid !== undefined && alive(pid))).toBe(true);
+        return found as number[];
+      },
+      { timeout: 30_000, interval: 20 },
+    );
+    child.kill("SIGTERM");
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(pids.filter(alive)).toEqual([]);
+  });
+
   it("ends a job whose pw.x fails in error, never leaving it submitted or active", async () => {
     writeFileSync(path.join(fakeDir, "fail"), "");
     const server = await startTestServer();
@@ -154,6 +230,29 @@ describe("the job queue", () => {
       expect(ended.localRun.reason).toMatch(/\w/);
     } finally {
       rmSync(path.join(fakeDir, "fail"));
+      await server.close();
+    }
+  });
+
+  it("ends a job whose pw.x is killed from outside (say, out of memory) in error", async () => {
+    const server = await startTestServer({ jobStartDelayMs: 0 });
+    try {
+      const demo = await login(server);
+      const id = await newJob(server, demo, "killed pw.x");
+      ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+      const pid = await vi.waitFor(
+        () => {
+          const found = pidOf(id);
+          expect(found).toBeDefined();
+          return found!;
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      process.kill(pid, "SIGKILL");
+      const ended = await waitForEnd(server, demo, id, 30_000);
+      expect(ended.status).toBe("error");
+      expect(ended.localRun.reason).toMatch(/\w/);
+    } finally {
       await server.close();
     }
   });

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { toPoscar, type StructureRecord } from "../../src/structure";
 import { login, startTestServer } from "../server/helpers";
+import { RYDBERG_EV } from "../../src/server/compute/pw-output";
+import { findOnPath } from "../../src/server/compute/run-executable";
 
 // Issue 16, "done when": the platform's own Python client (Exabyte-io/api-client, published as
 // mat3ra-api-client, unmodified) creates, lists, gets, updates, copies, imports and deletes
@@ -261,4 +263,56 @@ it("each of the Python client's endpoint classes lists and reads the collections
   expect(steps.properties).toEqual({ page: 500, metaproperties: [] });
   expect(steps.materials).toEqual({ inSet: [true], isDefault: true });
   expect(stdout.trim().endsWith("OK")).toBe(true);
+}, 900_000);
+
+it("the Python client's job-file calls get a computed job's files as the notebook get-file-from-job does", async (context) => {
+  if (!findOnPath("pw.x")) {
+    console.warn(
+      "\n*** SKIPPED the Python client's job files: pw.x is not on PATH (apt install quantum-espresso). ***\n",
+    );
+    context.skip();
+    return;
+  }
+  if (!SOURCE) {
+    if (REQUIRED) throw new Error("MATFRAME_REQUIRE_PYTHON_CLIENT=1 but MATFRAME_PYTHON_CLIENT_SRC is not set");
+    console.warn("\n*** SKIPPED the Python client's job files: set MATFRAME_PYTHON_CLIENT_SRC. ***\n");
+    context.skip();
+    return;
+  }
+  const venv = await venvOrSkip(context);
+  if (!venv) return;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    API_HOST: "127.0.0.1",
+    API_PORT: String(server.port),
+    PYTHONPATH: path.join(SOURCE, "src", "py"),
+  };
+  let stdout: string;
+  try {
+    ({ stdout } = await run(venv.python, [path.join(__dirname, "job_files.py")], { env, timeout: 400_000 }));
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    throw new Error(`job_files.py failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+  const steps = Object.fromEntries(
+    stdout
+      .trim()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => {
+        const { step, value } = JSON.parse(line) as { step: string; value: any };
+        return [step, value];
+      }),
+  );
+  expect(steps.status).toBe("finished");
+  expect(steps.keys).toEqual(["pw_scf.in", "pw_scf.out"]);
+  expect(steps.energy.units).toBe("eV");
+  expect(Math.abs(steps.energy.property_ev / RYDBERG_EV - steps.energy.file_ry)).toBeLessThan(1e-6);
+  expect(steps.upload).toEqual({ file: "notes.txt", status: 200 });
+  expect(steps.files).toEqual([
+    ["notes.txt", "output"],
+    ["pw_scf.in", "input"],
+    ["pw_scf.out", "output"],
+  ]);
 }, 900_000);

@@ -1,9 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
 import { call, ok, waitForEnd } from "../collections/helpers";
+import { runCli } from "../cli-export/run-cli";
 import { rawLogin } from "../support/raw-login";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
@@ -70,6 +74,29 @@ describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
       expect(rows[0][df.columns.indexOf("application.name")]).toBe("espresso");
     } finally {
       await client.close();
+    }
+  });
+
+  it("is in `matframe export --results total_energy`, beside its material and method", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "matframe-computed-results-"));
+    try {
+      const file = path.join(dir, "energies.ndjson");
+      const env = { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo" };
+      const result = await runCli(["export", "--results", "total_energy", "--output", file, "--quiet"], { env });
+      expect(result.code, result.stderr).toBe(0);
+      const rows = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line))
+        .filter((row) => row["job._id"] === job._id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        "material.formula": "Si",
+        "application.name": "espresso",
+        "job.status": "finished",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

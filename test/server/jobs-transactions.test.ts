@@ -44,7 +44,7 @@ function propertiesOf(server: ServerHandle, session: Session, jobId: string): Pr
 describe("job writes as transactions, with --store", () => {
   it("never gives a job terminated at its finish a result, and a job deleted at its finish stays deleted", async () => {
     const store = path.join(dir, "race");
-    const server = await startTestServer({ store, jobRunMs: 0, maxRunningJobs: 4 });
+    const server = await startTestServer({ store, jobRunMs: 0, jobStartDelayMs: 0, maxRunningJobs: 4 });
     const session = await login(server);
     const ids: string[] = [];
     for (let i = 0; i < 40; i += 1) ids.push((await mos2Job(server, session, `race ${i}`))._id);

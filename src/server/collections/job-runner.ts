@@ -1,3 +1,4 @@
+import { escapeForTerminal } from "../../terminal-text";
 import { computability, type ComputeOutcome, computeJob } from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
 import type { Caller } from "../records/owners";
@@ -11,6 +12,13 @@ import { propertyRecord, type ReferenceData } from "./reference-results";
 
 /** How long a job answered from the reference data stays `active` before it finishes, by default. */
 export const DEFAULT_RUN_MS = 2000;
+
+/**
+ * How long a submitted job stays `submitted` at least, by default. The platform's scheduler takes
+ * a while to start a job, and clients count on it: the platform's own client's test reads the job
+ * right after `submit` and expects `submitted`.
+ */
+export const DEFAULT_START_DELAY_MS = 1000;
 
 /** Statuses of a job that has not ended: waiting or running. */
 export const UNFINISHED = ["queued", "submitted", "active"];
@@ -27,6 +35,8 @@ export interface JobRunnerOptions {
   timeLimitMs: number;
   /** Milliseconds a job answered from the reference data stays `active`. */
   referenceRunMs: number;
+  /** Milliseconds a submitted job stays `submitted` at least. */
+  startDelayMs: number;
   /** The `--store` directory, which keeps the jobs' folders too; else a temporary folder. */
   storeDir?: string;
   log?: (line: string) => void;
@@ -53,6 +63,9 @@ interface Ending {
 export class JobRunner {
   readonly folders: JobFolders;
   private readonly queue: JobQueue;
+  /** Jobs submitted but not yet handed to the queue (see {@link DEFAULT_START_DELAY_MS}). */
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
+  private closed = false;
 
   constructor(
     private readonly context: CollectionContext,
@@ -75,8 +88,21 @@ export class JobRunner {
     }
   }
 
-  /** Queues a job that is now `submitted` (or ends it at once when it cannot run at all). */
+  /** Queues a job that is now `submitted` after the start delay (or then ends it when it cannot run at all). */
   start(jobId: string): void {
+    if (this.closed || this.delayed.has(jobId)) return;
+    if (this.options.startDelayMs <= 0) {
+      this.dispatch(jobId);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.delayed.delete(jobId);
+      this.dispatch(jobId);
+    }, this.options.startDelayMs);
+    this.delayed.set(jobId, timer);
+  }
+
+  private dispatch(jobId: string): void {
     const job = this.context.written.get(jobId, "jobs");
     if (job?.status !== "submitted") return;
     const owner = job.owner as Caller;
@@ -124,12 +150,14 @@ export class JobRunner {
    * then stops its process; resolves once the process is gone.
    */
   async terminate(caller: Caller, jobId: string, refuse: (job: StoredRecord) => Error): Promise<StoredRecord> {
-    const terminated = await this.context.written.write(() => {
+    // Past the quota: an account at its quota can always stop its jobs.
+    const terminated = await this.context.written.transact(() => {
       const job = owned(this.context, this.jobs(), caller, jobId);
       if (!UNFINISHED.includes(String(job.status))) throw refuse(job);
       const next = { ...job, status: "terminated" };
-      return { put: next, result: next, collection: "jobs" };
+      return { changes: [{ put: next, collection: "jobs" }], result: next, pastQuota: true };
     });
+    this.undelay(jobId);
     await this.queue.cancel(jobId);
     return terminated;
   }
@@ -145,6 +173,7 @@ export class JobRunner {
       }
       return { changes, result: { _id: job._id } };
     });
+    this.undelay(jobId);
     await this.queue.cancel(jobId);
     this.folders.remove(jobId);
     return removed;
@@ -152,8 +181,15 @@ export class JobRunner {
 
   /** Stops every running job (their processes end), then removes a temporary jobs folder. */
   async close(): Promise<void> {
+    this.closed = true;
+    for (const jobId of [...this.delayed.keys()]) this.undelay(jobId);
     await this.queue.close();
     this.folders.close();
+  }
+
+  private undelay(jobId: string): void {
+    clearTimeout(this.delayed.get(jobId));
+    this.delayed.delete(jobId);
   }
 
   private jobs() {
@@ -183,7 +219,7 @@ export class JobRunner {
       workDir,
       signal,
       // A line may quote the material's name, which its owner chose: no control character reaches a terminal.
-      onLog: (line) => this.options.log?.(`job ${job._id}: ${escapeControls(line)}`),
+      onLog: (line) => this.options.log?.(`job ${job._id}: ${escapeForTerminal(line)}`),
     });
     const owner = job.owner as Caller;
     const createdAt = new Date().toISOString();
@@ -248,10 +284,6 @@ export class JobRunner {
       }
     }
   }
-}
-
-function escapeControls(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function nothing(): Omit<Ending, "status"> {
