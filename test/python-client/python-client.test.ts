@@ -268,6 +268,11 @@ it("sends the requests of the platform's example notebooks, and each is answered
   if (!venv) return;
   // As `matframe serve` starts: every account with its default material and workflow.
   const platform = await startTestServer({ accountDefaults: true, jobRunMs: 20 });
+  const bundled = JSON.parse(readFileSync(path.join(ROOT, "data", "materials.json"), "utf8")) as (StructureRecord & {
+    formula: string;
+  })[];
+  const poscar = path.join(work, "notebook-Si.poscar");
+  writeFileSync(poscar, toPoscar(bundled.find((m) => m.formula === "Si")!));
   try {
     const session = await login(platform);
     const clusters = (await (
@@ -283,6 +288,7 @@ it("sends the requests of the platform's example notebooks, and each is answered
       ACCOUNT_ID: session["X-Account-Id"],
       AUTH_TOKEN: session["X-Auth-Token"],
       CLUSTERS: JSON.stringify(clusters.data),
+      MATFRAME_POSCAR: poscar,
     };
     if (SOURCE) env.PYTHONPATH = path.join(SOURCE, "src", "py");
     let stdout: string;
@@ -302,9 +308,13 @@ it("sends the requests of the platform's example notebooks, and each is answered
     );
     expect(steps).toEqual({
       clusters: ["cluster-001", "D"],
-      create_and_submit_job: ["Si", "espresso-total-energy", "submitted"],
-      // The default silicon and the bank's copy; the job keeps no files yet (another room's work).
-      "get-file-from-job": [2, "espresso-total-energy", "list"],
+      // The created one and the account's default silicon; the default Total Energy.
+      "materials-and-workflows": ["Si", 2, ["espresso-total-energy"]],
+      upload_poscar: "Si",
+      create_and_submit_job: ["Si", "espresso-total-energy", true],
+      // The account's materials so far (the default silicon, the created, the imported and the bank's
+      // copy), a job of each; the job keeps no files yet (the job queue's work).
+      "get-file-from-job": [4, "espresso-total-energy", "list"],
       "run-simulations": [2, 2, ["finished", "finished"], "cluster-001"],
       qe_scf_calculation: [true, true],
       "twisted-mos2": ["Band Gap (LDA)", 2, [6, 6, 1]],

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { systemNameOf } from "../../src/server/collections/workflows";
+import { checkEsse } from "../../src/server/records/esse-check";
 import { call, ok } from "../collections/helpers";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
@@ -106,6 +107,19 @@ describe("every account's defaults", () => {
       await call(server, bob, "GET", "/workflows", { query: { isDefault: true, "owner._id": bob["X-Account-Id"] } }),
     );
     expect(workflow.systemName).toBe("espresso-total-energy");
+    // Each validates against its ESSE schema (checkEsse throws, naming the path, when one does not).
+    for (const [collection, schema] of [
+      ["projects", "project"],
+      ["materials", "material"],
+      ["workflows", "workflow"],
+    ]) {
+      const [record] = ok(
+        await call(server, bob, "GET", `/${collection}`, {
+          query: { isDefault: true, "owner._id": bob["X-Account-Id"] },
+        }),
+      );
+      expect(() => checkEsse(record, schema, collection)).not.toThrow();
+    }
     // create_and_submit_job: a job of the defaults, by their ids.
     const job = ok(
       await call(server, bob, "PUT", "/jobs/create", {
