@@ -286,6 +286,21 @@ describe("server-owned fields on create", () => {
     expect(errorMessage(await call(server, demo, "POST", `/jobs/${set._id}/submit`), 400)).toMatch(/pre-submission/);
   });
 
+  it("a project or workflow is never created as the default: the account keeps one", async () => {
+    for (const collection of ["projects", "workflows"]) {
+      const made = ok(
+        await call(server, demo, "PUT", `/${collection}/create`, { body: { name: "x", isDefault: true } }),
+      );
+      expect(made.isDefault, collection).toBe(false);
+      const defaults = ok(
+        await call(server, demo, "GET", `/${collection}`, {
+          query: { isDefault: true, "owner._id": demo["X-Account-Id"] },
+        }),
+      );
+      expect(defaults, collection).toHaveLength(1);
+    }
+  });
+
   it("a job's create refuses localRun and startTime", async () => {
     for (const field of ["localRun", "startTime"]) {
       const res = await call(server, demo, "PUT", "/jobs/create", { body: { name: "x", [field]: "x" } });
