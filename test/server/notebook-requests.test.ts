@@ -135,6 +135,26 @@ describe("every account's defaults", () => {
     expect(job.workflow.name).toBe("Total Energy");
   });
 
+  it("a server started again in memory makes the same defaults, byte for byte", async () => {
+    const defaults = async () => {
+      const again = await startTestServer({ accountDefaults: true });
+      try {
+        const session = await login(again);
+        const own = { query: { "owner._id": session["X-Account-Id"] } };
+        return [
+          ok(await call(again, session, "GET", "/projects", own)),
+          ok(await call(again, session, "GET", "/materials", own)),
+          ok(await call(again, session, "GET", "/workflows", own)),
+        ];
+      } finally {
+        await again.close();
+      }
+    };
+    const first = await defaults();
+    expect(first.map((records) => records.length)).toEqual([1, 1, 1]);
+    expect(await defaults()).toEqual(first);
+  });
+
   it("another account's defaults stay invisible", async () => {
     const bob = await login(server, "bob", "correct-horse-2");
     const seen = ok(await call(server, demo, "GET", "/workflows", { query: { "owner._id": bob["X-Account-Id"] } }));
