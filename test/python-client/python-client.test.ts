@@ -316,3 +316,64 @@ it("the Python client's job-file calls get a computed job's files as the noteboo
     ["pw_scf.out", "output"],
   ]);
 }, 900_000);
+
+it("sends the requests of the platform's example notebooks, and each is answered", async (context) => {
+  const venv = await venvOrSkip(context);
+  if (!venv) return;
+  // As `matframe serve` starts: every account with its default material and workflow.
+  const platform = await startTestServer({ accountDefaults: true, jobRunMs: 20 });
+  const bundled = JSON.parse(readFileSync(path.join(ROOT, "data", "materials.json"), "utf8")) as (StructureRecord & {
+    formula: string;
+  })[];
+  const poscar = path.join(work, "notebook-Si.poscar");
+  writeFileSync(poscar, toPoscar(bundled.find((m) => m.formula === "Si")!));
+  try {
+    const session = await login(platform);
+    const clusters = (await (
+      await fetch(`${platform.baseUrl}/other/clusters`, { headers: { ...session } })
+    ).json()) as { data: unknown };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      API_HOST: "127.0.0.1",
+      API_PORT: String(platform.port),
+      API_SECURE: "false",
+      OIDC_ACCESS_TOKEN: session["X-Auth-Token"],
+      ACCOUNT_ID: session["X-Account-Id"],
+      AUTH_TOKEN: session["X-Auth-Token"],
+      CLUSTERS: JSON.stringify(clusters.data),
+      MATFRAME_POSCAR: poscar,
+    };
+    if (SOURCE) env.PYTHONPATH = path.join(SOURCE, "src", "py");
+    let stdout: string;
+    try {
+      ({ stdout } = await run(venv.python, [path.join(__dirname, "notebook_requests.py")], { env, timeout: 300_000 }));
+    } catch (error) {
+      const e = error as { stdout?: string; stderr?: string };
+      throw new Error(`notebook_requests.py failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+    }
+    const steps = Object.fromEntries(
+      stdout
+        .trim()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { step: string; value: unknown })
+        .map((s) => [s.step, s.value]),
+    );
+    expect(steps).toEqual({
+      clusters: ["cluster-001", "D"],
+      // The created one and the account's default silicon; the default Total Energy.
+      "materials-and-workflows": ["Si", 2, ["espresso-total-energy"]],
+      upload_poscar: "Si",
+      create_and_submit_job: ["Si", "espresso-total-energy", true],
+      // The account's materials so far (the default silicon, the created, the imported and the bank's
+      // copy), a job of each; the job keeps no files yet (the job queue's work).
+      "get-file-from-job": [4, "espresso-total-energy", "list"],
+      "run-simulations": [2, 2, ["finished", "finished"], "cluster-001"],
+      qe_scf_calculation: [true, true],
+      "twisted-mos2": ["Band Gap (LDA)", 2, [6, 6, 1]],
+    });
+  } finally {
+    await platform.close();
+  }
+}, 900_000);

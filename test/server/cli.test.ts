@@ -63,7 +63,8 @@ describe("matframe serve as a process", () => {
       const list = await fetch(`${baseUrl}/materials?projection=${encodeURIComponent('{"limit": 500}')}`, {
         headers: credentials,
       });
-      expect(((await list.json()) as { data: unknown[] }).data.length).toBe(79);
+      // The 29 bundled and 50 synthetic materials, and the demo account's default (a copy of silicon).
+      expect(((await list.json()) as { data: unknown[] }).data.length).toBe(80);
       child.kill(signal);
       const finished = await done;
       expect(finished.code).toBe(0);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { systemNameOf } from "../../src/server/collections/workflows";
+import { checkEsse } from "../../src/server/records/esse-check";
 import { call, ok } from "../collections/helpers";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
@@ -106,6 +107,19 @@ describe("every account's defaults", () => {
       await call(server, bob, "GET", "/workflows", { query: { isDefault: true, "owner._id": bob["X-Account-Id"] } }),
     );
     expect(workflow.systemName).toBe("espresso-total-energy");
+    // Each validates against its ESSE schema (checkEsse throws, naming the path, when one does not).
+    for (const [collection, schema] of [
+      ["projects", "project"],
+      ["materials", "material"],
+      ["workflows", "workflow"],
+    ]) {
+      const [record] = ok(
+        await call(server, bob, "GET", `/${collection}`, {
+          query: { isDefault: true, "owner._id": bob["X-Account-Id"] },
+        }),
+      );
+      expect(() => checkEsse(record, schema, collection)).not.toThrow();
+    }
     // create_and_submit_job: a job of the defaults, by their ids.
     const job = ok(
       await call(server, bob, "PUT", "/jobs/create", {
@@ -119,6 +133,26 @@ describe("every account's defaults", () => {
     );
     expect(job._material._id).toBe(material._id);
     expect(job.workflow.name).toBe("Total Energy");
+  });
+
+  it("a server started again in memory makes the same defaults, byte for byte", async () => {
+    const defaults = async () => {
+      const again = await startTestServer({ accountDefaults: true });
+      try {
+        const session = await login(again);
+        const own = { query: { "owner._id": session["X-Account-Id"] } };
+        return [
+          ok(await call(again, session, "GET", "/projects", own)),
+          ok(await call(again, session, "GET", "/materials", own)),
+          ok(await call(again, session, "GET", "/workflows", own)),
+        ];
+      } finally {
+        await again.close();
+      }
+    };
+    const first = await defaults();
+    expect(first.map((records) => records.length)).toEqual([1, 1, 1]);
+    expect(await defaults()).toEqual(first);
   });
 
   it("another account's defaults stay invisible", async () => {
@@ -270,6 +304,21 @@ describe("server-owned fields on create", () => {
     expect(set.owner._id).toBe(demo["X-Account-Id"]);
     expect(set).not.toHaveProperty("status");
     expect(errorMessage(await call(server, demo, "POST", `/jobs/${set._id}/submit`), 400)).toMatch(/pre-submission/);
+  });
+
+  it("a project or workflow is never created as the default: the account keeps one", async () => {
+    for (const collection of ["projects", "workflows"]) {
+      const made = ok(
+        await call(server, demo, "PUT", `/${collection}/create`, { body: { name: "x", isDefault: true } }),
+      );
+      expect(made.isDefault, collection).toBe(false);
+      const defaults = ok(
+        await call(server, demo, "GET", `/${collection}`, {
+          query: { isDefault: true, "owner._id": demo["X-Account-Id"] },
+        }),
+      );
+      expect(defaults, collection).toHaveLength(1);
+    }
   });
 
   it("a job's create refuses localRun and startTime", async () => {

@@ -50,11 +50,14 @@ function defaultRecord(
   _id: string,
 ): StoredRecord {
   const owner = { _id: caller._id, slug: caller.slug };
-  const createdAt = new Date().toISOString();
+  const source = collection === "materials" ? defaultMaterialSource(context) : bankDefaultWorkflow(context);
+  // Dated as the record they copy (the project as the bank's workflow), not by the clock: a server
+  // kept in memory makes them again at every start, and its answers (an export resumed across a
+  // restart among them) must not change with that.
+  const createdAt = String(source.createdAt ?? new Date(0).toISOString());
   if (collection === "projects")
     return { _id, name: "Default", slug: `${caller.slug}-default`, isDefault: true, tags: [], owner, createdAt };
-  const source = collection === "materials" ? defaultMaterialSource(context) : bankDefaultWorkflow(context);
-  // A copy as POST <id>/copy makes one: the source's fields, this account's id, owner and time.
+  // A copy as POST <id>/copy makes one: the source's fields with this account's id and owner.
   const { _id: _source, owner: _owner, createdAt: _created, inSet: _sets, ...fields } = structuredClone(source);
   return { _id, ...fields, isDefault: true, owner, createdAt };
 }

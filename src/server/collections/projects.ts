@@ -17,7 +17,10 @@ export function projectCollection(reference: readonly StoredRecord[], scanBudget
   };
 }
 
-/** A project created with few fields, completed with the platform's defaults. */
+/**
+ * A project created with few fields, completed with the platform's defaults. It is never created
+ * as the default (`set-default` makes one so, and unmarks the other): an account has one.
+ */
 export function completeProject(fields: Record<string, unknown>, caller: Caller): Record<string, unknown> {
-  return { name: "New Project", slug: `${caller.slug}-project`, isDefault: false, tags: [], ...fields };
+  return { name: "New Project", slug: `${caller.slug}-project`, tags: [], ...fields, isDefault: false };
 }
