@@ -23,7 +23,10 @@ export function fileAppears(
     const look = (): void => {
       for (const name of readdirSync(dir)) {
         const size = statSync(join(dir, name), { throwIfNoEntry: false })?.size;
-        if (size !== undefined && accept(name, size)) return settle(() => resolve(name));
+        if (size !== undefined && accept(name, size)) {
+          settle(() => resolve(name));
+          return;
+        }
       }
     };
     const watcher = watch(dir, look);
