@@ -21,12 +21,15 @@ export interface SeededRandom {
   next(): number;
   /** The next whole number in [0, `below`). */
   int(below: number): number;
+  /** `length` bytes, as `crypto.randomBytes` gives but replayable. */
+  bytes(length: number): Buffer;
 }
 
 /**
  * A seeded generator. `seed` is the test's own; the environment variable MATFRAME_TEST_SEED, when
  * set, replaces it (to try other inputs, or replay the ones a failure printed). Called inside a
- * test (or a hook of one), a failure of that test prints the seed.
+ * test, a failure of that test prints the seed; inputs made while tests are collected (outside
+ * any test) name their seed in the test's title instead.
  */
 export function seededRandom(seed: number): SeededRandom {
   const fromEnv = process.env.MATFRAME_TEST_SEED;
@@ -39,5 +42,6 @@ export function seededRandom(seed: number): SeededRandom {
     // Outside a running test (at a file's top level or in beforeAll) there is no test to attach to.
   }
   const next = mulberry32(used);
-  return { seed: used, next, int: (below) => Math.floor(next() * below) };
+  const int = (below: number): number => Math.floor(next() * below);
+  return { seed: used, next, int, bytes: (length) => Buffer.from(Array.from({ length }, () => int(256))) };
 }
