@@ -199,7 +199,9 @@ describe("matframe serve --store and kill -9", () => {
     await Promise.race([
       enoughWritten,
       Promise.all(writers).then(() => {
-        throw new Error(`the writers stopped after ${acknowledged.size} acknowledged records, before 150`);
+        // Settles after the kill too (the writers end when the server goes): no failure then.
+        if (acknowledged.size < 150)
+          throw new Error(`the writers stopped after ${acknowledged.size} acknowledged records, before 150`);
       }),
     ]);
     first.child.kill("SIGKILL");
