@@ -30,4 +30,9 @@ export class LruCache<K, V> {
   clear(): void {
     this.entries.clear();
   }
+
+  /** Entries kept now. */
+  get size(): number {
+    return this.entries.size;
+  }
 }

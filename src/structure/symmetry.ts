@@ -162,6 +162,11 @@ export function clearSymmetryCache(): void {
   cache.clear();
 }
 
+/** Structures whose symmetry is cached now. @internal */
+export function symmetryCacheSize(): number {
+  return cache.size;
+}
+
 let analyses = 0;
 
 /** How many times moyo has analysed a structure in this process (for tests of what needs it). @internal */

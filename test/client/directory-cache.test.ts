@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   chmodSync,
   existsSync,
@@ -9,12 +9,12 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { openCache, type ResponseCache } from "../../src/client/transport/response-cache";
 import { Client, ValidationError } from "../../src";
 
@@ -52,11 +52,15 @@ describe("the directory cache's order", () => {
     const dir = join(root, "restart");
     const first = openCache({ dir, maxBytes: MiB });
     await first.set(KEYS.a, answer("A"));
-    await sleep(30);
     await first.set(KEYS.b, answer("B"));
-    await sleep(30);
+    // Written a minute apart, A first: set explicitly, as file times of a coarse clock can tie.
+    const fileOf = (key: string) => join(dir, `${key}.json`);
+    const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
+    utimesSync(fileOf(KEYS.a), minutesAgo(2), minutesAgo(2));
+    utimesSync(fileOf(KEYS.b), minutesAgo(1), minutesAgo(1));
     await first.get(KEYS.a);
-    await sleep(30); // the file's time is set after the answer is handed on
+    // The file's time is set after the answer is handed on (nothing to await): wait until it shows.
+    await vi.waitFor(() => expect(statSync(fileOf(KEYS.a)).mtimeMs).toBeGreaterThan(statSync(fileOf(KEYS.b)).mtimeMs));
     // A new process: the order comes from the files' times, where A's use was recorded.
     const later = openCache({ dir, maxBytes: MiB });
     await later.set(KEYS.c, answer("C"));

@@ -275,9 +275,17 @@ describe("abort and early stop", () => {
 
   it("a client-wide signal aborts its requests", async () => {
     const controller = new AbortController();
-    const { client } = await setup({ records: 10, fault: () => ({ kind: "stall" }) }, { signal: controller.signal });
+    // Aborted once the request is at the server (which never answers), so the signal cuts a read in progress.
+    let arrived!: () => void;
+    const atServer = new Promise<void>((resolve) => (arrived = resolve));
+    const stall = (): { kind: "stall" } => {
+      arrived();
+      return { kind: "stall" };
+    };
+    const { client } = await setup({ records: 10, fault: stall }, { signal: controller.signal });
     const pending = client.materials.list();
-    setTimeout(() => controller.abort(), 50);
+    await atServer;
+    controller.abort();
     await expect(pending).rejects.toThrow(AbortError);
   });
 

@@ -6,6 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { splitIdRange, partitionQuery } from "../../src/client/paging/partitions";
 import { Client, ValidationError, type PartitionedExportResult } from "../../src";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { seededRandom, type SeededRandom } from "../support/seeded-random";
 
 const METEOR = "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz";
 // Seeded (xorshift32), so the balance check sees the same ids every run instead of failing now and then.
@@ -76,6 +77,8 @@ describe("partitioned export", () => {
   let duck: DuckDBConnection;
   let added: string[] = [];
   let failOn: number | undefined;
+  /** Where records land while the walk runs: seeded, replaced per test so its failure prints the seed. */
+  let random: SeededRandom = seededRandom(45);
 
   beforeAll(async () => {
     server = await startFaultServer({
@@ -92,7 +95,7 @@ describe("partitioned export", () => {
           };
         if (n.list % 5 === 0) {
           for (let k = 0; k < 7; k++) {
-            const _id = `m${String(Math.floor(Math.random() * 3000)).padStart(6, "0")}x${added.length}`;
+            const _id = `m${String(random.int(3000)).padStart(6, "0")}x${added.length}`;
             const at = server.records.findIndex((m) => m._id > _id);
             server.records.splice(at === -1 ? server.records.length : at, 0, {
               _id,
@@ -125,6 +128,7 @@ describe("partitioned export", () => {
 
   it("writes every record exactly once across the parts while the collection grows, and DuckDB reads them as one table", async () => {
     added = [];
+    random = seededRandom(45);
     const original = server.records.map((m) => m._id);
     const target = join(dir, "dataset");
     let lastProgress = 0;

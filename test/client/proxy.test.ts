@@ -258,12 +258,23 @@ describe("a proxy's credentials never show", () => {
 });
 
 /** A proxy that accepts connections, reads what it is sent, and never answers (a hung corporate proxy). */
-async function startSilentProxy(): Promise<{ url: string; requests: () => string; close: () => Promise<void> }> {
+async function startSilentProxy(): Promise<{
+  url: string;
+  requests: () => string;
+  /** Resolves once a request's head has arrived in full: the client now waits for the answer. */
+  requestArrived: Promise<void>;
+  close: () => Promise<void>;
+}> {
   const sockets = new Set<Socket>();
   let seen = "";
+  let arrived!: () => void;
+  const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
   const silent: Server = createServer((socket) => {
     sockets.add(socket);
-    socket.on("data", (chunk) => (seen += String(chunk)));
+    socket.on("data", (chunk) => {
+      seen += String(chunk);
+      if (seen.includes("\r\n\r\n")) arrived();
+    });
     socket.on("close", () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
@@ -271,6 +282,7 @@ async function startSilentProxy(): Promise<{ url: string; requests: () => string
   return {
     url: `http://127.0.0.1:${port}`,
     requests: () => seen,
+    requestArrived,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
@@ -303,7 +315,8 @@ describe("a proxy that never answers", () => {
       const client = new Client({ baseUrl: named(), ...credentials, timeout: 600_000 });
       const stop = new AbortController();
       const pending = client.materials.list({ signal: stop.signal }).catch((e: unknown) => e);
-      setTimeout(() => stop.abort(), 300);
+      await silent.requestArrived;
+      stop.abort();
       expect(await pending).toBeInstanceOf(AbortError);
       await client.close();
     } finally {

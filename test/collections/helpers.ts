@@ -45,14 +45,25 @@ export async function listAll(
   }
 }
 
-/** Polls a job until its status is `status` (the server finishes jobs on a timer): no fixed sleep. */
-export async function waitForStatus(server: ServerHandle, session: Session, id: string, status: string): Promise<any> {
-  for (let i = 0; i < 2000; i += 1) {
-    const job = ok(await call(server, session, "GET", `/jobs/${id}`));
-    if (job.status === status) return job;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`job ${id} never became ${status}`);
+/**
+ * Polls a job until its status is `status`: the server finishes jobs on its own timer and says so
+ * to no one, so a bounded poll (vi.waitFor) is the only way to see it.
+ */
+export function waitForStatus(
+  server: ServerHandle,
+  session: Session,
+  id: string,
+  status: string,
+  timeout = 20_000,
+): Promise<any> {
+  return vi.waitFor(
+    async () => {
+      const job = ok(await call(server, session, "GET", `/jobs/${id}`));
+      if (job.status !== status) throw new Error(`job ${id} is ${job.status}, not yet ${status}`);
+      return job;
+    },
+    { timeout, interval: 5 },
+  );
 }
 
 /** Waits until a job has ended (any status but pre-submission, queued, submitted, active). */

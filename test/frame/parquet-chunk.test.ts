@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { exportParquet } from "../../src";
 import { snappyBackend, snappyCompress } from "../../src/frame/export/snappy";
+import { seededRandom } from "../support/seeded-random";
 import {
   ChunkBuilder,
   encodeHybrid,
@@ -50,14 +50,18 @@ describe("snappyCompress", () => {
   const text = Buffer.from(
     Array.from({ length: 40_000 }, (_, i) => `Si2, silicon FCC, synthetic +${(i % 40) / 4}% strain #${i}\n`).join(""),
   );
+  const random = seededRandom(0x5eed);
   const inputs: [string, Uint8Array][] = [
     ["empty", new Uint8Array(0)],
     ["one byte", new Uint8Array([7])],
     ["shorter than the match margin", Buffer.from("abcdabcdabcd")],
     ["repetitive text of 2 MB (copies, offsets beyond 64 KiB)", text],
     ["one byte repeated (copies longer than 64)", new Uint8Array(300_000).fill(9)],
-    ["random bytes (literals longer than 65536)", randomBytes(200_000)],
-    ["random ids", Buffer.from(Array.from({ length: 20_000 }, () => randomBytes(12).toString("base64url")).join(""))],
+    [`random bytes of seed ${random.seed} (literals longer than 65536)`, random.bytes(200_000)],
+    [
+      `random ids of seed ${random.seed}`,
+      Buffer.from(Array.from({ length: 20_000 }, () => random.bytes(12).toString("base64url")).join("")),
+    ],
   ];
   it("is the native library here (the optional dependency installs on this platform)", () => {
     expect(snappyBackend()).toBe("native");

@@ -58,8 +58,14 @@ def main():
     job = jobs.create(config)
     check(job["compute"]["ppn"] == 2 and job["compute"]["cluster"] == {"fqdn": "master-1"}, f"compute kept: {job['compute']}")
     jobs.submit(job["_id"])
-    while jobs.get(job["_id"])["status"] != "finished":
+    # The server finishes the job on its own and tells no one: a poll, bounded so a job that never
+    # finishes fails the run with its status instead of hanging it.
+    for _ in range(600):
+        status = jobs.get(job["_id"])["status"]
+        if status == "finished":
+            break
         time.sleep(0.1)
+    check(status == "finished", f"job still {status} after 600 polls")
     unit = [u for u in job["workflow"]["subworkflows"][0]["units"] if u["name"] == "vasp_nscf"][0]
     gap = properties.get_indirect_band_gap(job["_id"], unit["flowchartId"])
     step("jobs", {"status": jobs.get(job["_id"])["status"], "indirect": gap,

@@ -138,10 +138,12 @@ describe("README shell lines", () => {
 describe("README code blocks", () => {
   // The device sign-in waits for a person at the verification page: test/client/device-login.test.ts runs it and approves its code.
   const js = blocks.filter((b) => b.lang === "js" && !b.code.startsWith("// device-login.js\n"));
+  let examplesRun = 0;
   it("has JavaScript examples", () => expect(js.length).toBeGreaterThanOrEqual(5));
 
   it.each(js.map((b, i) => [`${b.section} #${i + 1}`, b.code] as const))("%s runs as written", async (_name, code) => {
-    const file = join(dir, `example-${Math.random().toString(36).slice(2)}.js`);
+    // Numbered, not random: the blocks run one after another, and a failing one is found by its number.
+    const file = join(dir, `example-${(examplesRun += 1)}.js`);
     writeFileSync(file, code);
     const { stdout } = await run(process.execPath, [file], {
       cwd: dir,

@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileAppears } from "../support/file-appears";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { startCli } from "./support/cli";
 import { Figures } from "./support/report";
@@ -26,15 +27,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Resolves once a non-empty temporary file sits beside `target`: pages are being written. */
-async function partialFileWritten(target: string, exited: () => boolean): Promise<string> {
-  const dir = path.dirname(target);
-  for (;;) {
-    if (exited()) throw new Error("the export ended before it was killed; make the server slower");
-    const temp = readdirSync(dir).find((f) => f.startsWith(`.${path.basename(target)}.`));
-    if (temp && statSync(path.join(dir, temp)).size > 2_000) return temp;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** Resolves once a temporary file of some pages sits beside `target`, from the folder's change events. */
+function partialFileWritten(target: string, done: Promise<unknown>): Promise<string> {
+  const prefix = `.${path.basename(target)}.`;
+  return fileAppears(path.dirname(target), (name, size) => name.startsWith(prefix) && size > 2_000, done).catch(() => {
+    throw new Error("the export ended before it was killed; make the server slower");
+  });
 }
 
 function exportTo(target: string, extra: string[] = []) {
@@ -64,9 +62,7 @@ describe("killing matframe export mid-run", () => {
       const dir = mkdtempSync(path.join(tmpdir(), "matframe-kill-"));
       const target = path.join(dir, "materials.csv");
       const run = exportTo(target);
-      let exited = false;
-      void run.done.then(() => (exited = true));
-      await partialFileWritten(target, () => exited);
+      await partialFileWritten(target, run.done);
       run.child.kill(signal);
       const finished = await run.done;
       expect(existsSync(target)).toBe(false);
@@ -89,9 +85,7 @@ describe("killing matframe export mid-run", () => {
     const target = path.join(dir, "materials.csv");
     writeFileSync(target, "_id,name,formula\nold,kept,Si\n");
     const run = exportTo(target, ["--force"]);
-    let exited = false;
-    void run.done.then(() => (exited = true));
-    await partialFileWritten(target, () => exited);
+    await partialFileWritten(target, run.done);
     run.child.kill("SIGTERM");
     const finished = await run.done;
     expect(finished.code, JSON.stringify(finished).slice(0, 500)).toBe(143);

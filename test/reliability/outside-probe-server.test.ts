@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
@@ -300,20 +300,26 @@ describe("defect 5: names looked up on prototypes, and a failed scan kept as a c
   });
 });
 
-/** Logs in as Client.login does over the cap: a 503 with Retry-After is waited out and retried. */
+/**
+ * Logs in as Client.login does over the cap: a 503 with Retry-After is waited out and retried.
+ * The wait is the server's clock moved on by the Retry-After (fake `performance`), not a sleep.
+ */
 async function loginRetrying(port: number): ReturnType<typeof login> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await login(port);
     } catch (error) {
       if (attempt >= 5 || !/503/.test(String(error))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      vi.advanceTimersByTime(1_100);
     }
   }
 }
 
 describe("defect 9: connections are capped, idle ones closed first", () => {
   it("keeps serving logins with 300 idle sockets opened against a cap of 50", async () => {
+    // Only `performance` is faked: the server's idea of how long a socket has been silent, which
+    // the test moves on when the server asks it to wait (timers and sockets run as they are).
+    vi.useFakeTimers({ toFake: ["performance"] });
     const server = await startServer({ port: 0, maxConnections: 50 });
     const sockets: Socket[] = [];
     let closedByServer = 0;
@@ -332,6 +338,7 @@ describe("defect 9: connections are capped, idle ones closed first", () => {
       const session = await loginRetrying(server.port);
       expect(session["X-Auth-Token"]).toBeTruthy();
     } finally {
+      vi.useRealTimers();
       for (const s of sockets) s.destroy();
       await server.close();
     }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { call, ok, waitForStatus } from "../collections/helpers";
@@ -31,8 +30,8 @@ describe("job files by presigned URL", () => {
       await call(server, demo, "POST", `/jobs/${id}/presigned-urls`, { body: { files: ["pw.in", "extra/Si.upf"] } }),
     );
     expect(presignedURLs.map((entry: any) => entry.file)).toEqual(["pw.in", "extra/Si.upf"]);
-    // Seeded bytes, not text: a pseudopotential or a binary file arrives as it was.
-    const bytes = [Buffer.from("&CONTROL\n/\n"), Buffer.from(randomBytes(4096).map((_, i) => (i * 37) % 256))];
+    // Every byte value, not text: a pseudopotential or a binary file arrives as it was.
+    const bytes = [Buffer.from("&CONTROL\n/\n"), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256))];
     for (const [i, entry] of presignedURLs.entries()) {
       const res = await fetch(entry.URL, { method: "PUT", body: bytes[i] });
       expect(res.status).toBe(200);

@@ -1,9 +1,9 @@
 // A read's compressed answer kept by its validator: a page asked for again is sent as it was,
 // yet never to another account, never after the account wrote, and never in another coding.
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { CompressedBodies } from "../../src/server/http/compression";
+import { seededRandom } from "../support/seeded-random";
 import { decodeBody, getBytes, login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
 
 /** One GET: the body as it came over the wire, its coding and tag, and its JSend data decoded. */
@@ -20,8 +20,9 @@ const list = (query: unknown, projection: unknown) =>
 describe("compressed answers kept by the read's validator", () => {
   it("finds a read's compressed body by its validator and coding, and not once the body is forgotten", async () => {
     const kept = new CompressedBodies(1500);
-    // Random text: each compresses to about 600 bytes, so the budget holds two.
-    const body = (n: number) => Buffer.from(JSON.stringify({ n, data: randomBytes(600).toString("hex") }));
+    // Random text (seeded): each compresses to about 600 bytes, so the budget holds two.
+    const random = seededRandom(600);
+    const body = (n: number) => Buffer.from(JSON.stringify({ n, data: random.bytes(600).toString("hex") }));
     const br = await kept.compress(body(1), "br", "tag-1");
     expect(kept.keptRead("tag-1", "br")).toBe(br);
     expect(kept.keptRead("tag-1", "gzip")).toBeUndefined();

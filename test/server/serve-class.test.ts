@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { cleanEnv } from "../cli-export/run-cli";
 
 // `matframe serve` as a teacher runs it: a process, its stderr, its input, its parent.
@@ -81,20 +81,26 @@ function login(baseUrl: string, username: string, password: string): Promise<num
   }).then((res) => res.status);
 }
 
-/** Resolves when nothing listens on `port` any more (the server has stopped and freed it). */
-async function portFreed(port: number): Promise<void> {
-  for (;;) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(false);
+/**
+ * Resolves when nothing listens on `port` any more (the server has stopped and freed it). The
+ * server is a grandchild that notices on its own that its parent is gone, and tells no one: a
+ * bounded poll of the port is the only way to see it.
+ */
+function portFreed(port: number): Promise<void> {
+  return vi.waitFor(
+    async () => {
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = connect(port, "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once("error", () => resolve(true));
       });
-      socket.once("error", () => resolve(true));
-    });
-    if (refused) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+      if (!refused) throw new Error(`port ${port} still accepts connections`);
+    },
+    { timeout: 30_000, interval: 200 },
+  );
 }
 
 describe("passwords exposed off loopback", () => {

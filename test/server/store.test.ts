@@ -176,11 +176,15 @@ describe("matframe serve --store and kill -9", () => {
     const acknowledged = new Map<string, Record<string, unknown>>();
     const updates = new Map<string, number>();
     let stop = false;
+    // Resolved by the writer whose answer makes the 150th acknowledged record: the moment to kill.
+    let manyAcknowledged!: () => void;
+    const enoughWritten = new Promise<void>((resolve) => (manyAcknowledged = resolve));
     const writer = async (w: number) => {
       for (let i = 0; !stop; i += 1) {
         try {
           const res = await json(first, "PUT", "/materials/create", session, sealed(i, w));
           if (res.status === 200) acknowledged.set(res.body.data._id, res.body.data);
+          if (acknowledged.size >= 150) manyAcknowledged();
           // Two fields changed in one update: after the crash both or neither have changed.
           if (res.status === 200 && i % 3 === 0) {
             const up = await json(first, "PATCH", `/materials/${res.body.data._id}`, session, { $set: { a: i, b: i } });
@@ -193,7 +197,14 @@ describe("matframe serve --store and kill -9", () => {
     };
     const writers = Array.from({ length: 6 }, (_, w) => writer(w));
     // Kill once a good number of writes are through, while the writers are still going.
-    while (acknowledged.size < 150) await new Promise((r) => setTimeout(r, 10));
+    await Promise.race([
+      enoughWritten,
+      Promise.all(writers).then(() => {
+        // Settles after the kill too (the writers end when the server goes): no failure then.
+        if (acknowledged.size < 150)
+          throw new Error(`the writers stopped after ${acknowledged.size} acknowledged records, before 150`);
+      }),
+    ]);
     first.child.kill("SIGKILL");
     const killed = await first.exited;
     stop = true;

@@ -58,6 +58,11 @@ class MemoryCache implements ResponseCache {
   #bytes = 0;
   constructor(readonly maxBytes: number) {}
 
+  /** Answers kept now. */
+  get entryCount(): number {
+    return this.#entries.size;
+  }
+
   get(key: string): Promise<CachedResponse | undefined> {
     const hit = this.#entries.get(key);
     if (hit) {
@@ -280,6 +285,19 @@ function checkPrivate(dir: string): void {
 }
 
 let sharedMemoryCache: MemoryCache | undefined;
+
+/**
+ * Forgets the process's memory cache: clients made after this start with an empty one. For test
+ * files that share a process, which must not see each other's answers. @internal
+ */
+export function resetMemoryCache(): void {
+  sharedMemoryCache = undefined;
+}
+
+/** Answers the process's memory cache keeps now (0 before any client used it). @internal */
+export function memoryCacheEntries(): number {
+  return sharedMemoryCache?.entryCount ?? 0;
+}
 
 /** The store for a `cache` setting. */
 export function openCache(setting: CacheSetting): ResponseCache {

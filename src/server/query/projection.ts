@@ -153,6 +153,19 @@ function ${name}o(o) {
 const MAX_COMPILED = 256;
 const compiled = new Map<string, (record: unknown) => unknown>();
 
+/**
+ * Forgets the compiled inclusions: for test files that share a process, so that what one compiled
+ * cannot change what the next measures or counts. @internal
+ */
+export function clearCompiledProjections(): void {
+  compiled.clear();
+}
+
+/** Inclusions compiled and kept now. @internal */
+export function compiledProjectionCount(): number {
+  return compiled.size;
+}
+
 function compiledInclusion(paths: string[]): (record: unknown) => unknown {
   const key = JSON.stringify(paths);
   let select = compiled.get(key);
