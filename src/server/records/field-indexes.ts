@@ -1,0 +1,64 @@
+import { INDEXED_PATHS, stringsAt } from "../query/index-plan";
+
+const EMPTY = new Int32Array(0);
+
+/**
+ * For each indexed path, the positions (ascending) of the records holding each value. `_id` is
+ * answered from the store's own id map; the other paths are built on first use, once per store
+ * (the stores never change in place: a write builds a new one).
+ */
+export class FieldIndexes {
+  private readonly built = new Map<string, Map<string, Int32Array | number[]>>();
+
+  constructor(
+    private readonly records: readonly object[],
+    private readonly idPositions: ReadonlyMap<string, number>,
+  ) {}
+
+  /** Builds every index now, so the first query that needs one does not pay for it. */
+  buildAll(): void {
+    for (const path of INDEXED_PATHS) if (path !== "_id") this.indexOf(path);
+  }
+
+  /** Positions (ascending) of the records holding any of `values` at `path`. */
+  lookup(path: string, values: readonly string[]): Int32Array {
+    if (path === "_id") {
+      const found: number[] = [];
+      for (const value of values) {
+        const position = this.idPositions.get(value);
+        if (position !== undefined) found.push(position);
+      }
+      return Int32Array.from(found).sort();
+    }
+    const index = this.indexOf(path);
+    if (values.length === 1) return asInt32(index.get(values[0]));
+    const seen = new Set<number>();
+    for (const value of new Set(values)) for (const position of index.get(value) ?? EMPTY) seen.add(position);
+    return Int32Array.from(seen).sort();
+  }
+
+  private indexOf(path: string): Map<string, Int32Array | number[]> {
+    let index = this.built.get(path);
+    if (index) return index;
+    index = new Map<string, number[]>();
+    const segments = path.split(".");
+    const held: string[] = [];
+    this.records.forEach((record, position) => {
+      held.length = 0;
+      stringsAt(record, segments, 0, held);
+      for (const value of held) {
+        let positions = index!.get(value) as number[] | undefined;
+        if (!positions) index!.set(value, (positions = []));
+        // A record holding a value twice (a set listed twice) is one candidate.
+        if (positions[positions.length - 1] !== position) positions.push(position);
+      }
+    });
+    this.built.set(path, index);
+    return index;
+  }
+}
+
+function asInt32(positions: Int32Array | number[] | undefined): Int32Array {
+  if (!positions) return EMPTY;
+  return positions instanceof Int32Array ? positions : Int32Array.from(positions);
+}
