@@ -217,6 +217,11 @@ function computeRatios(cases, link, linkSmall) {
   }
   const info = [
     [
+      "first.results.coldServer/warm",
+      "results.toDataFrame band_gaps: first call with danfo loaded before (the server's share) / second call",
+      ratio(seconds(c("first.results.coldServer")), seconds(c("first.results.warm"))),
+    ],
+    [
       "linkSmall.toDataFrame/measuredFloor",
       "link, the small collection (20,000 materials in a full run): Client.login + toDataFrame with the defaults / the measured floor (login, undici, c=6)",
       ratio(seconds(c("linkSmall.toDataFrame.defaults")), seconds(c("linkSmall.floor"))),
