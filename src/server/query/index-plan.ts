@@ -53,6 +53,14 @@ function equalityValues(condition: unknown): string[] | undefined {
   return undefined;
 }
 
+/** Whether an `_id` condition is only an equality or an `$in` of strings, which the id map answers exactly. */
+export function exactIdLookup(condition: unknown): boolean {
+  if (typeof condition === "string") return true;
+  if (!isDocument(condition)) return false;
+  const keys = Object.keys(condition);
+  return keys.length === 1 && (keys[0] === "$eq" || keys[0] === "$in") && equalityValues(condition) !== undefined;
+}
+
 function isDocument(value: unknown): value is QueryDocument {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
