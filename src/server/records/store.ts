@@ -1,8 +1,8 @@
 import { channel } from "node:diagnostics_channel";
 import { type IdRange, readIdRange } from "../query/id-range";
 import { exactIdLookup, planCandidates } from "../query/index-plan";
-import { FieldIndexes } from "./field-indexes";
-import { MatchCursor } from "./match-cursor";
+import { FieldIndexes } from "../query/field-indexes";
+import { MatchCursor } from "../query/match-cursor";
 import { LruCache } from "../../lru-cache";
 import { compileQuery, type QueryDocument, type RecordPredicate } from "../query/query-filter";
 import type { SortKey } from "../query/projection";
@@ -62,11 +62,6 @@ export interface StoreOptions {
   scanBudgetMs?: number;
   /** The longest string in the records, when the caller knows it more cheaply than a full walk. */
   longestString?: number;
-  /**
-   * Build the indexes of the join paths now rather than on the first query that needs each
-   * (for the big served stores, so the first results table does not pay for them).
-   */
-  buildIndexes?: boolean;
 }
 
 /**
@@ -94,7 +89,6 @@ export class MaterialStore {
       this.positions.set(id, index);
     });
     this.indexes = new FieldIndexes(this.records, this.positions);
-    if (options.buildIndexes) this.indexes.buildAll();
   }
 
   /** Length of the longest string anywhere in the records: what a `$regex` may have to scan. */

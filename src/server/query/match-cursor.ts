@@ -1,6 +1,6 @@
-import type { RecordPredicate } from "../query/query-filter";
-import { type ScanBudget, scanRange } from "../query/scan";
-import type { StoredRecord } from "./store";
+import type { RecordPredicate } from "./query-filter";
+import { type ScanBudget, scanRange } from "./scan";
+import type { StoredRecord } from "../records/store";
 
 /**
  * The matches of one query in `_id` order (or reverse), found lazily: a walk that asks for page

@@ -1,4 +1,4 @@
-import { INDEXED_PATHS, stringsAt } from "../query/index-plan";
+import { stringsAt } from "./index-plan";
 
 const EMPTY = new Int32Array(0);
 
@@ -6,6 +6,7 @@ const EMPTY = new Int32Array(0);
  * For each indexed path, the positions (ascending) of the records holding each value. `_id` is
  * answered from the store's own id map; the other paths are built on first use, once per store
  * (the stores never change in place: a write builds a new one).
+ * Built lazily: paid once, by the first query on that path, and no memory for paths never asked.
  */
 export class FieldIndexes {
   private readonly built = new Map<string, Map<string, Int32Array | number[]>>();
@@ -14,11 +15,6 @@ export class FieldIndexes {
     private readonly records: readonly object[],
     private readonly idPositions: ReadonlyMap<string, number>,
   ) {}
-
-  /** Builds every index now, so the first query that needs one does not pay for it. */
-  buildAll(): void {
-    for (const path of INDEXED_PATHS) if (path !== "_id") this.indexOf(path);
-  }
 
   /** Positions (ascending) of the records holding any of `values` at `path`. */
   lookup(path: string, values: readonly string[]): Int32Array {
