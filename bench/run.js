@@ -19,6 +19,7 @@ const { writeResults } = require("./lib/results");
 const { startServerProcess } = require("./lib/server-process");
 const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
 const { measureClass } = require("./lib/class");
+const { measureFirstCall } = require("./lib/first-call");
 const { measureSmallLink } = require("./lib/link-small");
 const { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable } = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
@@ -200,6 +201,7 @@ async function main(settings) {
   if (settings.groups.has("link"))
     linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
   if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
+  if (settings.groups.has("first")) await measureFirstCall({ settings, runs, failures, labels, progress });
 
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
     servers.big = await withServer(settings.big, async (server) => {

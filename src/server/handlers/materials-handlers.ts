@@ -33,7 +33,8 @@ export async function listVisible(
   own: Parameters<typeof findVisible>[1],
 ): Promise<Reply> {
   const params = listParams(info.params);
-  const query = validateQuery(params.query, Math.max(shared.longestString, own?.longestString ?? 0));
+  // Only a `$regex` needs the longest string: a lookup by id never walks the collection for it.
+  const query = validateQuery(params.query, () => Math.max(shared.longestString, own?.longestString ?? 0));
   const options = parseProjection(params.projection);
   // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
   const etag = readValidator(info, state, callerId);

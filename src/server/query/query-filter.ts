@@ -90,8 +90,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 class QueryValidator {
   private nodes = 0;
 
-  /** `longestString`: the longest string in the data, which bounds what a `$regex` may cost. */
-  constructor(private readonly longestString?: number) {}
+  /**
+   * `longestString`: the longest string in the data, which bounds what a `$regex` may cost; read
+   * only for a query with a `$regex`, since finding it may walk the collection.
+   */
+  constructor(private readonly longestString?: number | (() => number)) {}
 
   document(value: unknown, depth: number, where: string): void {
     this.count(depth, where);
@@ -201,7 +204,8 @@ class QueryValidator {
         if (typeof argument !== "string") throw badRequest(`${where} takes a string pattern.`);
         const options = expression.$options ?? "";
         if (typeof options !== "string") throw badRequest(`${where.replace(/\$regex$/, "$options")} takes a string.`);
-        assertSafeRegex(argument, options, this.longestString);
+        const longest = typeof this.longestString === "function" ? this.longestString() : this.longestString;
+        assertSafeRegex(argument, options, longest);
         return;
       }
       case "$options":
@@ -288,7 +292,7 @@ export function describe(value: unknown): string {
  * saying what to change. `longestString` (the longest string in the data) sizes the `$regex`
  * cost estimate.
  */
-export function validateQuery(value: unknown, longestString?: number): QueryDocument {
+export function validateQuery(value: unknown, longestString?: number | (() => number)): QueryDocument {
   new QueryValidator(longestString).document(value, 0, "query");
   return value as QueryDocument;
 }

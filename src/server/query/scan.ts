@@ -10,9 +10,14 @@ const SLICE_MS = 10;
  */
 export const DEFAULT_SCAN_BUDGET_MS = 5_000;
 
-/** Counts the time a request spends scanning and stops it when its budget is spent. */
+/**
+ * Counts the time a request spends scanning and stops it when its budget is spent; also counts
+ * the records its query judged, which the store reports (see `FIND_CHANNEL`).
+ */
 export class ScanBudget {
   private spentMs = 0;
+  /** Records judged by the query so far. */
+  judged = 0;
 
   constructor(private readonly limitMs: number = DEFAULT_SCAN_BUDGET_MS) {}
 

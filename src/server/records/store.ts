@@ -1,4 +1,8 @@
-import { readIdRange } from "../query/id-range";
+import { channel } from "node:diagnostics_channel";
+import { type IdRange, readIdRange } from "../query/id-range";
+import { exactIdLookup, planCandidates } from "../query/index-plan";
+import { FieldIndexes } from "../query/field-indexes";
+import { MatchCursor } from "../query/match-cursor";
 import { LruCache } from "../../lru-cache";
 import { compileQuery, type QueryDocument, type RecordPredicate } from "../query/query-filter";
 import type { SortKey } from "../query/projection";
@@ -16,97 +20,24 @@ export interface PageRequest {
   limit: number;
 }
 
+/**
+ * Published after every `find` of every store, when something listens: how many records the
+ * query judged and whether an index chose them (`plan: "index"`) or a scan did. Tests count the
+ * records judged through it; nothing else depends on it.
+ */
+export const FIND_CHANNEL = "matframe:server:find";
+const findChannel = channel(FIND_CHANNEL);
+
+/** What {@link FIND_CHANNEL} carries. */
+export interface FindReport {
+  size: number;
+  judged: number;
+  /** `index`: the join indexes chose; `range`: a binary search on `_id`; `scan`: every record; `none`: no filter. */
+  plan: "index" | "range" | "scan" | "none";
+}
+
 /** How many compiled queries (and sorted orders) are kept for walks that come back for more. */
 const CACHE_ENTRIES = 32;
-
-/**
- * The matches of one query in `_id` order (or reverse), found lazily: a walk that asks for page
- * after page continues where the previous page stopped scanning, so every page costs about the
- * same, whatever its `skip`.
- */
-class MatchCursor {
-  private matches = new Int32Array(1024);
-  private found = 0;
-  private nextIndex: number;
-  private queue: Promise<unknown> = Promise.resolve();
-
-  constructor(
-    private readonly predicate: RecordPredicate,
-    private readonly records: readonly StoredRecord[],
-    private readonly direction: 1 | -1,
-  ) {
-    this.nextIndex = direction === 1 ? 0 : records.length - 1;
-  }
-
-  /** Positions of matches `skip` to `skip + limit`, scanning further only if needed. */
-  page(skip: number, limit: number, budget: ScanBudget): Promise<Int32Array> {
-    // Requests for the same walk run one at a time, so two pages never scan the same stretch.
-    const result = this.queue.then(async () => {
-      await this.scanUntil(skip + limit, budget);
-      return this.matches.slice(Math.min(skip, this.found), Math.min(skip + limit, this.found));
-    });
-    this.queue = result.catch(() => undefined);
-    return result;
-  }
-
-  /** Whether every record before `position`, in the cursor's direction, has been judged. */
-  covers(position: number): boolean {
-    return this.direction === 1 ? this.nextIndex >= position : this.nextIndex <= position;
-  }
-
-  /**
-   * A keyset page: the matches at or past `position` (in the cursor's direction), `skip` then
-   * `limit` of them, scanning further only if needed. For a cursor that `covers(position)`.
-   */
-  pageFrom(position: number, skip: number, limit: number, budget: ScanBudget): Promise<Int32Array> {
-    const result = this.queue.then(async () => {
-      const first = this.firstAt(position) + skip;
-      await this.scanUntil(first + limit, budget);
-      return this.matches.slice(Math.min(first, this.found), Math.min(first + limit, this.found));
-    });
-    this.queue = result.catch(() => undefined);
-    return result;
-  }
-
-  /** The number of matches found before `position`, in the cursor's direction (a binary search). */
-  private firstAt(position: number): number {
-    let low = 0;
-    let high = this.found;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const before = this.direction === 1 ? this.matches[middle] < position : this.matches[middle] > position;
-      if (before) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  private async scanUntil(wanted: number, budget: ScanBudget): Promise<void> {
-    const end = this.direction === 1 ? this.records.length : -1;
-    if (this.found >= wanted || this.nextIndex === end) return;
-    await scanRange(
-      this.nextIndex,
-      end,
-      (index) => {
-        // Advanced only once the record is judged, so a failure never skips it.
-        if (this.predicate(this.records[index])) this.push(index);
-        this.nextIndex = index + this.direction;
-        return this.found < wanted;
-      },
-      budget,
-    );
-  }
-
-  private push(index: number): void {
-    if (this.found === this.matches.length) {
-      const grown = new Int32Array(this.matches.length * 2);
-      grown.set(this.matches);
-      this.matches = grown;
-    }
-    this.matches[this.found] = index;
-    this.found += 1;
-  }
-}
 
 /** The longest string in any record, visiting objects shared between records once. */
 export function longestStringIn(records: readonly object[]): number {
@@ -144,6 +75,7 @@ export class MaterialStore {
   private readonly positions = new Map<string, number>();
   private readonly cursors = new LruCache<string, MatchCursor>(CACHE_ENTRIES);
   private readonly sortedOrders = new LruCache<string, Promise<Int32Array>>(CACHE_ENTRIES);
+  private readonly indexes: FieldIndexes;
   private longest: number | undefined;
 
   private readonly scanBudgetMs: number | undefined;
@@ -156,6 +88,7 @@ export class MaterialStore {
     this.ids.forEach((id, index) => {
       this.positions.set(id, index);
     });
+    this.indexes = new FieldIndexes(this.records, this.positions);
   }
 
   /** Length of the longest string anywhere in the records: what a `$regex` may have to scan. */
@@ -183,19 +116,36 @@ export class MaterialStore {
   async find(request: PageRequest): Promise<StoredRecord[]> {
     const budget = new ScanBudget(this.scanBudgetMs);
     const byIdOnly = request.sort.length === 0 || (request.sort.length === 1 && request.sort[0].path === "_id");
+    // The plan: `_id` bounds first (a binary search), then the indexed equalities, and only
+    // what neither narrows is scanned.
+    const range = readIdRange(request.query, this.ids);
+    const candidates = planCandidates(range.residual, (path, values) => this.indexes.lookup(path, values));
     const positions = byIdOnly
-      ? await this.findInIdOrder(request, request.sort[0]?.direction ?? 1, budget)
-      : await this.findSorted(request, budget);
+      ? await this.findInIdOrder(request, request.sort[0]?.direction ?? 1, budget, range, candidates)
+      : await this.findSorted(request, budget, range, candidates);
+    if (findChannel.hasSubscribers) {
+      const bounded = range.from !== 0 || range.to !== this.records.length;
+      const filtered = Object.keys(range.residual).length > 0;
+      const plan = candidates ? "index" : bounded ? "range" : filtered ? "scan" : "none";
+      findChannel.publish({ size: this.records.length, judged: budget.judged, plan } satisfies FindReport);
+    }
     return Array.from(positions, (index) => this.records[index]);
+  }
+
+  /** The slots `[from, to)` of the walk over `candidates` (or every record) that lie in the range. */
+  private slotsIn(range: IdRange, candidates: Int32Array | undefined): [number, number] {
+    if (!candidates) return [range.from, range.to];
+    return [lowerBoundOf(candidates, range.from), lowerBoundOf(candidates, range.to)];
   }
 
   private async findInIdOrder(
     request: PageRequest,
     direction: 1 | -1,
     budget: ScanBudget,
+    range: IdRange,
+    candidates: Int32Array | undefined,
   ): Promise<Int32Array | number[]> {
     const { skip, limit } = request;
-    const range = readIdRange(request.query, this.ids);
     const unbounded = range.from === 0 && range.to === this.records.length;
     const unfiltered = Object.keys(range.residual).length === 0;
     if (unfiltered) {
@@ -217,7 +167,7 @@ export class MaterialStore {
     if (unbounded) {
       let cursor = this.cursors.get(key);
       if (!cursor) {
-        cursor = new MatchCursor(compileQuery(range.residual), this.records, direction);
+        cursor = new MatchCursor(judgeOf(range.residual, candidates), this.records, direction, candidates);
         this.cursors.set(key, cursor);
       }
       return cursor.page(skip, limit, budget).catch(forgetOnFailure(cursor));
@@ -230,14 +180,17 @@ export class MaterialStore {
     const warm = open ? this.cursors.get(key) : undefined;
     if (warm?.covers(start)) return warm.pageFrom(start, skip, limit, budget).catch(forgetOnFailure(warm));
     // Keyset pages (an _id bound plus a query): start at the bound, stop when the page is full.
-    const predicate = compileQuery(range.residual);
+    const predicate = judgeOf(range.residual, candidates);
     const page: number[] = [];
     let skipped = 0;
-    const [from, to] = direction === 1 ? [range.from, range.to] : [range.to - 1, range.from - 1];
+    const [first, end] = this.slotsIn(range, candidates);
+    const [from, to] = direction === 1 ? [first, end] : [end - 1, first - 1];
     await scanRange(
       from,
       to,
-      (index) => {
+      (slot) => {
+        const index = candidates ? candidates[slot] : slot;
+        budget.judged += 1;
         if (!predicate(this.records[index])) return true;
         if (skipped < skip) skipped += 1;
         else page.push(index);
@@ -248,13 +201,18 @@ export class MaterialStore {
     return page;
   }
 
-  private async findSorted(request: PageRequest, budget: ScanBudget): Promise<Int32Array> {
-    const range = readIdRange(request.query, this.ids);
+  private async findSorted(
+    request: PageRequest,
+    budget: ScanBudget,
+    range: IdRange,
+    candidates: Int32Array | undefined,
+  ): Promise<Int32Array> {
     const bounded = range.from !== 0 || range.to !== this.records.length;
     const key = `${JSON.stringify(request.sort)}|${JSON.stringify(range.residual)}`;
     let order = bounded ? undefined : this.sortedOrders.get(key);
     if (!order) {
-      order = this.buildSortedOrder(range.residual, range.from, range.to, request.sort, budget);
+      const [from, to] = this.slotsIn(range, candidates);
+      order = this.buildSortedOrder(range.residual, from, to, candidates, request.sort, budget);
       if (!bounded) {
         this.sortedOrders.set(key, order);
         // A failed build (bad query, budget spent) must not be served from the cache.
@@ -265,15 +223,19 @@ export class MaterialStore {
     return sorted.slice(Math.min(request.skip, sorted.length), request.skip + request.limit);
   }
 
-  /** Every match in [from, to) ordered by `sort`, ties broken by `_id` (the position). */
+  /**
+   * Every match in the slots [from, to) (of `candidates`, or of every record) ordered by `sort`,
+   * ties broken by `_id` (the position).
+   */
   private async buildSortedOrder(
     query: QueryDocument,
     from: number,
     to: number,
+    candidates: Int32Array | undefined,
     sort: SortKey[],
     budget: ScanBudget,
   ): Promise<Int32Array> {
-    const predicate = Object.keys(query).length === 0 ? undefined : compileQuery(query);
+    const predicate = Object.keys(query).length === 0 ? undefined : judgeOf(query, candidates);
     const keyed = sort.map((key) => ({ ...key, segments: key.path.split(".") }));
     const matches: number[] = [];
     const keys: unknown[][] = [];
@@ -281,8 +243,10 @@ export class MaterialStore {
     await scanRange(
       from,
       to,
-      (index) => {
+      (slot) => {
+        const index = candidates ? candidates[slot] : slot;
         const record = this.records[index];
+        if (predicate) budget.judged += 1;
         if (!predicate || predicate(record)) {
           matches.push(index);
           keys.push(keyed.map((key) => sortValue(record, key)));
@@ -295,4 +259,27 @@ export class MaterialStore {
     order.sort((a, b) => compareKeys(keys[a], keys[b], sort) || matches[a] - matches[b]);
     return Int32Array.from(order, (i) => matches[i]);
   }
+}
+
+/** First slot of the ascending `positions` whose position is >= `position`. */
+function lowerBoundOf(positions: Int32Array, position: number): number {
+  let low = 0;
+  let high = positions.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (positions[middle] < position) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The predicate that judges the candidates. A top-level `_id` equality or `$in` the index already
+ * answered exactly (ids are strings) is left out: mingo's `$in` compares each record with the
+ * whole list, which for a results table's 1,000 job ids cost more than finding them.
+ */
+function judgeOf(query: QueryDocument, candidates: Int32Array | undefined): RecordPredicate {
+  if (!candidates || !exactIdLookup(query._id)) return compileQuery(query);
+  const { _id: _answered, ...rest } = query;
+  return Object.keys(rest).length === 0 ? () => true : compileQuery(rest);
 }
