@@ -300,7 +300,8 @@ describe("a resumed table export", () => {
   it("refuses a second run while another one writes the same export, and takes over a killed run's lock", async () => {
     const target = join(dir, "locked.csv");
     const { lock } = resumePaths(target);
-    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]); // a live process holds it
+    // A live process holds it, until it is killed (it reads its stdin, which stays open): no timer that could run out.
+    const holder = spawn(process.execPath, ["-e", "process.stdin.resume()"], { stdio: ["pipe", "ignore", "ignore"] });
     writeFileSync(lock, String(holder.pid));
     try {
       await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(
