@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -201,6 +210,21 @@ describe("a resumed table export", () => {
     expect(existsSync(target)).toBe(false);
     const result = await client.materials.exportCsv(target, { columns: COLUMNS, resume: true, restart: true });
     expect(result.items).toBe(3000);
+  });
+
+  it("with force, replaces a file whose run was killed after placing it and before removing its state", async () => {
+    const target = join(dir, "placed.csv");
+    await client.materials
+      .exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true, ...stopAfter(800) })
+      .catch(() => undefined);
+    const { partial, state } = resumePaths(target);
+    // What a kill between the two last steps of a commit leaves: the file at its name, the state beside it.
+    renameSync(partial, target);
+    const result = await client.materials.exportCsv(target, { columns: COLUMNS, resume: true, force: true });
+    expect(result.items).toBe(3000);
+    expect(result.resumedFrom).toBeUndefined();
+    expect(parse(readFileSync(target))).toHaveLength(3001);
+    expect(existsSync(partial) || existsSync(state)).toBe(false);
   });
 
   it("keeps no secret in its state file, which only its owner can read", async () => {
