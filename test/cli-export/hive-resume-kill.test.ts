@@ -14,7 +14,7 @@ import { runCli, type CliResult } from "./run-cli";
 // kill is the child's own (test/support/kill-at-commit.cjs, loaded with --require), at the Nth
 // step: the same step in every run, no clock involved. Then SIGINT at a step of the resumed run
 // and SIGKILL at each step of its stopping. The walk's pages (4 records) are cut by row groups
-// (5 rows), and three lattice types interleave along the _id order.
+// (7 rows), and three lattice types interleave along the _id order.
 
 const KILLER = path.join(__dirname, "..", "support", "kill-at-commit.cjs");
 const TYPES = ["FCC", "HEX", "TET"];
@@ -40,7 +40,7 @@ function args(target: string): string[] {
     "--query",
     JSON.stringify({ "lattice.type": { $in: TYPES } }),
     "--row-group-size",
-    "5",
+    "7",
     "--page-size",
     "4",
     "--resume",
