@@ -41,8 +41,13 @@ const DOCS = [
   "test/client/readme-example.test.ts",
 ];
 
-/** Files that take minutes, not seconds (the notebooks on each kernel, the registry install, CLI runs killed and resumed). */
-const LONG = [/\/notebooks(-deno)?\.test\.ts$/, /\/consumer\.test\.ts$/, /\/resume-cli\.test\.ts$/];
+/** Files that take minutes, not seconds (the notebooks on each kernel, the registry install, CLI runs killed and resumed, at every step of a dataset export). */
+const LONG = [
+  /\/notebooks(-deno)?\.test\.ts$/,
+  /\/consumer\.test\.ts$/,
+  /\/resume-cli\.test\.ts$/,
+  /\/hive-resume-kill\.test\.ts$/,
+];
 
 /**
  * vitest orders files by the durations it cached in an earlier run, and by size on a fresh

@@ -15,6 +15,7 @@ import "../frame/collection-methods";
 import "../frame/results/results-view";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
+import { resumePaths } from "../frame/export/resume/progress-files";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 
 /** The local platform's built-in account. */
@@ -265,7 +266,13 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
         : `${table!.hive ? "--partition-by" : "--partitions"} writes a directory of part files: give --output DIR (a directory to create).`,
     );
   }
-  if (directory && !options.force && existsSync(options.output as string))
+  // A resumable dataset killed after it took its name keeps its state beside it: the export finishes it.
+  const finishing =
+    options.resume &&
+    !options.restart &&
+    typeof options.output === "string" &&
+    existsSync(resumePaths(options.output).state);
+  if (directory && !options.force && !finishing && existsSync(options.output as string))
     throw new TargetExistsError(options.output as string);
   return withClient(options, events, started, async (client, local) => {
     // Through the public API, as a user's script would export. The built-in platform listens on

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -22,13 +22,25 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Resolves once the export's temporary file beside the target has data in it. */
-async function temporaryFileAppears(): Promise<string> {
-  for (;;) {
-    const temp = readdirSync(dir).find((file) => file.endsWith(".tmp"));
-    if (temp && statSync(join(dir, temp), { throwIfNoEntry: false })?.size) return temp;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/**
+ * Resolves with the name of the export's temporary file beside the target once it has data in
+ * it, looked at on each change the folder reports (fs.watch), not on a timer; with "" if the
+ * export ends first.
+ */
+function temporaryFileAppears(ended: Promise<unknown>): Promise<string> {
+  return new Promise((resolve) => {
+    const settle = (name: string): void => {
+      watcher.close();
+      resolve(name);
+    };
+    const look = (): void => {
+      const temp = readdirSync(dir).find((file) => file.endsWith(".tmp"));
+      if (temp && statSync(join(dir, temp), { throwIfNoEntry: false })?.size) settle(temp);
+    };
+    const watcher = watch(dir, look);
+    void ended.then(() => settle(""));
+    look();
+  });
 }
 
 describe("an interrupted export leaves no file at the target", () => {
@@ -39,7 +51,7 @@ describe("an interrupted export leaves no file at the target", () => {
       cwd: dir,
       env: { MATFRAME_PASSWORD: "demo" },
     });
-    const temp = await Promise.race([temporaryFileAppears(), cli.done.then(() => "")]);
+    const temp = await temporaryFileAppears(cli.done);
     expect(temp).toMatch(/^\.big\.csv\.\d+\.[0-9a-f]+\.tmp$/);
     server.child.kill("SIGKILL");
     const result = await cli.done;
@@ -60,7 +72,7 @@ describe("an interrupted export leaves no file at the target", () => {
       cwd: dir,
       env: { MATFRAME_PASSWORD: "demo" },
     });
-    await Promise.race([temporaryFileAppears(), cli.done]);
+    expect(await temporaryFileAppears(cli.done)).not.toBe("");
     cli.child.kill(signal);
     const result = await cli.done;
     expect(result.code).toBe(code);

@@ -4,13 +4,16 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
-import { runCli, startCli, startServe, type ServeProcess } from "../reliability/support/cli";
-import { resumePaths } from "../../src/frame/export/resume/progress-files";
+import { runCli, startCli, startServe, type Running, type ServeProcess } from "../reliability/support/cli";
 
-// `matframe export --resume` killed at random points (SIGINT, SIGTERM, SIGKILL) and resumed ends
-// with the file an uninterrupted export writes: byte for byte for CSV and NDJSON, the same table
-// for Parquet (row groups may be cut differently). The server is slowed (30 ms a page) so kills
-// land mid-run; each kill waits for the first committed progress, then a random while longer.
+// `matframe export --resume` killed (SIGINT, SIGTERM, SIGKILL) and resumed ends with the file an
+// uninterrupted export writes: byte for byte for CSV and NDJSON, the same table for Parquet (row
+// groups may be cut differently). The child stops itself at a chosen step of its progress
+// (test/support/kill-at-commit.cjs, which counts the steps the export publishes), so each case
+// is killed at the same point in every run, with no clock involved. The server is slowed (30 ms
+// a page) so that CSV and NDJSON, which commit once a second, commit more than once.
+
+const KILLER = path.join(__dirname, "..", "support", "kill-at-commit.cjs");
 
 let server: FaultServer;
 let dir: string;
@@ -54,13 +57,25 @@ function args(format: string, target: string, extra: string[] = []): string[] {
   ];
 }
 
-/** Resolves once the export has committed progress (its state file exists). */
-async function committed(target: string, exited: () => boolean): Promise<void> {
-  const { state } = resumePaths(target);
-  while (!existsSync(state)) {
-    if (exited()) throw new Error("the export ended before it committed any progress");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** The environment that makes the export stop itself at its `step`th committed step. */
+function stopAt(step: number, signal: "SIGINT" | "SIGTERM" | "SIGKILL"): Record<string, string> {
+  const stop: Record<string, string> =
+    signal === "SIGKILL"
+      ? { MATFRAME_TEST_KILL_AT: String(step) }
+      : { MATFRAME_TEST_SIGNAL_AT: String(step), MATFRAME_TEST_SIGNAL: signal };
+  return { NODE_OPTIONS: `--require ${KILLER}`, ...stop };
+}
+
+/** Resolves once the export says (on stderr) that it committed its first step; rejects if it exits first. */
+function firstCommit(run: Running): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const seen = (): void => {
+      if (run.stderr.includes("commit point 1:")) resolve();
+    };
+    run.child.stderr.on("data", seen);
+    seen();
+    void run.done.then(() => reject(new Error(`the export ended before it committed any progress: ${run.stderr}`)));
+  });
 }
 
 async function sameTable(a: string, b: string): Promise<void> {
@@ -82,17 +97,17 @@ describe("matframe export --resume, killed and resumed", () => {
     }
   }, 60_000);
 
+  // The step each case stops at: CSV and NDJSON commit once a second (a run takes at least 2.4 s
+  // here), Parquet at each of its 14 row groups.
+  const steps = { csv: [1, 2, 2], ndjson: [2, 1, 1], parquet: [3, 7, 11] };
   for (const format of ["csv", "ndjson", "parquet"] as const) {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGKILL"] as const) {
-      it(`${format}, ${signal}: the resumed file equals an uninterrupted export`, async () => {
+    for (const [i, signal] of (["SIGINT", "SIGTERM", "SIGKILL"] as const).entries()) {
+      it(`${format}, ${signal} at step ${steps[format][i]}: the resumed file equals an uninterrupted export`, async () => {
         const target = path.join(dir, `${format}-${signal}.${format}`);
-        const run = startCli(args(format, target, ["--resume", "--quiet"]), { env: env() });
-        let exited = false;
-        void run.done.then(() => (exited = true));
-        await committed(target, () => exited);
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 600));
-        run.child.kill(signal);
-        const killed = await run.done;
+        const killed = await runCli(args(format, target, ["--resume", "--quiet"]), {
+          env: { ...env(), ...stopAt(steps[format][i], signal) },
+        });
+        if (signal === "SIGKILL") expect(killed.signal).toBe("SIGKILL");
         expect(existsSync(target)).toBe(false);
         if (signal !== "SIGKILL") {
           expect(killed.code).toBe(signal === "SIGINT" ? 130 : 143);
@@ -114,12 +129,10 @@ describe("matframe export --resume, killed and resumed", () => {
 
   it("refuses a resume with other columns in the words of the flags, and --restart starts over", async () => {
     const target = path.join(dir, "changed.csv");
-    const run = startCli(args("csv", target, ["--resume", "--quiet"]), { env: env() });
-    let exited = false;
-    void run.done.then(() => (exited = true));
-    await committed(target, () => exited);
-    run.child.kill("SIGINT");
-    await run.done;
+    const stopped = await runCli(args("csv", target, ["--resume", "--quiet"]), {
+      env: { ...env(), ...stopAt(1, "SIGINT") },
+    });
+    expect(stopped.code).toBe(130);
     const changed = await runCli(
       ["export", "--base-url", server.origin, "--output", target, "--columns", "_id,name", "--resume"],
       { env: env() },
@@ -203,10 +216,10 @@ describe("the server killed mid-export", () => {
       "--resume",
       ...extra,
     ];
-    const run = startCli(exportArgs(["--page-size", "5", "--quiet"]), { env: login });
-    let exited = false;
-    void run.done.then(() => (exited = true));
-    await committed(target, () => exited);
+    const run = startCli(exportArgs(["--page-size", "5", "--quiet"]), {
+      env: { ...login, NODE_OPTIONS: `--require ${KILLER}`, MATFRAME_TEST_ANNOUNCE: "1" },
+    });
+    await firstCommit(run);
     serve.child.kill("SIGKILL");
     await serve.done;
     const failed = await run.done;

@@ -128,10 +128,11 @@ describe("exportCsv", () => {
       write(chunk, _encoding, callback) {
         pending++;
         chunks.push(String(chunk));
-        setTimeout(() => {
+        // Each write completes on a later turn of the event loop (no timer): the stream drains slowly.
+        setImmediate(() => {
           pending--;
           callback();
-        }, 2);
+        });
       },
     });
     const pages = pagesOf(materials, 3);

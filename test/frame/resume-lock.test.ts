@@ -142,7 +142,8 @@ describe("a structure folder whose lock another process holds", () => {
     const { partial, lock } = resumePaths(target);
     const saved = readdirSync(partial).sort();
     expect(saved).toContain(".index.csv.matframe-resume.json");
-    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    // A live process, until it is killed (it reads its stdin, which stays open): no timer that could run out.
+    const holder = spawn(process.execPath, ["-e", "process.stdin.resume()"], { stdio: ["pipe", "ignore", "ignore"] });
     try {
       writeFileSync(lock, String(holder.pid));
       const refused = await platform.materials

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -203,6 +212,21 @@ describe("a resumed table export", () => {
     expect(result.items).toBe(3000);
   });
 
+  it("with force, replaces a file whose run was killed after placing it and before removing its state", async () => {
+    const target = join(dir, "placed.csv");
+    await client.materials
+      .exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true, ...stopAfter(800) })
+      .catch(() => undefined);
+    const { partial, state } = resumePaths(target);
+    // What a kill between the two last steps of a commit leaves: the file at its name, the state beside it.
+    renameSync(partial, target);
+    const result = await client.materials.exportCsv(target, { columns: COLUMNS, resume: true, force: true });
+    expect(result.items).toBe(3000);
+    expect(result.resumedFrom).toBeUndefined();
+    expect(parse(readFileSync(target))).toHaveLength(3001);
+    expect(existsSync(partial) || existsSync(state)).toBe(false);
+  });
+
   it("keeps no secret in its state file, which only its owner can read", async () => {
     const target = join(dir, "secret.csv");
     await client.materials
@@ -300,7 +324,8 @@ describe("a resumed table export", () => {
   it("refuses a second run while another one writes the same export, and takes over a killed run's lock", async () => {
     const target = join(dir, "locked.csv");
     const { lock } = resumePaths(target);
-    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]); // a live process holds it
+    // A live process holds it, until it is killed (it reads its stdin, which stays open): no timer that could run out.
+    const holder = spawn(process.execPath, ["-e", "process.stdin.resume()"], { stdio: ["pipe", "ignore", "ignore"] });
     writeFileSync(lock, String(holder.pid));
     try {
       await expect(client.materials.exportCsv(target, { columns: COLUMNS, resume: true })).rejects.toThrow(

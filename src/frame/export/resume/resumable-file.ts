@@ -300,10 +300,20 @@ async function openPartial(
     }
     handle = await fs.promises.open(partial, fs.constants.O_RDWR | NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "ENOENT") throw error;
+      return undefined;
+    });
+    if (!handle && fs.existsSync(file)) {
+      // A run killed after its file took its name, before the state was removed: that export
+      // finished. This run replaces the file (the caller allowed it: force), so it starts anew.
+      await removeAtomicFile(state);
+      handle = await fs.promises.open(partial, "wx+", 0o666);
+      return { handle, hash, resumed: undefined };
+    }
+    if (!handle) {
       throw new ResumeError(`The saved progress of ${label} has lost its partial file ${partial}.`, file, {
         to: "to start over",
       });
-    });
+    }
     await verifyPrefix(handle, saved.progress.bytes, saved.progress.sha256, hash, label, file);
     await handle.truncate(saved.progress.bytes);
     const { sha256: _sha, ...progress } = saved.progress;
