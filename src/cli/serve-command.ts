@@ -39,7 +39,9 @@ Options:
 
 The first line printed on stdout is the base URL, e.g. http://127.0.0.1:4000/api/2018-10-01.
 Failed logins are logged with the username; a lockout is announced on stderr. While it runs,
-type on its input: ${SERVE_COMMANDS}.
+type on its input: ${SERVE_COMMANDS}. The address of the teacher's page (every
+account's sessions, requests, writes, jobs and lockouts, with Unlock buttons) is printed
+on stderr at start, with a key made anew at each start: keep it to yourself.
 Stop with Ctrl-C (SIGINT) or SIGTERM; started by npx or npm, it also stops when that ends.`;
 
 function parseCount(text: string | undefined, flag: string, max: number): number | undefined {
@@ -221,6 +223,7 @@ export async function runServe(argv: string[]): Promise<number> {
       jobTimeLimitMs: parseDuration(flags["job-time-limit"], "--job-time-limit", true),
       // As on the platform, whose notebooks read them: every account's default material and workflow.
       accountDefaults: true,
+      teacherPage: true,
       loginThrottle: {
         maxFailures: positive(
           parseCount(flags["max-failed-logins"], "--max-failed-logins", 1_000_000),
@@ -248,6 +251,8 @@ export async function runServe(argv: string[]): Promise<number> {
   const stopped = untilStopped();
   process.stdout.write(`${handle.baseUrl}\n`);
   for (const warning of startWarnings) process.stderr.write(`matframe serve: warning: ${warning}\n`);
+  // Its key is the teacher's alone: printed here once, never through the log.
+  process.stderr.write(`matframe serve: the class at a glance, for you only (do not show it): ${handle.teacherUrl}\n`);
   const reachable = reachableUrls(handle.baseUrl);
   if (reachable.length > 0)
     process.stderr.write(

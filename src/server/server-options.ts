@@ -134,6 +134,13 @@ export interface StartServerOptions {
    */
   sessions?: SessionLimits;
   /**
+   * Serves the teacher's page at `/teacher` (every account's sessions, requests, writes, jobs and
+   * lockouts, with Unlock buttons), opened by the address the handle's `teacherUrl` gives, whose
+   * key is made at each start. `matframe serve` turns it on and prints the address.
+   * @default false
+   */
+  teacherPage?: boolean;
+  /**
    * Wrong user codes one client address may type on the device flow's verification page.
    * @default { maxWrongCodes: 30, windowMs: 600000 }
    */
@@ -339,6 +346,7 @@ export function resolveOptions(options: StartServerOptions) {
     accountDefaults: options.accountDefaults === true,
     deviceFlow: { intervalSeconds, expiresInSeconds, maxGrants, maxGrantsPerAddress },
     sessions: { maxSessions, maxSessionsPerAccount },
+    teacherPage: options.teacherPage === true,
     userCodes: { maxWrongCodes, windowMs: codeWindowMs },
     jobRunMs,
     jobStartDelayMs,

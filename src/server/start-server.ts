@@ -33,6 +33,8 @@ import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
 import { escapeForTerminal } from "../terminal-text";
 import { UrlSigner } from "./http/signed-urls";
+import { ClassActivity } from "./teacher/class-activity";
+import { TeacherAccess } from "./teacher/teacher-access";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -50,6 +52,12 @@ export interface ServerHandle {
    * many addresses it was locked out (0: it was not).
    */
   unlock(username: string): number;
+  /**
+   * The teacher's page, with its key (`http://127.0.0.1:4000/teacher?key=...`), when
+   * `teacherPage` is on: for the teacher only. Whoever opens it sees every account's activity and
+   * may unlock them; the key changes at every start.
+   */
+  teacherUrl?: string;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -250,7 +258,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       codeAttempts: new CodeAttempts(resolved.userCodes),
     },
     log,
+    activity: new ClassActivity(),
+    teacher: resolved.teacherPage ? new TeacherAccess() : undefined,
     onLockout: (lockout) => {
+      state.activity.noteLockout(lockout);
       try {
         resolved.loginThrottle?.onLockout?.(lockout);
       } catch {
@@ -303,7 +314,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     // Only the path: query strings may hold values a user considers private. Node's parser
     // refuses control bytes in a request line today; escaped anyway, as every remote value is.
     const path = escapeForTerminal((req.url ?? "").split("?")[0].slice(0, 200));
-    log(`${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);
+    const who = state.activity.finish(req, path, status);
+    log(
+      `${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms${who === undefined ? "" : ` by ${escapeForTerminal(who)}`}`,
+    );
   };
 
   const server: Server = createServer(
@@ -347,6 +361,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     port,
     host: resolved.host,
     materialCount: all.length,
+    ...(state.teacher ? { teacherUrl: `${new URL(baseUrl).origin}/teacher?key=${state.teacher.key}` } : {}),
     unlock(username: string) {
       return state.throttle.unlock(username);
     },

@@ -118,9 +118,9 @@ describe("the log", () => {
       ]) {
         expect(text).not.toContain(secret);
       }
-      expect(lines).toContain(lines.find((l) => /^POST \/api\/2018-10-01\/login 200 \d+ms$/.test(l)));
+      expect(lines).toContain(lines.find((l) => /^POST \/api\/2018-10-01\/login 200 \d+ms by \S+$/.test(l)));
       expect(lines.some((l) => /^POST \/api\/2018-10-01\/login 401 \d+ms$/.test(l))).toBe(true);
-      expect(lines.some((l) => /^GET \/api\/2018-10-01\/materials 200 \d+ms$/.test(l))).toBe(true);
+      expect(lines.some((l) => /^GET \/api\/2018-10-01\/materials 200 \d+ms by \S+$/.test(l))).toBe(true);
       expect(text).not.toContain("formula");
     } finally {
       await logged.close();

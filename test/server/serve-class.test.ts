@@ -202,6 +202,9 @@ describe("lockouts the teacher can see and lift", () => {
       "2",
     ]);
     const baseUrl = await run.baseUrl;
+    // The teacher's page is printed once, at start, on the teacher's terminal only.
+    const teacher = await run.stderrMatching(/the class at a glance, for you only \(do not show it\): \S+\n/);
+    expect(teacher).toMatch(/: http:\/\/127\.0\.0\.1:\d+\/teacher\?key=[A-Za-z0-9_-]{43}\n$/);
     const hostile = "z\r\nmatframe serve: stopped (SIGTERM)\u001b]0;pwned\u0007\u009b2J";
     expect(await login(baseUrl, hostile, "one")).toBe(401);
     expect(await login(baseUrl, hostile, "two")).toBe(401);

@@ -249,6 +249,11 @@ export class AuthRegistry {
     return this.find(accountId, authToken) !== undefined;
   }
 
+  /** Every account: its id and username, in the order the accounts were given. */
+  accountList(): { accountId: string; username: string }[] {
+    return [...this.slugs].map(([accountId, username]) => ({ accountId, username }));
+  }
+
   /** Ends the session (a Bearer token when `accountId` is undefined); false if it was not valid. */
   logout(accountId: string | undefined, authToken: string): boolean {
     const selector = this.find(accountId, authToken);

@@ -11,7 +11,10 @@ const SWEEP_INTERVAL_MS = 60_000;
 
 /** An account locked out at one address, as {@link LoginThrottleOptions.onLockout} receives it. */
 export interface Lockout {
-  /** The username tried (the password never leaves the login handler). */
+  /**
+   * The username tried, as the client sent it (the password never leaves the login handler): it
+   * may hold control characters, so print it through `quoteForTerminal`, as `matframe serve` does.
+   */
   username: string;
   /** The client address the failures came from. */
   address: string;

@@ -17,6 +17,7 @@ export async function handleLogin({ req }: RequestInfo, state: ServerState): Pro
   const { username, password } = parseLoginBody(body, req.headers["content-type"]);
   const accountId = await verifySignIn(state, username, password, req.socket.remoteAddress ?? "unknown");
   const credentials = state.auth.openSession(accountId);
+  state.activity.noteCaller(req, accountId, username);
   return success({ [ACCOUNT_ID_HEADER]: credentials.accountId, [AUTH_TOKEN_HEADER]: credentials.authToken });
 }
 
@@ -129,6 +130,7 @@ export function requireSession(info: RequestInfo, state: ServerState): Caller {
   const { accountId, authToken } = readCredentials(info);
   const account = state.auth.accountFor(accountId, authToken);
   if (!account) throw invalidCredentials(accountId === undefined);
+  state.activity.noteCaller(info.req, account._id, account.slug);
   return account;
 }
 

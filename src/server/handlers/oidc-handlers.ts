@@ -28,12 +28,12 @@ function oauthError(error: string, description: string, status = 400): Reply {
   return { status, body: { error, error_description: description }, headers: { Pragma: "no-cache" } };
 }
 
-function html(status: number, body: string, headers: Record<string, string> = {}): Reply {
+export function html(status: number, body: string, headers: Record<string, string> = {}): Reply {
   return { status, body: undefined, json: Buffer.from(body), headers: { ...PAGE_HEADERS, ...headers } };
 }
 
 /** A form body (`application/x-www-form-urlencoded`), as OAuth requires; a duplicate field is refused. */
-async function readForm(req: IncomingMessage): Promise<Map<string, string> | Reply> {
+export async function readForm(req: IncomingMessage): Promise<Map<string, string> | Reply> {
   const type = String(req.headers["content-type"] ?? "")
     .split(";")[0]
     .trim()
@@ -202,7 +202,7 @@ function form(
 }
 
 /** Whether a POST came from this server's own page: a cross-site form or script is refused. */
-function sameOrigin(req: IncomingMessage): boolean {
+export function sameOrigin(req: IncomingMessage): boolean {
   if (req.headers["sec-fetch-site"] === "cross-site") return false;
   const origin = req.headers.origin;
   if (origin === undefined) return true;

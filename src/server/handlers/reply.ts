@@ -3,6 +3,8 @@ import type { IncomingMessage } from "node:http";
 import type { AuthRegistry } from "../auth/auth";
 import type { DeviceFlow } from "../auth/device-flow";
 import type { CodeAttempts } from "../auth/code-attempts";
+import type { ClassActivity } from "../teacher/class-activity";
+import type { TeacherAccess } from "../teacher/teacher-access";
 import type { Lockout, LoginThrottle } from "../auth/login-throttle";
 import type { Owner } from "../records/owners";
 import type { RecordProjection, SerializedRecords } from "../http/serialized";
@@ -52,6 +54,10 @@ export interface ServerState {
   oidc: { flow: DeviceFlow; csrfKey: Buffer; codeAttempts: CodeAttempts };
   /** Writes a line to the server's log (never a password or token). */
   log(line: string): void;
+  /** Requests, writes and lockouts per account, for the teacher's page and the request log. */
+  activity: ClassActivity;
+  /** Who may open the teacher's page; undefined when the server has none. */
+  teacher?: TeacherAccess;
   /** Told when a username gets locked out at an address. */
   onLockout(lockout: Lockout): void;
   /** Space groups of written structures, found off the event loop within a time budget. */

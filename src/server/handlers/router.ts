@@ -1,9 +1,10 @@
 import { API_PREFIX, API_VERSION } from "../../schemas";
 import { handleLogin, handleLogout, handleUsersMe } from "./auth-handlers";
 import { routeOidc } from "./oidc-handlers";
+import { routeTeacher } from "./teacher-handlers";
 import { badRequest, HttpError, methodNotAllowed, notFound, uriTooLong } from "../http/http-errors";
 import { handleGetMaterial, handleListMaterials } from "./materials-handlers";
-import type { Reply, RequestInfo, ServerState } from "./reply";
+import { success, type Reply, type RequestInfo, type ServerState } from "./reply";
 import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
 import { MAX_URL_LENGTH, parseParams } from "../http/request-input";
 import type { IncomingMessage } from "node:http";
@@ -50,6 +51,7 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   if (segments.length > 1 && segments[segments.length - 1] === "") segments.pop(); // trailing slash
   const requested = req.method ?? "GET";
   if (segments[0] === "oidc") return routeOidc(req, segments.slice(1), requested, search, state);
+  if (segments[0] === "teacher") return routeTeacher(req, segments.slice(1), requested, search, state);
   // HEAD answers like GET without the body (Node drops it), so a reader's HEAD sees the GET's headers.
   const method = requested === "HEAD" ? "GET" : requested;
   // The platform's user service, which its Python client reads for the signed-in user's accounts.
@@ -80,6 +82,12 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     const allowed = methods.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]));
     if (!methods.includes(method)) throw methodNotAllowed(requested, `${API_PREFIX}${route}`, allowed);
   };
+  // The API's root: what the client's first request after a login asks for to time the link. A
+  // short answer, so the request log shows no 404 for every login.
+  if (rest.length === 0) {
+    allow("GET");
+    return success({ apiVersion: API_VERSION, endpoints: ENDPOINTS });
+  }
   if (rest.length === 1 && rest[0] === "login") {
     allow("POST");
     return handleLogin(info(), state);

@@ -1,0 +1,43 @@
+// Who may open the teacher's page: whoever holds the key `matframe serve` prints at start. The
+// key opens a browser session (an HttpOnly, same-site cookie) and leaves the address bar at once,
+// so it is not left on screen for the class, in the browser's history or in a Referer.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+
+/** The cookie of the teacher's browser session. */
+export const TEACHER_COOKIE = "matframe_teacher";
+
+function same(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The teacher's key, the session cookie it opens, and the key that signs the page's forms. */
+export class TeacherAccess {
+  /** 32 random bytes, base64url: the `key` of the page's address as printed at start. */
+  readonly key = randomBytes(32).toString("base64url");
+  /** The cookie's value: random too, so the key itself is never stored in the browser. */
+  private readonly session = randomBytes(32).toString("base64url");
+  /** Signs the page's CSRF fields. */
+  readonly csrfKey = randomBytes(32);
+
+  /** Whether `given` is the key (compared in constant time). */
+  keyMatches(given: string | undefined): boolean {
+    return given !== undefined && same(given, this.key);
+  }
+
+  /** Whether a request's cookie value is the teacher's session. */
+  sessionMatches(cookie: string | undefined): boolean {
+    return cookie !== undefined && same(cookie, this.session);
+  }
+
+  /** The `Set-Cookie` header that opens the session: for the page's paths only, never sent cross-site. */
+  sessionCookie(): string {
+    return `${TEACHER_COOKIE}=${this.session}; Path=/teacher; HttpOnly; SameSite=Strict`;
+  }
+
+  /** The cookie's value, which the page's CSRF field is a MAC of. */
+  get sessionValue(): string {
+    return this.session;
+  }
+}

@@ -1,0 +1,102 @@
+// The teacher's page: the class at a glance. Plain HTML, no script (the same policy as the
+// verification page); it reloads itself every few seconds, which keeps it live without script.
+import { escapeHtml } from "../auth/verification-page";
+
+/** Seconds between reloads of the page. */
+export const REFRESH_SECONDS = 5;
+
+/** One student's row. */
+export interface StudentRow {
+  username: string;
+  /** Sessions open (logins and signed-in devices). */
+  sessions: number;
+  requests: number;
+  writes: number;
+  /** Jobs by status, e.g. `{ submitted: 1, finished: 3 }`. */
+  jobs: Record<string, number>;
+  lastSeen?: string;
+  lastRequest?: string;
+  /** Addresses it is locked out at, with minutes left. */
+  lockouts: { address: string; minutesLeft: number }[];
+}
+
+/** What the page shows. */
+export interface ClassView {
+  students: StudentRow[];
+  /** Locked-out names that are no account (typos, or someone guessing). */
+  otherLockouts: { username: string; address: string; minutesLeft: number }[];
+  /** The form field that proves a POST came from this page (a MAC of the session cookie). */
+  csrf: string;
+  /** When the page was made, as shown. */
+  at: string;
+  /** Said at the top: what the last action did. */
+  notice?: string;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;line-height:1.4}
+table{border-collapse:collapse;margin-top:1rem}th,td{border-bottom:1px solid #ccc;padding:.35rem .7rem;text-align:left;vertical-align:top}
+th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.locked{color:#a00;font-weight:600}
+form{display:inline;margin-left:.5rem}button{font-size:.9rem;padding:.15rem .6rem}.notice{background:#eef7ee;padding:.4rem .7rem}
+.muted{color:#666}code{font-size:.9em}`;
+
+function unlockForm(username: string, csrf: string): string {
+  return `<form method="post" action="/teacher/unlock"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="username" value="${escapeHtml(username)}"><button type="submit" aria-label="Unlock ${escapeHtml(username)}">Unlock</button></form>`;
+}
+
+function jobsText(jobs: Record<string, number>): string {
+  const entries = Object.entries(jobs);
+  if (entries.length === 0) return "0";
+  return entries.map(([status, count]) => `${count} ${escapeHtml(status)}`).join(", ");
+}
+
+function lockoutText(lockouts: StudentRow["lockouts"]): string {
+  return lockouts.map((l) => `at ${escapeHtml(l.address)} for ${l.minutesLeft} min`).join("; ");
+}
+
+function studentRow(row: StudentRow, csrf: string): string {
+  const status =
+    row.lockouts.length > 0
+      ? `<span class="locked">locked out</span> ${lockoutText(row.lockouts)}${unlockForm(row.username, csrf)}`
+      : row.sessions > 0
+        ? "signed in"
+        : `<span class="muted">not signed in</span>`;
+  return `<tr data-username="${escapeHtml(row.username)}"><th scope="row">${escapeHtml(row.username)}</th><td>${status}</td>
+<td class="n">${row.sessions}</td><td class="n">${row.requests}</td><td class="n">${row.writes}</td><td>${jobsText(row.jobs)}</td>
+<td>${row.lastSeen ? `${escapeHtml(row.lastSeen)}<br><code>${escapeHtml(row.lastRequest ?? "")}</code>` : `<span class="muted">never</span>`}</td></tr>`;
+}
+
+/** The whole page. */
+export function renderClassPage(view: ClassView): string {
+  const others =
+    view.otherLockouts.length === 0
+      ? ""
+      : `<h2>Locked-out names that are no account</h2><ul>${view.otherLockouts
+          .map(
+            (l) =>
+              `<li><code>${escapeHtml(l.username)}</code> at ${escapeHtml(l.address)} for ${l.minutesLeft} min${unlockForm(l.username, view.csrf)}</li>`,
+          )
+          .join("")}</ul>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
+<title>The class at a glance · matframe local platform</title><style>${STYLE}</style></head>
+<body><main><h1>The class at a glance</h1>
+<p class="muted">As of ${escapeHtml(view.at)}; this page reloads every ${REFRESH_SECONDS} s. Only you have its address: do not show it to the class.</p>
+${view.notice ? `<p class="notice" role="status">${escapeHtml(view.notice)}</p>` : ""}
+<table><caption>${view.students.length} accounts</caption>
+<thead><tr><th scope="col">Account</th><th scope="col">Now</th><th scope="col">Sessions</th><th scope="col">Requests</th><th scope="col">Writes</th><th scope="col">Jobs</th><th scope="col">Last request</th></tr></thead>
+<tbody>
+${view.students.map((row) => studentRow(row, view.csrf)).join("\n")}
+</tbody></table>
+${others}
+</main></body></html>`;
+}
+
+/** The page a browser without the teacher's session gets. */
+export function renderTeacherSignIn(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>The class at a glance · matframe local platform</title><style>${STYLE}</style></head>
+<body><main><h1>The class at a glance</h1>
+<p>This page is the teacher's. Open the address <code>matframe serve</code> printed when it started (it holds a key), in this browser.</p>
+</main></body></html>`;
+}
