@@ -48,7 +48,7 @@ describe.runIf(existsSync(PYTHON))("histogram and boxPlot", () => {
     const counts = marks(chart.svg, "bar").map((label) => Number(/count: (\d+)/.exec(label)![1]));
     expect(counts).toEqual(ref.counts);
     const edges = marks(chart.svg, "bar").map((label) => Number(/gap \(eV\): ([\d.]+)/.exec(label)![1]));
-    edges.forEach((edge, i) => expect(edge).toBeCloseTo(ref.edges[i]!, 2));
+    for (const [i, edge] of edges.entries()) expect(edge).toBeCloseTo(ref.edges[i]!, 2);
     // Missing values are not counted.
     const some = await histogram(rows, { x: "skipped", bins: 12 });
     const present = rows.filter((r) => r.skipped !== null).length;
