@@ -10,6 +10,8 @@ import { ColumnBuilder } from "./table/column-builder";
 import { planColumns, type ColumnPlan } from "./table/column-spec";
 import type { ReadOptions } from "./table/row-reader";
 import { reportWarnings } from "./table/warnings";
+import { nearestPath } from "./table/suggest";
+import { ValidationError } from "../errors";
 import { frameFromColumns, loadDanfo } from "./dataframe/danfo";
 import type { DataFrame } from "./dataframe/dataframe";
 import type { TableOptions } from "./dataframe/to-dataframe";
@@ -29,6 +31,40 @@ export type FrameIterateOptions = Omit<IterateOptions, "fields" | "onPage">;
 export interface CollectionFrameOptions extends FrameIterateOptions, TableOptions {
   /** Called after each page is added to the table. */
   onProgress?: (progress: Progress) => void;
+}
+
+/** Every option `collection.toDataFrame` takes. */
+const FRAME_OPTIONS: readonly string[] = [
+  "query",
+  "sort",
+  "pageSize",
+  "maxItems",
+  "paging",
+  "concurrency",
+  "signal",
+  "onDuplicate",
+  "columns",
+  "onWarning",
+  "strict",
+  "units",
+  "symmetry",
+  "onProgress",
+];
+
+/**
+ * Refuses an option the method does not use (a misspelt `querry` would otherwise read every
+ * record), naming the nearest one it takes.
+ * @throws ValidationError naming the option.
+ */
+export function refuseUnusedOptions(options: object, known: readonly string[], method: string): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined || known.includes(name)) continue;
+    const near = nearestPath(name, known);
+    throw new ValidationError(
+      name,
+      `${method} does not use the option ${JSON.stringify(name)}${near ? ` (did you mean "${near}"?)` : ""}; it takes ${known.join(", ")}.`,
+    );
+  }
 }
 
 /** `collection.toArrow(options)`. */
@@ -108,6 +144,7 @@ export function readKey(walker: RecordWalker, read: TableRead, options: ReadOpti
  * them again).
  */
 export function readCollectionFrame(walker: RecordWalker, options: CollectionFrameOptions): Promise<DataFrame> {
+  refuseUnusedOptions(options ?? {}, FRAME_OPTIONS, "toDataFrame");
   const read = planTableRead(options, walker.name);
   const keeping: ReadKeeping | undefined =
     walker.keepsReads && !read.walk.onDuplicate

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, type FrameWarning } from "../../src";
+import { Client, type FrameWarning, ValidationError } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { startTestServer } from "../server/helpers";
 
@@ -56,6 +56,13 @@ describe("a collection's default columns", () => {
     expect(jobs.column("status").values).toEqual(["finished", "finished", "finished", "finished", "finished"]);
     expect((await client.projects.toDataFrame()).columns).toEqual([...DEFAULTS.projects]);
     expect((await client.properties.toDataFrame({ maxItems: 5 })).columns).toEqual([...DEFAULTS.properties]);
+  });
+
+  it("refuses an option toDataFrame does not use, with the nearest one, rather than reading everything", async () => {
+    await expect(client.materials.toDataFrame({ querry: { formula: "Si" } } as never)).rejects.toThrow(
+      /toDataFrame does not use the option "querry" \(did you mean "query"\?\)/,
+    );
+    await expect(client.jobs.toDataFrame({ fields: { name: 1 } } as never)).rejects.toThrow(ValidationError);
   });
 
   it("still warns of an empty column the caller named", async () => {

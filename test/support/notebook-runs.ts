@@ -48,7 +48,8 @@ export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[
   ],
   "08-band-gaps-by-method.ipynb": [
     { mime: "stream/stdout", contains: "1056 rows, 16 columns" },
-    { mime: "text/plain", contains: "dft gga+U, pseudopotential paw" },
+    { mime: "text/plain", contains: "median gap (eV)" },
+    { mime: "text/plain", contains: "[box plot: 2 boxes, " },
     { mime: "text/plain", contains: "[scatter chart: 1056 points, " },
   ],
 };
@@ -57,7 +58,7 @@ export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[
 const PICTURES: Record<string, number> = {
   "03-methods.ipynb": 1,
   "05-teaching-crystals.ipynb": 5,
-  "08-band-gaps-by-method.ipynb": 1,
+  "08-band-gaps-by-method.ipynb": 2,
 };
 
 /** What a reader sees of a notebook: its pictures, HTML tables and interactive charts. */

@@ -18,11 +18,11 @@ const VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json";
  */
 export class Chart extends Picture {
   constructor(
-    /** "bar" or "scatter". */
+    /** "bar", "scatter", "histogram" or "box". */
     readonly kind: string,
     /** The SVG document, starting with `<svg`. */
     readonly svg: string,
-    /** Bars or points drawn. */
+    /** Bars, points, bins or boxes drawn. */
     readonly marks: number,
     /**
      * The Vega-Lite 5 spec drawn, data included (a scatter chart's labels sit on their points
@@ -43,10 +43,18 @@ export class Chart extends Picture {
 
   summary(): string {
     const { width, height } = this.size;
-    const unit = this.kind === "bar" ? "bar" : "point";
-    return `[${this.kind} chart: ${this.marks} ${unit}${this.marks === 1 ? "" : "s"}, ${width}×${height} px]`;
+    const unit = MARK_NAMES[this.kind] ?? ["point", "points"];
+    const kind = this.kind === "box" ? "box plot" : this.kind === "histogram" ? "histogram" : `${this.kind} chart`;
+    return `[${kind}: ${this.marks} ${unit[this.marks === 1 ? 0 : 1]}, ${width}×${height} px]`;
   }
 }
+
+/** What a chart's marks are called in its text summary, singular and plural. */
+const MARK_NAMES: Readonly<Record<string, readonly [string, string]>> = {
+  bar: ["bar", "bars"],
+  histogram: ["bin", "bins"],
+  box: ["box", "boxes"],
+};
 
 /** Options every chart takes. */
 export interface ChartOptions {

@@ -73,7 +73,7 @@ export class Table extends RichOutput {
  * cell's last value.
  *
  * @example
- * const df = await client.materials.toDataFrame({ fields: { formula: 1, "lattice.a": 1 } });
+ * const df = await client.materials.toDataFrame({ columns: ["formula", "lattice.a"] });
  * show(df, { maxRows: 10 });
  */
 export function show(table: TableInput, options: ShowOptions = {}): Table {
