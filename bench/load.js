@@ -164,7 +164,10 @@ async function walk(origin, account, client, problems) {
     if (login.status !== 200) throw new Error(`login answered ${login.status}`);
     const headers = credentialsOf(login.body);
     for (let skip = 0; ; skip += PAGE_SIZE) {
-      const projection = { limit: PAGE_SIZE, ...(skip ? { skip } : {}), ...(FIELDS ? { fields: FIELDS } : {}) };
+      // isDefault too: each account's own default material (matframe serve gives every account one)
+      // is not part of the collection the clients compare.
+      const fields = FIELDS ? { fields: { ...FIELDS, isDefault: 1 } } : {};
+      const projection = { limit: PAGE_SIZE, ...(skip ? { skip } : {}), ...fields };
       const t0 = performance.now();
       const res = await get(
         pool,
@@ -185,6 +188,7 @@ async function walk(origin, account, client, problems) {
           throw new Error(`page at skip ${skip}: material ${material._id} has no formula or name`);
         }
         last = material._id;
+        if (material.isDefault === true) continue;
         checksum = fnv1a(checksum, material._id);
         checksum = fnv1a(checksum, material.formula);
         records += 1;

@@ -32,8 +32,14 @@ describe("the CLI loads a command's code only when it runs", () => {
       const { code, stdout, loaded } = loadedBy(args);
       expect(code).toBe(0);
       expect(stdout).not.toBe("");
-      // The help formatter and "did you mean" (no dependencies of their own), nothing else.
-      expect([...loaded].sort()).toEqual(["cli/cli-args.js", "cli/main.js", "cli/password.js", "edit-distance.js"]);
+      // The help formatter, "did you mean" and the error tree its UsageError is part of, nothing else.
+      expect([...loaded].sort()).toEqual([
+        "cli/cli-args.js",
+        "cli/errors.js",
+        "cli/main.js",
+        "edit-distance.js",
+        "errors.js",
+      ]);
     }
   });
 
