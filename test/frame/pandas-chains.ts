@@ -4,6 +4,7 @@
 // drop, dropNa, new columns) and one terminal (the frame itself, a groupby aggregation,
 // valueCounts, unique, a statistic, a sorted column, or the frame written to CSV).
 import type { DataFrame, Series } from "../../src";
+import { mulberry32 } from "../support/seeded-random";
 
 export type Cmp = "gt" | "lt" | "ge" | "le" | "eq" | "ne";
 export interface MaskSpec {
@@ -35,17 +36,8 @@ export interface Chain {
   terminal: Terminal;
 }
 
-/** mulberry32: a small seeded generator, so a failing chain can be run again. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (test/support/seeded-random.ts): a small seeded generator, so a failing chain can be run again. */
+export const seeded = mulberry32;
 
 /** Columns by kind, and their values (for thresholds that hit real values and ties). */
 export interface ColumnPool {

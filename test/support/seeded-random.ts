@@ -3,7 +3,7 @@
 import { onTestFailed } from "vitest";
 
 /** mulberry32: small, fast and good enough for test inputs (not for anything secret). */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -5,20 +5,6 @@ import { forbidden, quoted, readable, referenceId, type Collection, type Collect
 import { defaultMaterialSource, defaultProject } from "./account-defaults";
 import { defaultWorkflow, emptyContextsAsObjects, findDefault } from "./workflows";
 
-/** ESSE's job statuses (job/base.json). */
-export const JOB_STATUSES = [
-  "pre-submission",
-  "queued",
-  "submitted",
-  "active",
-  "finished",
-  "terminate-queued",
-  "terminated",
-  "error",
-  "deleted",
-  "timeout",
-] as const;
-
 /** The compute a job gets when it sends none, and the fields a sent compute is completed with (ESSE requires these four). */
 export const DEFAULT_COMPUTE = { queue: "D", nodes: 1, ppn: 1, timeLimit: "01:00:00" } as const;
 
