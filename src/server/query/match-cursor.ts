@@ -1,6 +1,8 @@
 import type { RecordPredicate } from "./query-filter";
 import { type ScanBudget, scanRange } from "./scan";
-import type { StoredRecord } from "../records/store";
+
+/** A record as the store keeps it (the store's `StoredRecord`, named here by shape: the store imports this file). */
+type StoredRecord = { _id: string } & Record<string, unknown>;
 
 /**
  * The matches of one query in `_id` order (or reverse), found lazily: a walk that asks for page
