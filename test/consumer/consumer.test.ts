@@ -104,20 +104,30 @@ describe("matframe in a fresh project, installed as the README says", { timeout:
     expect(output).not.toMatch(/matframe@[^ ]* \((prepare|install|postinstall|preinstall)/);
     const pkg = JSON.parse(readFileSync(join(project, "node_modules", "matframe", "package.json"), "utf8"));
     expect(pkg.scripts).toBeUndefined();
-    // A light install: matframe, its five dependencies (hyparquet-writer brings hyparquet, 1 MB
-    // together, and its own JavaScript Snappy; @spglib/moyo-wasm, the 0.8 MB WebAssembly symmetry finder), native
-    // Snappy (optional: snappy and this platform's binary from @napi-rs, 1.4 MB), and the
-    // TypeScript the README adds.
+    // A light install: matframe, its dependencies (hyparquet-writer brings hyparquet, 1 MB
+    // together, and its own JavaScript Snappy; @spglib/moyo-wasm, the 0.8 MB WebAssembly symmetry finder;
+    // nunjucks, the local platform's renderer of the workflows' input templates, with a-sync-waterfall,
+    // asap and commander; peggy, the OPTIMADE filter grammar's parser generator, with @peggyjs,
+    // commander, semver and source-map-generator), native Snappy (optional: snappy and this platform's
+    // binary from @napi-rs, 1.4 MB), and the TypeScript the README adds.
     const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
     expect(installed.sort()).toEqual([
       "@napi-rs",
+      "@peggyjs",
       "@spglib",
       "@types",
+      "a-sync-waterfall",
+      "asap",
+      "commander",
       "hyparquet",
       "hyparquet-writer",
       "matframe",
       "mingo",
+      "nunjucks",
+      "peggy",
+      "semver",
       "snappy",
+      "source-map-generator",
       "typescript",
       "undici",
       "undici-types",
