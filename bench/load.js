@@ -319,7 +319,7 @@ function startServe(users) {
   const userArgs = users.flatMap((u) => ["--user", `${u.username}:${u.password}`]);
   const child = spawn(
     process.execPath,
-    [BIN, "serve", "--port", "0", "--synthetic", String(SYNTHETIC), "--quiet", ...userArgs],
+    [BIN, "serve", "--port", "0", "--synthetic", String(SYNTHETIC), "--quiet", "--no-account-defaults", ...userArgs],
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],

@@ -27,7 +27,17 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [path.join(DIST, "cli", "main.js"), "serve", "--port", "0", "--synthetic", String(synthetic), "--quiet", ...args],
+    [
+      path.join(DIST, "cli", "main.js"),
+      "serve",
+      "--port",
+      "0",
+      "--synthetic",
+      String(synthetic),
+      "--quiet",
+      "--no-account-defaults",
+      ...args,
+    ],
     {
       stdio: ["ignore", "pipe", "pipe"],
     },

@@ -34,6 +34,9 @@ Options:
                          least 1); the others wait, accounts taking turns
   --job-time-limit TIME  how long one job may compute before it ends in error,
                          e.g. 10m, 90s, 2h (default 10m)
+  --no-account-defaults  give accounts no default material and workflow (every account
+                         still has its default project): the materials are the served
+                         ones alone, as benchmarks that count them expect
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -139,6 +142,7 @@ const SERVE_FLAGS = {
   "max-running-jobs": { type: "string" },
   "job-time-limit": { type: "string" },
   quiet: { type: "boolean" },
+  "no-account-defaults": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -222,7 +226,7 @@ export async function runServe(argv: string[]): Promise<number> {
       maxRunningJobs: positive(parseCount(flags["max-running-jobs"], "--max-running-jobs", 1024), "--max-running-jobs"),
       jobTimeLimitMs: parseDuration(flags["job-time-limit"], "--job-time-limit", true),
       // As on the platform, whose notebooks read them: every account's default material and workflow.
-      accountDefaults: true,
+      accountDefaults: flags["no-account-defaults"] !== true,
       teacherPage: true,
       loginThrottle: {
         maxFailures: positive(
