@@ -87,6 +87,7 @@ export { OptimadeClient, OptimadeEntries } from "./client/optimade";
 export type {
   OptimadeClientOptions,
   OptimadeIterateOptions,
+  ResolvedOptimadeWalk,
   OptimadeProgress,
   OptimadeDatabase,
   ResolvedProvider,

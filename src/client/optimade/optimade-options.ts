@@ -64,13 +64,19 @@ export interface OptimadeProgress {
   readonly total?: number;
 }
 
-/** A walk's options once checked. */
+/** A walk's options once checked (what `OptimadeEntries.walk` takes; the frame side reads through it). */
 export interface ResolvedOptimadeWalk {
+  /** The OPTIMADE filter, sent as `filter`. */
   readonly filter: string | undefined;
+  /** The properties sent as `response_fields`, and the only ones kept. */
   readonly fields: readonly string[] | undefined;
+  /** Sent as `page_limit`. */
   readonly pageSize: number | undefined;
+  /** Entries read at most (`Infinity` for all). */
   readonly maxItems: number;
+  /** Ends the walk when aborted. */
   readonly signal: AbortSignal | undefined;
+  /** Called after each page, with the provider's `data_returned` as the total. */
   readonly onProgress: ((progress: OptimadeProgress) => void) | undefined;
 }
 
