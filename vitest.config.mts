@@ -9,6 +9,8 @@ import { configDefaults, defineConfig } from "vitest/config";
  * project on every Node line of package.json "engines".
  */
 const EXTERNAL = [
+  // 37 kills and resumes of the CLI (minutes): the resume's commit points do not depend on the Node line.
+  "test/cli-export/hive-resume-kill.test.ts",
   "test/notebooks.test.ts",
   "test/notebooks-deno.test.ts",
   "test/notebook-warnings.test.ts",
