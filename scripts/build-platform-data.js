@@ -12,9 +12,11 @@
 //   platform material records (formula, derived properties and lattice type computed by
 //   dist/structure, as the local platform computes them on write).
 // - data/reference-results.json: for each of those materials, the published Materials Project
-//   GGA(+U) band gap, as given (one number per material; whether it is direct is not in the data).
+//   GGA(+U) band gap, as given (one number per material; whether it is direct is not in the data),
+//   and the dataset's dielectric columns as given (the electronic and total dielectric tensors,
+//   their polycrystalline averages, the refractive index, the potentially-ferroelectric flag).
 //   The server turns each into a finished job of the standata VASP band-gap workflow and its
-//   band_gaps property record.
+//   property records (band_gaps, dielectric_tensor, dielectric_constant, refractive_index).
 "use strict";
 
 const crypto = require("node:crypto");
@@ -166,6 +168,24 @@ function metaValue(meta, key) {
   return match[2].replace(/\\n/g, "\n").replace(/\\'/g, "'").replace(/\\\\/g, "\\");
 }
 
+/** A 3×3 tensor as the CSV writes it, a Python list of lists of floats (which JSON reads alike). */
+function tensor(text) {
+  const value = JSON.parse(text);
+  if (
+    !Array.isArray(value) ||
+    value.length !== 3 ||
+    !value.every((r) => Array.isArray(r) && r.length === 3 && r.every(Number.isFinite))
+  )
+    throw new Error(`a dielectric tensor is not 3×3 finite numbers: ${text.slice(0, 80)}`);
+  return value;
+}
+
+/** A Python bool as the CSV writes it. */
+function flag(text) {
+  if (text !== "True" && text !== "False") throw new Error(`pot_ferroelectric is neither True nor False: ${text}`);
+  return text === "True";
+}
+
 function referenceData() {
   const bytes = zlib.gunzipSync(fs.readFileSync(path.join(SOURCES, "matminer-dielectric_constant.csv.gz")));
   if (gitBlobId(bytes) !== MATMINER_BLOB)
@@ -214,6 +234,14 @@ function referenceData() {
       bandGap: Number(row[column("band_gap")]),
       hubbardU: /LDAU\s*=\s*True/.test(metaValue(meta, "incar")),
       row: Number(row[column("idx")]),
+      // The dielectric columns, as given: the electronic and total (electronic + ionic) static
+      // tensors, their polycrystalline averages, the refractive index and the ferroelectric flag.
+      eElectronic: tensor(row[column("e_electronic")]),
+      eTotal: tensor(row[column("e_total")]),
+      polyElectronic: Number(row[column("poly_electronic")]),
+      polyTotal: Number(row[column("poly_total")]),
+      n: Number(row[column("n")]),
+      potFerroelectric: flag(row[column("pot_ferroelectric")]),
     });
   });
   return { materials, results };
@@ -247,7 +275,7 @@ function main() {
     `{"source": ${JSON.stringify(reference.source)},\n "results": ${oneRecordPerLine(results).trimEnd()}}\n`,
   );
   console.log(
-    `Wrote ${workflows.length} bank workflows, ${materials.length} reference materials and ${results.length} band gaps to ${path.relative(ROOT, TARGET) || "."}`,
+    `Wrote ${workflows.length} bank workflows, ${materials.length} reference materials and ${results.length} reference results to ${path.relative(ROOT, TARGET) || "."}`,
   );
   return 0;
 }

@@ -268,13 +268,22 @@ describe("client.results.toDataFrame", () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).option).toBe("properties");
     expect((error as Error).message).toMatch(/no property records of kind "band_gap"/);
-    expect((error as Error).message).toMatch(/The kinds it holds: band_gaps\./);
+    expect((error as Error).message).toMatch(
+      /The kinds it holds: band_gaps, dielectric_constant, dielectric_tensor, refractive_index\./,
+    );
     expect((error as Error).message).toMatch(/Did you mean "band_gaps" for "band_gap"\?/);
+    // matminer's column names, near the platform's kinds.
+    const near = await client.results
+      .toDataFrame({ properties: ["refractive_indx", "dielectric_constants"] })
+      .catch((e: unknown) => e);
+    expect((near as Error).message).toMatch(
+      /Did you mean "refractive_index" for "refractive_indx"\?; did you mean "dielectric_constant" for "dielectric_constants"\?/,
+    );
     const both = await client.results
       .toDataFrame({ properties: ["band_gaps", "total_energy"] })
       .catch((e: unknown) => e);
     expect((both as Error).message).toMatch(
-      /no property records of kind "total_energy".*The kinds it holds: band_gaps\.$/,
+      /no property records of kind "total_energy".*The kinds it holds: band_gaps, dielectric_constant, dielectric_tensor, refractive_index\.$/,
     );
     // An export of a kind with no records leaves no file behind.
     const file = path.join(dir, "none.csv");

@@ -10,6 +10,9 @@ import type { ParquetExportOptions } from "../export/parquet";
 import type { Progress } from "../../client/config/options";
 import type { WarningHandler } from "../table/warnings";
 import { planResultsQuery, type ResultsQuery } from "./results-query";
+import { propertyColumns, type PropertyColumns } from "./property-columns";
+
+export type { PropertyColumns } from "./property-columns";
 
 /** `client.results.toDataFrame(options)`. */
 export interface ResultsFrameOptions {
@@ -83,21 +86,6 @@ export const RESULT_COLUMNS: readonly string[] = Object.freeze([
   "method.type",
   "method.subtype",
 ]);
-
-/** The property kinds whose values come as a list of typed values, and the types that become columns. */
-const TYPED_VALUES: Readonly<Record<string, { types: readonly string[]; units: string }>> = Object.freeze({
-  band_gaps: { types: ["direct", "indirect"], units: "eV" },
-});
-
-/** One property kind's value columns. */
-export interface PropertyColumns {
-  readonly slug: string;
-  /** `["direct", "indirect"]` for band gaps; `["value"]` for a scalar property. */
-  readonly parts: readonly string[];
-  /** The units the values must carry (band gaps: eV); undefined when the record's own are kept. */
-  readonly units?: string;
-  readonly typed: boolean;
-}
 
 /** Where an added column that is not a material column reads from. */
 const LINKED = ["job", "model", "application", "unit"] as const;
@@ -195,12 +183,7 @@ export function planResults(options: ResultsFrameOptions, method: ResultsMethod 
       );
     }
   }
-  const properties = [...new Set(slugs)].map((slug): PropertyColumns => {
-    const typed = TYPED_VALUES[slug];
-    return typed
-      ? { slug, parts: typed.types, units: typed.units, typed: true }
-      : { slug, parts: ["value"], typed: false };
-  });
+  const properties = [...new Set(slugs)].map(propertyColumns);
   const extras = options.columns ?? [];
   if (!Array.isArray(extras))
     throw new ValidationError(

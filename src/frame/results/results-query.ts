@@ -9,6 +9,7 @@ import * as queryOperators from "mingo/operators/query";
 import { ValidationError } from "../../errors";
 import type { Query as QueryDocument } from "../../schemas";
 import { nearestPath } from "../table/suggest";
+import { recordCondition, type PropertyColumns } from "./property-columns";
 
 /**
  * The columns of a results table as planned, that a query is checked against and split by (the
@@ -16,7 +17,7 @@ import { nearestPath } from "../table/suggest";
  */
 export interface PlannedColumns {
   readonly names: readonly string[];
-  readonly properties: readonly { readonly slug: string; readonly parts: readonly string[]; readonly typed: boolean }[];
+  readonly properties: readonly PropertyColumns[];
   readonly materialNames: readonly string[];
   readonly material: ColumnPlan;
 }
@@ -122,10 +123,8 @@ function pushedDown(
     if (LOGICAL.includes(name) || new Query({ v: condition }, { context }).test({ v: null })) continue;
     const value = plan.properties.find((p) => p.parts.some((part) => name === `${p.slug}.${part}`));
     if (value && plan.properties.length === 1) {
-      const part = name.slice(value.slug.length + 1);
-      values.push(
-        value.typed ? { "data.values": { $elemMatch: { type: part, value: condition } } } : { "data.value": condition },
-      );
+      const sent = recordCondition(value, name.slice(value.slug.length + 1), condition);
+      if (sent !== undefined) values.push(sent);
       continue;
     }
     if (name.startsWith("job.") && name !== "job._id") {

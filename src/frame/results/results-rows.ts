@@ -3,9 +3,9 @@
 // flat object keyed by output column name. Nothing but the page in hand is held.
 import type { Client } from "../../client/client";
 import type { PlatformRecord } from "../../client/collection";
-import { ResponseValidationError } from "../../errors";
 import { RowReader, type FrameWarning } from "../table/row-reader";
-import type { ResultsPlan, PropertyColumns } from "./results-plan";
+import type { ResultsPlan } from "./results-plan";
+import { propertyCells } from "./property-columns";
 import { checkPropertyKinds } from "./property-kinds";
 
 type Row = Record<string, unknown>;
@@ -175,27 +175,4 @@ function dig(record: unknown, path: string): unknown {
   for (const segment of path.split("."))
     value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
   return value;
-}
-
-/** The value columns of one property kind: its own record's values, nothing for another kind's record. */
-function propertyCells(columns: PropertyColumns, property: PlatformRecord): Row {
-  const cells: Row = {};
-  const mine = property.slug === columns.slug;
-  const data = (property.data ?? {}) as Record<string, unknown>;
-  if (!columns.typed) {
-    cells[`${columns.slug}.value`] = mine ? data.value : undefined;
-    return cells;
-  }
-  const values = Array.isArray(data.values) ? (data.values as Loose[]) : [];
-  for (const part of columns.parts) {
-    const entry = mine ? values.find((v) => v?.type === part) : undefined;
-    if (entry && entry.units !== undefined && entry.units !== columns.units) {
-      throw new ResponseValidationError(
-        `Property ${property._id} gives its ${part} ${columns.slug} in ${String(entry.units)}; the ${columns.slug}.${part} column is in ${columns.units}, and matframe does not convert units.`,
-        { endpoint: "GET properties", status: 200, issues: [] },
-      );
-    }
-    cells[`${columns.slug}.${part}`] = entry?.value;
-  }
-  return cells;
 }

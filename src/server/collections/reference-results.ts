@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { deterministicId } from "../records/ids";
 import { PUBLIC_OWNER } from "../records/owners";
 import type { StoredRecord } from "../records/store";
+import { dielectricProperties, type ReferenceDielectric } from "./reference-properties";
 
 /** The folder of the checked-in platform data, two levels up from src/ or dist/. */
 export const DATA_DIR = path.join(__dirname, "..", "..", "..", "data");
@@ -14,8 +15,8 @@ export const REFERENCE_WORKFLOW_PATH = "data/workflows/workflows/vasp/band_gap.j
 /** When the reference jobs finished, as their records say: the publication of the dataset. */
 const PUBLISHED_AT = "2017-01-31T00:00:00.000Z";
 
-/** One published band gap, as data/reference-results.json keeps it. */
-export interface ReferenceResult {
+/** One material's published band gap and dielectric properties, as data/reference-results.json keeps them. */
+export interface ReferenceResult extends ReferenceDielectric {
   material: { _id: string; external: string };
   bandGap: number;
   /** Whether the Materials Project computed it with a Hubbard U (GGA+U). */
@@ -109,8 +110,9 @@ export function propertyRecord(fields: {
 /**
  * The reference results as the platform keeps results: one public project, and per material a
  * finished job of the VASP band-gap workflow (its model with `hubbardType: "u"` where the
- * Materials Project used GGA+U) and the band_gaps property record of the workflow's band-gap
- * unit, linked by `source.info.jobId` and `source.info.unitId` (the unit's `flowchartId`).
+ * Materials Project used GGA+U) and the property records of the workflow's band-gap unit
+ * (band_gaps, and the dataset's dielectric_tensor, dielectric_constant and refractive_index),
+ * linked by `source.info.jobId` and `source.info.unitId` (the unit's `flowchartId`).
  */
 export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): ReferenceData {
   const materials = readDataFile<StoredRecord[]>("reference-materials.json");
@@ -169,6 +171,23 @@ export function loadReferenceData(bankWorkflows: readonly StoredRecord[]): Refer
         url: `https://next-gen.materialsproject.org/materials/${result.material.external}`,
       }),
     );
+    // The dataset's dielectric properties, of the same job and unit: the rows of a results table
+    // of any of them join the same material, method and job.
+    for (const { data, description } of dielectricProperties(result)) {
+      properties.push(
+        propertyRecord({
+          _id: deterministicId(`property:reference:${result.material.external}:${String(data.name)}`),
+          job,
+          unitId,
+          data,
+          owner: PUBLIC_OWNER,
+          createdAt: PUBLISHED_AT,
+          materialId: material._id,
+          url: `https://next-gen.materialsproject.org/materials/${result.material.external}`,
+          description,
+        }),
+      );
+    }
   }
   return {
     materials,

@@ -1,0 +1,102 @@
+// How a property record's data becomes a results table's value columns, per kind. The shape of
+// the data decides it: a list of typed values (ESSE's band_gaps, matframe's dielectric_constant)
+// gives one column per type; ESSE's dielectric_tensor, a function of frequency, gives its static
+// diagonal; any other kind is read as a scalar's `value`. Every value column is a number (DOUBLE).
+import type { PlatformRecord } from "../../client/collection";
+import { ResponseValidationError } from "../../errors";
+import type { Query } from "../../schemas";
+
+type Loose = Record<string, unknown> | undefined;
+
+/** How one kind's data holds its values. */
+export type PropertyShape =
+  /** `{values: [{type, value, units}]}`: one column per type. */
+  | "typedValues"
+  /** ESSE's dielectric_tensor, `{values: [{part, frequencies, components: [[xx, yy, zz], ...]}]}`: the real part at frequency 0. */
+  | "staticDiagonal"
+  /** `{value, units}`: one column, `value`. */
+  | "scalar";
+
+/** One property kind's value columns. */
+export interface PropertyColumns {
+  readonly slug: string;
+  /** `["direct", "indirect"]` for band gaps; `["value"]` for a scalar property. */
+  readonly parts: readonly string[];
+  /** The units the values must carry (band gaps: eV); undefined when the record's own are kept. */
+  readonly units?: string;
+  readonly shape: PropertyShape;
+}
+
+/** The kinds whose data is not a scalar's `{value}`, and the parts that become columns. */
+const KINDS: Readonly<Record<string, Omit<PropertyColumns, "slug">>> = Object.freeze({
+  band_gaps: { shape: "typedValues", parts: ["direct", "indirect"], units: "eV" },
+  // matframe's own kind (no ESSE schema): the static relative permittivity's polycrystalline average.
+  dielectric_constant: { shape: "typedValues", parts: ["electronic", "total"], units: "dimensionless" },
+  dielectric_tensor: { shape: "staticDiagonal", parts: ["xx", "yy", "zz"] },
+});
+
+/** The value columns of a property kind (its slug). */
+export function propertyColumns(slug: string): PropertyColumns {
+  return { slug, ...(KINDS[slug] ?? { shape: "scalar", parts: ["value"] }) };
+}
+
+/**
+ * The condition on the property records that a condition on one value column amounts to, for the
+ * properties request; undefined where the request cannot say it (the tensor's diagonal is an
+ * element of an element of a list), so the joined rows alone are filtered.
+ */
+export function recordCondition(columns: PropertyColumns, part: string, condition: unknown): Query | undefined {
+  switch (columns.shape) {
+    case "typedValues":
+      return { "data.values": { $elemMatch: { type: part, value: condition } } };
+    case "scalar":
+      return { "data.value": condition };
+    case "staticDiagonal":
+      return undefined;
+  }
+}
+
+/** The value columns of one property kind: its own record's values, nothing for another kind's record. */
+export function propertyCells(columns: PropertyColumns, property: PlatformRecord): Record<string, unknown> {
+  const cells: Record<string, unknown> = {};
+  const mine = property.slug === columns.slug;
+  const data = (property.data ?? {}) as Record<string, unknown>;
+  const values = Array.isArray(data.values) ? (data.values as Loose[]) : [];
+  switch (columns.shape) {
+    case "scalar":
+      cells[`${columns.slug}.value`] = mine ? data.value : undefined;
+      return cells;
+    case "staticDiagonal": {
+      const diagonal = mine ? staticDiagonal(values) : undefined;
+      columns.parts.forEach((part, i) => {
+        cells[`${columns.slug}.${part}`] = diagonal?.[i];
+      });
+      return cells;
+    }
+    case "typedValues":
+      for (const part of columns.parts) {
+        const entry = mine ? values.find((v) => v?.type === part) : undefined;
+        if (entry && entry.units !== undefined && entry.units !== columns.units) {
+          throw new ResponseValidationError(
+            `Property ${property._id} gives its ${part} ${columns.slug} in ${String(entry.units)}; the ${columns.slug}.${part} column is in ${columns.units}, and matframe does not convert units.`,
+            { endpoint: "GET properties", status: 200, issues: [] },
+          );
+        }
+        cells[`${columns.slug}.${part}`] = entry?.value;
+      }
+      return cells;
+  }
+}
+
+/**
+ * The real part of a dielectric tensor's diagonal at frequency 0, when the record has one real
+ * part there; a spin-resolved record (one real part per spin) has no single value, so none is made.
+ */
+function staticDiagonal(values: readonly Loose[]): unknown[] | undefined {
+  const real = values.filter((v) => v?.part === "real");
+  if (real.length !== 1) return undefined;
+  const { frequencies, components } = real[0]!;
+  if (!Array.isArray(frequencies) || !Array.isArray(components)) return undefined;
+  const row = components[frequencies.indexOf(0)];
+  return Array.isArray(row) ? row : undefined;
+}
