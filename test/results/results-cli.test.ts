@@ -93,6 +93,32 @@ describe("matframe export --results", () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  it("writes the reference dielectric properties with --results, and suggests the kind near a misspelt one", async () => {
+    const env = { MATFRAME_BASE_URL: server.baseUrl, MATFRAME_USERNAME: "demo", MATFRAME_PASSWORD: "demo" };
+    const file = path.join(dir, "optics.ndjson");
+    const result = await runCli(
+      ["export", "--results", "refractive_index,dielectric_tensor", "--output", file, "--quiet"],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(2 * 1056);
+    const indices = lines.filter((line) => line["refractive_index.value"] !== null);
+    expect(indices).toHaveLength(1056);
+    expect(indices.every((line) => typeof line["refractive_index.value"] === "number")).toBe(true);
+    const tensors = lines.filter((line) => line["dielectric_tensor.xx"] !== null);
+    expect(tensors).toHaveLength(1056);
+    expect(tensors.every((line) => typeof line["dielectric_tensor.zz"] === "number")).toBe(true);
+    const missing = path.join(dir, "n.csv");
+    const wrong = await runCli(["export", "--results", "refractive_indx", "--output", missing], { env });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/did you mean "refractive_index" for "refractive_indx"/i);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it("refuses material-only flags and a structure format, writing nothing", async () => {
     const sort = await runCli([
       "export",
