@@ -12,8 +12,6 @@ import type { WarningHandler } from "../table/warnings";
 import { planResultsQuery, type ResultsQuery } from "./results-query";
 import { propertyColumns, type PropertyColumns } from "./property-columns";
 
-export type { PropertyColumns } from "./property-columns";
-
 /** `client.results.toDataFrame(options)`. */
 export interface ResultsFrameOptions {
   /**
@@ -113,7 +111,8 @@ export interface ResultsPlan {
   /**
    * The type of every column whose type the schemas give, whatever the rows hold: the fixed
    * columns' text, the property values' numbers (ESSE: a band gap's `value`, a scalar property's
-   * `value`), the material columns the platform's material schema types. A column of nulls is
+   * `value`, a dielectric tensor's components; matframe's dielectric_constant values), the
+   * material columns the platform's material schema types. A column of nulls is
    * still a DOUBLE in Parquet.
    */
   readonly types: Readonly<Record<string, ColumnType>>;

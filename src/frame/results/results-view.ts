@@ -28,7 +28,9 @@ export class ResultsView {
    * One row per property record of the given kinds: `material._id`, `material.formula`,
    * `job._id`, `job.status`, `unit.flowchartId`, `application.name`, `application.version`,
    * `model.type`, `model.subtype`, `method.type`, `method.subtype`, then the values
-   * (`band_gaps.direct`, `band_gaps.indirect` in eV; `NAME.value` for a scalar property), then
+   * (`band_gaps.direct`, `band_gaps.indirect` in eV; `dielectric_tensor.xx`, `.yy`, `.zz`;
+   * `dielectric_constant.electronic`, `.total`; `NAME.value` for a scalar property such as
+   * `total_energy` or `refractive_index`; docs/tables.md), then
    * the `columns` you add (`material.derivedProperties.density`, `material.matframe:crystalSystem`,
    * `job.name`).
    * @example const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density"] });
