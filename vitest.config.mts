@@ -26,6 +26,7 @@ const EXTERNAL = [
   "test/structure/p-norm.test.ts",
   "test/structure/reduced-formula.test.ts",
   "test/results/results-pandas.test.ts",
+  "test/results/dielectric.test.ts",
   "test/notebook/distribution-charts.test.ts",
   "test/frame/pandas-differential.test.ts",
   "test/frame/derived-columns.test.ts",
