@@ -64,6 +64,7 @@ export const EXPECTED_OUTPUT: Record<string, { mime: string; contains: string }[
     { mime: "text/html", contains: "matframe:spaceGroupSymbol</th>" },
     // Offline (this project's test machines) or online, the cell says what became of the read.
     { mime: "stream/stdout", contains: "Materials Project" },
+    { mime: "text/html", contains: '<th style="text-align:left">provider</th>' },
     { mime: "text/plain", contains: "[scatter chart: " },
   ],
 };
