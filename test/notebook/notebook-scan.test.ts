@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { outputProblems, type Notebook, type NotebookOutput } from "./notebook-scan";
+import { NETWORK_TAG, outputProblems, staleCells, type Notebook, type NotebookOutput } from "./notebook-scan";
 
 function notebookWith(...outputs: NotebookOutput[]): Notebook {
   return { cells: [{ cell_type: "code", source: "", outputs }], metadata: {} };
@@ -70,5 +70,39 @@ describe("outputProblems, the notebook test's scan", () => {
       data: { "image/png": png, "text/plain": `token ${"q1Zx-9_ab".repeat(8)}` },
     };
     expect(outputProblems(notebookWith(leaky))).toEqual([expect.stringMatching(/text\/plain.*a token-like string/)]);
+  });
+});
+
+describe("staleCells, the committed-outputs check", () => {
+  const code = (text: string, tags?: string[]): Notebook["cells"][number] => ({
+    cell_type: "code",
+    source: "",
+    outputs: [stdout(text)],
+    ...(tags ? { metadata: { tags } } : {}),
+  });
+  const notebook = (...cells: Notebook["cells"]): Notebook => ({ cells, metadata: {} });
+  const committed = notebook(
+    code("12 structures"),
+    code("No network here: skipped the Materials Project", [NETWORK_TAG]),
+    code("[scatter chart: 12 points]", [NETWORK_TAG]),
+  );
+
+  it("numbers every cell whose outputs changed, when the run was offline as the committed one", () => {
+    const run = notebook(
+      code("13 structures"),
+      code("No network here: skipped the Materials Project", [NETWORK_TAG]),
+      code("[scatter chart: 13 points]", [NETWORK_TAG]),
+    );
+    expect(staleCells(run, committed)).toEqual([1, 3]);
+    expect(staleCells(committed, committed)).toEqual([]);
+  });
+
+  it("leaves out the network's cells when the run read the live server, and only those", () => {
+    const online = notebook(
+      code("13 structures"),
+      code("The Materials Project: 12 structures read", [NETWORK_TAG]),
+      code("[scatter chart: 24 points]", [NETWORK_TAG]),
+    );
+    expect(staleCells(online, committed)).toEqual([1]);
   });
 });

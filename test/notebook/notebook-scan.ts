@@ -95,3 +95,22 @@ export function outputProblems(notebook: Notebook): string[] {
   });
   return problems;
 }
+
+/**
+ * The tag of a cell whose outputs depend on whether the machine reaches a public server (notebook
+ * 10 reads the Materials Project when it can). The committed outputs are an offline run's.
+ */
+export const NETWORK_TAG = "depends-on-network";
+
+/**
+ * The cells (numbered from 1) whose outputs in a run differ from the committed ones. Cells tagged
+ * `NETWORK_TAG` are compared only when the first of them gave the committed outputs (both runs
+ * offline, say): when it read a live server instead, the tagged cells show that server's data.
+ */
+export function staleCells(executed: Notebook, committed: Notebook): number[] {
+  const same = (i: number) =>
+    JSON.stringify(executed.cells[i]?.outputs ?? []) === JSON.stringify(committed.cells[i]?.outputs ?? []);
+  const tagged = committed.cells.flatMap((cell, i) => (cell.metadata?.tags?.includes(NETWORK_TAG) ? [i] : []));
+  const sameNetwork = tagged.length === 0 || same(tagged[0]);
+  return executed.cells.flatMap((_, i) => ((sameNetwork || !tagged.includes(i)) && !same(i) ? [i + 1] : []));
+}

@@ -23,7 +23,24 @@ const run = promisify(execFile);
 const ROOT = path.join(__dirname, "..", "..");
 const EXAMPLES = process.env.MATFRAME_API_EXAMPLES_SRC;
 const SOURCES = process.env.MATFRAME_MAT3RA_SOURCES;
-const PACKAGES = ["nbclient", "nbformat", "ipykernel", "requests", "pydantic>=2,<3", "pandas", "numpy"];
+// What the notebooks and the mat3ra packages import, from the pip index (the mat3ra packages
+// themselves are installed from their checkouts without dependencies).
+const PACKAGES = [
+  "nbclient",
+  "nbformat",
+  "ipykernel",
+  "requests",
+  "pydantic>=2,<3",
+  "pandas",
+  "numpy<2",
+  "tabulate",
+  "pyyaml",
+  "typer",
+  "jsonschema",
+  "matplotlib",
+  "plotly",
+  "ipywidgets",
+];
 
 /** The 12 notebooks, in the order of the guide's table. */
 const NOTEBOOKS = [

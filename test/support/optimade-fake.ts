@@ -38,8 +38,11 @@ export function fakeStructure(i: number): { id: string; type: "structures"; attr
 export interface FakeProviderOptions {
   /** Structures served (`fakeStructure(0..count-1)`). */
   count: number;
-  /** How `links.next` is written. @default "string" */
-  next?: "string" | "object" | "next_page" | "relative";
+  /**
+   * How `links.next` is written; "loop" writes every page's next link as the first page's own
+   * (a provider whose paging loops). @default "string"
+   */
+  next?: "string" | "object" | "next_page" | "relative" | "loop";
   /** Next links leave out `response_fields` (COD did), and pages then hold every property. */
   dropResponseFields?: boolean;
   /** Pages starting at or beyond this offset answer 400 (NOMAD stops at 10,000). */
@@ -50,6 +53,24 @@ export interface FakeProviderOptions {
   failFirst?: number;
   /** Served under this path prefix, e.g. "/optimade". @default "" */
   prefix?: string;
+  /** Indexes of the structures whose first site is a 50:50 mixture of Na and K (a disordered site). */
+  mixedSites?: readonly number[];
+}
+
+/** `fakeStructure(i)` with its first site a 50:50 Na/K mixture, as a disordered alloy is described. */
+function withMixedSite(s: ReturnType<typeof fakeStructure>): ReturnType<typeof fakeStructure> {
+  const species = s.attributes.species_at_sites as string[];
+  return {
+    ...s,
+    attributes: {
+      ...s.attributes,
+      species_at_sites: ["NaK", ...species.slice(1)],
+      species: [
+        { name: "NaK", chemical_symbols: ["Na", "K"], concentration: [0.5, 0.5] },
+        ...(s.attributes.species as { name: string }[]).filter((sp) => species.slice(1).includes(sp.name)),
+      ],
+    },
+  };
 }
 
 export interface FakeProvider {
@@ -71,7 +92,9 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
   const prefix = o.prefix ?? "";
   const requests: URL[] = [];
   let failures = o.failFirst ?? 0;
-  const all = Array.from({ length: o.count }, (_, i) => fakeStructure(i));
+  const all = Array.from({ length: o.count }, (_, i) =>
+    o.mixedSites?.includes(i) ? withMixedSite(fakeStructure(i)) : fakeStructure(i),
+  );
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     requests.push(url);
@@ -121,7 +144,11 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
             ? { next_page: href }
             : o.next === "relative"
               ? { next: `structures?${nextQuery}` }
-              : { next: href };
+              : o.next === "loop"
+                ? {
+                    next: `${url.origin}${url.pathname}?${new URLSearchParams({ ...Object.fromEntries(url.searchParams), page_offset: "0" })}`,
+                  }
+                : { next: href };
       return json(res, 200, {
         data,
         links,

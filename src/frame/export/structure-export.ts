@@ -304,7 +304,8 @@ export function skippedWarnings(ids: readonly string[], count = ids.length): Fra
       rows: count,
       ids: shown,
       message:
-        `${count} material(s) skipped: their basis and lattice disagree (counts, ids or units), or, for a standard cell or a symmetrized CIF, ` +
+        `${count} material(s) skipped: their basis and lattice disagree (counts, ids or units), an OPTIMADE entry has a site that is not one element ` +
+        `(a mixture, a vacancy or an unknown atom), or, for a standard cell or a symmetrized CIF, ` +
         `no space group was found, e.g. ${shown.join(", ")}${count > shown.length ? ", ..." : ""}. toPoscar(record) or symmetryOf(record) names the problem.`,
     },
   ];

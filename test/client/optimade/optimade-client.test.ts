@@ -1,9 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   BadRequestError,
+  ConnectionError,
   NotFoundError,
   OptimadeClient,
   OptimadeFilterError,
+  ResponseValidationError,
   ValidationError,
   type OptimadeProgress,
 } from "../../../src";
@@ -140,6 +144,33 @@ describe("OptimadeClient: refusals in the provider's words", () => {
     expect((error as Error).message).toMatch(
       /refused page 3 after 20 of 40 entries: page_offset 20 is beyond the limit/,
     );
+  });
+
+  it("a next link back to an earlier page stops the walk with ResponseValidationError, not a loop", async () => {
+    const p = await provider({ count: 12, next: "loop" });
+    client = new OptimadeClient({ baseUrl: p.base });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const s of client!.structures.iterate({ pageSize: 5 })) seen.push(s.id);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as Error).message).toMatch(/gave page 3 the link of an earlier page .*the provider's paging loops/);
+    // Page 1, then its link (the same entries at page_offset=0), whose link is itself: no third request.
+    expect(p.requests.filter((u) => u.pathname.endsWith("/structures"))).toHaveLength(2);
+    expect(seen).toEqual([...range(0, 5), ...range(0, 5)]);
+  });
+
+  it("a provider that cannot be reached is ConnectionError (ERR_CONNECTION) at its first request, /v1/info", async () => {
+    // A port that was just free: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    client = new OptimadeClient({ baseUrl: `http://127.0.0.1:${port}/optimade`, maxRetries: 0 });
+    const error = await ids(client).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).code).toBe("ERR_CONNECTION");
+    expect((error as Error).message).toContain(`GET /optimade/v1/info on http://127.0.0.1:${port} failed`);
   });
 
   it("checks options before any request", () => {

@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { OptimadeClient, OptimadeFilterError, fromPoscar, type OptimadeTableProgress } from "../../../src";
+import {
+  OptimadeClient,
+  OptimadeFilterError,
+  fromPoscar,
+  type FrameWarning,
+  type OptimadeTableProgress,
+} from "../../../src";
 import { ATOMIC_WEIGHTS } from "../../../src/structure/composition";
 import { resumePaths } from "../../../src/frame/export/resume/progress-files";
 import { startFakeProvider, type FakeProvider } from "../../support/optimade-fake";
@@ -81,6 +87,41 @@ describe("op.structures.toDataFrame", () => {
         "species_at_sites",
       ].sort(),
     );
+  });
+
+  it("a disordered site (a mixture of species) leaves the computed columns empty, and only them", async () => {
+    const mixed = await startFakeProvider({ count: 6, mixedSites: [2] });
+    const c = new OptimadeClient({ baseUrl: mixed.base });
+    try {
+      const df = await c.structures.toDataFrame({
+        filter: "nelements=2",
+        columns: ["id", "nsites", "matframe:spaceGroupSymbol", "derivedProperties.density"],
+      });
+      const rows = df.values as unknown[][];
+      expect(rows.map((r) => r.slice(0, 3))).toEqual([
+        ["fake-0000", 2, "Pm-3m"],
+        ["fake-0002", 2, null],
+        ["fake-0004", 2, "Pm-3m"],
+      ]);
+      expect(rows.map((r) => r[3] === null)).toEqual([false, true, false]);
+
+      // Structure files skip it, saying so, and write the others.
+      const out = join(dir, "mixed-poscars");
+      const warnings: FrameWarning[] = [];
+      const result = await c.structures.exportStructures(out, {
+        format: "poscar",
+        filter: "nelements=2",
+        onWarning: (w) => warnings.push(w),
+      });
+      expect(result.items).toBe(2);
+      expect(result.skipped).toBe(1);
+      expect(readdirSync(out).filter((f) => f.endsWith(".vasp"))).toHaveLength(2);
+      expect(warnings.map((w) => [w.code, w.ids])).toEqual([["INVALID_STRUCTURE", ["fake-0002"]]]);
+      expect(warnings[0].message).toMatch(/a site that is not one element \(a mixture, a vacancy or an unknown atom\)/);
+    } finally {
+      await c.close();
+      await mixed.close();
+    }
   });
 
   it("a malformed filter fails before any table is made", async () => {
