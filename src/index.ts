@@ -1,5 +1,6 @@
 // The one public door of matframe: every export is named here. Loading it loads the client and
-// the schemas only; the frame layer (CSV, danfo) and the local platform load on first use.
+// the schemas only; the frame layer (CSV, danfo) loads on first use. The local platform is its own entry,
+// `matframe/server`, and the notebook helpers `matframe/notebook`.
 
 // The wire: constants and the schemas of what crosses it.
 export {
@@ -169,18 +170,6 @@ export type {
   ResultsParquetOptions,
   LinkedColumn,
 } from "./frame";
-
-// The local platform.
-export { startServer } from "./server/load";
-export type {
-  StartServerOptions,
-  ServerHandle,
-  UserAccount,
-  CompressionMode,
-  Lockout,
-  LoginThrottleOptions,
-  DeviceFlowOptions,
-} from "./server";
 
 // Every error matframe throws.
 export {

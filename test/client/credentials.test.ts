@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
 import { join } from "node:path";
-import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
+import { Client, CredentialsFileError, ValidationError } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import {
   credentialsPath,
   deleteProfile,

@@ -72,10 +72,12 @@ describe("the directory cache on the request path", () => {
   it("makes no synchronous file call while a client reads and revalidates through it", () => {
     const dir = join(root, "sync");
     const index = join(__dirname, "../../dist/index.js");
+    const serverEntry = join(__dirname, "../../dist/server/index.js");
     // Node prints a trace for each synchronous I/O call made after the first turn of the event
     // loop (--trace-sync-io); none may come from the cache.
     const script = `
-      const { Client, startServer } = require(${JSON.stringify(index)});
+      const { Client } = require(${JSON.stringify(index)});
+      const { startServer } = require(${JSON.stringify(serverEntry)});
       (async () => {
         const server = await startServer({ port: 0 });
         const login = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });

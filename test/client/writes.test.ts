@@ -5,12 +5,11 @@ import {
   PermissionDeniedError,
   StructureError,
   ValidationError,
-  startServer,
   toPoscar,
   toCif,
   type MaterialRecord,
-  type ServerHandle,
 } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import { startFaultServer } from "../support/fault-server";
 
 // Issue 16: the whole loop from the client, against the local platform over HTTP: create,

@@ -19,7 +19,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { Client, CredentialsFileError, ResumeError, startServer } from "../../src";
+import { Client, CredentialsFileError, ResumeError } from "../../src";
+import { startServer } from "../../src/server";
 import { readProfile, saveProfile } from "../../src/client/config/profile";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
