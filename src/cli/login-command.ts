@@ -127,7 +127,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
 /** The device flow: prints where to approve, waits (Ctrl-C or SIGTERM stop it), saves the tokens. */
 async function runDeviceLogin(baseUrl: string, profile: string, from: string, env: NodeJS.ProcessEnv): Promise<number> {
   const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error("interrupted"));
+  const onSignal = () => stop.abort(new AbortError("Interrupted by a signal."));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {

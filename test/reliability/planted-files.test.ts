@@ -133,7 +133,7 @@ describe("a lock whose holder is gone, though its pid is in use", () => {
     const first = await startServer({ port: 0, store });
     try {
       await expect(startServer({ port: 0, store })).rejects.toThrow(
-        new RegExp(`in use by another matframe serve \\(process ${process.pid}\\)`),
+        new RegExp(`in use by another matframe server \\(process ${process.pid}\\)`),
       );
     } finally {
       await first.close();

@@ -257,7 +257,7 @@ export class Sink {
         else resolve();
       };
       const onDrain = (): void => done();
-      const onClose = (): void => done(new Error("the stream was closed before the export finished"));
+      const onClose = (): void => done(this.closedEarly());
       this.stream.on("drain", onDrain);
       this.stream.on("error", done);
       this.stream.on("close", onClose);
@@ -268,12 +268,19 @@ export class Sink {
   check(): void {
     if (this.failure !== undefined) throw this.wrap(this.failure);
     if (this.stream.destroyed || this.stream.writableEnded) {
-      throw this.wrap(new Error("the stream was closed before the export finished"));
+      throw this.closedEarly();
     }
   }
 
   release(): void {
     this.stream.off("error", this.onError);
+  }
+
+  private closedEarly(): OutputError {
+    return new OutputError(
+      `Cannot write ${this.target ?? "the output stream"}: the stream was closed before the export finished.`,
+      this.target,
+    );
   }
 
   private wrap(error: unknown): OutputError {
