@@ -4,7 +4,7 @@ import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import type { ServerHandle } from "../server";
-import { Client } from "../client/client";
+import { type Client, connectClient } from "../client/client";
 import type { Progress } from "../client/config/options";
 import type { ExportResult } from "../frame/export/export";
 import type { ColumnType } from "../frame/table/column-types";
@@ -396,7 +396,7 @@ async function withClient(
         addressFrom: "the built-in local platform",
         credentialsFrom: "its demo account",
       } as const;
-      client = await Client.connect(builtIn, {}, signal);
+      client = await connectClient(builtIn, {}, signal);
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
       events.onSource?.(source);
     } else {
@@ -409,7 +409,7 @@ async function withClient(
       };
       events.onSource?.(source);
       loggedIn = resolved.credentials.kind === "login";
-      client = await Client.connect(resolved, {}, signal);
+      client = await connectClient(resolved, {}, signal);
     }
     const result = await work(client, source.local);
     return { ...result, seconds: (performance.now() - started) / 1000, source };

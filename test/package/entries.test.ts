@@ -36,6 +36,35 @@ describe("the entries", () => {
     expect(serverNames.filter((name) => rootNames.has(name))).toEqual([]);
   });
 
+  it("Client declares only public members: its internals are behind a handle no entry exports", () => {
+    const members = Object.getOwnPropertyNames(root.Client.prototype).sort();
+    expect(members).toEqual(
+      [
+        "bankMaterials",
+        "bankWorkflows",
+        "close",
+        "collection",
+        "constructor",
+        "getData",
+        "jobs",
+        "logout",
+        "materials",
+        "projects",
+        "properties",
+        "results", // registered by the frame (src/frame/results), loaded with the root
+        "workflows",
+      ].sort(),
+    );
+    expect(
+      Object.getOwnPropertyNames(root.Client).filter((name) => typeof Reflect.get(root.Client, name) === "function"),
+    ).toEqual(expect.arrayContaining(["login", "fromEnv", "fromProfile"]));
+    expect(root.Client).not.toHaveProperty("connect");
+    for (const file of ["client/client.ts", "client/connection.ts"])
+      expect(readFileSync(join(srcDir, file), "utf8"), file).not.toMatch(/@internal/);
+    for (const entry of ["index.ts", "client/index.ts", "server/index.ts", "notebook/index.ts"])
+      expect(readFileSync(join(srcDir, entry), "utf8"), entry).not.toMatch(/client-internals/);
+  });
+
   it("the package's own name resolves each entry to its built file", () => {
     expect(require.resolve("matframe/server")).toBe(join(__dirname, "../../dist/server/index.js"));
     expect(require.resolve("matframe")).toBe(join(__dirname, "../../dist/index.js"));
