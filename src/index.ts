@@ -142,12 +142,12 @@ export type {
   CollectionNdjsonOptions,
   CollectionParquetOptions,
   CollectionArrowOptions,
-  ParquetExportOptions,
+  ExportParquetOptions,
   ParquetCompression,
   ColumnType,
   ArrowTable,
   ArrowVector,
-  ArrowOptions,
+  ToArrowOptions,
   PartitionOptions,
   PartitionByOptions,
   PartitionedExportResult,
@@ -155,7 +155,8 @@ export type {
   PageSource,
   TableSource,
   ExportOptions,
-  CsvExportOptions,
+  ExportCsvOptions,
+  ExportNdjsonOptions,
   ExportResult,
   FrameWarning,
   ReadOptions,
@@ -169,6 +170,10 @@ export type {
   ResultsNdjsonOptions,
   ResultsParquetOptions,
   LinkedColumn,
+  // The 0.2 names, deprecated: options are named per verb and format now.
+  CsvExportOptions,
+  ParquetExportOptions,
+  ArrowOptions,
 } from "./frame";
 
 // Every error matframe throws.

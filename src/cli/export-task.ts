@@ -93,7 +93,7 @@ export interface ExportTaskOptions {
    * @default true
    */
   escapeFormulas?: boolean;
-  /** Parquet only: column types by name (see `ParquetExportOptions.types`). */
+  /** Parquet only: column types by name (see `ExportParquetOptions.types`). */
   types?: Record<string, ColumnType>;
   /**
    * Parquet only: page compression.
@@ -105,7 +105,7 @@ export interface ExportTaskOptions {
    * @default 122880
    */
   parquetRowGroupSize?: number;
-  /** Parquet only: also close a row group at this many bytes of values (see `ParquetExportOptions.rowGroupBytes`). */
+  /** Parquet only: also close a row group at this many bytes of values (see `ExportParquetOptions.rowGroupBytes`). */
   parquetRowGroupBytes?: number;
   /** Parquet only: write a hive-partitioned dataset folder by this column (see `PartitionByOptions.partitionBy`). */
   partitionBy?: string;
