@@ -537,10 +537,20 @@ export class CredentialsFileError extends MatframeError {
 // ---------------------------------------------------------------------------------------------
 // The local platform
 
-/** `startServer` options that cannot work (bad port, bad user spec, demo account on a public address). */
+/**
+ * `startServer` options that cannot work (bad port, bad user spec, demo account on a public
+ * address, a store that cannot be used); thrown by `startServer` before it answers any request.
+ */
 export class ServerOptionsError extends MatframeError {
   override readonly code: string = "ERR_SERVER_OPTIONS";
   override readonly name: string = "ServerOptionsError";
+  /** The `startServer` option at fault (`"users"`, `"port"`, `"store"`), when one is; `matframe serve` names its flag. */
+  readonly option: string | undefined;
+
+  constructor(message: string, options?: { option?: string; cause?: unknown }) {
+    super(message, options);
+    this.option = options?.option;
+  }
 }
 
 /** A data file or array that the local platform cannot serve, with what to fix. */

@@ -1,5 +1,6 @@
 // The one public door of matframe: every export is named here. Loading it loads the client and
-// the schemas only; the frame layer (CSV, danfo) and the local platform load on first use.
+// the schemas only; the frame layer (CSV, danfo) loads on first use. The local platform is its own entry,
+// `matframe/server`, and the notebook helpers `matframe/notebook`.
 
 // The wire: constants and the schemas of what crosses it.
 export {
@@ -141,12 +142,12 @@ export type {
   CollectionNdjsonOptions,
   CollectionParquetOptions,
   CollectionArrowOptions,
-  ParquetExportOptions,
+  ExportParquetOptions,
   ParquetCompression,
   ColumnType,
   ArrowTable,
   ArrowVector,
-  ArrowOptions,
+  ToArrowOptions,
   PartitionOptions,
   PartitionByOptions,
   PartitionedExportResult,
@@ -154,7 +155,8 @@ export type {
   PageSource,
   TableSource,
   ExportOptions,
-  CsvExportOptions,
+  ExportCsvOptions,
+  ExportNdjsonOptions,
   ExportResult,
   FrameWarning,
   ReadOptions,
@@ -168,19 +170,11 @@ export type {
   ResultsNdjsonOptions,
   ResultsParquetOptions,
   LinkedColumn,
+  // The 0.2 names, deprecated: options are named per verb and format now.
+  CsvExportOptions,
+  ParquetExportOptions,
+  ArrowOptions,
 } from "./frame";
-
-// The local platform.
-export { startServer } from "./server/load";
-export type {
-  StartServerOptions,
-  ServerHandle,
-  UserAccount,
-  CompressionMode,
-  Lockout,
-  LoginThrottleOptions,
-  DeviceFlowOptions,
-} from "./server";
 
 // Every error matframe throws.
 export {

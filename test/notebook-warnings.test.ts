@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 const dist = path.join(__dirname, "..", "dist", "index.js");
+const distServer = path.join(__dirname, "..", "dist", "server", "index.js");
 const dir = mkdtempSync(path.join(tmpdir(), "matframe-notebook-warnings-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -31,7 +32,8 @@ describe("data warnings in a tslab notebook", () => {
     const notebook = {
       cells: [
         cell(
-          `const { Client, startServer } = require(${JSON.stringify(dist)});\n` +
+          `const { Client } = require(${JSON.stringify(dist)});\n` +
+            `const { startServer } = require(${JSON.stringify(distServer)});\n` +
             `const server = await startServer({ port: 0 });\n` +
             `const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });`,
         ),

@@ -149,7 +149,7 @@ export async function runExport(argv: string[]): Promise<number> {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signalled) process.exit(signalExitCode(signal)); // a second signal: stop now
     signalled = signal;
-    controller.abort(new Error(`interrupted by ${signal}`));
+    controller.abort(new AbortError(`Interrupted by ${signal}.`));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

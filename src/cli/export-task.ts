@@ -4,7 +4,7 @@ import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
 import type { ServerHandle } from "../server";
-import { Client } from "../client/client";
+import { type Client, connectClient } from "../client/client";
 import type { Progress } from "../client/config/options";
 import type { ExportResult } from "../frame/export/export";
 import type { ColumnType } from "../frame/table/column-types";
@@ -93,7 +93,7 @@ export interface ExportTaskOptions {
    * @default true
    */
   escapeFormulas?: boolean;
-  /** Parquet only: column types by name (see `ParquetExportOptions.types`). */
+  /** Parquet only: column types by name (see `ExportParquetOptions.types`). */
   types?: Record<string, ColumnType>;
   /**
    * Parquet only: page compression.
@@ -105,7 +105,7 @@ export interface ExportTaskOptions {
    * @default 122880
    */
   parquetRowGroupSize?: number;
-  /** Parquet only: also close a row group at this many bytes of values (see `ParquetExportOptions.rowGroupBytes`). */
+  /** Parquet only: also close a row group at this many bytes of values (see `ExportParquetOptions.rowGroupBytes`). */
   parquetRowGroupBytes?: number;
   /** Parquet only: write a hive-partitioned dataset folder by this column (see `PartitionByOptions.partitionBy`). */
   partitionBy?: string;
@@ -396,7 +396,7 @@ async function withClient(
         addressFrom: "the built-in local platform",
         credentialsFrom: "its demo account",
       } as const;
-      client = await Client.connect(builtIn, {}, signal);
+      client = await connectClient(builtIn, {}, signal);
       source = { baseUrl: server.baseUrl, local: true, materials: server.materialCount };
       events.onSource?.(source);
     } else {
@@ -409,7 +409,7 @@ async function withClient(
       };
       events.onSource?.(source);
       loggedIn = resolved.credentials.kind === "login";
-      client = await Client.connect(resolved, {}, signal);
+      client = await connectClient(resolved, {}, signal);
     }
     const result = await work(client, source.local);
     return { ...result, seconds: (performance.now() - started) / 1000, source };

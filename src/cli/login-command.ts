@@ -2,6 +2,7 @@
 // (src/client/config/profile.ts), so scripts and notebooks need no password or token of their own.
 import { parseFlags, wrapHelp, type FlagSpec } from "./cli-args";
 import { Client } from "../client/client";
+import { internalsOf } from "../client/client-internals";
 import {
   checkProfileName,
   credentialsPath,
@@ -109,7 +110,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       );
     const client = await Client.login({ baseUrl, username, password });
     try {
-      const file = saveProfile(profile, { ...client.savedCredentials(), username }, env);
+      const file = saveProfile(profile, { ...internalsOf(client).savedCredentials(), username }, env);
       // Where the address came from, when the command line did not give it (never a secret).
       const from = address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`;
       process.stderr.write(
@@ -127,7 +128,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
 /** The device flow: prints where to approve, waits (Ctrl-C or SIGTERM stop it), saves the tokens. */
 async function runDeviceLogin(baseUrl: string, profile: string, from: string, env: NodeJS.ProcessEnv): Promise<number> {
   const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error("interrupted"));
+  const onSignal = () => stop.abort(new AbortError("Interrupted by a signal."));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {

@@ -198,6 +198,26 @@ export function lockoutNotice({ username, address, failures, retryAfterSeconds }
  * `matframe serve`: parses the flags, starts the server, prints the base URL, and stops on
  * SIGINT/SIGTERM. Returns the exit code: 0 after a clean stop, 1 for a usage error.
  */
+/** The flags that set each `startServer` option a ServerOptionsError can name. */
+const OPTION_FLAGS: Readonly<Record<string, string>> = {
+  users: "--user NAME:PASSWORD or --users-file FILE",
+  port: "--port",
+  host: "--host",
+  store: "--store",
+};
+
+/** The library words a refused option by its name; here the user typed a flag, so name that too. */
+function flagHint(error: Error): string {
+  const option =
+    error instanceof ServerOptionsError
+      ? error.option
+      : error instanceof MissingDependencyError && error.packageName === "lmdb"
+        ? "store"
+        : undefined;
+  const flags = option === undefined ? undefined : OPTION_FLAGS[option];
+  return flags ? ` (matframe serve: ${flags})` : "";
+}
+
 export async function runServe(argv: string[]): Promise<number> {
   let handle: ServerHandle;
   const startWarnings: string[] = [];
@@ -247,7 +267,7 @@ export async function runServe(argv: string[]): Promise<number> {
       error instanceof DatasetError ||
       error instanceof MissingDependencyError
     ) {
-      process.stderr.write(`matframe serve: ${error.message}\n`);
+      process.stderr.write(`matframe serve: ${error.message}${flagHint(error)}\n`);
       return 1;
     }
     throw error;

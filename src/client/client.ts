@@ -20,6 +20,7 @@ import { resolvePlatform, type PlatformCredentials, type ResolvedPlatform } from
 import { credentialsPath, DEFAULT_PROFILE, readProfile, saveProfile } from "./config/profile";
 import { refreshDeviceTokens, savedDeviceTokens } from "./device-login";
 import { passwordLogin } from "./password-login";
+import { attachInternals, type ClientInternals, type ReadOptions, type WriteDataOptions } from "./client-internals";
 
 /** Options of `Client.fromEnv`; anything given here wins over the environment. */
 export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
@@ -27,6 +28,11 @@ export type FromEnvOptions = Partial<ClientOptions & LoginOptions>;
 export type { GetDataOptions } from "./connection";
 
 type State = "open" | "logged-out" | "closed";
+
+// The transport of a password login, handed to the one `new Client` that `login` makes next (the
+// constructor runs synchronously, so no other construction can take it): the client takes the
+// login's connections over without a constructor overload in its public declarations.
+let loginTransport: Transport | undefined;
 
 /**
  * A logged-in connection to the platform API (or to `matframe serve`). Its collections list,
@@ -49,10 +55,9 @@ export class Client implements Connection {
   readonly #transport: Transport;
   #state: State = "open";
 
-  constructor(options: ClientOptions);
-  /** With the transport of a password login, which the client takes over (see `Client.login`). @internal */
-  constructor(options: ClientOptions, transport: Transport);
-  constructor(options: ClientOptions, transport?: Transport) {
+  constructor(options: ClientOptions) {
+    const transport = loginTransport;
+    loginTransport = undefined;
     if (options === null || typeof options !== "object") {
       throw new ValidationError(
         "options",
@@ -91,6 +96,7 @@ export class Client implements Connection {
     this.#bearer = options.accessToken !== undefined;
     this.#authToken = (options.accessToken ?? options.authToken)!;
     this.#transport = transport ?? new Transport(settings);
+    attachInternals(this, this.#internals());
   }
 
   /** The authentication headers: the Bearer token, or the id/token pair. */
@@ -100,12 +106,8 @@ export class Client implements Connection {
       : { [ACCOUNT_ID_HEADER]: this.accountId!, [AUTH_TOKEN_HEADER]: this.#authToken };
   }
 
-  /**
-   * Who this client reads as, for keys that must differ between accounts (the response cache, a
-   * resumable export's state): the account id, or a digest of a Bearer token (never the token).
-   * @internal
-   */
-  get identity(): string {
+  /** Who this client reads as (see `ClientInternals.identity`). */
+  #identity(): string {
     return this.accountId ?? `bearer:${createHash("sha256").update(this.#authToken).digest("hex").slice(0, 16)}`;
   }
 
@@ -144,42 +146,7 @@ export class Client implements Connection {
         `Set MATFRAME_BASE_URL to the platform's address (e.g. "http://127.0.0.1:4000") with its credentials, or API_HOST as the platform's Python client reads it, or pass baseUrl, or run \`matframe login\` once to save a login.`,
       );
     }
-    return Client.connect(resolved, settings);
-  }
-
-  /**
-   * A client for a platform `resolvePlatform` chose: its credentials used as they are, or a login
-   * (which `loginSignal` aborts, without becoming the client's own signal).
-   * @internal
-   */
-  static connect(
-    resolved: Extract<ResolvedPlatform, { kind: "platform" }>,
-    settings: Omit<TransportSettings, "baseUrl"> = {},
-    loginSignal?: AbortSignal,
-  ): Promise<Client> {
-    const { baseUrl, credentials } = resolved;
-    switch (credentials.kind) {
-      case "login":
-        return login(
-          { ...settings, baseUrl, username: credentials.username, password: credentials.password },
-          loginSignal,
-        );
-      case "bearer":
-        if (credentials.refresh && expiresSoon(credentials.refresh.expiresAt))
-          return refreshedClient(baseUrl, credentials, settings, loginSignal);
-        return Promise.resolve(
-          new Client({
-            ...settings,
-            baseUrl,
-            accessToken: credentials.accessToken,
-            ...(credentials.accountId ? { accountId: credentials.accountId } : {}),
-          }),
-        );
-      case "token":
-        return Promise.resolve(
-          new Client({ ...settings, baseUrl, accountId: credentials.accountId, authToken: credentials.authToken }),
-        );
-    }
+    return connectClient(resolved, settings);
   }
 
   /**
@@ -207,16 +174,6 @@ export class Client implements Connection {
         accessToken: saved.authToken,
       });
     return new Client({ ...settings, baseUrl: saved.baseUrl, accountId: saved.accountId, authToken: saved.authToken });
-  }
-
-  /**
-   * What `matframe login` saves: the address and the credentials (never a password).
-   * @internal
-   */
-  savedCredentials(): { baseUrl: string; accountId: string; authToken: string } {
-    if (this.#bearer || this.accountId === undefined)
-      throw new ValidationError("accessToken", "A client with an OIDC access token has no account token to save.");
-    return { baseUrl: this.baseUrl, accountId: this.accountId, authToken: this.#authToken };
   }
 
   /**
@@ -263,63 +220,46 @@ export class Client implements Connection {
     return new Collection<PropertyRecord>(this, "properties");
   }
 
-  /**
-   * Pages in flight for walks that leave `concurrency` out: 3 on a near link, 6 on a far one, as
-   * measured so far (see `LinkEstimate`). Read at each page, so a walk follows the estimate.
-   * @internal
-   */
-  get defaultConcurrency(): number {
-    return this.#transport.defaultConcurrency;
-  }
-
-  /** Times one request when the link is not yet known (see `Transport.measureLink`); never throws. @internal */
-  measureLink(signal?: AbortSignal): Promise<void> {
-    if (this.#state !== "open") return Promise.resolve();
-    return this.#transport.measureLink({ method: "GET", path: "", signal });
-  }
-
-  /**
-   * The size of the kept answer to `GET {baseUrl}/{path}?{search}` when the client has a cache
-   * holding one (sending it again is a revalidation: a round trip, no body), else undefined.
-   * @internal
-   */
-  keptBytes(path: string, search?: Record<string, string>): number | undefined {
-    return this.#transport.keptBytes({ path, search, cacheScope: this.identity });
-  }
-
-  /**
-   * Whether the client keeps whole reads in memory to confirm by their validators (`cache:
-   * "memory"`), so that a re-run of the same read costs a revalidation of its answers.
-   * @internal
-   */
-  get keepsReads(): boolean {
-    return this.#transport.keepsReads;
-  }
-
-  /**
-   * Asks whether the answer to `GET {baseUrl}/{path}?{search}` still has the validator `etag`
-   * (one conditional request, not retried): true on 304. A different answer is kept in the
-   * response cache for the next read, so it does not cross the wire twice.
-   * @internal
-   */
-  revalidate(
-    path: string,
-    search: Record<string, string> | undefined,
-    etag: string,
-    signal?: AbortSignal,
-  ): Promise<boolean> {
-    this.#assertOpen(path);
-    return this.#transport.revalidate(
-      { method: "GET", path, search, signal, headers: this.#authHeaders(), cacheScope: this.identity },
-      etag,
-    );
+  /** What matframe's own rooms use of this client (see `client-internals.ts`); made once, in the constructor. */
+  #internals(): ClientInternals {
+    const transport = this.#transport;
+    return {
+      identity: this.#identity(),
+      get defaultConcurrency() {
+        return transport.defaultConcurrency;
+      },
+      get keepsReads() {
+        return transport.keepsReads;
+      },
+      read: (path, options) => this.#read(path, options),
+      writeData: (method, path, options) => this.#writeData(method, path, options),
+      measureLink: (signal) =>
+        this.#state === "open" ? transport.measureLink({ method: "GET", path: "", signal }) : Promise.resolve(),
+      keptBytes: (path, search) => transport.keptBytes({ path, search, cacheScope: this.#identity() }),
+      revalidate: (path, search, etag, signal) => {
+        this.#assertOpen(path);
+        return transport.revalidate(
+          { method: "GET", path, search, signal, headers: this.#authHeaders(), cacheScope: this.#identity() },
+          etag,
+        );
+      },
+      savedCredentials: () => {
+        if (this.#bearer || this.accountId === undefined)
+          throw new ValidationError("accessToken", "A client with an OIDC access token has no account token to save.");
+        return { baseUrl: this.baseUrl, accountId: this.accountId, authToken: this.#authToken };
+      },
+    };
   }
 
   /**
    * Low level: an authenticated `GET {baseUrl}/{path}` with retries, returning the JSend `data`
    * (checked by `check` when given). `collection()` covers the documented endpoints.
    */
-  async getData<T = unknown>(path: string, options: GetDataOptions<T> = {}): Promise<T> {
+  getData<T = unknown>(path: string, options: GetDataOptions<T> = {}): Promise<T> {
+    return this.#read(path, options);
+  }
+
+  async #read<T>(path: string, options: ReadOptions<T>): Promise<T> {
     this.#assertOpen(path);
     const res = await this.#transport.send({
       method: "GET",
@@ -328,7 +268,7 @@ export class Client implements Connection {
       signal: options.signal,
       headers: this.#authHeaders(),
       secrets: [this.#authToken],
-      cacheScope: this.identity,
+      cacheScope: this.#identity(),
       onReceived: options.onReceived,
     });
     const data = jsendData(res, [this.#authToken]);
@@ -345,17 +285,10 @@ export class Client implements Connection {
     );
   }
 
-  /**
-   * Low level: an authenticated write (`PUT`, `PATCH`, `POST`, `DELETE` of `{baseUrl}/{path}`,
-   * with a JSON body when given), returning the JSend `data`. Never retried unless the request
-   * surely did not reach the server (the connection was refused): a write that may have been
-   * applied is not sent twice. Every write of the collections goes through it.
-   * @internal
-   */
-  async writeData(
+  async #writeData(
     method: "PUT" | "PATCH" | "POST" | "DELETE",
     path: string,
-    options: { body?: unknown; search?: Record<string, string>; signal?: AbortSignal } = {},
+    options: WriteDataOptions = {},
   ): Promise<unknown> {
     this.#assertOpen(path, method);
     const res = await this.#transport.send({
@@ -404,6 +337,41 @@ export class Client implements Connection {
   }
 }
 
+/**
+ * A client for a platform `resolvePlatform` chose: its credentials used as they are, or a login
+ * (which `loginSignal` aborts, without becoming the client's own signal). `Client.fromEnv` and the
+ * CLI connect through it; no entry exports it.
+ */
+export function connectClient(
+  resolved: Extract<ResolvedPlatform, { kind: "platform" }>,
+  settings: Omit<TransportSettings, "baseUrl"> = {},
+  loginSignal?: AbortSignal,
+): Promise<Client> {
+  const { baseUrl, credentials } = resolved;
+  switch (credentials.kind) {
+    case "login":
+      return login(
+        { ...settings, baseUrl, username: credentials.username, password: credentials.password },
+        loginSignal,
+      );
+    case "bearer":
+      if (credentials.refresh && expiresSoon(credentials.refresh.expiresAt))
+        return refreshedClient(baseUrl, credentials, settings, loginSignal);
+      return Promise.resolve(
+        new Client({
+          ...settings,
+          baseUrl,
+          accessToken: credentials.accessToken,
+          ...(credentials.accountId ? { accountId: credentials.accountId } : {}),
+        }),
+      );
+    case "token":
+      return Promise.resolve(
+        new Client({ ...settings, baseUrl, accountId: credentials.accountId, authToken: credentials.authToken }),
+      );
+  }
+}
+
 /** Whether a saved access token has expired or will within a minute (undefined: the platform did not say). */
 function expiresSoon(expiresAt: string | undefined): boolean {
   return expiresAt !== undefined && Date.parse(expiresAt) - Date.now() < 60_000;
@@ -433,7 +401,8 @@ async function login(options: LoginOptions, loginSignal?: AbortSignal): Promise<
   const { accountId, authToken, transport } = await passwordLogin(options, loginSignal);
   const { username: _username, password: _password, ...settings } = options;
   try {
-    return new Client({ ...settings, accountId, authToken }, transport); // the login's settings are the client's
+    loginTransport = transport;
+    return new Client({ ...settings, accountId, authToken }); // the login's settings are the client's
   } catch (error) {
     await transport.close();
     throw error;

@@ -14,6 +14,7 @@ import {
 import type { IterateOptions, ListOptions } from "./config/options";
 import { recordArray, recordObject } from "./transport/response-checks";
 import { checkCollectionName, validateIterateOptions, validateListOptions } from "./config/validate-options";
+import { internalsOf } from "./client-internals";
 
 export type { PlatformRecord } from "./platform-record";
 
@@ -116,7 +117,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   ): Promise<RecordOf<T, R, {}>> {
     checkRecordBody("record", record);
     return this.checkWritten(
-      await this.#client.writeData("PUT", `${this.name}/create`, { body: record, signal: options.signal }),
+      await internalsOf(this.#client).writeData("PUT", `${this.name}/create`, { body: record, signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 
@@ -134,7 +135,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
   ): Promise<RecordOf<T, R, {}>> {
     const body = checkModifier(modifier);
     return this.checkWritten(
-      await this.#client.writeData("PATCH", this.recordPath(id), { body, signal: options.signal }),
+      await internalsOf(this.#client).writeData("PATCH", this.recordPath(id), { body, signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 
@@ -143,7 +144,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    * @example await client.materials.delete(id);
    */
   async delete(id: string, options: WriteOptions = {}): Promise<void> {
-    await this.#client.writeData("DELETE", this.recordPath(id), { signal: options.signal });
+    await internalsOf(this.#client).writeData("DELETE", this.recordPath(id), { signal: options.signal });
   }
 
   /**
@@ -153,7 +154,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
    */
   async copy<T extends object = never>(id: string, options: WriteOptions = {}): Promise<RecordOf<T, R, {}>> {
     return this.checkWritten(
-      await this.#client.writeData("POST", `${this.recordPath(id)}/copy`, { signal: options.signal }),
+      await internalsOf(this.#client).writeData("POST", `${this.recordPath(id)}/copy`, { signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 
@@ -176,7 +177,7 @@ export class Collection<R extends PlatformRecord = PlatformRecord> {
       );
     const body = checkImport(file);
     return this.checkWritten(
-      await this.#client.writeData("POST", "materials/import", { body, signal: options.signal }),
+      await internalsOf(this.#client).writeData("POST", "materials/import", { body, signal: options.signal }),
     ) as RecordOf<T, R, {}>;
   }
 

@@ -2,6 +2,7 @@
 // and where a resumed read must come from again. Collections page through it, and the frame
 // layer reads its tables and files through it; it is the one seam between the two.
 import { MAX_LIMIT, type Projection, type Query } from "../schemas";
+import { internalsOf } from "./client-internals";
 import type { Connection } from "./connection";
 import type { PlatformRecord } from "./platform-record";
 import type { ResolvedIterateOptions } from "./config/validate-options";
@@ -44,20 +45,21 @@ export class RecordWalker {
     onAnswer?: (answer: ReadAnswer | undefined) => void,
   ): AsyncIterable<PlatformRecord[]> {
     const client = this.#client;
+    const internals = internalsOf(client);
     // Without a concurrency of its own, a walk follows the client's link estimate page by page:
     // the first answer of a tunnel to a far platform raises a loopback guess of 3 to 6.
     const o =
       resolved.concurrency !== undefined
         ? { ...resolved, concurrency: resolved.concurrency }
         : Object.defineProperty({ ...resolved, concurrency: 0 }, "concurrency", {
-            get: () => client.defaultConcurrency,
+            get: () => internals.defaultConcurrency,
             enumerable: true,
           });
     const fetchPage: FetchPage = ({ query, projection }, signal, onReceived) => {
       const search = listSearch(query, projection);
       const onValidator =
         onAnswer && ((etag: string | undefined) => onAnswer(etag === undefined ? undefined : { search, etag }));
-      return client.getData(this.name, {
+      return internals.read(this.name, {
         search,
         signal,
         check: recordArray({ requireId: true, maxItems: projection.limit }),
@@ -65,12 +67,12 @@ export class RecordWalker {
         onReceived,
       });
     };
-    fetchPage.keptBytes = ({ query, projection }) => client.keptBytes(this.name, listSearch(query, projection));
+    fetchPage.keptBytes = ({ query, projection }) => internals.keptBytes(this.name, listSearch(query, projection));
     const endpoint = `GET ${new URL(client.baseUrl).pathname}/${this.name}`;
     const walk = () =>
       o.paging === "keyset" ? keysetPages(fetchPage, o, endpoint) : offsetPages(fetchPage, o, endpoint);
     // One request timed before the first pages are asked for (only while the link is unknown).
-    const pages = measuredFirst(() => client.measureLink(o.signal), walk);
+    const pages = measuredFirst(() => internals.measureLink(o.signal), walk);
     return o.stripId ? withoutIds(pages) : pages;
   }
 
@@ -137,12 +139,12 @@ export class RecordWalker {
     const url = new URL(this.#client.baseUrl);
     url.username = "";
     url.password = "";
-    return { platform: url.href.replace(/\/$/, ""), account: this.#client.identity };
+    return { platform: url.href.replace(/\/$/, ""), account: internalsOf(this.#client).identity };
   }
 
   /** Whether the client keeps answers in memory, so a finished read can be kept and confirmed (see `confirm`). */
   get keepsReads(): boolean {
-    return this.#client.keepsReads;
+    return internalsOf(this.#client).keepsReads;
   }
 
   /**
@@ -158,7 +160,7 @@ export class RecordWalker {
     const confirmSome = async (): Promise<void> => {
       while (confirmed && next < answers.length) {
         const answer = answers[next++];
-        if (!(await this.#client.revalidate(this.name, { ...answer.search }, answer.etag, merged))) {
+        if (!(await internalsOf(this.#client).revalidate(this.name, { ...answer.search }, answer.etag, merged))) {
           confirmed = false;
           stop.abort();
         }

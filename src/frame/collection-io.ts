@@ -4,9 +4,9 @@
 // through the client's public `RecordWalker`; table reads load collection-reads.ts alone.
 import type { Progress } from "../client/config/options";
 import { planTableRead, rowsOf, type FrameIterateOptions, type TableRead } from "./collection-reads";
-import { writeRows, type CsvExportOptions, type ExportOptions, type PageSource } from "./export/export";
+import { writeRows, type ExportCsvOptions, type ExportOptions, type PageSource } from "./export/export";
 import { reportWarnings } from "./table/warnings";
-import { checkParquetOptions, writeParquet, type ParquetExportOptions, type ResolvedParquet } from "./export/parquet";
+import { checkParquetOptions, writeParquet, type ExportParquetOptions, type ResolvedParquet } from "./export/parquet";
 import { loadArrow, readArrow } from "./export/arrow";
 import { checkPartitions } from "../client/paging/partitions";
 import { ValidationError } from "../errors";
@@ -28,14 +28,14 @@ import { planHive, type HivePlan } from "./export/dataset/hive-router";
 import { DATASET_ROWS_HELD, RowBudget } from "./export/dataset/row-budget";
 
 /** `collection.exportCsv(target, options)`. */
-export type CollectionCsvOptions = FrameIterateOptions & CsvExportOptions & PartitionOptions & ResumeOptions;
+export type CollectionCsvOptions = FrameIterateOptions & ExportCsvOptions & PartitionOptions & ResumeOptions;
 
 /** `collection.exportNdjson(target, options)`. */
 export type CollectionNdjsonOptions = FrameIterateOptions & ExportOptions & PartitionOptions & ResumeOptions;
 
 /** `collection.exportParquet(target, options)`. */
 export type CollectionParquetOptions = FrameIterateOptions &
-  ParquetExportOptions &
+  ExportParquetOptions &
   PartitionOptions &
   PartitionByOptions &
   ResumeOptions;

@@ -16,7 +16,7 @@ import { frameFromColumns, loadDanfo } from "./dataframe/danfo";
 import type { DataFrame } from "./dataframe/dataframe";
 import type { TableOptions } from "./dataframe/to-dataframe";
 import type { PageSource } from "./export/export";
-import { loadArrow, readArrow, type ArrowOptions, type ArrowTable } from "./export/arrow";
+import { loadArrow, readArrow, type ToArrowOptions, type ArrowTable } from "./export/arrow";
 import { copyColumns, keptReads } from "./kept-reads";
 import { checkQueryPaths } from "./query-paths";
 import { defaultColumnsOf, rowsPerUnit, unitRows } from "./unit-rows";
@@ -68,7 +68,7 @@ export function refuseUnusedOptions(options: object, known: readonly string[], m
 }
 
 /** `collection.toArrow(options)`. */
-export type CollectionArrowOptions = FrameIterateOptions & ArrowOptions;
+export type CollectionArrowOptions = FrameIterateOptions & ToArrowOptions;
 
 /** A table read, checked once: the columns and the walk that fetches exactly what they need. */
 export interface TableRead {

@@ -6,10 +6,10 @@ export type { Cell } from "./table/column-builder";
 export type { FrameIterateOptions, CollectionFrameOptions, CollectionArrowOptions } from "./collection-reads";
 export type { CollectionCsvOptions, CollectionNdjsonOptions, CollectionParquetOptions } from "./collection-io";
 export { exportParquet } from "./export/parquet";
-export type { ParquetExportOptions, ParquetCompression } from "./export/parquet";
+export type { ExportParquetOptions, ParquetCompression } from "./export/parquet";
 export type { ColumnType } from "./table/column-types";
 export { toArrow } from "./export/arrow";
-export type { ArrowTable, ArrowVector, ArrowOptions } from "./export/arrow";
+export type { ArrowTable, ArrowVector, ToArrowOptions } from "./export/arrow";
 export type { PartitionOptions, PartitionedExportResult } from "./export/partitioned-export";
 export type { PartitionByOptions } from "./export/dataset/hive-export";
 export { DEFAULT_COLUMNS } from "./table/column-spec";
@@ -19,7 +19,8 @@ export type {
   PageSource,
   TableSource,
   ExportOptions,
-  CsvExportOptions,
+  ExportCsvOptions,
+  ExportNdjsonOptions,
   ExportResult,
 } from "./export/export";
 export type { FrameWarning, ReadOptions } from "./table/row-reader";
@@ -35,3 +36,4 @@ export type {
   LinkedColumn,
 } from "./results/results-plan";
 export { JOB_COLUMNS, PROJECT_COLUMNS, PROPERTY_COLUMNS, WORKFLOW_COLUMNS } from "./unit-rows";
+export type { CsvExportOptions, ParquetExportOptions, ArrowOptions } from "./deprecated-options";

@@ -194,7 +194,8 @@ export function parseUser(spec: UserAccount | string): UserAccount {
     return checkUser(spec.username, spec.password);
   }
   const colon = spec.indexOf(":");
-  if (colon === -1) throw new ServerOptionsError("A user must be given as NAME:PASSWORD (e.g. --user alice:s3cret).");
+  if (colon === -1)
+    throw new ServerOptionsError('A user must be given as NAME:PASSWORD (e.g. "alice:s3cret").', { option: "users" });
   return checkUser(spec.slice(0, colon), spec.slice(colon + 1));
 }
 
@@ -324,7 +325,8 @@ export function resolveOptions(options: StartServerOptions) {
   }
   if (users.length === 0 && !isLoopbackHost(host)) {
     throw new ServerOptionsError(
-      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own accounts (--user NAME:PASSWORD or --users-file FILE; from code, the users option), or listen on 127.0.0.1.`,
+      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own accounts (the users option, each NAME:PASSWORD), or listen on 127.0.0.1.`,
+      { option: "users" },
     );
   }
   return {

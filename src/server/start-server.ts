@@ -185,13 +185,16 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
       const reasons: Record<string, string> = {
-        EADDRINUSE: `port ${port} is already in use; pick another with --port (0 picks a free one)`,
+        EADDRINUSE: `port ${port} is already in use; pick another port (0 picks a free one)`,
         EADDRNOTAVAIL: `the address ${host} is not available on this machine`,
         EACCES: `no permission to listen on port ${port}; use a port above 1023`,
         ENOTFOUND: `the host name ${host} cannot be resolved`,
       };
+      const option = error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" ? "host" : "port";
       reject(
-        new ServerOptionsError(`Cannot listen on ${host}:${port}: ${reasons[error.code ?? ""] ?? error.message}.`),
+        new ServerOptionsError(`Cannot listen on ${host}:${port}: ${reasons[error.code ?? ""] ?? error.message}.`, {
+          option,
+        }),
       );
     };
     const onListening = () => {

@@ -20,6 +20,7 @@ const { startLinkProxy } = require("../../bench/lib/link-proxy.js") as {
   }) => Promise<{ port: number; close(): Promise<void> }>;
 };
 import { startTestServer } from "../server/helpers";
+import { internalsOf } from "../../src/client/client-internals";
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -70,20 +71,20 @@ describe("compressed transfer", () => {
       () => tunnel.close(),
       () => near.close(),
     );
-    expect([tunnel.defaultConcurrency, near.defaultConcurrency]).toEqual([3, 3]); // the hostname's guess, before any answer
+    expect([internalsOf(tunnel).defaultConcurrency, internalsOf(near).defaultConcurrency]).toEqual([3, 3]); // the hostname's guess, before any answer
     const pages: number[] = [];
     for await (const page of tunnel.materials.pages({ pageSize: 5 })) pages.push(page.length);
     for await (const page of near.materials.pages({ pageSize: 5 })) pages.push(page.length);
     expect(pages.reduce((a, b) => a + b, 0)).toBe(58);
-    expect(tunnel.defaultConcurrency).toBe(6);
+    expect(internalsOf(tunnel).defaultConcurrency).toBe(6);
     // The near link is recognised by its shortest time to a first byte; on a machine whose cores
     // are all busy a dozen answers may all come late, so it asks a few more (as a user's next
     // reads would) until one comes back within the near bound. 60 ms each way never does.
-    for (let i = 0; i < 40 && near.defaultConcurrency !== 3; i++)
+    for (let i = 0; i < 40 && internalsOf(near).defaultConcurrency !== 3; i++)
       await near.materials.list({ projection: { limit: 1 } });
-    expect(near.defaultConcurrency).toBe(3);
+    expect(internalsOf(near).defaultConcurrency).toBe(3);
     for (let i = 0; i < 3; i++) await tunnel.materials.list({ projection: { limit: 1 } });
-    expect(tunnel.defaultConcurrency).toBe(6);
+    expect(internalsOf(tunnel).defaultConcurrency).toBe(6);
     expect(linkGuess(new URL("https://platform.mat3ra.com/api/2018-10-01"))).toBe("far");
     for (const local of ["http://127.0.0.1:4000", "http://localhost:4000", "http://[::1]:4000", "http://127.1.2.3"])
       expect(linkGuess(new URL(local))).toBe("near");

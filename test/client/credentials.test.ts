@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
 import { join } from "node:path";
-import { Client, CredentialsFileError, ValidationError, startServer, type ServerHandle } from "../../src";
+import { Client, CredentialsFileError, ValidationError } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import {
   credentialsPath,
   deleteProfile,
@@ -18,6 +19,7 @@ import {
 import { resolvePlatform } from "../../src/client/config/platform-source";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli } from "../cli-export/run-cli";
+import { internalsOf } from "../../src/client/client-internals";
 
 // Issue 16: the platform's own variable names, Bearer tokens, and a login saved once
 // (`matframe login`) in a file only its owner can read.
@@ -92,8 +94,8 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     expect(lastHeaders().authorization).toBe(`Bearer ${server.authToken}`);
     expect(lastHeaders()["x-auth-token"]).toBeUndefined();
     expect(client.accountId).toBeUndefined();
-    expect(client.identity).toMatch(/^bearer:[0-9a-f]{16}$/);
-    expect(client.identity).not.toContain(server.authToken.slice(0, 8));
+    expect(internalsOf(client).identity).toMatch(/^bearer:[0-9a-f]{16}$/);
+    expect(internalsOf(client).identity).not.toContain(server.authToken.slice(0, 8));
     await client.close();
   });
 

@@ -72,15 +72,19 @@ describe("the directory cache on the request path", () => {
   it("makes no synchronous file call while a client reads and revalidates through it", () => {
     const dir = join(root, "sync");
     const index = join(__dirname, "../../dist/index.js");
+    const serverEntry = join(__dirname, "../../dist/server/index.js");
+    const internals = join(__dirname, "../../dist/client/client-internals.js");
     // Node prints a trace for each synchronous I/O call made after the first turn of the event
     // loop (--trace-sync-io); none may come from the cache.
     const script = `
-      const { Client, startServer } = require(${JSON.stringify(index)});
+      const { Client } = require(${JSON.stringify(index)});
+      const { startServer } = require(${JSON.stringify(serverEntry)});
+      const { internalsOf } = require(${JSON.stringify(internals)});
       (async () => {
         const server = await startServer({ port: 0 });
         const login = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
         const { accountId } = login;
-        const client = new Client({ baseUrl: server.baseUrl, ...login.savedCredentials(), cache: { dir: ${JSON.stringify(dir)} } });
+        const client = new Client({ baseUrl: server.baseUrl, ...internalsOf(login).savedCredentials(), cache: { dir: ${JSON.stringify(dir)} } });
         for (let i = 0; i < 2; i++) for await (const _ of client.materials.iterate({ pageSize: 10 })) {}
         await client.close();
         await server.close();

@@ -4,15 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { createServer, type Server, type Socket } from "node:net";
-import {
-  AbortError,
-  Client,
-  ConnectionError,
-  TimeoutError,
-  ValidationError,
-  startServer,
-  type ServerHandle,
-} from "../../src";
+import { AbortError, Client, ConnectionError, TimeoutError, ValidationError } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { rawLogin } from "../support/raw-login";
 import { runCli, startCli } from "../cli-export/run-cli";

@@ -5,13 +5,13 @@ import {
   PermissionDeniedError,
   StructureError,
   ValidationError,
-  startServer,
   toPoscar,
   toCif,
   type MaterialRecord,
-  type ServerHandle,
 } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import { startFaultServer } from "../support/fault-server";
+import { internalsOf } from "../../src/client/client-internals";
 
 // Issue 16: the whole loop from the client, against the local platform over HTTP: create,
 // update, copy, import, delete; inputs checked before sending; writes never sent twice.
@@ -120,7 +120,7 @@ describe("writing records", () => {
   });
 
   it("a Bearer client writes too", async () => {
-    const { authToken } = (client as unknown as { savedCredentials(): { authToken: string } }).savedCredentials();
+    const { authToken } = internalsOf(client).savedCredentials();
     const bearer = new Client({ baseUrl: server.baseUrl, accessToken: authToken });
     const created = await bearer.materials.create({ name: "by bearer", formula: "Si" });
     expect(created.owner).toMatchObject({ slug: "ada" });

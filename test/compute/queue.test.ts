@@ -122,7 +122,7 @@ describe("the job queue", () => {
       ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
       const ended = await waitForEnd(server, demo, id, 30_000);
       expect(ended.status).toBe("error");
-      expect(ended.localRun.reason).toMatch(/ran past its time limit of 0\.5 s .*--job-time-limit/);
+      expect(ended.localRun.reason).toMatch(/ran past its time limit of 0\.5 s .*the server's operator sets the limit/);
       expect(alive(pidOf(id)!)).toBe(false);
     } finally {
       await server.close();

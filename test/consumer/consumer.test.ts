@@ -153,6 +153,9 @@ describe("matframe in a fresh project, installed as the README says", { timeout:
 
     const esm = await node("esm.mjs");
     expect(esm).toEqual({ client: "function", server: "function", version: "2018-10-01", show: "function" });
+    // The local platform is `matframe/server`'s alone: the root's runtime exports leave it out.
+    const entries = await node("entries.cjs");
+    expect(entries).toEqual({ rootStartServer: false, rootClient: "function", serverStartServer: "function" });
   });
 
   it("with danfojs-node installed as the README says, DataFrames are typed and work", async () => {

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { Client, ResumeError, startServer, type ServerHandle } from "../../src";
+import { Client, ResumeError } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer, type LoggedRequest } from "../support/fault-server";
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OptimadeClient, startServer, type ServerHandle } from "../../src";
+import { OptimadeClient } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import { runCli } from "../cli-export/run-cli";
 import {
   referenceClient,

@@ -135,7 +135,7 @@ describe("the demo account and the host", () => {
         (e: unknown) => e,
       );
       expect(error, host).toBeInstanceOf(ServerOptionsError);
-      expect((error as Error).message).toMatch(/demo\/demo.*--user NAME:PASSWORD/);
+      expect((error as Error).message).toMatch(/demo\/demo.*the users option/);
     }
     // Loopback is fine.
     const local = await startServer({ host: "localhost", port: 0 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { Client, StructureError, fromCif, fromPoscar, toCif, startServer, type ServerHandle } from "../../src";
+import { Client, StructureError, fromCif, fromPoscar, toCif } from "../../src";
+import { startServer, type ServerHandle } from "../../src/server";
 import { login, PREFIX, rawRequest, type Session } from "../server/helpers";
 
 // Small hostile writes, as an outside probe sent them: each one either killed the server (a

@@ -19,7 +19,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { Client, CredentialsFileError, ResumeError, startServer } from "../../src";
+import { Client, CredentialsFileError, ResumeError } from "../../src";
+import { startServer } from "../../src/server";
 import { readProfile, saveProfile } from "../../src/client/config/profile";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
@@ -132,7 +133,7 @@ describe("a lock whose holder is gone, though its pid is in use", () => {
     const first = await startServer({ port: 0, store });
     try {
       await expect(startServer({ port: 0, store })).rejects.toThrow(
-        new RegExp(`in use by another matframe serve \\(process ${process.pid}\\)`),
+        new RegExp(`in use by another matframe server \\(process ${process.pid}\\)`),
       );
     } finally {
       await first.close();

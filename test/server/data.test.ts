@@ -133,7 +133,7 @@ describe("accounts and hosts", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(ServerOptionsError);
-      expect((error as Error).message).toMatch(/--user NAME:PASSWORD/);
+      expect((error as Error).message).toMatch(/the users option, each NAME:PASSWORD/);
     }
   });
 

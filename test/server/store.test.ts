@@ -56,7 +56,7 @@ describe("startServer({ store })", () => {
     const first = await startTestServer({ store });
     try {
       await expect(startTestServer({ store })).rejects.toThrow(
-        /The store .* is in use by another matframe serve \(process \d+\); stop that one, or give this server another --store/,
+        /The store .* is in use by another matframe server \(process \d+\); stop that one, or give this server another store directory/,
       );
     } finally {
       await first.close();
@@ -258,6 +258,6 @@ describe("matframe serve --store and kill -9", () => {
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(1);
-    expect(stderr).toMatch(/--store .*needs the optional package lmdb.*npm install lmdb/s);
+    expect(stderr).toMatch(/store .*needs the optional package lmdb.*npm install lmdb.*\(matframe serve: --store\)/s);
   });
 });

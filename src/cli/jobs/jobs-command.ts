@@ -139,7 +139,7 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signalled) process.exit(signal === "SIGINT" ? 130 : 143);
     signalled = signal;
-    controller.abort(new Error(`interrupted by ${signal}`));
+    controller.abort(new AbortError(`Interrupted by ${signal}.`));
   };
   let session: JobsSession | undefined;
   try {

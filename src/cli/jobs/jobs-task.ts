@@ -1,6 +1,6 @@
 // What `matframe jobs` does, as functions of a client and options: the command only parses its
 // flags and prints. Each reports through callbacks and prints nothing.
-import { Client } from "../../client/client";
+import { type Client, connectClient } from "../../client/client";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../../client/config/platform-source";
 import type { DownloadedFile } from "../../client/collections";
 import type { JobWaitProgress } from "../../client/collections";
@@ -51,7 +51,7 @@ export async function openJobsSession(options: JobsPlatformOptions): Promise<Job
       `${names?.baseUrl ?? "baseUrl"} is needed: name the platform whose jobs to use with --base-url (e.g. http://127.0.0.1:4000 for \`matframe serve\`), MATFRAME_BASE_URL or API_HOST, or run \`matframe login\` once to save one.`,
     );
   }
-  const client = await Client.connect(resolved, {}, signal);
+  const client = await connectClient(resolved, {}, signal);
   const loggedIn = resolved.credentials.kind === "login";
   return {
     client,

@@ -5,6 +5,7 @@ import { ValidationError } from "../../errors";
 import type { PlatformRecord } from "../platform-record";
 import type { Connection } from "../connection";
 import type { WriteOptions } from "../writes";
+import { internalsOf } from "../client-internals";
 
 /** `createSet(name, options)`. */
 export interface CreateSetOptions extends WriteOptions {
@@ -69,7 +70,10 @@ export async function moveRecordsToSet(
   const moved: unknown[] = [];
   for (const id of list)
     moved.push(
-      await connection.writeData("POST", `${collection}/${encodeURIComponent(id)}/move-to-set`, { search, signal }),
+      await internalsOf(connection).writeData("POST", `${collection}/${encodeURIComponent(id)}/move-to-set`, {
+        search,
+        signal,
+      }),
     );
   return moved;
 }

@@ -6,6 +6,7 @@ import { moveRecordsToSet, movedRecords, setBody, type CreateSetOptions, type Mo
 import { checkJobFiles, downloadJobFile, localName, type DownloadedFile, type DownloadOptions } from "./job-files";
 import { waitForJobs, type WaitForJobsOptions } from "./job-wait";
 import type { WriteOptions } from "../writes";
+import { internalsOf } from "../client-internals";
 
 /** A record named by its `_id`, or the record itself (anything with an `_id`). */
 export type RecordReference = string | { readonly _id: string };
@@ -71,7 +72,7 @@ export class JobsCollection extends Collection<JobRecord> {
   ): Promise<RecordOf<T, JobRecord, {}>> {
     const body = jobBody(job);
     return this.checkWritten(
-      await this.connection.writeData("PUT", `${this.name}/create`, { body, signal: options.signal }),
+      await internalsOf(this.connection).writeData("PUT", `${this.name}/create`, { body, signal: options.signal }),
     ) as RecordOf<T, JobRecord, {}>;
   }
 
@@ -161,7 +162,7 @@ export class JobsCollection extends Collection<JobRecord> {
   async createSet(name: string, options: CreateSetOptions = {}): Promise<JobRecord> {
     const body = setBody(name, options);
     return this.checkWritten(
-      await this.connection.writeData("PUT", `${this.name}/create-set`, { body, signal: options.signal }),
+      await internalsOf(this.connection).writeData("PUT", `${this.name}/create-set`, { body, signal: options.signal }),
     ) as JobRecord;
   }
 
@@ -178,7 +179,7 @@ export class JobsCollection extends Collection<JobRecord> {
   }
 
   async #verb(id: string, verb: "submit" | "terminate", options: WriteOptions): Promise<JobRecord> {
-    const answer = await this.connection.writeData("POST", `${this.recordPath(id)}/${verb}`, {
+    const answer = await internalsOf(this.connection).writeData("POST", `${this.recordPath(id)}/${verb}`, {
       signal: options.signal,
     });
     // The platform's own answer may carry no record (its Python client reads none): read it then.

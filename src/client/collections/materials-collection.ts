@@ -1,6 +1,7 @@
 import type { MaterialRecord } from "../../schemas";
 import { Collection } from "../collection";
 import { moveRecordsToSet, movedRecords, setBody, type CreateSetOptions, type MoveToSetOptions } from "./entity-sets";
+import { internalsOf } from "../client-internals";
 
 /**
  * `client.materials`: a collection of material records, with the platform's sets. A set is a
@@ -16,7 +17,7 @@ export class MaterialsCollection extends Collection<MaterialRecord> {
   async createSet(name: string, options: CreateSetOptions = {}): Promise<MaterialRecord> {
     const body = setBody(name, options);
     return this.checkWritten(
-      await this.connection.writeData("PUT", `${this.name}/create-set`, { body, signal: options.signal }),
+      await internalsOf(this.connection).writeData("PUT", `${this.name}/create-set`, { body, signal: options.signal }),
     ) as MaterialRecord;
   }
 

@@ -2,6 +2,7 @@ import { NotFoundError, ValidationError } from "../../errors";
 import type { WorkflowRecord } from "../../schemas";
 import { Collection } from "../collection";
 import type { WriteOptions } from "../writes";
+import { internalsOf } from "../client-internals";
 
 /** A workflow named by its `_id`, by a record that has one, or (for the bank's) by `systemName` or `name`. */
 export type WorkflowReference = string | { readonly _id: string };
@@ -59,7 +60,7 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
   async copyFromBank(reference: WorkflowReference, options: WriteOptions = {}): Promise<WorkflowRecord> {
     const found = await this.findInBank(reference, options);
     return this.checkWritten(
-      await this.connection.writeData("POST", `bank-workflows/${encodeURIComponent(found._id)}/copy`, {
+      await internalsOf(this.connection).writeData("POST", `bank-workflows/${encodeURIComponent(found._id)}/copy`, {
         signal: options.signal,
       }),
     ) as WorkflowRecord;

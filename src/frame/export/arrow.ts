@@ -38,7 +38,7 @@ export interface ArrowTable {
 }
 
 /** Options of `collection.toArrow`, beside the walk's. */
-export interface ArrowOptions extends TableOptions {
+export interface ToArrowOptions extends TableOptions {
   /**
    * Column types by name; the others come from the platform's schema or from every value read.
    * @default inferred: numbers -> double, booleans -> boolean, anything else -> string
@@ -86,7 +86,11 @@ export function loadArrow(): ArrowModule {
  * Reads the pages into an Arrow table with the planned columns: double, int32/int64, boolean
  * and UTF-8 vectors with nulls as nulls. Types not given or known come from every value read.
  */
-export async function readArrow(pages: PageSource, plan: ColumnPlan, options: ArrowOptions = {}): Promise<ArrowTable> {
+export async function readArrow(
+  pages: PageSource,
+  plan: ColumnPlan,
+  options: ToArrowOptions = {},
+): Promise<ArrowTable> {
   const a = (options.arrow as ArrowModule | undefined) ?? loadArrow(); // before the first request
   const given = checkColumnTypes(plan, options.types);
   const reader = new RowReader(plan, options);
@@ -137,7 +141,7 @@ export async function readArrow(pages: PageSource, plan: ColumnPlan, options: Ar
  */
 export async function toArrow(
   records: Iterable<unknown> | AsyncIterable<unknown> | DataFrame,
-  options: ArrowOptions = {},
+  options: ToArrowOptions = {},
 ): Promise<ArrowTable> {
   if (isDataFrame(records)) {
     const { pages, plan, types } = frameSource(records, options.columns);

@@ -37,7 +37,7 @@ export function planSource(
   return { pages: source, plan: planColumns(options.columns, options) };
 }
 
-/** Options of `exportCsv` and `exportNdjson`. */
+/** What every export takes (`exportCsv`, `exportNdjson`, `exportParquet`): the table, `force`, `onProgress`. */
 export interface ExportOptions extends TableOptions {
   /**
    * Overwrite an existing file at the target path.
@@ -48,8 +48,11 @@ export interface ExportOptions extends TableOptions {
   onProgress?: (progress: Progress) => void;
 }
 
+/** Options of `exportNdjson`: those of every export; NDJSON has no settings of its own. */
+export type ExportNdjsonOptions = ExportOptions;
+
 /** Options of `exportCsv`. */
-export interface CsvExportOptions extends ExportOptions {
+export interface ExportCsvOptions extends ExportOptions {
   /**
    * Write a header line of column names first.
    * @default true
@@ -105,7 +108,7 @@ const NDJSON: Format = { header: () => "", line: ndjsonLineFormatter };
 export async function exportCsv(
   source: TableSource,
   target: ExportTarget,
-  options: CsvExportOptions = {},
+  options: ExportCsvOptions = {},
 ): Promise<ExportResult> {
   const { pages, plan } = planSource(source, options);
   return writeRows(pages, target, "csv", plan, options);
@@ -115,7 +118,7 @@ export async function exportCsv(
 export async function exportNdjson(
   source: TableSource,
   target: ExportTarget,
-  options: ExportOptions = {},
+  options: ExportNdjsonOptions = {},
 ): Promise<ExportResult> {
   const { pages, plan } = planSource(source, options);
   return writeRows(pages, target, "ndjson", plan, options);
@@ -130,7 +133,7 @@ export async function writeRows(
   target: ExportTarget | ResumableFile,
   rowFormat: RowFormat,
   plan: ColumnPlan,
-  options: CsvExportOptions,
+  options: ExportCsvOptions,
 ): Promise<ExportResult> {
   const format = rowFormat === "csv" ? CSV(options.header ?? true, options.escapeFormulas ?? true) : NDJSON;
   const output = await openTableOutput(target, options.force);
@@ -257,7 +260,7 @@ export class Sink {
         else resolve();
       };
       const onDrain = (): void => done();
-      const onClose = (): void => done(new Error("the stream was closed before the export finished"));
+      const onClose = (): void => done(this.closedEarly());
       this.stream.on("drain", onDrain);
       this.stream.on("error", done);
       this.stream.on("close", onClose);
@@ -268,12 +271,19 @@ export class Sink {
   check(): void {
     if (this.failure !== undefined) throw this.wrap(this.failure);
     if (this.stream.destroyed || this.stream.writableEnded) {
-      throw this.wrap(new Error("the stream was closed before the export finished"));
+      throw this.closedEarly();
     }
   }
 
   release(): void {
     this.stream.off("error", this.onError);
+  }
+
+  private closedEarly(): OutputError {
+    return new OutputError(
+      `Cannot write ${this.target ?? "the output stream"}: the stream was closed before the export finished.`,
+      this.target,
+    );
   }
 
   private wrap(error: unknown): OutputError {

@@ -43,7 +43,7 @@ import {
 export type ParquetCompression = "snappy" | "gzip" | "none";
 
 /** Options of `exportParquet`. */
-export interface ParquetExportOptions extends ExportOptions {
+export interface ExportParquetOptions extends ExportOptions {
   /**
    * Page compression. Snappy (the Parquet default that Spark, DuckDB and pandas write) costs
    * little time; gzip makes smaller files for ~2x the write time (docs/exports.md, "Parquet and Arrow").
@@ -94,7 +94,7 @@ const PHYSICAL: Record<ColumnType, string> = {
 const PAGE_SIZE = 1 << 20;
 
 /** Checks the Parquet-only options once, at the public entry. */
-export function checkParquetOptions(plan: ColumnPlan, options: ParquetExportOptions): ResolvedParquet {
+export function checkParquetOptions(plan: ColumnPlan, options: ExportParquetOptions): ResolvedParquet {
   const compression = options.compression ?? "snappy";
   if (!(compression in CODECS)) {
     throw new ValidationError(
@@ -145,7 +145,7 @@ export async function writeParquet(
   pages: PageSource,
   target: ExportTarget | ResumableFile,
   plan: ColumnPlan,
-  options: ParquetExportOptions,
+  options: ExportParquetOptions,
   resolved: ResolvedParquet = checkParquetOptions(plan, options),
 ): Promise<ExportResult> {
   const hp = loadWriter();
@@ -354,7 +354,7 @@ export async function writeParquet(
 export async function exportParquet(
   source: TableSource,
   target: ExportTarget,
-  options: ParquetExportOptions = {},
+  options: ExportParquetOptions = {},
 ): Promise<ExportResult> {
   const { pages, plan, types } = planSource(source, options);
   const resolved = checkParquetOptions(plan, options);

@@ -14,15 +14,15 @@ import { ResumeError, ValidationError } from "../../errors";
 import type { Query } from "../../schemas";
 import { readFrame } from "../collection-reads";
 import type { DataFrame } from "../dataframe/dataframe";
-import { readArrow, type ArrowOptions, type ArrowTable } from "../export/arrow";
+import { readArrow, type ToArrowOptions, type ArrowTable } from "../export/arrow";
 import {
   writeRows,
-  type CsvExportOptions,
+  type ExportCsvOptions,
   type ExportResult,
   type ExportTarget,
   type PageSource,
 } from "../export/export";
-import { checkParquetOptions, writeParquet, type ParquetExportOptions } from "../export/parquet";
+import { checkParquetOptions, writeParquet, type ExportParquetOptions } from "../export/parquet";
 import { checkResume, continueWalk, type ResumeOptions, type ResumeRequest } from "../export/resume/resume-plan";
 import { ResumableFile } from "../export/resume/resumable-file";
 import {
@@ -57,12 +57,12 @@ export interface OptimadeReadOptions extends Omit<OptimadeIterateOptions, "field
 /** `op.structures.toDataFrame(options)`. */
 export type OptimadeFrameOptions = OptimadeReadOptions & Omit<TableOptions, "columns">;
 /** `op.structures.toArrow(options)`. */
-export type OptimadeArrowOptions = OptimadeReadOptions & Omit<ArrowOptions, "columns" | "onProgress">;
+export type OptimadeArrowOptions = OptimadeReadOptions & Omit<ToArrowOptions, "columns" | "onProgress">;
 /** `op.structures.exportCsv` / `exportNdjson`. */
-export type OptimadeCsvOptions = OptimadeReadOptions & Omit<CsvExportOptions, "columns" | "onProgress"> & ResumeOptions;
+export type OptimadeCsvOptions = OptimadeReadOptions & Omit<ExportCsvOptions, "columns" | "onProgress"> & ResumeOptions;
 /** `op.structures.exportParquet`. */
 export type OptimadeParquetOptions = OptimadeReadOptions &
-  Omit<ParquetExportOptions, "columns" | "onProgress"> &
+  Omit<ExportParquetOptions, "columns" | "onProgress"> &
   ResumeOptions;
 /** `op.structures.exportStructures`. */
 export type OptimadeStructureOptions = Omit<OptimadeReadOptions, "columns"> &

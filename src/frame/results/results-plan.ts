@@ -5,8 +5,8 @@ import { ValidationError } from "../../errors";
 import type { Fields } from "../../schemas";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
 import { knownType, type ColumnType } from "../table/column-types";
-import type { CsvExportOptions, ExportOptions } from "../export/export";
-import type { ParquetExportOptions } from "../export/parquet";
+import type { ExportCsvOptions, ExportOptions } from "../export/export";
+import type { ExportParquetOptions } from "../export/parquet";
 import type { Progress } from "../../client/config/options";
 import type { WarningHandler } from "../table/warnings";
 import { planResultsQuery, type ResultsQuery } from "./results-query";
@@ -62,11 +62,11 @@ export interface ResultsFrameOptions {
 }
 
 /** `client.results.exportCsv(target, options)`. */
-export type ResultsCsvOptions = ResultsFrameOptions & CsvExportOptions;
+export type ResultsCsvOptions = ResultsFrameOptions & ExportCsvOptions;
 /** `client.results.exportNdjson(target, options)`. */
 export type ResultsNdjsonOptions = ResultsFrameOptions & ExportOptions;
 /** `client.results.exportParquet(target, options)`. */
-export type ResultsParquetOptions = ResultsFrameOptions & ParquetExportOptions;
+export type ResultsParquetOptions = ResultsFrameOptions & ExportParquetOptions;
 
 /** The columns every results table starts with, in this order. */
 export const RESULT_COLUMNS: readonly string[] = Object.freeze([

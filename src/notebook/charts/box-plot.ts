@@ -32,7 +32,7 @@ export interface BoxPlotOptions extends ChartOptions {
  * await boxPlot(df, { x: "model.hubbardType", y: "band_gaps.indirect", yUnit: "eV" });
  */
 export async function boxPlot(table: TableInput, options: BoxPlotOptions): Promise<Chart> {
-  const { groups } = distributionOf(recordsOf(table), options.y, options.x, "boxPlot");
+  const { groups } = distributionOf(recordsOf(table), options.y, options.x, "boxPlot", "y");
   const values = [...groups].flatMap(([group, numbers]) => numbers.map((value) => ({ group, value })));
   const yTitle = axisTitle(options.y, options.yTitle, options.yUnit);
   return renderChart(

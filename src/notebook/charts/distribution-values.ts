@@ -1,5 +1,6 @@
 // The numbers of a distribution chart: a numeric column's values, grouped by an optional category
 // column, missing values left out (and counted), anything else refused with the column named.
+import { ValidationError } from "../../errors";
 import { fieldValue } from "./chart";
 
 /** Shown for rows without a group, so that they are drawn rather than dropped. */
@@ -13,13 +14,15 @@ export interface Distribution {
 
 /**
  * Reads `column` (numbers; null, undefined and NaN are missing) of each record, grouped by `by`.
- * @throws TypeError naming the column and the value when a value is neither a number nor missing.
+ * @throws ValidationError of `option` (the chart's option that names `column`), naming the column
+ * and the value, when a value is neither a number nor missing, or when no row has a number.
  */
 export function distributionOf(
   records: readonly Record<string, unknown>[],
   column: string,
   by: string | undefined,
   chart: string,
+  option: string,
 ): Distribution {
   const groups = new Map<string, number[]>();
   let missing = 0;
@@ -30,7 +33,10 @@ export function distributionOf(
       continue;
     }
     if (typeof value !== "number" || !Number.isFinite(value))
-      throw new TypeError(`${chart}(): column "${column}" must hold numbers; a row has ${JSON.stringify(value)}.`);
+      throw new ValidationError(
+        option,
+        `${chart}(): column "${column}" must hold numbers; a row has ${JSON.stringify(value)}.`,
+      );
     const group = by === undefined ? "" : fieldValue(record, by);
     const name =
       by === undefined ? "" : group === null || group === undefined || group === "" ? NO_GROUP : String(group);
@@ -39,7 +45,10 @@ export function distributionOf(
     else groups.set(name, [value]);
   }
   if (groups.size === 0)
-    throw new TypeError(`${chart}(): column "${column}" has no numbers in any of the ${records.length} rows.`);
+    throw new ValidationError(
+      option,
+      `${chart}(): column "${column}" has no numbers in any of the ${records.length} rows.`,
+    );
   return { groups, missing };
 }
 

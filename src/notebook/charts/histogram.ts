@@ -1,3 +1,4 @@
+import { ValidationError } from "../../errors";
 import { axisTitle, chartFrame, renderChart, type Chart, type ChartOptions } from "./chart";
 import { binCounts, binEdges, distributionOf } from "./distribution-values";
 import { recordsOf, type TableInput } from "../tables/table-input";
@@ -45,8 +46,8 @@ export interface HistogramOptions extends ChartOptions {
 export async function histogram(table: TableInput, options: HistogramOptions): Promise<Chart> {
   const bins = options.bins ?? 20;
   if (!Number.isInteger(bins) || bins < 1 || bins > 1000)
-    throw new RangeError(`histogram(): bins must be a whole number from 1 to 1000; got ${String(bins)}.`);
-  const { groups } = distributionOf(recordsOf(table), options.x, options.color, "histogram");
+    throw new ValidationError("bins", `histogram(): bins must be a whole number from 1 to 1000; got ${String(bins)}.`);
+  const { groups } = distributionOf(recordsOf(table), options.x, options.color, "histogram", "x");
   const edges = binEdges([...groups.values()].flat(), bins);
   const values = [...groups].flatMap(([group, numbers]) =>
     binCounts(numbers, edges).map((count, i) => ({ start: edges[i], end: edges[i + 1], count, group })),

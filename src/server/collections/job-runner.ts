@@ -137,7 +137,7 @@ export class JobRunner {
             ...(ending ?? nothing()),
             status: "error",
             properties: [],
-            reason: `it ran past its time limit of ${minutes(stop.limitMs)} and was stopped (matframe serve --job-time-limit sets the limit).`,
+            reason: `it ran past its time limit of ${minutes(stop.limitMs)} and was stopped (the server's operator sets the limit).`,
           };
         }
         if (ending) await this.end(jobId, "active", ending);

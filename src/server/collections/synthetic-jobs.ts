@@ -6,7 +6,7 @@ import { DEFAULT_WORKFLOW_PATH } from "./workflows";
 
 /** Why a synthetic job has no results, as its record says. */
 export const SYNTHETIC_JOB_REASON =
-  "A synthetic job of a synthetic material (--synthetic, for scale): nobody computed this structure, so the job has no properties.";
+  "A synthetic job of a synthetic material (made up for scale): nobody computed this structure, so the job has no properties.";
 
 /** The public project the synthetic jobs belong to. */
 export function syntheticProject(): StoredRecord {

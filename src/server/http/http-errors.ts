@@ -1,9 +1,14 @@
+import { MatframeError } from "../../errors";
+
 /**
  * An error that becomes a JSend error response. Anything thrown while handling a request that is
  * not an `HttpError` is a bug in matframe and is answered with 500 (never with its message).
+ * Thrown inside the local platform's handlers and answered there; a MatframeError like every
+ * error of matframe's.
  */
-export class HttpError extends Error {
-  override readonly name = "HttpError";
+export class HttpError extends MatframeError {
+  override readonly code: string = "ERR_HTTP_ANSWER";
+  override readonly name: string = "HttpError";
 
   constructor(
     /** The HTTP status to answer with (4xx for the client's mistakes). */

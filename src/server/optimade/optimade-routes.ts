@@ -2,6 +2,7 @@
 // /optimade/v1, read without a login (they are the platform's public materials; what accounts
 // wrote stays theirs). Every answer, errors included, is in OPTIMADE's format.
 import type { IncomingMessage } from "node:http";
+import { MatframeError } from "../../errors";
 import { OPTIMADE_API_VERSION } from "../../schemas/optimade";
 import type { Reply, ServerState } from "../handlers/reply";
 import { parseFilter, type FilterNode } from "./filter-grammar";
@@ -28,8 +29,14 @@ const LIST_PARAMS = new Set([
   "api_hint",
 ]);
 
-/** An answer in OPTIMADE's error format (spec section 4.1.2, JSON:API errors). */
-class OptimadeHttpError extends Error {
+/**
+ * An answer in OPTIMADE's error format (spec section 4.1.2, JSON:API errors): thrown by the
+ * OPTIMADE routes and answered there.
+ */
+class OptimadeHttpError extends MatframeError {
+  override readonly code: string = "ERR_OPTIMADE_ANSWER";
+  override readonly name: string = "OptimadeHttpError";
+
   constructor(
     readonly status: number,
     readonly title: string,

@@ -101,6 +101,7 @@ function readMeta(fd: number, at: number): Meta | undefined {
 function damaged(file: string, why: string): ServerOptionsError {
   return new ServerOptionsError(
     `The store ${file} is damaged: ${why}. matframe will not open it. ` +
-      "Restore it from a backup, or move its directory away and start with an empty --store.",
+      "Restore it from a backup, or move its directory away and start with an empty store.",
+    { option: "store" },
   );
 }

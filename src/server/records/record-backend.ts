@@ -69,9 +69,9 @@ function loadLmdb(): LmdbOpen {
     // Loaded only with --store: an optional peer dependency with a native binary.
     return (require("lmdb") as { open: LmdbOpen }).open;
   } catch (error) {
-    throw new MissingDependencyError("lmdb", "matframe serve --store (keeping written records on disk)", {
+    throw new MissingDependencyError("lmdb", "The local platform's store (keeping written records on disk)", {
       cause: error,
-      hint: "Without --store, written records live in memory until the server stops.",
+      hint: "Without a store, written records live in memory until the server stops.",
     });
   }
 }
@@ -173,12 +173,13 @@ function takeStoreLock(dir: string): string {
   try {
     held = takePidLock(lock);
   } catch (error) {
-    throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`);
+    throw new ServerOptionsError(`Cannot lock the store ${dir}: ${(error as Error).message}.`, { option: "store" });
   }
   if (!held.taken) {
     throw new ServerOptionsError(
-      `The store ${dir} is in use by another matframe serve (${describeOwner(held.owner)}); stop that one, or give this server another --store. ` +
+      `The store ${dir} is in use by another matframe server (${describeOwner(held.owner)}); stop that one, or give this server another store directory. ` +
         `If no server uses it (that host is gone), remove ${path.join(dir, STORE_LOCK)}.`,
+      { option: "store" },
     );
   }
   return lock;
@@ -192,16 +193,21 @@ function preparePrivateDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`);
+    throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`, {
+      option: "store",
+    });
   }
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink())
-    throw new ServerOptionsError(`The store ${dir} is a symbolic link; give --store the real directory.`);
+    throw new ServerOptionsError(`The store ${dir} is a symbolic link; give the real directory as the store.`, {
+      option: "store",
+    });
   if (process.platform === "win32") return;
   if ((stat.mode & 0o022) !== 0) {
     throw new ServerOptionsError(
       `The store directory ${dir} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); matframe will not keep records there. ` +
-        `Run \`chmod 700 ${dir}\`, or give --store a directory of your own.`,
+        `Run \`chmod 700 ${dir}\`, or give a store directory of your own.`,
+      { option: "store" },
     );
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, stat.mode & 0o700);

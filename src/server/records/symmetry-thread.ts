@@ -15,7 +15,7 @@
 // search of each other account waiting. Waiting work is capped per account and in all; past a cap
 // the write is refused (503 with Retry-After) instead of queueing without end.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import { StructureError } from "../../errors";
+import { MatframeError, StructureError } from "../../errors";
 import type { StructureRecord } from "../../structure";
 import { SearchTimeout } from "../../structure/operations/search";
 import {
@@ -77,13 +77,21 @@ export interface SymmetryLimits {
   maxWaiting?: number;
 }
 
-/** Too much symmetry work is waiting: the write is answered 503 with `retryAfterSeconds`. */
-export class SymmetryQueueFull {
+/**
+ * Too much symmetry work is waiting: thrown by `SymmetryThread.find` and answered by the write
+ * handler with 503 and `retryAfterSeconds`.
+ */
+export class SymmetryQueueFull extends MatframeError {
+  override readonly code: string = "ERR_SYMMETRY_QUEUE_FULL";
+  override readonly name: string = "SymmetryQueueFull";
+
   constructor(
     /** Whose cap was reached: the caller's own, or the server's in all. */
     readonly whose: "account" | "server",
     readonly retryAfterSeconds: number,
-  ) {}
+  ) {
+    super(`The symmetry search queue of the ${whose} is full; retry in ${retryAfterSeconds} s.`);
+  }
 }
 
 /** A worker and the port it answers on (read synchronously when the budget runs out). */

@@ -190,14 +190,14 @@ export class WrittenRecords {
       if (more.records > 0 && records > this.quota.records) {
         throw new HttpError(
           403,
-          `Your account has ${records - more.records} records, its quota on this server (${this.quota.records}); delete some before creating more (matframe serve --quota-records sets the quota).`,
+          `Your account has ${records - more.records} records, its quota on this server (${this.quota.records}); delete some before creating more (the server's operator sets the quota).`,
         );
       }
       const bytes = (this.bytesByOwner.get(owner) ?? 0) + more.bytes;
       if (more.bytes > 0 && bytes > this.quota.bytes) {
         throw new HttpError(
           403,
-          `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (matframe serve --quota-mib sets the quota).`,
+          `This write would take your account's records to ${bytes} bytes, past its quota on this server (${this.quota.bytes} bytes); delete or shrink some records (the server's operator sets the quota).`,
         );
       }
     }

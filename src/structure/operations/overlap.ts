@@ -2,11 +2,15 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
+import { MatframeError } from "../../errors";
 import { LruCache } from "../../lru-cache";
 import { flatRotations, productTable, type M3, type V3 } from "./linear";
 
-/** Thrown when the search runs past its deadline. */
-export class SearchTimeout extends Error {}
+/** Thrown when the search runs past its deadline (the local platform's symmetry budget). */
+export class SearchTimeout extends MatframeError {
+  override readonly code: string = "ERR_SYMMETRY_TIMEOUT";
+  override readonly name: string = "SearchTimeout";
+}
 
 /** Throws a SearchTimeout once `Date.now()` is past the deadline, if there is one. */
 export function checkDeadline(deadline: number | undefined): void {

@@ -1,5 +1,6 @@
 // A consumer's script: client only, no danfojs-node or vega needed. Compiled with skipLibCheck off.
-import { Client, startServer, symmetryOf, MissingDependencyError, type MaterialRecord } from "matframe";
+import { Client, symmetryOf, MissingDependencyError, type MaterialRecord } from "matframe";
+import { startServer } from "matframe/server";
 import { barChart } from "matframe/notebook";
 
 async function main(): Promise<void> {

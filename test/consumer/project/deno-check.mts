@@ -1,6 +1,7 @@
 // matframe in a Deno script: imported from the project's node_modules by its package name, with
 // its types (the consumer test runs `deno check` and `deno run` on this file).
-import { API_VERSION, Client, startServer } from "matframe";
+import { API_VERSION, Client } from "matframe";
+import { startServer } from "matframe/server";
 import { matframeCommand, show, type Table } from "matframe/notebook";
 
 const server = await startServer({ port: 0 });

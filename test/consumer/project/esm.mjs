@@ -1,5 +1,6 @@
 // ESM import of the CommonJS package: named exports resolve.
-import { Client, startServer, API_VERSION } from "matframe";
+import { Client, API_VERSION } from "matframe";
+import { startServer } from "matframe/server";
 import { show } from "matframe/notebook";
 
 console.log(

@@ -1,6 +1,7 @@
 // A consumer's script with danfojs-node installed: the DataFrame is typed, never `any`; a
 // scientist filters it with a boolean mask, groups it, and writes the filtered table back to a file.
-import { Client, exportCsv, startServer, type DataFrame, type Series } from "matframe";
+import { Client, exportCsv, type DataFrame, type Series } from "matframe";
+import { startServer } from "matframe/server";
 
 async function main(): Promise<void> {
   const server = await startServer({ port: 0 });

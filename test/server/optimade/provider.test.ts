@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, OptimadeClient, OptimadeFilterError, startServer, type ServerHandle } from "../../../src";
+import { Client, OptimadeClient, OptimadeFilterError } from "../../../src";
+import { startServer, type ServerHandle } from "../../../src/server";
 
 // `matframe serve` as an OPTIMADE provider, read over HTTP by matframe's own OptimadeClient and
 // checked against the same materials read through the platform API.

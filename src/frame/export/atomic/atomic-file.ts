@@ -71,10 +71,7 @@ export async function checkTarget(target: string, force = false): Promise<string
   if (parent instanceof Error)
     throw new OutputError(`Cannot write ${target}: ${describeWriteError(parent, dir)}`, file, { cause: parent });
   if (!parent.isDirectory())
-    throw new OutputError(
-      `Cannot write ${target}: ${describeWriteError(Object.assign(new Error("not a directory"), { code: "ENOTDIR" }), dir)}`,
-      file,
-    );
+    throw new OutputError(`Cannot write ${target}: ${describeWriteError({ code: "ENOTDIR" }, dir)}`, file);
   return file;
 }
 

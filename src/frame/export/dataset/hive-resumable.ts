@@ -100,8 +100,9 @@ async function writeLocked(
     if (differences.length > 0) {
       throw new ResumeError(
         `The saved progress of ${target} is of another export: ${differences.join("; ")}. ` +
-          "Run again with the same options to continue it, or pass --restart (restart: true) to discard it.",
+          "Run again with the same options to continue it.",
         final,
+        { to: "to discard it" },
       );
     }
     // Killed after the folder took its name, before its state was removed: the dataset is whole.

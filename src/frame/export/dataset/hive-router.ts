@@ -34,7 +34,7 @@ export function planHive(plan: ColumnPlan, column: unknown): HivePlan {
   if (at < 0) {
     throw new ValidationError(
       "partitionBy",
-      `partitionBy ${column} is not one of the exported columns (${plan.names.join(", ")}): add it to columns (--columns).`,
+      `partitionBy ${column} is not one of the exported columns (${plan.names.join(", ")}): add it to columns.`,
     );
   }
   if (plan.names.length === 1) {

@@ -3,6 +3,8 @@
 // writer. The hive-partitioned export routes each page's records to one channel per value, and
 // each channel is read by an unchanged Parquet writer.
 
+import { OutputError } from "../../../errors";
+
 type Waiter<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
 
 /** Pages from a router to one writer; the writer reads it as an async iterable. */
@@ -57,7 +59,7 @@ export class PageChannel<T> implements AsyncIterable<T> {
       },
       // A consumer that stops early (its writer failed) fails the producer's pushes.
       return: () => {
-        this.fail(new Error("the partition's writer stopped"));
+        this.fail(new OutputError("The partition's writer stopped before it took every page."));
         return Promise.resolve({ value: undefined, done: true });
       },
     };
