@@ -84,10 +84,13 @@ export const ProjectRecord = z.looseObject({
 });
 export type ProjectRecord = z.infer<typeof ProjectRecord>;
 
-/** One value of a property's `data.values` (a band gap: `{ type: "indirect", value, units: "eV" }`). */
+/**
+ * One value of a property's `data.values`: a band gap's `{ type: "indirect", value, units: "eV" }`,
+ * or a tensor's `{ part: "real", frequencies, components }` (ESSE's `dielectric_tensor`, no `value`).
+ */
 export const PropertyValue = z.looseObject({
   type: z.string().optional(),
-  value: z.unknown(),
+  value: z.unknown().optional(),
   units: z.string().optional(),
 });
 
