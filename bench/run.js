@@ -20,8 +20,17 @@ const { startServerProcess } = require("./lib/server-process");
 const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
 const { measureClass } = require("./lib/class");
 const { measureFirstCall } = require("./lib/first-call");
+const { measureCompute } = require("./lib/compute");
 const { measureSmallLink } = require("./lib/link-small");
-const { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable } = require("./lib/table");
+const {
+  clientTable,
+  serverTable,
+  ratioTable,
+  linkTable,
+  smallLinkTable,
+  classTable,
+  computeTable,
+} = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
@@ -145,6 +154,7 @@ async function main(settings) {
   let link;
   let klass;
   let linkSmall;
+  let compute;
 
   servers.main = await withServer(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
@@ -202,6 +212,7 @@ async function main(settings) {
     linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
   if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
   if (settings.groups.has("first")) await measureFirstCall({ settings, runs, failures, labels, progress });
+  if (settings.groups.has("compute")) compute = await measureCompute({ settings, runs, failures, labels, progress });
 
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
     servers.big = await withServer(settings.big, async (server) => {
@@ -233,7 +244,7 @@ async function main(settings) {
     "",
     clientTable(
       cases,
-      entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class)\./.test(e.id)),
+      entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class|compute)\./.test(e.id)),
     ),
   );
   if (settings.groups.has("server")) {
@@ -278,6 +289,15 @@ async function main(settings) {
         entries.filter((e) => e.id.startsWith("class.")),
       ),
     );
+  if (compute)
+    out.push(
+      "",
+      computeTable(
+        cases,
+        compute,
+        entries.filter((e) => e.id.startsWith("compute.")),
+      ),
+    );
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",
@@ -311,6 +331,7 @@ async function main(settings) {
     link,
     linkSmall,
     class: klass,
+    compute,
     servers,
     labels: Object.fromEntries(entries.map((e) => [e.id, e.label])),
     cases,

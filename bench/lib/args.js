@@ -10,7 +10,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --synthetic N      materials for the main server (default 100000; quick 5000)
   --big N            materials for the large export server (default 1000000; quick 20000)
   --duration S       seconds per autocannon run (default 5; quick 1)
-  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry, class, first
+  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry, class, first, compute
   --link-materials N materials of the link group's second server, read with login (default 20000; quick 3000)
   --students N       students of the class group, all at once (default 30; quick 4)
   --class-materials N  materials the class's server holds (default 5000; quick 1000)
@@ -34,6 +34,7 @@ const GROUPS = [
   "symmetry",
   "class",
   "first",
+  "compute",
 ];
 
 function positiveInteger(text, flag) {

@@ -158,4 +158,22 @@ function classTable(cases, entries) {
   );
 }
 
-module.exports = { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable };
+/** The job queue beside pw.x by hand: time for the same jobs, jobs per minute, and the ratio. */
+function computeTable(cases, compute, entries) {
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      const hand = e.id.startsWith("compute.queue.") ? cases[e.id.replace(".queue.", ".hand.")] : undefined;
+      return [
+        e.label,
+        spread(s.seconds, 2),
+        fixed(s.jobsPerMinute?.median, 1),
+        hand ? fixed(s.seconds.median / hand.seconds.median, 2) : "-",
+      ];
+    });
+  const header = `job queue: ${compute.jobs} jobs per running limit, k-points ${Array.isArray(compute.kgrid) ? compute.kgrid.join("×") : compute.kgrid}`;
+  return `${header}\n\n${markdown(["compute case", "seconds, median (min-max)", "jobs/min", "x by hand"], rows, ["l", "r", "r", "r"])}`;
+}
+
+module.exports = { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable, computeTable };

@@ -99,6 +99,20 @@ function computeRatios(cases, link, linkSmall) {
       20,
     ],
     [
+      "compute.queue/hand.r1",
+      "compute: Si total-energy jobs through matframe serve's queue, 1 running / pw.x by hand back to back (time)",
+      ratio(seconds(c("compute.queue.r1")), seconds(c("compute.hand.r1"))),
+      "<=",
+      1.2,
+    ],
+    [
+      "compute.queue/hand.r2",
+      "compute: Si total-energy jobs through matframe serve's queue, 2 running / pw.x by hand 2 at a time (time)",
+      ratio(seconds(c("compute.queue.r2")), seconds(c("compute.hand.r2"))),
+      "<=",
+      1.2,
+    ],
+    [
       "link.python/toDataFrame",
       "link: Python one page at a time + pandas / toDataFrame",
       ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))),
