@@ -34,6 +34,8 @@ const {
 const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
+/** Groups that start the servers they measure, and need no main server. */
+const OWN_SERVERS = new Set(["class", "first", "compute"]);
 const SERVER_CONNECTIONS = 4;
 
 const progress = (line) => process.stderr.write(`bench: ${line}\n`);
@@ -156,7 +158,10 @@ async function main(settings) {
   let linkSmall;
   let compute;
 
-  servers.main = await withServer(settings.synthetic, async (server) => {
+  // The class, first and compute groups start servers of their own: alone, they need no main one.
+  const needsMain = [...settings.groups].some((group) => !OWN_SERVERS.has(group));
+  const onMain = needsMain ? withServer : async () => undefined;
+  servers.main = await onMain(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
     const cases = clientCases({
       groups: settings.groups,
@@ -235,7 +240,7 @@ async function main(settings) {
   const out = [];
   out.push(
     `matframe bench${settings.quick ? " (--quick: small sizes, targets not checked)" : ""}: ` +
-      `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}, median of ${settings.reps} run(s) (min-max)`,
+      `${servers.main ? `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}` : "each group on servers of its own"}, median of ${settings.reps} run(s) (min-max)`,
   );
   out.push(
     `machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`,
@@ -301,7 +306,9 @@ async function main(settings) {
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",
-    `server processes: main ${servers.main.materialCount} materials, up in ${servers.main.startSeconds} s, peak RSS ${servers.main.peakRssMiB} MiB` +
+    (servers.main
+      ? `server processes: main ${servers.main.materialCount} materials, up in ${servers.main.startSeconds} s, peak RSS ${servers.main.peakRssMiB} MiB`
+      : "server processes: no main server (the groups run start their own)") +
       (servers.big
         ? `; large ${servers.big.materialCount} materials, up in ${servers.big.startSeconds} s, peak RSS ${servers.big.peakRssMiB} MiB`
         : ""),
