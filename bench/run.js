@@ -21,6 +21,7 @@ const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./
 const { measureClass } = require("./lib/class");
 const { measureFirstCall } = require("./lib/first-call");
 const { measureCompute } = require("./lib/compute");
+const { measureCold } = require("./lib/cold");
 const { measureSmallLink } = require("./lib/link-small");
 const {
   clientTable,
@@ -157,6 +158,7 @@ async function main(settings) {
   let klass;
   let linkSmall;
   let compute;
+  const cold = {};
 
   // The class, first and compute groups start servers of their own: alone, they need no main one.
   const needsMain = [...settings.groups].some((group) => !OWN_SERVERS.has(group));
@@ -172,6 +174,7 @@ async function main(settings) {
       symmetrySample: settings.quick ? 200 : 2000,
     });
     labels.push(...cases);
+    if (settings.cold) await measureCold(cases, settings, cold, progress);
     if (cases.length > 0) {
       // The server's first walk runs cold code; warm it up once, unmeasured.
       await runNodeCase("floor.js", {
@@ -231,6 +234,8 @@ async function main(settings) {
 
   const cases = {};
   for (const [id, list] of Object.entries(runs)) cases[id] = summarizeRuns(list);
+  for (const [id, figure] of Object.entries(cold))
+    if (cases[id] && figure.seconds) cases[id].coldSeconds = figure.seconds;
   const ratios = computeRatios(cases, link, linkSmall);
   const missed = settings.checkTargets ? missedTargets(ratios) : [];
   const sizeOf = (c) => (c.size === "big" ? settings.big : c.size === "small" ? settings.synthetic : undefined);
@@ -339,6 +344,7 @@ async function main(settings) {
     linkSmall,
     class: klass,
     compute,
+    cold,
     servers,
     labels: Object.fromEntries(entries.map((e) => [e.id, e.label])),
     cases,
