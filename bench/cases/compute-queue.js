@@ -7,6 +7,7 @@
 // job's rendered pw_scf.in to `inputFile`, for the same input run by hand.
 const { writeFileSync } = require("node:fs");
 const { runCase, startClock, distIndex } = require("../lib/case-kit");
+const { pwWall } = require("../lib/pw-wall");
 
 const { Client } = require(distIndex());
 
@@ -17,6 +18,15 @@ async function workflowWithGrid(client, bank, kgrid) {
   for (const subworkflow of copy.subworkflows)
     for (const unit of subworkflow.units) unit.context = { ...unit.context, kgrid };
   return client.workflows.create(copy);
+}
+
+/** One file of a job, by its signed URL. */
+async function jobFile(client, id, name) {
+  const [file] = (await client.jobs.files(id)).filter((f) => f.name === name);
+  if (!file) throw new Error(`Job ${id} lists no ${name}.`);
+  const response = await fetch(file.signedUrl);
+  if (!response.ok) throw new Error(`${name} of job ${id} answered ${response.status}.`);
+  return response.text();
 }
 
 runCase(async ({ baseUrl, credentials, jobs, kgrid, inputFile }) => {
@@ -40,10 +50,10 @@ runCase(async ({ baseUrl, credentials, jobs, kgrid, inputFile }) => {
   const failed = done.filter((job) => job.status !== "finished");
   if (failed.length > 0)
     throw new Error(`${failed.length} job(s) did not finish: ${failed[0].status}, ${failed[0].localRun?.reason ?? ""}`);
-  const [input] = await client.jobs.files(ids[0]).then((files) => files.filter((f) => f.name === "pw_scf.in"));
-  const response = await fetch(input.signedUrl);
-  if (!response.ok) throw new Error(`pw_scf.in of job ${ids[0]} answered ${response.status}.`);
-  writeFileSync(inputFile, await response.text());
+  writeFileSync(inputFile, await jobFile(client, ids[0], "pw_scf.in"));
+  // pw.x's own wall time per job (its last line says it): the rest of the queue's time is its own.
+  let pwWallSeconds = 0;
+  for (const id of ids) pwWallSeconds += pwWall(await jobFile(client, id, "pw_scf.out"));
   await client.close();
-  return { ...timed, records: jobs, jobsPerMinute: (jobs / timed.seconds) * 60 };
+  return { ...timed, records: jobs, jobsPerMinute: (jobs / timed.seconds) * 60, pwWallSeconds };
 });

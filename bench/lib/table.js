@@ -178,11 +178,12 @@ function computeTable(cases, compute, entries) {
         e.label,
         spread(s.seconds, 2),
         fixed(s.jobsPerMinute?.median, 1),
+        fixed(s.pwWallSeconds?.median, 2),
         hand ? fixed(s.seconds.median / hand.seconds.median, 2) : "-",
       ];
     });
   const header = `job queue: ${compute.jobs} jobs per running limit, k-points ${Array.isArray(compute.kgrid) ? compute.kgrid.join("×") : compute.kgrid}`;
-  return `${header}\n\n${markdown(["compute case", "seconds, median (min-max)", "jobs/min", "x by hand"], rows, ["l", "r", "r", "r"])}`;
+  return `${header}\n\n${markdown(["compute case", "seconds, median (min-max)", "jobs/min", "pw.x's own wall s, summed", "x by hand"], rows, ["l", "r", "r", "r", "r"])}`;
 }
 
 module.exports = { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable, computeTable };
