@@ -115,7 +115,10 @@ export class JobRunner {
 
   /** Runs `action` after the start delay, unless the job is terminated or deleted first. */
   private later(jobId: string, action: () => void): void {
-    if (this.options.startDelayMs <= 0) return action();
+    if (this.options.startDelayMs <= 0) {
+      action();
+      return;
+    }
     const timer = setTimeout(() => {
       this.delayed.delete(jobId);
       action();
