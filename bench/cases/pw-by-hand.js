@@ -35,7 +35,11 @@ runCase(async ({ dirs, running }) => {
   const stop = startClock();
   let pwWallSeconds = 0;
   const lane = async () => {
-    for (let dir = waiting.shift(); dir !== undefined; dir = waiting.shift()) pwWallSeconds += await runPw(dir);
+    for (let dir = waiting.shift(); dir !== undefined; dir = waiting.shift()) {
+      // Not `total += await ...`: that reads the total before the wait, and lanes would lose runs.
+      const wall = await runPw(dir);
+      pwWallSeconds += wall;
+    }
   };
   await Promise.all(Array.from({ length: running }, lane));
   const timed = stop();
