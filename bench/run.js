@@ -20,11 +20,23 @@ const { startServerProcess } = require("./lib/server-process");
 const { startLinkProcess, wireBytes, linkFloorSeconds, linkCases } = require("./lib/link");
 const { measureClass } = require("./lib/class");
 const { measureFirstCall } = require("./lib/first-call");
+const { measureCompute } = require("./lib/compute");
+const { measureCold } = require("./lib/cold");
 const { measureSmallLink } = require("./lib/link-small");
-const { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable } = require("./lib/table");
+const {
+  clientTable,
+  serverTable,
+  ratioTable,
+  linkTable,
+  smallLinkTable,
+  classTable,
+  computeTable,
+} = require("./lib/table");
 const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
+/** Groups that start the servers they measure, and need no main server. */
+const OWN_SERVERS = new Set(["class", "first", "compute"]);
 const SERVER_CONNECTIONS = 4;
 
 const progress = (line) => process.stderr.write(`bench: ${line}\n`);
@@ -145,8 +157,13 @@ async function main(settings) {
   let link;
   let klass;
   let linkSmall;
+  let compute;
+  const cold = {};
 
-  servers.main = await withServer(settings.synthetic, async (server) => {
+  // The class, first and compute groups start servers of their own: alone, they need no main one.
+  const needsMain = [...settings.groups].some((group) => !OWN_SERVERS.has(group));
+  const onMain = needsMain ? withServer : async () => undefined;
+  servers.main = await onMain(settings.synthetic, async (server) => {
     const credentials = await login(server.baseUrl);
     const cases = clientCases({
       groups: settings.groups,
@@ -157,6 +174,7 @@ async function main(settings) {
       symmetrySample: settings.quick ? 200 : 2000,
     });
     labels.push(...cases);
+    if (settings.cold) await measureCold(cases, settings, cold, progress);
     if (cases.length > 0) {
       // The server's first walk runs cold code; warm it up once, unmeasured.
       await runNodeCase("floor.js", {
@@ -202,6 +220,7 @@ async function main(settings) {
     linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
   if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
   if (settings.groups.has("first")) await measureFirstCall({ settings, runs, failures, labels, progress });
+  if (settings.groups.has("compute")) compute = await measureCompute({ settings, runs, failures, labels, progress });
 
   if (settings.groups.has("export") || settings.groups.has("parquet")) {
     servers.big = await withServer(settings.big, async (server) => {
@@ -215,6 +234,8 @@ async function main(settings) {
 
   const cases = {};
   for (const [id, list] of Object.entries(runs)) cases[id] = summarizeRuns(list);
+  for (const [id, figure] of Object.entries(cold))
+    if (cases[id] && figure.seconds) cases[id].coldSeconds = figure.seconds;
   const ratios = computeRatios(cases, link, linkSmall);
   const missed = settings.checkTargets ? missedTargets(ratios) : [];
   const sizeOf = (c) => (c.size === "big" ? settings.big : c.size === "small" ? settings.synthetic : undefined);
@@ -224,7 +245,7 @@ async function main(settings) {
   const out = [];
   out.push(
     `matframe bench${settings.quick ? " (--quick: small sizes, targets not checked)" : ""}: ` +
-      `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}, median of ${settings.reps} run(s) (min-max)`,
+      `${servers.main ? `${servers.main.materialCount} materials, pages of ${PAGE_SIZE}` : "each group on servers of its own"}, median of ${settings.reps} run(s) (min-max)`,
   );
   out.push(
     `machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.ramGiB} GiB RAM, Node ${machine.node}, load at start ${machine.loadAverage.join(" ")}`,
@@ -233,7 +254,7 @@ async function main(settings) {
     "",
     clientTable(
       cases,
-      entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class)\./.test(e.id)),
+      entries.filter((e) => !e.id.startsWith("server.") && !/^(link|linkSmall|class|compute)\./.test(e.id)),
     ),
   );
   if (settings.groups.has("server")) {
@@ -278,10 +299,21 @@ async function main(settings) {
         entries.filter((e) => e.id.startsWith("class.")),
       ),
     );
+  if (compute)
+    out.push(
+      "",
+      computeTable(
+        cases,
+        compute,
+        entries.filter((e) => e.id.startsWith("compute.")),
+      ),
+    );
   out.push("", ratioTable(ratios, { checked: settings.checkTargets }));
   out.push(
     "",
-    `server processes: main ${servers.main.materialCount} materials, up in ${servers.main.startSeconds} s, peak RSS ${servers.main.peakRssMiB} MiB` +
+    (servers.main
+      ? `server processes: main ${servers.main.materialCount} materials, up in ${servers.main.startSeconds} s, peak RSS ${servers.main.peakRssMiB} MiB`
+      : "server processes: no main server (the groups run start their own)") +
       (servers.big
         ? `; large ${servers.big.materialCount} materials, up in ${servers.big.startSeconds} s, peak RSS ${servers.big.peakRssMiB} MiB`
         : ""),
@@ -311,6 +343,8 @@ async function main(settings) {
     link,
     linkSmall,
     class: klass,
+    compute,
+    cold,
     servers,
     labels: Object.fromEntries(entries.map((e) => [e.id, e.label])),
     cases,

@@ -10,12 +10,14 @@ const USAGE = `Usage: npm run bench -- [options]
   --synthetic N      materials for the main server (default 100000; quick 5000)
   --big N            materials for the large export server (default 1000000; quick 20000)
   --duration S       seconds per autocannon run (default 5; quick 1)
-  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry, class, first
+  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry, class, first, compute
   --link-materials N materials of the link group's second server, read with login (default 20000; quick 3000)
   --students N       students of the class group, all at once (default 30; quick 4)
   --class-materials N  materials the class's server holds (default 5000; quick 1000)
   --rtt MS           round trip of the simulated link (group link; default 40)
   --mbit N           bandwidth of the simulated link each way, Mbit/s (default 50)
+  --cold             also time each client case once on a fresh server (default in a full run)
+  --warm-only        leave the cold figures out
   --cpu-prof         run node cases with --cpu-prof, profiles in bench/profiles/
   --out FILE         results file (default bench/results.json, quick bench/results-quick.json)
   -h, --help         show this help`;
@@ -34,6 +36,7 @@ const GROUPS = [
   "symmetry",
   "class",
   "first",
+  "compute",
 ];
 
 function positiveInteger(text, flag) {
@@ -61,6 +64,8 @@ function readArgs(argv) {
       students: { type: "string" },
       "link-materials": { type: "string" },
       "class-materials": { type: "string" },
+      cold: { type: "boolean", default: false },
+      "warm-only": { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -84,6 +89,8 @@ function readArgs(argv) {
     linkMaterials: positiveInteger(values["link-materials"], "--link-materials") ?? (quick ? 3_000 : 20_000),
     students: positiveInteger(values.students, "--students") ?? (quick ? 4 : 30),
     classMaterials: positiveInteger(values["class-materials"], "--class-materials") ?? (quick ? 1_000 : 5_000),
+    // A fresh server per client case: about 2.5 s of start-up each at 100,000 materials.
+    cold: values["warm-only"] ? false : values.cold || !quick,
     cpuProf: values["cpu-prof"],
     out: values.out ?? (quick ? "bench/results-quick.json" : "bench/results.json"),
     // Targets are claims about the full run; a partial or small run cannot confirm or refute them.

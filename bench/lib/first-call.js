@@ -10,18 +10,35 @@ const { login } = require("./api");
 const { runNodeCase } = require("./case-runner");
 
 const LABELS = {
+  "startup.empty": "matframe serve start-up, no synthetic materials (to its URL; RSS when up)",
+  "startup.synthetic": "matframe serve start-up, with the synthetic materials (to its URL; RSS when up)",
   "first.results.cold": "results.toDataFrame band_gaps, first call (fresh server and client)",
   "first.results.warm": "results.toDataFrame band_gaps, second call (same client)",
   "first.results.coldServer": "results.toDataFrame band_gaps, first call (fresh server, danfo loaded before)",
   "first.idIn": "materials _id $in 100 ids, median of 5 (fresh ids each)",
 };
 
+/** A server's start-up as a case's result: seconds to its URL, materials, peak RSS so far. */
+function upFigures(server) {
+  return { seconds: server.startSeconds, records: server.materialCount, maxRssKiB: server.peakRssKiB() };
+}
+
 async function measureFirstCall({ settings, runs, failures, labels, progress }) {
   progress(`first call vs warm: a fresh matframe serve --synthetic ${settings.synthetic} per repetition`);
-  labels.push(...Object.entries(LABELS).map(([id, label]) => ({ id, label })));
+  labels.push(
+    ...Object.entries(LABELS).map(([id, label]) => ({
+      id,
+      label: label.replace("the synthetic materials", `--synthetic ${settings.synthetic}`),
+    })),
+  );
   const servers = [];
   for (let rep = 1; rep <= settings.reps; rep++) {
+    // Start-up alone: the time to the URL line and the resident size then, bare and with the materials.
+    const empty = await startServerProcess({ synthetic: 0 });
+    (runs["startup.empty"] ??= []).push(upFigures(empty));
+    await empty.stop();
     const server = await startServerProcess({ synthetic: settings.synthetic });
+    (runs["startup.synthetic"] ??= []).push(upFigures(server));
     try {
       const credentials = await login(server.baseUrl);
       const result = await runNodeCase("first-call.js", { baseUrl: server.baseUrl, credentials, label: "first" });

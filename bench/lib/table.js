@@ -22,15 +22,24 @@ function clientTable(cases, entries) {
         e.label,
         thousands(s.records),
         spread(s.seconds, 2),
+        fixed(s.coldSeconds, 2),
         thousands(s.recordsPerSecond),
         fixed(s.cpuSeconds?.median, 2),
         spread(s.peakRssMiB, 0),
       ];
     });
   return markdown(
-    ["case", "records", "seconds, median (min-max)", "records/s", "client CPU s", "peak RSS MiB, median (min-max)"],
+    [
+      "case",
+      "records",
+      "seconds warm, median (min-max)",
+      "seconds cold (fresh server and client)",
+      "records/s",
+      "client CPU s",
+      "peak RSS MiB, median (min-max)",
+    ],
     rows,
-    ["l", "r", "r", "r", "r", "r"],
+    ["l", "r", "r", "r", "r", "r", "r"],
   );
 }
 
@@ -158,4 +167,23 @@ function classTable(cases, entries) {
   );
 }
 
-module.exports = { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable };
+/** The job queue beside pw.x by hand: time for the same jobs, jobs per minute, and the ratio. */
+function computeTable(cases, compute, entries) {
+  const rows = entries
+    .filter((e) => cases[e.id])
+    .map((e) => {
+      const s = cases[e.id];
+      const hand = e.id.startsWith("compute.queue.") ? cases[e.id.replace(".queue.", ".hand.")] : undefined;
+      return [
+        e.label,
+        spread(s.seconds, 2),
+        fixed(s.jobsPerMinute?.median, 1),
+        fixed(s.pwWallSeconds?.median, 2),
+        hand ? fixed(s.seconds.median / hand.seconds.median, 2) : "-",
+      ];
+    });
+  const header = `job queue: ${compute.jobs} jobs per running limit, k-points ${Array.isArray(compute.kgrid) ? compute.kgrid.join("×") : compute.kgrid}`;
+  return `${header}\n\n${markdown(["compute case", "seconds, median (min-max)", "jobs/min", "pw.x's own wall s, summed", "x by hand"], rows, ["l", "r", "r", "r", "r"])}`;
+}
+
+module.exports = { clientTable, serverTable, ratioTable, linkTable, smallLinkTable, classTable, computeTable };

@@ -99,6 +99,20 @@ function computeRatios(cases, link, linkSmall) {
       20,
     ],
     [
+      "compute.queue/hand.r1",
+      "compute: Si total-energy jobs through matframe serve's queue, 1 running / pw.x by hand back to back (time)",
+      ratio(seconds(c("compute.queue.r1")), seconds(c("compute.hand.r1"))),
+      "<=",
+      1.2,
+    ],
+    [
+      "compute.queue/hand.r2",
+      "compute: Si total-energy jobs through matframe serve's queue, 2 running / pw.x by hand 2 at a time (time)",
+      ratio(seconds(c("compute.queue.r2")), seconds(c("compute.hand.r2"))),
+      "<=",
+      1.2,
+    ],
+    [
       "link.python/toDataFrame",
       "link: Python one page at a time + pandas / toDataFrame",
       ratio(seconds(c("link.python")), seconds(c("link.toDataFrame"))),
@@ -215,7 +229,19 @@ function computeRatios(cases, link, linkSmall) {
       ]);
     }
   }
+  // Each side's time per second of pw.x's own wall time: the machine's load slows both alike.
+  const perPwSecond = (id) => ratio(seconds(c(id)), c(id)?.pwWallSeconds?.median);
   const info = [
+    [
+      "compute.queue/hand.r1.perPw",
+      "compute, 1 running: queue / by hand, each per second of pw.x's own wall time (the load cancels out)",
+      ratio(perPwSecond("compute.queue.r1"), perPwSecond("compute.hand.r1")),
+    ],
+    [
+      "compute.queue/hand.r2.perPw",
+      "compute, 2 running: queue / by hand, each per second of pw.x's own wall time",
+      ratio(perPwSecond("compute.queue.r2"), perPwSecond("compute.hand.r2")),
+    ],
     [
       "first.results.coldServer/warm",
       "results.toDataFrame band_gaps: first call with danfo loaded before (the server's share) / second call",

@@ -3,6 +3,7 @@
 // only parses arguments; the work is done by the library functions they call. A command's file is
 // loaded only when it runs: `matframe --help` used to load the whole local platform.
 import { readFileSync } from "node:fs";
+import nodeModule from "node:module";
 import * as path from "node:path";
 import { nearestName, wrapHelp } from "./cli-args";
 
@@ -83,6 +84,12 @@ function unknownCommand(typed: string, after?: string): number {
   );
   return 1;
 }
+
+// Node 22.1+ keeps the compiled code of the modules a command loads (the local platform, danfo,
+// parquet) in the system's temporary folder, so the next command compiles none of it again:
+// measured on Node 22, serve's start-up CPU 0.52 -> 0.47 s, danfo's load 1.3 -> 1.17 s. The CLI
+// only: the library leaves its host process's module loading alone. Older Node lacks the call.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 main(process.argv.slice(2)).then(
   (code) => {

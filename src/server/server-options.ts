@@ -152,9 +152,9 @@ export interface StartServerOptions {
    */
   jobRunMs?: number;
   /**
-   * Milliseconds a submitted job stays `submitted` at least before the queue may start it, as the
-   * platform's scheduler takes a while (its own client's tests read `submitted` right after the
-   * submit).
+   * Milliseconds a submitted job stays `submitted` at least, as the platform's scheduler takes a
+   * while (its own client's tests read `submitted` right after the submit). Only the status
+   * waits: a job the machine can compute starts at once when the queue has room.
    * @default 1000
    */
   jobStartDelayMs?: number;

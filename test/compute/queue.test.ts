@@ -114,6 +114,32 @@ describe("the job queue", () => {
     }
   });
 
+  it("computes a job from its submit while its status still reads submitted for the start delay", async () => {
+    // A delay far longer than the test: pw.x running while the job reads `submitted` shows the
+    // computation did not wait for it (the queue's throughput no longer pays the delay).
+    const server = await startTestServer({ jobStartDelayMs: 600_000 });
+    try {
+      const demo = await login(server);
+      const id = await newJob(server, demo, "started at once");
+      ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+      const pid = await vi.waitFor(
+        () => {
+          const found = pidOf(id);
+          expect(found).toBeDefined();
+          return found!;
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      expect(alive(pid)).toBe(true);
+      expect(await statusOf(server, demo, id)).toBe("submitted");
+      expect(ok(await call(server, demo, "POST", `/jobs/${id}/terminate`)).status).toBe("terminated");
+      expect(alive(pid)).toBe(false);
+      expect(await statusOf(server, demo, id)).toBe("terminated");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("ends a job past --job-time-limit in error, saying so, with its pw.x gone", async () => {
     const server = await startTestServer({ jobTimeLimitMs: 500 });
     try {

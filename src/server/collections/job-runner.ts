@@ -63,7 +63,7 @@ interface Ending {
 export class JobRunner {
   readonly folders: JobFolders;
   private readonly queue: JobQueue;
-  /** Jobs submitted but not yet handed to the queue (see {@link DEFAULT_START_DELAY_MS}). */
+  /** Jobs that cannot run, ended in `error` after the start delay (see {@link DEFAULT_START_DELAY_MS}). */
   private readonly delayed = new Map<string, NodeJS.Timeout>();
   private closed = false;
 
@@ -88,47 +88,75 @@ export class JobRunner {
     }
   }
 
-  /** Queues a job that is now `submitted` after the start delay (or then ends it when it cannot run at all). */
+  /**
+   * Queues a job that is now `submitted`. A job the engine computes starts at once when the queue
+   * has room; only its status waits: it shows `active` once the start delay has passed since the
+   * submit (see {@link DEFAULT_START_DELAY_MS}), so the delay is what a client reads, not time the
+   * machine idles. A job that cannot run ends in `error` after the delay, as the platform's would.
+   */
   start(jobId: string): void {
     if (this.closed || this.delayed.has(jobId)) return;
+    const shownAt = performance.now() + this.options.startDelayMs;
+    const job = this.context.written.get(jobId, "jobs");
+    if (job?.status !== "submitted") return;
+    const material = this.materialOf(job);
+    const can = computability((job.workflow ?? {}) as Record<string, unknown>, material);
+    if (can.runnable) {
+      this.enqueue(job, shownAt, (signal) => this.compute(job, material!, signal), true);
+      return;
+    }
+    const published = referenceResult(this.context, this.reference, job, material);
+    if (published) {
+      this.enqueue(job, shownAt, (signal) => this.answer(published, signal), false);
+      return;
+    }
+    this.later(jobId, () => void this.end(jobId, "submitted", { ...nothing(), status: "error", reason: can.reason }));
+  }
+
+  /** Runs `action` after the start delay, unless the job is terminated or deleted first. */
+  private later(jobId: string, action: () => void): void {
     if (this.options.startDelayMs <= 0) {
-      this.dispatch(jobId);
+      action();
       return;
     }
     const timer = setTimeout(() => {
       this.delayed.delete(jobId);
-      this.dispatch(jobId);
+      action();
     }, this.options.startDelayMs);
     this.delayed.set(jobId, timer);
   }
 
-  private dispatch(jobId: string): void {
-    const job = this.context.written.get(jobId, "jobs");
-    if (job?.status !== "submitted") return;
-    const owner = job.owner as Caller;
-    const material = this.materialOf(job);
-    const can = computability((job.workflow ?? {}) as Record<string, unknown>, material);
-    let run: (signal: AbortSignal) => Promise<Ending | undefined>;
-    if (can.runnable) run = (signal) => this.compute(job, material!, signal);
-    else {
-      const published = referenceResult(this.context, this.reference, job, material);
-      if (!published) {
-        void this.end(jobId, "submitted", { ...nothing(), status: "error", reason: can.reason });
-        return;
-      }
-      run = (signal) => this.answer(published, signal);
-    }
+  /**
+   * Hands a job to the queue. `overlap`: the run starts at once while the status still reads
+   * `submitted` until `shownAt` (a computation); else it starts once the job is `active` (a
+   * published answer, whose own wait is how long the local platform has always taken).
+   */
+  private enqueue(
+    job: StoredRecord,
+    shownAt: number,
+    run: (signal: AbortSignal) => Promise<Ending | undefined>,
+    overlap: boolean,
+  ): void {
+    const jobId = job._id;
     this.queue.enqueue({
       jobId,
-      account: String(owner._id),
+      account: String((job.owner as Caller)._id),
       run: async (signal) => {
-        if (!(await this.activate(jobId))) return;
+        const shown = abortableDelay(shownAt - performance.now(), signal).then(() => this.activate(jobId));
         let ending: Ending | undefined;
-        try {
-          ending = await run(signal);
-        } catch (error) {
-          ending = { ...nothing(), status: "error", reason: `the run failed: ${(error as Error)?.message ?? error}` };
+        const running = (overlap ? Promise.resolve() : shown.then((active) => active || Promise.reject(SKIPPED)))
+          .then(() => run(signal))
+          .catch((error): Ending | undefined =>
+            error === SKIPPED
+              ? undefined
+              : { ...nothing(), status: "error", reason: `the run failed: ${(error as Error)?.message ?? error}` },
+          );
+        // Terminated or deleted while it waited: terminate and delete abort the run themselves.
+        if (!(await shown)) {
+          await running;
+          return;
         }
+        ending = await running;
         const stop = signal.aborted ? (signal.reason as StopReason) : undefined;
         // Terminate wrote the job's end itself; a closing server leaves it for the restart to end.
         if (stop?.kind === "terminated" || stop?.kind === "closing") return;
@@ -285,6 +313,9 @@ export class JobRunner {
     }
   }
 }
+
+/** A run that never started: its job was terminated or deleted while it waited to be `active`. */
+const SKIPPED = Symbol("skipped");
 
 function nothing(): Omit<Ending, "status"> {
   return { properties: [], files: [], notes: [] };
