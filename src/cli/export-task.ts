@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { planStructureExport, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
+import { isSingleFileTarget, planStructureExport } from "../frame/export/structure-export";
+import { isStructureFormat, type StructureFormat } from "../structure/formats";
 import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
@@ -188,10 +189,6 @@ export interface ExportTaskResult extends ExportResult {
 /** The collection method that writes each table format. */
 const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
 
-function isStructureFormat(format: string | undefined): format is StructureFormat {
-  return (STRUCTURE_FORMATS as readonly string[]).includes(format ?? "");
-}
-
 /**
  * Exports a collection's materials as CSV, NDJSON, Parquet or structure files, from the platform
  * `resolvePlatform` finds (options, `MATFRAME_*`, the platform client's variables, a saved login),
@@ -219,7 +216,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     ? planStructureExport({
         format: options.format,
         cell: options.cell,
-        singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output),
+        singleFile: isSingleFileTarget(options.format, options.output),
         query,
         sort,
         pageSize,
