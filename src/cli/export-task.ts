@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { TABLE_EXPORT_METHODS } from "../frame/frame-methods";
 import { isSingleFileTarget, planStructureExport } from "../frame/export/structure-export";
 import { isStructureFormat, type StructureFormat } from "../structure/formats";
 import type { CellChoice } from "../structure";
@@ -186,8 +187,8 @@ export interface ExportTaskResult extends ExportResult {
   readonly source: ExportSource;
 }
 
-/** The collection method that writes each table format. */
-const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
+/** The method that writes each table format (the frame methods' registration names them). */
+const TABLE_EXPORTS = TABLE_EXPORT_METHODS;
 
 /**
  * Exports a collection's materials as CSV, NDJSON, Parquet or structure files, from the platform

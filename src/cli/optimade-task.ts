@@ -1,6 +1,7 @@
 // `matframe export --optimade BASE_URL`: a provider's structures, as the collection exports write
 // materials. Every option is checked before the first request, and a filter the provider refuses
 // leaves no file (the export writes to a temporary file renamed at the end).
+import { TABLE_EXPORT_METHODS } from "../frame/frame-methods";
 import { existsSync } from "node:fs";
 import { OptimadeClient } from "../client/optimade/optimade-client";
 import { TargetExistsError, ValidationError } from "../errors";
@@ -82,7 +83,8 @@ const NOT_FOR_OPTIMADE = [
   "profile",
 ] as const;
 
-const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
+/** The method that writes each table format (the frame methods' registration names them). */
+const TABLE_EXPORTS = TABLE_EXPORT_METHODS;
 
 /** `exportTask` with `optimade`: the provider's structures matching `filter`, as a table or structure files. */
 export async function exportOptimadeTask(
