@@ -41,7 +41,7 @@ afterAll(() => server?.close());
 
 describe("the collections' records, as the router answers them", () => {
   it("names every collection in the endpoint list, the jobs' own verbs with them", async () => {
-    const root = await rawRequest(server, "GET", `${PREFIX}/`, { headers: alice });
+    const root = await rawRequest(server, "GET", `${PREFIX}/`, { headers: { ...alice } });
     const endpoints: string = root.body.data.endpoints;
     const others = Object.keys(ANSWERED).filter((name) => name !== "materials");
     expect(endpoints).toContain(`POST <id>/copy of ${others.join(", ")} (jobs also POST <id>/`);
