@@ -22,6 +22,7 @@ const EXTERNAL = [
   "test/structure/symmetry.test.ts",
   "test/structure/symmetry-noisy.test.ts",
   "test/structure/ase.test.ts",
+  "test/structure/format-registry-readers.test.ts",
   "test/structure/wide-values.test.ts",
   "test/structure/p-norm.test.ts",
   "test/structure/reduced-formula.test.ts",

@@ -10,11 +10,22 @@ import { wrapHelp } from "./cli-args";
 import { EXIT, reportError } from "./errors";
 import { FLAG_FOR_OPTION, parseExportFlags } from "./export-flags";
 import { ProgressBar } from "./progress-bar";
+import { listed, STRUCTURE_FILE_FORMATS } from "../structure/formats";
 
 export { EXIT } from "./errors";
 
 /** The start of the line said when the built-in platform is used. */
 const NO_PLATFORM = "No platform named by --base-url, MATFRAME_BASE_URL, API_HOST or a saved login";
+
+/** The structure formats' part of --format's help, from their registry (wrapHelp lays it out). */
+function structureFormatsHelp(): string {
+  const names = STRUCTURE_FILE_FORMATS.map((f) => f.name);
+  const frames = STRUCTURE_FILE_FORMATS.filter((f) => f.multiFrame).map(
+    (f) => `; ${f.name} to an --output ending in .${f.extension} writes one multi-frame file`,
+  );
+  const described = STRUCTURE_FILE_FORMATS.map((f) => `${f.name} ${f.description}`).join("; ");
+  return `structure format: ${listed(names)} (one file per material in the --output directory, with an index.csv${frames.join("")}). ${described}`;
+}
 
 const HELP = `Usage: matframe export [options]
 
@@ -48,12 +59,7 @@ Options:
   --max-items N          stop after N records
   --paging offset|keyset paging strategy (default offset)
   --format FORMAT        csv, ndjson or parquet (default: ndjson for .ndjson/.jsonl files, parquet
-                         for .parquet files, else csv), or a
-                         structure format: poscar, cif, cif-symmetrized or xyz (one file per
-                         material in the --output directory, with an index.csv; xyz to an --output
-                         ending in .xyz writes one multi-frame file). cif is in space group P1;
-                         cif-symmetrized holds the space group, its operations and one atom per
-                         orbit, in the conventional standard cell
+                         for .parquet files, else csv), or a ${structureFormatsHelp()}
   --cell conventional|primitive
                          structure formats: write the standard cell of each material's space
                          group (spglib's and pymatgen's, symprec 0.01 A) instead of its own cell

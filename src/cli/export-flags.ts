@@ -2,7 +2,7 @@
 // environment and whether stdout is a terminal (no prompt, no I/O), so each rule is testable alone.
 import type { Writable } from "node:stream";
 import type { ColumnType } from "../frame/table/column-types";
-import { STRUCTURE_FORMATS } from "../frame/export/structure-export";
+import { isStructureFormat, STRUCTURE_FORMATS } from "../structure/formats";
 import { resolveAddress } from "../client/config/platform-source";
 import type { ExportTaskOptions } from "./export-task";
 import { parseFlags } from "./cli-args";
@@ -99,7 +99,7 @@ export function parseExportFlags(argv: readonly string[], context: FlagContext):
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --format parquet.`);
     }
   }
-  const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
+  const structureFormat = isStructureFormat(format);
   const cell = oneOf("--cell", values.cell, ["conventional", "primitive"] as const);
   if (cell !== undefined && !structureFormat) {
     throw new UsageError(

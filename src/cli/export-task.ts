@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
-import { planStructureExport, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
+import { TABLE_EXPORT_METHODS } from "../frame/frame-methods";
+import { isSingleFileTarget, planStructureExport } from "../frame/export/structure-export";
+import { isStructureFormat, type StructureFormat } from "../structure/formats";
 import type { CellChoice } from "../structure";
 import type { Writable } from "node:stream";
 import type { Query, Sort } from "../schemas";
@@ -185,12 +187,8 @@ export interface ExportTaskResult extends ExportResult {
   readonly source: ExportSource;
 }
 
-/** The collection method that writes each table format. */
-const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
-
-function isStructureFormat(format: string | undefined): format is StructureFormat {
-  return (STRUCTURE_FORMATS as readonly string[]).includes(format ?? "");
-}
+/** The method that writes each table format (the frame methods' registration names them). */
+const TABLE_EXPORTS = TABLE_EXPORT_METHODS;
 
 /**
  * Exports a collection's materials as CSV, NDJSON, Parquet or structure files, from the platform
@@ -219,7 +217,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     ? planStructureExport({
         format: options.format,
         cell: options.cell,
-        singleFile: options.format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output),
+        singleFile: isSingleFileTarget(options.format, options.output),
         query,
         sort,
         pageSize,

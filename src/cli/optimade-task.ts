@@ -1,12 +1,14 @@
 // `matframe export --optimade BASE_URL`: a provider's structures, as the collection exports write
 // materials. Every option is checked before the first request, and a filter the provider refuses
 // leaves no file (the export writes to a temporary file renamed at the end).
+import { TABLE_EXPORT_METHODS } from "../frame/frame-methods";
 import { existsSync } from "node:fs";
 import { OptimadeClient } from "../client/optimade/optimade-client";
 import { TargetExistsError, ValidationError } from "../errors";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
 import { checkParquetOptions } from "../frame/export/parquet";
-import { planStructureExport, STRUCTURE_FORMATS, type StructureFormat } from "../frame/export/structure-export";
+import { isSingleFileTarget, planStructureExport } from "../frame/export/structure-export";
+import { isStructureFormat } from "../structure/formats";
 import { planOptimadeColumns } from "../frame/optimade/optimade-rows";
 import "../frame/optimade/optimade-methods";
 import type { Writable } from "node:stream";
@@ -81,7 +83,8 @@ const NOT_FOR_OPTIMADE = [
   "profile",
 ] as const;
 
-const TABLE_EXPORTS = { csv: "exportCsv", ndjson: "exportNdjson", parquet: "exportParquet" } as const;
+/** The method that writes each table format (the frame methods' registration names them). */
+const TABLE_EXPORTS = TABLE_EXPORT_METHODS;
 
 /** `exportTask` with `optimade`: the provider's structures matching `filter`, as a table or structure files. */
 export async function exportOptimadeTask(
@@ -96,11 +99,11 @@ export async function exportOptimadeTask(
       });
   }
   const format = options.format ?? "csv";
-  const structureFormat = (STRUCTURE_FORMATS as readonly string[]).includes(format);
-  const singleFile = format === "xyz" && typeof options.output === "string" && /\.xyz$/i.test(options.output);
+  const structureFormat = isStructureFormat(format) ? format : undefined;
+  const singleFile = isSingleFileTarget(format, options.output);
   // Mistakes the user can fix, before any request.
   if (structureFormat) {
-    planStructureExport({ format: format as StructureFormat, cell: options.cell, singleFile, resume: options.resume });
+    planStructureExport({ format: structureFormat, cell: options.cell, singleFile, resume: options.resume });
     if (typeof options.output !== "string")
       throw new ValidationError("output", `--format ${format} writes one file per structure: give --output DIR.`);
   } else {
@@ -113,7 +116,7 @@ export async function exportOptimadeTask(
         rowGroupBytes: options.parquetRowGroupBytes,
       });
   }
-  const directory = structureFormat && !singleFile;
+  const directory = structureFormat !== undefined && !singleFile;
   if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
   if (directory && !options.force && existsSync(options.output as string))
     throw new TargetExistsError(options.output as string);
@@ -139,7 +142,7 @@ export async function exportOptimadeTask(
     const result = structureFormat
       ? await op.structures.exportStructures(options.output as string, {
           ...common,
-          format: format as StructureFormat,
+          format: structureFormat,
           cell: options.cell,
           singleFile,
         })

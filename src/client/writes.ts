@@ -1,7 +1,7 @@
 // The checks of a write's input, done before anything is sent. The platform checks again (and
 // more); these catch what can be told without it, in the caller's words.
 import { ValidationError } from "../errors";
-import { fromCif, fromPoscar } from "../structure";
+import { IMPORT_FORMATS, isImportFormat, quotedList, structureFormat, type ImportFormat } from "../structure/formats";
 
 /** Options of the collections' writes. */
 export interface WriteOptions {
@@ -21,8 +21,8 @@ export interface ImportOptions {
   name: string;
   /** The file's text. */
   content: string;
-  /** `"poscar"` (VASP 5) or `"cif"`. */
-  format: "poscar" | "cif";
+  /** `"poscar"` (VASP 5) or `"cif"`: the structure formats the platform imports (`IMPORT_FORMATS`). */
+  format: ImportFormat;
   /** Tags for the new material. @default [] */
   tags?: readonly string[];
   /** The account that will own it (one you may write to). @default the caller's account */
@@ -104,20 +104,23 @@ export function checkModifier(update: unknown): Modifier {
 /** An import: name, format, and a text the structure readers accept; the body the platform's client sends. */
 export function checkImport(file: unknown): Record<string, unknown> {
   if (!isPlainObject(file))
-    throw new ValidationError("file", 'importStructure needs { name, content, format: "poscar" | "cif" }.');
+    throw new ValidationError(
+      "file",
+      `importStructure needs { name, content, format: ${IMPORT_FORMATS.map((f) => `"${f}"`).join(" | ")} }.`,
+    );
   const { name, content, format, tags = [], ownerId } = file as Partial<ImportOptions>;
   if (typeof name !== "string" || name.trim() === "")
     throw new ValidationError("name", "name must be a non-empty string: the new material's name.");
-  if (format !== "poscar" && format !== "cif")
-    throw new ValidationError("format", `format must be "poscar" or "cif"; got ${JSON.stringify(format)}.`);
+  if (!isImportFormat(format))
+    throw new ValidationError("format", `format must be ${quotedList(IMPORT_FORMATS)}; got ${JSON.stringify(format)}.`);
+  const { label, read } = structureFormat(format);
   if (typeof content !== "string" || content.trim() === "")
-    throw new ValidationError("content", `content must be the ${format === "cif" ? "CIF" : "POSCAR"} file's text.`);
+    throw new ValidationError("content", `content must be the ${label} file's text.`);
   if (!Array.isArray(tags) || tags.some((t) => typeof t !== "string"))
     throw new ValidationError("tags", "tags must be an array of strings.");
   if (ownerId !== undefined && (typeof ownerId !== "string" || ownerId === ""))
     throw new ValidationError("ownerId", "ownerId must be an account id (a non-empty string).");
   // The platform would refuse a malformed file too; reading it here says what is wrong, and where.
-  if (format === "poscar") fromPoscar(content);
-  else fromCif(content);
+  read(content);
   return { name, content, format, tags: [...tags], ...(ownerId ? { "owner._id": ownerId } : {}) };
 }

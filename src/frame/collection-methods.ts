@@ -11,6 +11,7 @@ import type { ArrowTable } from "./export/arrow";
 import type { ExportResult, ExportTarget } from "./export/export";
 import type { StructureExportOptions, StructureExportResult } from "./export/structure-export";
 import type { DataFrame } from "./dataframe/dataframe";
+import { registerFrameMethods } from "./frame-methods";
 
 declare module "../client/collection" {
   interface Collection<R extends PlatformRecord = PlatformRecord> {
@@ -61,8 +62,8 @@ declare module "../client/collection" {
     exportParquet(target: ExportTarget, options?: CollectionParquetOptions): Promise<ExportResult>;
 
     /**
-     * Writes the structure of every matching material as a file (`format`: `"poscar"`, `"cif"` or
-     * `"xyz"`) into the directory `dir`, with an `index.csv`, page by page; the directory appears
+     * Writes the structure of every matching material as a file (`format`: `"poscar"`, `"cif"`,
+     * `"cif-symmetrized"` or `"xyz"`; see `STRUCTURE_FILE_FORMATS`) into the directory `dir`, with an `index.csv`, page by page; the directory appears
      * only when complete (an existing one needs `force`). xyz can also go to one multi-frame file
      * (`singleFile: true`, `dir` is then the file).
      * @example await client.materials.exportStructures("structures", { query: { formula: "Si" }, format: "cif" });
@@ -71,35 +72,19 @@ declare module "../client/collection" {
   }
 }
 
-type FrameMethods = Pick<
-  Collection,
-  "toDataFrame" | "toArrow" | "exportCsv" | "exportNdjson" | "exportParquet" | "exportStructures"
->;
-
-const methods: FrameMethods = {
-  async toDataFrame(this: Collection, options = {}) {
-    const reads = await import("./collection-reads.js");
-    return reads.readCollectionFrame(new RecordWalker(this), options);
+registerFrameMethods(Collection.prototype as Collection, {
+  async readFrame(collection, options: CollectionFrameOptions) {
+    return (await import("./collection-reads.js")).readCollectionFrame(new RecordWalker(collection), options);
   },
-  async toArrow(this: Collection, options = {}) {
-    const reads = await import("./collection-reads.js");
-    return reads.readCollectionArrow(new RecordWalker(this), options);
+  async readArrow(collection, options: CollectionArrowOptions) {
+    return (await import("./collection-reads.js")).readCollectionArrow(new RecordWalker(collection), options);
   },
-  async exportCsv(this: Collection, target, options = {}) {
-    const io = await import("./collection-io.js");
-    return io.exportCollection(new RecordWalker(this), "csv", target, options);
+  async exportTable(collection, format, target, options: CollectionParquetOptions & CollectionCsvOptions) {
+    return (await import("./collection-io.js")).exportCollection(new RecordWalker(collection), format, target, options);
   },
-  async exportNdjson(this: Collection, target, options = {}) {
-    const io = await import("./collection-io.js");
-    return io.exportCollection(new RecordWalker(this), "ndjson", target, options);
-  },
-  async exportParquet(this: Collection, target, options = {}) {
-    const io = await import("./collection-io.js");
-    return io.exportCollection(new RecordWalker(this), "parquet", target, options);
-  },
-  async exportStructures(this: Collection, dir, options) {
+  async exportStructures(collection, dir, options: StructureExportOptions) {
     const io = await import("./export/structure-export.js");
-    const walker = new RecordWalker(this);
+    const walker = new RecordWalker(collection);
     const plan = io.planStructureExport(options);
     if (!plan.resume) return io.writeStructures(walker, dir, plan, options);
     const { platform, account } = walker.source;
@@ -109,14 +94,4 @@ const methods: FrameMethods = {
       account,
     });
   },
-};
-
-// Defined as class methods are (not enumerable), so a collection looks the same as before.
-for (const [name, method] of Object.entries(methods)) {
-  Object.defineProperty(Collection.prototype, name, {
-    value: method,
-    writable: true,
-    configurable: true,
-    enumerable: false,
-  });
-}
+});

@@ -19,3 +19,12 @@ export { pNorm } from "./p-norm";
 export { toSymmetrizedCif } from "./cif-symmetrized";
 export { standardCell, CELL_CHOICES } from "./standard-cell";
 export type { CellChoice } from "./standard-cell";
+export {
+  STRUCTURE_FILE_FORMATS,
+  STRUCTURE_FORMATS,
+  IMPORT_FORMATS,
+  structureFormat,
+  isStructureFormat,
+  isImportFormat,
+} from "./formats";
+export type { StructureFileFormat, StructureFormat, ImportFormat } from "./formats";

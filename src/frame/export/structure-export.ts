@@ -3,16 +3,17 @@ import * as path from "node:path";
 import { StructureError, ValidationError } from "../../errors";
 import type { IterateOptions, Progress } from "../../client/config/options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
+import { standardCell, CELL_CHOICES, type CellChoice, type StructureRecord } from "../../structure";
 import {
-  standardCell,
-  toCif,
-  toPoscar,
-  toSymmetrizedCif,
-  toXyz,
-  CELL_CHOICES,
-  type CellChoice,
-  type StructureRecord,
-} from "../../structure";
+  listed,
+  quotedList,
+  STRUCTURE_FILE_FORMATS,
+  STRUCTURE_FORMATS,
+  isStructureFormat,
+  structureFormat,
+  type StructureFormat,
+  type StructureFileFormat as StructureFileFormatRecord,
+} from "../../structure/formats";
 import { openAtomicFile } from "./atomic/atomic-file";
 import { openAtomicDir } from "./atomic/atomic-dir";
 import { Sink } from "./export";
@@ -23,9 +24,9 @@ import { checkResume, type ResumeOptions } from "./resume/resume-plan";
 import { UniqueNames } from "./unique-names";
 import type { PlatformRecord } from "../../client/platform-record";
 
-/** The structure file formats. */
-export type StructureFormat = "poscar" | "cif" | "cif-symmetrized" | "xyz";
-export const STRUCTURE_FORMATS: readonly StructureFormat[] = ["poscar", "cif", "cif-symmetrized", "xyz"];
+// The structure file formats are src/structure/formats.ts's registry; their names are re-exported
+// here, where the export's callers have always found them.
+export { STRUCTURE_FORMATS, type StructureFormat };
 
 /** Options of `exportStructures`. */
 export interface StructureExportOptions
@@ -33,7 +34,8 @@ export interface StructureExportOptions
     ResumeOptions {
   /**
    * `"poscar"` (VASP 5, `.vasp` files), `"cif"` (P1), `"cif-symmetrized"` (the space group, its
-   * operations and the asymmetric unit, in the conventional standard cell) or `"xyz"` (extended XYZ).
+   * operations and the asymmetric unit, in the conventional standard cell) or `"xyz"` (extended XYZ):
+   * the records of `STRUCTURE_FILE_FORMATS` (src/structure/formats.ts).
    */
   format: StructureFormat;
   /**
@@ -90,15 +92,30 @@ export interface StructureSource {
 
 /** Only what the writers read is asked for. */
 const FIELDS = { _id: 1, name: 1, formula: 1, lattice: 1, basis: 1, "external.id": 1 } as const;
-export const WRITERS = { poscar: toPoscar, cif: toCif, "cif-symmetrized": toSymmetrizedCif, xyz: toXyz } as const;
-export const EXTENSIONS = { poscar: "vasp", cif: "cif", "cif-symmetrized": "cif", xyz: "xyz" } as const;
+
+/** The multi-frame format a `singleFile` export writes (xyz). */
+const MULTI_FRAME = STRUCTURE_FILE_FORMATS.filter((f) => f.multiFrame);
+const SINGLE_FRAME_LABELS = [...new Set(STRUCTURE_FILE_FORMATS.filter((f) => !f.multiFrame).map((f) => f.label))];
+
+/** The format a `singleFile` export writes its frames in. */
+export const SINGLE_FILE_FORMAT: StructureFormat = MULTI_FRAME[0]!.name;
+
+/**
+ * Whether an output path asks for one multi-frame file rather than a directory: the format
+ * writes frames and the path ends with its extension (`--output all.xyz`).
+ */
+export function isSingleFileTarget(format: string | undefined, output: unknown): boolean {
+  if (!isStructureFormat(format) || typeof output !== "string") return false;
+  const { multiFrame, extension } = structureFormat(format);
+  return multiFrame && output.toLowerCase().endsWith(`.${extension}`);
+}
 
 /** The writer of a plan: its format's, of the cell it asks for. */
 export function writerOf(
   plan: Pick<StructureExportPlan, "format" | "cell">,
   format: StructureFormat = plan.format,
 ): (record: StructureRecord) => string {
-  const write = WRITERS[format];
+  const { write } = structureFormat(format);
   return plan.cell === "as-is" ? write : (record) => write(standardCell(record, plan.cell));
 }
 
@@ -107,7 +124,7 @@ export function planStructureExport(options: StructureExportOptions): StructureE
   if (options === null || typeof options !== "object")
     throw new ValidationError(
       "options",
-      'exportStructures(dir, options) needs { format: "poscar" | "cif" | "cif-symmetrized" | "xyz" }.',
+      `exportStructures(dir, options) needs { format: ${STRUCTURE_FORMATS.map((f) => `"${f}"`).join(" | ")} }.`,
     );
   const {
     format,
@@ -121,10 +138,10 @@ export function planStructureExport(options: StructureExportOptions): StructureE
     concurrency,
     signal,
   } = options;
-  if (!STRUCTURE_FORMATS.includes(format)) {
+  if (!isStructureFormat(format)) {
     throw new ValidationError(
       "format",
-      `format must be "poscar", "cif", "cif-symmetrized" or "xyz"; got ${JSON.stringify(format)}.`,
+      `format must be ${quotedList(STRUCTURE_FORMATS)}; got ${JSON.stringify(format)}.`,
     );
   }
   if (!CELL_CHOICES.includes(cell)) {
@@ -133,16 +150,14 @@ export function planStructureExport(options: StructureExportOptions): StructureE
       `cell must be "as-is", "conventional" or "primitive"; got ${JSON.stringify(cell)}.`,
     );
   }
-  if (format === "cif-symmetrized" && cell === "primitive") {
-    throw new ValidationError(
-      "cell",
-      'format "cif-symmetrized" writes the conventional standard cell (its operations are those of the standard setting); leave cell out, or use format "cif" for the primitive cell.',
-    );
+  const record: StructureFileFormatRecord = structureFormat(format);
+  if (!record.cells.includes(cell)) {
+    throw new ValidationError("cell", `format "${format}" ${record.cellsReason ?? `cannot write the ${cell} cell`}.`);
   }
-  if (singleFile && format !== "xyz")
+  if (singleFile && !record.multiFrame)
     throw new ValidationError(
       "singleFile",
-      'singleFile works with format "xyz" only (POSCAR and CIF hold one structure per file).',
+      `singleFile works with format ${quotedList(MULTI_FRAME.map((f) => f.name))} only (${listed(SINGLE_FRAME_LABELS, "and")} hold one structure per file).`,
     );
   const walk = validateIterateOptions({ query, fields: FIELDS, sort, pageSize, maxItems, paging, concurrency, signal });
   const resume = checkResume(options, walk);
@@ -184,11 +199,11 @@ export async function writeStructures(
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning"> = {},
 ): Promise<StructureExportResult> {
   const pages = source.walk(plan.walk);
-  if (plan.singleFile) return writeSingleXyz(pages, target, writerOf(plan, "xyz"), options);
+  if (plan.singleFile) return writeSingleFile(pages, target, writerOf(plan, SINGLE_FILE_FORMAT), options);
   const dir = openAtomicDir(target, { force: options.force });
   const temp = dir.tempPath;
   const write = writerOf(plan);
-  const ext = EXTENSIONS[plan.format];
+  const ext = structureFormat(plan.format).extension;
   const taken = new UniqueNames(["index.csv"]);
   // The index streams to its file as pages arrive, so memory stays flat in the collection size.
   // A file handle, not a stream: every write is awaited, so an abort never leaves a write in flight.
@@ -232,7 +247,8 @@ export async function writeStructures(
   return { items, skipped: skipped.length, pages: pageCount, bytes, path: dir.path, warnings };
 }
 
-async function writeSingleXyz(
+/** Every structure as a frame of one file (extended XYZ), written atomically. */
+async function writeSingleFile(
   pages: AsyncIterable<readonly unknown[]>,
   target: string,
   write: (record: StructureRecord) => string,

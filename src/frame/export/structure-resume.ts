@@ -18,13 +18,14 @@ import {
 } from "./resume/progress-files";
 import { ResumableFile } from "./resume/resumable-file";
 import { continueWalk, type ResumeRequest, type SavedProgress } from "./resume/resume-plan";
+import { structureFormat } from "../../structure/formats";
 import {
-  EXTENSIONS,
   fileName,
   indexLine,
   INDEX_HEADER,
   structureText,
   skippedWarnings,
+  SINGLE_FILE_FORMAT,
   writerOf,
   type StructureExportOptions,
   type StructureExportPlan,
@@ -136,8 +137,8 @@ async function writeFrames(
   let pageCount = resumed?.pages ?? 0;
   let bytes = saved?.bytes ?? 0;
   const directory = into instanceof ResumableFile ? undefined : into;
-  const write = writerOf(plan, directory ? plan.format : "xyz");
-  const ext = EXTENSIONS[plan.format];
+  const write = writerOf(plan, directory ? plan.format : SINGLE_FILE_FORMAT);
+  const ext = structureFormat(plan.format).extension;
   // The walk's maxItems counts skipped records too.
   const walked: SavedProgress | undefined = resumed ? { ...resumed, items: items + skippedCount } : undefined;
   try {

@@ -1,11 +1,12 @@
 // `op.structures.toDataFrame()`, `toArrow()` and the `export*` methods, registered on
-// `OptimadeEntries` from the frame side as a collection's are (collection-methods.ts): the client
-// knows nothing of tables. The readers and writers load on first call.
+// `OptimadeEntries` from the frame side by the registration a collection's use too
+// (frame-methods.ts): the client knows nothing of tables. The readers and writers load on first call.
 import { OptimadeEntries } from "../../client/optimade/optimade-client";
 import type { ArrowTable } from "../export/arrow";
 import type { ExportResult, ExportTarget } from "../export/export";
 import type { StructureExportResult } from "../export/structure-export";
 import type { DataFrame } from "../dataframe/dataframe";
+import { registerFrameMethods } from "../frame-methods";
 import type {
   OptimadeArrowOptions,
   OptimadeCsvOptions,
@@ -50,38 +51,17 @@ declare module "../../client/optimade/optimade-client" {
   }
 }
 
-type FrameMethods = Pick<
-  OptimadeEntries,
-  "toDataFrame" | "toArrow" | "exportCsv" | "exportNdjson" | "exportParquet" | "exportStructures"
->;
-
-const methods: FrameMethods = {
-  async toDataFrame(this: OptimadeEntries, options = {}) {
-    return (await import("./optimade-io.js")).readOptimadeFrame(this, options);
+registerFrameMethods(OptimadeEntries.prototype, {
+  async readFrame(entries, options: OptimadeFrameOptions) {
+    return (await import("./optimade-io.js")).readOptimadeFrame(entries, options);
   },
-  async toArrow(this: OptimadeEntries, options = {}) {
-    return (await import("./optimade-io.js")).readOptimadeArrow(this, options);
+  async readArrow(entries, options: OptimadeArrowOptions) {
+    return (await import("./optimade-io.js")).readOptimadeArrow(entries, options);
   },
-  async exportCsv(this: OptimadeEntries, target, options = {}) {
-    return (await import("./optimade-io.js")).exportOptimadeTable(this, "csv", target, options);
+  async exportTable(entries, format, target, options: OptimadeCsvOptions & OptimadeParquetOptions) {
+    return (await import("./optimade-io.js")).exportOptimadeTable(entries, format, target, options);
   },
-  async exportNdjson(this: OptimadeEntries, target, options = {}) {
-    return (await import("./optimade-io.js")).exportOptimadeTable(this, "ndjson", target, options);
+  async exportStructures(entries, dir, options: OptimadeStructureOptions) {
+    return (await import("./optimade-io.js")).exportOptimadeStructures(entries, dir, options);
   },
-  async exportParquet(this: OptimadeEntries, target, options = {}) {
-    return (await import("./optimade-io.js")).exportOptimadeTable(this, "parquet", target, options);
-  },
-  async exportStructures(this: OptimadeEntries, dir, options) {
-    return (await import("./optimade-io.js")).exportOptimadeStructures(this, dir, options);
-  },
-};
-
-// Defined as class methods are (not enumerable).
-for (const [name, method] of Object.entries(methods)) {
-  Object.defineProperty(OptimadeEntries.prototype, name, {
-    value: method,
-    writable: true,
-    configurable: true,
-    enumerable: false,
-  });
-}
+});

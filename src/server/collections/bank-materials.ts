@@ -1,12 +1,24 @@
 import { MaterialStore, type StoredRecord } from "../records/store";
-import type { Collection } from "./collection";
+import { PLAIN_COLLECTION, type Collection } from "./collection";
 
 /**
  * `materials` as a collection: the served materials (bundled, `--data`, synthetic) and each
  * account's own, with the rules the material handlers apply; sets and defaults use it.
  */
 export function materialCollection(served: MaterialStore): Collection {
-  return { name: "materials", noun: "material", served, writable: true, ownRecords: "materials" };
+  // Creates, updates, deletes, copies and imports are answered by the material handlers (write-handlers.ts).
+  return {
+    ...PLAIN_COLLECTION,
+    name: "materials",
+    noun: "material",
+    served,
+    writable: true,
+    ownRecords: "materials",
+    copyTo: "materials",
+    sets: true,
+    defaults: true,
+    entityClass: "Material",
+  };
 }
 
 /**
@@ -29,10 +41,12 @@ export function bankMaterialCollection(
       .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)),
   );
   return {
+    ...PLAIN_COLLECTION,
     name: "bank-materials",
     noun: "bank material",
     served: new MaterialStore(records, { scanBudgetMs }),
     writable: false,
     ownRecords: null,
+    copyTo: "materials",
   };
 }

@@ -1,5 +1,5 @@
 import { MaterialStore } from "../records/store";
-import type { Collection } from "./collection";
+import { PLAIN_COLLECTION, type Collection } from "./collection";
 
 /**
  * `charges`: what the platform bills an account for its jobs' compute (the official client's
@@ -7,5 +7,12 @@ import type { Collection } from "./collection";
  * charges are an empty list, answered as any collection's list (query and projection checked).
  */
 export function chargeCollection(): Collection {
-  return { name: "charges", noun: "charge", served: new MaterialStore([]), writable: false, ownRecords: null };
+  return {
+    ...PLAIN_COLLECTION,
+    name: "charges",
+    noun: "charge",
+    served: new MaterialStore([]),
+    writable: false,
+    ownRecords: null,
+  };
 }

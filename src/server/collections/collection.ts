@@ -24,7 +24,46 @@ export interface Collection {
   readonly ownRecords: string | null;
   /** Paths the server keeps: a modifier may not change them (besides `_id`, `owner`, `createdAt`). */
   readonly serverPaths?: readonly string[];
+  /** Where `POST /<name>/<id>/copy` puts the copy: this collection, another (a bank's copies go to the account's own collection), or null (no copy verb). */
+  readonly copyTo: string | null;
+  /** Its records may be sets: `PUT /<name>/create-set` and `POST /<name>/<id>/move-to-set`. */
+  readonly sets: boolean;
+  /** Each account marks one of its records the default: `POST /<name>/<id>/set-default`. */
+  readonly defaults: boolean;
+  /** Verbs after a record's id beyond copy, set-default and move-to-set (the jobs' lifecycle and files). */
+  readonly verbs: readonly RecordVerb[];
+  /** The class name a set's members carry in `inSet[].cls` (`Material`), as the platform names its entities. @default the noun */
+  readonly entityClass?: string;
+  /** The ESSE schema its records validate against on create and update (`workflow`). */
+  readonly esseSchema?: string;
+  /** A record created with few fields, completed with the platform's defaults (writable collections). */
+  readonly complete?: (
+    context: CollectionContext,
+    caller: Caller,
+    fields: Record<string, unknown>,
+  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** A record after an update, in the shape its collection stores (workflows: empty contexts as objects). */
+  readonly normalize?: (record: StoredRecord) => StoredRecord;
+  /** A create body's `_id` is dropped rather than refused (a bank workflow sent whole gets its own id). */
+  readonly dropsSentId?: boolean;
+  /** Its deletes go through the job runner (the record's results, process and files go with it). */
+  readonly deletedByRunner?: boolean;
+  /** The account's default record cannot be deleted until another is made the default (projects). */
+  readonly keepsDefault?: boolean;
+  /** What to do instead of writing a read-only collection, when copying is not the answer. */
+  readonly readOnlyHint?: string;
 }
+
+/** Verbs after a record's id that only some collections answer (`POST /jobs/<id>/submit`). */
+export type RecordVerb = "submit" | "terminate" | "purge" | "files" | "presigned-urls" | "output-files";
+
+/** What every collection declares the same way unless it says otherwise: no copies, sets, defaults or extra verbs. */
+export const PLAIN_COLLECTION = {
+  copyTo: null,
+  sets: false,
+  defaults: false,
+  verbs: [],
+} as const satisfies Partial<Collection>;
 
 /** What the collection rules need of the server. */
 export interface CollectionContext {

@@ -11,14 +11,6 @@ import {
   type CollectionContext,
 } from "./collection";
 
-/** The class name a set's members carry in `inSet[].cls`, as the platform names its entities. */
-const ENTITY_CLASSES: Record<string, string> = {
-  materials: "Material",
-  jobs: "Job",
-  workflows: "Workflow",
-  projects: "Project",
-};
-
 /**
  * Fields of a record the server keeps, which a set's creator may not give: a job's lifecycle, a
  * material's computed fields, the set's own kind and its default mark.
@@ -65,7 +57,7 @@ export function newEntitySet(
     ...rest,
     isEntitySet: true,
     entitySetType: "default",
-    entityCls: ENTITY_CLASSES[collection.name] ?? collection.noun,
+    entityCls: collection.entityClass ?? collection.noun,
     owner: { _id: caller._id, slug: caller.slug },
     createdAt: new Date().toISOString(),
   };

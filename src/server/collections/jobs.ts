@@ -21,6 +21,19 @@ export function jobCollection(reference: readonly StoredRecord[], scanBudgetMs?:
     writable: true,
     ownRecords: "jobs",
     serverPaths: ["status", "localRun", "startTime"],
+    copyTo: "jobs",
+    sets: true,
+    defaults: false,
+    verbs: ["submit", "terminate", "purge", "files", "presigned-urls", "output-files"],
+    entityClass: "Job",
+    esseSchema: "job",
+    complete: completeJob,
+    // The embedded workflow is stored as a workflow is.
+    normalize: (job) =>
+      typeof job.workflow === "object" && job.workflow !== null
+        ? { ...job, workflow: emptyContextsAsObjects(job.workflow as Record<string, unknown>) }
+        : job,
+    deletedByRunner: true,
   };
 }
 

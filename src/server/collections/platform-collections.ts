@@ -42,14 +42,15 @@ export function loadPlatformCollections(
   const { bank, reference } = platformData();
   const project = syntheticMaterials.length > 0 ? syntheticProject() : undefined;
   const synthetic = project ? makeSyntheticJobs(syntheticMaterials, bank, project) : [];
+  // In the order the API's endpoint list names them.
   const list: Collection[] = [
     materialCollection(materials),
-    bankMaterialCollection(materials, reference.materials, scanBudgetMs),
     ...workflowCollections(bank, scanBudgetMs),
     jobCollection(synthetic.length > 0 ? [...reference.jobs, ...synthetic] : reference.jobs, scanBudgetMs),
     projectCollection(project ? [reference.project, project] : [reference.project], scanBudgetMs),
     propertyCollection(reference.properties, scanBudgetMs),
     metapropertyCollection(scanBudgetMs),
+    bankMaterialCollection(materials, reference.materials, scanBudgetMs),
     chargeCollection(),
   ];
   return { collections: new Map(list.map((collection) => [collection.name, collection])), reference };

@@ -14,6 +14,14 @@ export function projectCollection(reference: readonly StoredRecord[], scanBudget
     served: new MaterialStore(reference, { scanBudgetMs }),
     writable: true,
     ownRecords: "projects",
+    copyTo: "projects",
+    sets: false,
+    defaults: true,
+    verbs: [],
+    entityClass: "Project",
+    esseSchema: "project",
+    complete: (_context, caller, fields) => completeProject(fields, caller),
+    keepsDefault: true,
   };
 }
 

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { MaterialStore, type StoredRecord } from "../records/store";
-import type { Collection } from "./collection";
+import { PLAIN_COLLECTION, type Collection } from "./collection";
 import { pseudopotentialRecords } from "../compute";
 import { deterministicId } from "../records/ids";
 import { PUBLIC_OWNER } from "../records/owners";
@@ -12,11 +12,13 @@ import { PUBLIC_OWNER } from "../records/owners";
  */
 export function propertyCollection(reference: readonly StoredRecord[], scanBudgetMs?: number): Collection {
   return {
+    ...PLAIN_COLLECTION,
     name: "properties",
     noun: "property",
     served: new MaterialStore(reference, { scanBudgetMs }),
     writable: false,
     ownRecords: "properties",
+    readOnlyHint: "Jobs write properties: submit a job (POST /jobs/<id>/submit).",
   };
 }
 
@@ -30,6 +32,7 @@ export function propertyCollection(reference: readonly StoredRecord[], scanBudge
 export function metapropertyCollection(scanBudgetMs?: number): Collection {
   let served: MaterialStore | undefined;
   return {
+    ...PLAIN_COLLECTION,
     name: "metaproperties",
     noun: "metaproperty",
     get served(): MaterialStore {

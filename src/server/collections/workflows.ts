@@ -1,6 +1,6 @@
 import { MaterialStore, type StoredRecord } from "../records/store";
 import type { Caller } from "../records/owners";
-import type { Collection, CollectionContext } from "./collection";
+import { PLAIN_COLLECTION, type Collection, type CollectionContext } from "./collection";
 
 /** The bank workflow a job gets when it names none and the account has no default workflow of its own. */
 export const DEFAULT_WORKFLOW_PATH = "data/workflows/workflows/espresso/total_energy.json";
@@ -13,8 +13,31 @@ export const DEFAULT_WORKFLOW_PATH = "data/workflows/workflows/espresso/total_en
 export function workflowCollections(bank: readonly StoredRecord[], scanBudgetMs?: number): [Collection, Collection] {
   const served = new MaterialStore(bank, { scanBudgetMs });
   return [
-    { name: "workflows", noun: "workflow", served, writable: true, ownRecords: "workflows" },
-    { name: "bank-workflows", noun: "bank workflow", served, writable: false, ownRecords: null },
+    {
+      name: "workflows",
+      noun: "workflow",
+      served,
+      writable: true,
+      ownRecords: "workflows",
+      copyTo: "workflows",
+      sets: false,
+      defaults: true,
+      verbs: [],
+      entityClass: "Workflow",
+      esseSchema: "workflow",
+      complete: (_context, _caller, fields) => completeWorkflow(fields),
+      normalize: emptyContextsAsObjects,
+      dropsSentId: true,
+    },
+    {
+      ...PLAIN_COLLECTION,
+      name: "bank-workflows",
+      noun: "bank workflow",
+      served,
+      writable: false,
+      ownRecords: null,
+      copyTo: "workflows",
+    },
   ];
 }
 

@@ -15,21 +15,12 @@ import {
   readableOr404,
   type Collection,
 } from "../collections/collection";
-import { completeJob } from "../collections/jobs";
 import { defaultProject } from "../collections/account-defaults";
-import { completeProject } from "../collections/projects";
-import { completeWorkflow, emptyContextsAsObjects } from "../collections/workflows";
 import { checkEsse } from "../records/esse-check";
 import { requireSession } from "./auth-handlers";
 import { listVisible } from "./materials-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { matchesValidator, notModified, readValidator, success, successValidated } from "./reply";
-
-/** Where a bank's records go when an account copies one. */
-const COPY_TARGETS: Record<string, string> = { "bank-workflows": "workflows", "bank-materials": "materials" };
-
-/** The ESSE schema each writable collection's records validate against (materials: write-handlers.ts). */
-const ESSE_SCHEMAS: Record<string, string> = { workflows: "workflow", jobs: "job", projects: "project" };
 
 /** Paths no modifier changes in any collection: a set stays a set, a record its kind. */
 const SET_PATHS = ["isEntitySet", "entityCls"];
@@ -61,12 +52,11 @@ export async function handleGetRecord(
 }
 
 function refuseWrites(collection: Collection, verb: string): never {
-  const how =
-    collection.name === "properties"
-      ? " Jobs write properties: submit a job (POST /jobs/<id>/submit)."
-      : COPY_TARGETS[collection.name]
-        ? ` Copy one into your account with POST /${collection.name}/<id>/copy.`
-        : "";
+  const how = collection.readOnlyHint
+    ? ` ${collection.readOnlyHint}`
+    : collection.copyTo !== null && collection.copyTo !== collection.name
+      ? ` Copy one into your account with POST /${collection.name}/<id>/copy.`
+      : "";
   throw forbidden(`${collection.name} are read-only for users: they cannot be ${verb}.${how}`);
 }
 
@@ -103,7 +93,7 @@ export async function handleCreateRecord(
   );
   // A workflow body taken from the bank or standata still holds its _id (qe_scf_calculation sends
   // one): the new record gets its own, as on the platform. Elsewhere an _id is a mistake worth saying.
-  if ("_id" in body && collection.name !== "workflows")
+  if ("_id" in body && !collection.dropsSentId)
     throw badRequest(`The ${collection.noun} to create has an _id; leave it out, the server assigns one.`);
   if (
     body.owner !== undefined &&
@@ -115,14 +105,9 @@ export async function handleCreateRecord(
   if (body.isEntitySet !== undefined)
     throw badRequest(`Make a set with PUT /${collection.name}/create-set, not with create.`);
   checkValue(body, "the record");
-  const fields =
-    collection.name === "jobs"
-      ? await completeJob(state, caller, body)
-      : collection.name === "projects"
-        ? completeProject(body, caller)
-        : completeWorkflow(body);
+  const fields = collection.complete ? await collection.complete(state, caller, body) : body;
   const record = stamped(state, caller, fields, `The ${collection.noun}`);
-  checkEsse(record, ESSE_SCHEMAS[collection.name], `The ${collection.noun} to create`);
+  if (collection.esseSchema) checkEsse(record, collection.esseSchema, `The ${collection.noun} to create`);
   return success(await state.written.write(() => ({ put: record, result: record, collection: collection.name })));
 }
 
@@ -155,13 +140,11 @@ export async function handleUpdateRecord(
     const current = owned(state, collection, caller, id);
     let next = applyModifier(current, modifier);
     for (const path of PROTECTED_PATHS) next[path] = current[path];
-    if (collection.name === "workflows") next = emptyContextsAsObjects(next);
-    if (collection.name === "jobs" && typeof next.workflow === "object" && next.workflow !== null)
-      next = { ...next, workflow: emptyContextsAsObjects(next.workflow as Record<string, unknown>) };
+    if (collection.normalize) next = collection.normalize(next);
     checkRecordSize(next, `The ${collection.noun} ${quoted(id)} after the update`);
     // A set is ESSE's system/set, not a record of its collection's schema.
-    if (next.isEntitySet !== true)
-      checkEsse(next, ESSE_SCHEMAS[collection.name], `The ${collection.noun} ${quoted(id)} after the update`);
+    if (next.isEntitySet !== true && collection.esseSchema)
+      checkEsse(next, collection.esseSchema, `The ${collection.noun} ${quoted(id)} after the update`);
     return { put: next, result: next, collection: collection.name };
   });
   return success(updated);
@@ -177,12 +160,12 @@ export async function handleDeleteRecord(
   const caller = requireSession(info, state);
   if (!collection.writable) refuseWrites(collection, "deleted");
   // A job goes with its results in one transaction, and its process and files after.
-  if (collection.name === "jobs") return success(await state.jobs.delete(caller, id));
+  if (collection.deletedByRunner) return success(await state.jobs.delete(caller, id));
   const removed = await state.written.write(() => {
     const record = owned(state, collection, caller, id);
-    if (collection.name === "projects" && record.isDefault === true) {
+    if (collection.keepsDefault && record.isDefault === true) {
       throw badRequest(
-        `The project ${quoted(id)} is your default project; make another one the default (POST /projects/<id>/set-default) before deleting it.`,
+        `The ${collection.noun} ${quoted(id)} is your default ${collection.noun}; make another one the default (POST /${collection.name}/<id>/set-default) before deleting it.`,
       );
     }
     return { remove: record._id, result: { _id: record._id }, collection: collection.name };
@@ -199,8 +182,8 @@ export async function handleCopyRecord(
 ): Promise<Reply> {
   const caller = requireSession(info, state);
   checkRequestedOwner(info.params.get("accountId"), caller, "accountId");
-  const target = COPY_TARGETS[collection.name] ?? (collection.writable ? collection.name : undefined);
-  if (!target) refuseWrites(collection, "copied");
+  const target = collection.copyTo;
+  if (target === null) refuseWrites(collection, "copied");
   // A copied job starts over, in the caller's default project.
   const project = target === "jobs" ? await defaultProject(state, caller) : undefined;
   const copy = await state.written.write(() => {

@@ -10,37 +10,47 @@ import {
 } from "./collection-handlers";
 import { handleFileDownload, handleJobFiles, handlePurge, handleSubmit, handleTerminate } from "./job-handlers";
 import { handleFileUpload, handleOutputFiles, handlePresignedUrls } from "./job-upload-handlers";
+import type { Collection, RecordVerb } from "../collections/collection";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { handleCreateSet, handleMoveToSet, handleSetDefault } from "./set-handlers";
 
-/** The collections beyond materials, by path segment, as the platform's client names them. */
-export const COLLECTION_NAMES = [
-  "workflows",
-  "bank-workflows",
-  "jobs",
-  "projects",
-  "properties",
-  "metaproperties",
-  "bank-materials",
-  "charges",
-];
+/** How each verb after an id is answered; which collections answer it, each collection declares (collection.ts). */
+interface VerbRoute {
+  readonly method: "GET" | "POST";
+  readonly answers: (collection: Collection) => boolean;
+  readonly handle: (info: RequestInfo, state: ServerState, collection: Collection, id: string) => Promise<Reply>;
+}
 
-/** Collections whose records may be sets, and those with a default record. */
-const WITH_SETS = ["materials", "jobs"];
-const WITH_DEFAULT = ["materials", "workflows", "projects"];
+/** A verb of the jobs' lifecycle and files, answered for the collections that list it in `verbs`. */
+function declared(
+  verb: RecordVerb,
+  method: VerbRoute["method"],
+  handle: (info: RequestInfo, state: ServerState, id: string) => Promise<Reply>,
+): VerbRoute {
+  return { method, answers: (c) => c.verbs.includes(verb), handle: (info, state, _c, id) => handle(info, state, id) };
+}
 
-/** Verbs after an id, each with its method, by the collections that have it. */
-const RECORD_VERBS: Record<string, { method: string; collections: readonly string[] }> = {
-  copy: { method: "POST", collections: ["workflows", "bank-workflows", "jobs", "projects", "bank-materials"] },
-  "set-default": { method: "POST", collections: WITH_DEFAULT },
-  "move-to-set": { method: "POST", collections: WITH_SETS },
-  submit: { method: "POST", collections: ["jobs"] },
-  terminate: { method: "POST", collections: ["jobs"] },
-  purge: { method: "POST", collections: ["jobs"] },
-  files: { method: "GET", collections: ["jobs"] },
-  "presigned-urls": { method: "POST", collections: ["jobs"] },
-  "output-files": { method: "POST", collections: ["jobs"] },
-};
+/** Verbs after an id, in the order an unknown endpoint's message lists them (a Map: a verb from a URL is no object key). */
+const RECORD_VERBS: ReadonlyMap<string, VerbRoute> = new Map(
+  Object.entries({
+    copy: { method: "POST", answers: (c) => c.copyTo !== null, handle: handleCopyRecord },
+    "set-default": { method: "POST", answers: (c) => c.defaults, handle: handleSetDefault },
+    "move-to-set": { method: "POST", answers: (c) => c.sets, handle: handleMoveToSet },
+    submit: declared("submit", "POST", handleSubmit),
+    terminate: declared("terminate", "POST", handleTerminate),
+    purge: declared("purge", "POST", handlePurge),
+    files: declared("files", "GET", handleJobFiles),
+    "presigned-urls": declared("presigned-urls", "POST", handlePresignedUrls),
+    "output-files": declared("output-files", "POST", handleOutputFiles),
+  } satisfies Record<string, VerbRoute>),
+);
+
+/** `POST <id>/copy, POST <id>/set-default, ...`: the verbs after an id a collection answers. */
+export function recordVerbsOf(collection: Collection): string[] {
+  return [...RECORD_VERBS]
+    .filter(([, route]) => route.answers(collection))
+    .map(([name, route]) => `${route.method} <id>/${name}`);
+}
 
 /**
  * Answers `/<collection>`, `/<collection>/<id>` and `/<collection>/<id>/<verb>` for every
@@ -61,13 +71,13 @@ export async function routeCollection(
   }
   const [, id, verb] = rest;
   // A job file's signed URL: authorised by its query string, not a session (see handleFileDownload).
-  if (collection.name === "jobs" && rest.length >= 4 && verb === "files" && id !== "") {
+  if (collection.verbs.includes("files") && rest.length >= 4 && verb === "files" && id !== "") {
     allow("GET", "PUT");
     const key = rest.slice(3).join("/");
     return method === "PUT" ? handleFileUpload(info, state, id, key) : handleFileDownload(info, state, id, key);
   }
   if (rest.length === 2 && id === "create" && method === "PUT") return handleCreateRecord(info, state, collection);
-  if (rest.length === 2 && id === "create-set" && method === "PUT" && WITH_SETS.includes(collection.name))
+  if (rest.length === 2 && id === "create-set" && method === "PUT" && collection.sets)
     return handleCreateSet(info, state, collection);
   if (rest.length === 2 && id !== "") {
     allow("GET", "PATCH", "DELETE");
@@ -75,34 +85,13 @@ export async function routeCollection(
     if (method === "DELETE") return handleDeleteRecord(info, state, collection, id);
     return handleGetRecord(info, state, collection, id);
   }
-  const known = rest.length === 3 && id !== "" ? RECORD_VERBS[verb] : undefined;
-  if (!known?.collections.includes(collection.name)) {
-    const verbs = Object.entries(RECORD_VERBS)
-      .filter(([, v]) => v.collections.includes(collection.name))
-      .map(([name, v]) => `${v.method} <id>/${name}`);
+  const route = rest.length === 3 && id !== "" ? RECORD_VERBS.get(verb) : undefined;
+  if (!route?.answers(collection)) {
+    const verbs = recordVerbsOf(collection);
     throw notFound(
       `Unknown endpoint ${API_PREFIX}/${rest.join("/").slice(0, 200)}. ${collection.name} has GET, GET <id>, PUT create, PATCH|DELETE <id>${verbs.length ? `, ${verbs.join(", ")}` : ""}.`,
     );
   }
-  allow(known.method);
-  switch (verb) {
-    case "copy":
-      return handleCopyRecord(info, state, collection, id);
-    case "set-default":
-      return handleSetDefault(info, state, collection, id);
-    case "move-to-set":
-      return handleMoveToSet(info, state, collection, id);
-    case "submit":
-      return handleSubmit(info, state, id);
-    case "terminate":
-      return handleTerminate(info, state, id);
-    case "purge":
-      return handlePurge(info, state, id);
-    case "presigned-urls":
-      return handlePresignedUrls(info, state, id);
-    case "output-files":
-      return handleOutputFiles(info, state, id);
-    default:
-      return handleJobFiles(info, state, id);
-  }
+  allow(route.method);
+  return route.handle(info, state, collection, id);
 }

@@ -8,19 +8,35 @@ import { success, type Reply, type RequestInfo, type ServerState } from "./reply
 import { handleCopy, handleCreate, handleDelete, handleImport, handleUpdate } from "./write-handlers";
 import { MAX_URL_LENGTH, parseParams } from "../http/request-input";
 import type { IncomingMessage } from "node:http";
-import { routeCollection, COLLECTION_NAMES } from "./collection-routes";
+import { recordVerbsOf, routeCollection } from "./collection-routes";
+import type { Collection } from "../collections/collection";
 import { handleListClusters } from "./cluster-handlers";
 import { routeOptimade } from "../optimade/optimade-routes";
 
-const ENDPOINTS =
-  `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
-  `GET|PATCH|DELETE ${API_PREFIX}/materials/<id>, PUT ${API_PREFIX}/materials/create, ` +
-  `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import, ` +
-  `PUT ${API_PREFIX}/materials/create-set, POST ${API_PREFIX}/materials/<id>/set-default|move-to-set, ` +
-  `and GET (list), GET <id>, PUT create, PATCH|DELETE <id>, POST <id>/copy of ${COLLECTION_NAMES.join(", ")} ` +
-  `(jobs also POST <id>/submit|terminate|purge|presigned-urls|output-files, GET <id>/files, GET|PUT <id>/files/<key> by signed URL); GET ${API_PREFIX}/other/clusters; ` +
-  `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device; ` +
-  `see docs/local-platform.md`;
+/** The endpoints, for the API root and the messages of unknown paths; the collections' part from their records. */
+function endpoints(collections: ReadonlyMap<string, Collection>): string {
+  const others = [...collections.values()].filter((collection) => collection.name !== "materials");
+  const extras = others
+    .filter((collection) => collection.verbs.length > 0)
+    .map((collection) => {
+      const verbs = recordVerbsOf({ ...collection, copyTo: null, sets: false, defaults: false });
+      const of = (method: string) =>
+        verbs.filter((verb) => verb.startsWith(`${method} `)).map((verb) => verb.slice(`${method} <id>/`.length));
+      const parts = [`POST <id>/${of("POST").join("|")}`, ...of("GET").map((verb) => `GET <id>/${verb}`)];
+      if (collection.verbs.includes("files")) parts.push("GET|PUT <id>/files/<key> by signed URL");
+      return ` (${collection.name} also ${parts.join(", ")})`;
+    });
+  return (
+    `POST ${API_PREFIX}/login, GET|POST ${API_PREFIX}/logout, GET ${API_PREFIX}/materials, ` +
+    `GET|PATCH|DELETE ${API_PREFIX}/materials/<id>, PUT ${API_PREFIX}/materials/create, ` +
+    `POST ${API_PREFIX}/materials/<id>/copy, POST ${API_PREFIX}/materials/import, ` +
+    `PUT ${API_PREFIX}/materials/create-set, POST ${API_PREFIX}/materials/<id>/set-default|move-to-set, ` +
+    `and GET (list), GET <id>, PUT create, PATCH|DELETE <id>, POST <id>/copy of ${others.map((c) => c.name).join(", ")}` +
+    `${extras.join("")}; GET ${API_PREFIX}/other/clusters; ` +
+    `GET /api/v1/users/me; the sign-in: POST /oidc/device/auth, POST /oidc/token, GET|POST /oidc/device; ` +
+    `see docs/local-platform.md`
+  );
+}
 
 function decodeSegment(segment: string): string {
   try {
@@ -68,7 +84,9 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   // The served materials as an OPTIMADE provider, answered in OPTIMADE's own format.
   if (segments[0] === "optimade") return routeOptimade(req, segments.slice(1), method, search, state);
   if (segments[0] !== "api" || segments.length < 2) {
-    throw notFound(`Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${ENDPOINTS}.`);
+    throw notFound(
+      `Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${endpoints(state.collections)}.`,
+    );
   }
   if (segments[1] !== API_VERSION) {
     throw notFound(
@@ -86,7 +104,7 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   // short answer, so the request log shows no 404 for every login.
   if (rest.length === 0) {
     allow("GET");
-    return success({ apiVersion: API_VERSION, endpoints: ENDPOINTS });
+    return success({ apiVersion: API_VERSION, endpoints: endpoints(state.collections) });
   }
   if (rest.length === 1 && rest[0] === "login") {
     allow("POST");
@@ -130,6 +148,7 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     allow("GET");
     return handleListClusters(info(), state);
   }
-  if (COLLECTION_NAMES.includes(rest[0])) return routeCollection(info(), state, rest, allow);
-  throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${ENDPOINTS}.`);
+  // Every other collection the server holds (the materials' own endpoints are answered above).
+  if (rest[0] !== "materials" && state.collections.has(rest[0])) return routeCollection(info(), state, rest, allow);
+  throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${endpoints(state.collections)}.`);
 }

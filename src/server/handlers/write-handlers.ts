@@ -1,7 +1,8 @@
 import { requireSession } from "./auth-handlers";
 import { badRequest, HttpError, notFound } from "../http/http-errors";
 import { randomId } from "../records/ids";
-import { computedFields, hasStructure, IMPORT_FORMATS, parseStructureFile } from "../records/material-fields";
+import { computedFields, hasStructure, parseStructureFile } from "../records/material-fields";
+import { IMPORT_FORMATS, isImportFormat, quotedList } from "../../structure/formats";
 import {
   parametersToVectors,
   vectorsToParameters,
@@ -225,7 +226,7 @@ export async function handleCopy(info: RequestInfo, state: ServerState, id: stri
 const IMPORT_KEYS = ["name", "content", "format", "owner._id", "owner", "tags"];
 const IMPORT_EXAMPLE = '{"name": "Si", "content": "<POSCAR text>", "format": "poscar", "tags": ["mine"]}';
 
-/** POST /materials/import: `{ name, content, format: "poscar"|"cif", "owner._id"?, tags? }`. */
+/** POST /materials/import: `{ name, content, format: "poscar"|"cif" (IMPORT_FORMATS), "owner._id"?, tags? }`. */
 export async function handleImport(info: RequestInfo, state: ServerState): Promise<Reply> {
   const caller = requireSession(info, state);
   const body = await readWriteBody(info, "The import request", IMPORT_EXAMPLE);
@@ -240,10 +241,8 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
     throw badRequest(`The import request needs "content": the structure file's text, e.g. ${IMPORT_EXAMPLE}.`);
   }
   const formatName = typeof format === "string" ? format.toLowerCase() : format === undefined ? "poscar" : format;
-  if (!(IMPORT_FORMATS as readonly unknown[]).includes(formatName)) {
-    throw badRequest(
-      `"format" must be ${IMPORT_FORMATS.map((f) => `"${f}"`).join(" or ")}, not ${JSON.stringify(format).slice(0, 40)}.`,
-    );
+  if (!isImportFormat(formatName)) {
+    throw badRequest(`"format" must be ${quotedList(IMPORT_FORMATS)}, not ${JSON.stringify(format).slice(0, 40)}.`);
   }
   if (name !== undefined && name !== null && (typeof name !== "string" || name.length > 1000)) {
     throw badRequest(`"name" must be a string of at most 1000 characters.`);
@@ -263,7 +262,7 @@ export async function handleImport(info: RequestInfo, state: ServerState): Promi
       "owner._id",
     );
   }
-  const parsed = parseStructureFile(content, formatName as (typeof IMPORT_FORMATS)[number]);
+  const parsed = parseStructureFile(content, formatName);
   const fields = {
     ...parsed,
     name: typeof name === "string" && name.trim() !== "" ? name : parsed.name || parsed.formula,

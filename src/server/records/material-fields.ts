@@ -1,19 +1,15 @@
 import { StructureError } from "../../errors";
 import {
   cellVolume,
-  fromCif,
-  fromPoscar,
   platformDerivedProperties,
   structureOf,
   type PlatformStructure,
   type StructureRecord,
 } from "../../structure";
 import { compositionOf } from "../../structure/composition";
+import { structureFormat, type ImportFormat } from "../../structure/formats";
 import { badRequest } from "../http/http-errors";
 import type { FoundSymmetry } from "./symmetry-thread";
-
-/** Import formats, as the platform's `POST /materials/import` names them. */
-export const IMPORT_FORMATS = ["poscar", "cif"] as const;
 
 /**
  * `formula`, `unitCellFormula` and `derivedProperties` (the platform's five: volume, density,
@@ -52,20 +48,22 @@ export function hasStructure(record: Record<string, unknown>): boolean {
   return record.lattice !== undefined && record.basis !== undefined;
 }
 
-/** A material's structure fields from a POSCAR or CIF text: lattice (with vectors), basis, formulas (the derived properties follow on write). */
-export function parseStructureFile(
-  content: string,
-  format: (typeof IMPORT_FORMATS)[number],
-): Record<string, unknown> & { name: string } {
+/** A material's structure fields from the text of a file of an import format (POSCAR, CIF): lattice (with vectors), basis, formulas (the derived properties follow on write). */
+export function parseStructureFile(content: string, format: ImportFormat): Record<string, unknown> & { name: string } {
   let parsed: PlatformStructure & { name: string };
   try {
-    parsed = format === "poscar" ? fromPoscar(content) : fromCif(content);
+    parsed = structureFormat(format).read(content);
   } catch (error) {
     // RangeError: the cell arithmetic's word for a cell no structure has (a flat cell).
     if (error instanceof StructureError || error instanceof RangeError)
-      throw badRequest(`The ${format.toUpperCase()} content cannot be read: ${error.message}`);
+      throw badRequest(`The ${structureFormat(format).label} content cannot be read: ${error.message}`);
     throw error;
   }
   const { name, lattice, basis } = parsed;
-  return { name, lattice, basis, ...computedFields({ lattice, basis }, `The ${format.toUpperCase()} content`, null) };
+  return {
+    name,
+    lattice,
+    basis,
+    ...computedFields({ lattice, basis }, `The ${structureFormat(format).label} content`, null),
+  };
 }
