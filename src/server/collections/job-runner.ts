@@ -6,9 +6,9 @@ import type { StoredRecord } from "../records/store";
 import type { RecordChange } from "../records/written-records";
 import { newRecordId, owned, type CollectionContext } from "./collection";
 import { JobFolders } from "./job-files";
-import { referenceResult } from "./job-reference";
+import { referenceResult } from "./reference/job-reference";
 import { findMaterial } from "./jobs";
-import { propertyRecord, type ReferenceData } from "./reference-results";
+import { propertyRecord, type ReferenceData } from "./reference/reference-results";
 
 /** How long a job answered from the reference data stays `active` before it finishes, by default. */
 export const DEFAULT_RUN_MS = 2000;

@@ -5,7 +5,7 @@ import type { Collection } from "./collection";
 import { jobCollection } from "./jobs";
 import { projectCollection } from "./projects";
 import { metapropertyCollection, propertyCollection } from "./properties";
-import { loadReferenceData, readDataFile, type ReferenceData } from "./reference-results";
+import { loadReferenceData, readDataFile, type ReferenceData } from "./reference/reference-results";
 import { makeSyntheticJobs, syntheticProject } from "./synthetic-jobs";
 import { workflowCollections } from "./workflows";
 

@@ -1,6 +1,6 @@
-import type { Caller } from "../records/owners";
-import type { StoredRecord } from "../records/store";
-import { newRecordId, type CollectionContext } from "./collection";
+import type { Caller } from "../../records/owners";
+import type { StoredRecord } from "../../records/store";
+import { newRecordId, type CollectionContext } from "../collection";
 import { bandGapsData, bandGapUnit, propertyRecord, type ReferenceData } from "./reference-results";
 
 /** The computation whose published results the reference data holds: the Materials Project's. */

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
-import { DatasetError } from "../../errors";
+import { DatasetError } from "../../../errors";
 import * as path from "node:path";
-import { deterministicId } from "../records/ids";
-import { PUBLIC_OWNER } from "../records/owners";
-import type { StoredRecord } from "../records/store";
+import { deterministicId } from "../../records/ids";
+import { PUBLIC_OWNER } from "../../records/owners";
+import type { StoredRecord } from "../../records/store";
 import { dielectricProperties, type ReferenceDielectric } from "./reference-properties";
 
 /** The folder of the checked-in platform data, two levels up from src/ or dist/. */
-export const DATA_DIR = path.join(__dirname, "..", "..", "..", "data");
+export const DATA_DIR = path.join(__dirname, "..", "..", "..", "..", "data");
 
 /** The standata workflow whose finished jobs carry the reference band gaps (VASP, GGA-PBE, PAW). */
 export const REFERENCE_WORKFLOW_PATH = "data/workflows/workflows/vasp/band_gap.json";
