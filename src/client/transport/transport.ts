@@ -1,17 +1,20 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import { AbortError, ClientClosedError, errorFromStatus } from "../../errors";
+import { ClientClosedError, errorFromStatus } from "../../errors";
 import { KEEP_ALIVE_MS, loadUndici, ownDispatcher } from "./dispatcher";
 import { exchange } from "./exchange";
 import { classifyFailure, failureError, type Failure } from "./failure";
 import { composeOnto, transportInterceptors } from "./interceptors/compose";
 import type { Dispatch, Interceptor } from "./interceptors/forward";
+import { GAVE_UP_CODE, type AttemptNotes, type GaveUp } from "./interceptors/retry";
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { checkContentType, parseJson, serverMessage, type Raw } from "./parse";
 import type { ProxyEnvironment } from "./proxy";
 import { cacheKey, type ResponseCache } from "./response-cache";
-import { mergeSignals, retryAfterMs, settleIdleConnections, sleep } from "./retry";
-import { nextStep } from "./retry-policy";
+import { mergeSignals, retryAfterMs, settleIdleConnections } from "./retry";
+
+/** A signal that never aborts: for an exchange without the caller's. */
+const NEVER = new AbortController().signal;
 
 /**
  * Revalidations of a kept read (`revalidate`: conditional GETs expected to come back 304 with no
@@ -117,6 +120,9 @@ export class Transport {
     this.#direct = own !== undefined && own.proxied === false;
     // A dispatcher given gets the same interceptors composed onto it (compose leaves it as it is).
     this.#interceptors = transportInterceptors({
+      maxRetries: options.maxRetries,
+      timeoutMs: options.timeout,
+      abandoned: this.#abandoned,
       maxResponseBytes: options.maxResponseBytes,
       estimate: this.#link,
       compression: options.compression,
@@ -162,7 +168,8 @@ export class Transport {
         this.#link.observe(NEAR_FIRST_BYTE_MS + 1);
         resolve();
       }, NEAR_FIRST_BYTE_MS);
-      this.#attempt(o, this.#requestPath(o), mergeSignals(this.#o.signal, o.signal))
+      const signal = mergeSignals(this.#o.signal, o.signal);
+      this.#exchange(o, this.#requestPath(o), { once: true, ...(signal ? { signal } : {}) })
         .catch(() => undefined)
         .finally(() => {
           clearTimeout(timer);
@@ -195,10 +202,11 @@ export class Transport {
   async revalidate(o: SendOptions, etag: string): Promise<boolean> {
     const path = this.#requestPath(o);
     if (this.#closed) return false;
-    const outcome = await this.#attempt(
+    const signal = mergeSignals(this.#o.signal, o.signal);
+    const outcome = await this.#exchange(
       { ...o, revalidation: true, headers: { ...o.headers, "if-none-match": etag } },
       path,
-      mergeSignals(this.#o.signal, o.signal),
+      { once: true, ...(signal ? { signal } : {}) },
     );
     return !("kind" in outcome) && outcome.status === 304;
   }
@@ -223,70 +231,47 @@ export class Transport {
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
     if (o.method !== "GET") await settleIdleConnections();
 
-    for (let attempt = 1, timeouts = 0; ; attempt++) {
-      const attempted = this.#attempt(o, path, callerSignal); // on its way when this returns
+    const attempts: AttemptNotes = {
+      ...(callerSignal ? { signal: callerSignal } : {}),
       // A loopback client times its link while a login's password is checked: its walks start at once.
-      if (o.login && attempt === 1) void this.measureLink({ method: "GET", path: "", signal: o.signal });
-      const outcome = await attempted;
-      if ("kind" in outcome) {
-        if (outcome.kind === "timeout") timeouts++;
-        const step = nextStep({
-          method: o.method,
-          login: o.login,
-          attempt,
-          maxRetries: this.#o.maxRetries,
-          timeouts,
-          outcome: { failure: outcome },
-        });
-        if (step.action === "retry") {
-          await this.#wait(step.delayMs, callerSignal, endpoint);
-          continue;
-        }
-        throw failureError(outcome, {
-          endpoint,
-          origin: this.#origin,
-          read: o.method === "GET",
-          attempts: attempt,
-          timeoutMs: this.#o.timeout,
-          maxResponseBytes: this.#o.maxResponseBytes,
-          // A proxy URL's user name and password are as secret as the request's own.
-          secrets: [...(o.secrets ?? []), ...(this.#o.proxy?.secrets ?? [])],
-          ...(this.#proxy ? { proxy: this.#proxy } : {}),
-        });
-      }
-      // A 304 that confirmed a kept body comes back from `revalidatingCache` as a 200 with it.
-      if (outcome.status >= 200 && outcome.status < 300) {
-        checkContentType(outcome, endpoint, o.secrets ?? []);
-        return {
-          status: outcome.status,
-          headers: outcome.headers,
-          body: parseJson(outcome, endpoint, o.secrets),
-          endpoint,
-        };
-      }
-      const wait = retryAfterMs(outcome.headers);
-      const step = nextStep({
-        method: o.method,
-        login: o.login,
-        attempt,
-        maxRetries: this.#o.maxRetries,
-        timeouts,
-        outcome: { status: outcome.status, ...(wait !== undefined ? { retryAfterMs: wait } : {}) },
-      });
-      if (step.action === "retry") {
-        await this.#wait(step.delayMs, callerSignal, endpoint);
-        continue;
-      }
-      throw errorFromStatus({
-        status: outcome.status,
+      ...(o.login
+        ? { onAttempt: (n) => n === 1 && void this.measureLink({ method: "GET", path: "", signal: o.signal }) }
+        : {}),
+    };
+    const outcome = await this.#exchange(o, path, attempts);
+    const tries = attempts.attempts ?? 1;
+    if ("kind" in outcome) {
+      throw failureError(outcome, {
         endpoint,
-        serverMessage: serverMessage(outcome.text, o.secrets ?? []),
-        headers: outcome.headers,
-        login: o.login,
-        attempts: attempt,
-        retryAfterMs: wait,
+        origin: this.#origin,
+        read: o.method === "GET",
+        attempts: tries,
+        timeoutMs: this.#o.timeout,
+        maxResponseBytes: this.#o.maxResponseBytes,
+        // A proxy URL's user name and password are as secret as the request's own.
+        secrets: [...(o.secrets ?? []), ...(this.#o.proxy?.secrets ?? [])],
+        ...(this.#proxy ? { proxy: this.#proxy } : {}),
       });
     }
+    // A 304 that confirmed a kept body comes back from `revalidatingCache` as a 200 with it.
+    if (outcome.status >= 200 && outcome.status < 300) {
+      checkContentType(outcome, endpoint, o.secrets ?? []);
+      return {
+        status: outcome.status,
+        headers: outcome.headers,
+        body: parseJson(outcome, endpoint, o.secrets),
+        endpoint,
+      };
+    }
+    throw errorFromStatus({
+      status: outcome.status,
+      endpoint,
+      serverMessage: serverMessage(outcome.text, o.secrets ?? []),
+      headers: outcome.headers,
+      login: o.login,
+      attempts: tries,
+      retryAfterMs: retryAfterMs(outcome.headers),
+    });
   }
 
   /** Closes the pool we own (waiting for requests in flight); an injected dispatcher is left open. */
@@ -300,42 +285,40 @@ export class Transport {
     await Promise.all([end(this.#dispatcher), this.#revalidator && end(this.#revalidator.pool)]);
   }
 
-  /** One attempt through the interceptors: the answer read whole, or its failure classified. */
-  async #attempt(o: SendOptions, path: string, callerSignal: AbortSignal | undefined): Promise<Raw | Failure> {
-    const timeout = new AbortController();
-    const timer = setTimeout(
-      () => timeout.abort(new DOMException("The attempt timed out", "TimeoutError")),
-      this.#o.timeout,
-    );
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
-    try {
-      const revalidator = this.#revalidatorFor(o);
-      const answer = await exchange(
-        revalidator?.dispatch ?? this.#dispatch,
-        {
-          origin: this.#origin,
-          path,
-          method: o.method,
-          // undici holds a pipeline while a response is awaited unless told it will be quick.
-          ...(revalidator ? { blocking: false } : {}),
-          headers: { accept: "application/json", "user-agent": this.#o.userAgent, ...o.headers },
-          body: o.body ?? null,
-          headersTimeout: this.#o.timeout,
-          bodyTimeout: this.#o.timeout,
-          matframe: {
-            ...(o.login ? { login: true } : {}),
-            ...(o.cacheScope !== undefined ? { cacheScope: o.cacheScope } : {}),
-            ...(o.onReceived ? { onReceived: o.onReceived } : {}),
-          },
+  /**
+   * One request through the interceptors (its attempts, with their time limits, are the retry
+   * interceptor's): the answer read whole, or the last attempt's failure, classified.
+   */
+  async #exchange(o: SendOptions, path: string, attempts: AttemptNotes): Promise<Raw | Failure> {
+    const revalidator = this.#revalidatorFor(o);
+    const signal = attempts.signal ?? NEVER;
+    const answer = await exchange(
+      revalidator?.dispatch ?? this.#dispatch,
+      {
+        origin: this.#origin,
+        path,
+        method: o.method,
+        // undici holds a pipeline while a response is awaited unless told it will be quick.
+        ...(revalidator ? { blocking: false } : {}),
+        headers: { accept: "application/json", "user-agent": this.#o.userAgent, ...o.headers },
+        body: o.body ?? null,
+        headersTimeout: this.#o.timeout,
+        bodyTimeout: this.#o.timeout,
+        matframe: {
+          attempts,
+          ...(o.login ? { login: true } : {}),
+          ...(o.cacheScope !== undefined ? { cacheScope: o.cacheScope } : {}),
+          ...(o.onReceived ? { onReceived: o.onReceived } : {}),
         },
-        signal,
-        this.#abandoned,
-      );
-      if ("error" in answer) return classifyFailure(answer.error, callerSignal, timeout.signal, answer.answered);
-      return answer;
-    } finally {
-      clearTimeout(timer);
-    }
+      },
+      signal,
+      this.#abandoned,
+    );
+    if (!("error" in answer)) return answer;
+    const error = answer.error as Partial<GaveUp> | undefined;
+    if (error?.code === GAVE_UP_CODE && error.failure) return error.failure;
+    // Ended before the retry interceptor had a say (the caller's abort, a closed pool).
+    return classifyFailure(answer.error, attempts.signal, NEVER, answer.answered);
   }
 
   /**
@@ -350,15 +333,5 @@ export class Transport {
     const pool = new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL);
     this.#revalidator = { pool, dispatch: composeOnto(pool, this.#interceptors) };
     return this.#revalidator;
-  }
-
-  async #wait(ms: number, signal: AbortSignal | undefined, endpoint: string): Promise<void> {
-    try {
-      await sleep(ms, signal);
-    } catch (cause) {
-      throw new AbortError(`${endpoint} was aborted by the caller's signal while waiting to retry.`, endpoint, {
-        cause,
-      });
-    }
   }
 }

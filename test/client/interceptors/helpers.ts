@@ -43,11 +43,11 @@ export function sender(origin: string, ...interceptors: Interceptor[]) {
   closers.push(() => pool.destroy());
   const composed = pool.compose(interceptors as never);
   const dispatch = composed.dispatch.bind(composed);
-  return (options: Partial<DispatchOptions> = {}): Promise<Exchange> =>
+  return (options: Partial<DispatchOptions> = {}, signal = new AbortController().signal): Promise<Exchange> =>
     exchange(
       dispatch,
       { origin, path: "/", method: "GET", headers: {}, ...options } as DispatchOptions,
-      new AbortController().signal,
+      signal,
       new Set(),
     );
 }

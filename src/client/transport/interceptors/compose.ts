@@ -8,6 +8,7 @@ import { revalidatingCache } from "./cache";
 import { decompress } from "./decompress";
 import type { Dispatch, Interceptor } from "./forward";
 import { linkTiming } from "./link-timing";
+import { retry } from "./retry";
 
 export interface InterceptorSettings {
   /** Largest 2xx body accepted, as received and as decoded. */
@@ -16,6 +17,11 @@ export interface InterceptorSettings {
   /** Whether to ask for compressed bodies; undefined: as the link measures. */
   compression: boolean | undefined;
   cache?: ResponseCache;
+  maxRetries: number;
+  /** Each attempt's time limit, in ms. */
+  timeoutMs: number;
+  /** Attempts given up on while undici still holds them (see `retry`). */
+  abandoned: Set<Promise<unknown>>;
 }
 
 /**
@@ -24,8 +30,10 @@ export interface InterceptorSettings {
  * 2. `decompress`: decoded (within the cap) once all its bytes are in;
  * 3. `errorBodyCap`: an error body is cut after its decoded first 64 KiB;
  * 4. `linkTiming`: asks for compression as the link says, and times the answer;
- * 5. `revalidatingCache` (with a cache): kept answers go out conditional, and come back whole.
- * Retries stay outside, in `Transport.send`: each attempt passes the whole chain again.
+ * 5. `retry`: each attempt within its time limit, sent again as the retry policy says (each
+ *    attempt passes 4 to 1 again, and is timed);
+ * 6. `revalidatingCache` (with a cache): kept answers go out conditional, and come back whole
+ *    (looked up once, whatever the attempts).
  */
 export function transportInterceptors(s: InterceptorSettings): Interceptor[] {
   return [
@@ -33,6 +41,7 @@ export function transportInterceptors(s: InterceptorSettings): Interceptor[] {
     decompress(s.maxResponseBytes),
     errorBodyCap(),
     linkTiming(s.estimate, s.compression),
+    retry({ maxRetries: s.maxRetries, timeoutMs: s.timeoutMs, abandoned: s.abandoned }),
     ...(s.cache ? [revalidatingCache(s.cache)] : []),
   ];
 }

@@ -3,6 +3,7 @@
 // changes. undici's own `DecoratorHandler` is deprecated in undici 7, so this is ours.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import type { AttemptNotes } from "./retry";
 
 /** What one request tells the interceptors, beside its HTTP fields (undici passes unknown fields on). */
 export interface RequestNotes {
@@ -12,6 +13,8 @@ export interface RequestNotes {
   cacheScope?: string;
   /** Told once a 2xx (or 304) answer's bytes are all in, before they are decoded and parsed. */
   onReceived?: () => void;
+  /** For the retry interceptor: the caller's signal, a request sent once, attempts told back. */
+  attempts?: AttemptNotes;
 }
 
 /** The dispatch options of the transport's requests. */
