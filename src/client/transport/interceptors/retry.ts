@@ -89,7 +89,9 @@ class Run {
 
   start(): void {
     this.next.onRequestStart?.(this.#controller, {});
-    if (!this.#done) this.#send();
+    // Aborted before the first attempt (the caller's signal had already fired): none is sent.
+    if (this.#controller.aborted) this.#giveUp({ kind: "aborted", cause: this.#controller.reason });
+    else this.#send();
   }
 
   #send(): void {
