@@ -67,24 +67,7 @@ class Run {
     private readonly settings: RetrySettings,
   ) {
     this.#notes = options.matframe?.attempts ?? {};
-    let reason: Error | null = null;
-    this.#controller = {
-      get aborted() {
-        return reason !== null;
-      },
-      get paused() {
-        return false;
-      },
-      get reason() {
-        return reason;
-      },
-      abort: (why: Error) => {
-        reason ??= why;
-        this.#abort(why);
-      },
-      pause: () => {},
-      resume: () => {},
-    };
+    this.#controller = new RunController((why) => this.#abort(why));
   }
 
   start(): void {
@@ -241,4 +224,31 @@ class Attempt implements Handler {
     this.chunks = [];
     if (!this.dropped) this.run.failed(this, error);
   }
+}
+
+/**
+ * The controller the handlers after hold: an abort ends whichever attempt or wait is under way.
+ * A class, not an object literal with getters: one is made per request, on the hot path.
+ */
+class RunController implements Controller {
+  reason: Error | null = null;
+
+  constructor(private readonly onAbort: (reason: Error) => void) {}
+
+  get aborted(): boolean {
+    return this.reason !== null;
+  }
+
+  get paused(): boolean {
+    return false;
+  }
+
+  abort(reason: Error): void {
+    this.reason ??= reason;
+    this.onAbort(reason);
+  }
+
+  pause(): void {}
+
+  resume(): void {}
 }
