@@ -9,7 +9,7 @@ const { login } = require("./api");
 const { startLinkProcess, wireBytes, linkFloorSeconds } = require("./link");
 
 const DEMO = { username: "demo", password: "demo" };
-/** What the client asks for by default on a far link (src/client/transport/body.ts). */
+/** What the client asks for by default on a far link (src/client/transport/interceptors/decompress.ts). */
 const CLIENT_ENCODING = "br, gzip, deflate";
 const IN_FLIGHT = 6;
 

@@ -38,6 +38,8 @@ describe("client options", () => {
     [{ userAgent: "a\nb" }, "userAgent"],
     [{ signal: "stop" }, "signal"],
     [{ dispatcher: {} }, "dispatcher"],
+    // A dispatcher of an older undici, without compose(): the interceptors could not be added.
+    [{ dispatcher: { request() {}, dispatch() {} } }, "dispatcher"],
     [{ accountId: "" }, "accountId"],
     [{ authToken: 42 }, "authToken"],
   ])("%j is refused, naming %s", (bad, option) => {

@@ -35,6 +35,8 @@ export interface TransportSettings {
   /**
    * An undici dispatcher (`Agent`, `Pool`, `MockAgent`, a proxy agent, ...) to send requests
    * through instead of the client's own pool. The client never closes a dispatcher it was given.
+   * The client's interceptors (body caps, decompression, link timing, the cache) are composed
+   * onto it with its `compose()` (undici 7), which leaves the dispatcher itself as it was.
    * Without one, the proxy variables are honoured: `HTTPS_PROXY` / `HTTP_PROXY` (or lower-case)
    * through undici's `EnvHttpProxyAgent`, with `NO_PROXY` naming hosts to reach directly.
    * @default the client's own pool (through the environment's proxy when one is set)

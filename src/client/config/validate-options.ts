@@ -116,6 +116,13 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
   if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher | null)?.request !== "function") {
     throw new ValidationError("dispatcher", "dispatcher must be an undici Dispatcher (Agent, Pool, ...).");
   }
+  // The transport's interceptors are composed onto it: older undici lines have no compose().
+  if (o.dispatcher !== undefined && typeof (o.dispatcher as Dispatcher).compose !== "function") {
+    throw new ValidationError(
+      "dispatcher",
+      "dispatcher must be an undici 7 Dispatcher (Agent, Pool, ...): it has no compose(), so the client's interceptors cannot be added to it.",
+    );
+  }
   // Proxies are read from the environment only for a dispatcher of our own: a given one is used as is.
   const proxy = o.dispatcher === undefined ? proxyEnvironment() : undefined;
   return {

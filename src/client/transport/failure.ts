@@ -10,7 +10,8 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from "../../errors";
-import { ACCEPT_ENCODING } from "./body";
+import { TOO_LARGE_CODE } from "./interceptors/body-caps";
+import { ACCEPT_ENCODING, UNSUPPORTED_CODING_CODE, isDecodeError } from "./interceptors/decompress";
 import { redact } from "./redact";
 
 /**
@@ -57,6 +58,13 @@ export function classifyFailure(
   const code = String((cause as { code?: unknown } | null)?.code);
   if (callerSignal?.aborted) return { kind: "aborted", cause: callerSignal.reason };
   if (timeout.aborted || TIMEOUT_CODES.has(code)) return { kind: "timeout", cause };
+  // What the interceptors abort an answer with (interceptors/body-caps.ts, decompress.ts).
+  if (code === TOO_LARGE_CODE)
+    return { kind: "too-large", cause: undefined, bytes: (cause as { bytes: number }).bytes };
+  if (code === UNSUPPORTED_CODING_CODE)
+    return { kind: "unsupported-coding", cause: (cause as { coding?: unknown }).coding };
+  // A body that does not decode: retried like a truncated one, then reported as what it is.
+  if (isDecodeError(cause)) return { kind: "decode", cause };
   if (CLOSED_CODES.has(code)) return { kind: "closed", cause };
   const proxy = proxyRefusal(cause);
   if (proxy) return proxy;

@@ -1,25 +1,20 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import { AbortError, ClientClosedError, errorFromStatus } from "../../errors";
-import {
-  ACCEPT_ENCODING,
-  ERROR_BODY_LIMIT,
-  codingOf,
-  decoderFor,
-  discard,
-  isDecodeError,
-  readCapped,
-  readDecodedWithin,
-  readWithin,
-} from "./body";
+import { ClientClosedError, errorFromStatus } from "../../errors";
 import { KEEP_ALIVE_MS, loadUndici, ownDispatcher } from "./dispatcher";
+import { exchange } from "./exchange";
 import { classifyFailure, failureError, type Failure } from "./failure";
+import { composeOnto, transportInterceptors } from "./interceptors/compose";
+import type { Dispatch, Interceptor } from "./interceptors/forward";
+import { GAVE_UP_CODE, type AttemptNotes, type GaveUp } from "./interceptors/retry";
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
-import { checkContentType, isJson, parseJson, serverMessage, type Raw } from "./parse";
+import { checkContentType, parseJson, serverMessage, type Raw } from "./parse";
 import type { ProxyEnvironment } from "./proxy";
-import { cacheKey, keepOrForget, type ResponseCache } from "./response-cache";
-import { mergeSignals, retryAfterMs, settleIdleConnections, sleep } from "./retry";
-import { nextStep } from "./retry-policy";
+import { cacheKey, type ResponseCache } from "./response-cache";
+import { mergeSignals, retryAfterMs, settleIdleConnections } from "./retry";
+
+/** A signal that never aborts: for an exchange without the caller's. */
+const NEVER = new AbortController().signal;
 
 /**
  * Revalidations of a kept read (`revalidate`: conditional GETs expected to come back 304 with no
@@ -96,7 +91,11 @@ export interface SendResult {
 export class Transport {
   readonly #o: TransportOptions;
   readonly #dispatcher: Dispatcher;
-  #revalidator: Dispatcher | undefined;
+  /** The revalidation pool (made on first use), and its dispatch through the interceptors. */
+  #revalidator: { pool: Dispatcher; dispatch: Dispatch } | undefined;
+  /** The interceptors every request passes (`interceptors/compose.ts`), and the main dispatch through them. */
+  readonly #interceptors: Interceptor[];
+  readonly #dispatch: Dispatch;
   readonly #ownsDispatcher: boolean;
   /** The proxy our own connections go through (without credentials), for messages; undefined when none. */
   readonly #proxy: string | undefined;
@@ -105,7 +104,7 @@ export class Transport {
   readonly #link: LinkEstimate;
   #measuring: Promise<void> | undefined;
   #closed = false;
-  /** Requests given up on while undici still held them (see `#settledOrAborted`). */
+  /** Requests given up on while undici still held them (see `exchange`). */
   readonly #abandoned = new Set<Promise<unknown>>();
 
   constructor(options: TransportOptions) {
@@ -119,6 +118,17 @@ export class Transport {
     this.#dispatcher = options.dispatcher ?? own!.dispatcher;
     this.#proxy = own?.proxy;
     this.#direct = own !== undefined && own.proxied === false;
+    // A dispatcher given gets the same interceptors composed onto it (compose leaves it as it is).
+    this.#interceptors = transportInterceptors({
+      maxRetries: options.maxRetries,
+      timeoutMs: options.timeout,
+      abandoned: this.#abandoned,
+      maxResponseBytes: options.maxResponseBytes,
+      estimate: this.#link,
+      compression: options.compression,
+      ...(options.cache ? { cache: options.cache } : {}),
+    });
+    this.#dispatch = composeOnto(this.#dispatcher, this.#interceptors);
   }
 
   /** Whether our own pool goes straight to the origin (no proxy agent), so a second pool may too. */
@@ -158,7 +168,8 @@ export class Transport {
         this.#link.observe(NEAR_FIRST_BYTE_MS + 1);
         resolve();
       }, NEAR_FIRST_BYTE_MS);
-      this.#attempt(o, this.#requestPath(o), mergeSignals(this.#o.signal, o.signal))
+      const signal = mergeSignals(this.#o.signal, o.signal);
+      this.#exchange(o, this.#requestPath(o), { once: true, ...(signal ? { signal } : {}) })
         .catch(() => undefined)
         .finally(() => {
           clearTimeout(timer);
@@ -184,23 +195,20 @@ export class Transport {
 
   /**
    * One conditional GET with `If-None-Match: etag`, not retried: true when the server answers
-   * 304. A 200 is kept in the response cache (when it may be), so the read that follows gets it
-   * by a 304 instead of a second body; anything else is false, and that read meets it properly.
+   * 304. A 200 is kept in the response cache (when it may be: `revalidatingCache`), so the read
+   * that follows gets it by a 304 instead of a second body; anything else is false, and that
+   * read meets it properly.
    */
   async revalidate(o: SendOptions, etag: string): Promise<boolean> {
     const path = this.#requestPath(o);
     if (this.#closed) return false;
-    const outcome = await this.#attempt(
+    const signal = mergeSignals(this.#o.signal, o.signal);
+    const outcome = await this.#exchange(
       { ...o, revalidation: true, headers: { ...o.headers, "if-none-match": etag } },
       path,
-      mergeSignals(this.#o.signal, o.signal),
+      { once: true, ...(signal ? { signal } : {}) },
     );
-    if ("kind" in outcome) return false;
-    if (outcome.status === 304) return true;
-    if (outcome.status === 200 && this.#o.cache && o.cacheScope !== undefined && isJson(outcome)) {
-      await keepOrForget(this.#o.cache, cacheKey(this.#origin + path, o.cacheScope), outcome);
-    }
-    return false;
+    return !("kind" in outcome) && outcome.status === 304;
   }
 
   /** The request target: base path, path, and the query string in the order given. */
@@ -221,83 +229,49 @@ export class Transport {
       throw new ClientClosedError(`Cannot send ${endpoint}: the client is closed. Create a new client.`);
     const path = this.#requestPath(o);
     const callerSignal = mergeSignals(this.#o.signal, o.signal);
-    const cache = o.method === "GET" && o.cacheScope !== undefined ? this.#o.cache : undefined;
-    const key = cache ? cacheKey(this.#origin + path, o.cacheScope) : "";
-    const kept = await cache?.get(key);
-    const request = kept ? { ...o, headers: { ...o.headers, "if-none-match": kept.etag } } : o;
     if (o.method !== "GET") await settleIdleConnections();
 
-    for (let attempt = 1, timeouts = 0; ; attempt++) {
-      const attempted = this.#attempt(request, path, callerSignal); // on its way when this returns
+    const attempts: AttemptNotes = {
+      ...(callerSignal ? { signal: callerSignal } : {}),
       // A loopback client times its link while a login's password is checked: its walks start at once.
-      if (o.login && attempt === 1) void this.measureLink({ method: "GET", path: "", signal: o.signal });
-      const outcome = await attempted;
-      if ("kind" in outcome) {
-        if (outcome.kind === "timeout") timeouts++;
-        const step = nextStep({
-          method: o.method,
-          login: o.login,
-          attempt,
-          maxRetries: this.#o.maxRetries,
-          timeouts,
-          outcome: { failure: outcome },
-        });
-        if (step.action === "retry") {
-          await this.#wait(step.delayMs, callerSignal, endpoint);
-          continue;
-        }
-        throw failureError(outcome, {
-          endpoint,
-          origin: this.#origin,
-          read: o.method === "GET",
-          attempts: attempt,
-          timeoutMs: this.#o.timeout,
-          maxResponseBytes: this.#o.maxResponseBytes,
-          // A proxy URL's user name and password are as secret as the request's own.
-          secrets: [...(o.secrets ?? []), ...(this.#o.proxy?.secrets ?? [])],
-          ...(this.#proxy ? { proxy: this.#proxy } : {}),
-        });
-      }
-      if (outcome.status === 304 && kept) {
-        o.onReceived?.();
-        // The server confirmed the kept body (RFC 9110 section 13.1.2): the only way one is used.
-        return {
-          status: 200,
-          headers: outcome.headers,
-          body: parseJson({ ...outcome, text: kept.text }, endpoint, o.secrets),
-          endpoint,
-        };
-      }
-      if (outcome.status >= 200 && outcome.status < 300) {
-        checkContentType(outcome, endpoint, o.secrets ?? []);
-        const body = parseJson(outcome, endpoint, o.secrets);
-        // Kept (asynchronously) before the answer is handed on: the next read finds it.
-        if (cache) await keepOrForget(cache, key, outcome);
-        return { status: outcome.status, headers: outcome.headers, body, endpoint };
-      }
-      const wait = retryAfterMs(outcome.headers);
-      const step = nextStep({
-        method: o.method,
-        login: o.login,
-        attempt,
-        maxRetries: this.#o.maxRetries,
-        timeouts,
-        outcome: { status: outcome.status, ...(wait !== undefined ? { retryAfterMs: wait } : {}) },
-      });
-      if (step.action === "retry") {
-        await this.#wait(step.delayMs, callerSignal, endpoint);
-        continue;
-      }
-      throw errorFromStatus({
-        status: outcome.status,
+      ...(o.login
+        ? { onAttempt: (n) => n === 1 && void this.measureLink({ method: "GET", path: "", signal: o.signal }) }
+        : {}),
+    };
+    const outcome = await this.#exchange(o, path, attempts);
+    const tries = attempts.attempts ?? 1;
+    if ("kind" in outcome) {
+      throw failureError(outcome, {
         endpoint,
-        serverMessage: serverMessage(outcome.text, o.secrets ?? []),
-        headers: outcome.headers,
-        login: o.login,
-        attempts: attempt,
-        retryAfterMs: wait,
+        origin: this.#origin,
+        read: o.method === "GET",
+        attempts: tries,
+        timeoutMs: this.#o.timeout,
+        maxResponseBytes: this.#o.maxResponseBytes,
+        // A proxy URL's user name and password are as secret as the request's own.
+        secrets: [...(o.secrets ?? []), ...(this.#o.proxy?.secrets ?? [])],
+        ...(this.#proxy ? { proxy: this.#proxy } : {}),
       });
     }
+    // A 304 that confirmed a kept body comes back from `revalidatingCache` as a 200 with it.
+    if (outcome.status >= 200 && outcome.status < 300) {
+      checkContentType(outcome, endpoint, o.secrets ?? []);
+      return {
+        status: outcome.status,
+        headers: outcome.headers,
+        body: parseJson(outcome, endpoint, o.secrets),
+        endpoint,
+      };
+    }
+    throw errorFromStatus({
+      status: outcome.status,
+      endpoint,
+      serverMessage: serverMessage(outcome.text, o.secrets ?? []),
+      headers: outcome.headers,
+      login: o.login,
+      attempts: tries,
+      retryAfterMs: retryAfterMs(outcome.headers),
+    });
   }
 
   /** Closes the pool we own (waiting for requests in flight); an injected dispatcher is left open. */
@@ -308,138 +282,56 @@ export class Transport {
     // close() waits for every request in flight, and an abandoned one may never end (a proxy
     // that never answers its CONNECT): those pools are destroyed instead.
     const end = (d: Dispatcher) => (this.#abandoned.size > 0 ? d.destroy() : d.close());
-    await Promise.all([end(this.#dispatcher), this.#revalidator && end(this.#revalidator)]);
-  }
-
-  async #attempt(o: SendOptions, path: string, callerSignal: AbortSignal | undefined): Promise<Raw | Failure> {
-    const timeout = new AbortController();
-    const timer = setTimeout(
-      () => timeout.abort(new DOMException("The attempt timed out", "TimeoutError")),
-      this.#o.timeout,
-    );
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
-    const classify = (cause: unknown, answered = false): Failure =>
-      classifyFailure(cause, callerSignal, timeout.signal, answered);
-    try {
-      let response: Dispatcher.ResponseData;
-      const sent = performance.now();
-      let answered = sent;
-      try {
-        const dispatcher = this.#dispatcherFor(o);
-        response = await this.#settledOrAborted(
-          signal,
-          dispatcher.request({
-            origin: this.#origin,
-            path,
-            method: o.method,
-            // undici holds a pipeline while a response is awaited unless told it will be quick.
-            ...(dispatcher === this.#revalidator ? { blocking: false } : {}),
-            headers: {
-              accept: "application/json",
-              "accept-encoding": (this.#o.compression ?? this.#link.compression) ? ACCEPT_ENCODING : "identity",
-              "user-agent": this.#o.userAgent,
-              ...o.headers,
-            },
-            body: o.body,
-            signal,
-            headersTimeout: this.#o.timeout,
-            bodyTimeout: this.#o.timeout,
-          }),
-        );
-        answered = performance.now();
-      } catch (cause) {
-        return classify(cause);
-      }
-      const { statusCode, headers, body } = response;
-      try {
-        const ok = statusCode >= 200 && statusCode < 300;
-        const coding = codingOf(headers["content-encoding"]);
-        if (!coding) {
-          discard(body);
-          return { kind: "unsupported-coding", cause: headers["content-encoding"] };
-        }
-        // A login's answer waits for the password hash, so it says nothing of the link.
-        const timed = !o.login;
-        if (!ok) {
-          if (timed) this.#link.observe(answered - sent);
-          return { status: statusCode, headers, text: await readCapped(decoderFor(coding, body), ERROR_BODY_LIMIT) };
-        }
-        // A walk sends its next request as this body arrives, before it is decoded and parsed.
-        const read =
-          coding === "identity"
-            ? await readWithin(body, headers, this.#o.maxResponseBytes)
-            : await readDecodedWithin(body, coding, headers, this.#o.maxResponseBytes, o.onReceived);
-        if (coding === "identity" && typeof read === "string") o.onReceived?.();
-        if (typeof read !== "string") {
-          discard(body);
-          return { kind: "too-large", cause: undefined, bytes: read.bytes };
-        }
-        if (timed) this.#link.observe(answered - sent);
-        return { status: statusCode, headers, text: read };
-      } catch (cause) {
-        body.destroy();
-        // A body that does not decode: retried like a truncated one, then reported as what it is.
-        if (isDecodeError(cause)) return { kind: "decode", cause };
-        return classify(cause, true);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+    await Promise.all([end(this.#dispatcher), this.#revalidator && end(this.#revalidator.pool)]);
   }
 
   /**
-   * undici's answer, or the signal's reason as soon as it fires. undici looks at a request's
-   * signal only once the request has a connection, and a connection through a proxy waits for
-   * the proxy's answer to CONNECT with no time limit: a proxy that accepts and never answers
-   * would hold the request, and the caller's timeout and Ctrl-C, for ever. The request given up
-   * on is kept (so `close` destroys the pool rather than wait for it), and its answer, if one
-   * ever comes, is dropped.
+   * One request through the interceptors (its attempts, with their time limits, are the retry
+   * interceptor's): the answer read whole, or the last attempt's failure, classified.
    */
-  #settledOrAborted(signal: AbortSignal, pending: Promise<Dispatcher.ResponseData>): Promise<Dispatcher.ResponseData> {
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#abandoned.add(pending);
-        pending
-          .then(
-            (response) => discard(response.body),
-            () => undefined,
-          )
-          .finally(() => this.#abandoned.delete(pending));
-        reject(signal.reason);
-      };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener("abort", onAbort, { once: true });
-      pending.then(
-        (response) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(response);
+  async #exchange(o: SendOptions, path: string, attempts: AttemptNotes): Promise<Raw | Failure> {
+    const revalidator = this.#revalidatorFor(o);
+    const signal = attempts.signal ?? NEVER;
+    const answer = await exchange(
+      revalidator?.dispatch ?? this.#dispatch,
+      {
+        origin: this.#origin,
+        path,
+        method: o.method,
+        // undici holds a pipeline while a response is awaited unless told it will be quick.
+        ...(revalidator ? { blocking: false } : {}),
+        headers: { accept: "application/json", "user-agent": this.#o.userAgent, ...o.headers },
+        body: o.body ?? null,
+        headersTimeout: this.#o.timeout,
+        bodyTimeout: this.#o.timeout,
+        matframe: {
+          attempts,
+          ...(o.login ? { login: true } : {}),
+          ...(o.cacheScope !== undefined ? { cacheScope: o.cacheScope } : {}),
+          ...(o.onReceived ? { onReceived: o.onReceived } : {}),
         },
-        (error: unknown) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-      );
-    });
+      },
+      signal,
+      this.#abandoned,
+    );
+    if (!("error" in answer)) return answer;
+    const error = answer.error as Partial<GaveUp> | undefined;
+    if (error?.code === GAVE_UP_CODE && error.failure) return error.failure;
+    // Ended before the retry interceptor had a say (the caller's abort, a closed pool).
+    return classifyFailure(answer.error, attempts.signal, NEVER, answer.answered);
   }
 
   /**
    * The pipelining pool for a revalidation (only with a pool of our own, and never once closed),
-   * else the main one. A walk's conditional GETs keep the main pool: their kept copy may be
-   * stale, and a body queued 16 deep behind others could outlast its timeout on a slow link.
+   * else undefined: the main one. A walk's conditional GETs keep the main pool: their kept copy
+   * may be stale, and a body queued 16 deep behind others could outlast its timeout on a slow link.
    */
-  #dispatcherFor(o: SendOptions): Dispatcher {
+  #revalidatorFor(o: SendOptions): { pool: Dispatcher; dispatch: Dispatch } | undefined {
     // Not with a proxy agent: that pool would go around it.
-    if (!this.#direct || this.#closed || !o.revalidation) return this.#dispatcher;
-    return (this.#revalidator ??= new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL));
-  }
-
-  async #wait(ms: number, signal: AbortSignal | undefined, endpoint: string): Promise<void> {
-    try {
-      await sleep(ms, signal);
-    } catch (cause) {
-      throw new AbortError(`${endpoint} was aborted by the caller's signal while waiting to retry.`, endpoint, {
-        cause,
-      });
-    }
+    if (!this.#direct || this.#closed || !o.revalidation) return undefined;
+    if (this.#revalidator) return this.#revalidator;
+    const pool = new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL);
+    this.#revalidator = { pool, dispatch: composeOnto(pool, this.#interceptors) };
+    return this.#revalidator;
   }
 }
