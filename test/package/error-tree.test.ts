@@ -34,8 +34,20 @@ const ALLOWED = new Map([
     "handed to undici's connector with a code of ours; failure.ts turns it into a ConnectionError",
   ],
   [
-    "src/client/transport/transport.ts:DOMException",
+    "src/client/transport/interceptors/retry.ts:DOMException",
     "the reason of the per-attempt timeout's signal; failure.ts turns that abort into a TimeoutError",
+  ],
+  [
+    "src/client/transport/interceptors/retry.ts:Error",
+    "the last failure handed down undici's handler chain with its kind; failure.ts turns it into the matching error of the tree",
+  ],
+  [
+    "src/client/transport/interceptors/decompress.ts:Error",
+    "an unsupported content coding handed down undici's handler chain with a code of ours; failure.ts classifies it",
+  ],
+  [
+    "src/client/transport/interceptors/body-caps.ts:Error",
+    "a body over its cap handed down undici's handler chain with a code of ours; failure.ts classifies it",
   ],
 ]);
 

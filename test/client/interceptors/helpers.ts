@@ -38,7 +38,10 @@ export async function serve(listener: RequestListener): Promise<Served> {
 }
 
 /** A sender through `interceptors` (innermost first, as `compose` takes them) to `origin`. */
-export function sender(origin: string, ...interceptors: Interceptor[]) {
+export function sender(
+  origin: string,
+  ...interceptors: Interceptor[]
+): (options?: Partial<DispatchOptions>, signal?: AbortSignal) => Promise<Exchange> {
   const pool = new Pool(origin, { connections: 2 });
   closers.push(() => pool.destroy());
   const composed = pool.compose(interceptors as never);
