@@ -3,7 +3,18 @@
 // changes. undici's own `DecoratorHandler` is deprecated in undici 7, so this is ours.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import type { AttemptNotes } from "./retry";
+
+/** What a request tells the retry interceptor (`interceptors/retry.ts`), and what it is told back. */
+export interface AttemptNotes {
+  /** The caller's signal, whose abort is told apart from an attempt's timeout. */
+  signal?: AbortSignal;
+  /** Sent once, never again (a revalidation, a measurement). */
+  once?: boolean;
+  /** Told as each attempt has gone out (1 for the first). */
+  onAttempt?: (attempt: number) => void;
+  /** Set by the interceptor: the attempts made so far. */
+  attempts?: number;
+}
 
 /** What one request tells the interceptors, beside its HTTP fields (undici passes unknown fields on). */
 export interface RequestNotes {

@@ -7,25 +7,15 @@ import type { IncomingHttpHeaders } from "node:http";
 import { classifyFailure, type Failure } from "../failure";
 import { retryAfterMs, sleep } from "../retry";
 import { nextStep } from "../retry-policy";
-import type { Controller, Dispatch, DispatchOptions, Handler, Interceptor } from "./forward";
+import type { AttemptNotes, Controller, Dispatch, DispatchOptions, Handler, Interceptor } from "./forward";
+
+export type { AttemptNotes } from "./forward";
 
 /** The code of the error a request ends with when its last attempt failed without an answer. */
 export const GAVE_UP_CODE = "MATFRAME_ATTEMPTS_FAILED";
 
 /** The error the last failed attempt is reported with: its failure, classified. */
 export type GaveUp = Error & { code: typeof GAVE_UP_CODE; failure: Failure };
-
-/** What a request tells the retry interceptor, and what it is told back. */
-export interface AttemptNotes {
-  /** The caller's signal, whose abort is told apart from an attempt's timeout. */
-  signal?: AbortSignal;
-  /** Sent once, never again (a revalidation, a measurement). */
-  once?: boolean;
-  /** Told as each attempt has gone out (1 for the first). */
-  onAttempt?: (attempt: number) => void;
-  /** Set by the interceptor: the attempts made so far. */
-  attempts?: number;
-}
 
 export interface RetrySettings {
   maxRetries: number;
