@@ -154,8 +154,10 @@ function nearest(cell: Cell, rotation: M3, translation: V3, p: V3, species: numb
   const m2 = w2[0] * p[0] + w2[1] * p[1] + w2[2] * p[2] + translation[2];
   let best = Infinity;
   match = -1;
-  for (const [j, q] of positions.entries()) {
+  // An index loop: the search's innermost, where entries() measured slower.
+  for (let j = 0; j < positions.length; j++) {
     if (types[j] !== species) continue;
+    const q = positions[j]!;
     const d = squaredDistance(lattice, m0 - q[0], m1 - q[1], m2 - q[2]);
     if (d < best) {
       best = d;
