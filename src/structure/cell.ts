@@ -66,15 +66,30 @@ export function cellVolume([va, vb, vc]: Matrix3): number {
   return dot(va, [vb[1] * vc[2] - vb[2] * vc[1], vb[2] * vc[0] - vb[0] * vc[2], vb[0] * vc[1] - vb[1] * vc[0]]);
 }
 
-/** Cartesian position (Å) of fractional coordinates in a cell: `f · [a; b; c]`. */
-export function fractionalToCartesian(f: readonly number[], [va, vb, vc]: Matrix3): Vector3 {
-  return [0, 1, 2].map((k) => f[0] * va[k] + f[1] * vb[k] + f[2] * vc[k]) as Vector3;
+/** The first three numbers of a position; throws a StructureError when it has fewer. */
+function threeOf(position: readonly number[]): Vector3 {
+  const [x, y, z] = position;
+  if (x === undefined || y === undefined || z === undefined)
+    throw new StructureError(`a position needs three coordinates; got ${position.length}.`);
+  return [x, y, z];
 }
 
-/** Fractional coordinates of a cartesian position (Å) in a cell. */
+/** v · m: the combination of m's rows with v's weights. */
+function combine([x, y, z]: Vector3, [r0, r1, r2]: Matrix3): Vector3 {
+  return [x * r0[0] + y * r1[0] + z * r2[0], x * r0[1] + y * r1[1] + z * r2[1], x * r0[2] + y * r1[2] + z * r2[2]];
+}
+
+/**
+ * Cartesian position (Å) of fractional coordinates in a cell: `f · [a; b; c]`. Throws a
+ * StructureError for fewer than three coordinates.
+ */
+export function fractionalToCartesian(f: readonly number[], cell: Matrix3): Vector3 {
+  return combine(threeOf(f), cell);
+}
+
+/** Fractional coordinates of a cartesian position (Å) in a cell (at least three coordinates). */
 export function cartesianToFractional(r: readonly number[], cell: Matrix3): Vector3 {
-  const inv = invert(cell);
-  return [0, 1, 2].map((k) => r[0] * inv[0][k] + r[1] * inv[1][k] + r[2] * inv[2][k]) as Vector3;
+  return combine(threeOf(r), invert(cell));
 }
 
 /** The inverse of a 3x3 matrix; throws for a singular (flat) cell. */

@@ -5,6 +5,7 @@ import { wrapFractional, type Vector3 } from "./cell";
 import { cifHeader, quote } from "./cif";
 import { num } from "./format";
 import { loadMoyo } from "./moyo";
+import { INDEX3, mulV } from "./operations/linear";
 import { structureOf, type StructureRecord } from "./structure";
 import { conventionalOperations, symmetryOf, type SymmetryOperation, type SymmetryOptions } from "./symmetry";
 
@@ -19,28 +20,27 @@ function fraction(x: number): string {
 
 /** `-x+y, y, z+1/2`: one operation as CIF writes it. */
 export function operationXyz({ rotation, translation }: SymmetryOperation): string {
-  return rotation
-    .map((row, i) => {
-      let term = "";
-      row.forEach((c, k) => {
-        if (c === 0) return;
-        const v = "xyz"[k];
-        term += c === 1 ? (term ? `+${v}` : v) : c === -1 ? `-${v}` : `${c > 0 && term ? "+" : ""}${c}*${v}`;
-      });
-      const t = translation[i] - Math.floor(translation[i] + 1e-9);
-      if (Math.abs(t) > 1e-9) term += `+${fraction(t)}`;
-      return term || "0";
-    })
-    .join(", ");
+  return INDEX3.map((i) => {
+    let term = "";
+    for (const k of INDEX3) {
+      const [c, v] = [rotation[i][k], "xyz".charAt(k)];
+      if (c === 0) continue;
+      term += c === 1 ? (term ? `+${v}` : v) : c === -1 ? `-${v}` : `${c > 0 && term ? "+" : ""}${c}*${v}`;
+    }
+    const t = translation[i] - Math.floor(translation[i] + 1e-9);
+    if (Math.abs(t) > 1e-9) term += `+${fraction(t)}`;
+    return term || "0";
+  }).join(", ");
 }
 
 function apply({ rotation, translation }: SymmetryOperation, f: Vector3): Vector3 {
-  return rotation.map((row, i) => row[0] * f[0] + row[1] * f[1] + row[2] * f[2] + translation[i]) as Vector3;
+  const [x, y, z] = mulV(rotation, f);
+  return [x + translation[0], y + translation[1], z + translation[2]];
 }
 
 function same(p: Vector3, q: Vector3, tolerance: number): boolean {
-  return p.every((x, k) => {
-    const d = Math.abs(x - q[k]) % 1;
+  return INDEX3.every((k) => {
+    const d = Math.abs(p[k] - q[k]) % 1;
     return Math.min(d, 1 - d) < tolerance;
   });
 }
@@ -65,9 +65,9 @@ export function toSymmetrizedCif(record: StructureRecord, options: SymmetryOptio
   sites.forEach((site, i) => {
     if (reached[i]) return;
     let multiplicity = 0;
-    for (let j = 0; j < sites.length; j++) {
-      if (sites[j].element !== site.element) continue;
-      if (operations.some((op) => same(apply(op, site.fractional), sites[j].fractional, tolerance))) {
+    for (const [j, other] of sites.entries()) {
+      if (other.element !== site.element) continue;
+      if (operations.some((op) => same(apply(op, site.fractional), other.fractional, tolerance))) {
         if (!reached[j]) multiplicity++;
         reached[j] = true;
       }
@@ -76,7 +76,8 @@ export function toSymmetrizedCif(record: StructureRecord, options: SymmetryOptio
       element: site.element,
       fractional: site.fractional.map(wrapFractional) as Vector3,
       multiplicity,
-      wyckoff: conventional.sites[i].wyckoff,
+      // The same cell's sites, in the same order ("?" is CIF's unknown value).
+      wyckoff: conventional.sites[i]?.wyckoff ?? "?",
     });
   });
   // The short symbol with the spaces CIF readers split it by: `P 6_3 m c`.

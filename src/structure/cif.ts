@@ -79,10 +79,10 @@ function tokenize(text: string): string[] {
   const tokens: string[] = [];
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+    const line = lines[i]!;
     if (line.startsWith(";")) {
       const field = [line.slice(1)];
-      while (++i < lines.length && !lines[i].startsWith(";")) field.push(lines[i]);
+      while (++i < lines.length && !lines[i]!.startsWith(";")) field.push(lines[i]!);
       tokens.push(field.join("\n").trim());
       continue;
     }
@@ -96,13 +96,14 @@ const SPACE = /\s/;
 function scanLine(line: string, tokens: string[]): void {
   let at = 0;
   while (at < line.length) {
-    while (at < line.length && SPACE.test(line[at])) at++;
+    while (at < line.length && SPACE.test(line.charAt(at))) at++;
     if (at >= line.length || line[at] === "#") return;
     const quote = line[at];
     if (quote === "'" || quote === '"') {
       // A quote closes a string only when whitespace (or the line's end) follows it.
       let end = line.indexOf(quote, at + 1);
-      while (end !== -1 && end + 1 < line.length && !SPACE.test(line[end + 1])) end = line.indexOf(quote, end + 1);
+      while (end !== -1 && end + 1 < line.length && !SPACE.test(line.charAt(end + 1)))
+        end = line.indexOf(quote, end + 1);
       if (end !== -1) {
         tokens.push(line.slice(at + 1, end));
         at = end + 1;
@@ -110,7 +111,7 @@ function scanLine(line: string, tokens: string[]): void {
       }
     }
     let end = at;
-    while (end < line.length && !SPACE.test(line[end])) end++;
+    while (end < line.length && !SPACE.test(line.charAt(end))) end++;
     tokens.push(line.slice(at, end));
     at = end;
   }
@@ -129,18 +130,21 @@ function parseBlock(text: string): CifBlock {
   const tags = new Map<string, string>();
   const loops: Map<string, string[]>[] = [];
   let i = start + 1;
-  while (i < tokens.length && !/^data_/i.test(tokens[i])) {
-    const t = tokens[i];
+  // The token at i, or "" past the last one (which no test below matches).
+  const token = (at: number): string => tokens[at] ?? "";
+  while (i < tokens.length && !/^data_/i.test(token(i))) {
+    const t = token(i);
     if (/^loop_$/i.test(t)) {
       const names: string[] = [];
       i++;
-      while (i < tokens.length && tokens[i].startsWith("_")) names.push(tokens[i++].toLowerCase());
-      const loop = new Map<string, string[]>(names.map((n) => [n, []]));
+      while (i < tokens.length && token(i).startsWith("_")) names.push(token(i++).toLowerCase());
+      const columns = names.map((): string[] => []);
       let k = 0;
-      while (i < tokens.length && !tokens[i].startsWith("_") && !/^(loop_|data_)/i.test(tokens[i])) {
-        loop.get(names[k % names.length])!.push(tokens[i++]);
+      while (i < tokens.length && !token(i).startsWith("_") && !/^(loop_|data_)/i.test(token(i))) {
+        columns[k % names.length]?.push(token(i++));
         k++;
       }
+      const loop = new Map<string, string[]>(names.map((n, c) => [n, columns[c] ?? []]));
       if (names.length && k % names.length !== 0)
         throw new StructureError(
           `A CIF loop (${names[0]}, ...) has ${k} values, not a multiple of its ${names.length} columns.`,
@@ -182,8 +186,8 @@ export function parseSymmetryOperation(op: string): (f: Vector3) => Vector3 {
           `The CIF symmetry operation ${JSON.stringify(op)} has a term "${term}" it cannot read.`,
         );
       const sign = m[1] === "-" ? -1 : 1;
-      const [num, den] = (m[2] ?? "1").split("/").map(Number);
-      const value = (sign * num) / (den ?? 1) / (m[4] ? Number(m[4]) : 1);
+      const [num = 1, den = 1] = (m[2] ?? "1").split("/").map(Number);
+      const value = (sign * num) / den / (m[4] ? Number(m[4]) : 1);
       if (m[3]) row[m[3] as "x" | "y" | "z"] += value;
       else row.t += value;
     }
@@ -192,17 +196,18 @@ export function parseSymmetryOperation(op: string): (f: Vector3) => Vector3 {
   return (f) => rows.map((r) => r.x * f[0] + r.y * f[1] + r.z * f[2] + r.t) as Vector3;
 }
 
-const SYMOP_TAGS = ["_symmetry_equiv_pos_as_xyz", "_space_group_symop_operation_xyz"];
+const SYMOP_TAGS = ["_symmetry_equiv_pos_as_xyz", "_space_group_symop_operation_xyz"] as const;
 
 /** How close (in fractional coordinates, each axis) two positions are to be one site. */
 const SAME_SITE = 1e-4;
 
 /** Whether two fractional positions are the same site of the periodic crystal. */
 function samePosition(p: Vector3, q: Vector3): boolean {
-  return p.every((x, k) => {
-    const d = Math.abs(x - q[k]) % 1;
+  const near = (x: number, y: number) => {
+    const d = Math.abs(x - y) % 1;
     return Math.min(d, 1 - d) < SAME_SITE;
-  });
+  };
+  return near(p[0], q[0]) && near(p[1], q[1]) && near(p[2], q[2]);
 }
 
 /** Grid cells per axis: each cell is wider than SAME_SITE, so a match is in a neighbouring cell. */
@@ -216,8 +221,9 @@ const GRID = Math.floor(1 / (2 * SAME_SITE));
 class SiteGrid {
   private readonly cells = new Map<string, { element: string; position: Vector3 }[]>();
 
-  private static cellOf(position: Vector3): number[] {
-    return position.map((x) => Math.floor((((x % 1) + 1) % 1) * GRID) % GRID);
+  private static cellOf([x, y, z]: Vector3): Vector3 {
+    const cell = (v: number) => Math.floor((((v % 1) + 1) % 1) * GRID) % GRID;
+    return [cell(x), cell(y), cell(z)];
   }
 
   has(element: string, position: Vector3): boolean {
@@ -292,8 +298,9 @@ export function fromCif(text: string): PlatformStructure & { name: string } {
     );
   }
   atoms.get("_atom_site_fract_x")!.forEach((x, i) => {
-    const element = /^[A-Z][a-z]?/.exec(symbols[i])?.[0];
-    if (!element) throw new StructureError(`The CIF's atom site ${symbols[i]} has no element symbol.`);
+    const symbol = symbols[i] ?? "";
+    const element = /^[A-Z][a-z]?/.exec(symbol)?.[0];
+    if (!element) throw new StructureError(`The CIF's atom site ${symbol} has no element symbol.`);
     const occ = occupancy?.[i];
     if (occ !== undefined && occ !== "." && occ !== "?" && Math.abs(cifNumber(occ, "occupancy") - 1) > 1e-6) {
       throw new StructureError(

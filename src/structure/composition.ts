@@ -251,7 +251,10 @@ function round(value: number, digits: number): number {
 }
 
 /** `derivedProperties` as the bundled materials carry them: volume (Å³) and density (g/cm³), to 1e-6. */
-export function derivedProperties(mass: number, volume: number): { name: string; value: number; units: string }[] {
+export function derivedProperties(
+  mass: number,
+  volume: number,
+): [{ name: "volume"; value: number; units: "angstrom^3" }, { name: "density"; value: number; units: "g/cm^3" }] {
   return [
     { name: "volume", value: round(volume, 6), units: "angstrom^3" },
     { name: "density", value: round((mass / volume) * AMU_PER_A3_TO_G_PER_CM3, 6), units: "g/cm^3" },

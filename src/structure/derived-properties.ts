@@ -39,7 +39,7 @@ export function platformDerivedProperties(
   const { mass } = compositionOf(elements);
   const volume = Math.abs(cellVolume(cell));
   if (!(volume > 0)) throw new StructureError("the cell has no volume (its vectors are coplanar).", record._id);
-  const [volumeEntry, densityEntry] = volumeAndDensity(mass, volume) as DerivedProperty[];
+  const [volumeEntry, densityEntry] = volumeAndDensity(mass, volume);
   const ratios = elementalRatios(elements);
   const symbol =
     options.spaceGroupSymbol !== undefined

@@ -47,10 +47,10 @@ export interface MoyoModule {
 }
 
 /** A rotation as moyo serializes it (nalgebra: column-major) as rows. */
-export const rotationRows = (flat: readonly number[]): [Three, Three, Three] => [
-  [flat[0], flat[3], flat[6]],
-  [flat[1], flat[4], flat[7]],
-  [flat[2], flat[5], flat[8]],
+export const rotationRows = ([a, b, c, d, e, f, g, h, i]: Nine): [Three, Three, Three] => [
+  [a, d, g],
+  [b, e, h],
+  [c, f, i],
 ];
 
 let moyo: MoyoModule | undefined;

@@ -34,6 +34,12 @@ function numbers(line: string | undefined, count: number, what: string, lineNo: 
   return values;
 }
 
+/** Three numbers from a line, as {@link numbers} reads them. */
+function three(line: string | undefined, what: string, lineNo: number): Vector3 {
+  const [x, y, z] = numbers(line, 3, what, lineNo);
+  return [x!, y!, z!]; // numbers() has checked there are three
+}
+
 /**
  * A POSCAR/CONTCAR (VASP 5, with the species line) as a platform-shaped `lattice` and `basis`
  * (crystal coordinates). A negative scale is read as the cell volume, as VASP does; `Selective
@@ -43,8 +49,12 @@ function numbers(line: string | undefined, count: number, what: string, lineNo: 
 export function fromPoscar(text: string): PlatformStructure & { name: string } {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   const name = (lines[0] ?? "").trim();
-  let scale = numbers(lines[1], 1, "the scale factor", 2)[0];
-  let cell = [2, 3, 4].map((i) => numbers(lines[i], 3, "a cell vector", i + 1)) as Matrix3;
+  let scale = numbers(lines[1], 1, "the scale factor", 2)[0]!; // numbers() has checked there is one
+  let cell: Matrix3 = [
+    three(lines[2], "a cell vector", 3),
+    three(lines[3], "a cell vector", 4),
+    three(lines[4], "a cell vector", 5),
+  ];
   if (scale < 0) {
     scale = Math.cbrt(-scale / Math.abs(cellVolume(cell)));
   }
@@ -87,9 +97,9 @@ export function fromPoscar(text: string): PlatformStructure & { name: string } {
     throw new StructureError(
       "POSCAR: the cell vectors are linearly dependent (a flat cell), so cartesian coordinates cannot be placed in it.",
     );
-  const elements = species.flatMap((e, i) => Array<string>(counts[i]).fill(e));
+  const elements = species.flatMap((e, i) => Array<string>(counts[i]!).fill(e)); // one count per species, checked
   const sites = elements.map((element, i) => {
-    const value = numbers(lines[at + 1 + i], 3, `the coordinates of atom ${i + 1}`, at + 2 + i) as Vector3;
+    const value = three(lines[at + 1 + i], `the coordinates of atom ${i + 1}`, at + 2 + i);
     const fractional = cartesian
       ? cartesianToFractional(
           value.map((x) => x * scale),

@@ -7,6 +7,7 @@ import { StructureError, ValidationError } from "../errors";
 import { LruCache } from "../lru-cache";
 import type { Matrix3, Vector3 } from "./cell";
 import { loadMoyo, rotationRows, type MoyoCell, type MoyoDataset } from "./moyo";
+import { INDEX3, matrix } from "./operations/linear";
 import { DEFAULT_ANGLE_TOLERANCE, DEFAULT_SYMPREC, moyoInput } from "./operations/moyo-input";
 import { structureOf, toPlatform, who, type PlatformStructure, type StructureRecord } from "./structure";
 
@@ -134,13 +135,14 @@ const groupFacts = new Map<number, GroupFacts>();
 
 /** The tables of one Hall number (a setting of a space group), read from moyo once. */
 function factsOf(hallNumber: number): GroupFacts {
-  let facts = groupFacts.get(hallNumber);
-  if (facts) return facts;
+  const known = groupFacts.get(hallNumber);
+  if (known) return known;
   const moyo = loadMoyo();
   const entry = moyo.hall_symbol_entry(hallNumber);
   const type = moyo.space_group_type(entry.number);
   const system = CRYSTAL_SYSTEMS[type.crystal_system];
-  facts = {
+  if (!system) throw new StructureError(`moyo named a crystal system matframe does not know: ${type.crystal_system}.`);
+  const facts: GroupFacts = {
     centring: entry.centering,
     symbol: entry.hm_short.replace(/ /g, ""),
     full: entry.hm_full,
@@ -211,7 +213,7 @@ const CENTRING_POINTS: Record<string, number> = { P: 1, A: 2, B: 2, C: 2, I: 2, 
 function pearsonSymbol(facts: GroupFacts, primitiveAtoms: number): string {
   const c = facts.centring;
   const letter = c === "A" || c === "B" || c === "C" ? (facts.system === "orthorhombic" ? "S" : "C") : c;
-  return `${FAMILY_LETTER[facts.system]}${letter}${primitiveAtoms * CENTRING_POINTS[c]}`;
+  return `${FAMILY_LETTER[facts.system]}${letter}${primitiveAtoms * (CENTRING_POINTS[c] ?? Number.NaN)}`;
 }
 
 /** A value computed on its first request, then kept (frozen all the way down, as the cache shares it). */
@@ -252,10 +254,10 @@ function checkAngleTolerance(angle: unknown): number {
 }
 
 /** A lattice as moyo serializes it: the vectors a, b, c one after the other. */
-const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
-  [flat[0], flat[1], flat[2]],
-  [flat[3], flat[4], flat[5]],
-  [flat[6], flat[7], flat[8]],
+const rows = ([a0, a1, a2, b0, b1, b2, c0, c1, c2]: MoyoCell["lattice"]["basis"]): Matrix3 => [
+  [a0, a1, a2],
+  [b0, b1, b2],
+  [c0, c1, c2],
 ];
 
 /**
@@ -264,13 +266,13 @@ const rows = (flat: readonly number[]): [Vector3, Vector3, Vector3] => [
  * whose matrices in this basis are not integers (and come out truncated); spglib leaves them out.
  */
 function latticeOperations(operations: SymmetryOperation[], cell: Matrix3, symprec: number): SymmetryOperation[] {
-  const g = cell.map((u) => cell.map((v) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2]));
+  const g = matrix((i, j) => cell[i][0] * cell[j][0] + cell[i][1] * cell[j][1] + cell[i][2] * cell[j][2]);
   const tolerance = 4 * symprec * Math.max(...cell.map((v) => Math.hypot(...v)));
   return operations.filter(({ rotation: r }) => {
-    for (let i = 0; i < 3; i++) {
-      for (let j = 0; j < 3; j++) {
+    for (const i of INDEX3) {
+      for (const j of INDEX3) {
         let sum = 0;
-        for (let k = 0; k < 3; k++) for (let l = 0; l < 3; l++) sum += r[k][i] * g[k][l] * r[l][j];
+        for (const k of INDEX3) for (const l of INDEX3) sum += r[k][i] * g[k][l] * r[l][j];
         if (Math.abs(sum - g[i][j]) > tolerance) return false;
       }
     }
@@ -280,11 +282,13 @@ function latticeOperations(operations: SymmetryOperation[], cell: Matrix3, sympr
 
 /** A moyo cell as a platform structure, with element symbols for moyo's species numbers. */
 function platformCell(cell: MoyoCell, species: readonly string[], latticeType: string): PlatformStructure {
-  const sites = cell.positions.map((p, i) => ({
-    element: species[cell.numbers[i] - 1],
-    fractional: p.map((x) => (Math.abs(x) < 1e-12 ? 0 : x)),
-  }));
-  return toPlatform(rows(cell.lattice.basis) as Matrix3, sites, latticeType);
+  const sites = cell.positions.map((p, i) => {
+    // moyo numbers the species as it was given them: 1, 2, ... in order of first appearance.
+    const element = species[(cell.numbers[i] ?? 0) - 1];
+    if (element === undefined) throw new StructureError(`moyo gave site ${i + 1} a species it was not given.`);
+    return { element, fractional: p.map((x) => (Math.abs(x) < 1e-12 ? 0 : x)) };
+  });
+  return toPlatform(rows(cell.lattice.basis), sites, latticeType);
 }
 
 /** The Hermann–Mauguin symbol, in pymatgen's spelling (`P6_3mc`), of the space group of a Hall number moyo found. */
@@ -337,13 +341,17 @@ export function symmetryOf(record: StructureRecord, options: SymmetryOptions = {
   // built on first read, and frozen then.
   const sitesOf = once(() => {
     const dataset = analyze();
+    const { wyckoffs, site_symmetry_symbols: siteSymmetries, orbits } = dataset;
+    if (wyckoffs.length !== sites.length || siteSymmetries.length !== sites.length || orbits.length !== sites.length)
+      throw new StructureError(`moyo described ${wyckoffs.length} sites of a structure of ${sites.length}.`);
     return built(
+      // One of each per site, checked above.
       sites.map((s, i) => ({
         element: s.element,
-        wyckoff: dataset.wyckoffs[i],
-        multiplicity: facts.wyckoff.get(dataset.wyckoffs[i])?.multiplicity ?? Number.NaN,
-        siteSymmetry: dataset.site_symmetry_symbols[i],
-        orbit: dataset.orbits[i],
+        wyckoff: wyckoffs[i]!,
+        multiplicity: facts.wyckoff.get(wyckoffs[i]!)?.multiplicity ?? Number.NaN,
+        siteSymmetry: siteSymmetries[i]!,
+        orbit: orbits[i]!,
       })),
     );
   });

@@ -56,7 +56,7 @@ export function fromXyz(text: string): PlatformStructure {
     throw new StructureError(
       'The XYZ comment line has no Lattice="..." (a plain XYZ file describes no cell); write it as extended XYZ.',
     );
-  const values = lattice[1].trim().split(/\s+/).map(Number);
+  const values = (lattice[1] ?? "").trim().split(/\s+/).map(Number);
   if (values.length !== 9 || values.some((v) => !Number.isFinite(v)))
     throw new StructureError("The XYZ Lattice must be nine numbers.");
   const cell = [values.slice(0, 3), values.slice(3, 6), values.slice(6, 9)] as Matrix3;

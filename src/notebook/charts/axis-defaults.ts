@@ -8,11 +8,11 @@
 export function readableTitle(column: string): string {
   // A column labelled with its unit, as `units: true` names them: "path [unit]".
   const labelled = /^(\S+) \[([^\]]+)\]$/.exec(column);
-  if (labelled) return `${readableTitle(labelled[1])} (${labelled[2]})`;
+  if (labelled) return `${readableTitle(labelled[1]!)} (${labelled[2]})`;
   if (/\s/.test(column)) return column;
   const parts = column.split(".").filter((p) => p !== "");
-  if (parts.length === 0) return column;
-  const last = parts[parts.length - 1];
+  const last = parts.at(-1);
+  if (last === undefined) return column;
   const chosen = last.length <= 2 && parts.length > 1 ? parts.slice(-2) : [last];
   return chosen.map(words).join(" ");
 }

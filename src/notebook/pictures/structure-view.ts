@@ -122,14 +122,16 @@ export function structureView(material: StructureRecord, options: StructureViewO
 function originOnAtom(sites: { element: string; fractional: Vector3 }[]): { element: string; fractional: Vector3 }[] {
   const atCorner = (f: Vector3) => f.every((x) => Math.abs(x) < ON_FACE);
   if (sites.some((s) => atCorner(s.fractional))) return sites;
-  const shift = sites[0].fractional;
+  const first = sites[0];
+  if (!first) return sites;
+  const [x0, y0, z0] = first.fractional;
   const wrap = (x: number) => {
     const w = x - Math.floor(x);
     return w > 1 - ON_FACE || w < ON_FACE ? 0 : w;
   };
-  return sites.map((s) => ({
-    element: s.element,
-    fractional: s.fractional.map((x, k) => wrap(x - shift[k])) as Vector3,
+  return sites.map(({ element, fractional: [x, y, z] }) => ({
+    element,
+    fractional: [wrap(x - x0), wrap(y - y0), wrap(z - z0)],
   }));
 }
 
@@ -137,11 +139,12 @@ function originOnAtom(sites: { element: string; fractional: Vector3 }[]): { elem
 function withBoundaryCopies(sites: { element: string; fractional: Vector3 }[], cell: Matrix3): DrawnAtom[] {
   const atoms: DrawnAtom[] = [];
   for (const site of sites) {
-    const shifts = site.fractional.map((x) => (Math.abs(x) < ON_FACE ? [0, 1] : [0]));
-    for (const i of shifts[0])
-      for (const j of shifts[1])
-        for (const k of shifts[2]) {
-          const f = [site.fractional[0] + i, site.fractional[1] + j, site.fractional[2] + k];
+    const copies = (x: number) => (Math.abs(x) < ON_FACE ? [0, 1] : [0]);
+    const [x, y, z] = site.fractional;
+    for (const i of copies(x))
+      for (const j of copies(y))
+        for (const k of copies(z)) {
+          const f = [x + i, y + j, z + k];
           atoms.push({ element: site.element, position: fractionalToCartesian(f, cell) });
         }
   }
@@ -151,28 +154,29 @@ function withBoundaryCopies(sites: { element: string; fractional: Vector3 }[], c
 /** Pairs of atoms closer than their covalent radii plus the tolerance (and not on top of each other). */
 function findBonds(atoms: DrawnAtom[], tolerance: number): [number, number][] {
   const bonds: [number, number][] = [];
-  for (let i = 0; i < atoms.length; i += 1) {
-    for (let j = i + 1; j < atoms.length; j += 1) {
-      const [p, q] = [atoms[i].position, atoms[j].position];
+  for (const [i, a] of atoms.entries()) {
+    for (const [j, b] of atoms.entries()) {
+      if (j <= i) continue;
+      const [p, q] = [a.position, b.position];
       const d = Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
-      const limit = (elementStyle(atoms[i].element).radius + elementStyle(atoms[j].element).radius) * (1 + tolerance);
+      const limit = (elementStyle(a.element).radius + elementStyle(b.element).radius) * (1 + tolerance);
       if (d > 0.4 && d <= limit) bonds.push([i, j]);
     }
   }
   return bonds;
 }
 
-const norm = (v: readonly number[]) => Math.hypot(v[0], v[1], v[2]);
-const unit = (v: readonly number[]): Vector3 => {
+const norm = (v: Vector3) => Math.hypot(v[0], v[1], v[2]);
+const unit = (v: Vector3): Vector3 => {
   const n = norm(v);
   return [v[0] / n, v[1] / n, v[2] / n];
 };
-const cross = (u: readonly number[], v: readonly number[]): Vector3 => [
+const cross = (u: Vector3, v: Vector3): Vector3 => [
   u[1] * v[2] - u[2] * v[1],
   u[2] * v[0] - u[0] * v[2],
   u[0] * v[1] - u[1] * v[0],
 ];
-const dot = (u: readonly number[], v: readonly number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+const dot = (u: Vector3, v: Vector3) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
 
 /** An orthographic camera looking along -toward: screen x, screen y (up) and depth (toward the viewer). */
 function camera(cell: Matrix3, view: StructureViewOptions["view"]) {
@@ -193,12 +197,15 @@ function camera(cell: Matrix3, view: StructureViewOptions["view"]) {
   const upHint = Math.abs(dot(cAxis, w)) > 0.95 ? unit(cell[1]) : cAxis;
   const u = unit(cross(upHint, w));
   const v = cross(w, u);
-  return (p: readonly number[]) => ({ x: dot(p, u), y: -dot(p, v), depth: dot(p, w) });
+  return (p: Vector3) => ({ x: dot(p, u), y: -dot(p, v), depth: dot(p, w) });
 }
 
-const CORNERS = [0, 1].flatMap((i) => [0, 1].flatMap((j) => [0, 1].map((k) => [i, j, k])));
+const CORNERS = [0, 1].flatMap((i) => [0, 1].flatMap((j) => [0, 1].map((k): Vector3 => [i, j, k])));
+/** The cell's edges: pairs of corners one step apart. */
 const EDGES = CORNERS.flatMap((p, i) =>
-  CORNERS.flatMap((q, j) => (j > i && p.reduce((n, x, k) => n + Math.abs(x - q[k]), 0) === 1 ? [[i, j]] : [])),
+  CORNERS.flatMap((q, j): [Vector3, Vector3][] =>
+    j > i && Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]) === 1 ? [[p, q]] : [],
+  ),
 );
 
 const fmt = (x: number) => Number(x.toFixed(2)).toString();
@@ -243,20 +250,23 @@ function drawSvg(input: {
   );
 
   // Cell edges behind everything, then bonds and atoms from the back to the front.
-  const edgeLines = EDGES.map(([i, j]) => {
-    const [p, q] = [px(corners[i]), px(corners[j])];
+  const corner = (f: Vector3) => px(project(fractionalToCartesian(f, cell)));
+  const edgeLines = EDGES.map(([from, to]) => {
+    const [p, q] = [corner(from), corner(to)];
     return `<line x1="${fmt(p.x)}" y1="${fmt(p.y)}" x2="${fmt(q.x)}" y2="${fmt(q.y)}"/>`;
   });
   parts.push(`<g class="cell" stroke="#333" stroke-width="1.2" fill="none">${edgeLines.join("")}</g>`);
   const items: { depth: number; svg: string }[] = [];
   for (const [i, j] of bonds) {
-    const [p, q] = [px(placed[i]), px(placed[j])];
+    const [a, b] = [placed[i], placed[j]];
+    if (!a || !b) continue; // bonds are pairs of the atoms placed
+    const [p, q] = [px(a), px(b)];
     const mid = { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 };
     // Each half in its atom's colour, as ball-and-stick models do, drawn just behind its atom,
     // which then hides the part of the stick inside the sphere.
     for (const [end, atom] of [
-      [p, placed[i]],
-      [q, placed[j]],
+      [p, a],
+      [q, b],
     ] as const) {
       items.push({
         depth: atom.depth - 1e-3,

@@ -68,9 +68,9 @@ export function formatRows(rows: readonly (readonly unknown[])[], columns: numbe
     }
     if (decimals === 0 || small) continue;
     rows.forEach((row, r) => {
-      const value = row[c];
-      if (typeof value === "number" && Number.isFinite(value))
-        out[r][c] = { text: value.toFixed(decimals), numeric: true };
+      const [value, cells] = [row[c], out[r]];
+      if (cells && typeof value === "number" && Number.isFinite(value))
+        cells[c] = { text: value.toFixed(decimals), numeric: true };
     });
   }
   return out;

@@ -6,12 +6,10 @@ import type { TableSlice } from "./table-input";
 export function renderTextTable(slice: TableSlice): string {
   const header = slice.columns.map((c) => ({ text: c, numeric: false }));
   const body = formatRows(slice.rows, slice.columns.length);
-  const widths = slice.columns.map((_, i) =>
-    Math.max(header[i].text.length, ...body.map((cells) => cells[i].text.length)),
-  );
+  const widths = header.map((h, i) => Math.max(h.text.length, ...body.map((cells) => cells[i]?.text.length ?? 0)));
   const line = (cells: { text: string; numeric: boolean }[]) =>
     cells
-      .map((cell, i) => (cell.numeric ? cell.text.padStart(widths[i]) : cell.text.padEnd(widths[i])))
+      .map((cell, i) => (cell.numeric ? cell.text.padStart(widths[i] ?? 0) : cell.text.padEnd(widths[i] ?? 0)))
       .join("  ")
       .trimEnd();
   const rule = widths.map((w) => "-".repeat(w)).join("  ");

@@ -46,7 +46,8 @@ export function pwxInput(material: StructureRecord, pseudoFile: (element: string
     NTYP: elements.length,
     ATOMIC_SPECIES: elements.map((X) => ({ X, Mass_X: ATOMIC_WEIGHTS[X], PseudoPot_X: pseudoFile(X) })),
     ATOMIC_POSITIONS: structure.sites.map((site, i) => {
-      const fixed = constraints.get(ids[i]) ?? [true, true, true];
+      const id = ids[i];
+      const fixed = (id === undefined ? undefined : constraints.get(id)) ?? [true, true, true];
       return {
         X: site.element,
         x: site.fractional[0],

@@ -2,7 +2,7 @@
 // number of k-points per reciprocal atom (KPPRA) spread over the three reciprocal axes in
 // proportion to their lengths (made.js ReciprocalLattice.calculateDimension:
 // N_i = ceil(cbrt(n · |b_i|² / (|b_j| |b_k|))), n = KPPRA / atoms).
-import type { Matrix3 } from "../../structure/cell";
+import type { Matrix3, Vector3 } from "../../structure/cell";
 
 /**
  * KPPRA of a self-consistent unit. The platform's library default (5) gives silicon a 2×2×2 grid
@@ -29,7 +29,7 @@ export interface KGrid {
   gridMetricValue: number;
 }
 
-function cross(u: readonly number[], v: readonly number[]): number[] {
+function cross(u: Vector3, v: Vector3): Vector3 {
   return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
 }
 
@@ -37,7 +37,7 @@ function cross(u: readonly number[], v: readonly number[]): number[] {
 function reciprocalNorms([a, b, c]: Matrix3): [number, number, number] {
   const volume =
     a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
-  const norm = (v: number[]) => Math.hypot(v[0], v[1], v[2]) / Math.abs(volume);
+  const norm = (v: Vector3) => Math.hypot(v[0], v[1], v[2]) / Math.abs(volume);
   return [norm(cross(b, c)), norm(cross(c, a)), norm(cross(a, b))];
 }
 
@@ -45,8 +45,14 @@ function reciprocalNorms([a, b, c]: Matrix3): [number, number, number] {
 export function kGridOf(cell: Matrix3, atoms: number, kppra: number): KGrid {
   const norms = reciprocalNorms(cell);
   const points = kppra / atoms;
-  const dimension = (i: number): number => {
-    const [j, k] = [0, 1, 2].filter((x) => x !== i);
+  // The other two axes of each.
+  const others = [
+    [1, 2],
+    [0, 2],
+    [0, 1],
+  ] as const;
+  const dimension = (i: 0 | 1 | 2): number => {
+    const [j, k] = others[i];
     // Rounded before ceil so that an fcc cell's equal norms, equal but for the last bit, give
     // equal dimensions.
     const n = Math.cbrt((points * norms[i] ** 2) / (norms[j] * norms[k]));

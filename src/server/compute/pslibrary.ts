@@ -31,7 +31,7 @@ function inputsOf(script: string, vars: Record<string, string>): { name: string;
   const lines = script.split("\n");
   const substitute = (text: string) => text.replace(/\$(\w+)/g, (whole, name: string) => vars[name] ?? whole);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+    const line = lines[i]!;
     const test = /^\s*if\s+\[\s*\$nrel\s*=\s*(\d)\s*\]/.exec(line);
     if (test) {
       skipping.push(test[1] !== vars.nrel);
@@ -42,15 +42,15 @@ function inputsOf(script: string, vars: Record<string, string>): { name: string;
       continue;
     }
     if (/^\s*else\b/.test(line) && skipping.length > 0) {
-      skipping[skipping.length - 1] = !skipping[skipping.length - 1];
+      skipping.push(!skipping.pop());
       continue;
     }
     const doc = /^cat\s*>\s*(\S+)\s*<<\s*EOF/.exec(line);
     if (!doc) continue;
     const body: string[] = [];
-    for (i++; i < lines.length && lines[i].trim() !== "EOF"; i++) body.push(lines[i]);
+    for (i++; i < lines.length && lines[i]!.trim() !== "EOF"; i++) body.push(lines[i]!);
     if (skipping.some(Boolean)) continue;
-    found.push({ name: substitute(doc[1]), input: `${substitute(body.join("\n"))}\n` });
+    found.push({ name: substitute(doc[1]!), input: `${substitute(body.join("\n"))}\n` });
   }
   return found;
 }
@@ -63,9 +63,10 @@ export function pslibraryInput(
 ): { name: string; input: string; upf: string } | undefined {
   const dir = process.env.MATFRAME_PSLIBRARY;
   const env = FUNCTIONALS[functional];
-  if (!dir || !env || !JOB_FILES[type]) return undefined;
+  const jobFiles = JOB_FILES[type];
+  if (!dir || !env || !jobFiles) return undefined;
   const vars = { fct: env.fct, gfun: env.gfun, nrel: "1" };
-  for (const file of JOB_FILES[type]) {
+  for (const file of jobFiles) {
     const jobFile = path.join(dir, file);
     if (!existsSync(jobFile)) continue;
     for (const { name, input } of inputsOf(readFileSync(jobFile, "utf8"), vars)) {

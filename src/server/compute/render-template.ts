@@ -41,7 +41,7 @@ export function sprintf(format: string, ...values: unknown[]): string {
       if (text.length >= w) return text;
       if (flags.includes("-")) return text.padEnd(w);
       if (flags.includes("0") && kind !== "s") {
-        const sign = /^[+-]/.test(text) ? text[0] : "";
+        const sign = /^[+-]/.test(text) ? text.charAt(0) : "";
         return sign + text.slice(sign.length).padStart(w - sign.length, "0");
       }
       return text.padStart(w);

@@ -41,7 +41,8 @@ export function isTrustedTemplate(content: string): boolean {
 export function foldersOutside(rendered: string, workDir: string): string[] {
   const outside: string[] = [];
   for (const match of rendered.matchAll(/^\s*(outdir|wfcdir|pseudo_dir|prefix)\s*=\s*(['"])(.*?)\2/gim)) {
-    const [, key, , value] = match;
+    // All three groups take part in every match.
+    const [, key = "", , value = ""] = match;
     if (key.toLowerCase() === "prefix") {
       if (!/^[\w.-]+$/.test(value)) outside.push(`prefix = '${value}'`);
       continue;

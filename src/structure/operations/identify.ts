@@ -11,7 +11,23 @@
 // name given is never a guess. A group matched by none is left to moyo.
 import { loadMoyo, rotationRows } from "../moyo";
 import { axisOf, congruenceSolver, cross, planeBasis, rotationOrder } from "./integer-lattice";
-import { det, identity, inverse, metric, mul, mulV, sub, type M3, type V3 } from "./linear";
+import {
+  at,
+  columns,
+  det,
+  identity,
+  INDEX3,
+  inverse,
+  mapM,
+  mapV,
+  metric,
+  mul,
+  mulV,
+  sub,
+  type M3,
+  type V3,
+  zeros,
+} from "./linear";
 import { rotationTable, type Operation } from "./overlap";
 
 /** A space group's type and its standard setting. */
@@ -42,9 +58,8 @@ function setHash(keys: readonly number[]): number {
 /** A key of an integer matrix with entries -1, 0 and 1 (every rotation of a conventional basis); -1 otherwise. */
 function rotationKey(w: M3): number {
   let k = 0;
-  for (let i = 0; i < 3; i++) {
-    for (let j = 0; j < 3; j++) {
-      const x = w[i][j];
+  for (const row of w) {
+    for (const x of row) {
       if (x < -1 || x > 1) return -1;
       k = k * 3 + x + 1;
     }
@@ -67,7 +82,7 @@ function standardSettings(): Map<number, Setting[]> {
     const setting: Setting = { number, hallNumber, centrings: [], translations: new Map() };
     for (const op of moyo.operations_from_number(number, { type: "HallNumber", value: hallNumber }, false)) {
       const key = rotationKey(rotationRows(op.rotation));
-      const t = op.translation.map((x) => x - Math.floor(x));
+      const t = mapV(op.translation, (x) => x - Math.floor(x));
       if (key === IDENTITY_KEY) setting.centrings.push(t);
       if (!setting.translations.has(key)) setting.translations.set(key, t);
     }
@@ -94,36 +109,30 @@ export function identifyGroup(group: readonly Operation[], lattice: M3): GroupTy
   if (bases.length === 0) return undefined;
   const index = standardSettings();
   let solve: ((wanted: readonly V3[]) => V3) | undefined;
-  let generators: number[] = [];
-  const wanted: V3[] = new Array(group.length);
-  const keys = new Array<number>(group.length);
+  let generators: Operation[] = [];
   for (const p of bases) {
     const pInverse = inverse(p);
-    let valid = true;
-    for (let k = 0; k < group.length && valid; k++) {
-      const w = conjugate(pInverse, group[k].rotation, p);
-      keys[k] = w ? rotationKey(w) : -1;
-      valid = keys[k] >= 0;
-    }
-    if (!valid) continue;
+    const keys = conjugateKeys(group, pInverse, p);
+    if (!keys) continue;
     const candidates = index.get(setHash(keys));
     if (!candidates) continue;
     const points = Math.abs(Math.round(det(p)));
     for (const setting of candidates) {
       if (setting.translations.size !== group.length || setting.centrings.length !== points) continue;
       if (!latticeMatches(pInverse, setting.centrings)) continue;
-      let same = true;
-      for (let k = 0; k < group.length && same; k++) {
-        const t = setting.translations.get(keys[k]);
-        if (t) wanted[k] = mulV(p, t);
-        else same = false;
+      // The setting's translation of each operation's rotation, in the primitive basis.
+      const wanted = new Map<Operation, V3>();
+      for (const [k, op] of group.entries()) {
+        const t = setting.translations.get(keys[k]!);
+        if (!t) break;
+        wanted.set(op, mulV(p, t));
       }
-      if (!same) continue;
+      if (wanted.size !== group.length) continue;
       if (!solve) {
         generators = generatorsOf(group);
-        solve = congruenceSolver(generators.map((g) => group[g].rotation));
+        solve = congruenceSolver(generators.map((g) => g.rotation));
       }
-      const shift = solve(generators.map((g) => sub(wanted[g], group[g].translation)));
+      const shift = solve(generators.map((g) => sub(wanted.get(g)!, g.translation)));
       if (operationsMatch(group, keys, pInverse, shift, setting))
         return { number: setting.number, hallNumber: setting.hallNumber };
     }
@@ -131,13 +140,25 @@ export function identifyGroup(group: readonly Operation[], lattice: M3): GroupTy
   return undefined;
 }
 
+/** The {@link rotationKey} of each operation's rotation in the basis P, or undefined when one has none. */
+function conjugateKeys(group: readonly Operation[], pInverse: M3, p: M3): number[] | undefined {
+  const keys: number[] = [];
+  for (const { rotation } of group) {
+    const w = conjugate(pInverse, rotation, p);
+    const key = w ? rotationKey(w) : -1;
+    if (key < 0) return undefined;
+    keys.push(key);
+  }
+  return keys;
+}
+
 /** P⁻¹·W·P when it is an integer matrix (to rounding), else undefined. */
 function conjugate(pInverse: M3, w: M3, p: M3): M3 | undefined {
-  const out: M3 = [[], [], []];
-  for (let i = 0; i < 3; i++) {
-    for (let j = 0; j < 3; j++) {
+  const out = zeros();
+  for (const i of INDEX3) {
+    for (const j of INDEX3) {
       let x = 0;
-      for (let k = 0; k < 3; k++) {
+      for (const k of INDEX3) {
         const wp = w[k][0] * p[0][j] + w[k][1] * p[1][j] + w[k][2] * p[2][j];
         x += pInverse[i][k] * wp;
       }
@@ -167,7 +188,7 @@ function isCentring(v: V3, centrings: readonly V3[]): boolean {
 
 /** Whether the primitive cell's vectors (the columns of P⁻¹, in the conventional basis) are lattice vectors of the setting. */
 function latticeMatches(pInverse: M3, centrings: readonly V3[]): boolean {
-  for (let j = 0; j < 3; j++) {
+  for (const j of INDEX3) {
     if (!isCentring([pInverse[0][j], pInverse[1][j], pInverse[2][j]], centrings)) return false;
   }
   return true;
@@ -184,27 +205,27 @@ function operationsMatch(
   shift: V3,
   setting: Setting,
 ): boolean {
-  for (let k = 0; k < group.length; k++) {
-    const { rotation: w, translation: t } = group[k];
+  for (const [k, { rotation: w, translation: t }] of group.entries()) {
     const moved = mulV(w, shift);
     const local: V3 = [t[0] + moved[0] - shift[0], t[1] + moved[1] - shift[1], t[2] + moved[2] - shift[2]];
     const there = mulV(pInverse, local);
-    const wanted = setting.translations.get(keys[k])!;
+    const wanted = setting.translations.get(keys[k]!);
+    if (!wanted) return false;
     if (!isCentring([there[0] - wanted[0], there[1] - wanted[1], there[2] - wanted[2]], setting.centrings))
       return false;
   }
   return true;
 }
 
-/** Indices of operations whose rotations generate the group's rotations (closed with its multiplication table). */
-function generatorsOf(group: readonly Operation[]): number[] {
+/** Operations whose rotations generate the group's rotations (closed with its multiplication table). */
+function generatorsOf(group: readonly Operation[]): Operation[] {
   const n = group.length;
   const { rotations, table } = rotationTable(group);
-  if (!table) return group.map((_, k) => k);
+  if (!table) return [...group];
   const inside = new Uint8Array(n);
   const elements: number[] = [];
   for (let k = 0; k < n; k++) {
-    if (rotations[9 * k] === 1 && rotations[9 * k + 4] === 1 && rotations[9 * k + 8] === 1) {
+    if (at(rotations, 9 * k) === 1 && at(rotations, 9 * k + 4) === 1 && at(rotations, 9 * k + 8) === 1) {
       inside[k] = 1;
       elements.push(k);
     }
@@ -213,10 +234,11 @@ function generatorsOf(group: readonly Operation[]): number[] {
   for (let k = 0; k < n && elements.length < n; k++) {
     if (inside[k]) continue;
     generators.push(k);
-    // Close the subgroup: every product of an element with a generator, until nothing is new.
-    for (let e = 0; e < elements.length; e++) {
+    // Close the subgroup: every product of an element with a generator, until nothing is new (the
+    // loop goes on over the elements it appends).
+    for (const element of elements) {
       for (const g of generators) {
-        const product = table[elements[e] * n + g];
+        const product = at(table, element * n + g);
         if (product >= 0 && !inside[product]) {
           inside[product] = 1;
           elements.push(product);
@@ -224,30 +246,18 @@ function generatorsOf(group: readonly Operation[]): number[] {
       }
     }
   }
-  return generators;
+  return generators.map((k) => group[k]!);
 }
 
-const columnsOf = (a: V3, b: V3, c: V3): M3 => [
-  [a[0], b[0], c[0]],
-  [a[1], b[1], c[1]],
-  [a[2], b[2], c[2]],
-];
-const negated = (v: V3): V3 => v.map((x) => -x + 0);
+const negated = (v: V3): V3 => mapV(v, (x) => -x + 0);
+const equal = (u: V3, v: V3): boolean => u[0] === v[0] && u[1] === v[1] && u[2] === v[2];
 
 /** Distinct axes (up to sign) of the proper rotations of an order. */
 function axesOf(rotations: readonly M3[]): V3[] {
   const axes: V3[] = [];
   for (const r of rotations) {
     const axis = axisOf(r);
-    if (
-      axis &&
-      !axes.some(
-        (a) =>
-          (a[0] === axis[0] && a[1] === axis[1] && a[2] === axis[2]) ||
-          (a[0] === -axis[0] && a[1] === -axis[1] && a[2] === -axis[2]),
-      )
-    )
-      axes.push(axis);
+    if (axis && !axes.some((a) => equal(a, axis) || equal(a, negated(axis)))) axes.push(axis);
   }
   return axes;
 }
@@ -260,7 +270,7 @@ function conventionalBases(group: readonly Operation[], lattice: M3, orientation
   const g = metric(lattice);
   const byOrder = new Map<number, M3[]>();
   for (const { rotation: w } of group) {
-    const proper = det(w) < 0 ? w.map((row) => row.map((x) => -x + 0)) : w;
+    const proper = det(w) < 0 ? mapM(w, (x) => -x + 0) : w;
     const order = rotationOrder(proper);
     const list = byOrder.get(order);
     if (list) list.push(proper);
@@ -270,28 +280,31 @@ function conventionalBases(group: readonly Operation[], lattice: M3, orientation
   const fours = byOrder.get(4) ?? [];
   const twos = byOrder.get(2) ?? [];
   const twofoldAxes = axesOf(twos);
+  const [x, y, z] = twofoldAxes;
+  const [two] = twos;
   const bases: M3[] = [];
   const add = (a: V3, b: V3, c: V3) => {
-    const basis = columnsOf(a, b, c);
+    const basis = columns(a, b, c);
     if (det(basis) * orientation > 0) bases.push(basis);
   };
   if (threes.length >= 8) {
     // Cubic: the three fourfold axes (twofold in 23 and m-3), in two orders, for the groups whose
     // glides do not follow a cyclic change of axes (Pa-3 read with two axes swapped is Pb-3).
     const axes = fours.length > 0 ? axesOf(fours) : twofoldAxes;
-    if (axes.length !== 3) return [];
     const [a, b, c] = axes;
-    for (const [x, y, z] of [
+    if (axes.length !== 3 || !a || !b || !c) return [];
+    for (const [u, v, w] of [
       [a, b, c],
       [b, a, c],
-    ]) {
-      add(x, y, z);
-      add(x, y, negated(z));
+    ] as const) {
+      add(u, v, w);
+      add(u, v, negated(w));
     }
   } else if (threes.length > 0 || fours.length > 0) {
     // Trigonal, hexagonal, tetragonal: the main axis, a shortest lattice vector across it and its
     // turn by the rotation (either way round).
-    const r = threes.length > 0 ? threes[0] : fours[0];
+    const r = threes[0] ?? fours[0];
+    if (!r) return [];
     const c = axisOf(r);
     const plane = planeBasis(r, g);
     if (!c || !plane) return [];
@@ -299,43 +312,42 @@ function conventionalBases(group: readonly Operation[], lattice: M3, orientation
     for (const a of [plane[0], negated(plane[0])]) {
       for (const turn of [r, inverseR]) add(a, mulV(turn, a), c);
     }
-  } else if (twofoldAxes.length === 3) {
+  } else if (twofoldAxes.length === 3 && x && y && z) {
     // Orthorhombic: the three twofold axes in every order and direction.
-    for (const [i, j, k] of [
-      [0, 1, 2],
-      [1, 2, 0],
-      [2, 0, 1],
-      [1, 0, 2],
-      [0, 2, 1],
-      [2, 1, 0],
-    ]) {
+    for (const [a, b, c] of [
+      [x, y, z],
+      [y, z, x],
+      [z, x, y],
+      [y, x, z],
+      [x, z, y],
+      [z, y, x],
+    ] as const) {
       for (let signs = 0; signs < 8; signs++) {
         const pick = (v: V3, bit: number) => ((signs >> bit) & 1 ? negated(v) : v);
-        add(pick(twofoldAxes[i], 0), pick(twofoldAxes[j], 1), pick(twofoldAxes[k], 2));
+        add(pick(a, 0), pick(b, 1), pick(c, 2));
       }
     }
-  } else if (twofoldAxes.length === 1) {
+  } else if (twofoldAxes.length === 1 && x && two) {
     // Monoclinic: the twofold axis as b, and every pair of short vectors spanning the plane across
     // it (among u, v, u + v and u - v of a reduced basis: any two of the plane's three classes
     // modulo 2, which is what the centring and glides of a setting ask of a and c).
-    const b = twofoldAxes[0];
-    const plane = planeBasis(twos[0], g);
+    const b = x;
+    const plane = planeBasis(two, g);
     if (!plane) return [];
     const [u, v] = plane;
     const normal = cross(u, v);
-    const sums = [u, v, u.map((x, i) => x + v[i]), u.map((x, i) => x - v[i])];
+    const sums = [u, v, mapV(u, (x, i) => x + v[i]), mapV(u, (x, i) => x - v[i])];
     const choices = [...sums, ...sums.map(negated)];
     for (const a of choices) {
       for (const c of choices) {
         const ac = cross(a, c);
-        const spans = ac.every((x, i) => x === normal[i]) || ac.every((x, i) => x === -normal[i]);
-        if (spans) add(a, b, c);
+        if (equal(ac, normal) || equal(ac, negated(normal))) add(a, b, c);
       }
     }
   } else if (twos.length === 0) {
     // Triclinic: the cell as it is.
     const i = identity();
-    bases.push(orientation > 0 ? i : i.map((row) => row.map((x) => -x + 0)));
+    bases.push(orientation > 0 ? i : mapM(i, (x) => -x + 0));
   }
   return bases;
 }

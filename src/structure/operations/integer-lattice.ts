@@ -2,7 +2,7 @@
 // of a rotation and the lattice plane across it, a plane basis reduced under a metric, and
 // congruences (W - 1)·s ≡ d (mod 1) solved for s. Rotations are integer matrices acting on
 // fractional coordinates (column vectors), in the basis of a primitive cell.
-import { identity, mul, mulV, type M3, type V3 } from "./linear";
+import { identity, type Index3, INDEX3, mapM, mapV, mul, mulV, OTHERS, type M3, type V3 } from "./linear";
 
 /** The order of a proper rotation (1, 2, 3, 4 or 6), from its trace. */
 export function rotationOrder(r: M3): number {
@@ -27,15 +27,15 @@ export const cross = (x: V3, y: V3): V3 => [
 
 /** The shortest lattice vector along a proper rotation's axis (integer, primitive basis). */
 export function axisOf(r: M3): V3 | undefined {
-  const m = r.map((row, i) => row.map((x, j) => x - (i === j ? 1 : 0)));
+  const m = mapM(r, (x, i, j) => x - (i === j ? 1 : 0));
   for (const [i, j] of [
     [0, 1],
     [0, 2],
     [1, 2],
-  ]) {
+  ] as const) {
     const c = cross(m[i], m[j]);
     const g = gcd(gcd(c[0], c[1]), c[2]);
-    if (g !== 0) return c.map((x) => x / g + 0);
+    if (g !== 0) return mapV(c, (x) => x / g + 0);
   }
   return undefined;
 }
@@ -49,34 +49,33 @@ export function planeBasis(r: M3, g: M3): [V3, V3] | undefined {
   let sum = identity();
   let power = r;
   for (let k = 1; k < rotationOrder(r); k++) {
-    sum = sum.map((row, i) => row.map((x, j) => x + power[i][j]));
+    const add = power;
+    sum = mapM(sum, (x, i, j) => x + add[i][j]);
     power = mul(power, r);
   }
   const row = sum.find((x) => x[0] !== 0 || x[1] !== 0 || x[2] !== 0);
   if (!row) return undefined;
   const div = gcd(gcd(row[0], row[1]), row[2]);
-  const normal = row.map((x) => x / div);
+  const normal = mapV(row, (x) => x / div);
   // Column operations take the normal to a single ±1; the other two columns then span its kernel.
-  const columns: V3[] = [
-    [1, 0, 0],
-    [0, 1, 0],
-    [0, 0, 1],
-  ];
+  const columns: M3 = identity();
   for (;;) {
-    let pivot = -1;
-    for (let i = 0; i < 3; i++)
-      if (normal[i] !== 0 && (pivot < 0 || Math.abs(normal[i]) < Math.abs(normal[pivot]))) pivot = i;
+    let pivot: Index3 | undefined;
+    for (const i of INDEX3)
+      if (normal[i] !== 0 && (pivot === undefined || Math.abs(normal[i]) < Math.abs(normal[pivot]))) pivot = i;
+    if (pivot === undefined) return undefined;
+    const p = pivot;
     let moved = false;
-    for (let j = 0; j < 3; j++) {
-      if (j === pivot || normal[j] === 0) continue;
-      const q = Math.trunc(normal[j] / normal[pivot]);
-      normal[j] -= q * normal[pivot];
-      columns[j] = columns[j].map((x, i) => x - q * columns[pivot][i]);
+    for (const j of INDEX3) {
+      if (j === p || normal[j] === 0) continue;
+      const q = Math.trunc(normal[j] / normal[p]);
+      normal[j] -= q * normal[p];
+      columns[j] = mapV(columns[j], (x, i) => x - q * columns[p][i]);
       moved = true;
     }
     if (!moved) {
-      const others = [0, 1, 2].filter((i) => i !== pivot);
-      return reduced(columns[others[0]], columns[others[1]], g);
+      const [i, j] = OTHERS[p];
+      return reduced(columns[i], columns[j], g);
     }
   }
 }
@@ -84,7 +83,7 @@ export function planeBasis(r: M3, g: M3): [V3, V3] | undefined {
 /** x·g·y. */
 const dotG = (g: M3, x: V3, y: V3): number => {
   let s = 0;
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) s += x[i] * g[i][j] * y[j];
+  for (const i of INDEX3) for (const j of INDEX3) s += x[i] * g[i][j] * y[j];
   return s;
 };
 
@@ -93,9 +92,26 @@ function reduced(u: V3, v: V3, g: M3): [V3, V3] {
     if (dotG(g, u, u) > dotG(g, v, v)) [u, v] = [v, u];
     const m = Math.round(dotG(g, u, v) / dotG(g, u, u));
     if (m === 0) break;
-    v = v.map((x, i) => x - m * u[i]);
+    const w = u;
+    v = mapV(v, (x, i) => x - m * w[i]);
   }
   return [u, v];
+}
+
+/** Swaps entries i and j of a list (both within it). */
+function swap<T>(list: T[], i: number, j: number): void {
+  [list[i], list[j]] = [list[j]!, list[i]!];
+}
+
+/** x ← x - q·y, entry by entry, for rows of one length. */
+function subtractRow(x: number[], y: readonly number[], q: number): void {
+  for (const [j, yj] of y.entries()) x[j] = x[j]! - q * yj;
+}
+
+/** A row of the stacked W_k - 1 (`a`) and the same row of U, which records the row operations. */
+interface Row {
+  a: V3;
+  u: number[];
 }
 
 /**
@@ -105,70 +121,65 @@ function reduced(u: V3, v: V3, g: M3): [V3, V3] {
  * the diagonal leaves that coordinate free: 0).
  */
 export function congruenceSolver(rotations: readonly M3[]): (wanted: readonly V3[]) => V3 {
-  const rows = rotations.length * 3;
-  const a: number[][] = [];
+  const count = rotations.length * 3;
+  const rows: Row[] = [];
   for (const w of rotations) {
-    for (let i = 0; i < 3; i++)
-      a.push([w[i][0] - (i === 0 ? 1 : 0), w[i][1] - (i === 1 ? 1 : 0), w[i][2] - (i === 2 ? 1 : 0)]);
+    for (const i of INDEX3) {
+      const u = new Array<number>(count).fill(0);
+      u[rows.length] = 1;
+      rows.push({ a: mapV(w[i], (x, j) => x - (i === j ? 1 : 0)), u });
+    }
   }
-  const u = Array.from({ length: rows }, (_, i) => Array.from({ length: rows }, (_, j) => (i === j ? 1 : 0)));
-  const v = [
-    [1, 0, 0],
-    [0, 1, 0],
-    [0, 0, 1],
-  ];
-  const diagonal = [0, 0, 0];
-  for (let t = 0; t < 3 && t < rows; t++) {
+  const v = identity();
+  const diagonal: V3 = [0, 0, 0];
+  for (const t of INDEX3) {
+    if (t >= count) break;
     for (;;) {
-      let best = -1;
-      let bi = 0;
-      let bj = 0;
-      for (let i = t; i < rows; i++) {
-        for (let j = t; j < 3; j++) {
-          const x = Math.abs(a[i][j]);
-          if (x !== 0 && (best < 0 || x < best)) {
-            best = x;
-            bi = i;
-            bj = j;
-          }
+      let best: { row: Row; i: number; j: Index3; size: number } | undefined;
+      for (const [i, row] of rows.entries()) {
+        if (i < t) continue;
+        for (const j of INDEX3) {
+          const size = Math.abs(row.a[j]);
+          if (j >= t && size !== 0 && (!best || size < best.size)) best = { row, i, j, size };
         }
       }
-      if (best < 0) break;
-      [a[t], a[bi]] = [a[bi], a[t]];
-      [u[t], u[bi]] = [u[bi], u[t]];
-      for (const row of a) [row[t], row[bj]] = [row[bj], row[t]];
+      if (!best) break;
+      const { row: p, i: bi, j: bj } = best;
+      swap(rows, t, bi);
+      for (const { a } of rows) [a[t], a[bj]] = [a[bj], a[t]];
       for (const row of v) [row[t], row[bj]] = [row[bj], row[t]];
       let clean = true;
-      for (let i = t + 1; i < rows; i++) {
-        const q = Math.trunc(a[i][t] / a[t][t]);
+      for (const row of rows.slice(t + 1)) {
+        const q = Math.trunc(row.a[t] / p.a[t]);
         if (q !== 0) {
-          for (let j = 0; j < 3; j++) a[i][j] -= q * a[t][j];
-          for (let j = 0; j < rows; j++) u[i][j] -= q * u[t][j];
+          for (const j of INDEX3) row.a[j] -= q * p.a[j];
+          subtractRow(row.u, p.u, q);
         }
-        if (a[i][t] !== 0) clean = false;
+        if (row.a[t] !== 0) clean = false;
       }
-      for (let j = t + 1; j < 3; j++) {
-        const q = Math.trunc(a[t][j] / a[t][t]);
+      for (const j of INDEX3) {
+        if (j <= t) continue;
+        const q = Math.trunc(p.a[j] / p.a[t]);
         if (q !== 0) {
-          for (const row of a) row[j] -= q * row[t];
+          for (const { a } of rows) a[j] -= q * a[t];
           for (const row of v) row[j] -= q * row[t];
         }
-        if (a[t][j] !== 0) clean = false;
+        if (p.a[j] !== 0) clean = false;
       }
       if (clean) {
-        diagonal[t] = a[t][t];
+        diagonal[t] = p.a[t];
         break;
       }
     }
   }
   return (wanted) => {
-    const y = [0, 0, 0];
-    for (let t = 0; t < 3; t++) {
-      if (diagonal[t] === 0) continue;
+    const y: V3 = [0, 0, 0];
+    for (const t of INDEX3) {
+      const row = rows[t];
+      if (diagonal[t] === 0 || !row) continue;
       let sum = 0;
-      for (let k = 0; k < rotations.length; k++) {
-        for (let i = 0; i < 3; i++) sum += u[t][k * 3 + i] * wanted[k][i];
-      }
+      // U has three columns per rotation, and `wanted` one vector per rotation.
+      for (const [k, d] of wanted.entries()) for (const i of INDEX3) sum += row.u[k * 3 + i]! * d[i];
       y[t] = sum / diagonal[t];
     }
     return mulV(v, y);

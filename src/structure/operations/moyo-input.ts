@@ -4,7 +4,7 @@ import { StructureError } from "../../errors";
 import { cellVolume, type Matrix3 } from "../cell";
 import type { MoyoCell } from "../moyo";
 import { structureOf, who, type StructureRecord } from "../structure";
-import { transpose } from "./linear";
+import { transpose, type V3 } from "./linear";
 import { identifyGroup, type GroupType } from "./identify";
 import { distance } from "./overlap";
 import { searchOperations } from "./search";
@@ -66,7 +66,11 @@ export function moyoInput(
     const k = species.indexOf(s.element);
     return k >= 0 ? k + 1 : species.push(s.element);
   });
-  const searchCell = { lattice: transpose(cell), positions: sites.map((s) => [...s.fractional]), types: numbers };
+  const searchCell = {
+    lattice: transpose(cell),
+    positions: sites.map(({ fractional: [x, y, z] }): V3 => [x, y, z]),
+    types: numbers,
+  };
   // moyo reads a cell's handedness from its vectors, so a left-handed cell (a mirror-image choice of
   // axes) would name a chiral crystal's group as its mirror image (P4_3 for P4_1), where spglib and
   // pymatgen name the crystal's own. moyo gets such a cell with every vector reversed (the same
@@ -93,15 +97,13 @@ export function moyoInput(
     };
   }
   // As spglib: two atoms of one species closer than symprec make no structure to find a group of.
-  for (let i = 0; i < sites.length; i++) {
-    for (let j = i + 1; j < sites.length; j++) {
-      const apart =
-        numbers[i] === numbers[j]
-          ? distance(searchCell.lattice, searchCell.positions[i], searchCell.positions[j])
-          : Infinity;
+  for (const [i, a] of sites.entries()) {
+    for (const [j, b] of sites.entries()) {
+      if (j <= i) continue;
+      const apart = a.element === b.element ? distance(searchCell.lattice, a.fractional, b.fractional) : Infinity;
       if (apart < options.symprec) {
         throw new StructureError(
-          `${who(record)}: no space group found with symprec ${options.symprec} Å: atoms ${i + 1} and ${j + 1} (${sites[i].element}) are ${apart.toPrecision(2)} Å apart, closer than the tolerance; remove the duplicate or try a smaller symprec.`,
+          `${who(record)}: no space group found with symprec ${options.symprec} Å: atoms ${i + 1} and ${j + 1} (${a.element}) are ${apart.toPrecision(2)} Å apart, closer than the tolerance; remove the duplicate or try a smaller symprec.`,
           record._id,
         );
       }

@@ -2,7 +2,7 @@
 // every atom, moved by the operation, lies closer than symprec (a Cartesian distance in Å, the
 // difference taken to the nearest lattice point component by component) to a distinct atom of its
 // own species; the translation is the one that takes one chosen atom exactly onto a partner.
-import { MatframeError } from "../../errors";
+import { MatframeError, StructureError } from "../../errors";
 import { LruCache } from "../../lru-cache";
 import { flatRotations, productTable, type M3, type V3 } from "./linear";
 
@@ -22,6 +22,7 @@ export function checkDeadline(deadline: number | undefined): void {
 export interface Cell {
   lattice: M3;
   positions: V3[];
+  /** The species of each position: as many as there are positions. */
   types: number[];
 }
 
@@ -84,13 +85,34 @@ export function squaredDistance(lattice: M3, d0: number, d1: number, d2: number)
   return u * u + v * v + w * w;
 }
 
-/** The first atom of the species with fewest atoms (ties: the species seen first): the search's origin. */
-export function leastAtomsIndex(types: readonly number[]): number {
+/** An atom of a {@link Cell}: its index, position and species. */
+export interface Atom {
+  index: number;
+  position: V3;
+  species: number;
+}
+
+/**
+ * The first atom of the species with fewest atoms (ties: the species seen first): the search's
+ * origin. Throws a StructureError for a cell without atoms.
+ */
+export function searchOrigin(cell: Cell): Atom {
+  const index = leastAtomsIndex(cell.types);
+  const [position, species] = [cell.positions[index], cell.types[index]];
+  if (!position || species === undefined)
+    throw new StructureError("the structure has no atoms, so it has no space group; add its sites.");
+  return { index, position, species };
+}
+
+function leastAtomsIndex(types: readonly number[]): number {
   const counts = new Map<number, number>();
   for (const t of types) counts.set(t, (counts.get(t) ?? 0) + 1);
   let best = 0;
-  for (let i = 0; i < types.length; i++)
-    if ((counts.get(types[i]) as number) < (counts.get(types[best]) as number)) best = i;
+  let fewest = Infinity;
+  for (const [i, t] of types.entries()) {
+    const count = counts.get(t)!;
+    if (count < fewest) [best, fewest] = [i, count];
+  }
   return best;
 }
 
@@ -101,16 +123,19 @@ export function leastAtomsIndex(types: readonly number[]): number {
  * rule) when this is below symprec.
  */
 export function worstDistance(cell: Cell, rotation: M3, translation: V3, cap: number): number {
-  const { positions } = cell;
+  const { positions, types } = cell;
   const n = positions.length;
   const capSquared = cap * cap;
   // A few atoms first: most wrong translations fail there, before all atoms are matched.
-  for (let i = 0; i < Math.min(3, n); i++) if (!(nearest(cell, rotation, translation, i) < capSquared)) return Infinity;
+  for (const [i, p] of positions.entries()) {
+    if (i === 3) break;
+    if (!(nearest(cell, rotation, translation, p, types[i]!) < capSquared)) return Infinity;
+  }
   if (used.length < n) used = new Uint8Array(2 * n);
   used.fill(0, 0, n);
   let worst = 0;
-  for (let i = 0; i < n; i++) {
-    const d = nearest(cell, rotation, translation, i);
+  for (const [i, p] of positions.entries()) {
+    const d = nearest(cell, rotation, translation, p, types[i]!);
     if (!(d < capSquared) || used[match]) return Infinity;
     used[match] = 1;
     if (d > worst) worst = d;
@@ -123,19 +148,19 @@ let used = new Uint8Array(64);
 /** The atom the last {@link nearest} found. */
 let match = -1;
 
-/** The squared distance from atom i, moved, to the nearest atom of its species (that one in `match`). */
-function nearest(cell: Cell, rotation: M3, translation: V3, i: number): number {
+/** The squared distance from atom p of a species, moved, to the nearest atom of that species (that one in `match`). */
+function nearest(cell: Cell, rotation: M3, translation: V3, p: V3, species: number): number {
   const { lattice, positions, types } = cell;
   const [w0, w1, w2] = rotation;
-  const p = positions[i];
   const m0 = w0[0] * p[0] + w0[1] * p[1] + w0[2] * p[2] + translation[0];
   const m1 = w1[0] * p[0] + w1[1] * p[1] + w1[2] * p[2] + translation[1];
   const m2 = w2[0] * p[0] + w2[1] * p[1] + w2[2] * p[2] + translation[2];
   let best = Infinity;
   match = -1;
+  // An index loop: the search's innermost, where entries() measured slower.
   for (let j = 0; j < positions.length; j++) {
-    if (types[j] !== types[i]) continue;
-    const q = positions[j];
+    if (types[j] !== species) continue;
+    const q = positions[j]!;
     const d = squaredDistance(lattice, m0 - q[0], m1 - q[1], m2 - q[2]);
     if (d < best) {
       best = d;

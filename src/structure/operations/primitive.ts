@@ -3,8 +3,22 @@
 // cell spanned by them, and each primitive atom at the mean of its images. When the images do not
 // come out as a whole number per atom, the tolerance is narrowed by 5% and the search repeated.
 import { delaunayReduce } from "./lattice-symmetry";
-import { det, identity, inverse, mul, mulV, round, sub, type M3, type V3 } from "./linear";
-import { checkDeadline, distance, leastAtomsIndex, worstDistance, type Cell } from "./overlap";
+import {
+  columns,
+  det,
+  identity,
+  INDEX3,
+  inverse,
+  mapV,
+  mul,
+  mulV,
+  round,
+  sub,
+  triples,
+  type M3,
+  type V3,
+} from "./linear";
+import { checkDeadline, distance, searchOrigin, worstDistance, type Cell } from "./overlap";
 
 const I = identity();
 
@@ -27,15 +41,15 @@ export interface PureTranslation {
 
 /** The candidate pure translations (the zero one first) within the widest tolerance. */
 export function pureTranslations(cell: Cell, symprec: number, deadline?: number): PureTranslation[] {
-  const origin = leastAtomsIndex(cell.types);
-  const found: { translation: V3; worst: number }[] = [{ translation: [0, 0, 0], worst: 0 }];
-  cell.positions.forEach((p, i) => {
-    if (cell.types[i] !== cell.types[origin] || i === origin) return;
+  const origin = searchOrigin(cell);
+  const found: PureTranslation[] = [{ translation: [0, 0, 0], worst: 0 }];
+  for (const [i, p] of cell.positions.entries()) {
+    if (cell.types[i] !== origin.species || i === origin.index) continue;
     checkDeadline(deadline);
-    const t = sub(p, cell.positions[origin]);
+    const t = sub(p, origin.position);
     const worst = worstDistance(cell, I, t, symprec);
-    if (worst < symprec) found.push({ translation: t.map((x) => x - Math.floor(x)), worst });
-  });
+    if (worst < symprec) found.push({ translation: mapV(t, (x) => x - Math.floor(x)), worst });
+  }
   return found;
 }
 
@@ -48,15 +62,14 @@ function primitiveAt(cell: Cell, candidates: PureTranslation[], symprec: number)
   // Three of the translations and the cell's own vectors that span a cell `multiplicity` times smaller.
   const vectors: V3[] = [...translations.filter((t) => t.some((x) => x !== 0)), [1, 0, 0], [0, 1, 0], [0, 0, 1]];
   let transform: M3 | undefined;
-  for (let i = 0; i < vectors.length && !transform; i++) {
-    for (let j = i + 1; j < vectors.length && !transform; j++) {
-      for (let k = j + 1; k < vectors.length && !transform; k++) {
-        const m: M3 = [0, 1, 2].map((r) => [vectors[i][r], vectors[j][r], vectors[k][r]]);
-        const d = Math.abs(det(m));
-        if (d > 1e-6 && Math.round(1 / d) === multiplicity) {
-          const back = round(inverse(m)); // whole numbers: the structure's cell in the primitive one
-          if (Math.abs(det(back)) === multiplicity) transform = inverse(back);
-        }
+  for (const [u, v, w] of triples(vectors)) {
+    const m = columns(u, v, w);
+    const d = Math.abs(det(m));
+    if (d > 1e-6 && Math.round(1 / d) === multiplicity) {
+      const back = round(inverse(m)); // whole numbers: the structure's cell in the primitive one
+      if (Math.abs(det(back)) === multiplicity) {
+        transform = inverse(back);
+        break;
       }
     }
   }
@@ -67,29 +80,31 @@ function primitiveAt(cell: Cell, candidates: PureTranslation[], symprec: number)
   const lattice = mul(cell.lattice, transform);
   const toPrimitive = inverse(transform);
   const positions = cell.positions.map((p) => mulV(toPrimitive, p));
-  const mapping = new Array<number>(n).fill(-1);
-  const representatives: number[] = [];
-  for (let i = 0; i < n; i++) {
+  const { types } = cell;
+  // The primitive atom of each atom so far, and each primitive atom's first image, species and
+  // sum of images (each taken to the image nearest the first).
+  const mapping: number[] = [];
+  const representatives: { position: V3; species: number; sum: V3 }[] = [];
+  for (const [i, p] of positions.entries()) {
     let count = 0;
-    for (let j = 0; j < n; j++) {
-      if (cell.types[j] !== cell.types[i] || !(distance(lattice, positions[i], positions[j]) < symprec)) continue;
+    let image = -1;
+    for (const [j, q] of positions.entries()) {
+      if (types[j] !== types[i] || !(distance(lattice, p, q) < symprec)) continue;
       count++;
-      if (mapping[i] < 0) mapping[i] = j < i ? mapping[j] : representatives.length;
+      if (image < 0) image = j < i ? mapping[j]! : representatives.length;
     }
     if (count !== multiplicity) return null;
-    if (mapping[i] === representatives.length) representatives.push(i);
+    mapping.push(image);
+    if (image === representatives.length) representatives.push({ position: p, species: types[i]!, sum: [0, 0, 0] });
+    const { position: r, sum } = representatives[image]!;
+    for (const k of INDEX3) sum[k] += r[k] + (p[k] - r[k] - Math.round(p[k] - r[k]));
   }
   if (representatives.length * multiplicity !== n) return null;
   // Each primitive atom at the mean of its images.
-  const sums = representatives.map(() => [0, 0, 0]);
-  positions.forEach((p, i) => {
-    const r = positions[representatives[mapping[i]]];
-    for (let k = 0; k < 3; k++) sums[mapping[i]][k] += r[k] + (p[k] - r[k] - Math.round(p[k] - r[k]));
-  });
   const cellOut: Cell = {
     lattice,
-    positions: sums.map((s) => s.map((x) => x / multiplicity)),
-    types: representatives.map((r) => cell.types[r]),
+    positions: representatives.map(({ sum }) => mapV(sum, (x) => x / multiplicity)),
+    types: representatives.map(({ species }) => species),
   };
   return { cell: cellOut, transform, mapping, tolerance: symprec };
 }

@@ -7,8 +7,8 @@
 // through and not their products), the tolerance narrowed by 5% at a time until it is one.
 // Each candidate's distance is measured once, so a narrower tolerance is a filter, not a new search.
 import { latticeCandidates, selectRotations, type LatticeRotation } from "./lattice-symmetry";
-import { key, mulV } from "./linear";
-import { checkDeadline, leastAtomsIndex, rotationTable, worstDistance, type Cell, type Operation } from "./overlap";
+import { at, INDEX3, key, mapV, mulV, type V3 } from "./linear";
+import { checkDeadline, rotationTable, searchOrigin, worstDistance, type Cell, type Operation } from "./overlap";
 import { primitiveOf, pureTranslations, type Primitive } from "./primitive";
 
 export { SearchTimeout } from "./overlap";
@@ -31,19 +31,19 @@ interface Candidates {
 /** Every lattice rotation within the widest tolerances, with the translations that could go with it. */
 function candidatesOf(cell: Cell, symprec: number, angleTolerance: number, deadline?: number): Candidates {
   const rotations = latticeCandidates(cell.lattice, symprec, angleTolerance);
-  const origin = leastAtomsIndex(cell.types);
+  const origin = searchOrigin(cell);
   const operations: Candidates["operations"] = [];
   for (const { rotation } of rotations) {
     checkDeadline(deadline);
-    const moved = mulV(rotation, cell.positions[origin]);
-    const translation = [0, 0, 0];
-    for (let i = 0; i < cell.positions.length; i++) {
-      if (cell.types[i] !== cell.types[origin]) continue;
+    const moved = mulV(rotation, origin.position);
+    const translation: V3 = [0, 0, 0];
+    for (const [i, p] of cell.positions.entries()) {
+      if (cell.types[i] !== origin.species) continue;
       checkDeadline(deadline);
-      const p = cell.positions[i];
-      for (let k = 0; k < 3; k++) translation[k] = p[k] - moved[k];
+      for (const k of INDEX3) translation[k] = p[k] - moved[k];
       const worst = worstDistance(cell, rotation, translation, symprec);
-      if (worst < symprec) operations.push({ rotation, translation: translation.map((x) => x - Math.floor(x)), worst });
+      if (worst < symprec)
+        operations.push({ rotation, translation: mapV(translation, (x) => x - Math.floor(x)), worst });
     }
   }
   return { rotations, operations };
@@ -64,24 +64,25 @@ function operationsAt(candidates: Candidates, symprec: number, angleTolerance: n
  */
 function exactGroupOf(operations: Operation[], cell: Cell, symprec: number): Operation[] | null {
   const n = operations.length;
-  const { rotations: w, table } = rotationTable(operations);
+  const { table } = rotationTable(operations);
   if (!table) return null;
   const t = new Float64Array(3 * n);
-  for (let i = 0; i < n; i++) t.set(operations[i].translation, 3 * i);
+  for (const [i, op] of operations.entries()) t.set(op.translation, 3 * i);
   const limit = (3 * symprec) ** 2;
   const [l0, l1, l2] = cell.lattice;
   const exact: Operation[] = [];
-  for (let a = 0; a < n; a++) {
-    const r = 9 * a;
+  for (const [a, { rotation, translation }] of operations.entries()) {
+    const [[w0, w1, w2], [w3, w4, w5], [w6, w7, w8]] = rotation;
+    const [ta0, ta1, ta2] = translation;
     let [s0, s1, s2] = [0, 0, 0];
     for (let b = 0; b < n; b++) {
-      const product = table[a * n + b];
+      const product = at(table, a * n + b);
       if (product < 0) return null;
-      const [u0, u1, u2] = [t[3 * b], t[3 * b + 1], t[3 * b + 2]];
+      const [u0, u1, u2] = [at(t, 3 * b), at(t, 3 * b + 1), at(t, 3 * b + 2)];
       // The residual t_ab − W_a·t_b − t_a, to the nearest lattice point.
-      let e0 = t[3 * product] - (w[r] * u0 + w[r + 1] * u1 + w[r + 2] * u2) - t[3 * a];
-      let e1 = t[3 * product + 1] - (w[r + 3] * u0 + w[r + 4] * u1 + w[r + 5] * u2) - t[3 * a + 1];
-      let e2 = t[3 * product + 2] - (w[r + 6] * u0 + w[r + 7] * u1 + w[r + 8] * u2) - t[3 * a + 2];
+      let e0 = at(t, 3 * product) - (w0 * u0 + w1 * u1 + w2 * u2) - ta0;
+      let e1 = at(t, 3 * product + 1) - (w3 * u0 + w4 * u1 + w5 * u2) - ta1;
+      let e2 = at(t, 3 * product + 2) - (w6 * u0 + w7 * u1 + w8 * u2) - ta2;
       e0 -= Math.round(e0);
       e1 -= Math.round(e1);
       e2 -= Math.round(e2);
@@ -93,8 +94,7 @@ function exactGroupOf(operations: Operation[], cell: Cell, symprec: number): Ope
       s1 += e1 / n;
       s2 += e2 / n;
     }
-    const [t0, t1, t2] = operations[a].translation;
-    exact.push({ rotation: operations[a].rotation, translation: [t0 + s0, t1 + s1, t2 + s2] });
+    exact.push({ rotation, translation: [ta0 + s0, ta1 + s1, ta2 + s2] });
   }
   return exact;
 }
