@@ -113,11 +113,14 @@ function wrapped(original: (...args: unknown[]) => unknown): (...args: unknown[]
 function handler(proto: Proto, isFrame: boolean): ProxyHandler<Handle> {
   return {
     get(handle, prop, receiver) {
+      // danfo's own fields ($data, $index, ...), read by its methods on every call: the hot path.
+      if (typeof prop === "string" && prop.charCodeAt(0) === 36) return Reflect.get(handle.current, prop, receiver);
       if (prop === "index" && handle.labels) return handle.labels;
       if (prop !== "constructor" && Object.hasOwn(proto, prop)) return proto[prop];
       const current = handle.current;
       // df["lattice.a"] (untyped, but danfo's documented way): matframe's column, as df.column gives.
-      if (isFrame && typeof prop === "string" && Object.getOwnPropertyDescriptor(current, prop)?.get) {
+      // (A danfo frame's own properties are its $-fields, handled above, and its column accessors.)
+      if (isFrame && typeof prop === "string" && Object.hasOwn(current, prop)) {
         return (receiver as { column(name: string): unknown }).column(prop);
       }
       const value = Reflect.get(current, prop, receiver) as unknown;
