@@ -1,6 +1,6 @@
 // Parquet export: typed columns written as row groups while pages stream, through
-// hyparquet-writer (pure JavaScript, MIT; loaded on first use). Why this writer: docs/exports.md,
-// "Parquet and Arrow".
+// hyparquet-writer's public ParquetWriter (pure JavaScript, MIT; loaded on first use). Why this
+// writer: docs/exports.md, "Parquet and Arrow".
 import { gzipSync } from "node:zlib";
 import type { ColumnPlan } from "../table/column-spec";
 import {
@@ -25,18 +25,15 @@ import { RowReader, type FrameWarning } from "../table/row-reader";
 import { reportWarnings } from "../table/warnings";
 import type { ResumableFile } from "./resume/resumable-file";
 import { openTableOutput } from "./table-output";
-import { ChunkBuilder, rawPages, writeEncodedChunk, type EncodedChunk, type WrittenChunk } from "./parquet-chunk";
-import { snappyCompress } from "./snappy";
+import { nativeSnappy } from "./snappy";
 import { EmptyColumnError, OutputError, ValidationError } from "../../errors";
 import type { RowBudget } from "./dataset/row-budget";
 import {
   loadWriter,
   restoreWriter,
   snapshotWriter,
-  type ByteWriterLike,
-  type HyparquetWriter,
+  type ParquetWriterLike,
   type SavedParquetWriter,
-  type WriterInternals,
 } from "./parquet-writer";
 
 /** The compressions a Parquet export can use. */
@@ -78,10 +75,14 @@ const DEFAULT_ROW_GROUP = 122_880;
 const GZIP_LEVEL = 6;
 // On the JavaScript thread: compressing a row group's pages on libuv's threads instead (native
 // Snappy's and zlib's asynchronous calls) was measured no faster, with 20 to 60 MiB more peak RSS.
-const COMPRESSORS: Record<string, (input: Uint8Array) => Uint8Array> = {
-  SNAPPY: (input) => snappyCompress(input),
-  GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
-};
+// Without native Snappy, hyparquet-writer compresses SNAPPY pages with its built-in codec.
+function compressors(): Record<string, (input: Uint8Array) => Uint8Array> {
+  const snappy = nativeSnappy();
+  return {
+    ...(snappy ? { SNAPPY: snappy } : {}),
+    GZIP: (input) => gzipSync(input, { level: GZIP_LEVEL }),
+  };
+}
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
 const PHYSICAL: Record<ColumnType, string> = {
   double: "DOUBLE",
@@ -156,6 +157,7 @@ export async function writeParquet(
   // A resumed run reads only the rest of the table: what the earlier runs filled is in their state.
   const reader = new RowReader(plan, options, resumed ? { rows: resumed.items, filled: resumed.filled } : undefined);
   const out = new hp.ByteWriter(8 << 20);
+  const codec = CODECS[resolved.compression];
   // hyparquet-writer calls flush() after each row group and awaits it before encoding the next.
   out.flush = async () => {
     const bytes = new Uint8Array(out.buffer, 0, out.index).slice();
@@ -167,12 +169,11 @@ export async function writeParquet(
   const width = plan.names.length;
   const saved = resumed?.writer as SavedParquetWriter | undefined;
   let types: ColumnType[] | undefined;
-  let writer: InstanceType<HyparquetWriter["ParquetWriter"]> | undefined;
-  // The row group being filled, column by column (no row objects): text and double columns
-  // encoded as values arrive, the others as typed values. Until the types are decided (by the
-  // first row group, when some column's type is not known), the raw values and each row's _id.
-  let builders: (ChunkBuilder | undefined)[] = [];
-  let typed: (TypedCell[] | undefined)[] = [];
+  let writer: ParquetWriterLike | undefined;
+  // The row group being filled, column by column (no row objects), as typed values. Until the
+  // types are decided (by the first row group, when some column's type is not known), the raw
+  // values and each row's _id.
+  let typed: TypedCell[][] = [];
   let raw: { columns: unknown[][]; ids: unknown[] } | undefined;
   let filled = 0;
   // The row group's value bytes, counted only when rowGroupBytes is set.
@@ -198,19 +199,13 @@ export async function writeParquet(
     if (fits) {
       for (let c = 0; c < width; c++) {
         const value = row[c];
-        const builder = builders[c];
-        if (builder !== undefined) builder.add(value === undefined ? null : (value as string | number | null));
-        else typed[c]!.push(value === undefined ? null : (value as TypedCell));
+        typed[c].push(value === undefined ? null : (value as TypedCell));
       }
       return;
     }
     // Text columns take numbers, booleans and objects as text; anything else that does not fit throws.
     for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], types![c], plan.names[c], id);
-    for (let c = 0; c < width; c++) {
-      const builder = builders[c];
-      if (builder !== undefined) builder.add(cells[c] as string | number | null);
-      else typed[c]!.push(cells[c]);
-    }
+    for (let c = 0; c < width; c++) typed[c].push(cells[c]);
   };
 
   const start = (decided: ColumnType[]): void => {
@@ -219,18 +214,12 @@ export async function writeParquet(
     writer = new hp.ParquetWriter({
       writer: out,
       schema: hp.schemaFromColumnData({ columnData }),
-      codec: CODECS[resolved.compression],
-      compressors: COMPRESSORS,
+      codec,
+      compressors: compressors(),
       createdBy: "matframe (hyparquet-writer)",
     });
     if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
-    const codec = CODECS[resolved.compression];
-    builders = types.map((type, c) =>
-      type === "string" || type === "double"
-        ? new ChunkBuilder(type, { name: reader.names[c], codec, pageSize: PAGE_SIZE, statistics: type !== "string" })
-        : undefined,
-    );
-    typed = builders.map((builder) => (builder ? undefined : []));
+    typed = types.map(() => []);
     // int32, int64 and booleans go through toTyped (an int32 must be whole, an int64 becomes a bigint).
     plain = types.map((type) =>
       type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : "",
@@ -256,10 +245,19 @@ export async function writeParquet(
     groupBytes = 0;
     if (budget) budget.held -= rows;
     if (rows === 0) return;
-    const group = builders.map((builder, c) => builder?.finish() ?? typed[c]!);
-    typed = typed.map((values) => values && []);
-    writeRowGroup(hp, writer!, out, reader.names, group, CODECS[resolved.compression]);
-    await out.flush!();
+    const group = typed;
+    typed = typed.map(() => []);
+    // One row group; write() calls out.flush() after it and returns the flush's promise.
+    await writer!.write({
+      columnData: reader.names.map((name, c) => ({
+        name,
+        data: group[c],
+        // Min/max of text would put long values (formulas, paths) in the footer for little pruning.
+        statistics: types![c] !== "string",
+      })),
+      rowGroupSize: rows,
+      pageSize: PAGE_SIZE,
+    });
     grouped += rows;
     if (output.keepsProgress) {
       const state: SavedParquetWriter = { types: types!, ...snapshotWriter(writer!) };
@@ -365,65 +363,4 @@ export async function exportParquet(
     options,
     types ? { ...resolved, types: { ...types, ...resolved.types } } : resolved,
   );
-}
-
-/**
- * Appends one row group to the file, column by column, and records it in the writer's footer
- * state as hyparquet-writer's own `write` does (src/parquet-writer.js). Text and double columns
- * come encoded (ChunkBuilder), their pages compressed here; the other types are typed values for
- * hyparquet-writer's writeColumn.
- */
-function writeRowGroup(
-  hp: HyparquetWriter,
-  writer: object,
-  out: ByteWriterLike,
-  names: readonly string[],
-  group: readonly (EncodedChunk | TypedCell[])[],
-  codec: string,
-): void {
-  const w = writer as WriterInternals & { schema: object[] };
-  const compress = COMPRESSORS[codec] ?? ((raw: Uint8Array) => raw);
-  const groupStart = out.offset;
-  const chunks: object[] = [];
-  let rows = 0;
-  let totalBytes = 0n;
-  for (let c = 0; c < names.length; c++) {
-    const chunk = group[c];
-    let written: WrittenChunk;
-    if (!Array.isArray(chunk)) {
-      written = writeEncodedChunk(hp, out, chunk, rawPages(chunk).map(compress));
-      rows = chunk.rows;
-    } else {
-      const values = chunk;
-      rows = values.length;
-      const definitionLevels = values.map((value) => (value === null ? 0 : 1));
-      const element = w.schema[c + 1];
-      const column = {
-        columnName: names[c],
-        element,
-        schemaPath: [w.schema[0], element],
-        codec,
-        compressors: COMPRESSORS,
-        stats: true,
-        pageSize: PAGE_SIZE,
-        columnIndex: false,
-        offsetIndex: true,
-      };
-      written = hp.writeColumn({
-        writer: out,
-        column,
-        pageData: { values, definitionLevels, repetitionLevels: [], maxDefinitionLevel: 1 },
-      });
-    }
-    chunks.push(written.chunk);
-    w.pendingIndexes.push(written as WriterInternals["pendingIndexes"][number]);
-    totalBytes += (written.chunk.meta_data.total_uncompressed_size as bigint | undefined) ?? 0n;
-  }
-  w.num_rows += BigInt(rows);
-  w.row_groups.push({
-    columns: chunks,
-    total_byte_size: totalBytes,
-    num_rows: BigInt(rows),
-    total_compressed_size: BigInt(out.offset - groupStart),
-  } as WriterInternals["row_groups"][number]);
 }

@@ -1,9 +1,20 @@
-// matframe's frames: danfo DataFrame and Series objects whose prototype is matframe's own, one
-// step below danfo's. Operations where danfo 1.2 gives another answer than pandas (masks and
-// positions after a sort or filter, missing values, groupby) are matframe's, written on the
-// columns; every other danfo method still runs, and its result is made a matframe frame again,
-// so a chain of calls in any order stays on matframe's side. Only frames matframe made carry
-// its behaviour and its notebook display: danfo's own classes are left as they are.
+// matframe's frames: danfo's DataFrame and Series objects, made by danfo's public constructors
+// and methods, each seen through a handle (a Proxy) that gives it matframe's operations and
+// display. Operations where danfo 1.2 gives another answer than pandas (masks and positions after
+// a sort or filter, missing values, groupby) are matframe's, written on the columns; every other
+// danfo method still runs on the danfo object, and its result is given a handle too, so a chain
+// of calls in any order stays on matframe's side. Nothing of danfo is changed: its classes and
+// prototypes are left as they are, and matframe reads and builds its objects through their
+// public members only. The handle is what lets matframe do, through danfo's public API, what
+// danfo's public API cannot (test/frame/danfo-contract.test.ts pins why):
+// - danfo's methods make objects of danfojs-base's own class, so a subclass would be lost at the
+//   first call: the handle wraps each result instead, without a copy;
+// - danfo's constructor refuses repeated row labels, which pandas keeps (iloc([3, 3])): the handle
+//   keeps such labels and answers `index` with them;
+// - `inplace: true` replaces a frame's contents: the handle points at the new danfo object;
+// - `df[name]` is a non-configurable accessor that gives danfo's column: the handle answers it
+//   with `df.column(name)`.
+import { inspect } from "node:util";
 import type * as DanfoModule from "danfojs-node";
 import { dtypeOf, type Label, type Value } from "./values";
 import { MissingDependencyError } from "../../errors";
@@ -36,13 +47,24 @@ export interface DanfoSeriesLike {
 
 interface Classes {
   danfo: Danfo;
+  /** matframe's frame methods and display: the prototype a frame's handle reports. */
   frameProto: Proto;
   seriesProto: Proto;
   BaseFrame: abstract new (...args: never[]) => object;
   BaseSeries: abstract new (...args: never[]) => object;
 }
 
+/** What a handle stands for: the danfo object it shows, and labels danfo could not hold. */
+interface Handle {
+  current: object;
+  labels?: Label[];
+  readonly proxy: object;
+}
+
 let classes: Classes | undefined;
+const handles = new WeakMap<object, Handle>();
+let frameHandler: ProxyHandler<Handle> | undefined;
+let seriesHandler: ProxyHandler<Handle> | undefined;
 
 function installed(): Classes {
   if (!classes) throw new MissingDependencyError("danfojs-node", "matframe's frames");
@@ -50,53 +72,105 @@ function installed(): Classes {
 }
 
 /**
- * Gives matframe's frame and column methods to danfo, once: `frameMethods` and `seriesMethods`
- * replace danfo's of the same name; every other method of danfo's that returns a frame or a column
- * is wrapped so that its result is matframe's too.
+ * Sets up matframe's frames for this danfo, once: `frameMethods` and `seriesMethods` answer
+ * before danfo's methods of the same name; every other method of danfo's that returns a frame or
+ * a column gives it a handle too.
  */
 export function installFrames(danfo: Danfo, frameMethods: Proto, seriesMethods: Proto): Classes {
   if (classes) return classes;
+  // danfojs-node's classes extend danfojs-base's, whose methods make their results: the base
+  // classes are what every frame and column is an instance of.
   const BaseFrame = Object.getPrototypeOf(danfo.DataFrame) as Classes["BaseFrame"];
   const BaseSeries = Object.getPrototypeOf(danfo.Series) as Classes["BaseSeries"];
-  const frameProto = Object.create(danfo.DataFrame.prototype) as Proto;
-  const seriesProto = Object.create(danfo.Series.prototype) as Proto;
-  classes = { danfo, frameProto, seriesProto, BaseFrame, BaseSeries };
-  wrapInherited(frameProto, danfo.DataFrame.prototype);
-  wrapInherited(seriesProto, danfo.Series.prototype);
+  // matframe's own classes, subclasses of danfo's public ones: their prototypes hold matframe's
+  // methods, and `df instanceof danfo.DataFrame` holds for matframe's frames as it did.
+  class MatframeFrame extends danfo.DataFrame {}
+  class MatframeSeries extends danfo.Series {}
+  const frameProto = MatframeFrame.prototype as unknown as Proto;
+  const seriesProto = MatframeSeries.prototype as unknown as Proto;
   Object.assign(frameProto, frameMethods);
-  // df["lattice.a"] (untyped, but danfo's documented way) reads through $getColumnData: its column
-  // gets matframe's operations too.
-  const columnData = (danfo.DataFrame.prototype as unknown as Proto).$getColumnData as (...args: unknown[]) => unknown;
-  frameProto.$getColumnData = function (this: unknown, ...args: unknown[]): unknown {
-    return adopt(columnData.apply(this, args));
-  };
   Object.assign(seriesProto, seriesMethods);
+  classes = { danfo, frameProto, seriesProto, BaseFrame, BaseSeries };
+  frameHandler = handler(frameProto, true);
+  seriesHandler = handler(seriesProto, false);
   return classes;
 }
 
-function wrapInherited(target: Proto, from: object): void {
-  const seen = new Set<PropertyKey>(["constructor"]);
-  for (let proto: object | null = from; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-    for (const name of Object.getOwnPropertyNames(proto)) {
-      if (seen.has(name) || name.startsWith("$")) continue;
-      seen.add(name);
-      const descriptor = Object.getOwnPropertyDescriptor(proto, name);
-      if (typeof descriptor?.value !== "function") continue; // getters (values, index, ...) stay danfo's
-      const original = descriptor.value as (...args: unknown[]) => unknown;
-      target[name] = function (this: unknown, ...args: unknown[]): unknown {
-        return adopt(original.apply(this, args));
-      };
-    }
+// danfo's methods, wrapped once each so that their results get handles.
+const wrappers = new WeakMap<(...args: unknown[]) => unknown, (...args: unknown[]) => unknown>();
+
+function wrapped(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  let wrapper = wrappers.get(original);
+  if (!wrapper) {
+    wrapper = function (this: unknown, ...args: unknown[]): unknown {
+      return adopt(original.apply(this, args));
+    };
+    wrappers.set(original, wrapper);
   }
+  return wrapper;
 }
 
-/** Makes a frame or column danfo returned a matframe one (anything else passes through). */
+function handler(proto: Proto, isFrame: boolean): ProxyHandler<Handle> {
+  return {
+    get(handle, prop, receiver) {
+      // danfo's own fields ($data, $index, ...), read by its methods on every call: the hot path.
+      if (typeof prop === "string" && prop.charCodeAt(0) === 36) return Reflect.get(handle.current, prop, receiver);
+      if (prop === "index" && handle.labels) return handle.labels;
+      if (prop !== "constructor" && Object.hasOwn(proto, prop)) return proto[prop];
+      const current = handle.current;
+      // df["lattice.a"] (untyped, but danfo's documented way): matframe's column, as df.column gives.
+      // (A danfo frame's own properties are its $-fields, handled above, and its column accessors.)
+      if (isFrame && typeof prop === "string" && Object.hasOwn(current, prop)) {
+        return (receiver as { column(name: string): unknown }).column(prop);
+      }
+      const value = Reflect.get(current, prop, receiver) as unknown;
+      if (typeof value === "function" && typeof prop === "string" && prop !== "constructor" && !prop.startsWith("$")) {
+        return wrapped(value as (...args: unknown[]) => unknown);
+      }
+      return value;
+    },
+    set: (handle, prop, value) => Reflect.set(handle.current, prop, value),
+    has: (handle, prop) => Object.hasOwn(proto, prop) || Reflect.has(handle.current, prop),
+    defineProperty: (handle, prop, descriptor) => Reflect.defineProperty(handle.current, prop, descriptor),
+    deleteProperty: (handle, prop) => Reflect.deleteProperty(handle.current, prop),
+    ownKeys: (handle) => Reflect.ownKeys(handle.current),
+    getOwnPropertyDescriptor(handle, prop) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(handle.current, prop);
+      // A proxy may not report a non-configurable property its target lacks (the handle has none).
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    getPrototypeOf: () => proto,
+  };
+}
+
+// util.inspect shows a proxy's target without its traps (calling its custom inspect with the
+// proxy as `this`): the handle displays as the frame's display, or as the danfo object.
+const handleProto = {
+  [inspect.custom](this: object, depth: number, options: object, show: typeof inspect): unknown {
+    const handle = handles.get(this) ?? (this as Handle);
+    const custom = (handle.proxy as Proto)[inspect.custom] as
+      | ((depth: number, options: object, show: typeof inspect) => unknown)
+      | undefined;
+    return custom ? custom.call(handle.proxy, depth, options, show) : show(handle.current, options);
+  },
+};
+
+function handleFor(current: object, isFrame: boolean, labels?: Label[]): object {
+  const handle = Object.create(handleProto) as Handle & { proxy: object };
+  handle.current = current;
+  if (labels) handle.labels = labels;
+  const proxy = new Proxy(handle, (isFrame ? frameHandler : seriesHandler)!);
+  handle.proxy = proxy;
+  handles.set(proxy, handle);
+  return proxy;
+}
+
+/** Gives a frame or column danfo made a matframe handle (anything else passes through). */
 export function adopt<T>(value: T): T {
-  const { BaseFrame, BaseSeries, frameProto, seriesProto } = installed();
-  if (value instanceof BaseFrame && Object.getPrototypeOf(value) !== frameProto)
-    Object.setPrototypeOf(value, frameProto);
-  else if (value instanceof BaseSeries && Object.getPrototypeOf(value) !== seriesProto)
-    Object.setPrototypeOf(value, seriesProto);
+  const { BaseFrame, BaseSeries } = installed();
+  if (typeof value !== "object" || value === null || handles.has(value)) return value;
+  if (value instanceof BaseFrame) return handleFor(value, true) as T;
+  if (value instanceof BaseSeries) return handleFor(value, false) as T;
   return value;
 }
 
@@ -109,27 +183,32 @@ export function isSeries(value: unknown): value is DanfoSeriesLike {
 export function buildFrame(parts: FrameParts): DanfoFrameLike {
   const { danfo } = installed();
   const rows = parts.index.map((_, r) => parts.columns.map((column) => column[r] ?? null));
+  const unique = uniqueLabels(parts.index);
   const frame = new danfo.DataFrame(rows, {
     columns: [...parts.names],
     dtypes: parts.dtypes.map((dtype, c) => fitDtype(dtype, parts.columns[c])),
     config: { lowMemoryMode: true },
+    ...(unique ? { index: [...parts.index] } : {}),
   });
-  return adopt(withLabels(frame, parts.index)) as unknown as DanfoFrameLike;
+  return handleFor(frame, true, unique ? undefined : [...parts.index]) as unknown as DanfoFrameLike;
 }
 
 /** A matframe column from its values and labels. */
 export function buildSeries(values: Value[], index: Label[], dtype?: string): DanfoSeriesLike {
   const { danfo } = installed();
+  const unique = uniqueLabels(index);
   // danfo refuses dtypes for an empty column.
-  const series = new danfo.Series(values, values.length === 0 ? {} : { dtypes: [dtype ?? dtypeOf(values)] });
-  return adopt(withLabels(series, index)) as unknown as DanfoSeriesLike;
+  const series = new danfo.Series(values, {
+    ...(values.length === 0 ? {} : { dtypes: [dtype ?? dtypeOf(values)] }),
+    ...(unique ? { index: [...index] } : {}),
+  });
+  return handleFor(series, false, unique ? undefined : [...index]) as unknown as DanfoSeriesLike;
 }
 
 // pandas lets labels repeat (iloc([3, 3]) gives label 3 twice); danfo's constructor refuses them,
-// so the labels are set after it, on the field danfo reads them from.
-function withLabels<T extends object>(made: T, index: readonly Label[]): T {
-  (made as { $index?: Label[] }).$index = [...index];
-  return made;
+// so the handle keeps those labels itself and danfo numbers the rows.
+function uniqueLabels(index: readonly Label[]): boolean {
+  return new Set(index).size === index.length;
 }
 
 // A column keeps its dtype through a sort or filter; an int32 column that gained a missing
@@ -166,16 +245,11 @@ export function takeRows(parts: FrameParts, positions: readonly number[]): Frame
  */
 export function finish<T extends object>(target: object, options: unknown, result: T): T | undefined {
   if (!(options && typeof options === "object" && (options as { inplace?: unknown }).inplace)) return result;
-  const from = result as Record<string, unknown>;
-  const to = target as Record<string, unknown>;
-  for (const key of INTERNALS) if (key in from) to[key] = from[key];
-  // danfo gives each column a property of its name (df["lattice.a"]); a new column needs one too.
-  const define = (target as { $setInternalColumnDataProperty?: (name: string) => void }).$setInternalColumnDataProperty;
-  for (const name of (from.$columns as string[] | undefined) ?? []) {
-    if (define && !Object.hasOwn(target, name)) define.call(target, name);
-  }
+  const handle = handles.get(target);
+  const next = handles.get(result);
+  if (!handle || !next) throw new TypeError("inplace: true works on matframe's frames and columns only");
+  handle.current = next.current;
+  if (next.labels) handle.labels = next.labels;
+  else delete handle.labels;
   return undefined;
 }
-
-// The fields a danfo frame or column keeps its contents in (danfojs-base's NDframe).
-const INTERNALS = ["$data", "$dataIncolumnFormat", "$index", "$columns", "$dtypes", "$config", "$isSeries"];
