@@ -17,7 +17,7 @@
 import { inspect } from "node:util";
 import type * as DanfoModule from "danfojs-node";
 import { dtypeOf, type Label, type Value } from "./values";
-import { MissingDependencyError } from "../../errors";
+import { FrameOperationError, MissingDependencyError } from "../../errors";
 
 type Danfo = typeof DanfoModule;
 type Proto = Record<PropertyKey, unknown>;
@@ -247,7 +247,11 @@ export function finish<T extends object>(target: object, options: unknown, resul
   if (!(options && typeof options === "object" && (options as { inplace?: unknown }).inplace)) return result;
   const handle = handles.get(target);
   const next = handles.get(result);
-  if (!handle || !next) throw new TypeError("inplace: true works on matframe's frames and columns only");
+  if (!handle || !next)
+    throw new FrameOperationError(
+      "inplace",
+      "inplace: true works on frames and columns matframe made; assign the returned frame instead.",
+    );
   handle.current = next.current;
   if (next.labels) handle.labels = next.labels;
   else delete handle.labels;
