@@ -1,3 +1,5 @@
+import * as path from "node:path";
+import * as os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docFiles } from "../support/docs";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -191,7 +193,9 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     ).toThrow(
       /^API_HOST must be a host name without a port; got "127\.0\.0\.1:4711": set API_HOST=127\.0\.0\.1 and API_PORT=4711\.$/,
     );
-    expect(resolvePlatform({}, {})).toEqual({ kind: "none" });
+    // Nothing set, and no saved login: the user's own credentials file must not count here.
+    const noProfile = { MATFRAME_CREDENTIALS_FILE: path.join(os.tmpdir(), "matframe-no-such-dir", "credentials.json") };
+    expect(resolvePlatform({}, noProfile)).toEqual({ kind: "none" });
   });
 
   it("credentials the caller gives win over every variable; a half of theirs may be completed by its MATFRAME_* variable", () => {

@@ -1,3 +1,5 @@
+import * as path from "node:path";
+import * as os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   Client,
@@ -190,8 +192,10 @@ describe("fromEnv", () => {
   });
 
   it("says which variables to set", async () => {
-    await expect(Client.fromEnv({}, {})).rejects.toThrow(/Set MATFRAME_BASE_URL/);
-    await expect(Client.fromEnv({}, { MATFRAME_BASE_URL: "http://127.0.0.1:9" })).rejects.toThrow(
+    // No saved login either: the user's own credentials file must not count here.
+    const none = { MATFRAME_CREDENTIALS_FILE: path.join(os.tmpdir(), "matframe-no-such-dir", "credentials.json") };
+    await expect(Client.fromEnv({}, none)).rejects.toThrow(/Set MATFRAME_BASE_URL/);
+    await expect(Client.fromEnv({}, { ...none, MATFRAME_BASE_URL: "http://127.0.0.1:9" })).rejects.toThrow(
       /MATFRAME_ACCOUNT_ID and MATFRAME_AUTH_TOKEN.*or MATFRAME_USERNAME and MATFRAME_PASSWORD/,
     );
     const half = await Client.fromEnv({}, { MATFRAME_BASE_URL: "http://127.0.0.1:9", MATFRAME_AUTH_TOKEN: "t" }).catch(
