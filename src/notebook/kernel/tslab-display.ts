@@ -135,14 +135,19 @@ export function printedAsCellValue(depth: number, options: { depth?: number | nu
   if (depth !== options.depth) return false;
   if (!tslabModule()) return false;
   const original = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
   let sites: NodeJS.CallSite[] = [];
   try {
     Error.prepareStackTrace = (_error, callSites) => callSites;
+    // Node's default of 10 frames can end inside console.log's internals before tslab's executor
+    // when a frame's display passes through a few calls of its own (a wrapped danfo frame).
+    Error.stackTraceLimit = 40;
     const holder: { stack?: unknown } = {};
     Error.captureStackTrace(holder, printedAsCellValue);
     sites = (holder.stack as NodeJS.CallSite[] | undefined) ?? [];
   } finally {
     Error.prepareStackTrace = original;
+    Error.stackTraceLimit = limit;
   }
   // matframe's own frames (this room and the frame room, whose DataFrame hook calls in here).
   const ownDir = pathDirname(pathDirname(__dirname));
