@@ -85,8 +85,13 @@ export const STRUCTURE_FILE_FORMATS = [
 
 type Registered = (typeof STRUCTURE_FILE_FORMATS)[number];
 
-/** The structure file formats' names: `"poscar" | "cif" | "cif-symmetrized" | "xyz"`. */
-export type StructureFormat = Registered["name"];
+/** The structure file formats' names. */
+export type StructureFormat = "poscar" | "cif" | "cif-symmetrized" | "xyz";
+// Spelled out for the API reference, which does not document the registry's inferred type; this
+// line fails to compile when the two disagree.
+const SAME_NAMES: [StructureFormat, Registered["name"]] extends [Registered["name"], StructureFormat] ? true : never =
+  true;
+void SAME_NAMES;
 
 /** The formats `POST /materials/import` takes: `"poscar" | "cif"`. */
 export type ImportFormat = Extract<Registered, { importable: true }>["name"];
