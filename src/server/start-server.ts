@@ -316,7 +316,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     const status = await send(res, reply, resolved.compression, negotiated, compressed, kept);
     // Only the path: query strings may hold values a user considers private. Node's parser
     // refuses control bytes in a request line today; escaped anyway, as every remote value is.
-    const path = escapeForTerminal((req.url ?? "").split("?")[0].slice(0, 200));
+    const path = escapeForTerminal(pathOf(req.url ?? "").slice(0, 200));
     const who = state.activity.finish(req, path, status);
     log(
       `${req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms${who === undefined ? "" : ` by ${escapeForTerminal(who)}`}`,
@@ -379,4 +379,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       return closing;
     },
   };
+}
+
+/** The part of a request target before any query string. */
+function pathOf(url: string): string {
+  const [path = ""] = url.split("?", 1);
+  return path;
 }

@@ -8,10 +8,11 @@ import { isIPv4, isIPv6 } from "node:net";
  */
 export function addressKey(address: string | undefined): string {
   if (address === undefined || address === "") return "unknown";
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
+  const [, mapped] = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address) ?? [];
+  if (mapped !== undefined) return mapped;
   if (isIPv4(address) || !isIPv6(address)) return address;
-  const [head, tail = ""] = address.toLowerCase().split("::");
+  // split always yields at least one part.
+  const [head = "", tail = ""] = address.toLowerCase().split("::");
   const headGroups = head === "" ? [] : head.split(":");
   const tailGroups = tail === "" ? [] : tail.split(":");
   const groups = [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups];

@@ -38,7 +38,7 @@ export class CodeAttempts {
   retryAfterSeconds(address: string, now = Date.now()): number {
     const recent = this.recent(addressKey(address), now);
     if (recent.length < this.max) return 0;
-    return Math.max(1, Math.ceil((recent[recent.length - this.max] + this.windowMs - now) / 1000));
+    return Math.max(1, Math.ceil((recent[recent.length - this.max]! + this.windowMs - now) / 1000));
   }
 
   /** Counts a wrong code from `address`. */

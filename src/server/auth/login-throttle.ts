@@ -59,7 +59,7 @@ export class LoginThrottle {
   retryAfterSeconds(username: string, address: string, now = Date.now()): number {
     const recent = this.recent(key(username, address), now);
     if (recent.length < this.maxFailures) return 0;
-    return Math.max(1, Math.ceil((recent[0] + this.windowMs - now) / 1000));
+    return Math.max(1, Math.ceil((recent[0]! + this.windowMs - now) / 1000));
   }
 
   /** Runs `check` after every earlier check for the same username and address has settled. */
@@ -125,7 +125,8 @@ export class LoginThrottle {
   sweep(now = Date.now()): void {
     this.lastSweep = now;
     for (const [k, times] of this.failures) {
-      if (now - times[times.length - 1] >= this.windowMs) this.failures.delete(k);
+      // A key is only stored with a failure in it; an empty list would compare NaN and stay.
+      if (now - (times.at(-1) ?? Number.NaN) >= this.windowMs) this.failures.delete(k);
     }
   }
 

@@ -1,3 +1,4 @@
+import { DatasetError } from "../../errors";
 import { deterministicId } from "../records/ids";
 import { PUBLIC_OWNER } from "../records/owners";
 import type { StoredRecord } from "../records/store";
@@ -36,6 +37,11 @@ export function makeSyntheticJobs(
   if (materials.length === 0) return [];
   const workflow =
     bank.find((w) => (w.external as { path?: string } | undefined)?.path === DEFAULT_WORKFLOW_PATH) ?? bank[0];
+  // The bank is checked-in data (data/bank-workflows.json); empty means a broken install.
+  if (workflow === undefined)
+    throw new DatasetError(
+      "data/bank-workflows.json holds no workflow, so synthetic jobs have none to name; reinstall matframe.",
+    );
   const projectRef = { _id: project._id, slug: project.slug, cls: "Project" };
   const localRun = { properties: 0, reason: SYNTHETIC_JOB_REASON };
   const tags = ["synthetic"];

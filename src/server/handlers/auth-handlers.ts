@@ -99,13 +99,13 @@ interface PresentedCredentials {
 function readCredentials({ req }: RequestInfo): PresentedCredentials {
   const authorization = req.headers.authorization;
   if (typeof authorization === "string" && authorization !== "") {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    if (!match) {
+    const [, token] = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) ?? [];
+    if (token === undefined) {
       throw unauthorized(
         `The Authorization header must be "Bearer <token>" with a token from POST /login, or leave it out and send the ${ACCOUNT_ID_HEADER} and ${AUTH_TOKEN_HEADER} headers.`,
       );
     }
-    return { accountId: undefined, authToken: match[1] };
+    return { accountId: undefined, authToken: token };
   }
   const accountId = req.headers[ACCOUNT_ID_HEADER.toLowerCase()];
   const authToken = req.headers[AUTH_TOKEN_HEADER.toLowerCase()];

@@ -68,12 +68,13 @@ export class SerializedRecords {
     const block = Buffer.from(texts.join(""));
     const views: Buffer[] = [];
     let at = 0;
-    for (let i = 0; i < texts.length; i++) {
-      const end = at + Buffer.byteLength(texts[i]);
+    for (const [i, text] of texts.entries()) {
+      const record = records[i]!; // texts was mapped from records: same length.
+      const end = at + Buffer.byteLength(text);
       const view = block.subarray(at, end);
       views.push(view);
-      let forms = this.#bytes.get(records[i]);
-      if (!forms) this.#bytes.set(records[i], (forms = new Map()));
+      let forms = this.#bytes.get(record);
+      if (!forms) this.#bytes.set(record, (forms = new Map()));
       forms.set(key, view);
       at = end;
     }

@@ -85,7 +85,8 @@ function matchesHas(node: Extract<FilterNode, { kind: "has" }>, doc: FilterDocum
   const arrays = node.paths.map((path) => lookup(doc, path));
   if (!arrays.every(Array.isArray)) return false;
   const lists = arrays as unknown[][];
-  const length = lists[0].length;
+  // The grammar gives HAS at least one property.
+  const length = lists[0]?.length ?? 0;
   // Zipped properties are read index by index; lists of different lengths zip to nothing.
   if (lists.some((list) => list.length !== length)) return false;
   const rows = Array.from({ length }, (_, i) => lists.map((list) => list[i]));

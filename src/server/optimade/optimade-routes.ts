@@ -101,13 +101,14 @@ export function routeOptimade(
       );
     }
     if (route === "structures") return listStructures(params, state, base, origin, representation);
-    if (rest.length === 2 && rest[0] === "structures") {
+    const [head, id] = rest;
+    if (rest.length === 2 && head === "structures" && id !== undefined) {
       checkParams(params);
       const fields = responseFields(params);
-      const record = state.store.get(rest[1]);
+      const record = state.store.get(id);
       const attributes = record && structureAttributes(record);
       if (!record || !attributes)
-        throw new OptimadeHttpError(404, "Not Found", `No structure has the id "${rest[1].slice(0, 100)}".`);
+        throw new OptimadeHttpError(404, "Not Found", `No structure has the id "${id.slice(0, 100)}".`);
       return answer(
         {
           data: entry(record._id, attributes, fields),
@@ -206,8 +207,8 @@ function readFilter(text: string | null): FilterNode | undefined {
       `The filter ${JSON.stringify(text.slice(0, 200))} does not parse${at !== undefined ? ` at column ${at}` : ""}: ${(error as Error).message}`,
     );
   }
-  for (const path of filterProperties(node)) {
-    const name = path[0];
+  // A property path has at least one part; an empty name is unknown like any other.
+  for (const [name = ""] of filterProperties(node)) {
     // Another provider's properties are unknown here (null), as the spec says (section 5.2); an unprefixed one must be known.
     if (!name.startsWith("_") && !Object.hasOwn(STRUCTURE_PROPERTIES, name))
       throw new OptimadeHttpError(

@@ -27,7 +27,7 @@ export class FieldIndexes {
       return Int32Array.from(found).sort();
     }
     const index = this.indexOf(path);
-    if (values.length === 1) return index.get(values[0]) ?? EMPTY;
+    if (values.length === 1) return index.get(values[0]!) ?? EMPTY;
     const seen = new Set<number>();
     for (const value of new Set(values)) for (const position of index.get(value) ?? EMPTY) seen.add(position);
     return Int32Array.from(seen).sort();

@@ -103,13 +103,13 @@ function tighten(bounds: Bounds, op: string, value: string): void {
   }
 }
 
-/** First position whose id is >= value. */
+/** First position whose id is >= value (`mid` stays below `hi` <= ids.length, hence the `!`). */
 function lowerBound(ids: readonly string[], value: string): number {
   let lo = 0;
   let hi = ids.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ids[mid] < value) lo = mid + 1;
+    if (ids[mid]! < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -121,7 +121,7 @@ function upperBound(ids: readonly string[], value: string): number {
   let hi = ids.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ids[mid] <= value) lo = mid + 1;
+    if (ids[mid]! <= value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -32,9 +32,10 @@ export function planCandidates(query: QueryDocument, lookup: IndexLookup): Int32
       if (values) narrowed.push(lookup(key, values));
     }
   }
-  if (narrowed.length === 0) return undefined;
   narrowed.sort((a, b) => a.length - b.length);
-  return narrowed.slice(1).reduce(intersect, narrowed[0]);
+  const [smallest] = narrowed;
+  if (smallest === undefined) return undefined;
+  return narrowed.slice(1).reduce(intersect, smallest);
 }
 
 /**
@@ -73,7 +74,7 @@ function intersect(shorter: Int32Array, longer: Int32Array): Int32Array {
     let high = longer.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (longer[middle] < position) low = middle + 1;
+      if (longer[middle]! < position) low = middle + 1;
       else high = middle;
     }
     if (longer[low] === position) kept.push(position);
@@ -91,7 +92,7 @@ export function union(lists: readonly Int32Array[]): Int32Array {
   }
   all.sort();
   let kept = 0;
-  for (let i = 0; i < all.length; i += 1) if (i === 0 || all[i] !== all[i - 1]) all[kept++] = all[i];
+  for (let i = 0; i < all.length; i += 1) if (i === 0 || all[i] !== all[i - 1]) all[kept++] = all[i]!;
   return all.slice(0, kept);
 }
 
@@ -105,11 +106,12 @@ export function stringsAt(value: unknown, segments: readonly string[], step: num
     for (const item of value) stringsAt(item, segments, step, out);
     return;
   }
-  if (step === segments.length) {
+  const segment = segments[step];
+  if (segment === undefined) {
     if (typeof value === "string") out.push(value);
     return;
   }
   if (typeof value === "object" && value !== null) {
-    stringsAt((value as Record<string, unknown>)[segments[step]], segments, step + 1, out);
+    stringsAt((value as Record<string, unknown>)[segment], segments, step + 1, out);
   }
 }

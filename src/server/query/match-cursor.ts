@@ -28,9 +28,9 @@ export class MatchCursor {
     this.nextIndex = direction === 1 ? 0 : this.length - 1;
   }
 
-  /** The record position at one slot of the walk. */
+  /** The record position at one slot of the walk (a slot is always below `this.length`). */
   private positionAt(slot: number): number {
-    return this.candidates ? this.candidates[slot] : slot;
+    return this.candidates ? this.candidates[slot]! : slot;
   }
 
   /** Positions of matches `skip` to `skip + limit`, scanning further only if needed. */
@@ -70,7 +70,7 @@ export class MatchCursor {
     let high = this.found;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      const before = this.direction === 1 ? this.matches[middle] < position : this.matches[middle] > position;
+      const before = this.direction === 1 ? this.matches[middle]! < position : this.matches[middle]! > position;
       if (before) low = middle + 1;
       else high = middle;
     }
@@ -87,7 +87,7 @@ export class MatchCursor {
         const index = this.positionAt(slot);
         budget.judged += 1;
         // Advanced only once the record is judged, so a failure never skips it.
-        if (this.predicate(this.records[index])) this.push(index);
+        if (this.predicate(this.records[index]!)) this.push(index);
         this.nextIndex = slot + this.direction;
         return this.found < wanted;
       },

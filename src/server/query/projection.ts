@@ -21,7 +21,10 @@ const MAX_SORT_KEYS = 16;
 /** Most field paths one request may name. */
 const MAX_FIELDS = 200;
 
-const PROJECTION_HINTS: Record<string, string> = {
+// Every key has a hint; any other key a zod issue names has none (undefined).
+const PROJECTION_HINTS: Readonly<
+  Record<"fields" | "sort" | "skip" | "limit", string> & Partial<Record<string, string>>
+> = {
   fields: 'projection.fields must map dotted paths to 1 (include) or 0 (exclude), e.g. {"formula": 1, "lattice.a": 1}.',
   sort: 'projection.sort must map dotted paths to 1 (ascending) or -1 (descending), e.g. {"formula": 1}.',
   skip: "projection.skip must be a non-negative integer (default 0).",
@@ -46,7 +49,8 @@ export function parseProjection(value: unknown): ListOptions {
   }
   const parsed = Projection.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    // zod reports at least one issue when parsing fails.
+    const issue = parsed.error.issues[0]!;
     if (issue.code === "unrecognized_keys") {
       throw badRequest(`projection has unknown key(s) ${issue.keys.join(", ")}; allowed: fields, sort, skip, limit.`);
     }
@@ -82,11 +86,11 @@ function buildTree(paths: string[]): PathTree {
   for (const path of [...paths].sort((x, y) => x.length - y.length)) {
     let node = root;
     const segments = path.split(".");
-    for (let i = 0; i < segments.length; i += 1) {
-      const existing = node[segments[i]];
+    for (const [i, segment] of segments.entries()) {
+      const existing = node[segment];
       if (existing === true) break;
-      if (i === segments.length - 1) node[segments[i]] = true;
-      else node = existing ?? (node[segments[i]] = Object.create(null) as PathTree);
+      if (i === segments.length - 1) node[segment] = true;
+      else node = existing ?? (node[segment] = Object.create(null) as PathTree);
     }
   }
   return root;

@@ -46,13 +46,15 @@ export function assertSafeRegex(pattern: string, options: string, subjectLength 
   }
   const length = Math.max(subjectLength, 16);
   const newFrame = (): Frame => ({ alternatives: 0, current: 1, hasQuantifier: false, hasAlternation: false });
-  const stack: Frame[] = [newFrame()];
+  const root = newFrame();
+  // The root frame is never popped (an unbalanced ")" stops the walk), so the stack's top exists.
+  const stack: Frame[] = [root];
   let unbounded = 0;
   // What the next quantifier applies to: the group that just closed, or a single atom.
   let lastClosed: Frame | undefined;
   for (let i = 0; i < pattern.length; i += 1) {
     const ch = pattern[i];
-    const frame = stack[stack.length - 1];
+    const frame = stack[stack.length - 1]!;
     const closed = lastClosed;
     lastClosed = undefined;
     if (ch === "\\") {
@@ -69,7 +71,7 @@ export function assertSafeRegex(pattern: string, options: string, subjectLength 
     } else if (ch === ")") {
       if (stack.length === 1) break; // unbalanced: let RegExp report it
       const group = stack.pop() as Frame;
-      const parent = stack[stack.length - 1];
+      const parent = stack[stack.length - 1]!;
       const groupCost = group.alternatives + group.current;
       parent.current *= groupCost;
       parent.hasQuantifier ||= group.hasQuantifier;
@@ -109,7 +111,6 @@ export function assertSafeRegex(pattern: string, options: string, subjectLength 
       `$regex has ${unbounded} unbounded quantifiers (*, +, {n,}); at most ${MAX_UNBOUNDED_QUANTIFIERS} are allowed.`,
     );
   }
-  const root = stack[0];
   const steps = length * (root.alternatives + root.current);
   if (steps > MAX_REGEX_STEPS) {
     throw badRequest(

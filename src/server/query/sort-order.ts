@@ -48,22 +48,23 @@ function compareValues(a: unknown, b: unknown): number {
 
 /** Every value a dotted path reaches, fanning out through arrays as MongoDB does. */
 function collectValues(value: unknown, segments: string[], from: number, out: unknown[]): void {
-  if (from === segments.length) {
+  const segment = segments[from];
+  if (segment === undefined) {
     if (Array.isArray(value)) out.push(...value);
     else out.push(value);
     return;
   }
   if (Array.isArray(value)) {
-    const index = Number(segments[from]);
-    if (Number.isInteger(index) && index >= 0 && /^\d+$/.test(segments[from])) {
+    const index = Number(segment);
+    if (Number.isInteger(index) && index >= 0 && /^\d+$/.test(segment)) {
       collectValues(value[index], segments, from + 1, out);
     } else {
       for (const item of value) collectValues(item, segments, from, out);
     }
     return;
   }
-  if (typeof value === "object" && value !== null && Object.hasOwn(value, segments[from])) {
-    collectValues((value as Record<string, unknown>)[segments[from]], segments, from + 1, out);
+  if (typeof value === "object" && value !== null && Object.hasOwn(value, segment)) {
+    collectValues((value as Record<string, unknown>)[segment], segments, from + 1, out);
   }
 }
 
@@ -87,7 +88,7 @@ export function sortValue(record: object, key: SortKey & { segments: string[] })
 /** Compares two precomputed key tuples under the given sort. */
 export function compareKeys(a: unknown[], b: unknown[], sort: SortKey[]): number {
   for (let i = 0; i < sort.length; i += 1) {
-    const order = compareValues(a[i], b[i]) * sort[i].direction;
+    const order = compareValues(a[i], b[i]) * sort[i]!.direction;
     if (order !== 0) return order;
   }
   return 0;
