@@ -6,18 +6,21 @@
  * string alignment distance, so `densty` is 1 from `density` and `lattcie` 1 from `lattice`.
  */
 export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i < rows; i++) {
+  // One flat table, row i at i * cols: a single allocation, and every index below is inside
+  // it by the loop bounds, which the compiler cannot follow (hence the `!` on each read).
+  const d = new Uint32Array((a.length + 1) * cols);
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const row = i * cols;
+    d[row] = i;
     for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let best = Math.min(d[row - cols + j]! + 1, d[row + j - 1]! + 1, d[row - cols + j - 1]! + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1))
+        best = Math.min(best, d[row - 2 * cols + j - 2]! + 1);
+      d[row + j] = best;
     }
   }
-  return d[a.length][b.length];
+  return d[d.length - 1]!;
 }
