@@ -2,7 +2,7 @@
 // client's `cache: "memory"`, re-running `toDataFrame` against an unchanged collection costs one
 // revalidation per page, all in flight at once, and no parsing.
 import type { ReadAnswer } from "../client/transport/read-answers";
-import type { BuiltColumns, Cell } from "./table/column-builder";
+import type { BuiltColumns } from "./table/column-builder";
 
 /** A finished read: every answer it came from (each with a validator) and the columns built. */
 export interface KeptRead {
@@ -72,7 +72,5 @@ export const keptReads = new KeptReads();
  * confirmed it.
  */
 export function copyColumns(built: BuiltColumns): BuiltColumns {
-  const table: Cell[][] = new Array(built.table.length);
-  for (let r = 0; r < table.length; r++) table[r] = built.table[r].slice();
-  return { ...built, table };
+  return { ...built, table: built.table.map((row) => row.slice()) };
 }

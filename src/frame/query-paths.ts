@@ -37,9 +37,9 @@ function insideKnownLeaf(path: string): boolean {
   );
 }
 
-/** `derivedProperties.name`, `derivedProperties.value`: a key every named entry has. */
-function isEntryKeyPath(segments: readonly string[]): boolean {
-  return segments.length === 2 && NAMED_ENTRY_ARRAYS.includes(segments[0]) && ENTRY_KEYS.has(segments[1]);
+/** `derivedProperties.name`, `derivedProperties.value`: a key every named entry has (nothing after it). */
+function isEntryKeyPath(array: string, key: string | undefined, rest: readonly string[]): boolean {
+  return rest.length === 0 && key !== undefined && NAMED_ENTRY_ARRAYS.includes(array) && ENTRY_KEYS.has(key);
 }
 
 /**
@@ -52,22 +52,17 @@ function isEntryKeyPath(segments: readonly string[]): boolean {
 export function checkQueryPaths(query: unknown, strict = false): FrameWarning[] {
   const warnings: FrameWarning[] = [];
   for (const { path, condition } of queryPaths(query)) {
-    const segments = path.split(".");
+    // split always gives at least one segment, so `array` is never the default.
+    const [array = "", name, ...rest] = path.split(".");
     let message: string | undefined;
     let suggestion: string | undefined;
-    if (
-      NAMED_ENTRY_ARRAYS.includes(segments[0]) &&
-      segments.length > 1 &&
-      !ENTRY_KEYS.has(segments[1]) &&
-      !/^\d+$/.test(segments[1])
-    ) {
-      const [array, name, ...rest] = segments;
+    if (NAMED_ENTRY_ARRAYS.includes(array) && name !== undefined && !ENTRY_KEYS.has(name) && !/^\d+$/.test(name)) {
       const inner = rest.length === 0 ? { name, value: condition } : { name, [rest.join(".")]: condition };
       suggestion = JSON.stringify({ [array]: { $elemMatch: inner } });
       message =
         `The query path "${path}" matches no material: ${array} is a list of named entries, which a column can pick by name but a query cannot. ` +
         `Use ${suggestion}.`;
-    } else if (!MATERIAL_PATHS.includes(path) && !insideKnownLeaf(path) && !isEntryKeyPath(segments)) {
+    } else if (!MATERIAL_PATHS.includes(path) && !insideKnownLeaf(path) && !isEntryKeyPath(array, name, rest)) {
       suggestion = nearestPath(path);
       if (suggestion)
         message = `The query path "${path}" is not a field of material records; did you mean "${suggestion}"?`;

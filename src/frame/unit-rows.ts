@@ -27,8 +27,7 @@ export const WORKFLOW_COLUMNS: readonly string[] = Object.freeze([
 export function rowsPerUnit(collection: string | undefined, plan: ColumnPlan): boolean {
   if (collection === undefined || !WORKFLOW_COLLECTIONS.has(collection)) return false;
   return plan.columns.some(
-    (column) =>
-      column.segments[0] === "subworkflows" && column.segments.length > 1 && !isIndexSegment(column.segments[1]),
+    ({ segments: [head, next] }) => head === "subworkflows" && next !== undefined && !isIndexSegment(next),
   );
 }
 

@@ -54,22 +54,23 @@ export function planOptimadeColumns(columns: readonly string[] = OPTIMADE_COLUMN
   let structure = false;
   let derived = false;
   for (const def of plan.columns) {
+    // A column's path has at least one segment: it is a split of a non-empty name.
+    const [head = "", name] = def.segments;
     if (def.computed) structure = true;
-    else if (def.segments[0] === "derivedProperties") {
-      const name = def.segments[1];
+    else if (head === "derivedProperties") {
       if (def.segments.length !== 2 || (name !== "volume" && name !== "density"))
         throw new ValidationError(
           "columns",
           `Column "${def.name}": an OPTIMADE structure's derived properties are derivedProperties.volume and derivedProperties.density.`,
         );
       structure = derived = true;
-    } else if (def.segments[0] !== "_id" && def.segments[0] !== "id" && def.segments[0] !== "type") {
-      if (!/^[a-z_][a-z0-9_]*$/.test(def.segments[0]))
+    } else if (head !== "_id" && head !== "id" && head !== "type") {
+      if (!/^[a-z_][a-z0-9_]*$/.test(head))
         throw new ValidationError(
           "columns",
           `Column "${def.name}" does not start with an OPTIMADE property name (lower case letters, digits and "_", e.g. "nsites" or "_mp_stability").`,
         );
-      fields.add(def.segments[0]);
+      fields.add(head);
     }
   }
   if (structure) for (const field of STRUCTURE_FIELDS) fields.add(field);

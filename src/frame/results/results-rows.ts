@@ -62,11 +62,9 @@ export function resultPages(
         const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
         // Both at once: a job's material is the account's or a public one, and asking the two costs
         // one round trip instead of two. An id in both is the account's.
-        const [own, bank] = await Promise.all(
-          ["materials", "bank-materials"].map((c) =>
-            byId(client, c, materialIds, plan.material.fields, plan.query?.materials, options.signal),
-          ),
-        );
+        const materialsIn = (collection: string) =>
+          byId(client, collection, materialIds, plan.material.fields, plan.query?.materials, options.signal);
+        const [own, bank] = await Promise.all([materialsIn("materials"), materialsIn("bank-materials")]);
         const materials = new Map([...bank, ...own]);
         const materialCells = new Map<string, unknown[]>();
         const rows = page.map((property) => {
