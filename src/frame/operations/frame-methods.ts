@@ -4,6 +4,7 @@
 // missing values sort last. Each returns a new frame, or with danfo's `inplace: true` changes this one.
 import { FrameOperationError } from "../../errors";
 import { FrameGroupBy } from "./groupby";
+import { columnAt, columnNamed, columnPosition } from "./lookup";
 import { alignValues, ilocPositions, locPositions, maskPositions } from "./rows";
 import {
   buildFrame,
@@ -21,22 +22,12 @@ import { convertValues, dtypeOf, isMissing, sortedPositions, type Label, type Va
 type Frame = DanfoFrameLike;
 type RowSelection = DanfoSeriesLike | Array<string | number | boolean>;
 
-/** The position of a column, or an error that lists the frame's columns. */
-export function columnPosition(parts: { names: readonly string[] }, name: unknown, operation: string): number {
-  const position = parts.names.indexOf(name as string);
-  if (position < 0)
-    throw new FrameOperationError(
-      operation,
-      `The frame has no column ${JSON.stringify(name)}; its columns are ${parts.names.join(", ")}.`,
-    );
-  return position;
-}
-
-function selectColumns(parts: FrameParts, positions: number[]): FrameParts {
+function selectColumns(parts: FrameParts, positions: readonly number[], operation: string): FrameParts {
+  const selected = positions.map((c) => columnAt(parts, c, operation));
   return {
-    names: positions.map((c) => parts.names[c]),
-    dtypes: positions.map((c) => parts.dtypes[c]),
-    columns: positions.map((c) => parts.columns[c]),
+    names: selected.map((column) => column.name),
+    dtypes: selected.map((column) => column.dtype),
+    columns: selected.map((column) => column.values),
     index: parts.index,
   };
 }
@@ -45,14 +36,23 @@ function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
 
+/** The positions of the items that `keep` keeps. */
+function positionsWhere<T>(items: readonly T[], keep: (item: T) => boolean): number[] {
+  const positions: number[] = [];
+  items.forEach((item, p) => {
+    if (keep(item)) positions.push(p);
+  });
+  return positions;
+}
+
 export const frameMethods = {
   sortValues(this: Frame, column: string, options: { ascending?: boolean; inplace?: boolean } = {}): Frame | undefined {
     const parts = partsOf(this);
-    const c = columnPosition(parts, column, "sortValues");
+    const { values } = columnNamed(parts, column, "sortValues");
     return finish(
       this,
       options,
-      buildFrame(takeRows(parts, sortedPositions(parts.columns[c], options.ascending ?? true))),
+      buildFrame(takeRows(parts, sortedPositions(values, options.ascending ?? true), "sortValues")),
     );
   },
 
@@ -67,20 +67,22 @@ export const frameMethods = {
     return finish(
       this,
       options,
-      buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query"))),
+      buildFrame(takeRows(parts, maskPositions(alignValues(parts.index, mask, "query", "The mask"), "query"), "query")),
     );
   },
 
   head(this: Frame, rows = 5): Frame {
     const parts = partsOf(this);
     const n = parts.index.length;
-    return buildFrame(takeRows(parts, range(n).slice(0, rows < 0 ? Math.max(n + rows, 0) : rows)));
+    return buildFrame(takeRows(parts, range(n).slice(0, rows < 0 ? Math.max(n + rows, 0) : rows), "head"));
   },
 
   tail(this: Frame, rows = 5): Frame {
     const parts = partsOf(this);
     const n = parts.index.length;
-    return buildFrame(takeRows(parts, rows < 0 ? range(n).slice(-rows) : range(n).slice(Math.max(n - rows, 0))));
+    return buildFrame(
+      takeRows(parts, rows < 0 ? range(n).slice(-rows) : range(n).slice(Math.max(n - rows, 0)), "tail"),
+    );
   },
 
   iloc(this: Frame, selection: { rows?: RowSelection; columns?: Array<string | number> } = {}): Frame {
@@ -90,7 +92,7 @@ export const frameMethods = {
       selection.columns === undefined
         ? range(parts.names.length)
         : ilocPositions(selection.columns, parts.names, "iloc columns");
-    return buildFrame(takeRows(selectColumns(parts, columns), rows));
+    return buildFrame(takeRows(selectColumns(parts, columns, "iloc"), rows, "iloc"));
   },
 
   loc(this: Frame, selection: { rows?: RowSelection; columns?: string[] } = {}): Frame {
@@ -108,7 +110,7 @@ export const frameMethods = {
             }
             return columnPosition(parts, name, "loc");
           });
-    return buildFrame(takeRows(selectColumns(parts, columns), rows));
+    return buildFrame(takeRows(selectColumns(parts, columns, "loc"), rows, "loc"));
   },
 
   resetIndex(this: Frame, options?: { inplace?: boolean }): Frame | undefined {
@@ -127,12 +129,14 @@ export const frameMethods = {
     let result = selectColumns(
       parts,
       range(parts.names.length).filter((c) => !dropped.has(c)),
+      "drop",
     );
     if (options.index !== undefined) {
       const gone = new Set(locPositions(options.index, parts.index));
       result = takeRows(
         result,
         range(parts.index.length).filter((r) => !gone.has(r)),
+        "drop",
       );
     }
     return finish(this, options, buildFrame(result));
@@ -145,7 +149,8 @@ export const frameMethods = {
       return buildFrame(
         selectColumns(
           parts,
-          range(parts.names.length).filter((c) => !parts.columns[c].some(isMissing)),
+          positionsWhere(parts.columns, (column) => !column.some(isMissing)),
+          "dropNa",
         ),
       );
     return finish(
@@ -155,6 +160,7 @@ export const frameMethods = {
         takeRows(
           parts,
           range(parts.index.length).filter((r) => !parts.columns.some((column) => isMissing(column[r]))),
+          "dropNa",
         ),
       ),
     );
@@ -207,9 +213,11 @@ export const frameMethods = {
     const columns = [...parts.columns];
     const dtypes = [...parts.dtypes];
     targets.forEach((name, k) => {
-      const c = columnPosition(parts, name, "fillNa");
-      columns[c] = columns[c].map((v) => (isMissing(v) ? fills[k] : v));
-      if (dtypeOf(columns[c]) === "string") dtypes[c] = "string";
+      // Read from the copy: a column named twice is filled by the first value given for it.
+      const { position, values } = columnNamed({ ...parts, columns }, name, "fillNa");
+      const filled = values.map((v) => (isMissing(v) ? fills[k] : v));
+      columns[position] = filled;
+      if (dtypeOf(filled) === "string") dtypes[position] = "string";
     });
     return finish(this, options, buildFrame({ ...parts, columns, dtypes }));
   },
@@ -217,11 +225,11 @@ export const frameMethods = {
   /** A copy with one column converted (danfo's own asType also changed the frame it was called on). */
   asType(this: Frame, column: string, dtype: string, options?: { inplace?: boolean }): Frame | undefined {
     const parts = partsOf(this);
-    const c = columnPosition(parts, column, "asType");
+    const { position, values } = columnNamed(parts, column, "asType");
     const columns = [...parts.columns];
-    columns[c] = convertValues(parts.columns[c], dtype, `Column "${column}"`);
+    columns[position] = convertValues(values, dtype, `Column "${column}"`);
     const dtypes = [...parts.dtypes];
-    dtypes[c] = dtype;
+    dtypes[position] = dtype;
     return finish(this, options, buildFrame({ ...parts, columns, dtypes }));
   },
 
@@ -276,7 +284,9 @@ export const frameMethods = {
         "groupby",
         'groupby takes a list of column names, e.g. df.groupby(["method.type"]).',
       );
-    for (const name of columns) columnPosition(parts, name, "groupby");
-    return new FrameGroupBy(parts, columns);
+    return new FrameGroupBy(
+      parts,
+      columns.map((name) => columnNamed(parts, name, "groupby")),
+    );
   },
 };

@@ -16,6 +16,7 @@
 //   with `df.column(name)`.
 import { inspect } from "node:util";
 import type * as DanfoModule from "danfojs-node";
+import { labelsAt } from "./lookup";
 import { dtypeOf, type Label, type Value } from "./values";
 import { FrameOperationError, MissingDependencyError } from "../../errors";
 
@@ -25,7 +26,8 @@ type Proto = Record<PropertyKey, unknown>;
 /** A frame's contents, column by column, with its row labels. */
 export interface FrameParts {
   names: string[];
-  dtypes: string[];
+  /** One per column, but none at all for a frame without rows, as danfo gives them. */
+  dtypes: Array<string | undefined>;
   columns: Value[][];
   index: Label[];
 }
@@ -186,7 +188,8 @@ export function buildFrame(parts: FrameParts): DanfoFrameLike {
   const unique = uniqueLabels(parts.index);
   const frame = new danfo.DataFrame(rows, {
     columns: [...parts.names],
-    dtypes: parts.dtypes.map((dtype, c) => fitDtype(dtype, parts.columns[c])),
+    // dtypes never outnumber the columns (a frame without rows has none), so each has its values.
+    dtypes: parts.dtypes.map((dtype, c) => fitDtype(dtype, parts.columns[c] ?? [])),
     config: { lowMemoryMode: true },
     ...(unique ? { index: [...parts.index] } : {}),
   });
@@ -213,7 +216,7 @@ function uniqueLabels(index: readonly Label[]): boolean {
 
 // A column keeps its dtype through a sort or filter; an int32 column that gained a missing
 // value (a groupby's NaN) becomes float32, as pandas makes int64 float64.
-function fitDtype(dtype: string, values: Value[]): string {
+function fitDtype(dtype: string | undefined, values: readonly Value[]): string {
   return !dtype || (dtype === "int32" && dtypeOf(values) !== "int32") ? dtypeOf(values) : dtype;
 }
 
@@ -230,12 +233,12 @@ export function partsOf(frame: DanfoFrameLike): FrameParts {
 }
 
 /** The parts with only the rows at these positions, in this order. */
-export function takeRows(parts: FrameParts, positions: readonly number[]): FrameParts {
+export function takeRows(parts: FrameParts, positions: readonly number[], operation: string): FrameParts {
   return {
     names: parts.names,
     dtypes: parts.dtypes,
     columns: parts.columns.map((column) => positions.map((p) => column[p])),
-    index: positions.map((p) => parts.index[p]),
+    index: labelsAt(parts.index, positions, operation),
   };
 }
 

@@ -4,6 +4,7 @@
 // shape: one row per group, the key columns first, then `<column>_<aggregation>`.
 import { FrameOperationError } from "../../errors";
 import { buildFrame, takeRows, type DanfoFrameLike, type FrameParts } from "./frames";
+import { columnAt, columnNamed, type PartsColumn } from "./lookup";
 import {
   compareValues,
   dtypeOf,
@@ -18,31 +19,29 @@ import {
 const NUMERIC = new Set(["float32", "int32", "boolean"]);
 const AGGREGATIONS = Object.keys(reductions) as Reduction[];
 
+/** A group's row positions, in frame order: a group has at least the row that made it. */
+type Group = [first: number, ...rest: number[]];
+
 /** `df.groupby([...])`: aggregations give one row per group. */
 export class FrameGroupBy {
-  private readonly groups: number[][];
+  private readonly groups: Group[];
 
+  /** `keys`: the key columns, found in `parts` by the caller. */
   constructor(
     private readonly parts: FrameParts,
-    private readonly keys: string[],
-    private readonly selected?: string[],
+    private readonly keys: readonly PartsColumn[],
+    private readonly selected?: readonly PartsColumn[],
   ) {
-    this.groups = groupRows(
-      parts,
-      keys.map((k) => parts.names.indexOf(k)),
-    );
+    this.groups = groupRows(parts.index.length, keys);
   }
 
   /** Restricts the aggregation to these columns. */
   col(columns: string[]): FrameGroupBy {
-    for (const name of columns) {
-      if (!this.parts.names.includes(name))
-        throw new FrameOperationError(
-          "groupby",
-          `The frame has no column ${JSON.stringify(name)}; its columns are ${this.parts.names.join(", ")}.`,
-        );
-    }
-    return new FrameGroupBy(this.parts, this.keys, columns);
+    return new FrameGroupBy(
+      this.parts,
+      this.keys,
+      columns.map((name) => columnNamed(this.parts, name, "groupby")),
+    );
   }
 
   count(): DanfoFrameLike {
@@ -86,9 +85,9 @@ export class FrameGroupBy {
 
   /** Several aggregations at once, by column: `{ column: "mean" }` or `{ column: ["mean", "count"] }`. */
   agg(operations: Record<string, string | string[]>): DanfoFrameLike {
-    const out: Array<{ name: string; values: Value[] }> = [];
-    for (const [column, ops] of Object.entries(operations)) {
-      const c = this.position(column);
+    const out: Output[] = [];
+    for (const [name, ops] of Object.entries(operations)) {
+      const column = columnNamed(this.parts, name, "agg");
       for (const op of [ops].flat()) {
         if (!(AGGREGATIONS as string[]).includes(op)) {
           throw new FrameOperationError(
@@ -96,7 +95,7 @@ export class FrameGroupBy {
             `"${op}" is not an aggregation matframe knows; use one of ${AGGREGATIONS.join(", ")}.`,
           );
         }
-        out.push({ name: `${column}_${op}`, values: this.reduce(c, op as Reduction) });
+        out.push({ name: `${name}_${op}`, values: this.reduce(column, op as Reduction) });
       }
     }
     return this.build(out);
@@ -105,75 +104,62 @@ export class FrameGroupBy {
   /** The rows of one group, with their labels. */
   getGroup(keys: Value[]): DanfoFrameLike {
     const wanted = keys.map(keyOf).join("\u0000");
-    const positions = this.keys.map((k) => this.parts.names.indexOf(k));
     const rows = this.groups.find(
-      (group) => positions.map((c) => keyOf(this.parts.columns[c][group[0]])).join("\u0000") === wanted,
+      (group) => this.keys.map((key) => keyOf(key.values[group[0]])).join("\u0000") === wanted,
     );
     if (!rows) throw new FrameOperationError("getGroup", `No group has the key ${JSON.stringify(keys)}.`);
-    return buildFrame(takeRows(this.parts, rows));
-  }
-
-  private position(column: string): number {
-    const c = this.parts.names.indexOf(column);
-    if (c < 0)
-      throw new FrameOperationError(
-        "agg",
-        `The frame has no column ${JSON.stringify(column)}; its columns are ${this.parts.names.join(", ")}.`,
-      );
-    return c;
+    return buildFrame(takeRows(this.parts, rows, "getGroup"));
   }
 
   /** The columns an aggregation covers: those chosen with `col`, else every other column. */
-  private targets(numericOnly: boolean): number[] {
-    if (this.selected) return this.selected.map((name) => this.parts.names.indexOf(name));
+  private targets(numericOnly: boolean): readonly PartsColumn[] {
+    if (this.selected) return this.selected;
     return this.parts.names
-      .map((name, c) => ({ name, c }))
-      .filter(({ name, c }) => !this.keys.includes(name) && (!numericOnly || NUMERIC.has(this.parts.dtypes[c])))
-      .map(({ c }) => c);
+      .map((_, c) => columnAt(this.parts, c, "groupby"))
+      .filter(
+        ({ name, dtype }) =>
+          !this.keys.some((key) => key.name === name) && (!numericOnly || (dtype !== undefined && NUMERIC.has(dtype))),
+      );
   }
 
-  private reduce(c: number, op: Reduction): Value[] {
-    const column = this.parts.columns[c];
+  private reduce(column: PartsColumn, op: Reduction): Value[] {
+    const { values } = column;
     const reduce =
       op === "var"
         ? groupVariance
         : op === "std"
-          ? (values: Value[]) => Math.sqrt(groupVariance(values))
+          ? (group: Value[]) => Math.sqrt(groupVariance(group))
           : reductions[op];
-    return this.groups.map((rows) => reduce(rows.map((r) => column[r])));
+    return this.groups.map((rows) => reduce(rows.map((r) => values[r])));
   }
 
   private aggregate(op: Reduction): DanfoFrameLike {
     return this.build(
-      this.targets(op !== "count" && op !== "min" && op !== "max").map((c) => ({
-        name: `${this.parts.names[c]}_${op}`,
-        values: this.reduce(c, op),
+      this.targets(op !== "count" && op !== "min" && op !== "max").map((column) => ({
+        name: `${column.name}_${op}`,
+        values: this.reduce(column, op),
       })),
     );
   }
 
   private ends(which: "first" | "last"): DanfoFrameLike {
     return this.build(
-      this.targets(false).map((c) => {
-        const column = this.parts.columns[c];
-        const values = this.groups.map((rows) => {
-          const present = rows.map((r) => column[r]).filter((v) => !isMissing(v));
+      this.targets(false).map(({ name, values, dtype }) => {
+        const ends = this.groups.map((rows) => {
+          const present = rows.map((r) => values[r]).filter((v) => !isMissing(v));
           return present.length === 0 ? null : present[which === "first" ? 0 : present.length - 1];
         });
-        return { name: this.parts.names[c], values, dtype: this.parts.dtypes[c] };
+        return { name, values: ends, dtype };
       }),
     );
   }
 
-  private build(out: Array<{ name: string; values: Value[]; dtype?: string }>): DanfoFrameLike {
-    const keyColumns = this.keys.map((k) => {
-      const c = this.parts.names.indexOf(k);
-      return {
-        name: k,
-        values: this.groups.map((rows) => this.parts.columns[c][rows[0]]),
-        dtype: this.parts.dtypes[c],
-      };
-    });
+  private build(out: Output[]): DanfoFrameLike {
+    const keyColumns = this.keys.map(({ name, values, dtype }) => ({
+      name,
+      values: this.groups.map((rows) => values[rows[0]]),
+      dtype,
+    }));
     const all = [...keyColumns, ...out];
     return buildFrame({
       names: all.map((column) => column.name),
@@ -186,21 +172,27 @@ export class FrameGroupBy {
   }
 }
 
+/** A column of a groupby's result, before it is a frame. */
+interface Output {
+  name: string;
+  values: Value[];
+  dtype?: string | undefined;
+}
+
 /** Row positions per group, groups in key order, rows in frame order; missing keys left out. */
-function groupRows(parts: FrameParts, keyColumns: number[]): number[][] {
-  const byKey = new Map<string, number[]>();
-  const n = parts.index.length;
-  for (let r = 0; r < n; r += 1) {
-    const key = keyColumns.map((c) => parts.columns[c][r]);
+function groupRows(rows: number, keyColumns: readonly PartsColumn[]): Group[] {
+  const byKey = new Map<string, Group>();
+  for (let r = 0; r < rows; r += 1) {
+    const key = keyColumns.map(({ values }) => values[r]);
     if (key.some(isMissing)) continue;
     const id = key.map(keyOf).join("\u0000");
-    const rows = byKey.get(id);
-    if (rows) rows.push(r);
+    const group = byKey.get(id);
+    if (group) group.push(r);
     else byKey.set(id, [r]);
   }
   return [...byKey.values()].sort((a, b) => {
-    for (const c of keyColumns) {
-      const order = compareValues(parts.columns[c][a[0]], parts.columns[c][b[0]]);
+    for (const { values } of keyColumns) {
+      const order = compareValues(values[a[0]], values[b[0]]);
       if (order !== 0) return order;
     }
     return 0;

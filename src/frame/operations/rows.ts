@@ -55,9 +55,10 @@ export function alignValues(
 /** Label to position, or undefined when a label repeats. */
 function uniquePositions(labels: readonly Label[]): Map<Label, number> | undefined {
   const at = new Map<Label, number>();
-  for (let i = 0; i < labels.length; i += 1) {
-    if (at.has(labels[i])) return undefined;
-    at.set(labels[i], i);
+  let position = 0;
+  for (const label of labels) {
+    if (at.has(label)) return undefined;
+    at.set(label, position++);
   }
   return at;
 }
@@ -79,7 +80,7 @@ export function maskPositions(mask: readonly Value[], operation: string): number
 
 /** Python's slice `start:end` of `length` items, as positions (clipped, negatives from the end). */
 function slicePositions(text: string, length: number, operation: string): number[] {
-  const parts = text.split(":");
+  const [startText, endText, ...more] = text.split(":");
   const bound = (part: string, fallback: number): number => {
     if (part.trim() === "") return fallback;
     const n = Number(part);
@@ -90,13 +91,13 @@ function slicePositions(text: string, length: number, operation: string): number
       );
     return Math.min(Math.max(n < 0 ? length + n : n, 0), length);
   };
-  if (parts.length !== 2)
+  if (startText === undefined || endText === undefined || more.length > 0)
     throw new FrameOperationError(
       operation,
       `"${text}" is not a slice of positions: write "start:end" with whole numbers, e.g. "0:10".`,
     );
-  const start = bound(parts[0], 0);
-  const end = bound(parts[1], length);
+  const start = bound(startText, 0);
+  const end = bound(endText, length);
   const positions: number[] = [];
   for (let p = start; p < end; p += 1) positions.push(p);
   return positions;

@@ -5,6 +5,7 @@
 // keeps the column's row labels.
 import { FrameOperationError } from "../../errors";
 import { buildSeries, isSeries, finish, type DanfoSeriesLike } from "./frames";
+import { labelsAt } from "./lookup";
 import { alignValues, ilocPositions, locPositions } from "./rows";
 import { convertValues, isMissing, keyOf, reductions, sortedPositions, type Label, type Value } from "./values";
 
@@ -89,10 +90,10 @@ function reduction(op: keyof typeof reductions) {
   };
 }
 
-function pick(column: Column, positions: number[]): Column {
+function pick(column: Column, positions: number[], operation: string): Column {
   return buildSeries(
     positions.map((p) => column.values[p]),
-    positions.map((p) => column.index[p]),
+    labelsAt(column.index, positions, operation),
     column.dtype,
   );
 }
@@ -173,34 +174,31 @@ export const seriesMethods = {
       if (entry) entry.count += 1;
       else counts.set(keyOf(value), { value, count: 1 });
     }
-    const entries = [...counts.values()];
-    const order = sortedPositions(
-      entries.map((e) => e.count),
-      false,
-    );
+    // Most frequent first, ties in the order first seen (sort is stable), as pandas' value_counts.
+    const entries = [...counts.values()].sort((a, b) => b.count - a.count);
     return buildSeries(
-      order.map((i) => entries[i].count),
-      order.map((i) => entries[i].value as Label),
+      entries.map((e) => e.count),
+      entries.map((e) => e.value as Label),
       "int32",
     );
   },
 
   sortValues(this: Column, options: { ascending?: boolean; inplace?: boolean } = {}): Column | undefined {
-    return finish(this, options, pick(this, sortedPositions(this.values, options.ascending ?? true)));
+    return finish(this, options, pick(this, sortedPositions(this.values, options.ascending ?? true), "sortValues"));
   },
   head(this: Column, rows = 5): Column {
     const n = this.values.length;
-    return pick(this, range(n).slice(0, rows < 0 ? Math.max(n + rows, 0) : rows));
+    return pick(this, range(n).slice(0, rows < 0 ? Math.max(n + rows, 0) : rows), "head");
   },
   tail(this: Column, rows = 5): Column {
     const n = this.values.length;
-    return pick(this, rows < 0 ? range(n).slice(-rows) : range(n).slice(Math.max(n - rows, 0)));
+    return pick(this, rows < 0 ? range(n).slice(-rows) : range(n).slice(Math.max(n - rows, 0)), "tail");
   },
   iloc(this: Column, rows: Rows): Column {
-    return pick(this, ilocPositions(rows, this.index));
+    return pick(this, ilocPositions(rows, this.index), "iloc");
   },
   loc(this: Column, rows: Rows): Column {
-    return pick(this, locPositions(rows, this.index));
+    return pick(this, locPositions(rows, this.index), "loc");
   },
   isNa(this: Column): Column {
     return buildSeries(this.values.map(isMissing), this.index, "boolean");
@@ -212,6 +210,7 @@ export const seriesMethods = {
       pick(
         this,
         range(this.values.length).filter((i) => !isMissing(this.values[i])),
+        "dropNa",
       ),
     );
   },

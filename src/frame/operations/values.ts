@@ -88,9 +88,11 @@ export const reductions = {
   },
   median(values: readonly Value[]): number {
     const xs = numbersOf(values, "median").sort((a, b) => a - b);
-    if (xs.length === 0) return Number.NaN;
     const mid = xs.length >> 1;
-    return xs.length % 2 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+    const upper = xs[mid];
+    if (upper === undefined) return Number.NaN; // no numbers
+    // An even count has at least two numbers here, so the one below the middle is there.
+    return xs.length % 2 ? upper : (xs[mid - 1]! + upper) / 2;
   },
   min: (values: readonly Value[]): number | string => extreme(values, -1),
   max: (values: readonly Value[]): number | string => extreme(values, 1),
