@@ -7,6 +7,7 @@ import { tableFromIPC, tableToIPC } from "apache-arrow";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { toArrow } from "../../src";
 import { usePlatform } from "../support/platform";
+import { at } from "./support/checked";
 
 const platform = usePlatform("matframe-arrow-", { synthetic: 300 });
 
@@ -29,11 +30,11 @@ describe("toArrow", () => {
       "tags:Utf8",
     ]);
     expect(table.getChild("isSynthetic")!.nullCount).toBe(29);
-    for (const name of Object.keys(csv[0])) {
+    for (const name of Object.keys(at(csv, 0, "the CSV's rows"))) {
       const column = table.getChild(name)!;
-      for (let i = 0; i < csv.length; i++) {
+      for (const [i, row] of csv.entries()) {
         const value = column.get(i);
-        expect(value === null ? "" : String(value), `${csv[i]._id} ${name}`).toBe(csv[i][name]);
+        expect(value === null ? "" : String(value), `${row._id} ${name}`).toBe(row[name]);
       }
     }
   });
@@ -54,7 +55,7 @@ describe("toArrow", () => {
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
     const [{ total }] = (
       await duck.runAndReadAll(`SELECT sum("derivedProperties.density") AS total FROM read_parquet('${parquet}')`)
-    ).getRowObjectsJS() as { total: number }[];
+    ).getRowObjectsJS() as [{ total: number }];
     duck.closeSync();
     const density = table.getChild("derivedProperties.density")!.toArray() as Float64Array;
     expect(Array.from(density).reduce((a, b) => a + b, 0)).toBeCloseTo(total, 6);
@@ -62,7 +63,7 @@ describe("toArrow", () => {
 
   it("types a column from every value it read: numbers then text make a text column", async () => {
     const table = await toArrow([{ _id: "a", x: 1 }, { _id: "b", x: "two" }, { _id: "c" }], { columns: ["x"] });
-    expect(String(table.schema.fields[1].type)).toBe("Utf8");
+    expect(String(at(table.schema.fields, 1, "the fields").type)).toBe("Utf8");
     expect(table.getChild("x")!.toArray()).toEqual(["1", "two", null]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ColumnBuilder, columnOf } from "../../src/frame/table/column-builder";
 import { planColumns } from "../../src/frame/table/column-spec";
 import { InvalidMethodError } from "../../src/errors";
+import { at, defined } from "./support/checked";
 
 function build(records: unknown[], columns?: string[], strict = false) {
   const builder = new ColumnBuilder(planColumns(columns), { strict });
@@ -54,11 +55,14 @@ describe("ColumnBuilder", () => {
     const built = build(records, ["x", "n", "b"]);
     expect(built.dtypes).toEqual(["string", "string", "float32", "boolean"]);
     // A string column holds strings (or null) only, so danfo's string methods work on it.
-    expect(built.data.x[1]).toBe("0.5");
-    expect(built.data.x[0]).toBeNull();
-    expect(built.data.x[600]).toBe("n/a");
-    expect(built.data.n[600]).toBe(2.5);
-    expect(built.data.b[600]).toBeNull();
+    const x = defined(built.data.x, "column x");
+    const n = defined(built.data.n, "column n");
+    const b = defined(built.data.b, "column b");
+    expect(x[1]).toBe("0.5");
+    expect(x[0]).toBeNull();
+    expect(x[600]).toBe("n/a");
+    expect(n[600]).toBe(2.5);
+    expect(b[600]).toBeNull();
   });
 
   it.each([
@@ -93,19 +97,20 @@ describe("ColumnBuilder", () => {
     expect(built.data["method.type"]).toEqual(["pseudopotential", null, null, null, null]);
     expect(built.data["method.subtype"]).toEqual(["paw", null, null, null, null]);
     expect(built.warnings).toHaveLength(1);
-    expect(built.warnings[0]).toMatchObject({
+    const warning = at(built.warnings, 0, "the warnings");
+    expect(warning).toMatchObject({
       code: "INVALID_METHOD",
       path: "method",
       rows: 3,
       ids: ["bad1", "bad2", "bad3"],
     });
-    expect(built.warnings[0].message).toContain("3 rows have an invalid method");
-    expect(built.warnings[0].message).toContain("bad1, bad2, bad3");
+    expect(warning.message).toContain("3 rows have an invalid method");
+    expect(warning.message).toContain("bad1, bad2, bad3");
   });
 
   it("lists only some ids when many rows are invalid", () => {
     const records = Array.from({ length: 40 }, (_, i) => ({ _id: `id${i}`, method: { type: i } }));
-    const [warning] = build(records, ["method.type"]).warnings;
+    const warning = at(build(records, ["method.type"]).warnings, 0, "the warnings");
     expect(warning.rows).toBe(40);
     expect(warning.ids).toEqual(["id0", "id1", "id2", "id3", "id4"]);
     expect(warning.message).toContain("and 35 more");

@@ -52,13 +52,13 @@ describe("planColumns", () => {
     ]);
     const nested = planColumns(["model.method"]);
     expect(nested.names).toEqual(["_id", "model.method.type", "model.method.subtype"]);
-    expect(nested.columns[1].method).toMatchObject({ path: "model.method", part: "type" });
+    expect(nested.columns[1]).toMatchObject({ method: { path: "model.method", part: "type" } });
     expect(nested.fields).toEqual({ _id: 1, "model.method": 1 });
   });
 
   it("fetches the whole method object for a single method column", () => {
     const plan = planColumns(["method.subtype"]);
-    expect(plan.columns[1].method).toMatchObject({ path: "method", part: "subtype" });
+    expect(plan.columns[1]).toMatchObject({ method: { path: "method", part: "subtype" } });
     expect(plan.fields).toEqual({ _id: 1, method: 1 });
   });
 

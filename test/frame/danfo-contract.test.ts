@@ -50,7 +50,7 @@ describe("danfo's public constructors and getters", () => {
     expect(df).toBeInstanceOf(Frame);
     expect(df).toBeInstanceOf(danfo.DataFrame);
     expect(df.own()).toBe("matframe");
-    expect((df as unknown as Record<string, { values: unknown[] }>)["lattice.a"].values).toEqual([5.43, 3.19, 3.61]);
+    expect((df as unknown as { "lattice.a": { values: unknown[] } })["lattice.a"].values).toEqual([5.43, 3.19, 3.61]);
   });
 });
 

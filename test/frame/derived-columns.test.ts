@@ -8,6 +8,7 @@ import { planColumns } from "../../src/frame/table/column-spec";
 import { usePlatform } from "../support/platform";
 import { hasPymatgen, python, refOf, type Reference } from "../support/symmetry-ref";
 import { runCli } from "../cli-export/run-cli";
+import { at, defined } from "./support/checked";
 
 // The derived-property columns (`derivedProperties.symmetry.spaceGroupSymbol`,
 // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`) and the computed columns
@@ -43,6 +44,12 @@ const COMPUTED = [
 
 const refs: Reference[] = hasPymatgen ? python(["analyze"], JSON.stringify(bundled.map((r) => refOf(r as never)))) : [];
 const byId = new Map(bundled.map((r, i) => [r._id, i]));
+
+/** A bundled material and pymatgen's reference for it, by the id a row of a table carries. */
+function material(id: unknown): { record: Rec; ref: Reference } {
+  const i = defined(byId.get(id as string), `bundled material ${JSON.stringify(id)}`);
+  return { record: at(bundled, i, "the bundled materials"), ref: at(refs, i, "pymatgen's references") };
+}
 
 function siRatio(r: Rec): number | null {
   const n = r.basis.elements.filter((e) => e.value === "Si").length;
@@ -86,12 +93,11 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
     expect(names).toEqual(["_id", ...PLATFORM_COLUMNS, ...COMPUTED]);
     expect(rows.length).toBe(bundled.length);
     for (const row of rows) {
-      const i = byId.get(row[0] as string)!;
-      const ref = refs[i];
-      const what = bundled[i].name;
+      const { record, ref } = material(row[0]);
+      const what = record.name;
       const cell = (name: string) => row[names.indexOf(name)];
       expect(cell("derivedProperties.symmetry.spaceGroupSymbol"), what).toBe(ref.symbol);
-      const si = siRatio(bundled[i]);
+      const si = siRatio(record);
       if (si === null) expect(cell("derivedProperties.elemental_ratio.Si") ?? null, what).toBeNull();
       else expect(cell("derivedProperties.elemental_ratio.Si"), what).toBeCloseTo(si, 12);
       const f = ref.ratios.map((r) => r[1]);
@@ -103,7 +109,7 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
       expect(cell("matframe:crystalSystem"), what).toBe(ref.crystalSystem);
       // pymatgen's len(structure) and structure.volume / len(structure); and len(basis.elements).
       expect(cell("matframe:nsites"), what).toBe(ref.nsites);
-      expect(cell("matframe:nsites"), what).toBe(bundled[i].basis.elements.length);
+      expect(cell("matframe:nsites"), what).toBe(record.basis.elements.length);
       expect(cell("matframe:volumePerAtom"), what).toBeCloseTo(ref.volume / ref.nsites, 9);
     }
     expect(rows.filter((r) => r[names.indexOf("derivedProperties.elemental_ratio.Si")] != null).length).toBeGreaterThan(
@@ -133,14 +139,15 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
     const arrow = await platform.client.materials.toArrow({ columns });
     expect(arrow.schema.fields.map((f: { name: string }) => f.name)).toEqual(["_id", ...columns]);
     for (const [k, row] of csv.entries()) {
-      const ref = refs[byId.get(row._id)!];
+      const { ref } = material(row._id);
+      const parquetRow = at(pq, k, "the Parquet rows");
       expect(row["derivedProperties.symmetry.spaceGroupSymbol"]).toBe(ref.symbol);
       expect(row["matframe:spaceGroupSymbol"]).toBe(ref.spglib.international);
       expect(nd[k]["matframe:spaceGroupNumber"]).toBe(ref.spglib.number);
       expect(Number(nd[k]["derivedProperties.p-norm.2"])).toBeCloseTo(Number(row["derivedProperties.p-norm.2"]), 12);
-      expect(pq[k]["matframe:spaceGroupNumber"]).toBe(ref.spglib.number);
-      expect(pq[k]["derivedProperties.symmetry.spaceGroupSymbol"]).toBe(ref.symbol);
-      expect(pq[k]["derivedProperties.p-norm.2"]).toBeCloseTo(Number(row["derivedProperties.p-norm.2"]), 12);
+      expect(parquetRow["matframe:spaceGroupNumber"]).toBe(ref.spglib.number);
+      expect(parquetRow["derivedProperties.symmetry.spaceGroupSymbol"]).toBe(ref.symbol);
+      expect(parquetRow["derivedProperties.p-norm.2"]).toBeCloseTo(Number(row["derivedProperties.p-norm.2"]), 12);
     }
     duck.closeSync();
   });
@@ -158,7 +165,7 @@ describe.runIf(hasPymatgen)("derived-property columns from the local platform", 
     const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(rows.length).toBe(bundled.length);
     for (const row of rows) {
-      const ref = refs[byId.get(row._id)!];
+      const { ref } = material(row._id);
       expect(row["derivedProperties.symmetry.spaceGroupSymbol"]).toBe(ref.symbol);
       expect(row["matframe:crystalSystem"]).toBe(ref.crystalSystem);
     }
@@ -200,7 +207,7 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
         expect(row.slice(2).every((x) => x === null || x === undefined || Number.isNaN(x))).toBe(true);
         continue;
       }
-      const ref = refs[byId.get(row[0] as string)!];
+      const { ref } = material(row[0]);
       expect(row[1] ?? null).toBeNull();
       expect(row.slice(2)).toEqual([
         ref.spglib.number,
@@ -222,7 +229,7 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
       ["analyze"],
       JSON.stringify(
         (loose.values as [string, number][]).map(([id]) => ({
-          ...refOf(bundled[byId.get(id)!] as never),
+          ...refOf(material(id).record as never),
           symprec: 0.1,
           angleTolerance: -1,
         })),
@@ -236,11 +243,12 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
       columns: ["matframe:nsites", "matframe:volumePerAtom"],
       query: { _id: "broken-1" },
     });
-    const volume = refs[0].volume; // the broken record has the first bundled material's cell
+    const { volume } = at(refs, 0, "pymatgen's references"); // the broken record has the first bundled material's cell
     expect(sizes.values).toEqual([["broken-1", 2, expect.closeTo(volume / 2, 9)]]);
-    expect(structural[0].rows).toBe(1);
-    expect(structural[0].ids).toEqual(["broken-1"]);
-    expect(structural[0].message).toMatch(
+    const warning = at(structural, 0, "the structure warnings");
+    expect(warning.rows).toBe(1);
+    expect(warning.ids).toEqual(["broken-1"]);
+    expect(warning.message).toMatch(
       /matframe:spaceGroupNumber, .* are null in 1 row without a usable structure \(no space group found with symprec 0.01/,
     );
   });

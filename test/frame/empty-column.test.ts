@@ -6,6 +6,7 @@ import { EmptyColumnError, toDataFrame, type FrameWarning } from "../../src";
 import { editDistance, nearestPath } from "../../src/frame/table/suggest";
 import { runCli } from "../cli-export/run-cli";
 import { usePlatform } from "../support/platform";
+import { at } from "./support/checked";
 
 // Issue 13: a misspelt column is not silently empty. A column that is null in every row gives a
 // warning naming it and the nearest known path; `strict` makes it an error before anything is written.
@@ -54,7 +55,7 @@ describe("empty columns", () => {
       ["EMPTY_COLUMN", "lattice.aa", "lattice.a", 3],
       ["EMPTY_COLUMN", "densty", "derivedProperties.density", 3],
     ]);
-    expect(warnings[0].message).toBe(
+    expect(at(warnings, 0, "the warnings").message).toBe(
       'column "lattice.aa" is empty: none of the 3 records has a value at that path; did you mean lattice.a?',
     );
   });
@@ -72,8 +73,9 @@ describe("empty columns", () => {
   it("say to check the spelling when no known path is near", async () => {
     const warnings: FrameWarning[] = [];
     await toDataFrame(records, { columns: ["bandGap.direct"], onWarning: (w) => warnings.push(w) });
-    expect(warnings[0].message).toMatch(/column "bandGap.direct" is empty: .*check the path's spelling/);
-    expect(warnings[0].suggestion).toBeUndefined();
+    const warning = at(warnings, 0, "the warnings");
+    expect(warning.message).toMatch(/column "bandGap.direct" is empty: .*check the path's spelling/);
+    expect(warning.suggestion).toBeUndefined();
   });
 
   it("give no warning for an empty table", async () => {

@@ -8,6 +8,7 @@ import { exportCsv, exportNdjson } from "../../src/frame/export/export";
 import type { Progress } from "../../src";
 import { TargetExistsError } from "../../src/errors";
 import { OutputError } from "../../src/errors";
+import { at } from "./support/checked";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
   Record<string, any>
@@ -61,8 +62,10 @@ describe("exportCsv", () => {
     await exportCsv(pagesOf(materials, 10), target);
     const rows = parse(readFileSync(target, "utf8"), { columns: true }) as Record<string, string>[];
     expect(rows).toHaveLength(materials.length);
-    expect(rows[0]._id).toBe(materials[0]._id);
-    expect(Number(rows[0]["lattice.a"])).toBe(materials[0].lattice.a);
+    const first = at(rows, 0, "the CSV's rows");
+    const material = at(materials, 0, "the bundled materials");
+    expect(first._id).toBe(material._id);
+    expect(Number(first["lattice.a"])).toBe(material.lattice.a);
     expect(rows.map((r) => r["method.subtype"])).toEqual(materials.map((m) => m.method?.subtype ?? ""));
   });
 
@@ -189,6 +192,6 @@ describe("exportNdjson", () => {
     ]);
     expect(Object.keys(lines[1])).toEqual(["_id", "lattice.a", "tags", "method.type", "method.subtype"]);
     expect(warnings).toHaveLength(1);
-    expect(result.warnings[0].ids).toEqual(["b"]);
+    expect(at(result.warnings, 0, "the result's warnings").ids).toEqual(["b"]);
   });
 });

@@ -5,6 +5,7 @@ import { parse } from "csv-parse/sync";
 import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { Client, Collection, type Progress } from "../../src";
 import { usePlatform } from "../support/platform";
+import { at } from "./support/checked";
 
 // Records as a platform might hold them: keys in different orders, fields missing, names that
 // need CSV quoting, one method that is not a method.
@@ -96,7 +97,7 @@ describe("FrameCollection.toDataFrame", () => {
     expect(df.columns).toEqual(["extra", "method.subtype"]);
     expect(df.column("extra").values).toEqual([null, null, null, '{"nested":[1,2]}']);
     // Without an _id column, warnings still name the rows.
-    expect(warnings[0].ids).toEqual(["m03"]);
+    expect(at(warnings, 0, "the warnings").ids).toEqual(["m03"]);
   });
 
   it("rejects bad options before any request", async () => {
@@ -152,7 +153,7 @@ describe("FrameCollection.exportCsv / exportNdjson", () => {
       lattice: { a: 5.03, b: 5.03, c: 13.7 },
     });
     expect(lines[2]).toEqual({ _id: "m03", "method.type": null, "method.subtype": null, lattice: null });
-    expect(warnings[0].ids).toEqual(["m03"]);
+    expect(at(warnings, 0, "the warnings").ids).toEqual(["m03"]);
     expect(readdirSync(platform.dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });

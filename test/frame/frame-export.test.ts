@@ -6,6 +6,7 @@ import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, exportCsv, exportNdjson, exportParquet, toArrow, ValidationError, type DataFrame } from "../../src";
+import { at } from "./support/checked";
 
 // A frame a scientist filtered goes back to a file as it is: its column names (dots and all) as
 // names, its types, its nulls, and nothing added. Read back by DuckDB, csv-parse and JSON.parse.
@@ -43,7 +44,7 @@ function rowsOf(frame: DataFrame): unknown[][] {
 describe("a filtered DataFrame written back to files", () => {
   it("the filter keeps some materials and drops others (the test means something)", () => {
     expect(dense.shape[0]).toBeGreaterThan(0);
-    expect(dense.shape[0]).toBeLessThan(all.shape[0]);
+    expect(dense.shape[0]).toBeLessThan(at(all.shape, 0, "the frame's shape"));
   });
 
   it("Parquet: DuckDB reads the same column names, values and types, and no default column is added", async () => {
@@ -53,7 +54,7 @@ describe("a filtered DataFrame written back to files", () => {
     const described = (await duck.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`)).getRows().map((r) => [r[0], r[1]]);
     const expectedType = (dtype: string) =>
       dtype === "float32" ? "DOUBLE" : dtype === "int32" ? "INTEGER" : dtype === "boolean" ? "BOOLEAN" : "VARCHAR";
-    expect(described).toEqual(dense.columns.map((name, c) => [name, expectedType(dense.dtypes[c])]));
+    expect(described).toEqual(dense.columns.map((name, c) => [name, expectedType(at(dense.dtypes, c, "the dtypes"))]));
     const rows = (await duck.runAndReadAll(`SELECT * FROM '${file}'`)).getRows();
     expect(rows).toEqual(rowsOf(dense));
     // The density column is numeric in DuckDB, and every value passes the filter.

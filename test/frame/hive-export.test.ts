@@ -8,6 +8,7 @@ import { startServer, type ServerHandle } from "../../src/server";
 import { Client, EmptyColumnError, ValidationError } from "../../src";
 import { resumePaths, savedRecords } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { at, defined } from "./support/checked";
 
 // Hive-partitioned Parquet datasets, read back by two engines matframe does not contain: DuckDB
 // (read_parquet with hive_partitioning, parquet_metadata) and Polars (nodejs-polars, scanParquet
@@ -36,6 +37,11 @@ async function sql(query: string): Promise<Record<string, unknown>[]> {
   return (await duck.runAndReadAll(query)).getRowObjectsJS() as Record<string, unknown>[];
 }
 
+/** The number a `SELECT count(...) AS n` query gives. */
+async function count(query: string): Promise<number> {
+  return Number(at(await sql(query), 0, query).n);
+}
+
 const COLUMNS = ["_id", "formula", "lattice.type", "lattice.a", "derivedProperties.volume"];
 
 /** Per lattice type: rows and the sums of two numeric columns, from the CSV export. */
@@ -43,11 +49,12 @@ function csvGroups(file: string): Map<string, { n: number; a: number; volume: nu
   const rows = parse(readFileSync(file), { columns: true }) as Record<string, string>[];
   const groups = new Map<string, { n: number; a: number; volume: number }>();
   for (const row of rows) {
-    const g = groups.get(row["lattice.type"]) ?? { n: 0, a: 0, volume: 0 };
+    const type = defined(row["lattice.type"], "a CSV row's lattice.type");
+    const g = groups.get(type) ?? { n: 0, a: 0, volume: 0 };
     g.n++;
     g.a += row["lattice.a"] === "" ? 0 : Number(row["lattice.a"]);
     g.volume += row["derivedProperties.volume"] === "" ? 0 : Number(row["derivedProperties.volume"]);
-    groups.set(row["lattice.type"], g);
+    groups.set(type, g);
   }
   return groups;
 }
@@ -108,8 +115,7 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
     );
     expect(described.map((r) => r.column_name)).toEqual(["_id", "formula", "lattice.a", "derivedProperties.volume"]);
     // The same _ids, each once.
-    const ids = await sql(`SELECT count(DISTINCT _id) AS n FROM read_parquet('${target()}/**/*.parquet')`);
-    expect(Number(ids[0].n)).toBe(total);
+    expect(await count(`SELECT count(DISTINCT _id) AS n FROM read_parquet('${target()}/**/*.parquet')`)).toBe(total);
   });
 
   it("cuts row groups at rowGroupSize (parquet_metadata)", async () => {
@@ -164,8 +170,9 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
     expect(largest).toBeLessThanOrEqual(Math.ceil(4096 / 24));
     const folders = readdirSync(out).length - 1;
     expect(groups.length).toBeGreaterThan(3 * folders);
-    const rows = await sql(`SELECT count(*) AS n FROM read_parquet('${out}/**/*.parquet')`);
-    expect(Number(rows[0].n)).toBe(readFileSync(csvFile(), "utf8").trim().split("\n").length - 1);
+    expect(await count(`SELECT count(*) AS n FROM read_parquet('${out}/**/*.parquet')`)).toBe(
+      readFileSync(csvFile(), "utf8").trim().split("\n").length - 1,
+    );
   });
 
   it("refuses a column of more than 100 values, leaving nothing at the target", async () => {
@@ -338,10 +345,9 @@ describe("a resumed partitionBy export", () => {
       .catch(() => undefined);
     const result = await faultClient.materials.exportParquet(target, options);
     expect(result.items).toBe(3000);
-    const rows = await sql(
-      `SELECT count(early) AS n FROM read_parquet('${target}/**/*.parquet', hive_partitioning = true)`,
-    );
-    expect(Number(rows[0].n)).toBe(100);
+    expect(
+      await count(`SELECT count(early) AS n FROM read_parquet('${target}/**/*.parquet', hive_partitioning = true)`),
+    ).toBe(100);
   });
 
   it("refuses to continue with another partition column", async () => {

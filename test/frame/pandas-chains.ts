@@ -5,6 +5,7 @@
 // valueCounts, unique, a statistic, a sorted column, or the frame written to CSV).
 import type { DataFrame, Series } from "../../src";
 import { mulberry32 } from "../support/seeded-random";
+import { at } from "./support/checked";
 
 export type Cmp = "gt" | "lt" | "ge" | "le" | "eq" | "ne";
 export interface MaskSpec {
@@ -102,7 +103,7 @@ const STATS = ["count", "sum", "mean", "median", "min", "max", "std", "var", "nU
 /** `count` chains from `seed`; write terminals go to files in `dir`. */
 export function generateChains(count: number, seed: number, pool: ColumnPool, dir: string): Chain[] {
   const random = seeded(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const pick = <T>(items: readonly T[]): T => at(items, Math.floor(random() * items.length), "the choices");
   const chains: Chain[] = [];
   for (let c = 0; c < count; c += 1) {
     const numeric = [...pool.numeric];
@@ -170,7 +171,7 @@ export function generateChains(count: number, seed: number, pool: ColumnPool, di
       }
     };
     const ops = [
-      ...OPENINGS[c % OPENINGS.length],
+      ...at(OPENINGS, c % OPENINGS.length, "the openings"),
       ...Array.from({ length: Math.floor(random() * 3) }, () => pick(RANDOM_STEPS)),
     ];
     const steps = ops.map((op, k) => make(op, k)).filter((s): s is Step => s !== undefined);
@@ -179,7 +180,7 @@ export function generateChains(count: number, seed: number, pool: ColumnPool, di
     let terminal: Terminal;
     if (kind === "groupby") {
       const agg = pick(AGGS);
-      const keys = random() < 0.7 ? [pick(text)] : [text[0], text[1]];
+      const keys = random() < 0.7 ? [pick(text)] : [at(text, 0, "the text columns"), at(text, 1, "the text columns")];
       terminal = {
         kind,
         keys,
@@ -227,7 +228,9 @@ export function runStep(frame: DataFrame, base: DataFrame, step: Step): DataFram
     case "iloc":
       return n ? frame.iloc({ rows: step.picks.map((f) => Math.floor(f * n)) }) : frame;
     case "loc":
-      return n ? frame.loc({ rows: step.picks.map((f) => frame.index[Math.floor(f * n)]) }) : frame;
+      return n
+        ? frame.loc({ rows: step.picks.map((f) => at(frame.index, Math.floor(f * n), "the frame's index")) })
+        : frame;
     case "resetIndex":
       return frame.resetIndex();
     case "dropNa":

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, exportCsv, toDataFrame, type DataFrame } from "../../src";
 import { generateChains, runStep, seeded, type Chain, type ColumnPool, type Terminal } from "./pandas-chains";
+import { at } from "./support/checked";
 
 // matframe's frames against pandas (Debian's python3-pandas), operation by operation and in any
 // order: 240 chains generated from a seed over 2,000 materials of the local platform (bundled
@@ -98,6 +99,13 @@ async function runOurs(chain: Chain): Promise<Result> {
   }
 }
 
+/** `target[name]()`: the method a chain's terminal names. */
+function callNamed(target: object, name: string): unknown {
+  const method = (target as Record<string, unknown>)[name];
+  if (typeof method !== "function") throw new Error(`The chain names ${name}, which is not a method here.`);
+  return method.call(target);
+}
+
 function frameJson(frame: DataFrame): Result["frame"] {
   return {
     columns: [...frame.columns],
@@ -118,8 +126,7 @@ async function terminal(frame: DataFrame, term: Terminal): Promise<Result> {
       const grouped = frame.groupby(term.keys);
       if (term.agg === "size") return { frame: frameJson(grouped.size()) };
       if (term.agg === "multi") return { frame: frameJson(grouped.agg({ [term.col]: ["mean", "count"] })) };
-      const chosen = grouped.col([term.col]) as unknown as Record<string, () => DataFrame>;
-      return { frame: frameJson(chosen[term.agg]()) };
+      return { frame: frameJson(callNamed(grouped.col([term.col]), term.agg) as DataFrame) };
     }
     case "valueCounts": {
       const counts = frame.column(term.col).valueCounts();
@@ -128,7 +135,7 @@ async function terminal(frame: DataFrame, term: Terminal): Promise<Result> {
     case "unique":
       return { series: { index: null, values: frame.column(term.col).unique().values.map(cell) } };
     case "stat":
-      return { value: cell((frame.column(term.col) as unknown as Record<string, () => unknown>)[term.fn]()) };
+      return { value: cell(callNamed(frame.column(term.col), term.fn)) };
     case "sortSeries": {
       const sorted = frame.column(term.col).sortValues({ ascending: term.asc });
       return { series: { index: [...sorted.index], values: sorted.values.map(cell) } };
@@ -152,11 +159,13 @@ function difference(mine: Result, pandas: Result, kind: Terminal["kind"]): strin
     const [m, p] = [mine.frame!, pandas.frame];
     if (m.columns.join("|") !== p.columns.join("|")) return `columns: matframe [${m.columns}], pandas [${p.columns}]`;
     if (m.index.length !== p.index.length) return `rows: matframe ${m.index.length}, pandas ${p.index.length}`;
-    for (let r = 0; r < p.index.length; r += 1) {
-      if (!same(m.index[r], p.index[r])) return `row ${r}: label matframe ${m.index[r]}, pandas ${p.index[r]}`;
-      for (let c = 0; c < p.columns.length; c += 1) {
-        if (!same(m.rows[r][c], p.rows[r][c]))
-          return `row ${r} (label ${p.index[r]}), column ${p.columns[c]}: matframe ${JSON.stringify(m.rows[r][c])}, pandas ${JSON.stringify(p.rows[r][c])}`;
+    for (const [r, label] of p.index.entries()) {
+      if (!same(m.index[r], label)) return `row ${r}: label matframe ${m.index[r]}, pandas ${label}`;
+      const mineRow = at(m.rows, r, "matframe's rows");
+      const pandasRow = at(p.rows, r, "pandas' rows");
+      for (const [c, column] of p.columns.entries()) {
+        if (!same(mineRow[c], pandasRow[c]))
+          return `row ${r} (label ${label}), column ${column}: matframe ${JSON.stringify(mineRow[c])}, pandas ${JSON.stringify(pandasRow[c])}`;
       }
     }
   }
@@ -164,10 +173,11 @@ function difference(mine: Result, pandas: Result, kind: Terminal["kind"]): strin
     const [w, p] = [pandas.written, pandas.frame!];
     if (w.columns.join("|") !== p.columns.join("|")) return `written CSV columns [${w.columns}], pandas [${p.columns}]`;
     if (w.rows.length !== p.rows.length) return `written CSV has ${w.rows.length} rows, pandas ${p.rows.length}`;
-    for (let r = 0; r < p.rows.length; r += 1) {
-      for (let c = 0; c < p.columns.length; c += 1) {
-        if (!same(w.rows[r][c], p.rows[r][c]))
-          return `written CSV row ${r}, column ${p.columns[c]}: read back ${JSON.stringify(w.rows[r][c])}, pandas ${JSON.stringify(p.rows[r][c])}`;
+    for (const [r, pandasRow] of p.rows.entries()) {
+      const written = at(w.rows, r, "the written CSV's rows");
+      for (const [c, column] of p.columns.entries()) {
+        if (!same(written[c], pandasRow[c]))
+          return `written CSV row ${r}, column ${column}: read back ${JSON.stringify(written[c])}, pandas ${JSON.stringify(pandasRow[c])}`;
       }
     }
   }
@@ -257,7 +267,7 @@ describe.skipIf(!hasPandas)("frames against pandas, on generated chains of opera
   it("gives pandas' answer for every chain", () => {
     expect(theirs).toHaveLength(chains.length);
     const diffs = chains.flatMap((chain, i) => {
-      const diff = difference(ours[i], theirs[i], chain.terminal.kind);
+      const diff = difference(at(ours, i, "matframe's answers"), at(theirs, i, "pandas' answers"), chain.terminal.kind);
       return diff ? [`chain ${i}: ${describeChain(chain)}\n    ${diff}`] : [];
     });
     expect(

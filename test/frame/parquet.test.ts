@@ -6,6 +6,7 @@ import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, ColumnTypeError, exportParquet, ValidationError } from "../../src";
+import { at } from "./support/checked";
 
 // Parquet files are read back by two readers matframe does not contain: DuckDB (C++) and
 // hyparquet (JavaScript, by another author than the writer's), and compared with the CSV of the
@@ -97,12 +98,14 @@ describe("exportParquet", () => {
     // The bundled materials are not synthetic and carry no isSynthetic field: nulls, not false.
     expect(viaDuck.filter((r) => r.isSynthetic === null)).toHaveLength(29);
     const text = (v: unknown): string => (v === null || v === undefined ? "" : String(v));
-    for (let i = 0; i < csv.length; i++) {
-      for (const name of Object.keys(csv[i])) {
-        expect(text(viaDuck[i][name]), `${csv[i]._id} ${name} (DuckDB)`).toBe(csv[i][name]);
-        expect(text(viaHyparquet[i][name]), `${csv[i]._id} ${name} (hyparquet)`).toBe(csv[i][name]);
+    for (const [i, row] of csv.entries()) {
+      const duckRow = at(viaDuck, i, "DuckDB's rows");
+      const hyparquetRow = at(viaHyparquet, i, "hyparquet's rows");
+      for (const [name, value] of Object.entries(row)) {
+        expect(text(duckRow[name]), `${row._id} ${name} (DuckDB)`).toBe(value);
+        expect(text(hyparquetRow[name]), `${row._id} ${name} (hyparquet)`).toBe(value);
       }
-      expect(typeof viaDuck[i]["lattice.a"]).toBe("number");
+      expect(typeof duckRow["lattice.a"]).toBe("number");
     }
     // rowGroupSize 400 over 1,529 records: 4 row groups, each with its rows.
     const metadata = await hyparquet.parquetMetadataAsync(await hyparquet.asyncBufferFromFile(file));
@@ -110,7 +113,7 @@ describe("exportParquet", () => {
   });
 
   it("is the CSV's size or less by far, and snappy by default (gzip and none on request)", async () => {
-    const sizes: Record<string, number> = {};
+    const sizes = { snappy: 0, gzip: 0, none: 0 };
     for (const compression of ["snappy", "gzip", "none"] as const) {
       const file = join(dir, `default-${compression}.parquet`);
       await client.materials.exportParquet(file, { compression });
@@ -118,7 +121,8 @@ describe("exportParquet", () => {
       const metadata = await hyparquet.parquetMetadataAsync(await hyparquet.asyncBufferFromFile(file));
       const codecs = new Set(metadata.row_groups.flatMap((g) => g.columns.map((c) => c.meta_data?.codec)));
       expect([...codecs]).toEqual([{ snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" }[compression]]);
-      expect((await sql(`SELECT count(*)::INTEGER AS n FROM read_parquet('${file}')`))[0].n).toBe(server.materialCount);
+      const [counted] = await sql(`SELECT count(*)::INTEGER AS n FROM read_parquet('${file}')`);
+      expect(counted?.n).toBe(server.materialCount);
     }
     const csvFile = join(dir, "default.csv");
     await client.materials.exportCsv(csvFile);

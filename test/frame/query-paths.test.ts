@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, ValidationError, type FrameWarning } from "../../src";
 import { runCli } from "../reliability/support/cli";
+import { at, defined } from "./support/checked";
 
 // A query path that cannot match a material answers an empty table, silently. It is now named
 // before the request, with the form that works, and `strict` refuses it.
@@ -38,7 +39,7 @@ async function read(
     onWarning: (w) => warnings.push(w),
   });
   requests.push(JSON.stringify(query));
-  return { rows: df.shape[0], warnings };
+  return { rows: at(df.shape, 0, "the frame's shape"), warnings };
 }
 
 describe("query paths checked against the material record", () => {
@@ -46,11 +47,10 @@ describe("query paths checked against the material record", () => {
     const wrong = await read({ "derivedProperties.density": { $gt: 5 } });
     expect(wrong.rows).toBe(0);
     expect(wrong.warnings).toHaveLength(1);
-    expect(wrong.warnings[0]).toMatchObject({ code: "QUERY_PATH", path: "derivedProperties.density" });
-    expect(wrong.warnings[0].message).toMatch(
-      /matches no material: derivedProperties is a list of named entries.*\$elemMatch/,
-    );
-    const suggested = JSON.parse(wrong.warnings[0].suggestion!);
+    const warning = at(wrong.warnings, 0, "the warnings");
+    expect(warning).toMatchObject({ code: "QUERY_PATH", path: "derivedProperties.density" });
+    expect(warning.message).toMatch(/matches no material: derivedProperties is a list of named entries.*\$elemMatch/);
+    const suggested = JSON.parse(defined(warning.suggestion, "the warning's suggestion"));
     expect(suggested).toEqual({ derivedProperties: { $elemMatch: { name: "density", value: { $gt: 5 } } } });
     const right = await read(suggested);
     expect(right.rows).toBeGreaterThan(0);
@@ -63,7 +63,7 @@ describe("query paths checked against the material record", () => {
       ["formla", "formula"],
       ["lattice.typ", "lattice.type"],
     ]);
-    expect(warnings[0].message).toBe(
+    expect(at(warnings, 0, "the warnings").message).toBe(
       'The query path "formla" is not a field of material records; did you mean "formula"?',
     );
   });

@@ -19,6 +19,7 @@ import { startServer, type ServerHandle } from "../../src/server";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { fromTaggedJson, toTaggedJson } from "../../src/frame/export/resume/tagged-json";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { at } from "./support/checked";
 
 // Resumable exports (issue 17): an export interrupted part-way keeps its progress beside the
 // target; a run with the same request continues from the cursor and ends with the same bytes as
@@ -93,7 +94,7 @@ describe("a resumed table export", () => {
       expect(result.resumedFrom).toBe(1200);
       expect(readFileSync(target)).toEqual(readFileSync(reference));
       // The second run asked only for what came after the cursor.
-      const first = listRequests()[before];
+      const first = at(listRequests(), before, "the requests");
       expect(JSON.stringify(first.query)).toContain(`"$gt":"${saved.progress.cursor}"`);
       expect(listRequests().length - before).toBe(18 + 1); // 1,800 records left, then the empty page
       expect(existsSync(partial) || existsSync(state)).toBe(false);
@@ -125,10 +126,14 @@ describe("a resumed table export", () => {
     const cursor = JSON.parse(readFileSync(resumePaths(target).state, "utf8")).progress.cursor as string;
     insertRecord(`${cursor.slice(0, -2)}0z`, "added behind the cursor");
     insertRecord("m002500z", "added ahead of the cursor");
-    const removed = server.records.splice(
-      server.records.findIndex((m) => m._id === "m002000"),
-      1,
-    )[0];
+    const removed = at(
+      server.records.splice(
+        server.records.findIndex((m) => m._id === "m002000"),
+        1,
+      ),
+      0,
+      "the removed records",
+    );
     try {
       await client.materials.exportCsv(target, { columns: COLUMNS, pageSize: 100, resume: true });
       const rows = parse(readFileSync(target, "utf8"), { columns: true }) as Record<string, string>[];
@@ -261,17 +266,21 @@ describe("a resumed table export", () => {
     const saved = JSON.parse(readFileSync(resumePaths(target).state, "utf8"));
     expect(saved.progress.items).toBe(1900); // the rows read before the stop became a short row group
     await client.materials.exportParquet(target, { columns: COLUMNS, pageSize: 100, rowGroupSize: 250, resume: true });
-    const difference = async (a: string, b: string): Promise<number> =>
-      Number(
-        (
-          await duck.runAndReadAll(`SELECT count(*) FROM (SELECT * FROM '${a}' EXCEPT ALL SELECT * FROM '${b}')`)
-        ).getRows()[0][0],
-      );
+    const difference = async (a: string, b: string): Promise<number> => {
+      const rows = (
+        await duck.runAndReadAll(`SELECT count(*) FROM (SELECT * FROM '${a}' EXCEPT ALL SELECT * FROM '${b}')`)
+      ).getRows();
+      return Number(at(at(rows, 0, "the count's rows"), 0, "the count's row"));
+    };
     expect(await difference(target, reference)).toBe(0);
     expect(await difference(reference, target)).toBe(0);
     const types = (path: string) => duck.runAndReadAll(`DESCRIBE SELECT * FROM '${path}'`).then((r) => r.getRows());
     expect(await types(target)).toEqual(await types(reference));
-    const count = (await duck.runAndReadAll(`SELECT count(*), count(DISTINCT _id) FROM '${target}'`)).getRows()[0];
+    const count = at(
+      (await duck.runAndReadAll(`SELECT count(*), count(DISTINCT _id) FROM '${target}'`)).getRows(),
+      0,
+      "the count's rows",
+    );
     expect(count.map(Number)).toEqual([3000, 3000]);
   });
 

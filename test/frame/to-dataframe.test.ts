@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { toDataFrame } from "../../src/frame/dataframe/to-dataframe";
 import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
+import { at } from "./support/checked";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
   Record<string, any>
@@ -69,8 +70,8 @@ describe("toDataFrame", () => {
   it("turns nested values into JSON strings that parse back", async () => {
     const df = await toDataFrame(materials.slice(0, 3), { columns: ["lattice", "tags"] });
     expect(df.dtypes).toEqual(["string", "string", "string"]);
-    expect(JSON.parse(df.column("lattice").values[0] as string)).toEqual(materials[0].lattice);
-    expect(JSON.parse(df.column("tags").values[2] as string)).toEqual(materials[2].tags);
+    expect(JSON.parse(df.column("lattice").values[0] as string)).toEqual(at(materials, 0, "the materials").lattice);
+    expect(JSON.parse(df.column("tags").values[2] as string)).toEqual(at(materials, 2, "the materials").tags);
   });
 
   it("works with danfo operations on numeric columns", async () => {

@@ -7,6 +7,7 @@ import { toDataFrame } from "../../src";
 import { planColumns } from "../../src/frame/table/column-spec";
 import { runCli } from "../cli-export/run-cli";
 import { usePlatform } from "../support/platform";
+import { at } from "./support/checked";
 
 // Issue 13: `units: true` labels numeric columns with the units their records carry.
 
@@ -80,7 +81,7 @@ describe("units in exports", () => {
     const csv = join(platform.dir, "units.csv");
     await platform.client.materials.exportCsv(csv, { columns, units: true });
     const rows = parse(readFileSync(csv, "utf8"), { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0])).toEqual([
+    expect(Object.keys(at(rows, 0, "the CSV's rows"))).toEqual([
       "_id",
       "formula",
       "lattice.a [angstrom]",

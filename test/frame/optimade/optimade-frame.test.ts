@@ -13,6 +13,7 @@ import {
 import { ATOMIC_WEIGHTS } from "../../../src/structure/composition";
 import { resumePaths } from "../../../src/frame/export/resume/progress-files";
 import { startFakeProvider, type FakeProvider } from "../../support/optimade-fake";
+import { at, defined } from "../support/checked";
 
 // OPTIMADE entries in the same tables and files as a collection's: property columns as sent,
 // matframe's symmetry and the platform's derived properties computed from the structure, and
@@ -66,12 +67,13 @@ describe("op.structures.toDataFrame", () => {
     ]);
     const rows = df.values as unknown[][];
     expect(rows).toHaveLength(15);
+    const formulaWeight = defined(ATOMIC_WEIGHTS.Na, "Na's weight") + defined(ATOMIC_WEIGHTS.Cl, "Cl's weight");
     for (const [k, row] of rows.entries()) {
       const i = 2 * k;
       const a = edge(i);
       expect(row.slice(0, 5)).toEqual([`fake-${String(i).padStart(4, "0")}`, "ClNa", 2, -1 - i, "Pm-3m"]);
       expect(row[5]).toBeCloseTo(a ** 3 / 2, 9);
-      expect(row[6]).toBeCloseTo(((ATOMIC_WEIGHTS.Na + ATOMIC_WEIGHTS.Cl) / a ** 3) * G_PER_CM3, 5);
+      expect(row[6]).toBeCloseTo((formulaWeight / a ** 3) * G_PER_CM3, 5);
     }
     expect(progress.at(-1)).toEqual({ pages: 4, items: 15, total: 15 });
     // Every field the columns need went out as response_fields.
@@ -117,7 +119,9 @@ describe("op.structures.toDataFrame", () => {
       expect(result.skipped).toBe(1);
       expect(readdirSync(out).filter((f) => f.endsWith(".vasp"))).toHaveLength(2);
       expect(warnings.map((w) => [w.code, w.ids])).toEqual([["INVALID_STRUCTURE", ["fake-0002"]]]);
-      expect(warnings[0].message).toMatch(/a site that is not one element \(a mixture, a vacancy or an unknown atom\)/);
+      expect(at(warnings, 0, "the warnings").message).toMatch(
+        /a site that is not one element \(a mixture, a vacancy or an unknown atom\)/,
+      );
     } finally {
       await c.close();
       await mixed.close();
@@ -135,7 +139,7 @@ describe("op.structures exports", () => {
     const result = await op.structures.exportCsv(file, { columns: ["id", "nsites", "elements"], pageSize: 7 });
     expect(result.items).toBe(30);
     const rows = parse(readFileSync(file, "utf8"), { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0])).toEqual(["id", "nsites", "elements"]);
+    expect(Object.keys(at(rows, 0, "the CSV's rows"))).toEqual(["id", "nsites", "elements"]);
     expect(rows[3]).toEqual({ id: "fake-0003", nsites: "2", elements: '["Si"]' });
   });
 
@@ -172,7 +176,7 @@ describe("op.structures exports", () => {
       .filter((f) => f.endsWith(".vasp"))
       .sort();
     expect(files).toHaveLength(3);
-    const structure = fromPoscar(readFileSync(join(out, files[1]), "utf8"));
+    const structure = fromPoscar(readFileSync(join(out, at(files, 1, "the POSCAR files")), "utf8"));
     expect(structure.lattice.a).toBeCloseTo(edge(2), 9);
     expect(structure.basis.elements.map((e) => e.value)).toEqual(["Na", "Cl"]);
   });
