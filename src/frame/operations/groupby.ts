@@ -145,11 +145,11 @@ export class FrameGroupBy {
   private ends(which: "first" | "last"): DanfoFrameLike {
     return this.build(
       this.targets(false).map(({ name, values, dtype }) => {
-        const ends = this.groups.map((rows) => {
+        const picked = this.groups.map((rows) => {
           const present = rows.map((r) => values[r]).filter((v) => !isMissing(v));
           return present.length === 0 ? null : present[which === "first" ? 0 : present.length - 1];
         });
-        return { name, values: ends, dtype };
+        return { name, values: picked, dtype };
       }),
     );
   }
@@ -180,9 +180,9 @@ interface Output {
 }
 
 /** Row positions per group, groups in key order, rows in frame order; missing keys left out. */
-function groupRows(rows: number, keyColumns: readonly PartsColumn[]): Group[] {
+function groupRows(rowCount: number, keyColumns: readonly PartsColumn[]): Group[] {
   const byKey = new Map<string, Group>();
-  for (let r = 0; r < rows; r += 1) {
+  for (let r = 0; r < rowCount; r += 1) {
     const key = keyColumns.map(({ values }) => values[r]);
     if (key.some(isMissing)) continue;
     const id = key.map(keyOf).join("\u0000");
