@@ -152,6 +152,7 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     return handleListClusters(info(), state);
   }
   // Every other collection the server holds (the materials' own endpoints are answered above).
-  if (head !== undefined && head !== "materials" && state.collections.has(head)) return routeCollection(info(), state, rest, allow);
+  if (head !== undefined && head !== "materials" && state.collections.has(head))
+    return routeCollection(info(), state, rest, allow);
   throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${endpoints(state.collections)}.`);
 }
