@@ -9,6 +9,7 @@ import { choosePseudopotential, readUpfHeader } from "../../src/server/compute/p
 import { renderTemplate, sprintf } from "../../src/server/compute/render-template";
 import { foldersOutside } from "../../src/server/compute/trusted-templates";
 import type { StructureRecord } from "../../src/structure/structure";
+import { at } from "../server/checked";
 import { bankWorkflow, bulkSilicon, templateOf } from "./fixtures";
 
 // The engine's inputs without running pw.x: the units' own templates rendered with the
@@ -40,7 +41,7 @@ afterAll(() => {
 
 function render(workflowName: string, unitName: string): string {
   const workflow = bankWorkflow(workflowName, "espresso");
-  const subworkflow = (workflow.subworkflows as Record<string, unknown>[])[0];
+  const subworkflow = at(workflow.subworkflows as Record<string, unknown>[], 0, "the first subworkflow");
   const unit = (subworkflow.units as Record<string, unknown>[]).find((u) => u.name === unitName)!;
   const template = templateOf(workflow, unitName);
   const { context } = espressoContext({
@@ -135,7 +136,7 @@ describe.runIf(hasDebianPseudo)("pseudopotentials chosen for the method and func
 
   it("says a material's element has no pseudopotential before anything runs", () => {
     const sodium = bulkSilicon();
-    (sodium.basis as { elements: { value: string }[] }).elements[0].value = "Na";
+    at((sodium.basis as { elements: { value: string }[] }).elements, 0, "the first element").value = "Na";
     const check = computability(bankWorkflow("Total Energy", "espresso"), sodium);
     expect(check).toEqual({ runnable: false, reason: expect.stringMatching(/No us pseudopotential for Na/) });
   });
@@ -193,9 +194,11 @@ describe("jobs the machine cannot compute end in error with the reason", () => {
 
   it("a template that is not the bank's: refused unrendered, since a template can run code", async () => {
     const workflow = bankWorkflow("Total Energy", "espresso");
-    const unit = (workflow.subworkflows as { units: { input: { template: { content: string } }[] }[] }[])[0].units[0];
+    const subworkflows = workflow.subworkflows as { units: { input: { template: { content: string } }[] }[] }[];
+    const { input } = at(at(subworkflows, 0, "the first subworkflow").units, 0, "its first unit");
     const marker = path.join(tmpdir(), `matframe-template-ran-${process.pid}`);
-    unit.input[0].template.content = `{{ range.constructor("require('fs').writeFileSync('${marker}', 'x')")() }}`;
+    at(input, 0, "its input").template.content =
+      `{{ range.constructor("require('fs').writeFileSync('${marker}', 'x')")() }}`;
     expect(computability(workflow)).toEqual({
       runnable: false,
       reason: expect.stringMatching(/not one of the bank's/),

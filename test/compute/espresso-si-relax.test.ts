@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputeOutcome } from "../../src/server/compute";
 import { finalCoordinates } from "../../src/server/compute/pw-output";
+import { at } from "../server/checked";
 import { bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, property, schema, validate } from "./pw-runs";
 
@@ -24,7 +25,7 @@ const STRETCH = 1.03;
 /** mp-149 with its cell stretched by STRETCH. */
 function stretchedSilicon(): Record<string, unknown> {
   const material = bulkSilicon() as {
-    lattice: Record<string, number> & { vectors: Record<string, number[]> };
+    lattice: Record<"a" | "b" | "c", number> & { vectors: Record<"a" | "b" | "c", number[]> };
   };
   for (const key of ["a", "b", "c"] as const) {
     material.lattice[key] *= STRETCH;
@@ -61,7 +62,7 @@ describe.runIf(hasPw)("Si's lattice relaxed with pw.x", () => {
       basis: unknown;
     };
     const byHandCell = finalCoordinates(hand)!.cell;
-    const handA = Math.hypot(...byHandCell[0]);
+    const handA = Math.hypot(...at(byHandCell, 0, "the first cell vector"));
     for (const length of [final.lattice.a, final.lattice.b, final.lattice.c])
       expect(Math.abs(length / handA - 1)).toBeLessThan(0.01);
     expect(final.lattice.alpha).toBeCloseTo(60, 1);

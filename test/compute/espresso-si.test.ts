@@ -8,6 +8,7 @@ import type { ComputeOutcome } from "../../src/server/compute";
 import { finalEnergyRy, RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { bankWorkflow, bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, MP_GGA_GAP_SI, property, SCHEMAS, schema, validate } from "./pw-runs";
+import { at, defined } from "../server/checked";
 
 // Bulk silicon (mp-149) computed for real with Debian's pw.x through the bank's own espresso
 // workflows: each job runs once per file, and its results are checked against its own output,
@@ -63,13 +64,13 @@ describe.runIf(hasPw)("Si's band gap and total energy computed with pw.x", () =>
 
   it("gives properties ESSE's schemas accept, each tied to its unit", () => {
     const flowchartIds = new Set(
-      (bankWorkflow("Band Gap", "espresso").subworkflows as { units: { flowchartId: string }[] }[])[0].units.map(
+      at(bankWorkflow("Band Gap", "espresso").subworkflows as { units: { flowchartId: string }[] }[], 0).units.map(
         (u) => u.flowchartId,
       ),
     );
     for (const { unitId, data } of outcome.properties) {
       expect(flowchartIds).toContain(unitId);
-      const result = validate(data, schema(SCHEMAS[data.name]));
+      const result = validate(data, schema(defined(SCHEMAS[data.name], `the ESSE schema of ${data.name}`)));
       expect({ name: data.name, ...result }).toMatchObject({ name: data.name, isValid: true });
     }
     expect(new Set(outcome.properties.map((p) => p.data.name))).toEqual(new Set([...Object.keys(SCHEMAS)]));

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
+import { at } from "../server/checked";
 
 // The bank's workflows and the bundled bulk silicon (mp-149), as the engine's tests use them.
 
@@ -32,7 +33,8 @@ export function bulkSilicon(): Rec {
 export function templateOf(workflow: Rec, unitName: string): { name: string; content: string } {
   for (const subworkflow of workflow.subworkflows as { units: Rec[] }[]) {
     for (const unit of subworkflow.units) {
-      if (unit.name === unitName) return (unit.input as { template: { name: string; content: string } }[])[0].template;
+      if (unit.name === unitName)
+        return at(unit.input as { template: { name: string; content: string } }[], 0, `${unitName}'s input`).template;
     }
   }
   throw new Error(`No unit ${unitName}.`);

@@ -94,7 +94,7 @@ describe("matframe serve as a process", () => {
     for (const [user, password] of [
       ["ann", "pw-ann"],
       ["ben", "pw-ben"],
-    ]) {
+    ] as const) {
       const res = await fetch(`${baseUrl}/login`, {
         method: "POST",
         body: new URLSearchParams({ username: user, password }),
@@ -120,7 +120,7 @@ describe("matframe serve as a process", () => {
     for (const [user, password] of [
       ["ann", "pw-ann-file"],
       ["ben", "pw:with:colons"],
-    ]) {
+    ] as const) {
       const res = await fetch(`${baseUrl}/login`, {
         method: "POST",
         body: new URLSearchParams({ username: user, password }),

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { platformDerivedProperties, type StructureRecord } from "../../src/structure";
 import { hasPymatgen, python, refOf, type Reference, type RefStructure } from "../support/symmetry-ref";
+import { at } from "./checked";
 import { listMaterials, login, PREFIX, rawRequest, startTestServer, type RawResponse, type Session } from "./helpers";
 
 // The local platform's derived properties, over real HTTP: every record it serves validates
@@ -89,7 +90,7 @@ function compare(served: Entry[], ref: Reference, what: string) {
     what,
   ).toEqual(ref.ratios.map((r) => r[0]));
   ratios.forEach((r, i) => {
-    expect(r[1] as number, what).toBeCloseTo(ref.ratios[i][1], 12);
+    expect(r[1] as number, what).toBeCloseTo(at(ref.ratios, i, `${what} ratio`)[1], 12);
   });
   const fractions = ref.ratios.map((r) => r[1]);
   const norm = (p: number) => (p === 0 ? fractions.length : fractions.reduce((s, x) => s + x ** p, 0) ** (1 / p));
@@ -102,9 +103,9 @@ function compare(served: Entry[], ref: Reference, what: string) {
       norm(degree),
       12,
     );
-  expect(byName("volume")[0].value! / ref.volume, `${what} volume`).toBeCloseTo(1, 6);
+  expect(at(byName("volume"), 0, `${what} volume`).value! / ref.volume, `${what} volume`).toBeCloseTo(1, 6);
   // Atomic weights: IUPAC 2021 to five significant figures here, pymatgen's own table there.
-  expect(byName("density")[0].value! / ref.density, `${what} density`).toBeCloseTo(1, 3);
+  expect(at(byName("density"), 0, `${what} density`).value! / ref.density, `${what} density`).toBeCloseTo(1, 3);
 }
 
 describe("derived properties of every material the local platform serves", () => {
@@ -133,8 +134,9 @@ describe("derived properties of every material the local platform serves", () =>
       const recomputed = platformDerivedProperties(record) as Entry[];
       expect(record.derivedProperties.map((p) => p.name)).toEqual(recomputed.map((p) => p.name));
       record.derivedProperties.forEach((p, i) => {
-        expect({ ...p, value: undefined }, record.name).toEqual({ ...recomputed[i], value: undefined });
-        if (p.value !== undefined) expect(p.value / recomputed[i].value!, `${record.name} ${p.name}`).toBeCloseTo(1, 5);
+        const own = at(recomputed, i, `${record.name} recomputed property`);
+        expect({ ...p, value: undefined }, record.name).toEqual({ ...own, value: undefined });
+        if (p.value !== undefined) expect(p.value / own.value!, `${record.name} ${p.name}`).toBeCloseTo(1, 5);
       });
     }
   });
@@ -177,7 +179,7 @@ describe("derived properties of every material the local platform serves", () =>
     expect(u.derivedProperties.filter((p) => p.name === "elemental_ratio").map((p) => p.element)).toEqual(["Zn", "S"]);
     // Move one atom off its site: the group drops.
     const moved = zno.basis.coordinates.map((c, i) =>
-      i === 0 ? { ...c, value: [c.value[0] + 0.05, c.value[1], c.value[2]] } : c,
+      i === 0 ? { ...c, value: c.value.map((x, axis) => (axis === 0 ? x + 0.05 : x)) } : c,
     );
     const lowered = (await send("PATCH", `/materials/${created._id}`, { $set: { "basis.coordinates": moved } })).body
       .data as Served;
@@ -192,7 +194,7 @@ describe.runIf(hasPymatgen)("derived properties equal pymatgen's", () => {
     expect(served.length).toBe(bundledFile.length);
     const refs = python(["analyze"], JSON.stringify(served.map(refOf))) as Reference[];
     served.forEach((record, i) => {
-      compare(record.derivedProperties, refs[i], record.name);
+      compare(record.derivedProperties, at(refs, i, "pymatgen's reference"), record.name);
     });
   });
 
@@ -204,9 +206,10 @@ describe.runIf(hasPymatgen)("derived properties equal pymatgen's", () => {
       expect(res.status, res.text.slice(0, 300)).toBe(200);
       const record = res.body.data as Served;
       expectValid(record, s.name!);
-      compare(record.derivedProperties, refs[i], s.name!);
+      const ref = at(refs, i, "pymatgen's reference");
+      compare(record.derivedProperties, ref, s.name!);
       // lattice.type is the Bravais lattice's, as the platform classifies it (Setyawan–Curtarolo).
-      expect((record.lattice as { type: string }).type, s.name).toBe(refs[i].latticeType);
+      expect((record.lattice as { type: string }).type, s.name).toBe(ref.latticeType);
     }
     expect(refs.map((r) => r.symbol)).toEqual(expect.arrayContaining(["P1", "P6_3mc", "Fm-3m", "Im-3m"]));
     expect(new Set(refs.map((r) => r.latticeType))).toEqual(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MaterialRecord } from "../../src/schemas";
 import type { ServerHandle } from "../../src/server";
+import { at } from "./checked";
 import { errorMessage, listMaterials, login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
 
 let server: ServerHandle;
@@ -149,7 +150,11 @@ describe("GET /materials and /materials/<id>", () => {
   });
 
   it("returns one material by id, and 404 for an unknown id", async () => {
-    const [first] = (await listMaterials(server, session, {}, { limit: 1 })).body.data as MaterialRecord[];
+    const first = at(
+      (await listMaterials(server, session, {}, { limit: 1 })).body.data as MaterialRecord[],
+      0,
+      "a material",
+    );
     const res = await rawRequest(server, "GET", `${PREFIX}/materials/${first._id}`, { headers: { ...session } });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(first);
@@ -160,7 +165,11 @@ describe("GET /materials and /materials/<id>", () => {
   });
 
   it("applies projection fields to a single material", async () => {
-    const [first] = (await listMaterials(server, session, {}, { limit: 1 })).body.data as MaterialRecord[];
+    const first = at(
+      (await listMaterials(server, session, {}, { limit: 1 })).body.data as MaterialRecord[],
+      0,
+      "a material",
+    );
     const projection = encodeURIComponent(JSON.stringify({ fields: { formula: 1 } }));
     const res = await rawRequest(server, "GET", `${PREFIX}/materials/${first._id}?projection=${projection}`, {
       headers: { ...session },

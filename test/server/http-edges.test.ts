@@ -69,7 +69,7 @@ describe("HTTP edges", () => {
 
   it("a request without Host gets a JSend 400 that says what is missing", async () => {
     const answer = await rawExchange(`GET ${PREFIX}/materials HTTP/1.1\r\nConnection: close\r\n\r\n`);
-    const [head, body] = answer.split("\r\n\r\n");
+    const [head, body = ""] = answer.split("\r\n\r\n");
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/content-type: application\/json/i);
     const parsed = JSON.parse(body);

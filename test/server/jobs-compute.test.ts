@@ -9,6 +9,7 @@ import { findOnPath } from "../../src/server/compute/run-executable";
 import { call, ok, waitForEnd } from "../collections/helpers";
 import { runCli } from "../cli-export/run-cli";
 import { rawLogin } from "../support/raw-login";
+import { at } from "./checked";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
 // One job computed for real, end to end, with Debian's pw.x: the bank's Quantum ESPRESSO Total
@@ -70,8 +71,9 @@ describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
       const rows = (df.values as unknown[][]).filter((row) => row[df.columns.indexOf("job._id")] === job._id);
       expect(rows).toHaveLength(1);
       const column = df.columns.find((name) => name.startsWith("total_energy"))!;
-      expect(rows[0][df.columns.indexOf(column)]).toBeCloseTo(energy.data.value, 9);
-      expect(rows[0][df.columns.indexOf("application.name")]).toBe("espresso");
+      const row = at(rows, 0, "the job's row");
+      expect(row[df.columns.indexOf(column)]).toBeCloseTo(energy.data.value, 9);
+      expect(row[df.columns.indexOf("application.name")]).toBe("espresso");
     } finally {
       await client.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { call, ok, waitForStatus } from "../collections/helpers";
+import { at } from "./checked";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
 // Files into a job as the platform's client puts them: POST presigned-urls gives one URL per
@@ -31,7 +32,10 @@ describe("job files by presigned URL", () => {
     );
     expect(presignedURLs.map((entry: any) => entry.file)).toEqual(["pw.in", "extra/Si.upf"]);
     // Every byte value, not text: a pseudopotential or a binary file arrives as it was.
-    const bytes = [Buffer.from("&CONTROL\n/\n"), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256))];
+    const bytes: [Buffer, Buffer] = [
+      Buffer.from("&CONTROL\n/\n"),
+      Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)),
+    ];
     for (const [i, entry] of presignedURLs.entries()) {
       const res = await fetch(entry.URL, { method: "PUT", body: bytes[i] });
       expect(res.status).toBe(200);
@@ -43,7 +47,7 @@ describe("job files by presigned URL", () => {
     ]);
     for (const [i, file] of files.entries()) {
       const res = await fetch(file.signedUrl);
-      expect(Buffer.from(await res.arrayBuffer()).equals(bytes[i])).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(at(bytes, i, "the uploaded bytes"))).toBe(true);
     }
     expect(ok(await call(server, demo, "POST", `/jobs/${id}/output-files`, { body: { files: ["pw.in"] } }))).toEqual([
       { name: "pw.in", key: "pw.in" },

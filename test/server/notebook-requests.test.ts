@@ -112,7 +112,7 @@ describe("every account's defaults", () => {
       ["projects", "project"],
       ["materials", "material"],
       ["workflows", "workflow"],
-    ]) {
+    ] as const) {
       const [record] = ok(
         await call(server, bob, "GET", `/${collection}`, {
           query: { isDefault: true, "owner._id": bob["X-Account-Id"] },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SerializedRecords } from "../../src/server/http/serialized";
+import { at } from "./checked";
 
 // Issue 12: whole-record answers are sent from each record's kept JSON bytes.
 
@@ -15,7 +16,7 @@ describe("SerializedRecords", () => {
     const expected = (list: object[]) => Buffer.from(JSON.stringify({ status: "success", data: list }));
     expect(kept.successBody(records).equals(expected(records))).toBe(true);
     expect(kept.successBody(records).equals(expected(records))).toBe(true);
-    const mixed = [records[2], { _id: "d", name: "new" }, records[0]];
+    const mixed = [at(records, 2), { _id: "d", name: "new" }, at(records, 0)];
     expect(kept.successBody(mixed).equals(expected(mixed))).toBe(true);
     expect(kept.successBody([]).equals(expected([]))).toBe(true);
   });

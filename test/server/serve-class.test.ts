@@ -46,7 +46,7 @@ function serve(
   const baseUrl = new Promise<string>((resolve, reject) => {
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
-      if (stdout.includes("\n")) resolve(stdout.split("\n")[0]);
+      if (stdout.includes("\n")) resolve(stdout.slice(0, stdout.indexOf("\n")));
     });
     void exited.then((code) => reject(new Error(`matframe serve exited with ${code}: ${stderr}`)));
   });

@@ -9,6 +9,7 @@ import { DeviceFlow } from "../../src/server/auth/device-flow";
 import { addressKey } from "../../src/server/auth/address-key";
 import { answerPageFrom, poll, postForm, postFormFrom, rootOf, sendFrom, startGrant } from "../support/device-page";
 import { login, startTestServer } from "./helpers";
+import { at } from "./checked";
 
 const CLIENT = "cli-device-client";
 const CLASS_ADDRESS = "127.0.0.1";
@@ -202,7 +203,7 @@ describe("over HTTP", () => {
     ]);
     // 900 s from the first failure: a second less when a loaded machine spread the failures out.
     expect(lockouts).toEqual([{ username: "bob", address: from, failures: 3, retryAfterSeconds: expect.any(Number) }]);
-    expect(lockouts[0].retryAfterSeconds).toBeGreaterThan(840);
+    expect(at(lockouts, 0, "the lockout").retryAfterSeconds).toBeGreaterThan(840);
     const locked = await answerPageFrom(from, grant.verification_uri_complete, {
       username: "bob",
       password: "battery staple",

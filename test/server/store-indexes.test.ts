@@ -6,6 +6,7 @@ import { compareKeys, sortValue } from "../../src/server/query/sort-order";
 import { FIND_CHANNEL, type FindReport, MaterialStore, type StoredRecord } from "../../src/server/records/store";
 import { findVisible } from "../../src/server/records/visible-find";
 import type { ServerHandle } from "../../src/server/start-server";
+import { at } from "./checked";
 import { listMaterials, login, PREFIX, rawRequest, startTestServer } from "./helpers";
 
 // Lookups by `_id` and by the join paths are answered from indexes. The answers must be the
@@ -29,7 +30,7 @@ const OWNERS = ["ownerA", "ownerB", "ownerC"];
 const SETS = ["set1", "set2", "set3", "set4"];
 
 function makeRecords(random: () => number, n: number, owner?: string): StoredRecord[] {
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  const pick = <T>(list: readonly T[]) => at(list, Math.floor(random() * list.length), "a seeded pick");
   return Array.from({ length: n }, (_, i) => {
     const record: StoredRecord = {
       _id: `${pick("abcdefgh".split(""))}${Math.floor(random() * 1e6)
@@ -50,7 +51,7 @@ function makeRecords(random: () => number, n: number, owner?: string): StoredRec
 }
 
 function randomQuery(random: () => number, ids: readonly string[], depth = 0): QueryDocument {
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  const pick = <T>(list: readonly T[]) => at(list, Math.floor(random() * list.length), "a seeded pick");
   const someIds = () =>
     Array.from({ length: 1 + Math.floor(random() * 12) }, () => (random() < 0.2 ? `absent${random()}` : pick(ids)));
   const leaves: Array<() => [string, unknown]> = [
@@ -97,8 +98,9 @@ function scanAnswer(records: readonly StoredRecord[], query: QueryDocument, sort
   const keyed = sort.map((key) => ({ ...key, segments: key.path.split(".") }));
   const keys = (record: StoredRecord) => keyed.map((key) => sortValue(record, key));
   const byId = (a: StoredRecord, b: StoredRecord) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
-  const direction = sort.length === 1 && sort[0].path === "_id" ? sort[0].direction : 1;
-  const ordered = sort.length === 0 || (sort.length === 1 && sort[0].path === "_id");
+  const [first] = sort;
+  const direction = sort.length === 1 && first?.path === "_id" ? first.direction : 1;
+  const ordered = sort.length === 0 || (sort.length === 1 && first?.path === "_id");
   return records
     .filter((record) => predicate(record))
     .sort((a, b) => (ordered ? byId(a, b) * direction : compareKeys(keys(a), keys(b), sort) || byId(a, b)))
@@ -125,7 +127,7 @@ describe("indexed lookups answer as the scan does", () => {
     let nonEmpty = 0;
     for (let round = 0; round < 250; round += 1) {
       const query = randomQuery(random, ids);
-      const sort = SORTS[round % SORTS.length];
+      const sort = at(SORTS, round % SORTS.length, "a sort");
       const expected = scanAnswer(all, query, sort);
       if (expected.length > 0) nonEmpty += 1;
       const skip = Math.floor(random() * 5);
@@ -230,7 +232,7 @@ describe("indexed lookups over HTTP on a served collection", () => {
       expect(matched).toBeGreaterThan(0);
       const big = watch.reports.filter((report) => report.size >= 3000);
       expect(big.map((report) => report.plan)).toEqual(["index"]);
-      expect(big[0].judged).toBe(matched);
+      expect(at(big, 0, "the report of the big store").judged).toBe(matched);
     } finally {
       watch.stop();
     }

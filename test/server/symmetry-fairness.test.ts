@@ -5,7 +5,7 @@ import { login, PREFIX, rawRequest, startTestServer, type Session } from "./help
 
 /** Diamond silicon, `n`×`n`×`n` conventional cells (8 atoms each): highly symmetric, slow for moyo. */
 function siliconSupercell(n: number) {
-  const sites = [
+  const sites: [number, number, number][] = [
     [0, 0, 0],
     [0, 0.5, 0.5],
     [0.5, 0, 0.5],

@@ -40,7 +40,7 @@ async function teacherSession(): Promise<{ cookie: string; html: string; csrf: s
   expect(opened.headers.get("location")).toBe("/teacher");
   const setCookie = opened.headers.get("set-cookie") ?? "";
   expect(setCookie).toMatch(/^matframe_teacher=[A-Za-z0-9_-]{43}; Path=\/teacher; HttpOnly; SameSite=Strict$/);
-  const cookie = setCookie.split(";")[0];
+  const [cookie = ""] = setCookie.split(";");
   const page = await fetch(`${root}/teacher`, { headers: { cookie } });
   expect(page.status).toBe(200);
   const html = await page.text();

@@ -13,6 +13,7 @@ import {
   type RawResponse,
   type Session,
 } from "./helpers";
+import { at } from "./checked";
 
 // Issue 16: the local platform manages records (create, update, delete, copy, import) with owner
 // checks, over real HTTP.
@@ -27,7 +28,7 @@ const bundled = JSON.parse(
   owner: { _id: string; slug: string };
 })[];
 const silicon = bundled.find((m) => m.formula === "Si")!;
-const PUBLIC_ID = bundled[0]._id;
+const PUBLIC_ID = at(bundled, 0, "a bundled material")._id;
 
 let server: ServerHandle;
 let alice: Session;
@@ -158,7 +159,7 @@ describe("owners", () => {
     expect(errorMessage(await send("DELETE", `/materials/${PUBLIC_ID}`, alice), 403)).toMatch(/read-only/);
     const copy = await send("POST", `/materials/${PUBLIC_ID}/copy`, bob);
     expect(copy.status).toBe(200);
-    const original = bundled[0];
+    const original = at(bundled, 0, "a bundled material");
     expect(copy.body.data._id).not.toBe(PUBLIC_ID);
     expect(copy.body.data.name).toBe(original.name);
     expect(copy.body.data.formula).toBe(original.formula);

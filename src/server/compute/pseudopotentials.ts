@@ -62,9 +62,8 @@ export function readUpfHeader(file: string): Pseudopotential | undefined {
     return undefined;
   }
   const filename = path.basename(file);
-  const v2 = /<PP_HEADER\b([^>]*?)\/?>/s.exec(text);
-  if (v2 && /element\s*=/.test(v2[1])) {
-    const header = v2[1];
+  const header = /<PP_HEADER\b([^>]*?)\/?>/s.exec(text)?.[1];
+  if (header !== undefined && /element\s*=/.test(header)) {
     const element = attribute(header, "element");
     if (!element) return undefined;
     const pseudoType = (attribute(header, "pseudo_type") ?? "").toUpperCase();
@@ -93,9 +92,9 @@ export function readUpfHeader(file: string): Pseudopotential | undefined {
       suggestedCutoffs: wfc > 0 && rho > 0 ? { wavefunction: wfc, density: rho } : undefined,
     };
   }
-  const v1 = /<PP_HEADER>([\s\S]*?)<\/PP_HEADER>/.exec(text);
-  if (!v1) return undefined;
-  const lines = v1[1].split("\n").map((line) => line.trim());
+  const v1 = /<PP_HEADER>([\s\S]*?)<\/PP_HEADER>/.exec(text)?.[1];
+  if (v1 === undefined) return undefined;
+  const lines = v1.split("\n").map((line) => line.trim());
   const field = (label: RegExp) => lines.find((line) => label.test(line));
   const element = field(/\bElement\b/)?.split(/\s+/)[0];
   const typeWord = field(/pseudopotential/i)
@@ -103,9 +102,10 @@ export function readUpfHeader(file: string): Pseudopotential | undefined {
     ?.toUpperCase();
   const xc = field(/Exchange-Correlation/)?.replace(/Exchange-Correlation functional/, "");
   if (!element || !typeWord) return undefined;
-  const cutoffs = field(/Suggested cutoff/)
-    ?.split(/\s+/)
-    .map(Number);
+  const [wavefunction = 0, density = 0] =
+    field(/Suggested cutoff/)
+      ?.split(/\s+/)
+      .map(Number) ?? [];
   const fullyRelativistic = /(^|[.-])rel-/.test(filename);
   const type = typeWord === "PAW" ? "paw" : typeWord === "US" ? "us" : "nc";
   return {
@@ -115,8 +115,7 @@ export function readUpfHeader(file: string): Pseudopotential | undefined {
     fullyRelativistic,
     path: file,
     filename,
-    suggestedCutoffs:
-      cutoffs && cutoffs[0] > 0 && cutoffs[1] > 0 ? { wavefunction: cutoffs[0], density: cutoffs[1] } : undefined,
+    suggestedCutoffs: wavefunction > 0 && density > 0 ? { wavefunction, density } : undefined,
   };
 }
 
@@ -164,7 +163,7 @@ export function normalizedFunctional(model: { subtype?: unknown; functional?: un
 }
 
 /** Ranks candidates of the same element, type and functional: newer pslibrary, then plain names. */
-function preference(p: Pseudopotential): number[] {
+function preference(p: Pseudopotential): [number, number, number] {
   const psl = /_psl\.(\d+)\.(\d+)\.(\d+)/.exec(p.filename);
   const version = psl ? Number(psl[1]) * 100 + Number(psl[2]) * 10 + Number(psl[3]) : -1;
   const special = /gipaw|coulomb|aewfc|_lb|-ae/i.test(p.filename) ? 1 : 0;
@@ -172,9 +171,9 @@ function preference(p: Pseudopotential): number[] {
 }
 
 function better(a: Pseudopotential, b: Pseudopotential): number {
-  const [pa, pb] = [preference(a), preference(b)];
-  for (let i = 0; i < pa.length; i++) if (pa[i] !== pb[i]) return pb[i] - pa[i];
-  return a.filename < b.filename ? -1 : 1;
+  const [special, version, length] = preference(a);
+  const [specialB, versionB, lengthB] = preference(b);
+  return specialB - special || versionB - version || lengthB - length || (a.filename < b.filename ? -1 : 1);
 }
 
 /** The choice for one element, or why there is none. */
@@ -189,8 +188,8 @@ export function choosePseudopotential(element: string, type: string, functional:
   const fits = ofElement
     .filter((p) => p.type === type && p.functional === functional && !p.fullyRelativistic)
     .sort(better);
-  if (fits.length > 0) {
-    const chosen = fits[0];
+  const [chosen] = fits;
+  if (chosen) {
     const others =
       fits.length > 1
         ? `; preferred over ${fits

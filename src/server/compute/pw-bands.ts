@@ -10,6 +10,21 @@ function numbers(text: string): number[] {
   return text.trim().split(/\s+/).map(Number);
 }
 
+type Vector = [number, number, number];
+
+/** A k-point and the eigenvalues (eV) of its highest valence and lowest conduction band. */
+interface KPoint {
+  readonly k: Vector;
+  readonly valence: number;
+  readonly conduction: number;
+}
+
+/** Three numbers of a tag's text, or undefined when the tag is missing or holds another count. */
+function vector(text: string | undefined): Vector | undefined {
+  const [x, y, z, ...rest] = numbers(text ?? "");
+  return x === undefined || y === undefined || z === undefined || rest.length > 0 ? undefined : [x, y, z];
+}
+
 function tag(xml: string, name: string): string | undefined {
   return new RegExp(`<${name}(?:\\s[^>]*)?>([^<]*)</${name}>`).exec(xml)?.[1];
 }
@@ -25,27 +40,36 @@ export function bandGapsFromXml(
   if (lsda || /<noncolin>true/.test(band))
     return { reason: "band gaps of spin-polarized or noncollinear runs are not computed yet" };
   const alat = Number(/<atomic_structure[^>]*alat="([^"]+)"/.exec(xml)?.[1]);
-  const cell = ["a1", "a2", "a3"].map((a) => numbers(tag(/<cell>([\s\S]*?)<\/cell>/.exec(xml)?.[1] ?? "", a) ?? ""));
-  const toCrystal = (k: number[]) =>
-    cell.map((a) => Number(((k[0] * a[0] + k[1] * a[1] + k[2] * a[2]) / alat).toFixed(4)));
-  const points = [...band.matchAll(/<ks_energies>([\s\S]*?)<\/ks_energies>/g)].map((m) => ({
-    k: numbers(tag(m[1], "k_point") ?? ""),
-    e: numbers(tag(m[1], "eigenvalues") ?? "").map((h) => h * HARTREE_EV),
-  }));
+  const cellXml = /<cell>([\s\S]*?)<\/cell>/.exec(xml)?.[1] ?? "";
+  const [a1, a2, a3] = ["a1", "a2", "a3"].map((a) => vector(tag(cellXml, a)));
+  if (!a1 || !a2 || !a3 || !(alat > 0)) return { reason: "the data file has no cell" };
+  const toCrystal = (k: Vector) =>
+    [a1, a2, a3].map((a) => Number(((k[0] * a[0] + k[1] * a[1] + k[2] * a[2]) / alat).toFixed(4)));
   // Without spin, each band holds two electrons: the first nelec/2 bands are the valence ones.
   const occupied = Math.round(nelec / 2);
-  if (points.length === 0 || points.some((p) => p.e.length <= occupied))
-    return { reason: "the run has no empty bands to measure a gap to" };
-  let vbm = points[0];
-  let cbm = points[0];
-  let direct = { gap: Number.POSITIVE_INFINITY, at: points[0] };
+  const points: KPoint[] = [];
+  for (const [, block = ""] of band.matchAll(/<ks_energies>([\s\S]*?)<\/ks_energies>/g)) {
+    const k = vector(tag(block, "k_point"));
+    const e = numbers(tag(block, "eigenvalues") ?? "").map((h) => h * HARTREE_EV);
+    const valence = e[occupied - 1];
+    const conduction = e[occupied];
+    if (!k) return { reason: "the data file has a k-point without its three coordinates" };
+    if (valence === undefined || conduction === undefined)
+      return { reason: "the run has no empty bands to measure a gap to" };
+    points.push({ k, valence, conduction });
+  }
+  const [first] = points;
+  if (!first) return { reason: "the run has no empty bands to measure a gap to" };
+  let vbm = first;
+  let cbm = first;
+  let direct = { gap: Number.POSITIVE_INFINITY, at: first };
   for (const p of points) {
-    if (p.e[occupied - 1] > vbm.e[occupied - 1]) vbm = p;
-    if (p.e[occupied] < cbm.e[occupied]) cbm = p;
-    const gap = p.e[occupied] - p.e[occupied - 1];
+    if (p.valence > vbm.valence) vbm = p;
+    if (p.conduction < cbm.conduction) cbm = p;
+    const gap = p.conduction - p.valence;
     if (gap < direct.gap) direct = { gap, at: p };
   }
-  const indirect = Math.max(0, cbm.e[occupied] - vbm.e[occupied - 1]);
+  const indirect = Math.max(0, cbm.conduction - vbm.valence);
   return {
     data: {
       name: "band_gaps",
@@ -56,8 +80,8 @@ export function bandGapsFromXml(
           units: "eV",
           kpointValence: toCrystal(direct.at.k),
           kpointConduction: toCrystal(direct.at.k),
-          eigenvalueValence: direct.at.e[occupied - 1],
-          eigenvalueConduction: direct.at.e[occupied],
+          eigenvalueValence: direct.at.valence,
+          eigenvalueConduction: direct.at.conduction,
           spin: 0.5,
         },
         {
@@ -66,8 +90,8 @@ export function bandGapsFromXml(
           units: "eV",
           kpointValence: toCrystal(vbm.k),
           kpointConduction: toCrystal(cbm.k),
-          eigenvalueValence: vbm.e[occupied - 1],
-          eigenvalueConduction: cbm.e[occupied],
+          eigenvalueValence: vbm.valence,
+          eigenvalueConduction: cbm.conduction,
           spin: 0.5,
         },
       ],

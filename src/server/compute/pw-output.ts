@@ -1,6 +1,7 @@
 // pw.x's standard output into the platform's property data (what Exabyte-io/express's espresso
 // parser reads from the same text, in the units it gives them). The last value printed is the
-// result: a relaxation prints one per ionic step.
+// result: a relaxation prints one per ionic step. A capture group read with `!` is one its
+// pattern always fills once the pattern matched.
 
 /** QE 6.7's Rydberg in eV (Modules/constants.f90: RYTOEV); 13.6057 would be off by 1e-5 Ry. */
 export const RYDBERG_EV = 13.605693122994;
@@ -24,13 +25,13 @@ function num(text: string): number {
 /** The final total energy in Ry (the `!` line), or undefined when the SCF never converged. */
 export function finalEnergyRy(text: string): number | undefined {
   const match = lastMatch(text, new RegExp(String.raw`^!\s+total energy\s+=\s+(${NUMBER})\s+Ry`, "m"));
-  return match ? num(match[1]) : undefined;
+  return match ? num(match[1]!) : undefined;
 }
 
 /** Why pw.x stopped without a result, from its own words (`%%%%` error blocks, non-convergence). */
 export function pwFailure(text: string): string | undefined {
   const block = /%{10,}\s*\n\s*Error in routine\s+(\S+)\s*\(\s*\d+\s*\):\s*\n\s*(.+?)\s*\n/s.exec(text);
-  if (block) return `pw.x stopped in ${block[1]}: ${block[2].trim()}`;
+  if (block) return `pw.x stopped in ${block[1]}: ${block[2]!.trim()}`;
   if (/convergence NOT achieved/.test(text)) return "pw.x: the self-consistent field did not converge.";
   return undefined;
 }
@@ -56,20 +57,20 @@ export function parsePwOutput(text: string): Map<string, Data> {
   const contributions: Data = { name: "total_energy_contributions", units: "eV" };
   for (const [key, name, label] of CONTRIBUTIONS) {
     const match = lastMatch(text, new RegExp(String.raw`${label}\s+=\s+(${NUMBER})\s+Ry`));
-    if (match) contributions[key] = { name, value: num(match[1]) * RYDBERG_EV };
+    if (match) contributions[key] = { name, value: num(match[1]!) * RYDBERG_EV };
   }
   if (Object.keys(contributions).length > 2) found.set("total_energy_contributions", contributions);
 
   const fermi = lastMatch(text, new RegExp(String.raw`the Fermi energy is\s+(${NUMBER})\s+ev`));
-  if (fermi) found.set("fermi_energy", { name: "fermi_energy", value: num(fermi[1]), units: "eV" });
+  if (fermi) found.set("fermi_energy", { name: "fermi_energy", value: num(fermi[1]!), units: "eV" });
 
   const stress = lastMatch(
     text,
     new RegExp(String.raw`total\s+stress\s+\(Ry/bohr\*\*3\)\s+\(kbar\)\s+P=\s*(${NUMBER})\s*\n((?:.*\n){3})`),
   );
   if (stress) {
-    found.set("pressure", { name: "pressure", value: num(stress[1]), units: "kbar" });
-    const rows = stress[2]
+    found.set("pressure", { name: "pressure", value: num(stress[1]!), units: "kbar" });
+    const rows = stress[2]!
       .trim()
       .split("\n")
       .map((line) => line.trim().split(/\s+/).slice(3, 6).map(num));
@@ -82,17 +83,20 @@ export function parsePwOutput(text: string): Map<string, Data> {
   );
   if (forcesBlock) {
     const values = [
-      ...forcesBlock[1].matchAll(
+      ...forcesBlock[1]!.matchAll(
         new RegExp(String.raw`atom\s+(\d+)\s+type\s+\d+\s+force\s+=\s+(${NUMBER})\s+(${NUMBER})\s+(${NUMBER})`, "g"),
       ),
-    ].map((m) => ({ id: Number(m[1]), value: [m[2], m[3], m[4]].map((v) => num(v) * RY_PER_BOHR_TO_EV_PER_ANGSTROM) }));
+    ].map((m) => ({
+      id: Number(m[1]),
+      value: [m[2]!, m[3]!, m[4]!].map((v) => num(v) * RY_PER_BOHR_TO_EV_PER_ANGSTROM),
+    }));
     found.set("atomic_forces", { name: "atomic_forces", values, units: "eV/angstrom" });
   }
   const totalForce = lastMatch(text, new RegExp(String.raw`Total force\s+=\s+(${NUMBER})`));
   if (totalForce)
     found.set("total_force", {
       name: "total_force",
-      value: num(totalForce[1]) * RY_PER_BOHR_TO_EV_PER_ANGSTROM,
+      value: num(totalForce[1]!) * RY_PER_BOHR_TO_EV_PER_ANGSTROM,
       units: "eV/angstrom",
     });
   return found;
@@ -106,12 +110,12 @@ export function finalCoordinates(
   if (!block) return undefined;
   const cellMatch = new RegExp(
     String.raw`CELL_PARAMETERS\s*\((angstrom|bohr|alat\s*=\s*(${NUMBER}))\)\s*\n((?:\s*${NUMBER}\s+${NUMBER}\s+${NUMBER}\s*\n){3})`,
-  ).exec(block[1]);
-  const positions = /ATOMIC_POSITIONS\s*\((crystal)\)\s*\n([\s\S]*?)(?:\n\s*\n|$)/.exec(block[1]);
+  ).exec(block[1]!);
+  const positions = /ATOMIC_POSITIONS\s*\((crystal)\)\s*\n([\s\S]*?)(?:\n\s*\n|$)/.exec(block[1]!);
   if (!cellMatch || !positions) return undefined;
   const scale =
-    cellMatch[1] === "angstrom" ? 1 : cellMatch[1] === "bohr" ? BOHR_ANGSTROM : num(cellMatch[2]) * BOHR_ANGSTROM;
-  const cell = cellMatch[3]
+    cellMatch[1] === "angstrom" ? 1 : cellMatch[1] === "bohr" ? BOHR_ANGSTROM : num(cellMatch[2]!) * BOHR_ANGSTROM;
+  const cell = cellMatch[3]!
     .trim()
     .split("\n")
     .map((line) =>
@@ -120,11 +124,14 @@ export function finalCoordinates(
         .split(/\s+/)
         .map((v) => num(v) * scale),
     );
-  const sites = positions[2]
+  const sites = positions[2]!
     .trim()
     .split("\n")
     .map((line) => line.trim().split(/\s+/))
-    .filter((parts) => parts.length >= 4 && /^[A-Z][a-z]?\d*$/.test(parts[0]))
-    .map((parts) => ({ element: parts[0].replace(/\d+$/, ""), fractional: parts.slice(1, 4).map(num) }));
+    .flatMap(([label = "", ...fractional]) =>
+      fractional.length >= 3 && /^[A-Z][a-z]?\d*$/.test(label)
+        ? [{ element: label.replace(/\d+$/, ""), fractional: fractional.slice(0, 3).map(num) }]
+        : [],
+    );
   return { cell, sites };
 }

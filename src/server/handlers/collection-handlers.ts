@@ -130,7 +130,7 @@ export async function handleUpdateRecord(
   const modifier = checkModifier(sent);
   const kept = [...(collection.serverPaths ?? []), ...SET_PATHS];
   for (const path of Object.values(modifier).flatMap((fields) => Object.keys(fields ?? {}))) {
-    const top = path.split(".")[0];
+    const [top = path] = path.split(".");
     if (kept.includes(top))
       throw badRequest(
         `${path} is refused: the server keeps ${top}${top === "status" ? " (it changes through POST /jobs/<id>/submit and /terminate)" : ""}.`,

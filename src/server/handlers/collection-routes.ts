@@ -63,13 +63,13 @@ export async function routeCollection(
   rest: string[],
   allow: (...methods: string[]) => void,
 ): Promise<Reply> {
-  const collection = state.collections.get(rest[0])!;
+  const [name = "", id = "", verb = ""] = rest;
+  const collection = state.collections.get(name)!;
   const { method } = info;
   if (rest.length === 1) {
     allow("GET");
     return handleListRecords(info, state, collection);
   }
-  const [, id, verb] = rest;
   // A job file's signed URL: authorised by its query string, not a session (see handleFileDownload).
   if (collection.verbs.includes("files") && rest.length >= 4 && verb === "files" && id !== "") {
     allow("GET", "PUT");

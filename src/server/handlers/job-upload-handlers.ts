@@ -105,10 +105,10 @@ export async function handleOutputFiles(info: RequestInfo, state: ServerState, i
     const job = owned(state, jobs(state), caller, id);
     checkNotRunning(job);
     const listed = new Set(state.jobs.folders.list(job).map((file) => file.key));
-    const missing = keys.filter((key) => !listed.has(key));
-    if (missing.length > 0)
+    const missing = keys.find((key) => !listed.has(key));
+    if (missing !== undefined)
       throw badRequest(
-        `The job ${quoted(id)} has no file ${quoted(missing[0])}; upload it first (POST /jobs/<id>/presigned-urls, then PUT the file to its URL).`,
+        `The job ${quoted(id)} has no file ${quoted(missing)}; upload it first (POST /jobs/<id>/presigned-urls, then PUT the file to its URL).`,
       );
     const run = (job.localRun ?? {}) as { uploads?: unknown[] };
     const uploads = (run.uploads ?? []).map((file) =>

@@ -34,10 +34,8 @@ export function html(status: number, body: string, headers: Record<string, strin
 
 /** A form body (`application/x-www-form-urlencoded`), as OAuth requires; a duplicate field is refused. */
 export async function readForm(req: IncomingMessage): Promise<Map<string, string> | Reply> {
-  const type = String(req.headers["content-type"] ?? "")
-    .split(";")[0]
-    .trim()
-    .toLowerCase();
+  const [mediaType = ""] = String(req.headers["content-type"] ?? "").split(";");
+  const type = mediaType.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
     return oauthError(
       "invalid_request",

@@ -83,17 +83,20 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
   }
   // The served materials as an OPTIMADE provider, answered in OPTIMADE's own format.
   if (segments[0] === "optimade") return routeOptimade(req, segments.slice(1), method, search, state);
-  if (segments[0] !== "api" || segments.length < 2) {
+  const [root, version = ""] = segments;
+  if (root !== "api" || segments.length < 2) {
     throw notFound(
       `Unknown path ${rawPath.slice(0, 200)}. The API lives under ${API_PREFIX}: ${endpoints(state.collections)}.`,
     );
   }
-  if (segments[1] !== API_VERSION) {
+  if (version !== API_VERSION) {
     throw notFound(
-      `API version "${segments[1].slice(0, 40)}" is not supported; this server speaks ${API_VERSION} (use ${API_PREFIX}/...).`,
+      `API version "${version.slice(0, 40)}" is not supported; this server speaks ${API_VERSION} (use ${API_PREFIX}/...).`,
     );
   }
   const rest = segments.slice(2);
+  // The route's first segments (a collection, an id or verb, a verb), undefined past its end.
+  const [head, second, third] = rest;
   const route = `/${rest.join("/")}`;
   const info = (): RequestInfo => ({ req, method, route, params: parseParams(search, "query string") });
   const allow = (...methods: string[]) => {
@@ -106,49 +109,50 @@ export async function routeRequest(req: IncomingMessage, state: ServerState): Pr
     allow("GET");
     return success({ apiVersion: API_VERSION, endpoints: endpoints(state.collections) });
   }
-  if (rest.length === 1 && rest[0] === "login") {
+  if (rest.length === 1 && head === "login") {
     allow("POST");
     return handleLogin(info(), state);
   }
-  if (rest.length === 1 && rest[0] === "logout") {
+  if (rest.length === 1 && head === "logout") {
     // A HEAD must change nothing, so it does not log out.
     if (requested === "HEAD") throw methodNotAllowed(requested, `${API_PREFIX}${route}`, ["GET", "POST"]);
     allow("GET", "POST");
     return handleLogout(info(), state);
   }
-  if (rest[0] === "materials" && rest.length === 1) {
+  if (head === "materials" && rest.length === 1) {
     allow("GET");
     return handleListMaterials(info(), state);
   }
   // "create" and "import" are verbs only with their methods: GET /materials/create is still an id.
-  if (rest[0] === "materials" && rest.length === 2 && rest[1] === "create" && method === "PUT") {
+  if (head === "materials" && rest.length === 2 && second === "create" && method === "PUT") {
     return handleCreate(info(), state);
   }
-  if (rest[0] === "materials" && rest.length === 2 && rest[1] === "import" && method === "POST") {
+  if (head === "materials" && rest.length === 2 && second === "import" && method === "POST") {
     return handleImport(info(), state);
   }
   // Sets and defaults of materials are answered as in the other collections.
   if (
-    rest[0] === "materials" &&
-    ((rest.length === 2 && rest[1] === "create-set" && method === "PUT") || (rest.length === 3 && rest[2] !== "copy"))
+    head === "materials" &&
+    ((rest.length === 2 && second === "create-set" && method === "PUT") || (rest.length === 3 && third !== "copy"))
   ) {
     return routeCollection(info(), state, rest, allow);
   }
-  if (rest[0] === "materials" && rest.length === 2 && rest[1] !== "") {
+  if (head === "materials" && rest.length === 2 && second) {
     allow("GET", "PATCH", "DELETE");
-    if (method === "PATCH") return handleUpdate(info(), state, rest[1]);
-    if (method === "DELETE") return handleDelete(info(), state, rest[1]);
-    return handleGetMaterial(info(), state, rest[1]);
+    if (method === "PATCH") return handleUpdate(info(), state, second);
+    if (method === "DELETE") return handleDelete(info(), state, second);
+    return handleGetMaterial(info(), state, second);
   }
-  if (rest[0] === "materials" && rest.length === 3 && rest[1] !== "" && rest[2] === "copy") {
+  if (head === "materials" && rest.length === 3 && second && third === "copy") {
     allow("POST");
-    return handleCopy(info(), state, rest[1]);
+    return handleCopy(info(), state, second);
   }
-  if (rest.length === 2 && rest[0] === "other" && rest[1] === "clusters") {
+  if (rest.length === 2 && head === "other" && second === "clusters") {
     allow("GET");
     return handleListClusters(info(), state);
   }
   // Every other collection the server holds (the materials' own endpoints are answered above).
-  if (rest[0] !== "materials" && state.collections.has(rest[0])) return routeCollection(info(), state, rest, allow);
+  if (head !== undefined && head !== "materials" && state.collections.has(head))
+    return routeCollection(info(), state, rest, allow);
   throw notFound(`Unknown endpoint ${API_PREFIX}${route.slice(0, 200)}. Endpoints: ${endpoints(state.collections)}.`);
 }

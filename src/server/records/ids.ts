@@ -12,7 +12,8 @@ const ALPHABET_CODES = Buffer.from(ID_ALPHABET, "latin1");
 export function deterministicId(seed: string): string {
   const digest = createHash("sha256").update(seed).digest();
   // Mapped in place and read once: one string per id, which matters for 100,000 synthetic ones.
-  for (let i = 0; i < ID_LENGTH; i += 1) digest[i] = ALPHABET_CODES[digest[i] % ALPHABET_CODES.length];
+  // (A sha256 digest has 32 bytes, more than ID_LENGTH; a remainder indexes inside the alphabet.)
+  for (let i = 0; i < ID_LENGTH; i += 1) digest[i] = ALPHABET_CODES[digest[i]! % ALPHABET_CODES.length]!;
   return digest.toString("latin1", 0, ID_LENGTH);
 }
 
@@ -22,8 +23,9 @@ export function randomId(): string {
   let id = "";
   // Rejection sampling keeps every character equally likely (256 is not a multiple of 55).
   const limit = 256 - (256 % ID_ALPHABET.length);
-  for (let i = 0; i < bytes.length && id.length < ID_LENGTH; i += 1) {
-    if (bytes[i] < limit) id += ID_ALPHABET[bytes[i] % ID_ALPHABET.length];
+  for (const byte of bytes) {
+    if (id.length === ID_LENGTH) break;
+    if (byte < limit) id += ID_ALPHABET[byte % ID_ALPHABET.length];
   }
   return id.length === ID_LENGTH ? id : randomId();
 }

@@ -48,7 +48,7 @@ function checkModifierPath(path: string, operator: string): void {
       );
     }
   }
-  const top = path.split(".")[0];
+  const [top = path] = path.split(".");
   if (DERIVED_PATHS.includes(top)) {
     throw badRequest(
       `${where} is refused: ${top} is computed from the structure (lattice and basis) on every write; change the structure instead.`,
@@ -179,8 +179,7 @@ function valueAt(record: Record<string, unknown>, path: string): unknown {
 function checkIndexes(record: Record<string, unknown>, path: string): void {
   let value: unknown = record;
   const segments = path.split(".");
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i];
+  for (const [i, segment] of segments.entries()) {
     if (Array.isArray(value) && /^\d+$/.test(segment) && Number(segment) > value.length) {
       throw badRequest(
         `The modifier cannot be applied: ${segments.slice(0, i).join(".")} has ${value.length} entries, so index ${segment} would leave a gap; use an index up to ${value.length}, or $push to append.`,

@@ -115,7 +115,7 @@ export class MaterialStore {
   /** The records of one page, in order, unprojected. Throws a 400 `HttpError` for a bad query. */
   async find(request: PageRequest): Promise<StoredRecord[]> {
     const budget = new ScanBudget(this.scanBudgetMs);
-    const byIdOnly = request.sort.length === 0 || (request.sort.length === 1 && request.sort[0].path === "_id");
+    const byIdOnly = request.sort.length === 0 || (request.sort.length === 1 && request.sort[0]?.path === "_id");
     // The plan: `_id` bounds first (a binary search), then the indexed equalities, and only
     // what neither narrows is scanned.
     const range = readIdRange(request.query, this.ids);
@@ -129,7 +129,8 @@ export class MaterialStore {
       const plan = candidates ? "index" : bounded ? "range" : filtered ? "scan" : "none";
       findChannel.publish({ size: this.records.length, judged: budget.judged, plan } satisfies FindReport);
     }
-    return Array.from(positions, (index) => this.records[index]);
+    // Every position is a slot of this.records, found by the plan above.
+    return Array.from(positions, (index) => this.records[index]!);
   }
 
   /** The slots `[from, to)` of the walk over `candidates` (or every record) that lie in the range. */
@@ -189,9 +190,10 @@ export class MaterialStore {
       from,
       to,
       (slot) => {
-        const index = candidates ? candidates[slot] : slot;
+        // scanRange hands slots inside [from, to), bounds of candidates or of the records.
+        const index = candidates ? candidates[slot]! : slot;
         budget.judged += 1;
-        if (!predicate(this.records[index])) return true;
+        if (!predicate(this.records[index]!)) return true;
         if (skipped < skip) skipped += 1;
         else page.push(index);
         return page.length < limit;
@@ -244,8 +246,9 @@ export class MaterialStore {
       from,
       to,
       (slot) => {
-        const index = candidates ? candidates[slot] : slot;
-        const record = this.records[index];
+        // scanRange hands slots inside [from, to), bounds of candidates or of the records.
+        const index = candidates ? candidates[slot]! : slot;
+        const record = this.records[index]!;
         if (predicate) budget.judged += 1;
         if (!predicate || predicate(record)) {
           matches.push(index);
@@ -256,8 +259,9 @@ export class MaterialStore {
       budget,
     );
     const order = Array.from(matches.keys());
-    order.sort((a, b) => compareKeys(keys[a], keys[b], sort) || matches[a] - matches[b]);
-    return Int32Array.from(order, (i) => matches[i]);
+    // order holds the slots of matches and keys, which have the same length.
+    order.sort((a, b) => compareKeys(keys[a]!, keys[b]!, sort) || matches[a]! - matches[b]!);
+    return Int32Array.from(order, (i) => matches[i]!);
   }
 }
 
@@ -267,7 +271,7 @@ function lowerBoundOf(positions: Int32Array, position: number): number {
   let high = positions.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (positions[middle] < position) low = middle + 1;
+    if (positions[middle]! < position) low = middle + 1;
     else high = middle;
   }
   return low;

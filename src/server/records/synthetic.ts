@@ -41,7 +41,7 @@ export function makeSyntheticMaterials(count: number, bases: readonly StoredReco
   const tagsByBase = new Map(usable.map((base) => [base, [...((base.tags as string[]) ?? []), SYNTHETIC_TAG]]));
   const out: StoredRecord[] = new Array(count);
   for (let i = 0; i < count; i += 1) {
-    const base = usable[i % usable.length];
+    const base = usable[i % usable.length]!; // usable is not empty (checked above)
     const strain = strainOf(Math.floor(i / usable.length));
     const scale = 1 + strain;
     const lattice = base.lattice as Record<string, unknown>;

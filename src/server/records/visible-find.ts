@@ -5,7 +5,7 @@ import type { MaterialStore, PageRequest, StoredRecord } from "./store";
 /** The order both stores page in: by the sort keys with ties by `_id`, or by `_id` alone. */
 function comparatorFor(sort: SortKey[]): (a: StoredRecord, b: StoredRecord) => number {
   const byId = (a: StoredRecord, b: StoredRecord) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
-  if (sort.length === 0 || (sort.length === 1 && sort[0].path === "_id")) {
+  if (sort.length === 0 || (sort.length === 1 && sort[0]?.path === "_id")) {
     const direction = sort[0]?.direction ?? 1;
     return (a, b) => byId(a, b) * direction;
   }
@@ -42,16 +42,24 @@ export async function findVisible(
   let rest = mine;
   if (from > 0) {
     // No anchor: the shared matches end before `from`, so everything ends before `skip`.
-    if (theirs.length === 0) return [];
-    rest = mine.filter((record) => compare(record, theirs[0]) > 0);
+    const [anchor] = theirs;
+    if (anchor === undefined) return [];
+    rest = mine.filter((record) => compare(record, anchor) > 0);
     rank += mine.length - rest.length;
   }
   const merged: StoredRecord[] = [];
   let i = 0;
   let j = 0;
-  while (merged.length < skip + limit - rank && (i < theirs.length || j < rest.length)) {
-    if (j >= rest.length || (i < theirs.length && compare(theirs[i], rest[j]) < 0)) merged.push(theirs[i++]);
-    else merged.push(rest[j++]);
+  while (merged.length < skip + limit - rank) {
+    const next = theirs[i];
+    const other = rest[j];
+    if (next !== undefined && (other === undefined || compare(next, other) < 0)) {
+      merged.push(next);
+      i += 1;
+    } else if (other !== undefined) {
+      merged.push(other);
+      j += 1;
+    } else break;
   }
   return merged.slice(skip - rank);
 }

@@ -141,9 +141,10 @@ export class WrittenRecords {
       }
       if (changes.length === 0) return next.result;
       if (!next.pastQuota) this.checkQuota(changes);
-      if (changes.length > 1) await this.backend.commit(changes);
-      else if ("put" in changes[0]) await this.backend.put(changes[0].put, changes[0].collection);
-      else await this.backend.remove(changes[0].remove, changes[0].collection);
+      const [only] = changes;
+      if (changes.length > 1 || only === undefined) await this.backend.commit(changes);
+      else if ("put" in only) await this.backend.put(only.put, only.collection);
+      else await this.backend.remove(only.remove, only.collection);
       for (const change of changes) {
         if ("put" in change) this.remember(change.put, change.collection);
         else this.forget(change.remove);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, OptimadeClient, OptimadeFilterError } from "../../../src";
 import { startServer, type ServerHandle } from "../../../src/server";
+import { at, defined } from "../checked";
 
 // `matframe serve` as an OPTIMADE provider, read over HTTP by matframe's own OptimadeClient and
 // checked against the same materials read through the platform API.
@@ -69,9 +70,13 @@ describe("matframe serve /optimade", () => {
 
   it("filters with the full grammar, as the platform's own data says", async () => {
     const elements = await platformElements();
-    const some = [...elements].find(([, e]) => e.length >= 2)![1];
-    const expected = [...elements].filter(([, e]) => e.includes(some[0]) && e.length === 2).map(([id]) => id);
-    const filter = `elements HAS "${some[0]}" AND nelements=2`;
+    const [, some] = defined(
+      [...elements].find(([, e]) => e.length >= 2),
+      "a material of two or more elements",
+    );
+    const element = at(some, 0, "its first element");
+    const expected = [...elements].filter(([, e]) => e.includes(element) && e.length === 2).map(([id]) => id);
+    const filter = `elements HAS "${element}" AND nelements=2`;
     const ids: string[] = [];
     for await (const s of op.structures.iterate({ filter, pageSize: 3 })) ids.push(s.id);
     expect(ids).toEqual(expected);
