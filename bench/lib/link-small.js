@@ -55,6 +55,10 @@ async function serverLoginSeconds(baseUrl, times) {
   return best;
 }
 
+/** The measured floor's walk straight to the server, without the link (cold only). */
+const LOOPBACK = "linkSmall.loopback";
+const COLD_CASES = ["linkSmall.floor", "linkSmall.toDataFrame.defaults", LOOPBACK];
+
 /**
  * The cold runs: `settings.reps` times, each case on a fresh server behind a fresh proxy, the
  * cases taken in turn so drift hits each alike; `runs["<id>.cold"]` gets each result.
@@ -62,14 +66,18 @@ async function serverLoginSeconds(baseUrl, times) {
 async function measureColdLink({ settings, columnsFields, runs, failures, progress }) {
   progress(`link cold: each case on a fresh matframe serve --synthetic ${settings.linkMaterials} and proxy`);
   for (let rep = 1; rep <= settings.reps; rep++) {
-    for (const id of ["linkSmall.floor", "linkSmall.toDataFrame.defaults"]) {
+    for (const id of COLD_CASES) {
       const coldId = `${id}.cold`;
       if (failures[coldId]) continue;
       const server = await startServerProcess({ synthetic: settings.linkMaterials });
       const proxy = await startLinkProcess({ origin: server.origin, rttMs: settings.rttMs, mbit: settings.mbit });
       try {
-        const c = smallLinkCases({ server, proxy, columnsFields }).find((x) => x.id === id);
-        const result = await runNodeCase(c.script, { ...c.params, label: coldId });
+        const c = smallLinkCases({ server, proxy, columnsFields }).find(
+          (x) => x.id === (id === LOOPBACK ? "linkSmall.floor" : id),
+        );
+        // The loopback walk skips the proxy: the server's own pace for a cold walk.
+        const baseUrl = id === LOOPBACK ? server.baseUrl : c.params.baseUrl;
+        const result = await runNodeCase(c.script, { ...c.params, baseUrl, label: coldId });
         (runs[coldId] ??= []).push(result);
         progress(`  [${rep}/${settings.reps}] cold ${c.label}: ${result.seconds.toFixed(2)} s`);
       } catch (error) {

@@ -134,6 +134,16 @@ function smallLinkTable(cases, link, entries) {
         ];
       }),
     );
+  const loopback = cases["linkSmall.loopback.cold"];
+  if (loopback)
+    rows.push([
+      "the server's own pace: the measured floor's walk on loopback, no link, cold",
+      spread(loopback.seconds, 2),
+      fixed(loopback.cpuSeconds?.median, 2),
+      fixed(link.floorSeconds, 2),
+      fixed(loopback.seconds.median / link.floorSeconds, 2),
+      "-",
+    ]);
   const header =
     `link ${link.rttMs} ms / ${link.mbit} Mbit/s, ${thousands(link.materials)} materials: default columns' fields ${(link.wire.bytes / 1e6).toFixed(2)} MB (br) in ${link.wire.pages} pages; ` +
     `link floor ${fixed(link.floorSeconds, 2)} s = bytes / bandwidth + ${Math.ceil(link.wire.pages / link.inFlight)} waves of ${link.inFlight} pages + the login (1 round trip + the server's ${link.loginSeconds === undefined ? "password check" : `${fixed(link.loginSeconds * 1000, 0)} ms to answer it on loopback`}); ` +
