@@ -79,7 +79,8 @@ async function measureColdLink({ settings, columnsFields, runs, failures, progre
         const baseUrl = id === LOOPBACK ? server.baseUrl : c.params.baseUrl;
         const result = await runNodeCase(c.script, { ...c.params, baseUrl, label: coldId });
         (runs[coldId] ??= []).push(result);
-        progress(`  [${rep}/${settings.reps}] cold ${c.label}: ${result.seconds.toFixed(2)} s`);
+        const label = id === LOOPBACK ? "the same walk on loopback, no link" : c.label;
+        progress(`  [${rep}/${settings.reps}] cold ${label}: ${result.seconds.toFixed(2)} s`);
       } catch (error) {
         failures[coldId] = error.message;
         progress(`  cold FAILED ${id}: ${error.message}`);
