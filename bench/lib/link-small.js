@@ -24,11 +24,13 @@ function smallLinkCases({ server, proxy, columnsFields }) {
     {
       group: "link",
       id: "linkSmall.floor",
-      label: `link floor, measured: login, then undici + decode + JSON.parse of the same compressed pages, c=${IN_FLIGHT}`,
+      label: `link floor, measured: undici loaded, login, then decode + JSON.parse of the same compressed pages, c=${IN_FLIGHT}`,
       script: "floor.js",
       params: {
         ...common,
         acceptEncoding: CLIENT_ENCODING,
+        // As the client does: its process loads undici on the first request, inside the timing.
+        loadInClock: true,
         concurrency: IN_FLIGHT,
         fields: columnsFields,
         label: "linkSmall.floor",
