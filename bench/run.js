@@ -36,7 +36,7 @@ const { computeRatios, missedTargets } = require("./lib/targets");
 
 const PAGE_SIZE = 500;
 /** Groups that start the servers they measure, and need no main server. */
-const OWN_SERVERS = new Set(["class", "first", "compute"]);
+const OWN_SERVERS = new Set(["link-small", "class", "first", "compute"]);
 const SERVER_CONNECTIONS = 4;
 
 const progress = (line) => process.stderr.write(`bench: ${line}\n`);
@@ -216,7 +216,7 @@ async function main(settings) {
     }
   });
 
-  if (settings.groups.has("link"))
+  if (settings.groups.has("link") || settings.groups.has("link-small"))
     linkSmall = await measureSmallLink({ settings, columnsFields, runs, failures, labels, measure, progress });
   if (settings.groups.has("class")) klass = await measureClass({ settings, runs, failures, labels, measure, progress });
   if (settings.groups.has("first")) await measureFirstCall({ settings, runs, failures, labels, progress });

@@ -10,13 +10,15 @@ const USAGE = `Usage: npm run bench -- [options]
   --synthetic N      materials for the main server (default 100000; quick 5000)
   --big N            materials for the large export server (default 1000000; quick 20000)
   --duration S       seconds per autocannon run (default 5; quick 1)
-  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link, structures, symmetry, class, first, compute
+  --only a,b         run only these groups: floor, iterate, frame, naive, python, export, parquet, server, link,
+                     link-small (only the 20,000-material link, cold and warm), structures, symmetry, class, first, compute
   --link-materials N materials of the link group's second server, read with login (default 20000; quick 3000)
   --students N       students of the class group, all at once (default 30; quick 4)
   --class-materials N  materials the class's server holds (default 5000; quick 1000)
   --rtt MS           round trip of the simulated link (group link; default 40)
   --mbit N           bandwidth of the simulated link each way, Mbit/s (default 50)
-  --cold             also time each client case once on a fresh server (default in a full run)
+  --cold             also time each client case once on a fresh server, and the link-small cases
+                     --reps times each on fresh servers (default in a full run)
   --warm-only        leave the cold figures out
   --cpu-prof         run node cases with --cpu-prof, profiles in bench/profiles/
   --out FILE         results file (default bench/results.json, quick bench/results-quick.json)
@@ -32,6 +34,7 @@ const GROUPS = [
   "parquet",
   "server",
   "link",
+  "link-small",
   "structures",
   "symmetry",
   "class",

@@ -112,26 +112,43 @@ function linkTable(cases, link, entries) {
   return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "link floor s", "x floor", "peak RSS MiB"], rows, ["l", "r", "r", "r", "r"])}`;
 }
 
-/** The link at 20,000 materials: each case beside the link floor (login included) and the measured floor. */
+/**
+ * The link at 20,000 materials: the measured floor and matframe, each warm (a server that served
+ * the walk before) and cold (a fresh server and client), beside the link floor (login included).
+ */
 function smallLinkTable(cases, link, entries) {
-  const measured = cases["linkSmall.floor"]?.seconds?.median;
+  const floor = (which) => cases[`linkSmall.floor${which}`]?.seconds?.median;
   const rows = entries
-    .filter((e) => cases[e.id])
-    .map((e) => {
-      const s = cases[e.id];
-      return [
-        e.label,
-        spread(s.seconds, 2),
-        fixed(s.cpuSeconds?.median, 2),
-        fixed(link.floorSeconds, 2),
-        fixed(s.seconds.median / link.floorSeconds, 2),
-        fixed(measured ? s.seconds.median / measured : undefined, 2),
-      ];
-    });
+    .filter((e) => cases[e.id] || cases[`${e.id}.cold`])
+    .flatMap((e) =>
+      ["", ".cold"].map((which) => {
+        const s = cases[`${e.id}${which}`];
+        const measured = floor(which);
+        return [
+          `${e.label}, ${which ? "cold" : "warm"}`,
+          spread(s?.seconds, 2),
+          fixed(s?.cpuSeconds?.median, 2),
+          fixed(link.floorSeconds, 2),
+          fixed(s ? s.seconds.median / link.floorSeconds : undefined, 2),
+          fixed(s && measured ? s.seconds.median / measured : undefined, 2),
+        ];
+      }),
+    );
+  const loopback = cases["linkSmall.loopback.cold"];
+  if (loopback)
+    rows.push([
+      "the server's own pace: the measured floor's walk on loopback, no link, cold",
+      spread(loopback.seconds, 2),
+      fixed(loopback.cpuSeconds?.median, 2),
+      fixed(link.floorSeconds, 2),
+      fixed(loopback.seconds.median / link.floorSeconds, 2),
+      "-",
+    ]);
   const header =
     `link ${link.rttMs} ms / ${link.mbit} Mbit/s, ${thousands(link.materials)} materials: default columns' fields ${(link.wire.bytes / 1e6).toFixed(2)} MB (br) in ${link.wire.pages} pages; ` +
-    `link floor ${fixed(link.floorSeconds, 2)} s = bytes / bandwidth + ${Math.ceil(link.wire.pages / link.inFlight)} waves of ${link.inFlight} pages + the login (1 round trip + the server's ${link.loginSeconds === undefined ? "password check" : `${fixed(link.loginSeconds * 1000, 0)} ms to answer it on loopback`})`;
-  return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "client CPU s", "link floor s", "x link floor", "x measured floor"], rows, ["l", "r", "r", "r", "r", "r"])}`;
+    `link floor ${fixed(link.floorSeconds, 2)} s = bytes / bandwidth + ${Math.ceil(link.wire.pages / link.inFlight)} waves of ${link.inFlight} pages + the login (1 round trip + the server's ${link.loginSeconds === undefined ? "password check" : `${fixed(link.loginSeconds * 1000, 0)} ms to answer it on loopback`}); ` +
+    "warm: a server that served the walk before; cold: a fresh server, proxy and client for each run";
+  return `${header}\n\n${markdown(["case over the link", "seconds, median (min-max)", "client CPU s", "link floor s", "x link floor", "x measured floor (same warmth)"], rows, ["l", "r", "r", "r", "r", "r"])}`;
 }
 
 /** The class cases: the whole group's wall time, each student's, and the server's CPU per student. */

@@ -78,8 +78,15 @@ function computeRatios(cases, link, linkSmall) {
       1.15,
     ],
     [
+      "linkSmall.toDataFrame.cold/floor",
+      "link, the small collection (20,000 materials in a full run), cold (fresh server and client): Client.login + toDataFrame with the defaults / its link floor (login included)",
+      ratio(seconds(c("linkSmall.toDataFrame.defaults.cold")), linkSmall?.floorSeconds),
+      "<=",
+      1.1,
+    ],
+    [
       "linkSmall.toDataFrame/floor",
-      "link, the small collection (20,000 materials in a full run): Client.login + toDataFrame with the defaults / its link floor (login included)",
+      "link, the small collection, warm: Client.login + toDataFrame with the defaults / its link floor (login included)",
       ratio(seconds(c("linkSmall.toDataFrame.defaults")), linkSmall?.floorSeconds),
       "<=",
       1.3,
@@ -256,6 +263,16 @@ function computeRatios(cases, link, linkSmall) {
       "linkSmall.measuredFloor/floor",
       "link, the small collection (20,000 materials in a full run): the measured floor / the link floor",
       ratio(seconds(c("linkSmall.floor")), linkSmall?.floorSeconds),
+    ],
+    [
+      "linkSmall.toDataFrame.cold/measuredFloor.cold",
+      "link, the small collection, cold: Client.login + toDataFrame with the defaults / the measured floor, cold",
+      ratio(seconds(c("linkSmall.toDataFrame.defaults.cold")), seconds(c("linkSmall.floor.cold"))),
+    ],
+    [
+      "linkSmall.measuredFloor.cold/floor",
+      "link, the small collection, cold: the measured floor / the link floor",
+      ratio(seconds(c("linkSmall.floor.cold")), linkSmall?.floorSeconds),
     ],
     [
       "class.wall/alone",
