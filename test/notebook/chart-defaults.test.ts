@@ -3,10 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { barChart, scatterChart } from "../../src/notebook";
 import { niceDomain, readableTitle } from "../../src/notebook/charts/axis-defaults";
+import { group } from "../structure/support/checked";
 
 /** Numbers written as text in an SVG (tick labels), with Vega's minus sign read as "-". */
 function numbersIn(svg: string): number[] {
-  return [...svg.matchAll(/>([−-]?[\d.,]+)<\/text>/g)].map((m) => Number(m[1].replace("−", "-").replace(/,/g, "")));
+  return [...svg.matchAll(/>([−-]?[\d.,]+)<\/text>/g)].map((m) =>
+    Number(group(m, 1).replace("−", "-").replace(/,/g, "")),
+  );
 }
 
 /** The x-axis label elements of a Vega SVG (text marks inside the axis-label group). */

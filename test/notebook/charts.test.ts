@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { inspect } from "node:util";
 import { barChart, scatterChart } from "../../src/notebook";
+import { first, group } from "../structure/support/checked";
 
 /** The data marks vega drew, with their accessible labels (vega-lite writes one per mark). */
 function marks(svg: string, role: "bar" | "point" | "text mark") {
@@ -8,7 +9,7 @@ function marks(svg: string, role: "bar" | "point" | "text mark") {
     `<(?:path|text) aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="${role}"([^>]*)>`,
     "g",
   );
-  return [...svg.matchAll(re)].map((m) => ({ label: m[1], attrs: m[2] }));
+  return [...svg.matchAll(re)].map((m) => ({ label: group(m, 1), attrs: group(m, 2) }));
 }
 
 /** Left edge of a vega bar path "M x,y ...". */
@@ -50,7 +51,8 @@ describe("barChart", () => {
         .slice(2)
         .sort(),
     ).toEqual(["method subtype: (none); materials: 1", "method subtype: paw; materials: 1"]);
-    const [nc, us, one] = bars.map((b) => barHeight(b.attrs));
+    const heights = bars.map((b) => barHeight(b.attrs));
+    const [nc, us, one] = first(heights, 3, "the bar heights");
     expect(nc / one).toBeCloseTo(3, 5);
     expect(us / one).toBeCloseTo(2, 5);
     expect(chart.marks).toBe(4);
@@ -74,7 +76,8 @@ describe("barChart", () => {
     expect(chart.svg).toContain(">lattice system</text>");
     expect(chart.svg).toContain(">mean volume per atom (Å³)</text>");
     expect(chart.svg).toContain(">Volumes</text>");
-    const [cubic, hexagonal] = marks(chart.svg, "bar").map((b) => barHeight(b.attrs));
+    const heights = marks(chart.svg, "bar").map((b) => barHeight(b.attrs));
+    const [cubic, hexagonal] = first(heights, 2, "the bar heights");
     expect(hexagonal / cubic).toBeCloseTo(40 / 20.5, 5);
   });
 
@@ -134,7 +137,8 @@ describe("scatterChart", () => {
     const chart = await scatterChart(rows.slice(0, 3), { x: "volume per atom", y: "density" });
     const ys = marks(chart.svg, "point").map((p) => Number(/translate\([\d.-]+,([\d.-]+)\)/.exec(p.attrs)?.[1]));
     // SVG y grows downwards: Si (2.28) lowest on the page, ZnO (5.44) highest.
-    expect(ys[0]).toBeGreaterThan(ys[1]);
-    expect(ys[1]).toBeGreaterThan(ys[2]);
+    const [si, gaas, zno] = first(ys, 3, "the points' heights");
+    expect(si).toBeGreaterThan(gaas);
+    expect(gaas).toBeGreaterThan(zno);
   });
 });

@@ -5,7 +5,7 @@ import { toPlatform } from "../../src/structure/structure";
 
 // Primitive vectors of Setyawan and Curtarolo, Comput. Mater. Sci. 49, 299 (2010), for a = 3, b = 4, c = 5 Å.
 const [a, b, c] = [3, 4, 5];
-const PRIMITIVE: Record<string, Matrix3> = {
+const PRIMITIVE = {
   FCC: [
     [0, a / 2, a / 2],
     [a / 2, 0, a / 2],
@@ -36,8 +36,9 @@ const PRIMITIVE: Record<string, Matrix3> = {
     [a / 2, b / 2, 0],
     [0, 0, c],
   ],
-};
-const EXPECTED: Record<string, { lengths: number[]; points: number; kind: string }> = {
+} satisfies Record<string, Matrix3>;
+type Centred = keyof typeof PRIMITIVE;
+const EXPECTED: Record<Centred, { lengths: number[]; points: number; kind: string }> = {
   FCC: { lengths: [a, a, a], points: 4, kind: "conventional cubic" },
   BCC: { lengths: [a, a, a], points: 2, kind: "conventional cubic" },
   BCT: { lengths: [a, a, c], points: 2, kind: "conventional tetragonal" },
@@ -49,7 +50,7 @@ const EXPECTED: Record<string, { lengths: number[]; points: number; kind: string
 const oneAtom = (cell: Matrix3) => toPlatform(cell, [{ element: "Fe", fractional: [0, 0, 0] }]);
 
 describe("cellToDraw", () => {
-  it.each(Object.keys(PRIMITIVE))(
+  it.each(Object.keys(PRIMITIVE) as Centred[])(
     "draws the %s lattice in its conventional standard cell: orthogonal, the textbook lengths, its lattice points",
     (type) => {
       const drawn = cellToDraw(oneAtom(PRIMITIVE[type]), "conventional");

@@ -4,6 +4,7 @@
 // The messages are recorded as the kernel would send them. test/notebooks.test.ts runs the same
 // helpers in the real kernel.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { at } from "../structure/support/checked";
 
 interface Message {
   msgType: string;
@@ -61,15 +62,16 @@ describe("the display helpers in Deno's Jupyter kernel", () => {
   it("show() as a cell's last expression displays the table once, HTML with its text fallback", async () => {
     const result = await cell(() => notebook.show([{ formula: "Si", a: 5.469 }]));
     expect(result.messages.map((m) => m.msgType)).toEqual(["display_data"]);
-    expect(result.messages[0].content.data["text/html"]).toMatch(/^<table class="matframe-table"/);
-    expect(result.messages[0].content.data["text/plain"]).toMatch(/^formula/);
+    const { data } = at(result.messages, 0, "the messages sent").content;
+    expect(data["text/html"]).toMatch(/^<table class="matframe-table"/);
+    expect(data["text/plain"]).toMatch(/^formula/);
     expect(result.denoShown).toEqual([]);
   });
 
   it("a chart drawn in a cell is displayed once, with the PNG's display size and the Vega-Lite spec", async () => {
     const result = await cell(() => notebook.barChart([{ k: "a" }, { k: "b" }], { x: "k" }));
     expect(result.messages).toHaveLength(1);
-    const { data, metadata } = result.messages[0].content;
+    const { data, metadata } = at(result.messages, 0, "the messages sent").content;
     expect(Object.keys(data).sort()).toEqual(["application/vnd.vegalite.v5+json", "image/png", "text/plain"]);
     expect(metadata["image/png"]).toEqual({ width: expect.any(Number), height: expect.any(Number) });
     expect(result.denoShown).toEqual([]);
@@ -83,7 +85,7 @@ describe("the display helpers in Deno's Jupyter kernel", () => {
     });
     const again = await cell(() => chart);
     expect(again.messages).toHaveLength(1);
-    expect(again.messages[0].content.data["text/plain"]).toMatch(/^\[bar chart: 1 bar, /);
+    expect(at(again.messages, 0, "the messages sent").content.data["text/plain"]).toMatch(/^\[bar chart: 1 bar, /);
   });
 
   it("a progress display updates one output in place", async () => {
@@ -97,7 +99,7 @@ describe("the display helpers in Deno's Jupyter kernel", () => {
     const ids = new Set(result.messages.map((m) => m.content.transient.display_id));
     expect(ids.size).toBe(1);
     expect([...ids][0]).toMatch(/^matframe-deno-/);
-    expect(result.messages[1].content.data["text/plain"]).toBe("done: 2 / 2 materials (100%)");
+    expect(at(result.messages, 1, "the messages sent").content.data["text/plain"]).toBe("done: 2 / 2 materials (100%)");
   });
 
   it("other values go on to Deno's own display", async () => {

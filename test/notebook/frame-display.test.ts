@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { first } from "../structure/support/checked";
 
 // Issue 13: `df` on a cell's last line showed danfo's internals. Each case runs in a fresh Node
 // process (the display is registered once per process, when matframe/notebook loads).
@@ -23,7 +24,7 @@ describe("a DataFrame printed or displayed", () => {
       toDataFrame(records, { columns: ["formula", "lattice.a"] }).then((df) => {
         process.stdout.write(util.inspect(df) + "\\n---\\n" + JSON.stringify(df[Symbol.for("Jupyter.display")]()));
       });`);
-    const [inspected, bundle] = out.split("\n---\n");
+    const [inspected, bundle] = first(out.split("\n---\n"), 2, "the script's output");
     expect(inspected).not.toContain("$data");
     expect(inspected).toContain("GaAs");
     expect(inspected).toContain("lattice.a");

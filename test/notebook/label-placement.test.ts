@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { estimateTextWidth, placeLabels, type LabelPlacement } from "../../src/notebook/charts/label-placement";
+import { zip } from "../structure/support/checked";
 
 const area = { width: 400, height: 300, fontSize: 10, pointRadius: 4 };
 
@@ -62,10 +63,9 @@ describe("placeLabels never lets two labels overlap", () => {
     fc.assert(
       fc.property(fc.array(point, { maxLength: 40 }), (points) => {
         const placed = placeLabels(points, area);
-        const boxes = placed.flatMap((c, i) => (c ? [box(points[i], c, area.fontSize)] : []));
-        for (let i = 0; i < boxes.length; i += 1) {
-          for (let j = i + 1; j < boxes.length; j += 1) {
-            const [a, b] = [boxes[i], boxes[j]];
+        const boxes = zip(points, placed, "the placements").flatMap(([p, c]) => (c ? [box(p, c, area.fontSize)] : []));
+        for (const [i, a] of boxes.entries()) {
+          for (const b of boxes.slice(i + 1)) {
             const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
             if (!apart) return false;
           }

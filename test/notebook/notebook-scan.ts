@@ -111,6 +111,7 @@ export function staleCells(executed: Notebook, committed: Notebook): number[] {
   const same = (i: number) =>
     JSON.stringify(executed.cells[i]?.outputs ?? []) === JSON.stringify(committed.cells[i]?.outputs ?? []);
   const tagged = committed.cells.flatMap((cell, i) => (cell.metadata?.tags?.includes(NETWORK_TAG) ? [i] : []));
-  const sameNetwork = tagged.length === 0 || same(tagged[0]);
+  const [firstTagged] = tagged;
+  const sameNetwork = firstTagged === undefined || same(firstTagged);
   return executed.cells.flatMap((_, i) => ((sameNetwork || !tagged.includes(i)) && !same(i) ? [i + 1] : []));
 }

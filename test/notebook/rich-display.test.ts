@@ -7,6 +7,7 @@ import { PNG } from "pngjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { barChart, progress, scatterChart, show, type Chart } from "../../src/notebook";
 import { resetResvgForTests } from "../../src/notebook/pictures/picture-bundle";
+import { at, captured, defined, first } from "../structure/support/checked";
 
 const requireHere = createRequire(__filename);
 
@@ -15,7 +16,7 @@ function inkOf(base64: string): { width: number; height: number; ink: number } {
   const png = PNG.sync.read(Buffer.from(base64, "base64"));
   let ink = 0;
   for (let i = 0; i < png.data.length; i += 4) {
-    const [r, g, b, a] = png.data.subarray(i, i + 4);
+    const [r, g, b, a] = first(png.data.subarray(i, i + 4), 4, "a pixel's RGBA");
     if (a > 0 && (r < 230 || g < 230 || b < 230)) ink += 1;
   }
   return { width: png.width, height: png.height, ink };
@@ -79,14 +80,17 @@ describe("a chart's MIME bundle", () => {
         `^<img src="data:image/svg\\+xml;base64,[A-Za-z0-9+/=]+" width="${width}" height="${height}" alt="\\[bar chart: 2 bars`,
       ),
     );
-    const src = /src="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)![1];
+    const src = captured(/src="data:image\/svg\+xml;base64,([^"]+)"/, html, "the SVG data URL");
     expect(Buffer.from(src, "base64").toString("utf8")).toBe(chart.svg);
     expect(() => chart.png()).toThrow(/npm install @resvg\/resvg-js/);
   });
 
   it('is what Deno\'s Jupyter kernel reads from Symbol.for("Jupyter.display")', async () => {
     const chart = await barChart(bars, { x: "k" });
-    const display = (chart as unknown as Record<symbol, () => Record<string, string>>)[Symbol.for("Jupyter.display")];
+    const display = defined(
+      (chart as unknown as Record<symbol, () => Record<string, string>>)[Symbol.for("Jupyter.display")],
+      "the chart's Jupyter.display method",
+    );
     expect(display.call(chart)).toEqual(chart.mimeBundle().data);
   });
 
@@ -168,7 +172,7 @@ describe("in tslab's executor", () => {
   it("a chart drawn in a cell is displayed once, as one bundle, and as the cell's last value adds no text line", async () => {
     const cell = await runCell(`await matframeTest.barChart([{ k: "a" }, { k: "b" }], { x: "k" })`);
     expect(cell.displays).toHaveLength(1);
-    expect(Object.keys(cell.displays[0].data).sort()).toEqual([
+    expect(Object.keys(at(cell.displays, 0, "the displays").data).sort()).toEqual([
       "application/vnd.vegalite.v5+json",
       "image/png",
       "text/plain",
@@ -180,7 +184,7 @@ describe("in tslab's executor", () => {
     await runCell(`matframeTest.chart = await matframeTest.barChart([{ k: "a" }], { x: "k" }); 1`);
     const cell = await runCell(`matframeTest.chart`);
     expect(cell.displays).toHaveLength(1);
-    expect(cell.displays[0].data["text/plain"]).toMatch(/^\[bar chart: 1 bar, /);
+    expect(at(cell.displays, 0, "the displays").data["text/plain"]).toMatch(/^\[bar chart: 1 bar, /);
     expect(cell.stdout).toBe("");
   });
 
@@ -199,8 +203,9 @@ describe("in tslab's executor", () => {
   it("show() as a cell's last expression displays the table once, HTML with its text fallback", async () => {
     const cell = await runCell(`matframeTest.show([{ formula: "Si", atoms: 2 }])`);
     expect(cell.displays).toHaveLength(1);
-    expect(Object.keys(cell.displays[0].data).sort()).toEqual(["text/html", "text/plain"]);
-    expect(cell.displays[0].data["text/plain"]).toContain("(1 row × 2 columns)");
+    const { data } = at(cell.displays, 0, "the displays");
+    expect(Object.keys(data).sort()).toEqual(["text/html", "text/plain"]);
+    expect(data["text/plain"]).toContain("(1 row × 2 columns)");
     expect(cell.stdout).toBe("");
   });
 

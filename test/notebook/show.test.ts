@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { DataFrame } from "danfojs-node";
 import { show, toHtmlTable, toTextTable } from "../../src/notebook";
+import { defined } from "../structure/support/checked";
 
 /** Collects what show() writes outside a notebook. */
 function sink() {
@@ -159,7 +160,10 @@ describe("the table show returns", () => {
     const bundle = table.mimeBundle();
     expect(bundle.data["text/html"]).toBe(toHtmlTable(rows, { maxRows: 2 }));
     expect(bundle.data["text/plain"]).toBe(toTextTable(rows, { maxRows: 2 }));
-    const display = (table as unknown as Record<symbol, () => Record<string, string>>)[Symbol.for("Jupyter.display")];
+    const display = defined(
+      (table as unknown as Record<symbol, () => Record<string, string>>)[Symbol.for("Jupyter.display")],
+      "the table's Jupyter.display method",
+    );
     expect(display.call(table)).toEqual(bundle.data);
   });
 });

@@ -3,6 +3,8 @@ import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
 import { structureView } from "../../src/notebook";
 import { StructureError } from "../../src/errors";
+import type { Matrix3, Vector3 } from "../../src/structure/cell";
+import { first, three } from "../structure/support/checked";
 import materials from "../../data/materials.json";
 
 type Record = (typeof materials)[number];
@@ -22,7 +24,7 @@ function atomsIn(svg: string) {
 }
 
 /** A one-element record in a cell given by vectors, sites in crystal coordinates. */
-function record(type: string, vectors: number[][], sites: [string, number[]][]) {
+function record(type: string, vectors: Matrix3, sites: [string, Vector3][]) {
   return {
     formula: "X",
     lattice: {
@@ -157,7 +159,7 @@ describe("structureView", () => {
     const png = PNG.sync.read(Buffer.from(bundle.data["image/png"] as string, "base64"));
     let coloured = 0;
     for (let i = 0; i < png.data.length; i += 4) {
-      const [r, _g, b] = png.data.subarray(i, i + 3);
+      const [r, _g, b] = first(png.data.subarray(i, i + 3), 3, "a pixel's RGB");
       // Silicon's tan (#F0C8A0) and its shades: red above blue by a clear margin.
       if (r - b > 40) coloured += 1;
     }
@@ -206,6 +208,7 @@ describe("structureView", () => {
 
 /** Volume of a record's own cell, from its vectors. */
 function volumeOf(material: Record): number {
-  const [a, b, c] = [material.lattice.vectors.a, material.lattice.vectors.b, material.lattice.vectors.c];
+  const { vectors } = material.lattice;
+  const [a, b, c] = [three(vectors.a, "vector a"), three(vectors.b, "vector b"), three(vectors.c, "vector c")];
   return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
 }

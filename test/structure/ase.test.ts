@@ -13,9 +13,12 @@ import {
   toCif,
   toPoscar,
   toXyz,
+  type Matrix3,
   type StructureRecord,
+  type Vector3,
 } from "../../src";
 import { makeSyntheticMaterials } from "../../src/server/records/synthetic";
+import { at, zip } from "./support/checked";
 
 // Every file matframe writes is read by ASE (Debian's python3-ase), a reader we did not write,
 // and compared with the record; every file ASE writes is read by matframe and compared with
@@ -37,11 +40,12 @@ if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
   throw new Error("python3-ase is missing: apt-get install python3-ase");
 
 interface AseAtoms {
-  cell: number[][];
-  positions: number[][];
-  scaled: number[][];
+  cell: Matrix3;
+  positions: Vector3[];
+  scaled: Vector3[];
   symbols: string[];
-  cellpar: number[];
+  /** a, b, c (Å), alpha, beta, gamma (degrees) */
+  cellpar: [number, number, number, number, number, number];
 }
 
 function aseRead(format: string, files: string[]): AseAtoms[] {
@@ -59,8 +63,10 @@ const records = [...bundled, ...synthetic];
 function expectClose(actual: number[][], expected: number[][], tolerance: number, what: string) {
   expect(actual.length, what).toBe(expected.length);
   actual.forEach((row, i) => {
+    const wanted = at(expected, i, `the rows expected of ${what}`);
     row.forEach((x, k) => {
-      expect(Math.abs(x - expected[i][k]), `${what} [${i}][${k}]: ${x} vs ${expected[i][k]}`).toBeLessThan(tolerance);
+      const y = at(wanted, k, `row ${i} expected of ${what}`);
+      expect(Math.abs(x - y), `${what} [${i}][${k}]: ${x} vs ${y}`).toBeLessThan(tolerance);
     });
   });
 }
@@ -84,17 +90,17 @@ describe.runIf(hasAse)("files matframe writes, read by ASE", () => {
         return file;
       });
       const read = aseRead(aseFormat, files);
-      records.forEach((record, i) => {
+      for (const [record, theirs] of zip(records, read, "the structures ASE read")) {
         const { cell, sites } = structureOf(record);
-        expectClose(read[i].cell, cell, 1e-6, `${record._id} cell`);
+        expectClose(theirs.cell, cell, 1e-6, `${record._id} cell`);
         expectClose(
-          read[i].positions,
+          theirs.positions,
           sites.map((s) => s.cartesian),
           1e-6,
           `${record._id} positions`,
         );
-        expect(read[i].symbols).toEqual(record.basis.elements.map((e) => e.value));
-      });
+        expect(theirs.symbols).toEqual(record.basis.elements.map((e) => e.value));
+      }
     });
   }
 
@@ -120,42 +126,37 @@ describe.runIf(hasAse)("files matframe writes, read by ASE", () => {
 });
 
 describe.runIf(hasAse)("files ASE writes, read by matframe", () => {
+  const names = ["si", "mg", "mos2", "triclinic", "interleaved"] as const;
   let dir: string;
-  let written: Record<string, AseAtoms>;
+  let written: Record<(typeof names)[number], AseAtoms>;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "matframe-ase-w-"));
     written = JSON.parse(execFileSync(PYTHON, [SCRIPT, "write", dir], { encoding: "utf8" }));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const names = ["si", "mg", "mos2", "triclinic", "interleaved"];
   for (const [format, aseFormat, read] of [
     ["poscar", "vasp", fromPoscar],
     ["cif", "cif", fromCif],
     ["xyz", "extxyz", fromXyz],
   ] as const) {
     it(`${format}: cell parameters, species order and positions as ASE reads them (bulk, hcp, 2D with vacuum, triclinic, interleaved)`, () => {
-      const files = names.map((n) => join(dir, `${n}.${format}`));
-      const expected = aseRead(aseFormat, files);
-      names.forEach((name, i) => {
-        const ours = read(readFileSync(files[i], "utf8"));
+      const fileOf = (name: string) => join(dir, `${name}.${format}`);
+      const expected = aseRead(aseFormat, names.map(fileOf));
+      for (const [name, theirs] of zip(names, expected, "the structures ASE read")) {
+        const ours = read(readFileSync(fileOf(name), "utf8"));
         const l = ours.lattice;
-        expectClose(
-          [[l.a, l.b, l.c, l.alpha, l.beta, l.gamma]],
-          [expected[i].cellpar],
-          1e-6,
-          `${name} cell parameters`,
-        );
+        expectClose([[l.a, l.b, l.c, l.alpha, l.beta, l.gamma]], [theirs.cellpar], 1e-6, `${name} cell parameters`);
         expect(
           ours.basis.elements.map((e) => e.value),
           name,
-        ).toEqual(expected[i].symbols);
+        ).toEqual(theirs.symbols);
         // Positions compared in the frame of the file's own cell (CIF readers reorient it).
         const cell = [l.vectors.a, l.vectors.b, l.vectors.c] as [number[], number[], number[]];
         const ourCartesian = ours.basis.coordinates.map((c) => fractionalToCartesian(c.value, cell as never));
-        const theirCartesian = expected[i].scaled.map((f) => fractionalToCartesian(f, cell as never));
+        const theirCartesian = theirs.scaled.map((f) => fractionalToCartesian(f, cell as never));
         expectClose(ourCartesian, theirCartesian, 1e-6, `${name} positions`);
-      });
+      }
       expect(written.mos2.cellpar[2]).toBeGreaterThan(20); // the vacuum survived the trip
     });
   }
@@ -163,13 +164,17 @@ describe.runIf(hasAse)("files ASE writes, read by matframe", () => {
   it("a CIF with symmetry operations (wurtzite ZnO, P6_3mc) gives the atoms ASE gives", () => {
     const file = join(dir, "zno.cif");
     writeFileSync(file, WURTZITE_CIF);
-    const [theirs] = aseRead("cif", [file]);
+    const theirs = at(aseRead("cif", [file]), 0, "the structures ASE read");
     const ours = fromCif(WURTZITE_CIF);
     expect(ours.basis.elements.map((e) => e.value).sort()).toEqual([...theirs.symbols].sort());
     const key = (element: string, f: number[]) =>
       `${element} ${f.map((x) => (((x % 1) + 1) % 1).toFixed(4)).join(" ")}`;
-    const ourKeys = ours.basis.coordinates.map((c, i) => key(ours.basis.elements[i].value, c.value)).sort();
-    const theirKeys = theirs.scaled.map((f, i) => key(theirs.symbols[i], f)).sort();
+    const ourKeys = zip(ours.basis.elements, ours.basis.coordinates, "our coordinates")
+      .map(([e, c]) => key(e.value, c.value))
+      .sort();
+    const theirKeys = zip(theirs.symbols, theirs.scaled, "ASE's positions")
+      .map(([symbol, f]) => key(symbol, f))
+      .sort();
     expect(ourKeys).toEqual(theirKeys);
   });
 });

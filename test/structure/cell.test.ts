@@ -9,9 +9,12 @@ import {
   StructureError,
   structureOf,
   toPoscar,
+  type Vector3,
   vectorsToParameters,
 } from "../../src";
 import { parseSymmetryOperation } from "../../src/structure/cif";
+import { AXES } from "./support/axes";
+import { at } from "./support/checked";
 
 // Hand-checked values: each expected number below was worked out on paper from the definitions.
 
@@ -46,11 +49,9 @@ describe("cell maths", () => {
 
   it("fractional and cartesian coordinates are inverses", () => {
     const cell = parametersToVectors({ a: 5.1, b: 6.3, c: 7.7, alpha: 81.2, beta: 97.4, gamma: 103.9 });
-    const f = [0.12, 0.5, 0.93];
+    const f: Vector3 = [0.12, 0.5, 0.93];
     const back = cartesianToFractional(fractionalToCartesian(f, cell), cell);
-    back.forEach((x, k) => {
-      expect(x).toBeCloseTo(f[k], 12);
-    });
+    for (const k of AXES) expect(back[k]).toBeCloseTo(f[k], 12);
     // The centre of a 2x3x4 box is at (1, 1.5, 2).
     expect(
       fractionalToCartesian([0.5, 0.5, 0.5], parametersToVectors({ a: 2, b: 3, c: 4, alpha: 90, beta: 90, gamma: 90 })),
@@ -66,16 +67,15 @@ describe("cell maths", () => {
 });
 
 describe("symmetry operations", () => {
-  it.each([
+  it.each<[string, Vector3, Vector3]>([
     ["x, y, z", [0.1, 0.2, 0.3], [0.1, 0.2, 0.3]],
     ["-x+1/2, y, -z", [0.1, 0.2, 0.3], [0.4, 0.2, -0.3]],
     ["x-y, x, z+1/2", [0.5, 0.25, 0.1], [0.25, 0.5, 0.6]],
     ["1/2+x, -y+0.5, 2*z", [0.1, 0.2, 0.3], [0.6, 0.3, 0.6]],
     ["-X,-Y,-Z", [0.1, 0.2, 0.3], [-0.1, -0.2, -0.3]],
   ])("%s", (op, f, expected) => {
-    parseSymmetryOperation(op)(f as never).forEach((x, k) => {
-      expect(x).toBeCloseTo(expected[k], 12);
-    });
+    const image = parseSymmetryOperation(op)(f);
+    for (const k of AXES) expect(image[k]).toBeCloseTo(expected[k], 12);
   });
 
   it("says which term it cannot read", () => {
@@ -148,7 +148,7 @@ describe("records whose basis and lattice disagree", () => {
         coordinates: structureOf(SI as never).sites.map((s, id) => ({ id, value: s.cartesian })),
       },
     } as never);
-    for (const x of cartesian.sites[1].fractional) expect(x).toBeCloseTo(0.25, 12);
+    for (const x of at(cartesian.sites, 1, "the sites").fractional) expect(x).toBeCloseTo(0.25, 12);
   });
 });
 
@@ -164,7 +164,7 @@ describe("readers say what they do not support", () => {
     const scaled = fromPoscar("box\n-8\n1 0 0\n0 1 0\n0 0 1\nNa Cl Na\n1 1 1\nCartesian\n0 0 0\n0.5 0 0\n0 0.5 0\n");
     expect(scaled.lattice.a).toBeCloseTo(2, 12);
     expect(scaled.basis.elements.map((e) => e.value)).toEqual(["Na", "Cl", "Na"]);
-    expect(scaled.basis.coordinates[1].value[0]).toBeCloseTo(0.5, 12);
+    expect(at(at(scaled.basis.coordinates, 1, "the coordinates").value, 0, "the second position")).toBeCloseTo(0.5, 12);
   });
 
   it("a CIF with partial occupancy, without fractional sites, or without a data block", () => {

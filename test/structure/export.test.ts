@@ -15,6 +15,7 @@ import {
 import type { ServerHandle } from "../../src/server";
 import { startTestServer } from "../server/helpers";
 import { runCli } from "../cli-export/run-cli";
+import { at } from "./support/checked";
 
 const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
   Record<string, any>
@@ -25,10 +26,11 @@ let client: Client;
 let dir: string;
 beforeAll(async () => {
   // The bundled records, one with a basis that disagrees with itself and 1,200 synthetic ones.
+  const first = at(bundled, 0, "the bundled materials");
   const broken = {
-    ...bundled[0],
+    ...first,
     _id: "broken-basis",
-    basis: { ...bundled[0].basis, coordinates: bundled[0].basis.coordinates.slice(1) },
+    basis: { ...first.basis, coordinates: first.basis.coordinates.slice(1) },
   };
   server = await startTestServer({ data: [...bundled, broken], synthetic: 1200 });
   client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
@@ -58,8 +60,9 @@ describe("exportStructures", () => {
     expect(warnings[0]).toMatchObject({ code: "INVALID_STRUCTURE", ids: ["broken-basis"] });
     const files = readdirSync(target);
     expect(files).toHaveLength(total + 1);
+    // index.csv's columns (INDEX_HEADER in src/frame/export/structure-export.ts).
     const index = parse(readFileSync(join(target, "index.csv"), "utf8"), { columns: true }) as Array<
-      Record<string, string>
+      Record<"file" | "_id" | "name" | "formula" | "atoms", string>
     >;
     expect(index).toHaveLength(total);
     expect(new Set(index.map((row) => row.file)).size).toBe(total);

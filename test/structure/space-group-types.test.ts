@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { structureOf, symmetryOf, type StructureRecord } from "../../src";
+import { structureOf, symmetryOf, type Matrix3, type StructureRecord, type Vector3 } from "../../src";
 import { loadMoyo } from "../../src/structure/moyo";
 import { moyoInput } from "../../src/structure/operations/moyo-input";
 import { toPlatform } from "../../src/structure/structure";
 import { clearSymmetryCache, moyoAnalyses } from "../../src/structure/symmetry";
 import { hasPymatgen, python, refOf, type Reference } from "../support/symmetry-ref";
+import { AXES, byAxes, byAxis } from "./support/axes";
+import { at } from "./support/checked";
 
 // symmetryOf names a space group from the operations its tolerance search finds (identify.ts),
 // without moyo. Here each of the 230 types is built from its own operations (the International
@@ -12,8 +14,6 @@ import { hasPymatgen, python, refOf, type Reference } from "../support/symmetry-
 // then given in another basis (a unimodular change of axes, so a primitive cell of a centred
 // lattice, skewed) and with its origin moved. The type is known by construction; moyo's analysis
 // of the same structure must give the same setting and Pearson symbol.
-
-type Three = [number, number, number];
 
 /** A small seeded generator (the structures are the same on every run). */
 function random(seed: number): () => number {
@@ -24,7 +24,7 @@ function random(seed: number): () => number {
   };
 }
 
-const SKEWS: Three[][] = [
+const SKEWS: Matrix3[] = [
   [
     [1, 0, 0],
     [0, 1, 0],
@@ -49,7 +49,7 @@ const SKEWS: Three[][] = [
 
 /** A structure of type `number`: its conventional cell's general positions, in a skewed basis. */
 /** Left-handed changes of axes: a and b swapped, and the same with c doubled (a supercell). */
-const LEFT_HANDED: Three[][] = [
+const LEFT_HANDED: Matrix3[] = [
   [
     [0, 1, 0],
     [1, 0, 0],
@@ -75,7 +75,7 @@ function structureOfType(
   number: number,
   hallNumber: number,
   rand: () => number,
-  skew: Three[] = SKEWS[number % SKEWS.length],
+  skew: Matrix3 = at(SKEWS, number % SKEWS.length, "SKEWS"),
 ): StructureRecord {
   const moyo = loadMoyo();
   const operations = moyo.operations_from_number(number, { type: "HallNumber", value: hallNumber }, false);
@@ -84,7 +84,7 @@ function structureOfType(
   const atoms = 2 * operations.length;
   const size = Math.cbrt(20 * atoms);
   const [a, b, c] = [size, size * 1.13, size * 1.27];
-  const cell: Three[] = {
+  const cell: Matrix3 = {
     Triclinic: cellOf(a, b, c, 81, 87, 96),
     Monoclinic: cellOf(a, b, c, 90, 101, 90),
     Orthorhombic: cellOf(a, b, c, 90, 90, 90),
@@ -93,7 +93,7 @@ function structureOfType(
     Hexagonal: cellOf(a, a, c, 90, 90, 120),
     Cubic: cellOf(a, a, a, 90, 90, 90),
   }[system]!;
-  const sites: { element: string; fractional: Three }[] = [];
+  const sites: { element: string; fractional: Vector3 }[] = [];
   for (const element of ["Si", "O"]) {
     // A general position: redrawn until no two atoms of the structure are closer than 0.7 Å.
     for (let tries = 0; ; tries++) {
@@ -105,58 +105,61 @@ function structureOfType(
   }
   // Another basis (columns of the skew, in the conventional one) and another origin.
   const inverse = invert(skew);
-  const shift: Three = [rand(), rand(), rand()];
-  const vectors = [0, 1, 2].map((j) =>
-    [0, 1, 2].map((k) => skew[0][j] * cell[0][k] + skew[1][j] * cell[1][k] + skew[2][j] * cell[2][k]),
-  );
+  const shift: Vector3 = [rand(), rand(), rand()];
+  const vectors = byAxes((j, k) => skew[0][j] * cell[0][k] + skew[1][j] * cell[1][k] + skew[2][j] * cell[2][k]);
   // Each atom and its images one cell over (the new cell may be a supercell), once each.
-  const moved: { element: string; fractional: Three }[] = [];
+  const moved: { element: string; fractional: Vector3 }[] = [];
   for (const s of sites) {
-    for (const n of [0, 1, 2, 3, 4, 5, 6, 7].map((m) => [m & 1, (m >> 1) & 1, (m >> 2) & 1])) {
-      const x = s.fractional.map((v, k) => v - shift[k] + n[k]);
-      const y = [0, 1, 2].map((i) => inverse[i][0] * x[0] + inverse[i][1] * x[1] + inverse[i][2] * x[2]);
-      const wrapped = y.map((v) => v - Math.floor(v)) as Three;
-      const seen = moved.some(
-        (m) =>
-          m.element === s.element &&
-          m.fractional.every((v, k) => Math.abs(v - wrapped[k] - Math.round(v - wrapped[k])) < 1e-9),
-      );
+    for (const n of [0, 1, 2, 3, 4, 5, 6, 7].map((m): Vector3 => [m & 1, (m >> 1) & 1, (m >> 2) & 1])) {
+      const x = byAxis((k) => s.fractional[k] - shift[k] + n[k]);
+      const wrapped = byAxis((i) => wrap(inverse[i][0] * x[0] + inverse[i][1] * x[1] + inverse[i][2] * x[2]));
+      const seen = moved.some((m) => m.element === s.element && same(m.fractional, wrapped, 1e-9));
       if (!seen) moved.push({ element: s.element, fractional: wrapped });
     }
   }
-  return { name: `type ${number}`, ...toPlatform(vectors as never, moved) };
+  return { name: `type ${number}`, ...toPlatform(vectors, moved) };
 }
 
 type Operations = ReturnType<ReturnType<typeof loadMoyo>["operations_from_number"]>;
 
+/** A fraction's representative in [0, 1). */
+const wrap = (v: number): number => v - Math.floor(v);
+
+/** Whether p and q are the same position up to whole cells, within `tolerance` on each axis. */
+function same(p: Vector3, q: Vector3, tolerance: number): boolean {
+  return AXES.every((k) => Math.abs(p[k] - q[k] - Math.round(p[k] - q[k])) < tolerance);
+}
+
 /** The distinct images of x under the operations (fractions in [0, 1)). */
-function orbitOf(x: Three, element: string, operations: Operations): { element: string; fractional: Three }[] {
-  const orbit: { element: string; fractional: Three }[] = [];
+function orbitOf(x: Vector3, element: string, operations: Operations): { element: string; fractional: Vector3 }[] {
+  const orbit: { element: string; fractional: Vector3 }[] = [];
   for (const op of operations) {
-    const r = op.rotation; // column-major
-    const y = [0, 1, 2].map((i) => r[i] * x[0] + r[i + 3] * x[1] + r[i + 6] * x[2] + op.translation[i]);
-    const wrapped = y.map((v) => v - Math.floor(v)) as Three;
-    const seen = orbit.some((s) =>
-      s.fractional.every((v, k) => Math.abs(v - wrapped[k] - Math.round(v - wrapped[k])) < 1e-9),
-    );
+    const [a, b, c, d, e, f, g, h, i] = op.rotation; // column-major
+    const rows: Matrix3 = [
+      [a, d, g],
+      [b, e, h],
+      [c, f, i],
+    ];
+    const wrapped = byAxis((k) => wrap(rows[k][0] * x[0] + rows[k][1] * x[1] + rows[k][2] * x[2] + op.translation[k]));
+    const seen = orbit.some((s) => same(s.fractional, wrapped, 1e-9));
     if (!seen) orbit.push({ element, fractional: wrapped });
   }
   return orbit;
 }
 
 /** Whether every two atoms are at least `limit` Å apart (nearest images of a near-orthogonal cell). */
-function apart(sites: readonly { fractional: Three }[], cell: Three[], limit: number): boolean {
-  for (let i = 0; i < sites.length; i++) {
-    for (let j = i + 1; j < sites.length; j++) {
-      const d = sites[i].fractional.map((v, k) => v - sites[j].fractional[k] - Math.round(v - sites[j].fractional[k]));
-      const r = [0, 1, 2].map((k) => d[0] * cell[0][k] + d[1] * cell[1][k] + d[2] * cell[2][k]);
+function apart(sites: readonly { fractional: Vector3 }[], cell: Matrix3, limit: number): boolean {
+  for (const [i, { fractional: p }] of sites.entries()) {
+    for (const { fractional: q } of sites.slice(i + 1)) {
+      const d = byAxis((k) => p[k] - q[k] - Math.round(p[k] - q[k]));
+      const r = byAxis((k) => d[0] * cell[0][k] + d[1] * cell[1][k] + d[2] * cell[2][k]);
       if (Math.hypot(r[0], r[1], r[2]) < limit) return false;
     }
   }
   return true;
 }
 
-function cellOf(a: number, b: number, c: number, alpha: number, beta: number, gamma: number): Three[] {
+function cellOf(a: number, b: number, c: number, alpha: number, beta: number, gamma: number): Matrix3 {
   const rad = Math.PI / 180;
   const [ca, cb, cg, sg] = [Math.cos(alpha * rad), Math.cos(beta * rad), Math.cos(gamma * rad), Math.sin(gamma * rad)];
   const cx = c * cb;
@@ -168,7 +171,7 @@ function cellOf(a: number, b: number, c: number, alpha: number, beta: number, ga
   ];
 }
 
-function invert(m: Three[]): number[][] {
+function invert(m: Matrix3): Matrix3 {
   const [[a, b, c], [d, e, f], [g, h, i]] = m;
   const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
   return [
@@ -239,12 +242,8 @@ describe("the space group named from the operations found", () => {
       for (const { rotation: w, translation: t } of symmetryOf(record).operations) {
         for (const site of sites) {
           const x = site.fractional;
-          const y = [0, 1, 2].map((i) => w[i][0] * x[0] + w[i][1] * x[1] + w[i][2] * x[2] + t[i]);
-          const lands = sites.some(
-            (other) =>
-              other.element === site.element &&
-              other.fractional.every((v, k) => Math.abs(v - y[k] - Math.round(v - y[k])) < 1e-6),
-          );
+          const y = byAxis((i) => w[i][0] * x[0] + w[i][1] * x[1] + w[i][2] * x[2] + t[i]);
+          const lands = sites.some((other) => other.element === site.element && same(other.fractional, y, 1e-6));
           expect(lands, `${record.name}: an operation maps an atom nowhere`).toBe(true);
         }
       }

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fromCif, structureOf, symmetryOf, toSymmetrizedCif, type StructureRecord } from "../../src";
 import { hasPymatgen, python, recordOf, refOf, type Reference, type RefStructure } from "../support/symmetry-ref";
 import { runCli } from "../cli-export/run-cli";
+import { at, defined, zip } from "./support/checked";
 
 // The symmetrized CIF and the standard cells, read back by pymatgen and ASE (readers we did not
 // write) and compared with the original crystal by pymatgen's StructureMatcher.
@@ -32,18 +33,18 @@ describe.runIf(hasPymatgen)("symmetrized CIF", () => {
       return { structure: refOf(r), path };
     });
     const read = python(["readcif"], JSON.stringify(items)) as ReadBack[];
-    records.forEach((r, i) => {
+    zip(records, read, "the CIFs pymatgen and ASE read back").forEach(([r, back], i) => {
       const s = symmetryOf(r);
       const conventionalAtoms = structureOf(s.conventional).sites.length;
       const what = r.name;
-      expect(read[i].pymatgen.same, `${what} (pymatgen)`).toBe(true);
-      expect(read[i].ase.same, `${what} (ASE)`).toBe(true);
-      expect(read[i].pymatgen.symbol, what).toBe(s.spaceGroupSymbol);
-      expect(read[i].ase.spacegroup, what).toBe(s.spaceGroupNumber);
-      expect(read[i].pymatgen.atoms, what).toBe(conventionalAtoms);
-      expect(read[i].ase.atoms, what).toBe(conventionalAtoms);
+      expect(back.pymatgen.same, `${what} (pymatgen)`).toBe(true);
+      expect(back.ase.same, `${what} (ASE)`).toBe(true);
+      expect(back.pymatgen.symbol, what).toBe(s.spaceGroupSymbol);
+      expect(back.ase.spacegroup, what).toBe(s.spaceGroupNumber);
+      expect(back.pymatgen.atoms, what).toBe(conventionalAtoms);
+      expect(back.ase.atoms, what).toBe(conventionalAtoms);
       // matframe's own reader expands it to the same cell.
-      expect(structureOf(fromCif(readFileSync(items[i].path, "utf8"))).sites.length, what).toBe(conventionalAtoms);
+      expect(structureOf(fromCif(readFileSync(at(items, i).path, "utf8"))).sites.length, what).toBe(conventionalAtoms);
     });
   });
 
@@ -64,6 +65,7 @@ describe.runIf(hasPymatgen)("symmetrized CIF", () => {
 describe.runIf(hasPymatgen)("matframe export --cell conventional|primitive, --format cif-symmetrized", () => {
   const refs: Reference[] = hasPymatgen ? python(["analyze"], JSON.stringify(bundled.map(refOf))) : [];
   const byId = new Map(bundled.map((r, i) => [r._id, i]));
+  const indexOf = (id: string): number => defined(byId.get(id), `material ${id} among the bundled ones`);
 
   for (const cell of ["conventional", "primitive"] as const) {
     it(`--format poscar --cell ${cell}: pymatgen's ${cell} standard cell, the same crystal`, async () => {
@@ -74,20 +76,23 @@ describe.runIf(hasPymatgen)("matframe export --cell conventional|primitive, --fo
         .trim()
         .split("\n")
         .slice(1)
-        .map((l) => l.split(","));
+        .map((line) => {
+          const [file, id] = line.split(",");
+          return { file: defined(file, `a file name in "${line}"`), id: defined(id, `an id in "${line}"`) };
+        });
       expect(index).toHaveLength(bundled.length);
-      const items = index.map(([file, id]) => ({
-        structure: refOf(bundled[byId.get(id)!]),
+      const items = index.map(({ file, id }) => ({
+        structure: refOf(at(bundled, indexOf(id))),
         path: join(out, file),
         id,
       }));
       const read = python(["readcif"], JSON.stringify(items)) as ReadBack[];
-      items.forEach((item, k) => {
-        const ref = refs[byId.get(item.id)!];
-        expect(read[k].pymatgen.same, item.id).toBe(true);
-        expect(read[k].pymatgen.atoms, item.id).toBe(ref[cell].atoms);
-        expect(read[k].pymatgen.volume / ref[cell].volume, item.id).toBeCloseTo(1, 3);
-      });
+      for (const [item, back] of zip(items, read, "the files pymatgen read back")) {
+        const ref = at(refs, indexOf(item.id), "pymatgen's analyses");
+        expect(back.pymatgen.same, item.id).toBe(true);
+        expect(back.pymatgen.atoms, item.id).toBe(ref[cell].atoms);
+        expect(back.pymatgen.volume / ref[cell].volume, item.id).toBeCloseTo(1, 3);
+      }
     });
   }
 

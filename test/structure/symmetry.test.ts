@@ -14,6 +14,8 @@ import { loadMoyo } from "../../src/structure/moyo";
 import { moyoInput } from "../../src/structure/operations/moyo-input";
 import { clearSymmetryCache, moyoAnalyses } from "../../src/structure/symmetry";
 import { hasPymatgen, python, recordOf, refOf, type Reference, type RefStructure } from "../support/symmetry-ref";
+import { AXES, byAxis } from "./support/axes";
+import { at, zip } from "./support/checked";
 
 // Every symmetry matframe finds is compared with pymatgen's SpacegroupAnalyzer and spglib
 // (Debian's python3-pymatgen and python3-spglib), references we did not write.
@@ -33,11 +35,11 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
       const s = symmetryOf(r);
       return { name: r.name, symbol: s.spaceGroupSymbol, number: s.spaceGroupNumber, crystalSystem: s.crystalSystem };
     });
-    const theirs = records.map((r, i) => ({
+    const theirs = zip(records, refs, "pymatgen's analyses").map(([r, ref]) => ({
       name: r.name,
-      symbol: refs[i].symbol,
-      number: refs[i].number,
-      crystalSystem: refs[i].crystalSystem,
+      symbol: ref.symbol,
+      number: ref.number,
+      crystalSystem: ref.crystalSystem,
     }));
     expect(ours).toEqual(theirs);
     // The structures cover more than one group, so the comparison can fail.
@@ -47,74 +49,72 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
 
   it("point group, site symmetries and equivalent atoms equal spglib's dataset; Wyckoff letters too, up to the origin choice", () => {
     const letters: boolean[] = [];
-    records.forEach((r, i) => {
+    for (const [r, ref] of zip(records, refs, "pymatgen's analyses")) {
       const s = symmetryOf(r);
       const what = `${r.name}`;
-      expect(s.pointGroup, what).toBe(refs[i].spglib.pointgroup);
+      expect(s.pointGroup, what).toBe(ref.spglib.pointgroup);
       expect(
         s.sites.map((x) => x.siteSymmetry),
         what,
-      ).toEqual(refs[i].spglib.siteSymmetries);
+      ).toEqual(ref.spglib.siteSymmetries);
       expect(
         s.sites.map((x) => x.orbit),
         what,
-      ).toEqual(refs[i].spglib.equivalent);
+      ).toEqual(ref.spglib.equivalent);
       // moyo and spglib may put the origin at different (equivalent) points of the normalizer,
       // which relabels the Wyckoff positions (WSe2 monolayer: moyo d, g; spglib b, i): the letters
       // must then still group the sites alike and name positions of the same multiplicity.
       const ours = s.sites.map((x) => x.wyckoff);
-      const theirs = refs[i].spglib.wyckoffs;
+      const theirs = ref.spglib.wyckoffs;
       letters.push(ours.join() === theirs.join());
       expect(
         ours.map((l) => ours.indexOf(l)),
         what,
       ).toEqual(theirs.map((l) => theirs.indexOf(l)));
-    });
+    }
     // Most agree letter for letter (bulk Si and hcp Mg do not: moyo 8b/2c where spglib says 8a/2d
     // for one cell and the other way round for another cell of the same crystal).
     expect(letters.filter(Boolean).length).toBeGreaterThanOrEqual(Math.floor(records.length * 0.75));
   });
 
   it("conventional and primitive standard cells: the volume and atom count of pymatgen's", () => {
-    records.forEach((r, i) => {
+    for (const [r, ref] of zip(records, refs, "pymatgen's analyses")) {
       const s = symmetryOf(r);
       const what = `${r.name}`;
       const conv = structureOf(s.conventional);
       const prim = structureOf(s.primitive);
-      expect(conv.sites.length, what).toBe(refs[i].conventional.atoms);
+      expect(conv.sites.length, what).toBe(ref.conventional.atoms);
       // Standard cells are idealized (made exactly symmetric), by moyo and spglib alike, within symprec.
-      expect(Math.abs(cellVolume(conv.cell)) / refs[i].conventional.volume, what).toBeCloseTo(1, 3);
-      expect(prim.sites.length, what).toBe(refs[i].primitive.atoms);
-      expect(Math.abs(cellVolume(prim.cell)) / refs[i].primitive.volume, what).toBeCloseTo(1, 3);
+      expect(Math.abs(cellVolume(conv.cell)) / ref.conventional.volume, what).toBeCloseTo(1, 3);
+      expect(prim.sites.length, what).toBe(ref.primitive.atoms);
+      expect(Math.abs(cellVolume(prim.cell)) / ref.primitive.volume, what).toBeCloseTo(1, 3);
       // The standard cells have the symmetry of the structure.
       expect(symmetryOf(s.conventional).spaceGroupNumber, what).toBe(s.spaceGroupNumber);
       expect(symmetryOf(s.primitive).spaceGroupNumber, what).toBe(s.spaceGroupNumber);
-    });
+    }
   });
 
   it("each operation maps the structure onto itself, and there are as many as spglib finds", () => {
-    records.forEach((r, i) => {
+    for (const [r, ref] of zip(records, refs, "pymatgen's analyses")) {
       const s = symmetryOf(r);
       const { sites } = structureOf(r);
       for (const op of s.operations) {
         for (const site of sites) {
-          const image = op.rotation.map(
-            (row, k) =>
-              row[0] * site.fractional[0] +
-              row[1] * site.fractional[1] +
-              row[2] * site.fractional[2] +
-              op.translation[k],
-          );
+          const [x, y, z] = site.fractional;
+          const image = byAxis((k) => {
+            const [wx, wy, wz] = op.rotation[k];
+            return wx * x + wy * y + wz * z + op.translation[k];
+          });
           const hit = sites.some(
             (other) =>
               other.element === site.element &&
-              image.every((x, k) => Math.abs(((((x - other.fractional[k] + 0.5) % 1) + 1) % 1) - 0.5) < 0.01),
+              AXES.every((k) => Math.abs(((((image[k] - other.fractional[k] + 0.5) % 1) + 1) % 1) - 0.5) < 0.01),
           );
           expect(hit, `${r.name}: an operation moves a ${site.element} atom off every site`).toBe(true);
         }
       }
-      expect(s.operations.length, r.name).toBe(refs[i].spglib.operations);
-    });
+      expect(s.operations.length, r.name).toBe(ref.spglib.operations);
+    }
   });
 
   it("symprec is settable and means what it means in pymatgen", () => {
@@ -149,7 +149,7 @@ describe.runIf(hasPymatgen)("symmetry equals pymatgen's and spglib's", () => {
     const ours = cases.map((c) => symmetryOf(recordOf(c), { angleTolerance: c.angleTolerance }));
     expect(ours.map((s) => s.spaceGroupSymbol)).toEqual(theirs.map((r) => r.symbol));
     expect(new Set(ours.map((s) => s.spaceGroupSymbol)).size).toBeGreaterThan(1);
-    expect(ours[0].angleTolerance).toBe(5);
+    expect(at(ours, 0).angleTolerance).toBe(5);
   });
 });
 
@@ -228,7 +228,7 @@ describe("symmetry of bad structures", () => {
       return { number: dataset.number, hallNumber: dataset.hall_number, pearson: dataset.pearson_symbol };
     });
     expect(groups).toEqual(theirs);
-    expect(sites.every((list, i) => list.length === real[i].basis.elements.length)).toBe(true);
+    expect(zip(sites, real, "the structures").every(([list, r]) => list.length === r.basis.elements.length)).toBe(true);
     expect(new Set(groups.map((g) => g.number)).size).toBeGreaterThan(20);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromCif, fromPoscar, structureOf, toCif, toPoscar, toXyz, type StructureRecord } from "../../src";
+import { at, zip } from "./support/checked";
 
 // Wide numbers (a 1,000,000 Å cell is accepted by create) must stay separate fields: they once ran
 // together as `0.00000000001000000.0000000000`, which no reader could split.
@@ -43,21 +44,29 @@ function cubic(a: number, name: string): StructureRecord & { _id: string } {
   };
 }
 
-const records = [cubic(1_000_000, "wide"), cubic(123_456_789.125, "wider"), cubic(5.64, "plain")];
+const wide = cubic(1_000_000, "wide");
+const plain = cubic(5.64, "plain");
+const records = [wide, cubic(123_456_789.125, "wider"), plain];
 
 function expectCellClose(actual: number[][], expected: number[][], what: string) {
   actual.forEach((row, i) => {
+    const wanted = at(expected, i, `the rows expected of ${what}`);
     row.forEach((x, k) => {
-      expect(Math.abs(x - expected[i][k]), `${what} [${i}][${k}]: ${x} vs ${expected[i][k]}`).toBeLessThan(1e-6);
+      const y = at(wanted, k, `row ${i} expected of ${what}`);
+      expect(Math.abs(x - y), `${what} [${i}][${k}]: ${x} vs ${y}`).toBeLessThan(1e-6);
     });
   });
 }
 
 describe("wide values in structure files", () => {
   it("are separated by at least one space on every POSCAR line", () => {
-    const text = toPoscar(records[0]);
+    const text = toPoscar(wide);
     expect(text).not.toMatch(/\d\.\d{10}\d/);
-    expect(text.split("\n")[2].trim().split(/\s+/)).toEqual(["1000000.0000000000", "0.0000000000", "0.0000000000"]);
+    expect(at(text.split("\n"), 2, "the POSCAR's lines").trim().split(/\s+/)).toEqual([
+      "1000000.0000000000",
+      "0.0000000000",
+      "0.0000000000",
+    ]);
   });
 
   it("read back by matframe from POSCAR and CIF", () => {
@@ -70,7 +79,9 @@ describe("wide values in structure files", () => {
   });
 
   it("leave narrow values byte for byte as before", () => {
-    expect(toPoscar(records[2]).split("\n")[2]).toBe("      5.6400000000      0.0000000000      0.0000000000");
+    expect(at(toPoscar(plain).split("\n"), 2, "the POSCAR's lines")).toBe(
+      "      5.6400000000      0.0000000000      0.0000000000",
+    );
   });
 
   describe.runIf(hasAse)("read by ASE", () => {
@@ -95,18 +106,18 @@ describe("wide values in structure files", () => {
           cell: number[][];
           positions: number[][];
         }[];
-        records.forEach((record, i) => {
+        for (const [record, back] of zip(records, read, "the structures ASE read")) {
           const { cell, sites } = structureOf(record);
           // CIF carries cell parameters, not vectors: ASE builds its own orientation from them.
-          if (format !== "cif") expectCellClose(read[i].cell, cell, `${record._id} cell`);
-          else expect(Math.abs(Math.hypot(...read[i].cell[0]) - record.lattice.a)).toBeLessThan(1e-6);
+          if (format !== "cif") expectCellClose(back.cell, cell, `${record._id} cell`);
+          else expect(Math.abs(Math.hypot(...at(back.cell, 0, "ASE's cell")) - record.lattice.a)).toBeLessThan(1e-6);
           if (format !== "cif")
             expectCellClose(
-              read[i].positions,
+              back.positions,
               sites.map((s) => s.cartesian),
               `${record._id} positions`,
             );
-        });
+        }
       });
     }
   });
