@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ComputeOutcome } from "../../src/server/compute";
 import { finalEnergyRy, RYDBERG_EV } from "../../src/server/compute/pw-output";
+import { bandGapsFromXml } from "../../src/server/compute/pw-bands";
 import { bankWorkflow, bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, MP_GGA_GAP_SI, property, SCHEMAS, schema, validate } from "./pw-runs";
 import { at, defined } from "../server/checked";
@@ -74,6 +75,21 @@ describe.runIf(hasPw)("Si's band gap and total energy computed with pw.x", () =>
       expect({ name: data.name, ...result }).toMatchObject({ name: data.name, isValid: true });
     }
     expect(new Set(outcome.properties.map((p) => p.data.name))).toEqual(new Set([...Object.keys(SCHEMAS)]));
+  });
+
+  it("gives no band gaps, and says why, from its own data file without the cell or with a k-point of two numbers", () => {
+    const xml = readFileSync(path.join(workDir, "outdir", "__prefix__.save", "data-file-schema.xml"), "utf8");
+    expect(bandGapsFromXml(xml)).toEqual({ data: property(outcome, "band_gaps") });
+    // Every cell goes: the file holds the input's and the output's.
+    expect(bandGapsFromXml(xml.replace(/<cell>[\s\S]*?<\/cell>/g, ""))).toEqual({
+      reason: "the data file has no cell",
+    });
+    // The first k-point of the band structure, its third coordinate dropped.
+    const twoNumbers = xml.replace(/(<ks_energies>\s*<k_point\b[^>]*>\s*\S+\s+\S+)\s+\S+\s*</, "$1<");
+    expect(twoNumbers).not.toBe(xml);
+    expect(bandGapsFromXml(twoNumbers)).toEqual({
+      reason: "the data file has a k-point without its three coordinates",
+    });
   });
 });
 

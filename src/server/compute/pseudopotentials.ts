@@ -171,9 +171,10 @@ function preference(p: Pseudopotential): [number, number, number] {
 }
 
 function better(a: Pseudopotential, b: Pseudopotential): number {
-  const [special, version, length] = preference(a);
-  const [specialB, versionB, lengthB] = preference(b);
-  return specialB - special || versionB - version || lengthB - length || (a.filename < b.filename ? -1 : 1);
+  // Each rank is higher for the better one: plain (not special-purpose), newer, shorter name.
+  const [plainA, versionA, shortA] = preference(a);
+  const [plainB, versionB, shortB] = preference(b);
+  return plainB - plainA || versionB - versionA || shortB - shortA || (a.filename < b.filename ? -1 : 1);
 }
 
 /** The choice for one element, or why there is none. */

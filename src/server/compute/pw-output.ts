@@ -106,16 +106,17 @@ export function parsePwOutput(text: string): Map<string, Data> {
 export function finalCoordinates(
   text: string,
 ): { cell: number[][]; sites: { element: string; fractional: number[] }[] } | undefined {
-  const block = /Begin final coordinates([\s\S]*?)End final coordinates/.exec(text);
-  if (!block) return undefined;
+  const [, block] = /Begin final coordinates([\s\S]*?)End final coordinates/.exec(text) ?? [];
+  if (block === undefined) return undefined;
   const cellMatch = new RegExp(
     String.raw`CELL_PARAMETERS\s*\((angstrom|bohr|alat\s*=\s*(${NUMBER}))\)\s*\n((?:\s*${NUMBER}\s+${NUMBER}\s+${NUMBER}\s*\n){3})`,
-  ).exec(block[1]!);
-  const positions = /ATOMIC_POSITIONS\s*\((crystal)\)\s*\n([\s\S]*?)(?:\n\s*\n|$)/.exec(block[1]!);
+  ).exec(block);
+  const positions = /ATOMIC_POSITIONS\s*\((crystal)\)\s*\n([\s\S]*?)(?:\n\s*\n|$)/.exec(block);
   if (!cellMatch || !positions) return undefined;
-  const scale =
-    cellMatch[1] === "angstrom" ? 1 : cellMatch[1] === "bohr" ? BOHR_ANGSTROM : num(cellMatch[2]!) * BOHR_ANGSTROM;
-  const cell = cellMatch[3]!
+  // `alat` is there only when the unit is `alat = <number>`, the one case that reads it.
+  const [, unit, alat = "", rows = ""] = cellMatch;
+  const scale = unit === "angstrom" ? 1 : unit === "bohr" ? BOHR_ANGSTROM : num(alat) * BOHR_ANGSTROM;
+  const cell = rows
     .trim()
     .split("\n")
     .map((line) =>
@@ -124,7 +125,8 @@ export function finalCoordinates(
         .split(/\s+/)
         .map((v) => num(v) * scale),
     );
-  const sites = positions[2]!
+  const [, , siteLines = ""] = positions;
+  const sites = siteLines
     .trim()
     .split("\n")
     .map((line) => line.trim().split(/\s+/))
