@@ -11,6 +11,7 @@ import {
   type ColumnType,
   type TypedCell,
 } from "../table/column-types";
+import { columnTypeRecord, type ColumnTypeRecord } from "../table/column-type-registry";
 import {
   planSource,
   Sink,
@@ -84,13 +85,6 @@ function compressors(): Record<string, (input: Uint8Array) => Uint8Array> {
   };
 }
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
-const PHYSICAL: Record<ColumnType, string> = {
-  double: "DOUBLE",
-  int32: "INT32",
-  int64: "INT64",
-  boolean: "BOOLEAN",
-  string: "STRING",
-};
 // hyparquet-writer's default page size: a new page once a chunk's values reach 1 MiB.
 const PAGE_SIZE = 1 << 20;
 
@@ -169,6 +163,8 @@ export async function writeParquet(
   const width = plan.names.length;
   const saved = resumed?.writer as SavedParquetWriter | undefined;
   let types: ColumnType[] | undefined;
+  // Each column's type record, resolved once when the types are decided.
+  let records: ColumnTypeRecord[] = [];
   let writer: ParquetWriterLike | undefined;
   // The row group being filled, column by column (no row objects), as typed values. Until the
   // types are decided (by the first row group, when some column's type is not known), the raw
@@ -204,13 +200,19 @@ export async function writeParquet(
       return;
     }
     // Text columns take numbers, booleans and objects as text; anything else that does not fit throws.
-    for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], types![c], plan.names[c], id);
+    for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], records[c], plan.names[c], id);
     for (let c = 0; c < width; c++) typed[c].push(cells[c]);
   };
 
   const start = (decided: ColumnType[]): void => {
     types = decided;
-    const columnData = reader.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
+    records = decided.map(columnTypeRecord);
+    const columnData = reader.names.map((name, c) => ({
+      name,
+      data: [],
+      type: records[c].parquet.basic,
+      nullable: true,
+    }));
     writer = new hp.ParquetWriter({
       writer: out,
       schema: hp.schemaFromColumnData({ columnData }),
@@ -220,10 +222,9 @@ export async function writeParquet(
     });
     if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
     typed = types.map(() => []);
-    // int32, int64 and booleans go through toTyped (an int32 must be whole, an int64 becomes a bigint).
-    plain = types.map((type) =>
-      type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : "",
-    );
+    // Types whose raw values are not written as they are (an int32 must be whole, an int64
+    // becomes a bigint) go through toTyped.
+    plain = records.map((record) => (record.asIs ? record.cell : ""));
     if (raw) {
       const { columns, ids } = raw;
       raw = undefined;
@@ -252,8 +253,7 @@ export async function writeParquet(
       columnData: reader.names.map((name, c) => ({
         name,
         data: group[c],
-        // Min/max of text would put long values (formulas, paths) in the footer for little pruning.
-        statistics: types![c] !== "string",
+        statistics: records[c].parquet.statistics,
       })),
       rowGroupSize: rows,
       pageSize: PAGE_SIZE,
