@@ -101,19 +101,20 @@ export async function readArrow(
       } catch (error) {
         throw recordShapeError(error, record);
       }
-      for (let c = 0; c < row.length; c++) columns[c].push(row[c]);
+      for (let c = 0; c < columns.length; c++) columns[c]!.push(row[c]);
       ids.push((record as { _id?: unknown } | null)?._id);
     }
     pageCount++;
     options.onProgress?.({ pages: pageCount, items: ids.length });
   }
-  const types = decideTypes(plan, columns, given).map(columnTypeRecord);
+  const types = decideTypes(plan, columns, given);
   const vectors: Record<string, unknown> = {};
-  for (let c = 0; c < columns.length; c++) {
-    // One per planned column: the types, the reader's names and the plan's names line up with them.
-    const [values, type, name, key] = [columns[c]!, types[c]!, plan.names[c]!, reader.names[c]!];
+  for (const [c, values] of columns.entries()) {
+    // decideTypes and the reader give one type and one name per planned column.
+    const type = columnTypeRecord(types[c]!);
+    const name = plan.names[c]!;
     for (let r = 0; r < values.length; r++) values[r] = toTyped(values[r], type, name, ids[r]);
-    vectors[key] = a.vectorFromArray(values, type.arrow(a));
+    vectors[reader.names[c]!] = a.vectorFromArray(values, type.arrow(a));
     columns[c] = [];
   }
   reportWarnings(reader.finish(), options.onWarning);

@@ -41,7 +41,8 @@ export interface FrameSource {
 export function frameSource(frame: DataFrame, columns?: readonly string[]): FrameSource {
   const all = frame.columns;
   const names = columns ? [...new Set(columns)] : [...all];
-  const positions = names.map((name) => {
+  // Each written column with its position in the frame's rows.
+  const picked = names.map((name): FrameColumn => {
     const at = all.indexOf(name);
     if (at === -1) {
       throw new ValidationError(
@@ -49,31 +50,36 @@ export function frameSource(frame: DataFrame, columns?: readonly string[]): Fram
         `The DataFrame has no column "${name}"; its columns are ${all.join(", ")}. A DataFrame's columns are written by their names, as they are.`,
       );
     }
-    return at;
+    return { name, at };
   });
   if (names.length === 0)
     throw new ValidationError("columns", "columns is empty; leave it out to write every column of the DataFrame.");
   const rows = frame.values as unknown[][];
   const types: Record<string, ColumnType> = {};
-  names.forEach((name, c) => {
-    const type = typeOf(frame.dtypes[positions[c]], rows, positions[c]);
+  for (const { name, at } of picked) {
+    const type = typeOf(frame.dtypes[at], rows, at);
     if (type) types[name] = type;
-  });
+  }
   const defs: ColumnDef[] = names.map((name) => ({ name, segments: [name] }));
   const plan: ColumnPlan = { names, columns: defs, fields: {} };
-  return { pages: pagesOf(rows, names, positions), plan, types };
+  return { pages: pagesOf(rows, picked), plan, types };
 }
 
-function* pagesOf(
-  rows: readonly unknown[][],
-  names: readonly string[],
-  positions: readonly number[],
-): Generator<unknown[]> {
+/** A column of the frame to write: its name, and where it is in each row. */
+interface FrameColumn {
+  readonly name: string;
+  readonly at: number;
+}
+
+function* pagesOf(rows: readonly unknown[][], picked: readonly FrameColumn[]): Generator<unknown[]> {
   for (let start = 0; start < rows.length; start += PAGE_ROWS) {
     const page: unknown[] = [];
     for (const row of rows.slice(start, start + PAGE_ROWS)) {
       const record: Record<string, unknown> = Object.create(null);
-      for (let c = 0; c < names.length; c++) record[names[c]] = cell(row[positions[c]]);
+      for (let c = 0; c < picked.length; c++) {
+        const { name, at } = picked[c]!;
+        record[name] = cell(row[at]);
+      }
       page.push(record);
     }
     yield page;

@@ -122,6 +122,19 @@ export function checkParquetOptions(plan: ColumnPlan, options: ExportParquetOpti
   };
 }
 
+/** One column as writeParquet fills it. */
+interface ParquetColumn {
+  /** The planned column's name, for messages. */
+  readonly name: string;
+  /** Its name in the file. */
+  readonly key: string;
+  readonly type: ColumnTypeRecord;
+  /** The `typeof` of a raw value written as it is; "" when every value goes through toTyped. */
+  readonly plain: string;
+  /** The row group's typed cells so far. */
+  values: TypedCell[];
+}
+
 /** Parquet options after checking. */
 export interface ResolvedParquet {
   readonly compression: ParquetCompression;
@@ -163,13 +176,14 @@ export async function writeParquet(
   const width = plan.names.length;
   const saved = resumed?.writer as SavedParquetWriter | undefined;
   let types: ColumnType[] | undefined;
-  // Each column's type record, resolved once when the types are decided.
-  let records: ColumnTypeRecord[] = [];
+  // Each column as the writer fills it, from when the types are decided: its name in messages
+  // and in the file, its type's record, the JavaScript type a cell has when it needs no
+  // conversion ("" when every cell goes through toTyped) and the row group's values so far, as
+  // typed cells (no row objects).
+  let columns: ParquetColumn[] = [];
   let writer: ParquetWriterLike | undefined;
-  // The row group being filled, column by column (no row objects), as typed values. Until the
-  // types are decided (by the first row group, when some column's type is not known), the raw
-  // values and each row's _id.
-  let typed: TypedCell[][] = [];
+  // Until the types are decided (by the first row group, when some column's type is not known),
+  // the raw values of the row group and each row's _id.
   let raw: { columns: unknown[][]; ids: unknown[] } | undefined;
   let filled = 0;
   // The row group's value bytes, counted only when rowGroupBytes is set.
@@ -183,34 +197,42 @@ export async function writeParquet(
   let grouped = items;
   const cells = new Array<TypedCell>(width);
 
-  // Per column, the JavaScript type a cell has when it needs no conversion ("" for other columns).
-  let plain: string[] = [];
   /** Adds one row; a value that does not fit its column throws before any of the row is added. */
   const addRow = (row: readonly unknown[], id: unknown): void => {
     let fits = true;
-    for (let c = 0; c < width; c++) {
+    for (let c = 0; c < columns.length; c++) {
       const value = row[c];
-      if (typeof value !== plain[c] && value !== undefined && value !== null) fits = false;
+      if (typeof value !== columns[c]!.plain && value !== undefined && value !== null) fits = false;
     }
     if (fits) {
-      for (let c = 0; c < width; c++) {
+      for (let c = 0; c < columns.length; c++) {
         const value = row[c];
-        typed[c].push(value === undefined ? null : (value as TypedCell));
+        columns[c]!.values.push(value === undefined ? null : (value as TypedCell));
       }
       return;
     }
     // Text columns take numbers, booleans and objects as text; anything else that does not fit throws.
-    for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], records[c], plan.names[c], id);
-    for (let c = 0; c < width; c++) typed[c].push(cells[c]);
+    for (let c = 0; c < columns.length; c++) {
+      const { type, name } = columns[c]!;
+      cells[c] = toTyped(row[c], type, name, id);
+    }
+    for (let c = 0; c < columns.length; c++) columns[c]!.values.push(cells[c] ?? null);
   };
 
   const start = (decided: ColumnType[]): void => {
     types = decided;
-    records = decided.map(columnTypeRecord);
-    const columnData = reader.names.map((name, c) => ({
-      name,
+    // One type, one name and one key per planned column.
+    columns = decided.map((name, c) => {
+      const type = columnTypeRecord(name);
+      // Types whose raw values are not written as they are (an int32 must be whole, an int64
+      // becomes a bigint) go through toTyped.
+      const plain = type.asIs ? type.cell : "";
+      return { name: plan.names[c]!, key: reader.names[c]!, type, plain, values: [] };
+    });
+    const columnData = columns.map(({ key, type }) => ({
+      name: key,
       data: [],
-      type: records[c].parquet.basic,
+      type: type.parquet.basic,
       nullable: true,
     }));
     writer = new hp.ParquetWriter({
@@ -221,16 +243,12 @@ export async function writeParquet(
       createdBy: "matframe (hyparquet-writer)",
     });
     if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
-    typed = types.map(() => []);
-    // Types whose raw values are not written as they are (an int32 must be whole, an int64
-    // becomes a bigint) go through toTyped.
-    plain = records.map((record) => (record.asIs ? record.cell : ""));
     if (raw) {
-      const { columns, ids } = raw;
+      const { columns: held, ids } = raw;
       raw = undefined;
       const row = new Array<unknown>(width);
       for (let r = 0; r < ids.length; r++) {
-        for (let c = 0; c < width; c++) row[c] = columns[c][r];
+        for (let c = 0; c < held.length; c++) row[c] = held[c]![r];
         addRow(row, ids[r]);
       }
     }
@@ -246,15 +264,14 @@ export async function writeParquet(
     groupBytes = 0;
     if (budget) budget.held -= rows;
     if (rows === 0) return;
-    const group = typed;
-    typed = typed.map(() => []);
+    const columnData = columns.map((column) => {
+      const data = column.values;
+      column.values = [];
+      return { name: column.key, data, statistics: column.type.parquet.statistics };
+    });
     // One row group; write() calls out.flush() after it and returns the flush's promise.
     await writer!.write({
-      columnData: reader.names.map((name, c) => ({
-        name,
-        data: group[c],
-        statistics: records[c].parquet.statistics,
-      })),
+      columnData,
       rowGroupSize: rows,
       pageSize: PAGE_SIZE,
     });
@@ -293,7 +310,7 @@ export async function writeParquet(
         }
         const id = (record as { _id?: unknown } | null)?._id;
         if (raw) {
-          for (let c = 0; c < width; c++) raw.columns[c].push(row[c]);
+          for (let c = 0; c < raw.columns.length; c++) raw.columns[c]!.push(row[c]);
           raw.ids.push(id);
         } else addRow(row, id);
         lastId = id;
