@@ -52,12 +52,8 @@ export function knownType(def: ColumnDef): ColumnType | undefined {
   // paths (`derivedProperties.volume.units`) are not known.
   if (def.namedEntryAt !== undefined && def.namedEntryAt === def.segments.length - 1) return "double";
   // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`: a keyed entry's value.
-  if (
-    def.namedEntryAt !== undefined &&
-    def.namedEntryAt === def.segments.length - 2 &&
-    keyedEntryField(def.segments[def.namedEntryAt])
-  )
-    return "double";
+  const entry = def.namedEntryAt === def.segments.length - 2 ? def.segments.at(-2) : undefined;
+  if (entry !== undefined && keyedEntryField(entry)) return "double";
   if (/^basis\.(elements|coordinates)\.(0|[1-9][0-9]*)\.id$/.test(def.name)) return "int32";
   return undefined;
 }
