@@ -27,7 +27,7 @@ import { reportWarnings } from "../table/warnings";
 import type { ResumableFile } from "./resume/resumable-file";
 import { openTableOutput } from "./table-output";
 import { nativeSnappy } from "./snappy";
-import { EmptyColumnError, OutputError, ValidationError } from "../../errors";
+import { EmptyColumnError, OutputError, ResumeError, ValidationError } from "../../errors";
 import type { RowBudget } from "./dataset/row-budget";
 import {
   loadWriter,
@@ -222,12 +222,21 @@ export async function writeParquet(
   const start = (decided: ColumnType[]): void => {
     types = decided;
     // One type, one name and one key per planned column.
-    columns = decided.map((name, c) => {
-      const type = columnTypeRecord(name);
+    columns = plan.names.map((name, c) => {
+      const decidedType = decided[c];
+      // Only a saved state can type fewer columns than the plan has (decideTypes types each).
+      if (decidedType === undefined) {
+        throw new ResumeError(
+          `The saved progress of ${output.path ?? "the export"} types ${decided.length} columns; this export writes ${width}.`,
+          output.path ?? "",
+        );
+      }
+      const type = columnTypeRecord(decidedType);
       // Types whose raw values are not written as they are (an int32 must be whole, an int64
       // becomes a bigint) go through toTyped.
       const plain = type.asIs ? type.cell : "";
-      return { name: plan.names[c]!, key: reader.names[c]!, type, plain, values: [] };
+      // The reader names each planned column (with its unit, when asked).
+      return { name, key: reader.names[c] ?? name, type, plain, values: [] };
     });
     const columnData = columns.map(({ key, type }) => ({
       name: key,
