@@ -30,6 +30,7 @@ const EXTERNAL = [
   "test/results/dielectric.test.ts",
   "test/notebook/distribution-charts.test.ts",
   "test/frame/pandas-differential.test.ts",
+  "test/frame/column-type-registry-pandas.test.ts",
   "test/frame/derived-columns.test.ts",
   "test/server/derived-properties.test.ts",
 ];

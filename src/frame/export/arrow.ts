@@ -4,6 +4,7 @@
 import { MissingDependencyError } from "../../errors";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
 import { checkColumnTypes, decideTypes, toTyped, type ColumnType } from "../table/column-types";
+import { columnTypeRecord, type ArrowTypes } from "../table/column-type-registry";
 import type { PageSource } from "./export";
 import type { DataFrame } from "../dataframe/dataframe";
 import { frameSource, isDataFrame } from "./frame-source";
@@ -56,14 +57,9 @@ export interface ToArrowOptions extends TableOptions {
   arrow?: object;
 }
 
-type ArrowModule = {
+type ArrowModule = ArrowTypes & {
   vectorFromArray(values: unknown[], type: unknown): unknown;
   Table: new (columns: Record<string, unknown>) => ArrowTable;
-  Float64: new () => unknown;
-  Int32: new () => unknown;
-  Int64: new () => unknown;
-  Bool: new () => unknown;
-  Utf8: new () => unknown;
 };
 
 let arrow: ArrowModule | undefined;
@@ -105,30 +101,22 @@ export async function readArrow(
       } catch (error) {
         throw recordShapeError(error, record);
       }
-      for (let c = 0; c < row.length; c++) columns[c].push(row[c]);
+      for (let c = 0; c < columns.length; c++) columns[c]!.push(row[c]);
       ids.push((record as { _id?: unknown } | null)?._id);
     }
     pageCount++;
     options.onProgress?.({ pages: pageCount, items: ids.length });
   }
   const types = decideTypes(plan, columns, given);
-  const arrowType = (type: ColumnType): unknown =>
-    type === "double"
-      ? new a.Float64()
-      : type === "int32"
-        ? new a.Int32()
-        : type === "int64"
-          ? new a.Int64()
-          : type === "boolean"
-            ? new a.Bool()
-            : new a.Utf8();
   const vectors: Record<string, unknown> = {};
-  plan.names.forEach((name, c) => {
-    const values = columns[c];
-    for (let r = 0; r < values.length; r++) values[r] = toTyped(values[r], types[c], name, ids[r]);
-    vectors[reader.names[c]] = a.vectorFromArray(values, arrowType(types[c]));
+  for (const [c, values] of columns.entries()) {
+    // decideTypes and the reader give one type and one name per planned column.
+    const type = columnTypeRecord(types[c]!);
+    const name = plan.names[c]!;
+    for (let r = 0; r < values.length; r++) values[r] = toTyped(values[r], type, name, ids[r]);
+    vectors[reader.names[c]!] = a.vectorFromArray(values, type.arrow(a));
     columns[c] = [];
-  });
+  }
   reportWarnings(reader.finish(), options.onWarning);
   return new a.Table(vectors);
 }

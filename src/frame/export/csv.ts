@@ -1,11 +1,13 @@
-/** Characters that force a CSV field into quotes (RFC 4180, section 2.6). */
-const NEEDS_QUOTES = /[",\r\n]/;
+import { columnTypeRecord, csvWriterOf } from "../table/column-type-registry";
 
-/**
- * First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"):
- * `=HYPERLINK("http://x","y")` as a material's name would run when the file is opened.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
+// A CSV export is not typed: each cell is written by the column type its value's kind would be
+// inferred as (numbers as doubles, bigints as int64). Resolved once, here, not per cell.
+const writeString = csvWriterOf("string");
+const writeNumber = csvWriterOf("number");
+const writeBoolean = csvWriterOf("boolean");
+const writeBigint = csvWriterOf("bigint");
+// Objects become text as a text column takes them (JSON; dates ISO 8601).
+const textType = columnTypeRecord("string");
 
 /**
  * One CSV field per RFC 4180: a field holding a comma, quote, CR or LF is wrapped in quotes
@@ -18,24 +20,21 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  * @example csvField("=1+1") // "'=1+1"
  */
 export function csvField(value: unknown, escapeFormulas = true): string {
-  let text: string;
   switch (typeof value) {
     case "string":
-      text = escapeFormulas && FORMULA_START.test(value) ? `'${value}` : value;
-      break;
+      return writeString(value, escapeFormulas);
     case "number":
-      return Number.isNaN(value) ? "" : String(value);
+      return writeNumber(value, escapeFormulas);
     case "boolean":
+      return writeBoolean(value, escapeFormulas);
     case "bigint":
-      return String(value);
+      return writeBigint(value, escapeFormulas);
     case "object":
-      if (value === null) return "";
-      text = value instanceof Date ? value.toISOString() : JSON.stringify(value);
-      break;
+      // As ever, an object's text (JSON, an ISO date) is not formula-escaped, only quoted.
+      return value === null ? "" : writeString(textType.toCell(value) ?? "", false);
     default:
       return "";
   }
-  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** One CSV record, without its line ending. */

@@ -1,10 +1,12 @@
 // A DataFrame as the source of an export: a table a scientist filtered, grouped or extended goes
 // back to a file with its columns as they are. Its column names are names, not paths
 // (`lattice.a` is one column, not `a` inside `lattice`), no default column is added, and each
-// column keeps its dtype (float32 -> double, int32 -> int32 or int64, boolean, string).
+// column keeps its dtype (float32 -> double, int32 -> int32 or int64, boolean, string: the
+// column type registry maps each).
 import { ValidationError } from "../../errors";
 import type { ColumnDef, ColumnPlan } from "../table/column-spec";
 import type { ColumnType } from "../table/column-types";
+import { COLUMN_TYPE_RECORDS, type ColumnTypeRecord } from "../table/column-type-registry";
 import type { DataFrame } from "../dataframe/dataframe";
 
 /** Rows per page handed to the writers (the size of a platform page). */
@@ -39,7 +41,8 @@ export interface FrameSource {
 export function frameSource(frame: DataFrame, columns?: readonly string[]): FrameSource {
   const all = frame.columns;
   const names = columns ? [...new Set(columns)] : [...all];
-  const positions = names.map((name) => {
+  // Each written column with its position in the frame's rows.
+  const picked = names.map((name): FrameColumn => {
     const at = all.indexOf(name);
     if (at === -1) {
       throw new ValidationError(
@@ -47,31 +50,36 @@ export function frameSource(frame: DataFrame, columns?: readonly string[]): Fram
         `The DataFrame has no column "${name}"; its columns are ${all.join(", ")}. A DataFrame's columns are written by their names, as they are.`,
       );
     }
-    return at;
+    return { name, at };
   });
   if (names.length === 0)
     throw new ValidationError("columns", "columns is empty; leave it out to write every column of the DataFrame.");
   const rows = frame.values as unknown[][];
   const types: Record<string, ColumnType> = {};
-  names.forEach((name, c) => {
-    const type = typeOf(frame.dtypes[positions[c]], rows, positions[c]);
+  for (const { name, at } of picked) {
+    const type = typeOf(frame.dtypes[at], rows, at);
     if (type) types[name] = type;
-  });
+  }
   const defs: ColumnDef[] = names.map((name) => ({ name, segments: [name] }));
   const plan: ColumnPlan = { names, columns: defs, fields: {} };
-  return { pages: pagesOf(rows, names, positions), plan, types };
+  return { pages: pagesOf(rows, picked), plan, types };
 }
 
-function* pagesOf(
-  rows: readonly unknown[][],
-  names: readonly string[],
-  positions: readonly number[],
-): Generator<unknown[]> {
+/** A column of the frame to write: its name, and where it is in each row. */
+interface FrameColumn {
+  readonly name: string;
+  readonly at: number;
+}
+
+function* pagesOf(rows: readonly unknown[][], picked: readonly FrameColumn[]): Generator<unknown[]> {
   for (let start = 0; start < rows.length; start += PAGE_ROWS) {
     const page: unknown[] = [];
     for (const row of rows.slice(start, start + PAGE_ROWS)) {
       const record: Record<string, unknown> = Object.create(null);
-      for (let c = 0; c < names.length; c++) record[names[c]] = cell(row[positions[c]]);
+      for (let c = 0; c < picked.length; c++) {
+        const { name, at } = picked[c]!;
+        record[name] = cell(row[at]);
+      }
       page.push(record);
     }
     yield page;
@@ -83,23 +91,22 @@ function cell(value: unknown): unknown {
   return typeof value === "number" && Number.isNaN(value) ? null : value;
 }
 
+// The column types each danfo dtype maps to, in registry order (int32: int32, then int64).
+const BY_DTYPE = new Map<string, readonly ColumnTypeRecord[]>();
+for (const record of COLUMN_TYPE_RECORDS) BY_DTYPE.set(record.dtype, [...(BY_DTYPE.get(record.dtype) ?? []), record]);
+
+/**
+ * The column type of a danfo column: of the types its dtype maps to, the first whose value check
+ * all its numbers pass (danfo calls every whole-number column int32, whatever its range), else
+ * the last. `undefined` for a dtype no type maps to.
+ */
 function typeOf(dtype: string | undefined, rows: readonly unknown[][], column: number): ColumnType | undefined {
-  switch (dtype) {
-    case "float32":
-      return "double";
-    case "int32":
-      // danfo calls every whole-number column int32, whatever its range.
-      return rows.every((row) => {
-        const value = row[column];
-        return typeof value !== "number" || (value >= -(2 ** 31) && value < 2 ** 31);
-      })
-        ? "int32"
-        : "int64";
-    case "boolean":
-      return "boolean";
-    case "string":
-      return "string";
-    default:
-      return undefined;
-  }
+  const candidates = dtype === undefined ? undefined : BY_DTYPE.get(dtype);
+  if (!candidates) return undefined;
+  const fits = (record: ColumnTypeRecord): boolean =>
+    rows.every((row) => {
+      const value = row[column];
+      return typeof value !== "number" || record.is(value);
+    });
+  return (candidates.slice(0, -1).find(fits) ?? candidates.at(-1))?.name;
 }

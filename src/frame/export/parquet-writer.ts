@@ -115,6 +115,12 @@ export function restoreWriter(
   writer.num_rows = fromTaggedJson(saved.numRows) as bigint;
   const chunks = writer.row_groups.flatMap((group) => group.columns);
   const indexes = fromTaggedJson(saved.indexes) as { columnIndex?: unknown; offsetIndex?: unknown }[];
+  // hyparquet-writer keeps one pending index per column chunk.
+  if (indexes.length !== chunks.length) {
+    throw new MatframeError(
+      "the saved Parquet state has not one page index per column chunk; restart the export without --resume",
+    );
+  }
   // The footer's chunks and the indexes' chunks are the same objects (finish() sets the indexes' offsets on them).
-  writer.pendingIndexes = indexes.map((index, i) => ({ ...index, chunk: chunks[i] }));
+  writer.pendingIndexes = chunks.map((chunk, i) => ({ ...indexes[i], chunk }));
 }

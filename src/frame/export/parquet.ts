@@ -11,6 +11,7 @@ import {
   type ColumnType,
   type TypedCell,
 } from "../table/column-types";
+import { columnTypeRecord, type ColumnTypeRecord } from "../table/column-type-registry";
 import {
   planSource,
   Sink,
@@ -26,7 +27,7 @@ import { reportWarnings } from "../table/warnings";
 import type { ResumableFile } from "./resume/resumable-file";
 import { openTableOutput } from "./table-output";
 import { nativeSnappy } from "./snappy";
-import { EmptyColumnError, OutputError, ValidationError } from "../../errors";
+import { EmptyColumnError, OutputError, ResumeError, ValidationError } from "../../errors";
 import type { RowBudget } from "./dataset/row-budget";
 import {
   loadWriter,
@@ -84,13 +85,6 @@ function compressors(): Record<string, (input: Uint8Array) => Uint8Array> {
   };
 }
 const CODECS: Record<ParquetCompression, string> = { snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
-const PHYSICAL: Record<ColumnType, string> = {
-  double: "DOUBLE",
-  int32: "INT32",
-  int64: "INT64",
-  boolean: "BOOLEAN",
-  string: "STRING",
-};
 // hyparquet-writer's default page size: a new page once a chunk's values reach 1 MiB.
 const PAGE_SIZE = 1 << 20;
 
@@ -126,6 +120,19 @@ export function checkParquetOptions(plan: ColumnPlan, options: ExportParquetOpti
     ...(rowGroupBytes !== undefined ? { rowGroupBytes } : {}),
     types: checkColumnTypes(plan, options.types),
   };
+}
+
+/** One column as writeParquet fills it. */
+interface ParquetColumn {
+  /** The planned column's name, for messages. */
+  readonly name: string;
+  /** Its name in the file. */
+  readonly key: string;
+  readonly type: ColumnTypeRecord;
+  /** The `typeof` of a raw value written as it is; "" when every value goes through toTyped. */
+  readonly plain: string;
+  /** The row group's typed cells so far. */
+  values: TypedCell[];
 }
 
 /** Parquet options after checking. */
@@ -169,11 +176,14 @@ export async function writeParquet(
   const width = plan.names.length;
   const saved = resumed?.writer as SavedParquetWriter | undefined;
   let types: ColumnType[] | undefined;
+  // Each column as the writer fills it, from when the types are decided: its name in messages
+  // and in the file, its type's record, the JavaScript type a cell has when it needs no
+  // conversion ("" when every cell goes through toTyped) and the row group's values so far, as
+  // typed cells (no row objects).
+  let columns: ParquetColumn[] = [];
   let writer: ParquetWriterLike | undefined;
-  // The row group being filled, column by column (no row objects), as typed values. Until the
-  // types are decided (by the first row group, when some column's type is not known), the raw
-  // values and each row's _id.
-  let typed: TypedCell[][] = [];
+  // Until the types are decided (by the first row group, when some column's type is not known),
+  // the raw values of the row group and each row's _id.
   let raw: { columns: unknown[][]; ids: unknown[] } | undefined;
   let filled = 0;
   // The row group's value bytes, counted only when rowGroupBytes is set.
@@ -187,30 +197,53 @@ export async function writeParquet(
   let grouped = items;
   const cells = new Array<TypedCell>(width);
 
-  // Per column, the JavaScript type a cell has when it needs no conversion ("" for other columns).
-  let plain: string[] = [];
   /** Adds one row; a value that does not fit its column throws before any of the row is added. */
   const addRow = (row: readonly unknown[], id: unknown): void => {
     let fits = true;
-    for (let c = 0; c < width; c++) {
+    for (let c = 0; c < columns.length; c++) {
       const value = row[c];
-      if (typeof value !== plain[c] && value !== undefined && value !== null) fits = false;
+      if (typeof value !== columns[c]!.plain && value !== undefined && value !== null) fits = false;
     }
     if (fits) {
-      for (let c = 0; c < width; c++) {
+      for (let c = 0; c < columns.length; c++) {
         const value = row[c];
-        typed[c].push(value === undefined ? null : (value as TypedCell));
+        columns[c]!.values.push(value === undefined ? null : (value as TypedCell));
       }
       return;
     }
     // Text columns take numbers, booleans and objects as text; anything else that does not fit throws.
-    for (let c = 0; c < width; c++) cells[c] = toTyped(row[c], types![c], plan.names[c], id);
-    for (let c = 0; c < width; c++) typed[c].push(cells[c]);
+    for (let c = 0; c < columns.length; c++) {
+      const { type, name } = columns[c]!;
+      cells[c] = toTyped(row[c], type, name, id);
+    }
+    for (let c = 0; c < columns.length; c++) columns[c]!.values.push(cells[c] ?? null);
   };
 
   const start = (decided: ColumnType[]): void => {
     types = decided;
-    const columnData = reader.names.map((name, c) => ({ name, data: [], type: PHYSICAL[types![c]], nullable: true }));
+    // One type, one name and one key per planned column.
+    columns = plan.names.map((name, c) => {
+      const decidedType = decided[c];
+      // Only a saved state can type fewer columns than the plan has (decideTypes types each).
+      if (decidedType === undefined) {
+        throw new ResumeError(
+          `The saved progress of ${output.path ?? "the export"} types ${decided.length} columns; this export writes ${width}.`,
+          output.path ?? "",
+        );
+      }
+      const type = columnTypeRecord(decidedType);
+      // Types whose raw values are not written as they are (an int32 must be whole, an int64
+      // becomes a bigint) go through toTyped.
+      const plain = type.asIs ? type.cell : "";
+      // The reader names each planned column (with its unit, when asked).
+      return { name, key: reader.names[c] ?? name, type, plain, values: [] };
+    });
+    const columnData = columns.map(({ key, type }) => ({
+      name: key,
+      data: [],
+      type: type.parquet.basic,
+      nullable: true,
+    }));
     writer = new hp.ParquetWriter({
       writer: out,
       schema: hp.schemaFromColumnData({ columnData }),
@@ -219,17 +252,12 @@ export async function writeParquet(
       createdBy: "matframe (hyparquet-writer)",
     });
     if (saved) restoreWriter(writer, out, saved, resumed!.bytes);
-    typed = types.map(() => []);
-    // int32, int64 and booleans go through toTyped (an int32 must be whole, an int64 becomes a bigint).
-    plain = types.map((type) =>
-      type === "string" ? "string" : type === "double" ? "number" : type === "boolean" ? "boolean" : "",
-    );
     if (raw) {
-      const { columns, ids } = raw;
+      const { columns: held, ids } = raw;
       raw = undefined;
       const row = new Array<unknown>(width);
       for (let r = 0; r < ids.length; r++) {
-        for (let c = 0; c < width; c++) row[c] = columns[c][r];
+        for (let c = 0; c < held.length; c++) row[c] = held[c]![r];
         addRow(row, ids[r]);
       }
     }
@@ -245,16 +273,14 @@ export async function writeParquet(
     groupBytes = 0;
     if (budget) budget.held -= rows;
     if (rows === 0) return;
-    const group = typed;
-    typed = typed.map(() => []);
+    const columnData = columns.map((column) => {
+      const data = column.values;
+      column.values = [];
+      return { name: column.key, data, statistics: column.type.parquet.statistics };
+    });
     // One row group; write() calls out.flush() after it and returns the flush's promise.
     await writer!.write({
-      columnData: reader.names.map((name, c) => ({
-        name,
-        data: group[c],
-        // Min/max of text would put long values (formulas, paths) in the footer for little pruning.
-        statistics: types![c] !== "string",
-      })),
+      columnData,
       rowGroupSize: rows,
       pageSize: PAGE_SIZE,
     });
@@ -293,7 +319,7 @@ export async function writeParquet(
         }
         const id = (record as { _id?: unknown } | null)?._id;
         if (raw) {
-          for (let c = 0; c < width; c++) raw.columns[c].push(row[c]);
+          for (let c = 0; c < raw.columns.length; c++) raw.columns[c]!.push(row[c]);
           raw.ids.push(id);
         } else addRow(row, id);
         lastId = id;

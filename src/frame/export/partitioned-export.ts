@@ -62,13 +62,13 @@ export async function writePartitioned(
     }));
     options.onProgress?.(total);
   };
-  const names = walks.map((_, i) => `part-${String(i).padStart(4, "0")}.${extension}`);
+  const partName = (i: number): string => `part-${String(i).padStart(4, "0")}.${extension}`;
   let results: ExportResult[];
   let first: { error: unknown } | undefined;
   try {
     const settled = await Promise.allSettled(
       walks.map((pages, i) =>
-        writePart(pages, path.join(dir.tempPath, names[i]), (p) => {
+        writePart(pages, path.join(dir.tempPath, partName(i)), (p) => {
           progress[i] = { items: p.items, pages: p.pages, bytes: p.bytes ?? 0 };
           report();
         }).catch((error: unknown) => {
@@ -92,7 +92,7 @@ export async function writePartitioned(
     pages: results.reduce((n, r) => n + r.pages, 0),
     bytes: results.reduce((n, r) => n + r.bytes, 0),
     path: dir.path,
-    parts: results.map((r, i) => ({ path: path.join(dir.path, names[i]), items: r.items })),
+    parts: results.map((r, i) => ({ path: path.join(dir.path, partName(i)), items: r.items })),
     warnings: results.flatMap((r) => r.warnings),
   };
 }

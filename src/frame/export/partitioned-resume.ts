@@ -45,7 +45,8 @@ export interface PartSource {
   ): AsyncIterable<PlatformRecord[]>;
 }
 
-type PartDone = Pick<ExportResult, "items" | "bytes" | "warnings" | "resumedFrom">;
+/** A part written (or found written): its file's name in the dataset and what it holds. */
+type PartDone = Pick<ExportResult, "items" | "bytes" | "warnings" | "resumedFrom"> & { readonly name: string };
 
 type Write = (pages: PageSource, to: ResumableFile, onProgress: (progress: Progress) => void) => Promise<ExportResult>;
 
@@ -89,9 +90,9 @@ async function writeLocked(
   if (!options.restart && fs.existsSync(path.join(final, SUCCESS_MARKER)) && !fs.existsSync(dir)) {
     // Killed after the folder took its name, before its state was removed: the dataset is whole.
     const whole = await readSealedState(statePath, target, DATASET_STATE);
-    if (whole && compareRequests(whole.request, request).length === 0 && finishedAll(whole)) {
+    const parts = whole && compareRequests(whole.request, request).length === 0 ? finishedParts(whole) : undefined;
+    if (parts) {
       await removeAtomicFile(statePath);
-      const parts = whole.ranges.map((range) => ({ index: range.index, items: whole.finished[range.index] }));
       const items = parts.reduce((n, p) => n + p.items, 0);
       return {
         items,
@@ -135,7 +136,6 @@ async function writeLocked(
 
   const saved: DatasetState = state;
   const extension = request.format;
-  const names = saved.ranges.map((range) => partName(range.index, extension));
   const progress = saved.ranges.map((range) => ({ items: saved.finished[range.index] ?? 0, pages: 0, bytes: 0 }));
   const report = (): void => {
     options.onProgress?.(
@@ -158,16 +158,19 @@ async function writeLocked(
   let first: { error: unknown } | undefined;
   const results = await Promise.allSettled(
     saved.ranges.map(async (range, i): Promise<PartDone> => {
-      const file = path.join(dir, names[i]);
-      const label = `${target} (${names[i]})`;
-      if (finished[range.index] !== undefined) {
+      const name = partName(range.index, extension);
+      const file = path.join(dir, name);
+      const label = `${target} (${name})`;
+      const recorded = finished[range.index];
+      if (recorded !== undefined) {
         // Recorded as finished before it was renamed: a run killed in between renames it now.
         await placeFinished(file, label);
         return {
-          items: finished[range.index],
+          name,
+          items: recorded,
           bytes: (await fs.promises.stat(file)).size,
           warnings: [],
-          resumedFrom: finished[range.index],
+          resumedFrom: recorded,
         };
       }
       try {
@@ -183,7 +186,7 @@ async function writeLocked(
         // Its count is saved before it takes its name, so no kill between the two loses the part.
         await record(range.index, result.items);
         await placeFinished(file, label);
-        return result;
+        return { name, ...result };
       } catch (error) {
         // The first failure is the cause; the others are the walks it stopped (each keeps its progress).
         first ??= { error };
@@ -206,7 +209,7 @@ async function writeLocked(
     pages: progress.reduce((n, p) => n + p.pages, 0),
     bytes: done.reduce((n, r) => n + r.bytes, 0),
     path: final,
-    parts: done.map((r, i) => ({ path: path.join(final, names[i]), items: r.items })),
+    parts: done.map((r) => ({ path: path.join(final, r.name), items: r.items })),
     warnings: done.flatMap((r) => r.warnings),
     ...(kept > 0 ? { resumedFrom: kept } : {}),
   };
@@ -216,6 +219,13 @@ function partName(index: number, extension: string): string {
   return `part-${String(index).padStart(4, "0")}.${extension}`;
 }
 
-function finishedAll(state: DatasetState): boolean {
-  return state.ranges.every((range) => typeof state.finished[range.index] === "number");
+/** Every part's index and records, when the state records every part as finished; else undefined. */
+function finishedParts(state: DatasetState): { index: number; items: number }[] | undefined {
+  const parts: { index: number; items: number }[] = [];
+  for (const { index } of state.ranges) {
+    const items = state.finished[index];
+    if (typeof items !== "number") return undefined;
+    parts.push({ index, items });
+  }
+  return parts;
 }

@@ -2,9 +2,8 @@ import type { ColumnPlan } from "./column-spec";
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning, type ReadOptions } from "./row-reader";
 import { ValidationError } from "../../errors";
-
-/** A danfo dtype, as the builder decides it from every row. */
-export type Dtype = "float32" | "int32" | "string" | "boolean";
+// The danfo dtypes, as the builder decides them from every row (one list: the DataFrame's).
+import type { Dtype } from "../dataframe/dataframe";
 
 /** A cell as a table holds it: objects and arrays have become JSON strings. */
 export type Cell = number | string | boolean | null;
@@ -72,7 +71,7 @@ export class ColumnBuilder {
     const row = new Array<unknown>(this.width);
     this.reader.read(record, row);
     const seen = this.seen;
-    for (let i = 0; i < row.length; i++) {
+    for (let i = 0; i < seen.length; i++) {
       const value = row[i];
       let cell: Cell;
       let kind: number;
@@ -102,7 +101,7 @@ export class ColumnBuilder {
           kind = NULL;
       }
       row[i] = cell;
-      seen[i] |= kind;
+      seen[i]! |= kind;
     }
     this.table.push(row as Cell[]);
   }
@@ -115,9 +114,9 @@ export class ColumnBuilder {
   /** Decides each column's dtype and returns the table; the builder must not be used after. */
   finish(): BuiltColumns {
     const names = this.reader.names;
-    const dtypes = names.map((_, c) => {
-      const dtype = dtypeOf(this.seen[c]);
-      if (dtype === "string" && (this.seen[c] & (INT | FLOAT | BOOL)) !== 0) stringify(this.table, c);
+    const dtypes = this.seen.map((seen, c) => {
+      const dtype = dtypeOf(seen);
+      if (dtype === "string" && (seen & (INT | FLOAT | BOOL)) !== 0) stringify(this.table, c);
       return dtype;
     });
     return { names, table: this.table, dtypes, rows: this.reader.rows, warnings: this.reader.finish() };
@@ -128,7 +127,7 @@ export class ColumnBuilder {
 export function columnOf(built: BuiltColumns, name: string): Cell[] {
   const c = built.names.indexOf(name);
   if (c < 0) throw new ValidationError("column", `no column ${JSON.stringify(name)} among ${built.names.join(", ")}`);
-  return built.table.map((row) => row[c]);
+  return built.table.map((row) => row[c] ?? null);
 }
 
 function dtypeOf(seen: number): Dtype {
@@ -142,8 +141,8 @@ function dtypeOf(seen: number): Dtype {
 
 /** Turns column `c`'s numbers and booleans into their text. */
 function stringify(table: Cell[][], c: number): void {
-  for (let r = 0; r < table.length; r++) {
-    const value = table[r][c];
-    if (value !== null && typeof value !== "string") table[r][c] = String(value);
+  for (const row of table) {
+    const value = row[c];
+    if (typeof value === "number" || typeof value === "boolean") row[c] = String(value);
   }
 }

@@ -84,8 +84,10 @@ export function isIndexSegment(segment: string): boolean {
  */
 export function namedEntryIndex(segments: readonly string[]): number | undefined {
   for (let i = 1; i < segments.length; i++) {
-    if (isIndexSegment(segments[i - 1])) return undefined;
-    if (NAMED_ENTRY_ARRAYS.includes(segments.slice(0, i).join("."))) return isIndexSegment(segments[i]) ? undefined : i;
+    // i - 1 and i are below segments.length.
+    if (isIndexSegment(segments[i - 1]!)) return undefined;
+    if (NAMED_ENTRY_ARRAYS.includes(segments.slice(0, i).join(".")))
+      return isIndexSegment(segments[i]!) ? undefined : i;
   }
   return undefined;
 }

@@ -128,7 +128,8 @@ function checkPath(column: unknown): string {
   }
   // A record is an object, so its first segment is a field name; this also keeps a column dict's
   // key order equal to the column order (integer-like keys would sort first).
-  if (isIndexSegment(segments[0])) {
+  const [first] = segments;
+  if (first !== undefined && isIndexSegment(first)) {
     throw new ValidationError("columns", `Column "${column}" starts with an array index; start with a field name.`);
   }
   return column;
@@ -178,8 +179,9 @@ function fieldPaths(def: ColumnDef): string[] {
   const at = def.namedEntryAt;
   if (at === undefined) return [upToIndex(segments)];
   const array = segments.slice(0, at).join(".");
-  const rest = segments.slice(at + 1);
-  const keyField = rest.length === 1 ? keyedEntryField(segments[at]) : undefined;
+  // The entry's name (`volume`), then what is read inside it; `at` is below segments.length.
+  const [entry = "", ...rest] = segments.slice(at);
+  const keyField = rest.length === 1 ? keyedEntryField(entry) : undefined;
   const read = keyField ? [keyField, "value"] : rest.length === 0 ? ["value"] : [upToIndex(rest)];
   // An index right after the entry (`derivedProperties.volume.0`): the entries whole.
   if (read.includes("")) return [array];

@@ -2,12 +2,16 @@
 // what the platform's records are known to hold, from the caller, or from the first rows seen.
 import { ColumnTypeError, ValidationError } from "../../errors";
 import { keyedEntryField, type ColumnDef, type ColumnPlan } from "./column-spec";
+import {
+  COLUMN_TYPE_RECORDS,
+  COLUMN_TYPES,
+  FALLBACK_TYPE,
+  type ColumnType,
+  type ColumnTypeRecord,
+  type TypedCell,
+} from "./column-type-registry";
 
-/** The column types a typed export writes. */
-export type ColumnType = "double" | "int32" | "int64" | "boolean" | "string";
-
-/** Every {@link ColumnType}, for validation and messages. */
-export const COLUMN_TYPES: readonly ColumnType[] = Object.freeze(["double", "int32", "int64", "boolean", "string"]);
+export { COLUMN_TYPES, type ColumnType, type TypedCell };
 
 // What the platform's material records hold at known paths (the platform's schemas in
 // @mat3ra/esse: lattice, basis, derived properties). Anything else is inferred from the data.
@@ -48,12 +52,8 @@ export function knownType(def: ColumnDef): ColumnType | undefined {
   // paths (`derivedProperties.volume.units`) are not known.
   if (def.namedEntryAt !== undefined && def.namedEntryAt === def.segments.length - 1) return "double";
   // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`: a keyed entry's value.
-  if (
-    def.namedEntryAt !== undefined &&
-    def.namedEntryAt === def.segments.length - 2 &&
-    keyedEntryField(def.segments[def.namedEntryAt])
-  )
-    return "double";
+  const entry = def.namedEntryAt === def.segments.length - 2 ? def.segments.at(-2) : undefined;
+  if (entry !== undefined && keyedEntryField(entry)) return "double";
   if (/^basis\.(elements|coordinates)\.(0|[1-9][0-9]*)\.id$/.test(def.name)) return "int32";
   return undefined;
 }
@@ -86,9 +86,8 @@ export function checkColumnTypes(plan: ColumnPlan, types: unknown): Readonly<Rec
   return out;
 }
 
-const NUMBER = 1;
-const BOOL = 2;
-const TEXT = 4;
+// The types the inference may give, in registry order.
+const INFERRED: readonly ColumnTypeRecord[] = COLUMN_TYPE_RECORDS.filter((record) => record.inferred);
 
 /**
  * Every column's type when no column needs data to decide it (each is given in `types` or known
@@ -113,48 +112,36 @@ export function decideTypes(
   columns: readonly (readonly unknown[])[],
   types: Readonly<Record<string, ColumnType>>,
 ): ColumnType[] {
-  return plan.columns.map((def, c) => {
-    const chosen = types[def.name] ?? knownType(def);
-    if (chosen) return chosen;
-    let seen = 0;
-    for (const value of columns[c]) {
-      if (value === undefined || value === null) continue;
-      seen |= typeof value === "number" ? NUMBER : typeof value === "boolean" ? BOOL : TEXT;
-    }
-    return seen === NUMBER ? "double" : seen === BOOL ? "boolean" : "string";
-  });
+  return plan.columns.map((def, c) => types[def.name] ?? knownType(def) ?? inferType(columns[c] ?? []));
 }
 
-/** A typed cell: `bigint` for int64, `null` for missing. */
-export type TypedCell = number | bigint | boolean | string | null;
+/** The first inferred type every value (nulls aside) passes; nulls only or none: the fallback. */
+function inferType(values: readonly unknown[]): ColumnType {
+  let first = 0;
+  while (first < values.length && (values[first] === undefined || values[first] === null)) first++;
+  if (first === values.length) return FALLBACK_TYPE;
+  for (const record of INFERRED) {
+    let fits = true;
+    for (let r = first; fits && r < values.length; r++) {
+      const value = values[r];
+      fits = value === undefined || value === null || record.is(value);
+    }
+    if (fits) return record.name;
+  }
+  return FALLBACK_TYPE;
+}
 
 /**
- * Converts one raw cell to its column's type. Text columns take anything (numbers and booleans
- * as their text, objects as JSON, dates as ISO strings); the others take only their own kind.
+ * Converts one raw cell to its column's type (the record resolved once per column). Text
+ * columns take anything (numbers and booleans as their text, objects as JSON, dates as ISO
+ * strings); the others take only their own kind.
  * @throws ColumnTypeError when a value does not fit, naming the column, the record and the fix.
  */
-export function toTyped(value: unknown, type: ColumnType, column: string, id: unknown): TypedCell {
+export function toTyped(value: unknown, type: ColumnTypeRecord, column: string, id: unknown): TypedCell {
   if (value === undefined || value === null) return null;
-  switch (type) {
-    case "string":
-      if (typeof value === "string") return value;
-      if (typeof value === "object") return value instanceof Date ? value.toISOString() : JSON.stringify(value);
-      return String(value);
-    case "double":
-      if (typeof value === "number") return value;
-      break;
-    case "int32":
-      if (typeof value === "number" && (value | 0) === value) return value;
-      break;
-    case "int64":
-      if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
-      if (typeof value === "bigint") return value;
-      break;
-    case "boolean":
-      if (typeof value === "boolean") return value;
-      break;
-  }
-  throw new ColumnTypeError(column, type, describeValue(value), typeof id === "string" ? id : undefined);
+  const cell = type.toCell(value);
+  if (cell !== undefined) return cell;
+  throw new ColumnTypeError(column, type.name, describeValue(value), typeof id === "string" ? id : undefined);
 }
 
 function describeValue(value: unknown): string {

@@ -79,8 +79,8 @@ export class RowReader {
   /** Rows read so far. */
   rows = 0;
   private readonly strict: boolean;
-  private readonly valueIndexes: number[] = [];
-  private readonly valueGetters: Getter[] = [];
+  /** The columns read by a getter of their own (all but method halves), with their positions. */
+  private readonly values: { readonly index: number; readonly get: Getter }[] = [];
   private readonly groups: MethodGroup[] = [];
   /** Per column: whether any row had a value there. */
   private readonly filled: boolean[];
@@ -105,13 +105,14 @@ export class RowReader {
     this.unfilled = this.filled.filter((f) => !f).length;
     plan.columns.forEach((column, index) => {
       if (column.computed) {
-        this.valueIndexes.push(index);
-        this.valueGetters.push(computedGetter(column.computed, this.computed, () => this.rows - 1, options.symmetry));
+        this.values.push({
+          index,
+          get: computedGetter(column.computed, this.computed, () => this.rows - 1, options.symmetry),
+        });
         return;
       }
       if (!column.method) {
-        this.valueIndexes.push(index);
-        this.valueGetters.push(compileGetter(column.segments, column.namedEntryAt));
+        this.values.push({ index, get: compileGetter(column.segments, column.namedEntryAt) });
         return;
       }
       const { path, segments, part } = column.method;
@@ -137,7 +138,7 @@ export class RowReader {
     const row = this.rows++;
     if (this.units?.pending) this.units.observeRecord(record);
     for (let g = 0; g < this.groups.length; g++) {
-      const group = this.groups[g];
+      const group = this.groups[g]!;
       const method = group.get(record) as { type: string; subtype: string } | null | undefined;
       let type: string | undefined;
       let subtype: string | undefined;
@@ -152,9 +153,11 @@ export class RowReader {
       if (group.typeIndex >= 0) out[group.typeIndex] = type;
       if (group.subtypeIndex >= 0) out[group.subtypeIndex] = subtype;
     }
-    const indexes = this.valueIndexes;
-    const getters = this.valueGetters;
-    for (let i = 0; i < getters.length; i++) out[indexes[i]] = getters[i](record);
+    const values = this.values;
+    for (let i = 0; i < values.length; i++) {
+      const { index, get } = values[i]!;
+      out[index] = get(record);
+    }
     if (this.unfilled > 0) this.markFilled(out);
   }
 
@@ -205,14 +208,16 @@ export class RowReader {
 
   private computedWarnings(): FrameWarning[] {
     const { rows, ids, reasons } = this.computed;
-    if (rows === 0) return [];
     const names = this.plan.columns.filter((c) => c.computed).map((c) => c.name);
+    // Rows are counted only by the getters of computed columns.
+    const [first] = names;
+    if (rows === 0 || first === undefined) return [];
     const more = rows - ids.length;
     const why = [...reasons].map(([reason, n]) => `${reason}: ${n}`).join("; ");
     const message =
       `${names.join(", ")} ${names.length === 1 ? "is" : "are"} null in ${rows} ${rows === 1 ? "row" : "rows"} without a usable structure (${why}).` +
       (ids.length ? ` Ids: ${ids.join(", ")}${more > 0 ? ` and ${more} more` : ""}.` : "");
-    return [{ code: "INVALID_STRUCTURE", message, path: names[0], rows, ids: [...ids] }];
+    return [{ code: "INVALID_STRUCTURE", message, path: first, rows, ids: [...ids] }];
   }
 
   private emptyColumnWarnings(): FrameWarning[] {

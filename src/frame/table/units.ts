@@ -23,10 +23,10 @@ const UNIT_KIND: Readonly<Record<string, string>> = {
  */
 export function unitGetter(def: ColumnDef): Getter | undefined {
   const { segments } = def;
-  if (def.method || segments.length < 2 || segments[segments.length - 1] === "units") return undefined;
+  const key = segments.at(-1);
+  if (def.method || key === undefined || segments.length < 2 || key === "units") return undefined;
   if (def.namedEntryAt === segments.length - 1) return compileGetter([...segments, "units"], def.namedEntryAt);
   const parent = compileGetter(segments.slice(0, -1), def.namedEntryAt);
-  const key = segments[segments.length - 1];
   return (record) => {
     const units = (parent(record) as { units?: unknown } | undefined)?.units;
     if (typeof units === "string") return units;
@@ -66,16 +66,18 @@ const OBSERVED_RECORDS = 500;
 export class UnitLabels {
   /** Column names, with ` [unit]` once a unit is seen. */
   readonly names: string[];
-  private readonly getters: (Getter | undefined)[];
-  private readonly values: Getter[];
+  /** Per column still to label: its unit's getter and its value's (numbers only have units). */
+  private readonly sources: ({ readonly unit: Getter; readonly value: Getter } | undefined)[];
   private unlabelled: number;
   private observed = 0;
 
   constructor(columns: readonly ColumnDef[]) {
     this.names = columns.map((c) => c.name);
-    this.getters = columns.map(unitGetter);
-    this.values = columns.map((c) => compileGetter(c.segments, c.namedEntryAt));
-    this.unlabelled = this.getters.filter(Boolean).length;
+    this.sources = columns.map((c) => {
+      const unit = unitGetter(c);
+      return unit ? { unit, value: compileGetter(c.segments, c.namedEntryAt) } : undefined;
+    });
+    this.unlabelled = this.sources.filter(Boolean).length;
   }
 
   /** True while some column with a unit source has no label yet. */
@@ -95,16 +97,16 @@ export class UnitLabels {
       this.unlabelled = 0;
       return;
     }
-    for (let c = 0; c < this.getters.length; c++) {
-      const get = this.getters[c];
-      if (!get) continue;
-      const value = this.values[c](record);
+    for (let c = 0; c < this.sources.length; c++) {
+      const source = this.sources[c];
+      if (!source) continue;
+      const value = source.value(record);
       // Only numbers have units: a column of text or objects keeps its name.
       if (typeof value !== "number" && !(Array.isArray(value) && typeof value[0] === "number")) continue;
-      const unit = get(record);
+      const unit = source.unit(record);
       if (typeof unit !== "string" || unit === "") continue;
-      this.names[c] = `${this.names[c]} [${unit}]`;
-      this.getters[c] = undefined;
+      this.names[c] += ` [${unit}]`;
+      this.sources[c] = undefined;
       this.unlabelled--;
     }
   }

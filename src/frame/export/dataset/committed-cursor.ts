@@ -39,7 +39,7 @@ export class CommittedCursor {
   committed(folder: string, cursor: string): void {
     const queue = this.pending.get(folder);
     // _id order is the walk's keyset order, the string order the partition bounds use too.
-    while (queue && queue.length > 0 && queue[0].lastId <= cursor) queue.shift();
+    while (queue?.[0] && queue[0].lastId <= cursor) queue.shift();
   }
 
   /**
@@ -50,8 +50,9 @@ export class CommittedCursor {
   get cursor(): string | undefined {
     let cursor = this.last;
     for (const queue of this.pending.values()) {
-      if (queue.length === 0) continue;
-      const before = queue[0].before;
+      const [oldest] = queue;
+      if (!oldest) continue;
+      const before = oldest.before;
       if (before === undefined) return undefined;
       if (cursor === undefined || before < cursor) cursor = before;
     }

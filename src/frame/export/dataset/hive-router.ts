@@ -179,13 +179,11 @@ export async function routePartitions<T>(pages: PageSource, hive: HivePlan, opti
     }
     const warnings = checker?.finish();
     for (const p of partitions.values()) p.channel.end();
-    const settled = await Promise.allSettled([...partitions.values()].map((p) => p.done));
+    const settled = await Promise.allSettled(
+      [...partitions].map(async ([folder, p]) => ({ folder, result: await p.done })),
+    );
     if (first) throw first.error;
-    const folders = [...partitions.keys()];
-    const parts = settled.map((s, i) => ({
-      folder: folders[i],
-      result: (s as PromiseFulfilledResult<ExportResult>).value,
-    }));
+    const parts = settled.map((s) => (s as PromiseFulfilledResult<{ folder: string; result: ExportResult }>).value);
     return { pages: pageCount, parts, warnings: warnings ?? mergeWarnings(parts.map((p) => p.result)) };
   } catch (error) {
     // The first failure is the cause; the writers it stopped fail with it too.
