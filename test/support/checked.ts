@@ -31,3 +31,12 @@ export function captured(pattern: RegExp, text: string, what = String(pattern), 
   if (value === undefined) throw new Error(`group ${group} of ${what} took no part in the match`);
   return value;
 }
+
+/** Capture group `group` of every match of the global `pattern` in `text`, in order. */
+export function capturedAll(pattern: RegExp, text: string, group = 1): string[] {
+  return [...text.matchAll(pattern)].map((match) => {
+    const value = match[group];
+    if (value === undefined) throw new Error(`group ${group} of ${pattern} took no part in a match`);
+    return value;
+  });
+}
