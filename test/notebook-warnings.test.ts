@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { at } from "./support/checked";
 
 const dist = path.join(__dirname, "..", "dist", "index.js");
 const distServer = path.join(__dirname, "..", "dist", "server", "index.js");
@@ -58,7 +59,7 @@ describe("data warnings in a tslab notebook", () => {
       cells: { outputs: { name?: string; text?: string | string[] }[] }[];
     };
     const text = (o: { text?: string | string[] }) => (Array.isArray(o.text) ? o.text.join("") : (o.text ?? ""));
-    const outputs = executed.cells[1].outputs;
+    const outputs = at(executed.cells, 1, "the executed toDataFrame cell").outputs;
     expect(
       outputs
         .filter((o) => o.name === "stderr")

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { joined, outputProblems, readNotebook, type Notebook } from "./notebook/notebook-scan";
+import { at } from "./support/checked";
 import { describeNotebookRuns, EXPECTED_OUTPUT, names, notebookDir } from "./support/notebook-runs";
 
 function codeOf(notebook: Notebook): string {
@@ -23,8 +24,9 @@ describe("the committed notebooks", () => {
 
     it("runs on the tslab kernel and opens with a markdown cell saying what it shows", () => {
       expect(notebook.metadata.kernelspec?.name).toBe("tslab");
-      expect(notebook.cells[0].cell_type).toBe("markdown");
-      expect(joined(notebook.cells[0].source)).toMatch(/^# .+\n+\S/);
+      const first = at(notebook.cells, 0, "a first cell");
+      expect(first.cell_type).toBe("markdown");
+      expect(joined(first.source)).toMatch(/^# .+\n+\S/);
     });
 
     it("imports matframe by its package name, as a user's copy would", () => {

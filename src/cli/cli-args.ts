@@ -114,7 +114,7 @@ export function wrapHelp(text: string, width = Math.max(60, Math.min(process.std
 function commonColumn(text: string): number | undefined {
   const counts = new Map<number, number>();
   for (const line of text.split("\n")) {
-    const at = /^(\s+-\S.*?\s{2,})\S/.exec(line)?.[1].length;
+    const at = /^(\s+-\S.*?\s{2,})\S/.exec(line)?.[1]?.length;
     if (at !== undefined) counts.set(at, (counts.get(at) ?? 0) + 1);
   }
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
@@ -128,10 +128,10 @@ function commonColumn(text: string): number | undefined {
 function descriptionColumn(line: string, common: number | undefined): number | undefined {
   // A command of a command list ("  serve       description") is laid out like an option.
   const command = /^(\s+[a-z][\w-]*\s{2,})\S/.exec(line);
-  if (command) return command[1].length;
+  if (command) return command[1]!.length;
   if (!/^\s+-/.test(line)) return undefined;
   const option = /^(\s+-\S.*?\s{2,})\S/.exec(line);
-  if (option) return option[1].length;
+  if (option) return option[1]!.length;
   if (common !== undefined && line.length > common && line[common - 1] === " " && line[common] !== " ") return common;
   return undefined;
 }

@@ -46,14 +46,16 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./login-command.js")).runLogin(rest);
     case "logout":
       return (await import("./login-command.js")).runLogout(rest);
-    case "help":
-      if (rest.length === 0) {
+    case "help": {
+      const [topic, ...more] = rest;
+      if (topic === undefined) {
         process.stdout.write(`${wrapHelp(USAGE)}\n`);
         return 0;
       }
-      if (rest.length > 1 || !COMMANDS.includes(rest[0]) || rest[0] === "help")
+      if (more.length > 0 || !COMMANDS.includes(topic) || topic === "help")
         return unknownCommand(rest.join(" "), "help");
-      return main([rest[0], "--help"]);
+      return main([topic, "--help"]);
+    }
     case "--version":
     case "-v":
       process.stdout.write(`${version()}\n`);

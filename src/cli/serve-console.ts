@@ -67,7 +67,7 @@ export function readCommands(unlock: (username: string) => number, write: (line:
       write(`matframe serve: commands: ${SERVE_COMMANDS}`);
       return;
     }
-    const name = readCommandArgument(match[1]);
+    const name = readCommandArgument(match[1]!);
     if (name === undefined) {
       write(`matframe serve: a quoted name must be written as the lockout notice shows it, e.g. unlock "a\\u001bb"`);
       return;

@@ -158,8 +158,9 @@ export class RecordWalker {
     let next = 0;
     let confirmed = true;
     const confirmSome = async (): Promise<void> => {
-      while (confirmed && next < answers.length) {
+      while (confirmed) {
         const answer = answers[next++];
+        if (answer === undefined) return;
         if (!(await internalsOf(this.#client).revalidate(this.name, { ...answer.search }, answer.etag, merged))) {
           confirmed = false;
           stop.abort();

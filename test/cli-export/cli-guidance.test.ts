@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../reliability/support/cli";
 import { wrapHelp } from "../../src/cli/cli-args";
+import { at, captured, defined } from "../support/checked";
 
 // The CLI guides a user who mistypes: the flag they typed, the one they meant, how to pass a
 // value that starts with a dash, in one format for every command; help text wrapped at words.
@@ -84,9 +85,12 @@ describe("help text", () => {
         if (line.length > 80) expect(line.trim()).not.toMatch(/ /);
       }
       // Continuation lines of option descriptions start in the description column, never at 0.
-      const column = /^(\s+--\S+(?: \S+)?\s{2,})\S/.exec(
-        lines.find((l) => l.startsWith("  --") && /\s{2,}\S/.test(l.slice(4)))!,
-      )![1].length;
+      const described = lines.find((l) => l.startsWith("  --") && /\s{2,}\S/.test(l.slice(4)));
+      const column = captured(
+        /^(\s+--\S+(?: \S+)?\s{2,})\S/,
+        defined(described, "an option line with a description"),
+        "an option's description column",
+      ).length;
       const options = lines.slice(lines.indexOf("Options:") + 1);
       for (const line of options.slice(0, options.indexOf(""))) {
         expect(line.startsWith("  -") || line.startsWith(" ".repeat(column))).toBe(true);
@@ -99,7 +103,7 @@ describe("help text", () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     const commands = lines.slice(lines.indexOf("Commands:") + 1, lines.indexOf("Options:") - 1);
-    const column = /^(\s+help\s+)\S/.exec(commands[0])![1].length;
+    const column = captured(/^(\s+help\s+)\S/, at(commands, 0, "a command line"), "the help command's line").length;
     for (const line of commands) {
       expect(line.length, line).toBeLessThanOrEqual(80);
       // Either a command ("  serve   ...") or a continuation in the description column.

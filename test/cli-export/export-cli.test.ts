@@ -7,6 +7,7 @@ import { startServer, type ServerHandle } from "../../src/server";
 import { Client } from "../../src";
 import { lastLine, runCli } from "./run-cli";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
+import { at } from "../support/checked";
 
 const bundled = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<{
   _id: string;
@@ -45,7 +46,7 @@ describe("matframe export with no base URL (the local platform)", () => {
     expect(result.code).toBe(0);
     const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => r._id)).toEqual(bundled.map((m) => m._id));
-    expect(Object.keys(rows[0])).toEqual(DOCUMENTED_DEFAULT_COLUMNS);
+    expect(Object.keys(at(rows, 0, "a CSV row"))).toEqual(DOCUMENTED_DEFAULT_COLUMNS);
     expect(result.stderr).toContain("built-in local platform");
     expect(lastLine(result.stderr)).toMatch(
       new RegExp(`^Exported ${bundled.length} materials \\(1 page\\) in \\d+\\.\\d s to stdout\\.$`),
@@ -142,7 +143,8 @@ describe("matframe export with no base URL (the local platform)", () => {
     expect(result.code).toBe(0);
     const lines = readFileSync(join(dir, "out.ndjson"), "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(bundled.length);
-    expect(JSON.parse(lines[0])).toEqual({ _id: bundled[0]._id, formula: bundled[0].formula });
+    const first = at(bundled, 0, "a bundled material");
+    expect(JSON.parse(at(lines, 0, "an NDJSON line"))).toEqual({ _id: first._id, formula: first.formula });
   });
 
   it("shows its help on stdout", async () => {
@@ -230,7 +232,7 @@ describe("matframe export against a platform", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ username: "alice", password: PASSWORD }).toString(),
     });
-    const { data } = (await login.json()) as { data: Record<string, string> };
+    const { data } = (await login.json()) as { data: { "X-Account-Id": string; "X-Auth-Token": string } };
     const accountId = data["X-Account-Id"];
     const authToken = data["X-Auth-Token"];
     const result = await runCli(["export", "--quiet", "--max-items", "2"], {

@@ -6,6 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { runCli, type CliResult } from "./run-cli";
+import { at } from "../support/checked";
 
 // `matframe export --partition-by --resume` killed with SIGKILL at every step of one run where
 // its files on disk change (each state file replaced, each file finished, placed, cleared: the
@@ -70,8 +71,8 @@ const table = (where: string) =>
 
 /** Every record of the uninterrupted export, each once, in its lattice type's folder; nothing else. */
 async function expectEveryRecordOnce(target: string, label: string): Promise<void> {
-  const [[all, distinct]] = await rows(`SELECT count(*), count(DISTINCT _id) FROM ${table(target)}`);
-  const [[expected]] = await rows(`SELECT count(*) FROM ${table(reference)}`);
+  const [all, distinct] = at(await rows(`SELECT count(*), count(DISTINCT _id) FROM ${table(target)}`), 0, "the counts");
+  const [expected] = at(await rows(`SELECT count(*) FROM ${table(reference)}`), 0, "the reference's count");
   expect({ label, rows: all, ids: distinct }).toEqual({ label, rows: expected, ids: expected });
   expect(await rows(`SELECT count(*) FROM (${table(reference)} EXCEPT ALL ${table(target)})`)).toEqual([[0n]]);
   expect(await rows(`SELECT count(*) FROM (${table(target)} EXCEPT ALL ${table(reference)})`)).toEqual([[0n]]);
@@ -86,7 +87,7 @@ beforeAll(async () => {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ username: "demo", password: "demo" }),
   });
-  const session = ((await answer.json()) as { data: Record<string, string> }).data;
+  const session = ((await answer.json()) as { data: { "X-Account-Id": string; "X-Auth-Token": string } }).data;
   login = { MATFRAME_ACCOUNT_ID: session["X-Account-Id"], MATFRAME_AUTH_TOKEN: session["X-Auth-Token"] };
   dir = mkdtempSync(path.join(tmpdir(), "matframe-hive-kill-"));
   duck = await (await DuckDBInstance.create(":memory:")).connect();
@@ -95,7 +96,8 @@ beforeAll(async () => {
   expect(whole.code, whole.stderr).toBe(0);
   totalSteps = stepsOf(whole);
   console.log(`hive-resume-kill: ${totalSteps} steps`);
-  const [[records, folders]] = await rows(`SELECT count(*), count(DISTINCT "lattice.type") FROM ${table(reference)}`);
+  const counts = await rows(`SELECT count(*), count(DISTINCT "lattice.type") FROM ${table(reference)}`);
+  const [records, folders] = at(counts, 0, "the reference's counts");
   // Enough records for several row groups per folder, every folder in use.
   expect(Number(records)).toBeGreaterThan(30);
   expect(folders).toBe(BigInt(TYPES.length));

@@ -10,6 +10,7 @@ import { Client } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { startTestServer } from "../server/helpers";
 import { runCli } from "./run-cli";
+import { at, defined } from "../support/checked";
 
 let server: ServerHandle;
 let slow: ServerHandle;
@@ -28,10 +29,10 @@ beforeAll(async () => {
   slow = await startTestServer({ jobRunMs: 3_600_000 });
   dir = mkdtempSync(join(tmpdir(), "matframe-jobs-cli-"));
   const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
-  const [workflow] = await client.bankWorkflows.list({
+  const found = await client.bankWorkflows.list({
     query: { name: "Band Gap", "subworkflows.application.name": "vasp" },
   });
-  vaspBandGap = workflow._id;
+  vaspBandGap = at(found, 0, "the bank's VASP band-gap workflow")._id;
   await client.logout();
 });
 afterAll(async () => {
@@ -62,7 +63,7 @@ describe("matframe jobs", () => {
       .map((line) => JSON.parse(line));
     expect(jobs.find((job) => job._id === id)).toMatchObject({ name: "MoS2 gap", status: "finished" });
 
-    const files = await runCli(["jobs", "files", id, "--download", join(dir, "out")], { env });
+    const files = await runCli(["jobs", "files", defined(id, "the job's id"), "--download", join(dir, "out")], { env });
     expect(files.code, files.stderr).toBe(0);
     expect(files.stderr).toMatch(/Downloaded \d+ files? into /);
   });
@@ -100,9 +101,10 @@ describe("matframe jobs", () => {
     });
     expect(saved.code, saved.stderr).toBe(0);
     const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
-    const [material] = await client.materials.list({ query: { "external.id": "mp-2815" } });
-    const ids: string[] = [];
-    for (const name of ["a", "b"]) ids.push((await client.jobs.create({ material, workflow: vaspBandGap, name }))._id);
+    const material = at(await client.materials.list({ query: { "external.id": "mp-2815" } }), 0, "mp-2815");
+    const create = async (name: string) => (await client.jobs.create({ material, workflow: vaspBandGap, name }))._id;
+    const [a, b] = [await create("a"), await create("b")];
+    const ids = [a, b];
     await client.logout();
 
     const submitted = await runCli(["jobs", "submit", ...ids], { env });
@@ -111,12 +113,12 @@ describe("matframe jobs", () => {
     expect(submitted.stderr).toMatch(/saved login "default"/);
     const ended = await runCli(["jobs", "terminate", ...ids, "--quiet"], { env });
     expect([ended.code, ended.stderr]).toEqual([0, ""]);
-    expect(ended.stdout).toBe(`${ids[0]}\tterminated\ta\n${ids[1]}\tterminated\tb\n`);
+    expect(ended.stdout).toBe(`${a}\tterminated\ta\n${b}\tterminated\tb\n`);
   });
 
   it("shows a job's name with its control characters written out", async () => {
     const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
-    const [material] = await client.materials.list({ projection: { limit: 1 } });
+    const material = at(await client.materials.list({ projection: { limit: 1 } }), 0, "a material");
     const job = await client.jobs.create({ material, workflow: vaspBandGap, name: "x\u001b]0;owned\u0007y" });
     await client.logout();
     const listed = await runCli(["jobs", "list", "--query", JSON.stringify({ _id: job._id })], { env: login(slow) });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { lastLine, runCli } from "./run-cli";
+import { at } from "../support/checked";
 
 let dir: string;
 let duck: DuckDBConnection;
@@ -22,7 +23,7 @@ async function count(source: string): Promise<number> {
   const rows = (
     await duck.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM read_parquet('${source}')`)
   ).getRowObjectsJS();
-  return rows[0].n as number;
+  return at(rows, 0, "the count row").n as number;
 }
 
 describe("matframe export, Parquet", () => {
@@ -79,7 +80,7 @@ describe("matframe export, Parquet", () => {
         `SELECT max(row_group_num_rows)::INTEGER AS most FROM parquet_metadata('${join(dir, "by-type")}/**/*.parquet')`,
       )
     ).getRowObjectsJS();
-    expect(groups[0].most).toBe(4);
+    expect(groups[0]?.most).toBe(4);
   });
 
   it("writes Parquet bytes to a pipe", async () => {

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { startServer, type ServerHandle } from "../../src/server";
 import { CLI, cleanEnv } from "./run-cli";
 import { docFiles } from "../support/docs";
+import { capturedAll } from "../support/checked";
 
 // The README and the guides are a contract: every export command in them runs here, against a local platform
 // standing in for platform.example.org (its code blocks run in test/readme/readme-contract.test.ts).
@@ -18,7 +19,7 @@ const readme = docFiles()
   .join("\n");
 
 function blocks(text: string, lang: string): string[] {
-  return [...text.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1]);
+  return capturedAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g"), text);
 }
 
 const exportCommands = blocks(readme, "sh")

@@ -99,13 +99,18 @@ describe("matframe export --resume, killed and resumed", () => {
 
   // The step each case stops at: CSV and NDJSON commit once a second (a run takes at least 2.4 s
   // here), Parquet at each of its 14 row groups.
-  const steps = { csv: [1, 2, 2], ndjson: [2, 1, 1], parquet: [3, 7, 11] };
+  const steps = {
+    csv: { SIGINT: 1, SIGTERM: 2, SIGKILL: 2 },
+    ndjson: { SIGINT: 2, SIGTERM: 1, SIGKILL: 1 },
+    parquet: { SIGINT: 3, SIGTERM: 7, SIGKILL: 11 },
+  };
   for (const format of ["csv", "ndjson", "parquet"] as const) {
-    for (const [i, signal] of (["SIGINT", "SIGTERM", "SIGKILL"] as const).entries()) {
-      it(`${format}, ${signal} at step ${steps[format][i]}: the resumed file equals an uninterrupted export`, async () => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGKILL"] as const) {
+      const step = steps[format][signal];
+      it(`${format}, ${signal} at step ${step}: the resumed file equals an uninterrupted export`, async () => {
         const target = path.join(dir, `${format}-${signal}.${format}`);
         const killed = await runCli(args(format, target, ["--resume", "--quiet"]), {
-          env: { ...env(), ...stopAt(steps[format][i], signal) },
+          env: { ...env(), ...stopAt(step, signal) },
         });
         if (signal === "SIGKILL") expect(killed.signal).toBe("SIGKILL");
         expect(existsSync(target)).toBe(false);

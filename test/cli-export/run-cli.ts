@@ -70,8 +70,7 @@ export async function startServeProcess(args: string[]): Promise<{ child: ChildP
     let out = "";
     child.stdout!.on("data", (chunk: string) => {
       out += chunk;
-      const line = out.split("\n")[0];
-      if (out.includes("\n")) resolve(line.trim());
+      if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")).trim());
     });
     child.on("exit", (code) => reject(new Error(`matframe serve exited with ${code} before listening`)));
   });
@@ -80,6 +79,6 @@ export async function startServeProcess(args: string[]): Promise<{ child: ChildP
 
 /** The last non-empty line of `text`. */
 export function lastLine(text: string): string {
-  const lines = text.trimEnd().split("\n");
-  return lines[lines.length - 1];
+  const trimmed = text.trimEnd();
+  return trimmed.slice(trimmed.lastIndexOf("\n") + 1);
 }

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Client, ResponseTooLargeError, ResponseValidationError, ValidationError, type ClientOptions } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { startFaultServer } from "../support/fault-server";
+import { at } from "../support/checked";
 import { rawLogin } from "../support/raw-login";
 import { linkGuess } from "../../src/client/config/validate-options";
 // The bench's link simulator (plain JavaScript): a TCP forwarder with a delay and a bandwidth cap.
@@ -275,7 +276,7 @@ describe("the response cache", () => {
     const files = readdirSync(dir);
     expect(files.filter((f) => f.endsWith(".json"))).toHaveLength(1);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(dir, files[0])).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, at(files, 0, "the cached answer"))).mode & 0o777).toBe(0o600);
     const later = clientOf(platform.baseUrl, { dir });
     expect(await later.materials.list()).toEqual([{ _id: "a", formula: "Si", n: 1 }]);
     expect(platform.state.ifNoneMatch.at(-1)).toBe('"v1"');

@@ -2,6 +2,7 @@ import * as path from "node:path";
 import * as os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docFiles } from "../support/docs";
+import { at, capturedAll } from "../support/checked";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { execFile } from "node:child_process";
@@ -88,7 +89,7 @@ describe("Client.fromEnv: the platform client's names, Bearer tokens and the sav
     await server?.close();
   });
 
-  const lastHeaders = () => server.requests[server.requests.length - 1].headers;
+  const lastHeaders = () => at(server.requests, -1, "a request").headers;
 
   it("sends OIDC_ACCESS_TOKEN as Authorization: Bearer, without the X- pair", async () => {
     const client = await Client.fromEnv({}, { MATFRAME_BASE_URL: server.origin, OIDC_ACCESS_TOKEN: server.authToken });
@@ -315,8 +316,8 @@ describe("matframe login and logout", () => {
     const readme = docFiles()
       .map((file) => readFileSync(join(__dirname, "../..", file), "utf8"))
       .join("\n");
-    const lines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
-      .flatMap((m) => m[1].split("\n"))
+    const lines = capturedAll(/```sh\n([\s\S]*?)```/g, readme)
+      .flatMap((block) => block.split("\n"))
       .filter((l) => /npx matframe login /.test(l));
     expect(lines.length).toBeGreaterThan(0);
     const demo = await startServer({ port: 0 });

@@ -20,6 +20,7 @@ import {
 import type { ServerHandle } from "../../src/server";
 import { startTestServer } from "../server/helpers";
 import { answerPage } from "../support/device-page";
+import { at } from "../support/checked";
 
 let server: ServerHandle;
 let dir: string;
@@ -51,8 +52,9 @@ describe("deviceLogin", () => {
     const { tokens, prompts } = signIn("approve");
     const got = await tokens;
     expect(prompts).toHaveLength(1);
-    expect(prompts[0].userCode).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
-    expect(prompts[0].verificationUri).toBe(`${new URL(server.baseUrl).origin}/oidc/device`);
+    const prompt = at(prompts, 0, "the sign-in prompt");
+    expect(prompt.userCode).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+    expect(prompt.verificationUri).toBe(`${new URL(server.baseUrl).origin}/oidc/device`);
     expect(got.refreshToken).toBeTruthy();
     expect(got.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const client = new Client({ baseUrl: server.baseUrl, accessToken: got.accessToken });
@@ -191,8 +193,8 @@ describe("the client guide's device sign-in example", () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
         stdout += chunk;
-        const match = /^Open (\S+) and approve the code [A-Z]{4}-[A-Z]{4}$/m.exec(stdout);
-        if (match) resolve(match[1]);
+        const page = /^Open (\S+) and approve the code [A-Z]{4}-[A-Z]{4}$/m.exec(stdout)?.[1];
+        if (page !== undefined) resolve(page);
       });
       child.on("close", () => reject(new Error(`the example ended without a code: ${stdout}${stderr}`)));
     });

@@ -62,10 +62,8 @@ describe("status to error class", () => {
         ),
     );
     expect(new Set(made.map((e) => e.code)).size).toBe(classes.length);
-    for (const [i, error] of made.entries()) {
-      expect(error.name).toBe(classes[i].name);
-      expect(error.code).toMatch(/^ERR_[A-Z_]+$/);
-    }
+    expect(made.map((error) => error.name)).toEqual(classes.map((C) => C.name));
+    for (const error of made) expect(error.code).toMatch(/^ERR_[A-Z_]+$/);
   });
 
   it("a login 401 tells the user to check the username/password", () => {

@@ -18,6 +18,7 @@ import {
   type IterateOptions,
 } from "../../src";
 import { startFaultServer, type Fault, type FaultServer, type FaultServerOptions } from "../support/fault-server";
+import { at } from "../support/checked";
 
 // Each scenario drives a real walk against a real misbehaving loopback server and checks the
 // outcome a user sees: every record exactly once, or the right error.
@@ -99,7 +100,7 @@ describe("a long walk through a burst of mixed faults", () => {
   const injected: string[] = [];
   const fault: FaultServerOptions["fault"] = (r, n) => {
     if (!r.path.endsWith("/materials") || n.list % 3 !== 0) return undefined;
-    const f = cycle[(n.list / 3 - 1) % cycle.length];
+    const f = at(cycle, (n.list / 3 - 1) % cycle.length, "a fault of the cycle");
     injected.push(f.kind === "status" ? String(f.status) : f.kind);
     return f;
   };
@@ -146,7 +147,7 @@ describe("unrecoverable faults end in the right error", () => {
     const { client } = await setup({ records: 10, fault: onListRequest(1, { kind: "truncated-json" }) });
     const error = await walk(client, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).issues[0].message).toBe("Body is not valid JSON");
+    expect((error as ResponseValidationError).issues[0]?.message).toBe("Body is not valid JSON");
   });
 
   it.each([

@@ -15,6 +15,7 @@ import {
   type JobWaitProgress,
   type WorkflowRecord,
 } from "../../src";
+import { at } from "../support/checked";
 import { usePlatform } from "../support/platform";
 
 // Jobs from code, through the public API only, against the real local platform: a job made from
@@ -27,15 +28,15 @@ const platform = usePlatform("matframe-jobs-");
 const slow = usePlatform("matframe-jobs-slow-", { jobRunMs: 3_600_000 });
 
 async function materialId(client: Client, mpId: string): Promise<string> {
-  const [material] = await client.materials.list({ query: { "external.id": mpId }, projection: { limit: 1 } });
-  return material._id;
+  const found = await client.materials.list({ query: { "external.id": mpId }, projection: { limit: 1 } });
+  return at(found, 0, `the material ${mpId}`)._id;
 }
 
 async function vaspBandGap(client: Client): Promise<WorkflowRecord> {
-  const [workflow] = await client.bankWorkflows.list({
+  const found = await client.bankWorkflows.list({
     query: { name: "Band Gap", "subworkflows.application.name": "vasp" },
   });
-  return workflow;
+  return at(found, 0, "the bank's VASP band-gap workflow");
 }
 
 describe("a job's life from code", () => {
@@ -60,12 +61,12 @@ describe("a job's life from code", () => {
     expect(seen.at(-1)).toMatchObject({ done: 1, total: 1, counts: { finished: 1 } });
 
     const [gap] = await client.properties.list({ query: { "source.info.jobId": job._id } });
-    expect(gap.data).toEqual({ name: "band_gaps", values: [{ type: "indirect", value: 1.23, units: "eV" }] });
+    expect(gap?.data).toEqual({ name: "band_gaps", values: [{ type: "indirect", value: 1.23, units: "eV" }] });
   });
 
   it("stores the same job as the body of the platform's Python client's build_config", async () => {
     const { client } = platform;
-    const [project] = await client.projects.list({ query: { isDefault: true } });
+    const project = at(await client.projects.list({ query: { isDefault: true } }), 0, "the default project");
     const material = await materialId(client, "mp-2815");
     const workflow = (await vaspBandGap(client))._id;
     // JobEndpoints.build_config in Exabyte-io/api-client (src/py/mat3ra/api_client/endpoints/jobs.py), as it builds it.
@@ -85,18 +86,18 @@ describe("a job's life from code", () => {
     const { client } = slow;
     const workflow = await vaspBandGap(client);
     const material = await materialId(client, "mp-149");
-    const jobs = [
-      await client.jobs.create({ material, workflow: workflow._id, name: "one" }),
-      await client.jobs.create({ material, workflow: workflow._id, name: "two" }),
+    const [one, two] = [
+      (await client.jobs.create({ material, workflow: workflow._id, name: "one" }))._id,
+      (await client.jobs.create({ material, workflow: workflow._id, name: "two" }))._id,
     ];
-    const ids = jobs.map((job) => job._id);
+    const ids = [one, two];
     for (const id of ids) await client.jobs.submit(id);
     const submitted = await client.jobs.waitFor(ids, { until: "submitted" });
     expect(submitted.map((job) => job.status)).toEqual(["submitted", "submitted"]);
 
-    expect((await client.jobs.terminate(ids[0])).status).toBe("terminated");
+    expect((await client.jobs.terminate(one)).status).toBe("terminated");
     // A final status ends the wait for another one: a terminated job never becomes active.
-    expect((await client.jobs.waitFor(ids[0], { until: "active" })).status).toBe("terminated");
+    expect((await client.jobs.waitFor(one, { until: "active" })).status).toBe("terminated");
     const error = await client.jobs.waitFor(ids, { timeout: 30, interval: 10 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobWaitTimeoutError);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -104,19 +105,19 @@ describe("a job's life from code", () => {
       code: "ERR_JOB_WAIT_TIMEOUT",
       timeoutMs: 30,
       jobs: [
-        { _id: ids[0], name: "one", status: "terminated" },
-        { _id: ids[1], name: "two", status: "submitted" },
+        { _id: one, name: "one", status: "terminated" },
+        { _id: two, name: "two", status: "submitted" },
       ],
     });
     expect((error as Error).message).toMatch(/1 still has not: .*\(submitted\).*client\.jobs\.terminate/);
 
-    await client.jobs.terminate(ids[1]);
+    await client.jobs.terminate(two);
     const ended = await client.jobs.waitFor(ids);
     expect(ended.map((job) => [job._id, job.status])).toEqual([
-      [ids[0], "terminated"],
-      [ids[1], "terminated"],
+      [one, "terminated"],
+      [two, "terminated"],
     ]);
-    await expect(client.jobs.terminate(ids[0])).rejects.toBeInstanceOf(BadRequestError);
+    await expect(client.jobs.terminate(one)).rejects.toBeInstanceOf(BadRequestError);
   });
 
   it("stops a wait on its signal, and refuses what it cannot use before any request", async () => {
@@ -180,7 +181,11 @@ describe("sets of materials and jobs", () => {
   it("creates a set, moves materials into it and out to another", async () => {
     const { client } = platform;
     const bundled = await client.materials.list({ projection: { limit: 2 } });
-    const mine = [await client.materials.copy(bundled[0]._id), await client.materials.copy(bundled[1]._id)];
+    const [first, second] = [
+      await client.materials.copy(at(bundled, 0, "a bundled material")._id),
+      await client.materials.copy(at(bundled, 1, "a second bundled material")._id),
+    ];
+    const mine = [first, second];
     const study = await client.materials.createSet("Band-gap study", { tags: ["class"] });
     expect(study).toMatchObject({ name: "Band-gap study", isEntitySet: true, tags: ["class"] });
     const moved = await client.materials.moveToSet(
@@ -193,9 +198,9 @@ describe("sets of materials and jobs", () => {
     expect(await members(study._id)).toEqual(mine.map((m) => m._id).sort());
 
     const other = await client.materials.createSet("Later");
-    await client.materials.moveToSet(other._id, mine[0]._id, { fromSetId: study._id });
-    expect(await members(study._id)).toEqual([mine[1]._id]);
-    expect(await members(other._id)).toEqual([mine[0]._id]);
+    await client.materials.moveToSet(other._id, first._id, { fromSetId: study._id });
+    expect(await members(study._id)).toEqual([second._id]);
+    expect(await members(other._id)).toEqual([first._id]);
     await expect(client.materials.createSet("")).rejects.toMatchObject({ option: "name" });
   });
 
@@ -232,7 +237,8 @@ describe("a job's files", () => {
 
   it("lists a job's files and downloads each by its signed URL", async () => {
     const { client, dir } = platform;
-    const [job] = await client.jobs.list({ query: { status: "finished" }, projection: { limit: 1 } });
+    const finished = await client.jobs.list({ query: { status: "finished" }, projection: { limit: 1 } });
+    const job = at(finished, 0, "a finished job");
     const listed = await client.jobs.files(job._id);
     expect(Array.isArray(listed)).toBe(true);
     const written = await client.jobs.download(job._id, join(dir, "listed"));

@@ -10,6 +10,7 @@ import {
   ServerError,
   ValidationError,
 } from "../../src";
+import { at } from "../support/checked";
 import { startFaultServer, type FaultServer, type LoginShape } from "../support/fault-server";
 
 let server: FaultServer | undefined;
@@ -25,7 +26,7 @@ describe("login", () => {
     expect(client.accountId).toBe(server.accountId);
     expect((await client.materials.list()).map((m) => m._id)).toEqual(["m000000", "m000001", "m000002"]);
     await client.close();
-    const [login] = server.requests;
+    const login = at(server.requests, 0, "the login request");
     expect(login.method).toBe("POST");
     expect(login.path).toBe("/api/2018-10-01/login");
     expect(login.headers["content-type"]).toBe("application/x-www-form-urlencoded");
@@ -88,14 +89,16 @@ describe("logout and close", () => {
     const client = await Client.login({ baseUrl: server.origin, username: server.username, password: server.password });
     expect(await client.materials.list()).toHaveLength(3);
     await client.close();
-    const [login, ...others] = server.requests;
+    const login = at(server.requests, 0, "the login request");
+    const others = server.requests.slice(1);
     expect(login.path).toBe("/api/2018-10-01/login");
     // A loopback client times its link beside the login, once: one GET of the API's base path.
     const probes = others.filter((r) => r.path === "/api/2018-10-01/");
     expect(probes).toHaveLength(1);
-    const reads = others.filter((r) => r !== probes[0]);
+    const probe = at(probes, 0, "the probe of the API's base path");
+    const reads = others.filter((r) => r !== probe);
     expect(reads.length).toBeGreaterThan(0);
-    for (const r of reads) expect([login.remotePort, probes[0].remotePort]).toContain(r.remotePort);
+    for (const r of reads) expect([login.remotePort, probe.remotePort]).toContain(r.remotePort);
   });
 
   it("logout revokes the token and the client then refuses requests", async () => {
@@ -149,7 +152,7 @@ describe("transport options", () => {
     });
     expect(await client.materials.list()).toHaveLength(2);
     await client.close();
-    expect(server.requests[0].headers["user-agent"]).toBe("notebook/1.0");
+    expect(server.requests[0]?.headers["user-agent"]).toBe("notebook/1.0");
     const after = await request(`${server.baseUrl}/materials/m000000`, { dispatcher: agent });
     expect(after.statusCode).toBe(401);
     await after.body.dump();
@@ -161,7 +164,7 @@ describe("transport options", () => {
     const client = new Client({ baseUrl: server.origin, accountId: server.accountId, authToken: server.authToken });
     await client.materials.list();
     await client.close();
-    expect(server.requests[0].headers["user-agent"]).toMatch(/^matframe\/\d+\.\d+\.\d+ node\//);
+    expect(server.requests[0]?.headers["user-agent"]).toMatch(/^matframe\/\d+\.\d+\.\d+ node\//);
   });
 });
 

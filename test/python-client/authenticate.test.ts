@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { answerInBrowser, browserMissing, launchChromium } from "../support/browser";
+import { captured } from "../support/checked";
 import { login, startTestServer } from "../server/helpers";
 
 const EXAMPLES = process.env.MATFRAME_API_EXAMPLES_SRC;
@@ -99,7 +100,7 @@ it("authenticate() completes the device flow through the verification page, and 
     await chromium.close();
   }
   expect(await exited, stderr).toBe(0);
-  const result = JSON.parse(/^RESULT (.*)$/m.exec(stdout)![1]);
+  const result = JSON.parse(captured(/^RESULT (.*)$/m, stdout, "the RESULT line"));
   const session = await login(server, "grace", "lovelace 1843");
   expect(result).toEqual({
     token_set: true,

@@ -99,15 +99,15 @@ async function notebookVenv(): Promise<{ python: string } | { skip: string }> {
   mkdirSync(path.dirname(venv), { recursive: true });
   try {
     await run("python3", ["-m", "venv", venv]);
-    const pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
-    await run(pip[0], [...pip.slice(1), ...PACKAGES], { timeout: 900_000 });
+    const pipInstall = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
+    await run(python, [...pipInstall, ...PACKAGES], { timeout: 900_000 });
     // A checkout without its git history (an archive) has no version for setuptools-scm to find.
     const scm = {
       ...process.env,
       SETUPTOOLS_SCM_PRETEND_VERSION: process.env.SETUPTOOLS_SCM_PRETEND_VERSION ?? "0.0.0",
     };
     if (checkouts.length > 0)
-      await run(pip[0], [...pip.slice(1), "--no-deps", ...checkouts], { timeout: 900_000, env: scm });
+      await run(python, [...pipInstall, "--no-deps", ...checkouts], { timeout: 900_000, env: scm });
   } catch (error) {
     rmSync(venv, { recursive: true, force: true });
     const stderr = String((error as { stderr?: string }).stderr ?? (error as Error).message)
@@ -127,7 +127,7 @@ function startServe(): Promise<string> {
     let out = "";
     serve!.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      if (out.includes("\n")) resolve(out.split("\n")[0].trim());
+      if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")).trim());
     });
     serve!.on("exit", (code) => reject(new Error(`matframe serve exited with ${code}`)));
   });

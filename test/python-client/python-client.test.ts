@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { toPoscar, type StructureRecord } from "../../src/structure";
 import { login, startTestServer } from "../server/helpers";
+import { capturedAll } from "../support/checked";
 import { RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
 
@@ -186,7 +187,7 @@ async function runClientTests(
 /** The tests pytest says passed; and that its last line counts only passed ones (none failed, errored or skipped). */
 function passedOnly(stdout: string): string[] {
   expect(stdout.trim().split("\n").at(-1)).toMatch(/^=*\s*\d+ passed(, \d+ deselected)? in [\d.]+s\s*=*$/);
-  return [...stdout.matchAll(/^PASSED \S+::(\w+)$/gm)].map((m) => m[1]);
+  return capturedAll(/^PASSED \S+::(\w+)$/gm, stdout);
 }
 
 it("the Python client's own material integration tests pass against matframe serve", async (context) => {

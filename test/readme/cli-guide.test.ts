@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../cli-export/run-cli";
+import { captured } from "../support/checked";
 import { root, sectionOf } from "../support/docs";
 
 // docs/cli.md shows each command's help as the command prints it: compared here with the real
@@ -15,9 +16,7 @@ async function help(args: string[]): Promise<string> {
 
 /** The first ```text block of a piece of markdown. */
 function firstTextBlock(markdown: string): string {
-  const match = /```text\n([\s\S]*?)\n```/.exec(markdown);
-  if (!match) throw new Error("no ```text block");
-  return match[1];
+  return captured(/```text\n([\s\S]*?)\n```/, markdown, "a ```text block");
 }
 
 describe("docs/cli.md", () => {

@@ -30,7 +30,8 @@ function readmeBlocks(): Block[] {
     const headings = [...text.matchAll(/^#{2,3} (.+)$/gm)].map((m) => ({ at: m.index!, title: m[1] }));
     for (const m of text.matchAll(fence)) {
       const section = headings.filter((h) => h.at < m.index!).at(-1)?.title ?? "";
-      blocks.push({ lang: m[1], code: m[2], section: file === "README.md" ? section : `${file}: ${section}` });
+      const [, lang = "", code = ""] = m;
+      blocks.push({ lang, code, section: file === "README.md" ? section : `${file}: ${section}` });
     }
   }
   return blocks;
@@ -123,7 +124,7 @@ describe("README shell lines", () => {
         let err = "";
         child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
           out += chunk;
-          if (out.includes("\n")) resolve(out.split("\n")[0]);
+          if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
         });
         child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
         child.on("exit", (code) => reject(new Error(`matframe serve exited with ${code}: ${err}`)));

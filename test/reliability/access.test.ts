@@ -3,6 +3,7 @@ import { ServerOptionsError } from "../../src/errors";
 import { startServer, type ServerHandle } from "../../src/server";
 import { runCli, startServe } from "./support/cli";
 import { login, PREFIX, send, type Session } from "./support/http";
+import { at } from "../support/checked";
 
 // Who gets in: tokens are long and random, die with logout, belong to one account only; the
 // public demo/demo account never listens beyond this machine, while --user accounts may.
@@ -45,7 +46,8 @@ describe("tokens", () => {
       expect(token).not.toContain(ALICE.username);
     }
     // Every character position varies across tokens: no fixed prefix, counter or timestamp.
-    for (let i = 0; i < tokens[0].length; i += 1) {
+    const width = at(tokens, 0, "a token").length;
+    for (let i = 0; i < width; i += 1) {
       expect(new Set(tokens.map((t) => t[i])).size, `position ${i}`).toBeGreaterThan(3);
     }
     // Each login is its own session; all of them work.
@@ -84,7 +86,7 @@ describe("tokens", () => {
       ],
       [
         "first character changed",
-        { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": flip(token[0]) + token.slice(1) },
+        { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": flip(token.slice(0, 1)) + token.slice(1) },
       ],
       ["cut short", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": token.slice(0, 16) }],
       ["extended", { "X-Account-Id": alice["X-Account-Id"], "X-Auth-Token": `${token}A` }],

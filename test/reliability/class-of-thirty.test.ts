@@ -51,7 +51,7 @@ beforeAll(async () => {
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      if (out.includes("\n")) resolve(out.split("\n")[0]);
+      if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
     });
     child.on("exit", (code) => reject(new Error(`matframe serve exited with ${code}`)));
   });

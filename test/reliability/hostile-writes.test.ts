@@ -3,6 +3,7 @@ import { connect, type Socket } from "node:net";
 import { Client, StructureError, fromCif, fromPoscar, toCif } from "../../src";
 import { startServer, type ServerHandle } from "../../src/server";
 import { login, PREFIX, rawRequest, type Session } from "../server/helpers";
+import { at } from "../support/checked";
 
 // Small hostile writes, as an outside probe sent them: each one either killed the server (a
 // heap exhausted by a size the request only declared), answered 500, or left a record whose
@@ -275,12 +276,13 @@ describe("over --max-connections", () => {
       expect((refused as { status: number }).status).toBe(503);
       expect((refused as { headers: Record<string, unknown> }).headers["retry-after"]).toBe("1");
       // A quiet connection still gets its answer when its request arrives.
+      const first = at(quiet, 0, "a quiet connection");
       const answer = new Promise<string>((resolve) => {
         let text = "";
-        quiet[0].on("data", (chunk) => (text += chunk));
-        quiet[0].on("end", () => resolve(text));
+        first.on("data", (chunk) => (text += chunk));
+        first.on("end", () => resolve(text));
       });
-      quiet[0].end(
+      first.end(
         `GET ${PREFIX}/materials/${materialId} HTTP/1.1\r\nHost: x\r\nX-Account-Id: ${session["X-Account-Id"]}\r\nX-Auth-Token: ${session["X-Auth-Token"]}\r\nConnection: close\r\n\r\n`,
       );
       expect(await answer).toMatch(/^HTTP\/1\.1 200/);

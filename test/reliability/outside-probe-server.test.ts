@@ -20,7 +20,7 @@ async function serveProcess(args: string[]): Promise<{ child: ChildProcess; port
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      if (out.includes("\n")) resolve(out.split("\n")[0]);
+      if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
     });
     child.on("exit", (code) => reject(new Error(`matframe serve exited with ${code}`)));
   });
@@ -173,14 +173,11 @@ describe("defect 3: a flood of wrong logins", () => {
 
 describe("a class behind one router", () => {
   it("40 students logging in at once from one address all get in with Client.login", async () => {
-    const users = Array.from({ length: 40 }, (_, i) => `student${i}:pw-${i}-class`);
-    const server = await startServer({ port: 0, users });
+    const students = Array.from({ length: 40 }, (_, i) => ({ username: `student${i}`, password: `pw-${i}-class` }));
+    const server = await startServer({ port: 0, users: students.map((s) => `${s.username}:${s.password}`) });
     try {
       const logins = await Promise.allSettled(
-        users.map((u) => {
-          const [username, password] = u.split(":");
-          return Client.login({ baseUrl: server.baseUrl, username, password });
-        }),
+        students.map(({ username, password }) => Client.login({ baseUrl: server.baseUrl, username, password })),
       );
       const failed = logins
         .filter((l) => l.status === "rejected")

@@ -24,6 +24,7 @@ import { startServer } from "../../src/server";
 import { readProfile, saveProfile } from "../../src/client/config/profile";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { at } from "../support/checked";
 import { runCli, startServe } from "./support/cli";
 
 // The files matframe keeps on disk, attacked as an outside probe did: a damaged store, a lock
@@ -245,7 +246,11 @@ describe("a resume state edited by hand", () => {
         ...s,
         progress: {
           ...s.progress,
-          cursor: server.records[server.records.findIndex((r) => r._id === s.progress.cursor) + 500]._id,
+          cursor: at(
+            server.records,
+            server.records.findIndex((r) => r._id === s.progress.cursor) + 500,
+            "the record 500 past the cursor",
+          )._id,
         },
       }),
     ],

@@ -9,6 +9,7 @@ import { startServer, type ServerHandle } from "../../src/server";
 import { ROOT, runCli, startServe, type Finished, type ServeProcess } from "./support/cli";
 import { login, PREFIX, send } from "./support/http";
 import { Figures } from "./support/report";
+import { capturedAll } from "../support/checked";
 
 // A full run of what matframe prints (the CLI serving and exporting with a password on stdin
 // and in MATFRAME_* variables, the server's log, client errors for a wrong password and a
@@ -203,8 +204,8 @@ describe("no password or token in anything matframe prints", () => {
       };
       const source = notebook.cells.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source)).join("\n");
       // Passwords written in the notebook's code (other than the public demo/demo) are secrets too.
-      for (const match of source.matchAll(/password\s*[:=]\s*["'`]([^"'`]+)["'`]/gi))
-        if (match[1] !== "demo") secrets.add(match[1]);
+      for (const password of capturedAll(/password\s*[:=]\s*["'`]([^"'`]+)["'`]/gi, source))
+        if (password !== "demo") secrets.add(password);
       // Pictures are base64 PNG, whose long runs of letters look like tokens: the text of every
       // output is scanned, the pixels are not.
       const outputs = notebook.cells.map((c) => (c.outputs ?? []).map((o) => withoutImages(o)));

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { Client, ValidationError } from "../../src";
 import type { ServerHandle } from "../../src/server";
+import { at, defined } from "../support/checked";
 import { rawLogin } from "../support/raw-login";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { login, startTestServer, type Session } from "../server/helpers";
@@ -57,9 +58,13 @@ afterAll(async () => {
 
 /** The rows as a reader would assemble them by hand from whole records: every property, its job, the job's unit and material. */
 async function independentRead(): Promise<Map<string, Record<string, unknown>>> {
-  const [properties, jobs, materials, bank] = await Promise.all(
-    ["properties", "jobs", "materials", "bank-materials"].map((c) => listAll(server, session, c)),
-  );
+  const read = (collection: string) => listAll(server, session, collection);
+  const [properties, jobs, materials, bank] = await Promise.all([
+    read("properties"),
+    read("jobs"),
+    read("materials"),
+    read("bank-materials"),
+  ]);
   const jobById = new Map(jobs.map((j) => [j._id, j]));
   const materialById = new Map([...materials, ...bank].map((m) => [m._id, m]));
   const rows = new Map<string, Record<string, unknown>>();
@@ -93,7 +98,7 @@ async function independentRead(): Promise<Map<string, Record<string, unknown>>> 
 function requestsSince(from: number): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const line of proxy.forwarded.slice(from)) {
-    const name = new URL(line.split(" ")[1]).pathname.split("/").pop()!;
+    const name = new URL(at(line.split(" "), 1, "the URL of a forwarded request")).pathname.split("/").pop()!;
     counts[name] = (counts[name] ?? 0) + 1;
   }
   return counts;
@@ -327,8 +332,9 @@ describe("client.results.toDataFrame", () => {
     const col = (name: string) => df.columns.indexOf(name);
     for (const [job, unit] of sample) {
       const row = rows.find((r) => r[col("job._id")] === job && r[col("unit.flowchartId")] === unit)!;
-      expect(row[col("band_gaps.indirect")] as number).toBeCloseTo(gaps[`${job} ${unit}`].indirect, 5);
-      expect(row[col("band_gaps.direct")]).toBe(gaps[`${job} ${unit}`].direct);
+      const gap = defined(gaps[`${job} ${unit}`], `the Python client's band gaps of ${job} ${unit}`);
+      expect(row[col("band_gaps.indirect")] as number).toBeCloseTo(gap.indirect, 5);
+      expect(row[col("band_gaps.direct")]).toBe(gap.direct);
     }
   });
 });

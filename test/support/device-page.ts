@@ -53,7 +53,7 @@ export async function loadPage(
 ): Promise<{ cookie: string; csrf: string; html: string; headers: Headers; status: number }> {
   const res = await fetch(url);
   const html = await res.text();
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
+  const [cookie = ""] = (res.headers.get("set-cookie") ?? "").split(";");
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
   return { cookie, csrf, html, headers: res.headers, status: res.status };
 }
@@ -138,7 +138,7 @@ export async function answerPageFrom(
   fields: { username?: string; password?: string; action: "approve" | "deny"; user_code?: string },
 ): Promise<{ status: number; html: string; headers: IncomingHttpHeaders }> {
   const page = await sendFrom(from, url);
-  const cookie = String(page.headers["set-cookie"] ?? "").split(";")[0];
+  const [cookie = ""] = String(page.headers["set-cookie"] ?? "").split(";");
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
   const res = await sendFrom(from, new URL("/oidc/device", url).href, {
     method: "POST",

@@ -25,7 +25,7 @@ export function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const match of prose(markdown).matchAll(/^#{1,6} (.+)$/gm)) {
-    const base = match[1]
+    const base = match[1]!
       .trim()
       .toLowerCase()
       .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
@@ -44,6 +44,6 @@ export function sectionOf(file: string, heading: string): string {
   const start = text.indexOf(`\n${heading}\n`);
   if (start === -1) throw new Error(`${file} has no section "${heading}"`);
   const rest = text.slice(start + 1);
-  const next = [...rest.matchAll(/^(#{1,6}) /gm)].find((m) => m.index! > 0 && m[1].length <= level);
+  const next = [...rest.matchAll(/^(#{1,6}) /gm)].find((m) => m.index! > 0 && m[1]!.length <= level);
   return next ? rest.slice(0, next.index) : rest;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Query } from "mingo";
+import { at } from "./checked";
 
 // A small, deliberately misbehaving stand-in for the platform, for fault tests: it serves a
 // materials collection with skip/limit and `_id > cursor` paging, and on command answers
@@ -71,12 +72,13 @@ export interface FaultServer {
 }
 
 const PREFIX = "/api/2018-10-01";
+const FORMULAS = ["Si", "GaAs", "NaCl", "Fe2O3"];
 
 export async function startFaultServer(options: FaultServerOptions = {}): Promise<FaultServer> {
   const records = Array.from({ length: options.records ?? 0 }, (_, n) => ({
     _id: `m${String(n).padStart(6, "0")}`,
     name: `Material ${n}`,
-    formula: ["Si", "GaAs", "NaCl", "Fe2O3"][n % 4],
+    formula: at(FORMULAS, n % FORMULAS.length),
     n,
   }));
   const state = {

@@ -95,7 +95,7 @@ export function startHttpProxy(options: HttpProxyOptions = {}): Promise<HttpProx
     if (options.closeConnect) return void client.destroy();
     if (options.refuseConnect)
       return void client.end(`HTTP/1.1 ${options.refuseConnect} Forbidden\r\nContent-Length: 0\r\n\r\n`);
-    const [host, port] = (req.url ?? "").split(":");
+    const [host = "", port] = (req.url ?? "").split(":");
     const upstream = connect({ host: resolve(host), port: Number(port) }, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);

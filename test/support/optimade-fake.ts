@@ -2,6 +2,7 @@
 // option each (how `next` is written, what it drops, where paging stops, an index meta-database).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { at } from "./checked";
 
 /** A structure as a fake provider serves it: NaCl-like rock salt cells of growing size, seeded by index. */
 export function fakeStructure(i: number): { id: string; type: "structures"; attributes: Record<string, unknown> } {
@@ -157,7 +158,7 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
     }
     const one = /^\/v1\/structures\/([^/]+)$/.exec(path);
     if (one) {
-      const found = all.find((s) => s.id === decodeURIComponent(one[1]));
+      const found = all.find((s) => s.id === decodeURIComponent(one[1]!));
       return json(res, found ? 200 : 404, found ? { data: found, meta: {} } : errors("404", "Not Found", "no such id"));
     }
     return json(res, 404, errors("404", "Not Found", `${url.pathname} is not served`));
@@ -177,7 +178,9 @@ export async function startIndexProvider(
     if (url.pathname === "/v1/info") {
       const body = info(true);
       if (o.withDefault)
-        Object.assign(body.data, { relationships: { default: { data: { type: "links", id: children[0].id } } } });
+        Object.assign(body.data, {
+          relationships: { default: { data: { type: "links", id: at(children, 0, "a database").id } } },
+        });
       return json(res, 200, body);
     }
     if (url.pathname === "/v1/links")

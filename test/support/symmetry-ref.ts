@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { structureOf, type StructureRecord } from "../../src";
 import { toPlatform } from "../../src/structure/structure";
+import { at } from "./checked";
 
 // pymatgen, spglib and ASE (Debian's python3-pymatgen, python3-spglib, python3-ase) through
 // test/structure/symmetry_ref.py: the references the symmetry and derived-property tests trust.
@@ -77,7 +78,7 @@ export function recordOf(ref: RefStructure): StructureRecord {
     name: ref.name,
     ...toPlatform(
       ref.cell as never,
-      ref.symbols.map((element, i) => ({ element, fractional: ref.scaled[i] })),
+      ref.symbols.map((element, i) => ({ element, fractional: at(ref.scaled, i, "a scaled position") })),
     ),
   };
 }

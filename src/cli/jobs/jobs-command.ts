@@ -250,7 +250,8 @@ async function run(
       return EXIT.ok;
     }
     case "files": {
-      const { files, written } = await jobFiles(client, words[0], {
+      // checkFlags let files through with exactly one id.
+      const { files, written } = await jobFiles(client, words[0]!, {
         ...(values.download !== undefined ? { download: values.download } : {}),
         force: values.force ?? false,
         signal,

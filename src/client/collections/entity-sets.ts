@@ -32,9 +32,9 @@ export function setBody(name: unknown, options: CreateSetOptions): Record<string
   if (typeof name !== "string" || name.trim() === "" || name.length > 1000)
     throw new ValidationError("name", "name must be a non-empty string of at most 1000 characters: the set's name.");
   const { tags = [], signal: _signal, ...rest } = options;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0)
-    throw new ValidationError(unknown[0], `createSet has no option "${unknown[0]}"; its options are tags and signal.`);
+  const [extra] = Object.keys(rest);
+  if (extra !== undefined)
+    throw new ValidationError(extra, `createSet has no option "${extra}"; its options are tags and signal.`);
   if (!Array.isArray(tags) || tags.some((tag) => typeof tag !== "string"))
     throw new ValidationError("tags", "tags must be an array of strings.");
   return { name, tags: [...tags] };
@@ -58,12 +58,9 @@ export async function moveRecordsToSet(
   if (!Array.isArray(list) || list.length === 0 || list.some((id) => typeof id !== "string" || id === ""))
     throw new ValidationError("ids", "ids must be a record's _id or a non-empty array of them.");
   const { fromSetId, signal, ...rest } = options;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0)
-    throw new ValidationError(
-      unknown[0],
-      `moveToSet has no option "${unknown[0]}"; its options are fromSetId and signal.`,
-    );
+  const [extra] = Object.keys(rest);
+  if (extra !== undefined)
+    throw new ValidationError(extra, `moveToSet has no option "${extra}"; its options are fromSetId and signal.`);
   if (fromSetId !== undefined && (typeof fromSetId !== "string" || fromSetId === ""))
     throw new ValidationError("fromSetId", "fromSetId must be a set's _id.");
   const search = { newSetId: setId, ...(fromSetId ? { oldSetId: fromSetId } : {}) };

@@ -107,7 +107,8 @@ export class JobsCollection extends Collection<JobRecord> {
   waitFor(id: string, options?: WaitForJobsOptions): Promise<JobRecord>;
   waitFor(ids: readonly string[], options?: WaitForJobsOptions): Promise<JobRecord[]>;
   async waitFor(ids: string | readonly string[], options: WaitForJobsOptions = {}): Promise<JobRecord | JobRecord[]> {
-    if (typeof ids === "string") return (await waitForJobs(this.connection, [ids], options))[0];
+    // waitForJobs resolves with one record per id asked, so one here.
+    if (typeof ids === "string") return (await waitForJobs(this.connection, [ids], options))[0]!;
     if (!Array.isArray(ids)) throw new ValidationError("ids", "waitFor takes a job's _id or an array of them.");
     return waitForJobs(this.connection, ids, options);
   }
@@ -198,11 +199,12 @@ function jobBody(job: unknown): Record<string, unknown> {
     );
   const fields = job as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((key) => !CREATE_KEYS.includes(key));
-  if (unknown.length > 0) {
+  const [extra] = unknown;
+  if (extra !== undefined) {
     const raw = unknown.some((key) => key.startsWith("_"));
     throw new ValidationError(
-      unknown[0],
-      `jobs.create has no field "${unknown[0]}"; it takes ${CREATE_KEYS.join(", ")}${raw ? " (material for _material, project for _project)" : ""}.`,
+      extra,
+      `jobs.create has no field "${extra}"; it takes ${CREATE_KEYS.join(", ")}${raw ? " (material for _material, project for _project)" : ""}.`,
     );
   }
   const { material, workflow, project, name, compute, tags } = fields;

@@ -34,7 +34,7 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
     }
     for (const field of ["systemName", "name"] as const) {
       const found = await bank.list({ query: { [field]: text }, projection: { limit: 20 }, signal: options.signal });
-      if (found.length === 1) return found[0];
+      if (found.length === 1) return found[0]!;
       if (found.length > 1) {
         const choices = found
           .map((w) => `${w._id} (${(w.subworkflows ?? []).map((s) => s.application?.name ?? "?").join(", ")})`)

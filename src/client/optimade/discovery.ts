@@ -158,7 +158,7 @@ function pickDatabase(
   }
   const byDefault = defaultId === undefined ? undefined : databases.find((d) => d.id === defaultId);
   if (byDefault) return byDefault;
-  if (databases.length === 1) return databases[0];
+  if (databases.length === 1) return databases[0]!;
   throw new ValidationError(
     "database",
     `${base} is an index meta-database of ${databases.length} databases and names no default: ${names}. Pick one with database (its id).`,

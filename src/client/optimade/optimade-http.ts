@@ -38,7 +38,7 @@ export class OptimadeHttp {
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       throw new ResponseValidationError(
-        `${endpoint} answered with a body that is not an OPTIMADE answer (${first.path.join(".") || "body"}: ${first.message}); ` +
+        `${endpoint} answered with a body that is not an OPTIMADE answer (${first?.path.join(".") || "body"}: ${first?.message ?? "invalid"}); ` +
           "check that the base URL is an OPTIMADE provider's.",
         { endpoint, status: 200, issues: parsed.error.issues },
       );

@@ -8,7 +8,7 @@ import type { PlatformRecord } from "../platform-record";
 export function firstOutOfOrder(records: readonly PlatformRecord[], after?: string): number {
   let previous = after;
   for (let i = 0; i < records.length; i++) {
-    const id = records[i]._id;
+    const id = records[i]!._id;
     if (previous !== undefined && !(id > previous)) return i;
     previous = id;
   }

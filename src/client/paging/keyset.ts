@@ -40,11 +40,12 @@ export async function* keysetPages(
     }
     // Only an empty page ends the walk: a short one may come from a server that caps pages below
     // the limit asked for, and the next request from its last _id tells.
-    if (records.length === 0) return;
+    const last = records[records.length - 1];
+    if (last === undefined) return;
     total += records.length;
     o.onPage?.({ pages: page, items: total });
     // Read the cursor before yielding: the consumer may strip _id from the records it gets.
-    after = records[records.length - 1]._id;
+    after = last._id;
     yield records;
   }
 }

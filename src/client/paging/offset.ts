@@ -116,9 +116,9 @@ export async function* offsetPages(
 
   try {
     fillPipeline();
-    while (pending.length > 0) {
-      // The head stays in `pending` while it is awaited: it still holds its place on the wire.
-      const { skip, limit, records } = pending[0];
+    // The head stays in `pending` while it is awaited: it still holds its place on the wire.
+    for (let head = pending[0]; head !== undefined; head = pending[0]) {
+      const { skip, limit, records } = head;
       const received = await records;
       pending.shift();
       if (received.length === 0) return;
@@ -191,11 +191,13 @@ function dropRepeats(
   onDuplicate: ResolvedIterateOptions["onDuplicate"],
 ): PlatformRecord[] {
   let fresh: PlatformRecord[] | undefined;
+  // An index loop, not entries(): this runs for every record of a walk, and `i` is the copy's end.
   for (let i = 0; i < records.length; i++) {
-    const id = records[i]._id;
+    const record = records[i]!;
+    const id = record._id;
     if (!seen.has(id)) {
       seen.add(id);
-      fresh?.push(records[i]);
+      fresh?.push(record);
       continue;
     }
     if (!onDuplicate) {

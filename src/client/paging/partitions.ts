@@ -46,7 +46,10 @@ export function checkPartitions(partitions: unknown): number {
  */
 export function splitIdRange(sample: readonly string[], parts: number): IdPartition[] {
   const ids = [...new Set(sample)].sort();
-  if (parts === 1 || ids.length < 2) return [{ index: 0 }];
+  const lowest = ids[0];
+  const highest = ids[ids.length - 1];
+  // Fewer than two distinct ids leave nothing to split.
+  if (parts === 1 || lowest === undefined || highest === undefined || lowest === highest) return [{ index: 0 }];
   const alphabet = [...new Set(ids.join(""))].sort();
   const base = BigInt(alphabet.length);
   const width = Math.max(...ids.map((id) => id.length));
@@ -54,29 +57,34 @@ export function splitIdRange(sample: readonly string[], parts: number): IdPartit
   // Shorter ids are padded with the smallest digit, which keeps their order.
   const toNumber = (id: string): bigint => {
     let n = 0n;
-    for (let i = 0; i < width; i++) n = n * base + (i < id.length ? digit.get(id[i])! : 0n);
+    for (let i = 0; i < width; i++) {
+      const char = id[i];
+      // Every character of a sampled id is in the alphabet, which was built from them.
+      n = n * base + (char === undefined ? 0n : digit.get(char)!);
+    }
     return n;
   };
   const toId = (n: bigint): string => {
     const chars = new Array<string>(width);
     for (let i = width - 1; i >= 0; i--) {
-      chars[i] = alphabet[Number(n % base)];
+      // A remainder of division by `base` is an index below alphabet.length.
+      chars[i] = alphabet[Number(n % base)]!;
       n /= base;
     }
     return chars.join("");
   };
-  const low = toNumber(ids[0]);
-  const high = toNumber(ids[ids.length - 1]);
+  const low = toNumber(lowest);
+  const high = toNumber(highest);
   const points: string[] = [];
   for (let i = 1; i < parts; i++) {
     const point = toId(low + ((high - low) * BigInt(i)) / BigInt(parts));
-    if (point > ids[0] && (points.length === 0 || point > points[points.length - 1])) points.push(point);
+    // A point must be above the one before (the first, above the smallest id): ranges stay in order.
+    if (point > (points[points.length - 1] ?? lowest)) points.push(point);
   }
-  return [undefined, ...points].map((from, index) => ({
-    index,
-    ...(from === undefined ? {} : { from }),
-    ...(index < points.length ? { to: points[index] } : {}),
-  }));
+  return [undefined, ...points].map((from, index) => {
+    const to = points[index];
+    return { index, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+  });
 }
 
 /** The query of one part: the caller's query and the part's `_id` range. */

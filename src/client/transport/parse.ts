@@ -9,22 +9,22 @@ export type Raw = { status: number; headers: IncomingHttpHeaders; text: string }
 
 /** Whether the body says it is JSON (or says nothing). */
 export function isJson(raw: Raw): boolean {
-  const type = String(raw.headers["content-type"] ?? "")
-    .split(";")[0]
-    .trim()
-    .toLowerCase();
+  const type = mediaType(raw);
   return (
     type === "" || type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type) || type === "text/json"
   );
 }
 
+/** The Content-Type without its parameters, lower case: `application/json; charset=utf-8` is `application/json`. */
+function mediaType(raw: Raw): string {
+  const [type = ""] = String(raw.headers["content-type"] ?? "").split(";");
+  return type.trim().toLowerCase();
+}
+
 /** A 2xx answer that says it is not JSON (a proxy's login page, say) is reported as such. */
 export function checkContentType(raw: Raw, endpoint: string, secrets: readonly (string | undefined)[]): void {
   if (isJson(raw)) return;
-  const type = String(raw.headers["content-type"] ?? "")
-    .split(";")[0]
-    .trim()
-    .toLowerCase();
+  const type = mediaType(raw);
   const excerpt = redactedExcerpt(raw.text, secrets, 80);
   throw new ResponseValidationError(
     `${endpoint} answered ${raw.status} with ${type}, not JSON (starting ${JSON.stringify(excerpt)}); ` +
@@ -75,7 +75,10 @@ export function serverMessage(text: string, secrets: readonly (string | undefine
     if (typeof message === "string") return redact(message, secrets);
     const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
     const detail = typeof first?.detail === "string" ? first.detail : first?.title;
-    if (typeof detail === "string") return redact(detail.trim().split("\n")[0], secrets);
+    if (typeof detail === "string") {
+      const [firstLine = ""] = detail.trim().split("\n");
+      return redact(firstLine, secrets);
+    }
   } catch {
     // Not JSON (a proxy's HTML page, say): the status alone has to do.
   }

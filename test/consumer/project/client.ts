@@ -8,8 +8,9 @@ async function main(): Promise<void> {
   const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
   try {
     // Records are typed by what the projection asks for: no casts.
-    const silicon = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 5 } });
-    const a: number = silicon[0].lattice.a;
+    const [silicon] = await client.materials.list({ query: { formula: "Si" }, projection: { limit: 5 } });
+    if (!silicon) throw new Error("the local platform has no silicon");
+    const a: number = silicon.lattice.a;
     let count = 0;
     let widest = 0;
     for await (const m of client.materials.iterate({ fields: { formula: 1, "lattice.a": 1 } })) {
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
       if (formula.length > 0) count += 1;
       widest = Math.max(widest, m.lattice.a);
     }
-    const one: MaterialRecord = await client.materials.get(silicon[0]._id);
+    const one: MaterialRecord = await client.materials.get(silicon._id);
     // The WebAssembly symmetry finder, loaded from the installed package (ESM, through require(esm)).
     const spaceGroup: string = symmetryOf(one).spaceGroupSymbol;
     const frame = await client.materials.toDataFrame({ columns: ["formula"] }).then(

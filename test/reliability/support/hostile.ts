@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { at } from "../../support/checked";
 
 // Generators of hostile `query` and `projection` values, as a careless or malicious user of
 // the API could send them. Objects are built with Object.fromEntries so that a "__proto__"
@@ -214,6 +215,9 @@ export function hostileQuery(pattern: fc.Arbitrary<string>): fc.Arbitrary<unknow
   );
 }
 
+/** The nesting a "mixed" query cycles through, one per level. */
+const MIXED = ["object", "array", "$and", "$elemMatch", "$not"] as const;
+
 /** Nesting far beyond any real query, through every nesting operator. */
 export const deepNesting: fc.Arbitrary<unknown> = fc
   .tuple(
@@ -223,7 +227,7 @@ export const deepNesting: fc.Arbitrary<unknown> = fc
   .map(([depth, how]) => {
     let inner: unknown = { formula: "Si" };
     for (let i = 0; i < depth; i += 1) {
-      const kind = how === "mixed" ? (["object", "array", "$and", "$elemMatch", "$not"] as const)[i % 5] : how;
+      const kind = how === "mixed" ? at(MIXED, i % MIXED.length) : how;
       if (kind === "object") inner = { a: inner };
       else if (kind === "array") inner = { a: [inner] };
       else if (kind === "$elemMatch") inner = { a: { $elemMatch: inner } };

@@ -97,17 +97,17 @@ export function sendRaw(port: number, bytes: Buffer): Promise<Answer> {
         );
         return;
       }
+      // All three groups take part in every match: the defaults only satisfy the type.
+      const [, status = "", head = "", rest = ""] = match;
       const headers: Record<string, string> = {};
-      for (const line of match[2].split("\r\n")) {
+      for (const line of head.split("\r\n")) {
         const colon = line.indexOf(":");
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
       // Only the first answer counts: garbage may have been read as a second request.
       const length = Number(headers["content-length"]);
-      const text = Number.isInteger(length)
-        ? Buffer.from(match[3], "utf8").subarray(0, length).toString("utf8")
-        : match[3];
-      resolve({ status: Number(match[1]), headers, text, body: parse(text) });
+      const text = Number.isInteger(length) ? Buffer.from(rest, "utf8").subarray(0, length).toString("utf8") : rest;
+      resolve({ status: Number(status), headers, text, body: parse(text) });
     });
     // Half-close after the request, so a server waiting for more bytes answers and closes.
     socket.end(bytes);
