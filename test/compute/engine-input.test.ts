@@ -9,7 +9,7 @@ import { choosePseudopotential, readUpfHeader } from "../../src/server/compute/p
 import { renderTemplate, sprintf } from "../../src/server/compute/render-template";
 import { foldersOutside } from "../../src/server/compute/trusted-templates";
 import type { StructureRecord } from "../../src/structure/structure";
-import { at } from "../server/checked";
+import { at } from "../support/checked";
 import { bankWorkflow, bulkSilicon, templateOf } from "./fixtures";
 
 // The engine's inputs without running pw.x: the units' own templates rendered with the

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputeOutcome } from "../../src/server/compute";
 import { finalCoordinates } from "../../src/server/compute/pw-output";
-import { at } from "../server/checked";
+import { at } from "../support/checked";
 import { bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, property, schema, validate } from "./pw-runs";
 

@@ -9,7 +9,7 @@ import { finalEnergyRy, RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { bandGapsFromXml } from "../../src/server/compute/pw-bands";
 import { bankWorkflow, bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, MP_GGA_GAP_SI, property, SCHEMAS, schema, validate } from "./pw-runs";
-import { at, defined } from "../server/checked";
+import { at, defined } from "../support/checked";
 
 // Bulk silicon (mp-149) computed for real with Debian's pw.x through the bank's own espresso
 // workflows: each job runs once per file, and its results are checked against its own output,

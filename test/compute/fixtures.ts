@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { at } from "../server/checked";
+import { at } from "../support/checked";
 
 // The bank's workflows and the bundled bulk silicon (mp-149), as the engine's tests use them.
 

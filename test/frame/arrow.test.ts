@@ -7,7 +7,7 @@ import { tableFromIPC, tableToIPC } from "apache-arrow";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { toArrow } from "../../src";
 import { usePlatform } from "../support/platform";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 const platform = usePlatform("matframe-arrow-", { synthetic: 300 });
 

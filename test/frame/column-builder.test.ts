@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ColumnBuilder, columnOf } from "../../src/frame/table/column-builder";
 import { planColumns } from "../../src/frame/table/column-spec";
 import { InvalidMethodError } from "../../src/errors";
-import { at, defined } from "./support/checked";
+import { at, defined } from "../support/checked";
 
 function build(records: unknown[], columns?: string[], strict = false) {
   const builder = new ColumnBuilder(planColumns(columns), { strict });

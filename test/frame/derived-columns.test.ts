@@ -8,7 +8,7 @@ import { planColumns } from "../../src/frame/table/column-spec";
 import { usePlatform } from "../support/platform";
 import { hasPymatgen, python, refOf, type Reference } from "../support/symmetry-ref";
 import { runCli } from "../cli-export/run-cli";
-import { at, defined } from "./support/checked";
+import { at, defined } from "../support/checked";
 
 // The derived-property columns (`derivedProperties.symmetry.spaceGroupSymbol`,
 // `derivedProperties.elemental_ratio.Si`, `derivedProperties.p-norm.2`) and the computed columns

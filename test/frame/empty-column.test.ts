@@ -6,7 +6,7 @@ import { EmptyColumnError, toDataFrame, type FrameWarning } from "../../src";
 import { editDistance, nearestPath } from "../../src/frame/table/suggest";
 import { runCli } from "../cli-export/run-cli";
 import { usePlatform } from "../support/platform";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // Issue 13: a misspelt column is not silently empty. A column that is null in every row gives a
 // warning naming it and the nearest known path; `strict` makes it an error before anything is written.

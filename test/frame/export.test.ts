@@ -8,7 +8,7 @@ import { exportCsv, exportNdjson } from "../../src/frame/export/export";
 import type { Progress } from "../../src";
 import { TargetExistsError } from "../../src/errors";
 import { OutputError } from "../../src/errors";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
   Record<string, any>

@@ -5,7 +5,7 @@ import { parse } from "csv-parse/sync";
 import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { Client, Collection, type Progress } from "../../src";
 import { usePlatform } from "../support/platform";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // Records as a platform might hold them: keys in different orders, fields missing, names that
 // need CSV quoting, one method that is not a method.

@@ -6,7 +6,7 @@ import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, exportCsv, exportNdjson, exportParquet, toArrow, ValidationError, type DataFrame } from "../../src";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // A frame a scientist filtered goes back to a file as it is: its column names (dots and all) as
 // names, its types, its nulls, and nothing added. Read back by DuckDB, csv-parse and JSON.parse.

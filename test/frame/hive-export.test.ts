@@ -8,7 +8,7 @@ import { startServer, type ServerHandle } from "../../src/server";
 import { Client, EmptyColumnError, ValidationError } from "../../src";
 import { resumePaths, savedRecords } from "../../src/frame/export/resume/progress-files";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
-import { at, defined } from "./support/checked";
+import { at, defined } from "../support/checked";
 
 // Hive-partitioned Parquet datasets, read back by two engines matframe does not contain: DuckDB
 // (read_parquet with hive_partitioning, parquet_metadata) and Polars (nodejs-polars, scanParquet

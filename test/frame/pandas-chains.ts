@@ -5,7 +5,7 @@
 // valueCounts, unique, a statistic, a sorted column, or the frame written to CSV).
 import type { DataFrame, Series } from "../../src";
 import { mulberry32 } from "../support/seeded-random";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 export type Cmp = "gt" | "lt" | "ge" | "le" | "eq" | "ne";
 export interface MaskSpec {

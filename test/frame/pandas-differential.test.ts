@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, exportCsv, toDataFrame, type DataFrame } from "../../src";
 import { generateChains, runStep, seeded, type Chain, type ColumnPool, type Terminal } from "./pandas-chains";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // matframe's frames against pandas (Debian's python3-pandas), operation by operation and in any
 // order: 240 chains generated from a seed over 2,000 materials of the local platform (bundled

@@ -6,7 +6,7 @@ import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, ColumnTypeError, exportParquet, ValidationError } from "../../src";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // Parquet files are read back by two readers matframe does not contain: DuckDB (C++) and
 // hyparquet (JavaScript, by another author than the writer's), and compared with the CSV of the

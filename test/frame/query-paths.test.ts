@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, ValidationError, type FrameWarning } from "../../src";
 import { runCli } from "../reliability/support/cli";
-import { at, defined } from "./support/checked";
+import { at, defined } from "../support/checked";
 
 // A query path that cannot match a material answers an empty table, silently. It is now named
 // before the request, with the form that works, and `strict` refuses it.

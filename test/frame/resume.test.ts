@@ -19,7 +19,7 @@ import { startServer, type ServerHandle } from "../../src/server";
 import { resumePaths } from "../../src/frame/export/resume/progress-files";
 import { fromTaggedJson, toTaggedJson } from "../../src/frame/export/resume/tagged-json";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // Resumable exports (issue 17): an export interrupted part-way keeps its progress beside the
 // target; a run with the same request continues from the cursor and ends with the same bytes as

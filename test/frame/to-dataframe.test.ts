@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { toDataFrame } from "../../src/frame/dataframe/to-dataframe";
 import type { FrameWarning } from "../../src/frame/table/row-reader";
 import { DOCUMENTED_DEFAULT_COLUMNS } from "../support/default-columns";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 const materials = JSON.parse(readFileSync(join(__dirname, "../../data/materials.json"), "utf8")) as Array<
   Record<string, any>

@@ -7,7 +7,7 @@ import { toDataFrame } from "../../src";
 import { planColumns } from "../../src/frame/table/column-spec";
 import { runCli } from "../cli-export/run-cli";
 import { usePlatform } from "../support/platform";
-import { at } from "./support/checked";
+import { at } from "../support/checked";
 
 // Issue 13: `units: true` labels numeric columns with the units their records carry.
 

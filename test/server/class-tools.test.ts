@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LoginThrottle, type Lockout } from "../../src/server/auth/login-throttle";
 import { weakPasswordReason } from "../../src/server/auth/weak-passwords";
-import { at } from "./checked";
+import { at } from "../support/checked";
 import { PREFIX, rawRequest, startTestServer } from "./helpers";
 
 describe("weak passwords", () => {

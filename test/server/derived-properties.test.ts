@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { platformDerivedProperties, type StructureRecord } from "../../src/structure";
 import { hasPymatgen, python, refOf, type Reference, type RefStructure } from "../support/symmetry-ref";
-import { at } from "./checked";
+import { at } from "../support/checked";
 import { listMaterials, login, PREFIX, rawRequest, startTestServer, type RawResponse, type Session } from "./helpers";
 
 // The local platform's derived properties, over real HTTP: every record it serves validates

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MaterialRecord } from "../../src/schemas";
 import type { ServerHandle } from "../../src/server";
-import { at } from "./checked";
+import { at } from "../support/checked";
 import { errorMessage, listMaterials, login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
 
 let server: ServerHandle;

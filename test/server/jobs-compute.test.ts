@@ -9,7 +9,7 @@ import { findOnPath } from "../../src/server/compute/run-executable";
 import { call, ok, waitForEnd } from "../collections/helpers";
 import { runCli } from "../cli-export/run-cli";
 import { rawLogin } from "../support/raw-login";
-import { at } from "./checked";
+import { at } from "../support/checked";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
 // One job computed for real, end to end, with Debian's pw.x: the bank's Quantum ESPRESSO Total

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { call, ok, waitForStatus } from "../collections/helpers";
-import { at } from "./checked";
+import { at } from "../support/checked";
 import { errorMessage, login, startTestServer, type Session } from "./helpers";
 
 // Files into a job as the platform's client puts them: POST presigned-urls gives one URL per

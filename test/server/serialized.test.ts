@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SerializedRecords } from "../../src/server/http/serialized";
-import { at } from "./checked";
+import { at } from "../support/checked";
 
 // Issue 12: whole-record answers are sent from each record's kept JSON bytes.
 

@@ -9,7 +9,7 @@ import { DeviceFlow } from "../../src/server/auth/device-flow";
 import { addressKey } from "../../src/server/auth/address-key";
 import { answerPageFrom, poll, postForm, postFormFrom, rootOf, sendFrom, startGrant } from "../support/device-page";
 import { login, startTestServer } from "./helpers";
-import { at } from "./checked";
+import { at } from "../support/checked";
 
 const CLIENT = "cli-device-client";
 const CLASS_ADDRESS = "127.0.0.1";

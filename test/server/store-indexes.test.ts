@@ -6,7 +6,7 @@ import { compareKeys, sortValue } from "../../src/server/query/sort-order";
 import { FIND_CHANNEL, type FindReport, MaterialStore, type StoredRecord } from "../../src/server/records/store";
 import { findVisible } from "../../src/server/records/visible-find";
 import type { ServerHandle } from "../../src/server/start-server";
-import { at } from "./checked";
+import { at } from "../support/checked";
 import { listMaterials, login, PREFIX, rawRequest, startTestServer } from "./helpers";
 
 // Lookups by `_id` and by the join paths are answered from indexes. The answers must be the

@@ -13,7 +13,7 @@ import {
   type RawResponse,
   type Session,
 } from "./helpers";
-import { at } from "./checked";
+import { at } from "../support/checked";
 
 // Issue 16: the local platform manages records (create, update, delete, copy, import) with owner
 // checks, over real HTTP.

@@ -13,7 +13,7 @@ import {
 import { ATOMIC_WEIGHTS } from "../../../src/structure/composition";
 import { resumePaths } from "../../../src/frame/export/resume/progress-files";
 import { startFakeProvider, type FakeProvider } from "../../support/optimade-fake";
-import { at, defined } from "../support/checked";
+import { at, defined } from "../../support/checked";
 
 // OPTIMADE entries in the same tables and files as a collection's: property columns as sent,
 // matframe's symmetry and the platform's derived properties computed from the structure, and

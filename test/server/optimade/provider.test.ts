@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, OptimadeClient, OptimadeFilterError } from "../../../src";
 import { startServer, type ServerHandle } from "../../../src/server";
-import { at, defined } from "../checked";
+import { at, defined } from "../../support/checked";
 
 // `matframe serve` as an OPTIMADE provider, read over HTTP by matframe's own OptimadeClient and
 // checked against the same materials read through the platform API.

@@ -3,25 +3,10 @@ import type { Vector3 } from "../../../src";
 // Checked reads for tests under noUncheckedIndexedAccess: an item a test expects and does not
 // find fails the test with a message naming what was missing, where `array[i]!` would let the
 // test go on to a TypeError about `undefined` some lines later (or to no failure at all).
-// test/notebook reads it too. `at` and `defined` are those of the other test folders' checked.ts,
-// so that these can become one file.
+// test/notebook reads it too. `at` and `defined` are test/support's, re-exported.
 
-/**
- * `items[index]` (a negative index counts from the end, as `Array.prototype.at`), or a failure
- * saying how long the list was.
- * @example at(read, i, "the structures pymatgen read")
- */
-export function at<T>(items: ArrayLike<T>, index: number, what = "the list"): T {
-  const value = items[index < 0 ? items.length + index : index];
-  if (value === undefined) throw new Error(`expected an item at index ${index} of ${what}, which has ${items.length}`);
-  return value;
-}
-
-/** `value` narrowed to neither undefined nor null, or a failure naming `what` was missing. */
-export function defined<T>(value: T, what: string): NonNullable<T> {
-  if (value === undefined || value === null) throw new Error(`expected ${what}, got ${String(value)}`);
-  return value;
-}
+export { at, defined } from "../../support/checked";
+import { at } from "../../support/checked";
 
 /**
  * The pairs `[items[i], others[i]]` of two lists that go item for item (records and a reference's
