@@ -133,7 +133,10 @@ describe("compressed transfer", () => {
     expect(read).toHaveLength(1);
     expect(probes).toBe(2);
     expect(codings.length).toBeGreaterThan(0);
-    expect(codings.every((coding) => coding === "identity"), codings.join("; ")).toBe(true);
+    expect(
+      codings.every((coding) => coding === "identity"),
+      codings.join("; "),
+    ).toBe(true);
   });
 
   it("reads the same records from matframe serve with compression on and off", async () => {
