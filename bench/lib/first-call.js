@@ -1,10 +1,13 @@
 "use strict";
-// The first call against the warm one (the `first` group): each repetition starts a fresh
-// `matframe serve --synthetic N` and a fresh client process (bench/cases/first-call.js), so the
-// cold figure pays everything a user's first call pays: the server's first query of each
-// collection, and the client loading danfo. Results go in as three cases: the cold and the warm
-// results table, and the median `_id: {$in: [100 ids]}` list. A second fresh server per
-// repetition is asked by a client that loaded danfo first: the server's share of the first call.
+// The first call against the warm one (the `first` group). Each case runs in a fresh client
+// process (bench/cases/first-call.js) against a `matframe serve --synthetic N` started for it
+// alone, so the first call pays everything a user's first call pays on a fresh server: the
+// server's first read of each record (nothing serialised or compressed yet) and the client's
+// first run of its code. The import is timed apart; the notebook entry loads danfo at import
+// (what a notebook's first cell pays), the root entry leaves danfo to the first table.
+// Per repetition: start-up bare and with the materials; the results table (notebook entry, then
+// the `_id` `$in` lists); the table of every material (notebook entry); the results table from
+// the root entry.
 const { startServerProcess } = require("./server-process");
 const { login } = require("./api");
 const { runNodeCase } = require("./case-runner");
@@ -12,9 +15,17 @@ const { runNodeCase } = require("./case-runner");
 const LABELS = {
   "startup.empty": "matframe serve start-up, no synthetic materials (to its URL; RSS when up)",
   "startup.synthetic": "matframe serve start-up, with the synthetic materials (to its URL; RSS when up)",
-  "first.results.cold": "results.toDataFrame band_gaps, first call (fresh server and client)",
+  "first.results.cold":
+    "results.toDataFrame band_gaps, first call (fresh server and client process; after importing matframe/notebook, which loads danfo)",
   "first.results.warm": "results.toDataFrame band_gaps, second call (same client)",
-  "first.results.coldServer": "results.toDataFrame band_gaps, first call (fresh server, danfo loaded before)",
+  "first.results.withImport":
+    "results.toDataFrame band_gaps, first call with the import of matframe + matframe/notebook",
+  "first.results.root":
+    "results.toDataFrame band_gaps, first call from require('matframe') alone (the call loads danfo)",
+  "first.materials.cold":
+    "materials.toDataFrame, every material, first call (fresh server and client process; after importing matframe/notebook)",
+  "first.materials.warm": "materials.toDataFrame, every material, second call (same client)",
+  "first.materials.withImport": "materials.toDataFrame, every material, first call with the import",
   "first.idIn": "materials _id $in 100 ids, median of 5 (fresh ids each)",
 };
 
@@ -23,8 +34,37 @@ function upFigures(server) {
   return { seconds: server.startSeconds, records: server.materialCount, maxRssKiB: server.peakRssKiB() };
 }
 
+/** Runs the case on a fresh server of `synthetic` materials and stops the server. */
+async function onFreshServer(synthetic, params) {
+  const server = await startServerProcess({ synthetic });
+  try {
+    const credentials = await login(server.baseUrl);
+    return await runNodeCase("first-call.js", { ...params, baseUrl: server.baseUrl, credentials });
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The rows of one case's result: its first call, its warm call, and the first call with the import. */
+function push(runs, prefix, result) {
+  const { records, maxRssKiB } = result;
+  (runs[`${prefix}.cold`] ??= []).push({ seconds: result.seconds, cpuSeconds: result.cpuSeconds, records, maxRssKiB });
+  (runs[`${prefix}.warm`] ??= []).push({
+    seconds: result.warmSeconds,
+    cpuSeconds: result.warmCpuSeconds,
+    records,
+    maxRssKiB,
+  });
+  (runs[`${prefix}.withImport`] ??= []).push({
+    seconds: result.importSeconds + result.seconds,
+    importSeconds: result.importSeconds,
+    records,
+    maxRssKiB,
+  });
+}
+
 async function measureFirstCall({ settings, runs, failures, labels, progress }) {
-  progress(`first call vs warm: a fresh matframe serve --synthetic ${settings.synthetic} per repetition`);
+  progress(`first call vs warm: a fresh matframe serve --synthetic ${settings.synthetic} per case`);
   labels.push(
     ...Object.entries(LABELS).map(([id, label]) => ({
       id,
@@ -33,59 +73,49 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
   );
   const servers = [];
   for (let rep = 1; rep <= settings.reps; rep++) {
-    // Start-up alone: the time to the URL line and the resident size then, bare and with the materials.
-    const empty = await startServerProcess({ synthetic: 0 });
-    (runs["startup.empty"] ??= []).push(upFigures(empty));
-    await empty.stop();
-    const server = await startServerProcess({ synthetic: settings.synthetic });
-    (runs["startup.synthetic"] ??= []).push(upFigures(server));
     try {
-      const credentials = await login(server.baseUrl);
-      const result = await runNodeCase("first-call.js", { baseUrl: server.baseUrl, credentials, label: "first" });
-      const { maxRssKiB, records } = result;
-      (runs["first.results.cold"] ??= []).push({
-        seconds: result.seconds,
-        cpuSeconds: result.cpuSeconds,
-        records,
-        maxRssKiB,
-      });
-      (runs["first.results.warm"] ??= []).push({ seconds: result.warmSeconds, records, maxRssKiB });
+      // Start-up alone: the time to the URL line and the resident size then, bare and with the materials.
+      const empty = await startServerProcess({ synthetic: 0 });
+      (runs["startup.empty"] ??= []).push(upFigures(empty));
+      await empty.stop();
+      const up = await startServerProcess({ synthetic: settings.synthetic });
+      (runs["startup.synthetic"] ??= []).push(upFigures(up));
+      servers.push({ startSeconds: up.startSeconds, materialCount: up.materialCount });
+      await up.stop();
+
+      const results = await onFreshServer(settings.synthetic, { table: "results", entry: "notebook", label: "first" });
+      push(runs, "first.results", results);
       (runs["first.idIn"] ??= []).push({
-        seconds: result.idInMs / 1000,
-        firstMs: result.idInFirstMs,
+        seconds: results.idInMs / 1000,
+        firstMs: results.idInFirstMs,
         records: 100,
-        maxRssKiB,
+        maxRssKiB: results.maxRssKiB,
       });
-      servers.push({ startSeconds: server.startSeconds, materialCount: server.materialCount });
-      await server.stop();
-      const again = await startServerProcess({ synthetic: settings.synthetic });
-      try {
-        const preloaded = await runNodeCase("first-call.js", {
-          baseUrl: again.baseUrl,
-          credentials: await login(again.baseUrl),
-          preloadDanfo: true,
-          idSamples: 1,
-          label: "first.preloaded",
-        });
-        (runs["first.results.coldServer"] ??= []).push({
-          seconds: preloaded.seconds,
-          cpuSeconds: preloaded.cpuSeconds,
-          records: preloaded.records,
-          maxRssKiB: preloaded.maxRssKiB,
-        });
-        result.coldServerSeconds = preloaded.seconds;
-      } finally {
-        await again.stop();
-      }
+      const materials = await onFreshServer(settings.synthetic, {
+        table: "materials",
+        entry: "notebook",
+        label: "first.materials",
+      });
+      push(runs, "first.materials", materials);
+      const root = await onFreshServer(settings.synthetic, {
+        table: "results",
+        entry: "root",
+        idSamples: 0,
+        label: "first.root",
+      });
+      (runs["first.results.root"] ??= []).push({
+        seconds: root.seconds,
+        cpuSeconds: root.cpuSeconds,
+        records: root.records,
+        maxRssKiB: root.maxRssKiB,
+      });
       progress(
-        `  [${rep}/${settings.reps}] results first ${result.seconds.toFixed(2)} s (danfo loaded before: ${result.coldServerSeconds.toFixed(2)} s), second ${result.warmSeconds.toFixed(2)} s; _id $in 100 ids ${result.idInMs.toFixed(1)} ms`,
+        `  [${rep}/${settings.reps}] results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s; root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
       );
     } catch (error) {
       failures["first.results.cold"] = error.message;
       progress(`  FAILED first call: ${error.message}`);
       break;
-    } finally {
-      await server.stop();
     }
   }
   return { servers };

@@ -76,7 +76,8 @@ function serverTable(cases, pageLabels, coldEntries) {
 /** Ratios with their targets and whether each was met (`checked: false` for --quick/--only runs). */
 function ratioTable(ratios, { checked = true } = {}) {
   const rows = ratios.map((r) => {
-    const target = r.target ? `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.limit}` : "(no target)";
+    const sign = { "<=": "≤", "<": "<", ">=": "≥" }[r.target?.op] ?? r.target?.op;
+    const target = r.target ? `${sign} ${r.target.limit}` : "(no target)";
     const missed = checked ? "MISSED" : "missed (not checked in this run)";
     const status = !r.target ? "" : r.met === null ? "not measured" : r.met ? "met" : missed;
     return [r.label, fixed(r.value, 2), target, status];

@@ -1,4 +1,5 @@
 // matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
+import { preloadDanfo } from "../frame/dataframe/danfo";
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./tables/show";
 export type { ShowOptions } from "./tables/show";
 export type { TableInput, DataFrameLike, TableSlice } from "./tables/table-input";
@@ -21,4 +22,10 @@ export type { MimeBundle } from "./kernel/mime-bundle";
 export { RichOutput, JUPYTER_DISPLAY } from "./kernel/rich-output";
 export { Picture } from "./pictures/picture";
 export { matframeCommand } from "./kernel/command";
+
 export type { Command } from "./kernel/command";
+
+// A notebook builds frames: danfojs-node (when installed) is loaded by the cell that imports this
+// entry, so a notebook's first toDataFrame costs what later ones do (docs/performance.md, "The
+// first call"). The root entry and the CLI load it on first use only.
+preloadDanfo();

@@ -46,6 +46,29 @@ describe("danfojs-node is loaded lazily", () => {
     expect(out).toBe("1x10 true");
   });
 
+  it("is loaded by importing matframe/notebook, whose users always build frames, and the first frame keeps it", async () => {
+    const out = await node(`
+      const loaded = () => Object.keys(require.cache).some((k) => k.includes("danfojs-node"));
+      const before = loaded();
+      require("./notebook/index.js");
+      const afterImport = loaded();
+      const danfo = require("danfojs-node");
+      require("./index.js").toDataFrame([{ _id: "a" }]).then((df) =>
+        console.log(before, afterImport, df.shape.join("x"), df instanceof danfo.DataFrame));
+    `);
+    expect(out).toBe("false true 1x10 true");
+  });
+
+  it("matframe/notebook imports without danfojs-node, and the first frame names the package", async () => {
+    const out = await node(
+      `const nb = require("./notebook/index.js");
+      console.log(typeof nb.show);
+      require("./index.js").toDataFrame([{ _id: "a" }]).then(() => console.log("no error"), (e) => console.log(e.code));`,
+      WITHOUT_DANFO,
+    );
+    expect(out).toBe("function\nERR_MISSING_DEPENDENCY");
+  });
+
   it("names the package to install when it is missing", async () => {
     const out = await node(
       `require("./index.js").toDataFrame([{ _id: "a" }]).then(() => console.log("no error"), (e) => console.log(e.name, e.code, e.message));`,

@@ -51,3 +51,40 @@ describe("SerializedRecords with a projection", () => {
     }
   });
 });
+
+describe("SerializedRecords over seeded pages", () => {
+  /** mulberry32, so a failure replays. */
+  function seeded(seed: number): () => number {
+    let state = seed >>> 0;
+    return () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  // ASCII-only pages take the shortcut (byte offsets from text lengths); one accented, CJK or
+  // astral character anywhere in a page must not shift the records after it.
+  const PIECES = ["Si", "Fe2O3", "lattice", "é", "ß", "日本", "😀", "\ud800", 'q"uote', "back\\slash", "\n"];
+
+  it("answers pages of ASCII and non-ASCII records as JSON.stringify does, first and kept", () => {
+    const random = seeded(20261128);
+    const word = (n: number) =>
+      Array.from({ length: n }, () => PIECES[Math.floor(random() * (random() < 0.9 ? 3 : PIECES.length))]).join("");
+    const all = Array.from({ length: 400 }, (_, i) => ({
+      _id: `id${i}`,
+      name: word(1 + Math.floor(random() * 6)),
+      lattice: { a: random() * 10 },
+    }));
+    const kept = new SerializedRecords(1024 * 1024 * 1024);
+    const names = { key: '{"name":1}', select: (r: Record<string, unknown>) => ({ _id: r._id, name: r.name }) };
+    for (let round = 0; round < 60; round += 1) {
+      const page = Array.from({ length: 1 + Math.floor(random() * 40) }, () => all[Math.floor(random() * all.length)]!);
+      const whole = kept.successBody(page).toString();
+      expect(whole, `round ${round}`).toBe(JSON.stringify({ status: "success", data: page }));
+      const projected = kept.successBody(page, names).toString();
+      expect(projected, `round ${round}`).toBe(JSON.stringify({ status: "success", data: page.map(names.select) }));
+    }
+  });
+});

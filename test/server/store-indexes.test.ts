@@ -28,6 +28,7 @@ function seeded(seed: number): () => number {
 
 const OWNERS = ["ownerA", "ownerB", "ownerC"];
 const SETS = ["set1", "set2", "set3", "set4"];
+const SLUGS = ["band_gaps", "total_energy", "fermi_energy"];
 
 function makeRecords(random: () => number, n: number, owner?: string): StoredRecord[] {
   const pick = <T>(list: readonly T[]) => at(list, Math.floor(random() * list.length), "a seeded pick");
@@ -46,6 +47,10 @@ function makeRecords(random: () => number, n: number, owner?: string): StoredRec
     else if (kind < 0.7) record._material = [{ _id: `mat${Math.floor(random() * 40)}` }, { _id: "mat0" }];
     if (random() < 0.5) record.source = { info: { jobId: `job${Math.floor(random() * 30)}` } };
     if (random() < 0.6) record.inSet = SETS.filter(() => random() < 0.4).map((_id) => ({ _id }));
+    // A property's kind: a string mostly, sometimes absent or not a string (which no index names).
+    const slug = random();
+    if (slug < 0.8) record.slug = pick(SLUGS);
+    else if (slug < 0.85) record.slug = 7;
     return record;
   });
 }
@@ -67,6 +72,9 @@ function randomQuery(random: () => number, ids: readonly string[], depth = 0): Q
     () => ["source.info.jobId", `job${Math.floor(random() * 35)}`],
     () => ["inSet._id", pick(SETS)],
     () => ["inSet._id", { $in: [pick(SETS), pick(SETS)], $ne: pick(SETS) }],
+    () => ["slug", pick([...SLUGS, "absent"])],
+    () => ["slug", { $in: [pick(SLUGS), pick(SLUGS)] }],
+    () => ["slug", { $nin: [pick(SLUGS)] }],
     () => ["band", { $gte: Math.floor(random() * 10) }],
     () => ["name", { $regex: `^${pick(["a", "b", "g"])}` }],
   ];
@@ -178,6 +186,11 @@ describe("indexed lookups answer as the scan does", () => {
         limit: 1000,
       });
       expect(watch.reports.at(-1)).toMatchObject({ judged: own.length + 1, plan: "index" });
+
+      // A results table's first request: the properties of some kinds.
+      const gaps = all.filter((record) => record.slug === "band_gaps").length;
+      await store.find({ query: { slug: { $in: ["band_gaps"] } }, sort: [], skip: 0, limit: 1000 });
+      expect(watch.reports.at(-1)).toMatchObject({ judged: gaps, plan: "index" });
 
       // A condition no index answers is a scan, as before.
       await store.find({ query: { band: 3 }, sort: [], skip: 0, limit: 500 });

@@ -52,6 +52,22 @@ export function loadDanfo(): Danfo {
 }
 
 /**
+ * Loads danfojs-node now when it is installed, so that the first `toDataFrame` does not pay its
+ * load (1-1.6 s of CPU: mathjs alone is most of it). For entries whose users always build frames
+ * (`matframe/notebook`); the root entry and the CLI stay lazy. A failure is left for the first
+ * `toDataFrame` to report, with its hint, where the user asked for a frame.
+ * @returns whether danfojs-node is loaded.
+ */
+export function preloadDanfo(): boolean {
+  try {
+    loadDanfo();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Builds the DataFrame once, from the built rows (cell arrays in column order, never row objects:
  * danfo maps those by key position, so a row with reordered or missing keys would land in the
  * wrong columns) with explicit names and dtypes, in danfo's low-memory mode, which skips keeping

@@ -2,10 +2,19 @@ import type { QueryDocument } from "./query-filter";
 
 /**
  * The paths the platform's joins follow (a property's material and job, a record's owner, a set's
- * members), indexed in every store besides `_id`: the platform's database answers them from
- * indexes, so a results table's `{"_material._id": {"$in": [...]}}` must not scan here either.
+ * members) and a property's kind (`slug`, which every results table starts from), indexed in
+ * every store besides `_id`: the platform's database answers them from indexes, so a results
+ * table's `{"_material._id": {"$in": [...]}}` or `{"slug": {"$in": ["band_gaps"]}}` must not
+ * scan here either (the first results table on a fresh server judged every property record).
  */
-export const INDEXED_PATHS: readonly string[] = ["_id", "_material._id", "source.info.jobId", "owner._id", "inSet._id"];
+export const INDEXED_PATHS: readonly string[] = [
+  "_id",
+  "_material._id",
+  "source.info.jobId",
+  "owner._id",
+  "inSet._id",
+  "slug",
+];
 
 /** Positions (ascending) of the records holding any of `values` at `path`. */
 export type IndexLookup = (path: string, values: readonly string[]) => Int32Array;
