@@ -13,7 +13,7 @@
 // FrameOperationError where they could not (`loc` label slices, a mask or
 // column whose labels cannot be lined up). test/frame/pandas-differential.test.ts checks them.
 
-import type { Cell } from "../table/column-builder";
+import type { Cell, Dtype } from "../table/column-builder";
 
 /** A single cell value as danfo hands it out. */
 export type Scalar = number | string | boolean;
@@ -21,8 +21,7 @@ export type Scalar = number | string | boolean;
 /** What a comparison takes: another column (row by row), one value, or one value per row. */
 export type Comparand = Series | Scalar | number[] | string[] | boolean[];
 
-/** A dtype danfo can convert a column to. */
-export type Dtype = "float32" | "int32" | "string" | "boolean";
+export type { Dtype } from "../table/column-builder";
 
 /** Text operations on a string column (`series.str`), each returning a new column. */
 export interface StringAccessor {

@@ -15,8 +15,8 @@ import {
   takeRows,
   type DanfoFrameLike,
   type DanfoSeriesLike,
-  type FrameParts,
 } from "./frames";
+import type { FrameParts } from "./lookup";
 import { convertValues, dtypeOf, isMissing, sortedPositions, type Label, type Value } from "./values";
 
 type Frame = DanfoFrameLike;

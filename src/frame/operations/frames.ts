@@ -16,21 +16,12 @@
 //   with `df.column(name)`.
 import { inspect } from "node:util";
 import type * as DanfoModule from "danfojs-node";
-import { labelsAt } from "./lookup";
+import { type FrameParts, labelsAt } from "./lookup";
 import { dtypeOf, type Label, type Value } from "./values";
 import { FrameOperationError, MissingDependencyError } from "../../errors";
 
 type Danfo = typeof DanfoModule;
 type Proto = Record<PropertyKey, unknown>;
-
-/** A frame's contents, column by column, with its row labels. */
-export interface FrameParts {
-  names: string[];
-  /** One per column, but none at all for a frame without rows, as danfo gives them. */
-  dtypes: Array<string | undefined>;
-  columns: Value[][];
-  index: Label[];
-}
 
 /** The members matframe reads from a danfo frame or column. */
 export interface DanfoFrameLike {

@@ -3,7 +3,8 @@
 // statistics skip missing values (a group with none gives NaN, a sum 0). The result keeps danfo's
 // shape: one row per group, the key columns first, then `<column>_<aggregation>`.
 import { FrameOperationError } from "../../errors";
-import { buildFrame, takeRows, type DanfoFrameLike, type FrameParts } from "./frames";
+import { buildFrame, takeRows, type DanfoFrameLike } from "./frames";
+import type { FrameParts } from "./lookup";
 import { columnAt, columnNamed, type PartsColumn } from "./lookup";
 import {
   compareValues,

@@ -3,8 +3,16 @@
 // position out of range would be a selection checked against another frame, and is reported
 // rather than read as a missing value.
 import { FrameOperationError } from "../../errors";
-import type { FrameParts } from "./frames";
 import type { Label, Value } from "./values";
+
+/** A frame's contents, column by column, with its row labels. */
+export interface FrameParts {
+  names: string[];
+  /** One per column, but none at all for a frame without rows, as danfo gives them. */
+  dtypes: Array<string | undefined>;
+  columns: Value[][];
+  index: Label[];
+}
 
 /** One column of a frame's parts. */
 export interface PartsColumn {

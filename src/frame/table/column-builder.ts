@@ -2,8 +2,10 @@ import type { ColumnPlan } from "./column-spec";
 import { recordShapeError } from "./record-shape";
 import { RowReader, type FrameWarning, type ReadOptions } from "./row-reader";
 import { ValidationError } from "../../errors";
+
+/** A dtype danfo can convert a column to. */
+export type Dtype = "float32" | "int32" | "string" | "boolean";
 // The danfo dtypes, as the builder decides them from every row (one list: the DataFrame's).
-import type { Dtype } from "../dataframe/dataframe";
 
 /** A cell as a table holds it: objects and arrays have become JSON strings. */
 export type Cell = number | string | boolean | null;

@@ -4,7 +4,7 @@
 // `ColumnType` union, which fails to compile until both agree); test/frame/column-type-registry.test.ts
 // then round-trips it through every format, and docs/exports.md must list it.
 import { MatframeError } from "../../errors";
-import type { Dtype } from "../dataframe/dataframe";
+import type { Dtype } from "./column-builder";
 import { csvText } from "./csv-text";
 
 /** The column types a typed export writes. */
