@@ -10,8 +10,7 @@ import { ColumnBuilder } from "./table/column-builder";
 import { planColumns, type ColumnPlan } from "./table/column-spec";
 import type { ReadOptions } from "./table/row-reader";
 import { reportWarnings } from "./table/warnings";
-import { nearestPath } from "./table/suggest";
-import { ValidationError } from "../errors";
+import { refuseUnusedOptions } from "../client/config/unused-options";
 import { frameFromColumns, loadDanfo } from "./dataframe/danfo";
 import type { DataFrame } from "./dataframe/dataframe";
 import type { TableOptions } from "./dataframe/to-dataframe";
@@ -50,22 +49,6 @@ const FRAME_OPTIONS: readonly string[] = [
   "symmetry",
   "onProgress",
 ];
-
-/**
- * Refuses an option the method does not use (a misspelt `querry` would otherwise read every
- * record), naming the nearest one it takes.
- * @throws ValidationError naming the option.
- */
-export function refuseUnusedOptions(options: object, known: readonly string[], method: string): void {
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined || known.includes(name)) continue;
-    const near = nearestPath(name, known);
-    throw new ValidationError(
-      name,
-      `${method} does not use the option ${JSON.stringify(name)}${near ? ` (did you mean "${near}"?)` : ""}; it takes ${known.join(", ")}.`,
-    );
-  }
-}
 
 /** `collection.toArrow(options)`. */
 export type CollectionArrowOptions = FrameIterateOptions & ToArrowOptions;

@@ -65,6 +65,17 @@ describe("a collection's default columns", () => {
     await expect(client.jobs.toDataFrame({ fields: { name: 1 } } as never)).rejects.toThrow(ValidationError);
   });
 
+  it("refuses a misspelt option to list, iterate and pages too, before any request", async () => {
+    // Found running the packed tarball as a new user: list({ querry }) answered every material.
+    await expect(client.materials.list({ querry: { formula: "Si" } } as never)).rejects.toThrow(
+      /list does not use the option "querry" \(did you mean "query"\?\)/,
+    );
+    expect(() => client.materials.iterate({ colums: ["formula"] } as never)).toThrow(ValidationError);
+    expect(() => client.materials.pages({ pageSiz: 10 } as never)).toThrow(/did you mean "pageSize"/);
+    // An option left undefined is no misspelling.
+    expect(await client.materials.list({ query: { formula: "Si" }, signal: undefined })).not.toHaveLength(0);
+  });
+
   it("still warns of an empty column the caller named", async () => {
     const warnings: FrameWarning[] = [];
     await client.jobs.toDataFrame({ columns: ["name", "stauts"], maxItems: 5, onWarning: (w) => warnings.push(w) });

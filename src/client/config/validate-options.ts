@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { API_PREFIX, API_VERSION, MAX_LIMIT, Fields, Projection, Sort, type Query } from "../../schemas";
 import { ValidationError } from "../../errors";
 import type { IterateOptions, ListOptions, TransportSettings } from "./options";
+import { refuseUnusedOptions } from "./unused-options";
 import type { TransportOptions } from "../transport/transport";
 import { withoutUrlCredentials } from "../transport/redact";
 import { proxyEnvironment } from "../transport/proxy";
@@ -187,9 +188,27 @@ export function checkCollectionName(name: unknown): asserts name is string {
   }
 }
 
+/** Every option `list()` takes. */
+const LIST_OPTIONS: readonly string[] = ["query", "projection", "signal"];
+
+/** Every option `iterate()` and `pages()` take. */
+const ITERATE_OPTIONS: readonly string[] = [
+  "query",
+  "fields",
+  "sort",
+  "pageSize",
+  "maxItems",
+  "paging",
+  "concurrency",
+  "signal",
+  "onPage",
+  "onDuplicate",
+];
+
 /** Checks `list()` options; returns the `projection` to send (or undefined). */
 export function validateListOptions(o: ListOptions): { query: Query; projection?: Projection } {
   checkPlainObject("options", o as unknown);
+  refuseUnusedOptions(o, LIST_OPTIONS, "list");
   const query = checkQuery(o.query);
   checkSignal("signal", o.signal);
   if (o.projection === undefined) return { query };
@@ -220,6 +239,7 @@ export interface ResolvedIterateOptions {
 
 export function validateIterateOptions(o: IterateOptions): ResolvedIterateOptions {
   checkPlainObject("options", o as unknown);
+  refuseUnusedOptions(o, ITERATE_OPTIONS, "iterate");
   const query = checkQuery(o.query);
   const paging = o.paging ?? "offset";
   if (paging !== "offset" && paging !== "keyset") {
