@@ -161,18 +161,7 @@ export class Transport {
       this.#closed
     )
       return Promise.resolve();
-    // Twice when the first says "not near": the first pays for opening the connection and for
-    // both sides running their code for the first time, which on a busy machine took more than
-    // the near bound, and then a fresh server's first walk (its pages slow to build) never
-    // showed the link near: every page came compressed. A far link answers late both times.
-    return (this.#measuring ??= this.#probe(o).then(() =>
-      this.#link.kind === "near" || this.#closed ? undefined : this.#probe(o),
-    ));
-  }
-
-  /** One timed GET for `measureLink`; resolves by its answer or after the near bound, whichever is first. */
-  #probe(o: SendOptions): Promise<void> {
-    return new Promise<void>((resolve) => {
+    return (this.#measuring ??= new Promise<void>((resolve) => {
       // No answer within the near bound is an answer too: the link is not near (for now), and
       // the walk need not wait a whole far round trip to start as a far one.
       const timer = setTimeout(() => {
@@ -186,7 +175,7 @@ export class Transport {
           clearTimeout(timer);
           resolve();
         });
-    });
+    }));
   }
 
   /**
