@@ -32,23 +32,23 @@ export interface CollectionFrameOptions extends FrameIterateOptions, TableOption
   onProgress?: (progress: Progress) => void;
 }
 
-/** Every option `collection.toDataFrame` takes. */
-const FRAME_OPTIONS: readonly string[] = [
-  "query",
-  "sort",
-  "pageSize",
-  "maxItems",
-  "paging",
-  "concurrency",
-  "signal",
-  "onDuplicate",
-  "columns",
-  "onWarning",
-  "strict",
-  "units",
-  "symmetry",
-  "onProgress",
-];
+/** Every option `collection.toDataFrame` takes, one key per member (checked by the compiler). */
+const FRAME_OPTIONS = Object.keys({
+  query: true,
+  sort: true,
+  pageSize: true,
+  maxItems: true,
+  paging: true,
+  concurrency: true,
+  signal: true,
+  onDuplicate: true,
+  columns: true,
+  onWarning: true,
+  strict: true,
+  units: true,
+  symmetry: true,
+  onProgress: true,
+} satisfies Record<keyof CollectionFrameOptions, true>);
 
 /** `collection.toArrow(options)`. */
 export type CollectionArrowOptions = FrameIterateOptions & ToArrowOptions;

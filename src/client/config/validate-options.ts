@@ -188,22 +188,29 @@ export function checkCollectionName(name: unknown): asserts name is string {
   }
 }
 
+// The options each method takes, one key per member of its options type: the compiler refuses a
+// list that misses a member or names one the type does not have.
+
 /** Every option `list()` takes. */
-const LIST_OPTIONS: readonly string[] = ["query", "projection", "signal"];
+const LIST_OPTIONS = Object.keys({
+  query: true,
+  projection: true,
+  signal: true,
+} satisfies Record<keyof ListOptions, true>);
 
 /** Every option `iterate()` and `pages()` take. */
-const ITERATE_OPTIONS: readonly string[] = [
-  "query",
-  "fields",
-  "sort",
-  "pageSize",
-  "maxItems",
-  "paging",
-  "concurrency",
-  "signal",
-  "onPage",
-  "onDuplicate",
-];
+const ITERATE_OPTIONS = Object.keys({
+  query: true,
+  fields: true,
+  sort: true,
+  pageSize: true,
+  maxItems: true,
+  paging: true,
+  concurrency: true,
+  signal: true,
+  onPage: true,
+  onDuplicate: true,
+} satisfies Record<keyof IterateOptions, true>);
 
 /** Checks `list()` options; returns the `projection` to send (or undefined). */
 export function validateListOptions(o: ListOptions): { query: Query; projection?: Projection } {
