@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SerializedRecords } from "../../src/server/http/serialized";
 import { at } from "../support/checked";
+import { seededRandom } from "../support/seeded-random";
 
 // Issue 12: whole-record answers are sent from each record's kept JSON bytes.
 
@@ -53,23 +54,13 @@ describe("SerializedRecords with a projection", () => {
 });
 
 describe("SerializedRecords over seeded pages", () => {
-  /** mulberry32, so a failure replays. */
-  function seeded(seed: number): () => number {
-    let state = seed >>> 0;
-    return () => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
   // ASCII-only pages take the shortcut (byte offsets from text lengths); one accented, CJK or
   // astral character anywhere in a page must not shift the records after it.
   const PIECES = ["Si", "Fe2O3", "lattice", "é", "ß", "日本", "😀", "\ud800", 'q"uote', "back\\slash", "\n"];
 
   it("answers pages of ASCII and non-ASCII records as JSON.stringify does, first and kept", () => {
-    const random = seeded(20261128);
+    const generator = seededRandom(20261128);
+    const random = () => generator.next();
     const word = (n: number) =>
       Array.from({ length: n }, () => PIECES[Math.floor(random() * (random() < 0.9 ? 3 : PIECES.length))]).join("");
     const all = Array.from({ length: 400 }, (_, i) => ({

@@ -7,24 +7,13 @@ import { FIND_CHANNEL, type FindReport, MaterialStore, type StoredRecord } from 
 import { findVisible } from "../../src/server/records/visible-find";
 import type { ServerHandle } from "../../src/server/start-server";
 import { at } from "../support/checked";
+import { seededRandom } from "../support/seeded-random";
 import { listMaterials, login, PREFIX, rawRequest, startTestServer } from "./helpers";
 
 // Lookups by `_id` and by the join paths are answered from indexes. The answers must be the
 // scan's, record for record: seeded random queries mixing indexed and other conditions are
 // checked against a plain scan (every record judged by the compiled query, then sorted), and an
 // indexed lookup must judge only its candidates, counted through the store's find channel.
-
-/** mulberry32: a small seeded generator, so a failure replays. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const OWNERS = ["ownerA", "ownerB", "ownerC"];
 const SETS = ["set1", "set2", "set3", "set4"];
@@ -122,8 +111,9 @@ function watchFinds(): { reports: FindReport[]; stop: () => void } {
   return { reports, stop: () => unsubscribe(FIND_CHANNEL, listener) };
 }
 
-describe("indexed lookups answer as the scan does", () => {
-  const random = seeded(20261128);
+describe("indexed lookups answer as the scan does (random inputs from seed 20261128)", () => {
+  const generator = seededRandom(20261128);
+  const random = () => generator.next();
   const shared = makeRecords(random, 700);
   const own = makeRecords(random, 60, "ownerC");
   const all = [...shared, ...own];
