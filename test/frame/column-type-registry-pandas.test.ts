@@ -1,26 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { exportCsv } from "../../src";
 import { COLUMN_TYPE_RECORDS } from "../../src/frame/table/column-type-registry";
+import { PYTHON, pythonImports } from "../support/python";
 
 // Every type of the registry, as the CSV export writes it (each cell by its value's kind), read
 // back by pandas' read_csv: the dtype the registry declares and the same values. Arrow and
 // Parquet are read back in column-type-registry.test.ts.
 
-const PYTHON = "/usr/bin/python3";
-const hasPandas =
-  existsSync(PYTHON) &&
-  (() => {
-    try {
-      execFileSync(PYTHON, ["-c", "import pandas"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+const hasPandas = pythonImports("pandas");
 
 // Whole numbers come back as text: JSON numbers would round int64's to doubles.
 const READ = `

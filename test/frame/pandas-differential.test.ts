@@ -1,32 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, type ServerHandle } from "../../src/server";
 import { Client, exportCsv, toDataFrame, type DataFrame } from "../../src";
 import { generateChains, runStep, seeded, type Chain, type ColumnPool, type Terminal } from "./pandas-chains";
 import { at } from "../support/checked";
+import { PYTHON, pythonImports } from "../support/python";
 
 // matframe's frames against pandas (Debian's python3-pandas), operation by operation and in any
 // order: 240 chains generated from a seed over 2,000 materials of the local platform (bundled
 // and synthetic) with values knocked out, so that sorts, filters and aggregations meet missing
 // values. One frame build, one Python process for all chains.
 
-const PYTHON = "/usr/bin/python3";
 const HELPER = join(__dirname, "pandas_chains.py");
 const SEED = Number(process.env.MATFRAME_CHAIN_SEED ?? 20261126);
 const CHAINS = 240;
-const hasPandas =
-  existsSync(PYTHON) &&
-  (() => {
-    try {
-      execFileSync(PYTHON, ["-c", "import pandas"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+const hasPandas = pythonImports("pandas");
 if (!hasPandas) {
   if (process.env.MATFRAME_REQUIRE_JUPYTER === "1")
     throw new Error("python3-pandas is missing: apt-get install python3-pandas");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,23 +19,14 @@ import {
 } from "../../src";
 import { makeSyntheticMaterials } from "../../src/server/records/synthetic";
 import { at, zip } from "./support/checked";
+import { PYTHON, pythonImports } from "../support/python";
 
 // Every file matframe writes is read by ASE (Debian's python3-ase), a reader we did not write,
 // and compared with the record; every file ASE writes is read by matframe and compared with
 // what ASE itself reads from it.
 
-const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(__dirname, "ase_io.py");
-const hasAse =
-  existsSync(PYTHON) &&
-  (() => {
-    try {
-      execFileSync(PYTHON, ["-c", "import ase"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+const hasAse = pythonImports("ase");
 if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
   throw new Error("python3-ase is missing: apt-get install python3-ase");
 

@@ -1,25 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compositionOf, ELECTRONEGATIVITY } from "../../src/structure/composition";
+import { PYTHON, pythonImports } from "../support/python";
 
 // Every formula matframe writes (the bundled materials, the 1,056 reference materials, and the
 // formula the local platform computes on write) must read as pymatgen's `reduced_formula`, the
 // formula Materials Project shows: peroxides `Li2O2` not `LiO`, diatomic elements `O2`,
 // polyanions `Ni(AsO3)2`. The reference is Debian's python3-pymatgen, not our rule.
-const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(__dirname, "reduced_formula.py");
-const hasPymatgen =
-  existsSync(PYTHON) &&
-  (() => {
-    try {
-      execFileSync(PYTHON, ["-c", "import pymatgen.core"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+const hasPymatgen = pythonImports("pymatgen.core");
 if (!hasPymatgen && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
   throw new Error("python3-pymatgen is missing: apt-get install python3-pymatgen");
 

@@ -1,26 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromCif, fromPoscar, structureOf, toCif, toPoscar, toXyz, type StructureRecord } from "../../src";
 import { at, zip } from "./support/checked";
+import { PYTHON, pythonImports } from "../support/python";
 
 // Wide numbers (a 1,000,000 Å cell is accepted by create) must stay separate fields: they once ran
 // together as `0.00000000001000000.0000000000`, which no reader could split.
 
-const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(__dirname, "ase_io.py");
-const hasAse =
-  existsSync(PYTHON) &&
-  (() => {
-    try {
-      execFileSync(PYTHON, ["-c", "import ase.io"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+const hasAse = pythonImports("ase.io");
 if (!hasAse && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
   throw new Error("python3-ase is missing: apt-get install python3-ase");
 

@@ -1,25 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { structureOf, type StructureRecord } from "../../src";
 import { toPlatform } from "../../src/structure/structure";
 import { at } from "./checked";
+import { PYTHON, pythonImports } from "./python";
 
 // pymatgen, spglib and ASE (Debian's python3-pymatgen, python3-spglib, python3-ase) through
 // test/structure/symmetry_ref.py: the references the symmetry and derived-property tests trust.
 
-export const PYTHON = "/usr/bin/python3";
+export { PYTHON };
 export const REF = join(__dirname, "..", "structure", "symmetry_ref.py");
-export const hasPymatgen =
-  existsSync(PYTHON) &&
-  (() => {
-    try {
-      execFileSync(PYTHON, ["-c", "import pymatgen.symmetry.analyzer, spglib, ase"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+export const hasPymatgen = pythonImports("pymatgen.symmetry.analyzer, spglib, ase");
 if (!hasPymatgen && process.env.MATFRAME_REQUIRE_JUPYTER === "1")
   throw new Error(
     "python3-pymatgen, python3-spglib or python3-ase is missing: apt-get install python3-pymatgen python3-spglib python3-ase",
