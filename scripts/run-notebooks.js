@@ -123,6 +123,9 @@ function execute(name, outputDir, env, kernel, { allowErrors = false } = {}) {
     ...(allowErrors ? ["--allow-errors"] : []),
     `--ExecutePreprocessor.kernel_name=${kernel}`,
     `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
+    // A kernel's start, not a cell: nbclient's 60 s default was once too short for tslab on a
+    // 2-core machine running the whole suite.
+    "--ExecutePreprocessor.startup_timeout=180",
     // Per-cell timestamps would make every run a diff, and are timings no reader needs.
     "--ExecutePreprocessor.record_timing=False",
     ...(outputDir ? ["--output-dir", outputDir] : ["--inplace"]),
