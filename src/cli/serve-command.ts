@@ -3,6 +3,7 @@ import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer, type Lockout, type ServerHandle } from "../server";
 import { parseFlags, wrapHelp } from "./cli-args";
+import { planColumns } from "../frame/table/column-spec";
 import { UsageError } from "./errors";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
 import { commandArgument, escapeForTerminal, quoteForTerminal } from "../terminal-text";
@@ -37,6 +38,10 @@ Options:
   --no-account-defaults  give accounts no default material and workflow (every account
                          still has its default project): the materials are the served
                          ones alone, as benchmarks that count them expect
+  --no-warm-up           do not serialise the served materials for toDataFrame()'s
+                         default columns in the background after starting (a first
+                         walk is then 2-3 times slower; the warm-up takes about 1 s
+                         and 80 MiB for 100,000 materials)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 
@@ -143,6 +148,7 @@ const SERVE_FLAGS = {
   "job-time-limit": { type: "string" },
   quiet: { type: "boolean" },
   "no-account-defaults": { type: "boolean" },
+  "no-warm-up": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -247,6 +253,8 @@ export async function runServe(argv: string[]): Promise<number> {
       jobTimeLimitMs: parseDuration(flags["job-time-limit"], "--job-time-limit", true),
       // As on the platform, whose notebooks read them: every account's default material and workflow.
       accountDefaults: flags["no-account-defaults"] !== true,
+      // What a first `toDataFrame()` asks for, made while the user starts a client.
+      warmFields: flags["no-warm-up"] === true ? [] : [planColumns().fields],
       teacherPage: true,
       loginThrottle: {
         maxFailures: positive(

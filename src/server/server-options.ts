@@ -12,6 +12,8 @@ import {
 } from "./auth/auth";
 import { DEFAULT_MAX_WRONG_CODES, DEFAULT_WRONG_CODE_WINDOW_MS, type UserCodeLimits } from "./auth/code-attempts";
 import { MAX_SYNTHETIC } from "./records/synthetic";
+import { parseProjection } from "./query/projection";
+import type { Fields } from "../schemas";
 import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
 import { DEFAULT_RUN_MS, DEFAULT_START_DELAY_MS } from "./collections/job-runner";
@@ -120,6 +122,16 @@ export interface StartServerOptions {
    * @default false
    */
   accountDefaults?: boolean;
+  /**
+   * Projections (`projection.fields` as a client sends them; `{}` for whole records) whose JSON
+   * the server makes for every served material in the background once it listens, in `_id`
+   * order, pausing while it answers requests, so that a first walk asking for them costs about
+   * what a second does. Bounded by the kept-JSON budget (192 MiB) and 5 s of work; the handle's
+   * `warmUp` says when it ended. `matframe serve` asks for `toDataFrame()`'s default columns.
+   * @default [] (none)
+   * @example [{ _id: 1, formula: 1, "lattice.a": 1 }]
+   */
+  warmFields?: readonly Fields[];
   /**
    * Timing of the OIDC device flow (`/oidc/device/auth`): the poll `interval` devices are told
    * and how long a code lives. An interval of 0 lets tests poll without waiting.
@@ -231,6 +243,20 @@ function exposedPasswordWarnings(host: string, users: readonly UserAccount[]): s
     );
   }
   return warnings;
+}
+
+/** Each of `warmFields` checked as a request's `projection.fields` is, and as it would parse. */
+function resolveWarmFields(warmFields: readonly Fields[] | undefined): Fields[] {
+  if (warmFields === undefined) return [];
+  if (!Array.isArray(warmFields))
+    throw new ServerOptionsError('warmFields must be an array of projection fields, e.g. [{"formula": 1}].');
+  return warmFields.map((fields, i) => {
+    try {
+      return parseProjection({ fields }).fields;
+    } catch (error) {
+      throw new ServerOptionsError(`warmFields[${i}]: ${(error as Error).message}`);
+    }
+  });
 }
 
 /** The options with defaults filled in, or a `ServerOptionsError` saying what to fix. */
@@ -346,6 +372,7 @@ export function resolveOptions(options: StartServerOptions) {
     store: options.store,
     quota: { records: quotaRecords, bytes: quotaBytes },
     accountDefaults: options.accountDefaults === true,
+    warmFields: resolveWarmFields(options.warmFields),
     deviceFlow: { intervalSeconds, expiresInSeconds, maxGrants, maxGrantsPerAddress },
     sessions: { maxSessions, maxSessionsPerAccount },
     teacherPage: options.teacherPage === true,

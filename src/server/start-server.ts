@@ -29,6 +29,8 @@ import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
 import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/account-defaults";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
+import { WarmUp, type WarmUpReport } from "./http/warm-up";
+import { makeFieldSelector } from "./query/projection";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
 import { escapeForTerminal } from "../terminal-text";
@@ -58,6 +60,11 @@ export interface ServerHandle {
    * may unlock them; the key changes at every start.
    */
   teacherUrl?: string;
+  /**
+   * Ends when the background serialising of `warmFields` does (at once without any): for a caller
+   * that wants to measure or wait for a warm server.
+   */
+  warmUp: Promise<WarmUpReport>;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -297,7 +304,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   }
 
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
+  // Made once the server listens; until then no request can come.
+  let warmUp: WarmUp | undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    warmUp?.requestStarted();
+    try {
+      await answer(req, res);
+    } finally {
+      warmUp?.requestEnded();
+    }
+  };
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     let reply: Reply;
     let kept: Buffer | undefined;
@@ -358,6 +375,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (resolved.store !== undefined)
     log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
+  warmUp = new WarmUp(
+    state.store,
+    state.serialized,
+    resolved.warmFields.map((fields) =>
+      Object.keys(fields).length === 0 ? undefined : { key: JSON.stringify(fields), select: makeFieldSelector(fields) },
+    ),
+  );
+  if (resolved.warmFields.length > 0)
+    warmUp.ended.then(({ records, workMs, ended }) => {
+      if (ended !== "closed")
+        log(`kept the JSON of ${records} records in ${Math.round(workMs)} ms of background work (${ended})`);
+    });
+
   let closing: Promise<void> | undefined;
   return {
     baseUrl,
@@ -368,7 +398,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     unlock(username: string) {
       return state.throttle.unlock(username);
     },
+    warmUp: warmUp.ended,
     close() {
+      warmUp?.stop();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -36,18 +36,12 @@ export class SerializedRecords {
    * projected, byte for byte as JSON.stringify writes it.
    */
   successBody(records: readonly Record<string, unknown>[], projection?: RecordProjection): Buffer {
-    const key = projection?.key ?? "";
-    const select = projection
-      ? (record: Record<string, unknown>) => projection.select(record)
-      : (record: Record<string, unknown>) => record;
-    let kept = this.#bytes.get(key);
-    if (!kept) this.#bytes.set(key, (kept = new WeakMap()));
-    const form = kept;
+    const select = selectOf(projection);
+    const form = this.#form(projection);
     const bytes: (Buffer | undefined)[] = records.map((record) => form.get(record));
     const missing = records.filter((_, i) => bytes[i] === undefined);
     if (missing.length > 0) {
-      if (this.#total >= this.maxBytes)
-        return Buffer.from(JSON.stringify({ status: "success", data: records.map(select) }));
+      if (this.full) return Buffer.from(JSON.stringify({ status: "success", data: records.map(select) }));
       const made = this.#serialise(missing, form, select);
       for (let i = 0, m = 0; i < bytes.length; i++) if (bytes[i] === undefined) bytes[i] = made[m++];
     }
@@ -58,6 +52,29 @@ export class SerializedRecords {
     }
     parts.push(SUCCESS_TAIL);
     return Buffer.concat(parts);
+  }
+
+  /**
+   * Serialises and keeps those of these records not kept yet, whole or projected, while the
+   * budget lasts: what a page holding them will send (see warm-up.ts).
+   */
+  keep(records: readonly Record<string, unknown>[], projection?: RecordProjection): void {
+    if (this.full) return;
+    const form = this.#form(projection);
+    const missing = records.filter((record) => !form.has(record));
+    if (missing.length > 0) this.#serialise(missing, form, selectOf(projection));
+  }
+
+  /** Whether the budget is spent: records not kept by now are serialised anew for each page. */
+  get full(): boolean {
+    return this.#total >= this.maxBytes;
+  }
+
+  #form(projection: RecordProjection | undefined): WeakMap<object, Buffer> {
+    const key = projection?.key ?? "";
+    let kept = this.#bytes.get(key);
+    if (!kept) this.#bytes.set(key, (kept = new WeakMap()));
+    return kept;
   }
 
   /**
@@ -91,6 +108,10 @@ export class SerializedRecords {
     this.#total += block.length + ENTRY_OVERHEAD_BYTES * records.length;
     return views;
   }
+}
+
+function selectOf(projection: RecordProjection | undefined): (record: Record<string, unknown>) => unknown {
+  return projection ? (record) => projection.select(record) : (record) => record;
 }
 
 /** Enough for the whole records of 100,000 materials (about 110 MB) and one projection of them. */

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ServerOptionsError } from "../../src/errors";
+import type { ServerHandle } from "../../src/server";
+import { SerializedRecords } from "../../src/server/http/serialized";
+import { WarmUp } from "../../src/server/http/warm-up";
+import { decodeBody, getBytes, login, PREFIX, type Session, startTestServer } from "./helpers";
+
+// The server serialises the served materials in the background after it listens (warmFields),
+// so that a first walk costs what a second does. What a client receives must not change.
+
+/** The fields `toDataFrame()` asks for by default, as its request sends them. */
+const COLUMNS = {
+  _id: 1,
+  "derivedProperties.density": 1,
+  "derivedProperties.name": 1,
+  "derivedProperties.value": 1,
+  "derivedProperties.volume": 1,
+  formula: 1,
+  "lattice.a": 1,
+  "lattice.b": 1,
+  "lattice.c": 1,
+  method: 1,
+  name: 1,
+} as const;
+
+const SYNTHETIC = 1500;
+
+function pagePath(projection: object): string {
+  const params = new URLSearchParams({ query: "{}", projection: JSON.stringify(projection) });
+  return `${PREFIX}/materials?${params}`;
+}
+
+/** Every page of a walk, in both codings a client may ask for, as decoded text. */
+async function walkTexts(server: ServerHandle, session: Session, fields: object | undefined): Promise<string[]> {
+  const texts: string[] = [];
+  for (let skip = 0; skip < server.materialCount; skip += 500) {
+    const path = pagePath({ sort: { _id: 1 }, limit: 500, skip, ...(fields ? { fields } : {}) });
+    for (const coding of ["br", "identity"]) {
+      const res = await getBytes(server, path, { ...session, "Accept-Encoding": coding });
+      expect(res.status).toBe(200);
+      texts.push(decodeBody(res));
+    }
+  }
+  return texts;
+}
+
+describe("the background warm-up of a served collection", () => {
+  let cold: ServerHandle;
+  let warmed: ServerHandle;
+  let coldSession: Session;
+  let warmSession: Session;
+
+  beforeAll(async () => {
+    cold = await startTestServer({ synthetic: SYNTHETIC });
+    warmed = await startTestServer({ synthetic: SYNTHETIC, warmFields: [COLUMNS, {}] });
+    [coldSession, warmSession] = await Promise.all([login(cold), login(warmed)]);
+  });
+  afterAll(async () => {
+    await Promise.all([cold?.close(), warmed?.close()]);
+  });
+
+  it("answers pages asked for while it runs exactly as a server without it, then finishes", async () => {
+    // Asked at once: the warm-up pauses for each request and goes on between them.
+    const during = await walkTexts(warmed, warmSession, COLUMNS);
+    const report = await warmed.warmUp;
+    expect(report.ended).toBe("done");
+    // Each served material once per projection, whatever the walk had kept already.
+    expect(report.records).toBe(2 * warmed.materialCount);
+    expect(during).toEqual(await walkTexts(cold, coldSession, COLUMNS));
+  });
+
+  it("answers the warmed projections, others and whole records byte for byte as before", async () => {
+    await warmed.warmUp;
+    for (const fields of [COLUMNS, undefined, { name: 1, "lattice.a": 1 }, { basis: 0 }]) {
+      expect(await walkTexts(warmed, warmSession, fields)).toEqual(await walkTexts(cold, coldSession, fields));
+    }
+  });
+
+  it("ends at once, having done nothing, without warmFields", async () => {
+    expect(await cold.warmUp).toEqual({ records: 0, workMs: 0, ended: "done" });
+  });
+});
+
+describe("WarmUp", () => {
+  const source = (count: number) => {
+    const records = Array.from({ length: count }, (_, i) => ({ _id: `m${String(i).padStart(5, "0")}`, n: i }));
+    return { size: records.length, at: (i: number) => records[i] };
+  };
+
+  it("stops when the server closes before it ends", async () => {
+    const server = await startTestServer({ synthetic: SYNTHETIC, warmFields: [{}] });
+    // Closed before the first slice (they run on setImmediate, after this continuation).
+    await server.close();
+    expect((await server.warmUp).ended).toBe("closed");
+  });
+
+  it("stops once the kept-JSON budget is spent, and keeps what it serialised", async () => {
+    const serialized = new SerializedRecords(2_000);
+    const report = await new WarmUp(source(1000), serialized, [undefined]).ended;
+    expect(report.ended).toBe("budget");
+    expect(report.records).toBeGreaterThan(0);
+    expect(report.records).toBeLessThan(1000);
+    expect(serialized.full).toBe(true);
+  });
+
+  it("stops once its work bound is reached", async () => {
+    const report = await new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], 0).ended;
+    expect(report).toMatchObject({ records: 0, ended: "time" });
+  });
+
+  it("does no slice while a request is being answered, and goes on when none is", async () => {
+    const warmUp = new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined]);
+    warmUp.requestStarted();
+    warmUp.requestStarted();
+    let ended = false;
+    void warmUp.ended.then(() => {
+      ended = true;
+    });
+    // Many turns of the event loop: a slice would have run in the first.
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    warmUp.requestEnded();
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
+    warmUp.requestEnded();
+    expect(await warmUp.ended).toMatchObject({ records: 1000, ended: "done" });
+  });
+});
+
+describe("the warmFields option", () => {
+  it("is refused, saying which entry and why, when an entry is not a projection's fields", async () => {
+    const bad = startTestServer({ warmFields: [{ formula: 1 }, { formula: 1, name: 0 }] as never });
+    await expect(bad).rejects.toThrow(ServerOptionsError);
+    await expect(bad).rejects.toThrow(/warmFields\[1\]: projection\.fields mixes inclusion/);
+  });
+});
