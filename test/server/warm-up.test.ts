@@ -104,12 +104,12 @@ describe("WarmUp", () => {
   });
 
   it("stops once its work bound is reached", async () => {
-    const report = await new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], 0).ended;
+    const report = await new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], { maxWorkMs: 0 }).ended;
     expect(report).toMatchObject({ records: 0, ended: "time" });
   });
 
   it("does no slice while a request is being answered, and goes on when none is", async () => {
-    const warmUp = new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined]);
+    const warmUp = new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], { idleMs: 0 });
     warmUp.requestStarted();
     warmUp.requestStarted();
     let ended = false;
