@@ -76,6 +76,35 @@ describe("matframe serve as a process", () => {
     });
   }
 
+  it("keeps the default columns' JSON in the background and says so, unless --no-warm-up", async () => {
+    const warmed = run(["serve", "--port", "0", "--synthetic", "50", "--quiet"]);
+    await firstLine(warmed.child);
+    // The 29 bundled and 50 synthetic materials (the account's own default is not served to all).
+    await new Promise<void>((resolve) => {
+      let text = "";
+      warmed.child.stderr.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        if (/kept the JSON of 79 records in \d+ ms of background work \(done\)/.test(text)) resolve();
+      });
+    });
+    warmed.child.kill("SIGTERM");
+    expect((await warmed.done).code).toBe(0);
+
+    const cold = run(["serve", "--port", "0", "--synthetic", "50", "--no-warm-up"]);
+    const baseUrl = await firstLine(cold.child);
+    const login = await fetch(`${baseUrl}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "username=demo&password=demo",
+    });
+    expect(login.status).toBe(200);
+    cold.child.kill("SIGTERM");
+    const finished = await cold.done;
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).toMatch(/POST \/api\/2018-10-01\/login 200/);
+    expect(finished.stderr).not.toContain("kept the JSON");
+  });
+
   it("accepts --user (repeatable) and --data", async () => {
     const data = path.join(ROOT, "data", "materials.json");
     const { child, done } = run([
