@@ -18,11 +18,13 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
   const imported = startClock();
   const { Client } = require(distIndex());
   const importSeconds = imported().seconds;
+  // Resident size after each one-off step (the process's peak comes later, with the table).
+  const importRssKiB = process.memoryUsage().rss / 1024;
   let danfo;
   if (entry === "notebook") {
     const loading = startClock();
     require(require.resolve("danfojs-node", { paths: [path.dirname(distIndex())] }));
-    danfo = loading();
+    danfo = { ...loading(), rssKiB: process.memoryUsage().rss / 1024 };
     require(path.join(path.dirname(distIndex()), "notebook", "index.js"));
   }
 
@@ -58,7 +60,8 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     ...cold,
     records: first.shape[0],
     importSeconds,
-    ...(danfo ? { danfoSeconds: danfo.seconds, danfoCpuSeconds: danfo.cpuSeconds } : {}),
+    importRssKiB,
+    ...(danfo ? { danfoSeconds: danfo.seconds, danfoCpuSeconds: danfo.cpuSeconds, danfoRssKiB: danfo.rssKiB } : {}),
     warmSeconds: warm.seconds,
     warmCpuSeconds: warm.cpuSeconds,
     ...(lookups.length > 0 ? { idInMs: sorted[sorted.length >> 1], idInFirstMs: lookups[0] } : {}),

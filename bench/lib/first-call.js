@@ -16,8 +16,8 @@ const { runNodeCase } = require("./case-runner");
 const LABELS = {
   "startup.empty": "matframe serve start-up, no synthetic materials (to its URL; RSS when up)",
   "startup.synthetic": "matframe serve start-up, with the synthetic materials (to its URL; RSS when up)",
-  "first.import": "require('matframe') in a fresh client process (danfo not loaded)",
-  "first.danfo": "danfo load, once per process: require('danfojs-node') in a fresh client process",
+  "first.import": "require('matframe') in a fresh client process, danfo not loaded (RSS after it)",
+  "first.danfo": "danfo load, once per process: require('danfojs-node') in a fresh client process (RSS after it)",
   "first.results.cold": "results.toDataFrame band_gaps, first call, danfo loaded (fresh server and client process)",
   "first.results.warm": "results.toDataFrame band_gaps, second call (same client)",
   "first.results.withImport":
@@ -53,8 +53,12 @@ async function onFreshServer(synthetic, params) {
  */
 function push(runs, prefix, result) {
   const { records, maxRssKiB } = result;
-  (runs["first.import"] ??= []).push({ seconds: result.importSeconds, maxRssKiB });
-  (runs["first.danfo"] ??= []).push({ seconds: result.danfoSeconds, cpuSeconds: result.danfoCpuSeconds, maxRssKiB });
+  (runs["first.import"] ??= []).push({ seconds: result.importSeconds, maxRssKiB: result.importRssKiB });
+  (runs["first.danfo"] ??= []).push({
+    seconds: result.danfoSeconds,
+    cpuSeconds: result.danfoCpuSeconds,
+    maxRssKiB: result.danfoRssKiB,
+  });
   (runs[`${prefix}.cold`] ??= []).push({ seconds: result.seconds, cpuSeconds: result.cpuSeconds, records, maxRssKiB });
   (runs[`${prefix}.warm`] ??= []).push({
     seconds: result.warmSeconds,
