@@ -37,7 +37,7 @@ interface Mingo {
 let mingo: Mingo | undefined;
 
 /**
- * mingo, loaded when a results read first has a query: its ~150 files cost `require("matframe")`
+ * mingo, loaded when a results read first has a query: its ~50 files cost `require("matframe")`
  * 20 ms (a fifth of the root entry's own load) for every program, most of which never filter
  * a results table.
  */
