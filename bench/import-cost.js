@@ -52,8 +52,10 @@ const builds = [["this checkout", path.join(__dirname, "..")], ...(baseline ? [[
 const rows = [];
 for (const entry of ["dist/index.js", "dist/notebook/index.js"]) {
   const samples = builds.map(() => []);
-  for (let i = 0; i < runs; i++) builds.forEach(([, dir], b) => samples[b].push(probe(path.join(dir, entry))));
-  builds.forEach(([label], b) => rows.push({ label, entry, ...summary(samples[b]) }));
+  for (let i = 0; i < runs; i++) {
+    for (const [b, [, dir]] of builds.entries()) samples[b].push(probe(path.join(dir, entry)));
+  }
+  for (const [b, [label]] of builds.entries()) rows.push({ label, entry, ...summary(samples[b]) });
 }
 
 const load = (l) => l.map((x) => x.toFixed(2)).join(" ");
