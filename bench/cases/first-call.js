@@ -5,17 +5,28 @@
 // each with ids it has not asked for before.
 //   table: "results" (`client.results.toDataFrame({ properties: ["band_gaps"] })`) or "materials"
 //          (`client.materials.toDataFrame()`, every served material);
-//   entry: "notebook" (`require("matframe/notebook")` first, as a notebook's first cell: it loads
-//          danfo at import) or "root" (`require("matframe")` alone: the first table loads danfo).
-// The import is timed apart (`importSeconds`): the first call's figure starts after it.
+//   entry: "notebook" (`require("matframe")`, then danfojs-node, then `require("matframe/notebook")`,
+//          as a notebook's first cell: the table's first call starts with danfo loaded) or "root"
+//          (`require("matframe")` alone: the first table loads danfo).
+// Each step is timed apart: `importSeconds` (the root entry), `danfoSeconds` (danfojs-node, the
+// one-off load a process pays once, resolved from the package as matframe resolves it, so that
+// matframe finds it loaded), and the first call's own figure after them.
 const { runCase, startClock, distIndex } = require("../lib/case-kit");
 const path = require("node:path");
 
 runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", idSamples = 5 }) => {
   const imported = startClock();
   const { Client } = require(distIndex());
-  if (entry === "notebook") require(path.join(path.dirname(distIndex()), "notebook", "index.js"));
   const importSeconds = imported().seconds;
+  // Resident size after each one-off step (the process's peak comes later, with the table).
+  const importRssKiB = process.memoryUsage().rss / 1024;
+  let danfo;
+  if (entry === "notebook") {
+    const loading = startClock();
+    require(require.resolve("danfojs-node", { paths: [path.dirname(distIndex())] }));
+    danfo = { ...loading(), rssKiB: process.memoryUsage().rss / 1024 };
+    require(path.join(path.dirname(distIndex()), "notebook", "index.js"));
+  }
 
   const client = new Client({ baseUrl, ...credentials });
   const read =
@@ -49,6 +60,8 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     ...cold,
     records: first.shape[0],
     importSeconds,
+    importRssKiB,
+    ...(danfo ? { danfoSeconds: danfo.seconds, danfoCpuSeconds: danfo.cpuSeconds, danfoRssKiB: danfo.rssKiB } : {}),
     warmSeconds: warm.seconds,
     warmCpuSeconds: warm.cpuSeconds,
     ...(lookups.length > 0 ? { idInMs: sorted[sorted.length >> 1], idInFirstMs: lookups[0] } : {}),

@@ -3,11 +3,12 @@
 // process (bench/cases/first-call.js) against a `matframe serve --synthetic N` started for it
 // alone, so the first call pays everything a user's first call pays on a fresh server: the
 // server's first read of each record (nothing serialised or compressed yet) and the client's
-// first run of its code. The import is timed apart; the notebook entry loads danfo at import
-// (what a notebook's first cell pays), the root entry leaves danfo to the first table.
-// Per repetition: start-up bare and with the materials; the results table (notebook entry, then
-// the `_id` `$in` lists); the table of every material (notebook entry); the results table from
-// the root entry.
+// first run of its code. What a process pays once is timed apart from the call: the import of
+// `matframe`, and the load of danfojs-node (most of a cold start: mathjs alone is half of it),
+// which `matframe/notebook` does at import and the root entry leaves to the first table.
+// Per repetition: start-up bare and with the materials; the results table (danfo loaded first,
+// then the `_id` `$in` lists); the table of every material (danfo loaded first); the results
+// table from the root entry, whose first call loads danfo.
 const { startServerProcess } = require("./server-process");
 const { login } = require("./api");
 const { runNodeCase } = require("./case-runner");
@@ -15,17 +16,18 @@ const { runNodeCase } = require("./case-runner");
 const LABELS = {
   "startup.empty": "matframe serve start-up, no synthetic materials (to its URL; RSS when up)",
   "startup.synthetic": "matframe serve start-up, with the synthetic materials (to its URL; RSS when up)",
-  "first.results.cold":
-    "results.toDataFrame band_gaps, first call (fresh server and client process; after importing matframe/notebook, which loads danfo)",
+  "first.import": "require('matframe') in a fresh client process, danfo not loaded (RSS after it)",
+  "first.danfo": "danfo load, once per process: require('danfojs-node') in a fresh client process (RSS after it)",
+  "first.results.cold": "results.toDataFrame band_gaps, first call, danfo loaded (fresh server and client process)",
   "first.results.warm": "results.toDataFrame band_gaps, second call (same client)",
   "first.results.withImport":
-    "results.toDataFrame band_gaps, first call with the import of matframe + matframe/notebook",
+    "results.toDataFrame band_gaps, first call + require('matframe') + danfo load (a notebook's first table)",
   "first.results.root":
-    "results.toDataFrame band_gaps, first call from require('matframe') alone (the call loads danfo)",
+    "results.toDataFrame band_gaps, first call from require('matframe') alone, which loads danfo (fresh server and client process)",
   "first.materials.cold":
-    "materials.toDataFrame, every material, first call (fresh server and client process; after importing matframe/notebook)",
+    "materials.toDataFrame, every material, first call, danfo loaded (fresh server and client process)",
   "first.materials.warm": "materials.toDataFrame, every material, second call (same client)",
-  "first.materials.withImport": "materials.toDataFrame, every material, first call with the import",
+  "first.materials.withImport": "materials.toDataFrame, every material, first call + import + danfo load",
   "first.idIn": "materials _id $in 100 ids, median of 5 (fresh ids each)",
 };
 
@@ -45,9 +47,18 @@ async function onFreshServer(synthetic, params) {
   }
 }
 
-/** The rows of one case's result: its first call, its warm call, and the first call with the import. */
+/**
+ * The rows of one case: the one-off import and danfo load, its first call (danfo loaded), its
+ * warm call, and the first call with what the process paid before it.
+ */
 function push(runs, prefix, result) {
   const { records, maxRssKiB } = result;
+  (runs["first.import"] ??= []).push({ seconds: result.importSeconds, maxRssKiB: result.importRssKiB });
+  (runs["first.danfo"] ??= []).push({
+    seconds: result.danfoSeconds,
+    cpuSeconds: result.danfoCpuSeconds,
+    maxRssKiB: result.danfoRssKiB,
+  });
   (runs[`${prefix}.cold`] ??= []).push({ seconds: result.seconds, cpuSeconds: result.cpuSeconds, records, maxRssKiB });
   (runs[`${prefix}.warm`] ??= []).push({
     seconds: result.warmSeconds,
@@ -56,8 +67,9 @@ function push(runs, prefix, result) {
     maxRssKiB,
   });
   (runs[`${prefix}.withImport`] ??= []).push({
-    seconds: result.importSeconds + result.seconds,
+    seconds: result.importSeconds + result.danfoSeconds + result.seconds,
     importSeconds: result.importSeconds,
+    danfoSeconds: result.danfoSeconds,
     records,
     maxRssKiB,
   });
@@ -110,7 +122,7 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
         maxRssKiB: root.maxRssKiB,
       });
       progress(
-        `  [${rep}/${settings.reps}] results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s; root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
+        `  [${rep}/${settings.reps}] danfo load ${results.danfoSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s); results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
       );
     } catch (error) {
       failures["first.results.cold"] = error.message;
@@ -121,4 +133,4 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
   return { servers };
 }
 
-module.exports = { measureFirstCall };
+module.exports = { measureFirstCall, onFreshServer };

@@ -11,6 +11,7 @@ import { EXIT, reportError } from "./errors";
 import { FLAG_FOR_OPTION, parseExportFlags } from "./export-flags";
 import { ProgressBar } from "./progress-bar";
 import { listed, STRUCTURE_FILE_FORMATS } from "../structure/formats";
+import { groupDigits } from "../frame/table/digit-groups";
 
 export { EXIT } from "./errors";
 
@@ -231,7 +232,7 @@ async function savedNote(task: Parsed["task"]): Promise<string> {
   if (!task.resume || typeof task.output !== "string") return "";
   const items = await savedRecords(task.output).catch(() => undefined);
   if (items === undefined) return "";
-  return `; ${items.toLocaleString("en-US")} records are saved: run the same command again with --resume to continue, or with --restart to start over`;
+  return `; ${groupDigits(items)} records are saved: run the same command again with --resume to continue, or with --restart to start over`;
 }
 
 function signalExitCode(signal: NodeJS.Signals): number {
@@ -239,10 +240,10 @@ function signalExitCode(signal: NodeJS.Signals): number {
 }
 
 function summary(result: ExportTaskResult, noun: "material" | "row" | "structure"): string {
-  const items = `${result.items.toLocaleString("en-US")} ${noun}${result.items === 1 ? "" : "s"}`;
+  const items = `${groupDigits(result.items)} ${noun}${result.items === 1 ? "" : "s"}`;
   const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
   const resumed = result.resumedFrom
-    ? `, continuing the ${result.resumedFrom.toLocaleString("en-US")} saved by an earlier run`
+    ? `, continuing the ${groupDigits(result.resumedFrom)} saved by an earlier run`
     : "";
   return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}${resumed}.`;
 }

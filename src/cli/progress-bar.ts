@@ -2,6 +2,7 @@
 // file, a pipe) a plain line every few seconds, so a long export shows it is alive without
 // flooding the log. With a known total, both say how far along it is and about how long is left.
 import type { Progress } from "../client/config/options";
+import { groupDigits } from "../frame/table/digit-groups";
 
 /** How the progress is shown, and where. */
 export interface ProgressReportOptions {
@@ -69,13 +70,13 @@ export class ProgressBar {
   line(progress: Progress, now: number = this.now()): string {
     const ms = now - this.started;
     const total = this.total;
-    const items = progress.items.toLocaleString("en-US");
+    const items = groupDigits(progress.items);
     const pages = `${progress.pages} ${progress.pages === 1 ? "page" : "pages"}`;
     const elapsed = `${(ms / 1000).toFixed(1)} s`;
     if (total === undefined || total <= 0) return `exporting: ${items} ${this.options.noun}, ${pages}, ${elapsed}`;
     const share = Math.min(1, progress.items / total);
     const percent = `${Math.floor(share * 100)}%`;
-    const count = `${items} of ${total.toLocaleString("en-US")} ${this.options.noun} (${percent}), ${pages}, ${elapsed}`;
+    const count = `${items} of ${groupDigits(total)} ${this.options.noun} (${percent}), ${pages}, ${elapsed}`;
     const left =
       progress.items >= ESTIMATE_AFTER.items && ms >= ESTIMATE_AFTER.ms && share < 1
         ? `, about ${duration(((total - progress.items) * ms) / progress.items)} left`

@@ -1,12 +1,15 @@
 // Optional dependencies as a user without them meets matframe: loaded on first use only, or
 // replaced (native Snappy by hyparquet-writer's JavaScript port), checked in a child process whose require refuses them.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { promisify } from "node:util";
+import type { ServerHandle } from "../../src/server";
+import { rawLogin } from "../support/raw-login";
+import { startTestServer } from "../server/helpers";
 
 const run = promisify(execFile);
 const dist = join(__dirname, "../../dist");
@@ -77,6 +80,33 @@ describe("danfojs-node is loaded lazily", () => {
     expect(out).toBe(
       'MissingDependencyError ERR_MISSING_DEPENDENCY A DataFrame needs the optional package danfojs-node, which is not installed: run `npm install danfojs-node`. Version 1.2.0 also needs "overrides" in your package.json: see "Installing danfojs-node" in matframe\'s docs/tables.md.',
     );
+  });
+});
+
+describe("mingo is loaded when a results table is filtered", () => {
+  // The server (which uses mingo too) runs in this process; the client in a child of its own.
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("is not loaded by importing matframe nor by a results table without a query, and is by one with", async () => {
+    const credentials = await rawLogin(server.baseUrl, "demo", "demo");
+    const out = await node(`
+      const loaded = () => Object.keys(require.cache).some((k) => k.includes("/mingo/"));
+      const { Client } = require("./index.js");
+      const client = new Client({ baseUrl: ${JSON.stringify(server.baseUrl)}, ...${JSON.stringify(credentials)} });
+      const seen = [loaded()];
+      const read = (query) => client.results.toDataFrame({ properties: ["band_gaps"], query, onWarning: () => {} });
+      read(undefined)
+        .then((all) => { seen.push(loaded()); return read({ "band_gaps.indirect": { $gt: 1 } }).then((some) => [all, some]); })
+        .then(([all, some]) => { seen.push(loaded()); console.log(seen.join(" "), some.shape[0] > 0 && some.shape[0] < all.shape[0]); })
+        .finally(() => client.close());
+    `);
+    expect(out).toBe("false false true true");
   });
 });
 

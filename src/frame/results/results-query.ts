@@ -3,9 +3,8 @@
 // applied to the joined rows, so the table is exactly the filter of the full one; a condition on a
 // column that is a plain field of a collection is also sent to the platform with that
 // collection's request, so fewer records travel.
-import { Context } from "mingo/core";
-import { Query } from "mingo/query";
-import * as queryOperators from "mingo/operators/query";
+import type * as MingoCore from "mingo/core";
+import type * as MingoQuery from "mingo/query";
 import { ValidationError } from "../../errors";
 import type { Query as QueryDocument } from "../../schemas";
 import { nearestPath } from "../table/suggest";
@@ -30,12 +29,28 @@ const OPERATORS = [
   ...["$regex", "$mod", "$elemMatch", "$size"],
 ];
 
-type OperatorTable = NonNullable<NonNullable<Parameters<typeof Context.init>[0]>["query"]>;
-const context = Context.init({
-  query: Object.fromEntries(
-    OPERATORS.map((name) => [name, (queryOperators as Record<string, unknown>)[name]]),
-  ) as OperatorTable,
-});
+type OperatorTable = NonNullable<NonNullable<Parameters<typeof MingoCore.Context.init>[0]>["query"]>;
+interface Mingo {
+  readonly Query: typeof MingoQuery.Query;
+  readonly context: MingoCore.Context;
+}
+let mingo: Mingo | undefined;
+
+/**
+ * mingo, loaded when a results read first has a query: its ~50 files cost `require("matframe")`
+ * 20 ms (a fifth of the root entry's own load) for every program, most of which never filter
+ * a results table.
+ */
+function loadMingo(): Mingo {
+  if (mingo) return mingo;
+  const { Context } = require("mingo/core") as typeof MingoCore;
+  const queryOperators = require("mingo/operators/query") as Record<string, unknown>;
+  const context = Context.init({
+    query: Object.fromEntries(OPERATORS.map((name) => [name, queryOperators[name]])) as OperatorTable,
+  });
+  mingo = { Query: (require("mingo/query") as typeof MingoQuery).Query, context };
+  return mingo;
+}
 
 /** A results query, checked and split: the row test, and what each collection's request can carry. */
 export interface ResultsQuery {
@@ -88,7 +103,8 @@ export function planResultsQuery(query: unknown, plan: PlannedColumns): ResultsQ
       }),
     );
   const rewritten = rewrite(query, "");
-  let compiled: Query;
+  const { Query, context } = loadMingo();
+  let compiled: MingoQuery.Query;
   try {
     compiled = new Query(rewritten, { context });
     compiled.test({}); // an operator that is not allowed fails here, before any request
@@ -118,6 +134,7 @@ function pushedDown(
   plan: PlannedColumns,
 ): { properties: QueryDocument; jobs: QueryDocument; materials: QueryDocument } {
   const out = { properties: {} as QueryDocument, jobs: {} as QueryDocument, materials: {} as QueryDocument };
+  const { Query, context } = loadMingo();
   const values: QueryDocument[] = [];
   for (const [name, condition] of Object.entries(query)) {
     if (LOGICAL.includes(name) || new Query({ v: condition }, { context }).test({ v: null })) continue;

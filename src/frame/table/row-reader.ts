@@ -7,6 +7,7 @@ import { nearestPath } from "./suggest";
 import { MATERIAL_PATHS } from "../../schemas";
 import { UnitLabels } from "./units";
 import { computedGetter, type ComputedTally } from "./computed-columns";
+import { groupDigits } from "./digit-groups";
 
 /** Something worth telling the user about the data, which did not stop the table. */
 export interface FrameWarning {
@@ -231,7 +232,7 @@ export class RowReader {
         // (one record without a method, a platform that never computed a property).
         const known = MATERIAL_PATHS.includes(column.name);
         const message =
-          `column "${column.name}" is empty: none of the ${rows.toLocaleString("en-US")} ${rows === 1 ? "record has" : "records has"} a value at that path` +
+          `column "${column.name}" is empty: none of the ${groupDigits(rows)} ${rows === 1 ? "record has" : "records has"} a value at that path` +
           (known
             ? " (the path is a material field; these records do not carry it)."
             : suggestion

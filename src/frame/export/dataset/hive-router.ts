@@ -9,6 +9,7 @@ import { ValidationError } from "../../../errors";
 import type { ExportResult, PageSource } from "../export";
 import { PageChannel } from "./page-channel";
 import { MAX_PARTITION_VALUES, partitionFolder, tooManyValues } from "./hive-path";
+import { groupDigits } from "../../table/digit-groups";
 
 /** A `partitionBy` column, checked against the planned columns: how to read it, and the files' columns. */
 export interface HivePlan {
@@ -212,7 +213,7 @@ function mergeWarnings(results: readonly ExportResult[]): FrameWarning[] {
   }
   for (const { warning, partitions } of empty.values()) {
     if (partitions < results.length) continue;
-    const message = warning.message.replace(warning.rows.toLocaleString("en-US"), rows.toLocaleString("en-US"));
+    const message = warning.message.replace(groupDigits(warning.rows), groupDigits(rows));
     merged.push({ ...warning, rows, message });
   }
   return merged;
