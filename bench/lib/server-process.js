@@ -23,7 +23,7 @@ function peakRssKiB(pid) {
  * its base URL (the CLI's first stdout line). Start-up time is reported: at 1,000,000 materials
  * it is most of a minute.
  */
-async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 1000 }) {
+async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 1000, waitForWarmUp = true }) {
   const started = performance.now();
   const child = spawn(
     process.execPath,
@@ -46,6 +46,22 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
+  });
+  // serve's background warm-up (the default columns' JSON) says when it ends; its start-up is not
+  // over until then, so a cold figure taken before it would time the warm-up, not the first call.
+  const warmedUp = new Promise((resolve) => {
+    const lines = readline.createInterface({ input: child.stderr });
+    lines.on("line", (line) => {
+      const match = /kept the JSON of (\d+) records in (\d+) ms of background work \((\w+)\)/.exec(line);
+      if (match)
+        resolve({
+          seconds: (performance.now() - started) / 1000,
+          records: Number(match[1]),
+          workMs: Number(match[2]),
+          ended: match[3],
+        });
+    });
+    child.once("exit", () => resolve(null));
   });
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 
@@ -76,6 +92,8 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
   // The "serving N materials" line goes to stderr just before the URL goes to stdout.
   for (let i = 0; i < 20 && !/serving \d+ materials/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
   const materialCount = Number(/serving (\d+) materials/.exec(stderr)?.[1] ?? NaN);
+  // Cold figures are taken once start-up is over, background warm-up included (bounded by serve).
+  const warm = waitForWarmUp && !args.includes("--no-warm-up") ? await warmedUp : null;
 
   return {
     baseUrl,
@@ -84,6 +102,10 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
     synthetic,
     materialCount: Number.isFinite(materialCount) ? materialCount : undefined,
     startSeconds,
+    /** Seconds from spawn to the end of serve's background warm-up, when it was waited for. */
+    warmSeconds: warm?.seconds,
+    /** Resolves when serve's background warm-up ends (seconds since spawn, records kept), or null if it exits first. */
+    warmedUp,
     peakRssKiB: () => peakRssKiB(child.pid),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
