@@ -41,11 +41,28 @@ export function runWaitingScript(
     child.on("close", resolve);
   });
   const failures: string[] = [];
+  const pending = new Set<string>();
+  // The test's timeout is the only bound: when it strikes, say which jobs never ended, since
+  // vitest reports only the timeout and drops what this promise rejects with afterwards.
+  options.signal.addEventListener(
+    "abort",
+    () => {
+      if (pending.size > 0)
+        process.stderr.write(`\n${script}: the test timed out waiting for jobs ${[...pending].join(", ")} to end.\n`);
+    },
+    { once: true },
+  );
   createInterface({ input: child.stdout.setEncoding("utf8") }).on("line", (line) => {
     stdout += `${line}\n`;
     const request = waitRequest(line);
     if (!request) return;
-    Promise.all(request.wait.map(async (id) => [id, await options.server.jobEnded(id)] as const)).then(
+    for (const id of request.wait) pending.add(id);
+    const ends = request.wait.map(async (id) => {
+      const end = await options.server.jobEnded(id);
+      pending.delete(id);
+      return [id, end] as const;
+    });
+    Promise.all(ends).then(
       (ended) => child.stdin.write(`${JSON.stringify({ ended: Object.fromEntries(ended) })}\n`),
       (error: Error) => {
         // No answer will come: the end of its stdin tells the script so, and it stops.
