@@ -1,6 +1,7 @@
 // The local platform: `startServer` and what its options and errors need.
 export { startServer } from "./start-server";
 export type { ServerHandle } from "./start-server";
+export type { JobEnd } from "./collections/job-ends";
 export { isLoopbackHost } from "../loopback";
 export type { StartServerOptions } from "./server-options";
 export type { CompressionMode } from "./http/compression";

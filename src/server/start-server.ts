@@ -33,6 +33,7 @@ import { WarmUp, type WarmUpReport } from "./http/warm-up";
 import { makeFieldSelector } from "./query/projection";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
+import type { JobEnd } from "./collections/job-ends";
 import { escapeForTerminal } from "../terminal-text";
 import { UrlSigner } from "./http/signed-urls";
 import { ClassActivity } from "./teacher/class-activity";
@@ -65,6 +66,19 @@ export interface ServerHandle {
    * that wants to measure or wait for a warm server.
    */
   warmUp: Promise<WarmUpReport>;
+  /**
+   * Resolves once the job with this `_id` has ended: with its final status (`"finished"`,
+   * `"error"`, `"terminated"`), or `"deleted"`; at once for a job that already has. For code that
+   * holds the server in-process, a test above all: the REST API has no notice when a job ends, so
+   * its clients poll, and this is the event to wait on instead. Whatever reads the job through the
+   * API after it resolves sees it ended. Rejects with a `ValidationError` when no job has the id,
+   * and with a `MatframeError` when the server closes first (a job it leaves running does not end).
+   *
+   * @example
+   * const job = await client.jobs.create(...); // then submitted through the API
+   * expect(await server.jobEnded(job._id)).toBe("finished");
+   */
+  jobEnded(jobId: string): Promise<JobEnd>;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -399,6 +413,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       return state.throttle.unlock(username);
     },
     warmUp: warmUp.ended,
+    jobEnded(jobId: string) {
+      return state.jobs.ends.wait(jobId);
+    },
     close() {
       warmUp?.stop();
       closing ??= new Promise<void>((resolve) => {

@@ -2,11 +2,11 @@
 and reads the local platform's collections beyond materials, and writes where users may.
 
 Run by python-client.test.ts with API_HOST and API_PORT in the environment; prints one JSON line
-per step and exits non-zero on the first failure.
+per step and exits non-zero on the first failure. It waits for its job's end through job_wait.py
+(the test answers on stdin when the server says the job has ended).
 """
 import json
 import os
-import time
 
 from mat3ra.api_client import LoginEndpoint
 from mat3ra.api_client.endpoints.bank_materials import BankMaterialEndpoints
@@ -17,6 +17,8 @@ from mat3ra.api_client.endpoints.metaproperties import MetaPropertiesEndpoints
 from mat3ra.api_client.endpoints.projects import ProjectEndpoints
 from mat3ra.api_client.endpoints.properties import PropertiesEndpoints
 from mat3ra.api_client.endpoints.workflows import WorkflowEndpoints
+
+from job_wait import wait_for_jobs
 
 HOST = os.environ["API_HOST"]
 PORT = int(os.environ["API_PORT"])
@@ -58,14 +60,10 @@ def main():
     job = jobs.create(config)
     check(job["compute"]["ppn"] == 2 and job["compute"]["cluster"] == {"fqdn": "master-1"}, f"compute kept: {job['compute']}")
     jobs.submit(job["_id"])
-    # The server finishes the job on its own and tells no one: a poll, bounded so a job that never
-    # finishes fails the run with its status instead of hanging it.
-    for _ in range(600):
-        status = jobs.get(job["_id"])["status"]
-        if status == "finished":
-            break
-        time.sleep(0.1)
-    check(status == "finished", f"job still {status} after 600 polls")
+    wait_for_jobs([job["_id"]])
+    # Read through the client, as a user would once told the job has ended.
+    status = jobs.get(job["_id"])["status"]
+    check(status == "finished", f"job ended {status}, not finished")
     unit = [u for u in job["workflow"]["subworkflows"][0]["units"] if u["name"] == "vasp_nscf"][0]
     gap = properties.get_indirect_band_gap(job["_id"], unit["flowchartId"])
     step("jobs", {"status": jobs.get(job["_id"])["status"], "indirect": gap,

@@ -5,11 +5,11 @@ urllib.request.urlopen (no headers), then a file put by get_presigned_urls and m
 with insert_output_files.
 
 Run by python-client.test.ts with API_HOST and API_PORT in the environment; prints one JSON line
-per step and exits non-zero on the first failure.
+per step and exits non-zero on the first failure. It waits for the job's end through job_wait.py
+(the test answers on stdin when the server says the job has ended).
 """
 import json
 import os
-import time
 import urllib.request
 
 from mat3ra.api_client import LoginEndpoint
@@ -17,6 +17,8 @@ from mat3ra.api_client.endpoints.bank_workflows import BankWorkflowEndpoints
 from mat3ra.api_client.endpoints.jobs import JobEndpoints
 from mat3ra.api_client.endpoints.materials import MaterialEndpoints
 from mat3ra.api_client.endpoints.properties import PropertiesEndpoints
+
+from job_wait import wait_for_jobs
 
 HOST = os.environ["API_HOST"]
 PORT = int(os.environ["API_PORT"])
@@ -38,9 +40,7 @@ def main():
     )
     job = jobs.create({"name": "Si files", "workflow": {"_id": workflow["_id"]}, "_material": {"_id": silicon["_id"]}})
     jobs.submit(job["_id"])
-    deadline = time.time() + 300
-    while jobs.get(job["_id"])["status"] not in ("finished", "error") and time.time() < deadline:
-        time.sleep(0.5)
+    wait_for_jobs([job["_id"]])
     step("status", jobs.get(job["_id"])["status"])
     files = jobs.list_files(job["_id"])
     step("keys", sorted(f["key"] for f in files))

@@ -4,15 +4,18 @@ order and with its arguments, without the cells that need packages the local pip
 (mat3ra.notebooks_utils for sign-in and waiting, mat3ra.standata and mat3ra.made for bodies,
 whose place the bank's records take).
 
-Run by notebook-requests.test.ts with API_HOST, API_PORT, API_SECURE, OIDC_ACCESS_TOKEN,
+Run by python-client.test.ts with API_HOST, API_PORT, API_SECURE, OIDC_ACCESS_TOKEN,
 ACCOUNT_ID, AUTH_TOKEN and CLUSTERS in the environment; prints one JSON line per step and exits
-non-zero on the first failure.
+non-zero on the first failure. Where a notebook waits for its jobs (mat3ra.notebooks_utils'
+wait_for_jobs_to_finish_async, a poll), this waits through job_wait.py instead: the test answers
+on stdin when the server says the jobs have ended.
 """
 import json
 import os
-import time
 
 from mat3ra.api_client import APIClient
+
+from job_wait import wait_for_jobs as ended
 
 client = APIClient.authenticate()
 selected_account = client.my_account
@@ -29,15 +32,13 @@ def check(condition, message):
 
 
 def wait_for_jobs(ids):
-    # What wait_for_jobs_to_finish_async does: poll each job until none is queued, submitted or active.
-    # Bounded by the time pw.x may need on a busy 2-core machine, within the harness's 300 s.
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        statuses = [client.jobs.get(id_)["status"] for id_ in ids]
-        if all(status not in ("pre-submission", "queued", "submitted", "active") for status in statuses):
-            return statuses
-        time.sleep(0.2)
-    raise SystemExit(f"FAILED: jobs {ids} still {statuses} after 240 s")
+    # What wait_for_jobs_to_finish_async waits for: none of the jobs queued, submitted or active. Told
+    # by the test when they have ended, then read through the client as the notebook reads them.
+    ended(ids)
+    statuses = [client.jobs.get(id_)["status"] for id_ in ids]
+    check(all(status not in ("pre-submission", "queued", "submitted", "active") for status in statuses),
+          f"jobs {ids} said ended but read {statuses}")
+    return statuses
 
 
 # CLUSTERS as the notebooks read it (cluster_config = next(iter(json.loads(os.getenv("CLUSTERS"))), {}))

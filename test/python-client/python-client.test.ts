@@ -11,6 +11,7 @@ import { login, startTestServer } from "../server/helpers";
 import { capturedAll } from "../support/checked";
 import { RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
+import { runWaitingScript } from "./job-waits";
 
 // Issue 16, "done when": the platform's own Python client (Exabyte-io/api-client, published as
 // mat3ra-api-client, unmodified) creates, lists, gets, updates, copies, imports and deletes
@@ -28,6 +29,9 @@ const ROOT = path.join(__dirname, "..", "..");
 const PACKAGE = "mat3ra-api-client";
 const SOURCE = process.env.MATFRAME_PYTHON_CLIENT_SRC;
 const REQUIRED = process.env.MATFRAME_REQUIRE_PYTHON_CLIENT === "1";
+
+/** How a script's step lines begin; its job waits (job_wait.py) are JSON lines too, but not steps. */
+const STEP = '{"step"';
 
 let server: ServerHandle;
 let work: string;
@@ -235,18 +239,16 @@ it("each of the Python client's endpoint classes lists and reads the collections
     API_PORT: String(server.port),
     PYTHONPATH: path.join(SOURCE, "src", "py"),
   };
-  let stdout: string;
-  try {
-    ({ stdout } = await run(venv.python, [path.join(__dirname, "endpoint_classes.py")], { env, timeout: 120_000 }));
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string };
-    throw new Error(`endpoint_classes.py failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
+  const stdout = await runWaitingScript(venv.python, path.join(__dirname, "endpoint_classes.py"), {
+    env,
+    server,
+    signal: context.signal,
+  });
   const steps = Object.fromEntries(
     stdout
       .trim()
       .split("\n")
-      .filter((line) => line.startsWith("{"))
+      .filter((line) => line.startsWith(STEP))
       .map((line) => {
         const { step, value } = JSON.parse(line) as { step: string; value: any };
         return [step, value];
@@ -289,18 +291,16 @@ it("the Python client's job-file calls get a computed job's files as the noteboo
     API_PORT: String(server.port),
     PYTHONPATH: path.join(SOURCE, "src", "py"),
   };
-  let stdout: string;
-  try {
-    ({ stdout } = await run(venv.python, [path.join(__dirname, "job_files.py")], { env, timeout: 400_000 }));
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string };
-    throw new Error(`job_files.py failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
+  const stdout = await runWaitingScript(venv.python, path.join(__dirname, "job_files.py"), {
+    env,
+    server,
+    signal: context.signal,
+  });
   const steps = Object.fromEntries(
     stdout
       .trim()
       .split("\n")
-      .filter((line) => line.startsWith("{"))
+      .filter((line) => line.startsWith(STEP))
       .map((line) => {
         const { step, value } = JSON.parse(line) as { step: string; value: any };
         return [step, value];
@@ -346,18 +346,16 @@ it("sends the requests of the platform's example notebooks, and each is answered
       MATFRAME_POSCAR: poscar,
     };
     if (SOURCE) env.PYTHONPATH = path.join(SOURCE, "src", "py");
-    let stdout: string;
-    try {
-      ({ stdout } = await run(venv.python, [path.join(__dirname, "notebook_requests.py")], { env, timeout: 300_000 }));
-    } catch (error) {
-      const e = error as { stdout?: string; stderr?: string };
-      throw new Error(`notebook_requests.py failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-    }
+    const stdout = await runWaitingScript(venv.python, path.join(__dirname, "notebook_requests.py"), {
+      env,
+      server: platform,
+      signal: context.signal,
+    });
     const steps = Object.fromEntries(
       stdout
         .trim()
         .split("\n")
-        .filter((line) => line.startsWith("{"))
+        .filter((line) => line.startsWith(STEP))
         .map((line) => JSON.parse(line) as { step: string; value: unknown })
         .map((s) => [s.step, s.value]),
     );

@@ -5,6 +5,7 @@ import type { Caller } from "../records/owners";
 import type { StoredRecord } from "../records/store";
 import type { RecordChange } from "../records/written-records";
 import { newRecordId, owned, type CollectionContext } from "./collection";
+import { JobEnds } from "./job-ends";
 import { JobFolders } from "./job-files";
 import { referenceResult } from "./reference/job-reference";
 import { findMaterial } from "./jobs";
@@ -62,6 +63,8 @@ interface Ending {
  */
 export class JobRunner {
   readonly folders: JobFolders;
+  /** Who waits for a job to end (the server handle's `jobEnded`). */
+  readonly ends: JobEnds;
   private readonly queue: JobQueue;
   /** Jobs that cannot run, ended in `error` after the start delay (see {@link DEFAULT_START_DELAY_MS}). */
   private readonly delayed = new Map<string, NodeJS.Timeout>();
@@ -74,6 +77,7 @@ export class JobRunner {
   ) {
     this.queue = new JobQueue(options.maxRunning, options.timeLimitMs);
     this.folders = new JobFolders(options.storeDir);
+    this.ends = new JobEnds(context.written);
   }
 
   /**
@@ -185,6 +189,7 @@ export class JobRunner {
       const next = { ...job, status: "terminated" };
       return { changes: [{ put: next, collection: "jobs" }], result: next, pastQuota: true };
     });
+    this.ends.note(jobId);
     this.undelay(jobId);
     await this.queue.cancel(jobId);
     return terminated;
@@ -201,6 +206,7 @@ export class JobRunner {
       }
       return { changes, result: { _id: job._id } };
     });
+    this.ends.note(jobId);
     this.undelay(jobId);
     await this.queue.cancel(jobId);
     this.folders.remove(jobId);
@@ -212,6 +218,7 @@ export class JobRunner {
     this.closed = true;
     for (const jobId of [...this.delayed.keys()]) this.undelay(jobId);
     await this.queue.close();
+    this.ends.close();
     this.folders.close();
   }
 
@@ -311,6 +318,7 @@ export class JobRunner {
         this.options.log?.(`job ${jobId}: its end could not be written (${(again as Error)?.message ?? again})`);
       }
     }
+    this.ends.note(jobId);
   }
 }
 
