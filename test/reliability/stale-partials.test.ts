@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileAppears } from "../support/file-appears";
+import { startFaultServer, type FaultServer } from "../support/fault-server";
+import { startCli } from "./support/cli";
+
+// An export to a directory, SIGKILLed mid-run, leaves its hidden `.NAME.<hex>.partial/` folder:
+// nothing runs after SIGKILL. The next run without --resume removes it (its writer is gone) and
+// says so, and leaves alone a folder a live process owns and one that names no writer.
+
+let server: FaultServer;
+// While set, list requests after the first wait for it: the first run is killed while held.
+let release: (() => void) | undefined;
+let held: Promise<void> | undefined;
+
+beforeAll(async () => {
+  held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  server = await startFaultServer({
+    records: 600,
+    fault: (r, n) => (r.path.endsWith("/materials") && n.list > 1 && held ? { kind: "hold", until: held } : undefined),
+  });
+});
+
+afterAll(async () => {
+  release?.();
+  await server?.close();
+});
+
+function hiveExport(target: string) {
+  return startCli(
+    [
+      "export",
+      "--base-url",
+      server.origin,
+      "--output",
+      target,
+      "--format",
+      "parquet",
+      "--columns",
+      "_id,formula",
+      "--partition-by",
+      "formula",
+      "--page-size",
+      "100",
+    ],
+    { env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken } },
+  );
+}
+
+describe("the unfinished folder of a killed export to a directory", () => {
+  it("is removed by the next run, which says so; live and unowned folders are kept", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "matframe-stale-"));
+    const target = path.join(dir, "by-formula");
+    const first = hiveExport(target);
+    const partial = await fileAppears(dir, (name) => /^\.by-formula\.[0-9a-f]{8}\.partial$/.test(name), first.done);
+    // The folder names its writer before any page is written; the second page is held meanwhile.
+    await fileAppears(path.join(dir, partial), (name) => name === ".matframe-owner", first.done);
+    first.child.kill("SIGKILL");
+    expect((await first.done).signal).toBe("SIGKILL");
+    expect(readdirSync(dir)).toEqual([partial]);
+
+    // Another export of the same target still running (this test process stands for it), and a
+    // folder an older matframe left without an owner file: neither may be removed.
+    const live = path.join(dir, ".by-formula.0a1b2c3d.partial");
+    mkdirSync(live);
+    writeFileSync(path.join(live, ".matframe-owner"), `${JSON.stringify({ pid: process.pid })}\n`);
+    const unowned = path.join(dir, ".by-formula.deadbeef.partial");
+    mkdirSync(unowned);
+    writeFileSync(path.join(unowned, "part.parquet"), "kept");
+
+    held = undefined;
+    release?.();
+    const second = await hiveExport(target).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(
+      `warning: removed ${path.join(dir, partial)}, the unfinished folder of an earlier export to ${target} whose process (${first.child.pid}) was killed`,
+    );
+    expect(second.stderr).toContain(`warning: left ${unowned} alone`);
+    expect(second.stderr).not.toContain(live);
+    expect(readdirSync(dir).sort()).toEqual([
+      ".by-formula.0a1b2c3d.partial",
+      ".by-formula.deadbeef.partial",
+      "by-formula",
+    ]);
+    expect(existsSync(path.join(target, "_SUCCESS"))).toBe(true);
+    // The finished dataset holds only the export's files: the owner file left before the rename.
+    expect(existsSync(path.join(target, ".matframe-owner"))).toBe(false);
+  });
+});
