@@ -17,7 +17,7 @@ import "../frame/collection-methods";
 import "../frame/results/results-view";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
 import { TargetExistsError, ValidationError } from "../errors";
-import { resumePaths } from "../frame/export/resume/progress-files";
+import { resumePaths, savedProgress, type SavedSummary } from "../frame/export/resume/progress-files";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 
 /** The local platform's built-in account. */
@@ -179,6 +179,12 @@ export interface ExportTaskEvents {
   onSource?: (source: ExportSource) => void;
   onProgress?: (progress: Progress) => void;
   onWarning?: (warning: FrameWarning) => void;
+  /**
+   * With `resume`: the saved progress this run continues (records already written, and their
+   * pages or part files), once the export has taken it up: with its first progress, before the
+   * progress is reported, or at the end when nothing was left to add.
+   */
+  onResume?: (saved: SavedSummary) => void;
 }
 
 /** What the export wrote, and how long it took. */
@@ -276,6 +282,21 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     // Through the public API, as a user's script would export. The built-in platform listens on
     // a new port each run: a resumed export reads "the local platform" again.
     const resumePlatform = local && options.resume ? { resumePlatform: "local (built-in)" } : {};
+    // Read for the message alone; the export checks the saved progress again under its lock, and
+    // refuses progress of another request. So the message waits for the export's first progress
+    // (or its end, when nothing was left to add): by then the saved progress was taken up.
+    let announce =
+      options.resume && !options.restart && typeof options.output === "string"
+        ? await savedProgress(options.output).catch(() => undefined)
+        : undefined;
+    const announced = (): void => {
+      if (announce && announce.items > 0) events.onResume?.(announce);
+      announce = undefined;
+    };
+    const onProgress = (progress: Progress): void => {
+      announced();
+      events.onProgress?.(progress);
+    };
     const common = {
       query,
       sort,
@@ -286,12 +307,12 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       force: options.force,
       resume: options.resume,
       restart: options.restart,
-      onProgress: events.onProgress,
+      onProgress,
       onWarning: events.onWarning,
       ...resumePlatform,
     };
     const materials = client.materials;
-    return structures
+    const result = structures
       ? await materials.exportStructures(options.output as string, {
           ...common,
           format: structures.format,
@@ -311,6 +332,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
           partitions: options.partitions,
           ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
         });
+    if (result.resumedFrom) announced();
+    return result;
   });
 }
 
