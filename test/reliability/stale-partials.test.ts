@@ -11,24 +11,36 @@ import { startCli } from "./support/cli";
 // says so, and leaves alone a folder a live process owns and one that names no writer.
 
 let server: FaultServer;
-// While set, list requests after the first wait for it: the first run is killed while held.
-let release: (() => void) | undefined;
-let held: Promise<void> | undefined;
+// While set, list requests (after the server's first) wait for it: a first run is killed while held.
+let held: { until: Promise<void>; release: () => void } | undefined;
 
-beforeAll(async () => {
-  held = new Promise<void>((resolve) => {
+/** Holds the list requests after the first from now on, until `release` is called. */
+function hold(): () => void {
+  let release = (): void => undefined;
+  const until = new Promise<void>((resolve) => {
     release = resolve;
   });
+  held = { until, release };
+  return () => {
+    held = undefined;
+    release();
+  };
+}
+
+beforeAll(async () => {
   server = await startFaultServer({
     records: 600,
-    fault: (r, n) => (r.path.endsWith("/materials") && n.list > 1 && held ? { kind: "hold", until: held } : undefined),
+    fault: (r, n) =>
+      r.path.endsWith("/materials") && n.list > 1 && held ? { kind: "hold", until: held.until } : undefined,
   });
 });
 
 afterAll(async () => {
-  release?.();
+  held?.release();
   await server?.close();
 });
+
+const env = () => ({ MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken });
 
 function hiveExport(target: string) {
   return startCli(
@@ -47,7 +59,7 @@ function hiveExport(target: string) {
       "--page-size",
       "100",
     ],
-    { env: { MATFRAME_ACCOUNT_ID: server.accountId, MATFRAME_AUTH_TOKEN: server.authToken } },
+    { env: env() },
   );
 }
 
@@ -55,6 +67,7 @@ describe("the unfinished folder of a killed export to a directory", () => {
   it("is removed by the next run, which says so; live and unowned folders are kept", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "matframe-stale-"));
     const target = path.join(dir, "by-formula");
+    const release = hold();
     const first = hiveExport(target);
     const partial = await fileAppears(dir, (name) => /^\.by-formula\.[0-9a-f]{8}\.partial$/.test(name), first.done);
     // The folder names its writer before any page is written; the second page is held meanwhile.
@@ -72,8 +85,7 @@ describe("the unfinished folder of a killed export to a directory", () => {
     mkdirSync(unowned);
     writeFileSync(path.join(unowned, "part.parquet"), "kept");
 
-    held = undefined;
-    release?.();
+    release();
     const second = await hiveExport(target).done;
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(
@@ -89,5 +101,27 @@ describe("the unfinished folder of a killed export to a directory", () => {
     expect(existsSync(path.join(target, "_SUCCESS"))).toBe(true);
     // The finished dataset holds only the export's files: the owner file left before the rename.
     expect(existsSync(path.join(target, ".matframe-owner"))).toBe(false);
+  });
+
+  it("a file export's temporary file is removed by the next run; a live writer's is kept", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "matframe-stale-"));
+    const target = path.join(dir, "m.csv");
+    const args = ["export", "--base-url", server.origin, "--output", target, "--page-size", "100"];
+    const release = hold();
+    const first = startCli(args, { env: env() });
+    // Made before the first page is asked for, which the server holds.
+    const temp = await fileAppears(dir, (name) => /^\.m\.csv\.\d+\.[0-9a-f]{8}\.tmp$/.test(name), first.done);
+    first.child.kill("SIGKILL");
+    expect((await first.done).signal).toBe("SIGKILL");
+    // Another writer of the same file, still running (this test process stands for it).
+    const live = `.m.csv.${process.pid}.0a1b2c3d.tmp`;
+    writeFileSync(path.join(dir, live), "");
+    release();
+    const second = await startCli(args, { env: env() }).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(
+      `warning: removed ${path.join(dir, temp)}, the unfinished file of an earlier export to ${target} whose process (${first.child.pid}) was killed`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([live, "m.csv"]);
   });
 });

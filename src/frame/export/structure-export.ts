@@ -257,6 +257,7 @@ async function writeSingleFile(
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
 ): Promise<StructureExportResult> {
   const file = await openAtomicFile(target, { force: options.force });
+  reportWarnings(sweepWarnings(file.swept, target), options.onWarning);
   const sink = new Sink(file.stream, target);
   const skipped: string[] = [];
   let items = 0;

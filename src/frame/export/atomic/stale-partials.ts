@@ -7,7 +7,7 @@
 // same target, on this host or another, keeps its folder.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { lockHolderLive } from "../../../pid-lock";
+import { lockHolderLive, processRunning } from "../../../pid-lock";
 import type { FrameWarning } from "../../table/row-reader";
 
 /** The owner file inside a temporary directory; removed just before the directory takes its name. */
@@ -66,12 +66,44 @@ export function sweepStalePartials(target: string): SweepResult {
   return { removed, unowned };
 }
 
+/**
+ * Removes the temporary files (`.NAME.<pid>.<hex>.tmp`, as `openAtomicFile` names them) of earlier
+ * exports to the file `target` whose process has ended. The pid in the name is the only owner
+ * record a file has: a pid now reused by another process keeps its file (the safe side).
+ */
+export function sweepStaleTempFiles(target: string): SweepResult {
+  const final = path.resolve(target);
+  const dir = path.dirname(final);
+  const escaped = path.basename(final).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`^\\.${escaped}\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return { removed: [], unowned: [] };
+  }
+  const removed: { path: string; pid: number }[] = [];
+  for (const name of names) {
+    const pid = Number(pattern.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processRunning(pid)) continue;
+    const file = path.join(dir, name);
+    if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) continue;
+    try {
+      fs.rmSync(file, { force: true });
+      removed.push({ path: file, pid });
+    } catch {
+      // Not ours to remove: left for the user.
+    }
+  }
+  return { removed, unowned: [] };
+}
+
 /** What a sweep did, in the user's words: one warning per folder removed or left alone. */
 export function sweepWarnings(swept: SweepResult, target: string): FrameWarning[] {
   const removed = swept.removed.map(
     (folder): FrameWarning => ({
       code: "STALE_PARTIAL",
-      message: `removed ${folder.path}, the unfinished folder of an earlier export to ${target} whose process (${folder.pid}) was killed; nothing finished was in it.`,
+      message: `removed ${folder.path}, the unfinished ${folder.path.endsWith(".tmp") ? "file" : "folder"} of an earlier export to ${target} whose process (${folder.pid}) was killed; nothing finished was in it.`,
       path: folder.path,
       rows: 0,
       ids: [],
