@@ -177,6 +177,18 @@ describe("matframe export --resume, killed and resumed", () => {
     expect(readFileSync(target, "utf8").split("\n")[0]).toBe("_id,name");
   }, 60_000);
 
+  it("with --quiet, a resumed export prints nothing on stderr", async () => {
+    const target = path.join(dir, "quiet.csv");
+    const killed = await runCli(args("csv", target, ["--resume", "--quiet"]), {
+      env: { ...env(), ...stopAt(1, "SIGKILL") },
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const resumed = await runCli(args("csv", target, ["--resume", "--quiet"]), { env: env() });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toBe("");
+    expect(readFileSync(target)).toEqual(readFileSync(references.get("csv")!));
+  }, 60_000);
+
   it("refuses --resume to stdout and for a sort other than _id, naming the flag", async () => {
     const stdout = await runCli(["export", "--base-url", server.origin, "--resume"], { env: env() });
     expect(stdout.code).toBe(1);
