@@ -16,8 +16,14 @@ import { planTableExport, type TableFormat } from "../frame/collection-io";
 import "../frame/collection-methods";
 import "../frame/results/results-view";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
-import { TargetExistsError, ValidationError } from "../errors";
-import { resumePaths, savedProgress, type SavedSummary } from "../frame/export/resume/progress-files";
+import { ResumeError, TargetExistsError, ValidationError } from "../errors";
+import {
+  discardProgress,
+  OutputLock,
+  resumePaths,
+  savedProgress,
+  type SavedSummary,
+} from "../frame/export/resume/progress-files";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 
 /** The local platform's built-in account. */
@@ -333,8 +339,43 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
           ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
         });
     if (result.resumedFrom) announced();
+    if (!options.resume && typeof options.output === "string") await dropSupersededProgress(options.output, events);
     return result;
   });
+}
+
+/**
+ * After a plain export wrote `output` whole, removes the progress a killed `--resume` run of the
+ * same output saved beside it: it can no longer be continued (the output exists), and it lingered
+ * unseen, however large. Under the output's lock, so a resumable run still writing keeps its own;
+ * said on stderr either way.
+ */
+async function dropSupersededProgress(output: string, events: ExportTaskEvents): Promise<void> {
+  const { partial, state } = resumePaths(output);
+  if (!existsSync(state) && !existsSync(partial)) return;
+  const saved = await savedProgress(output).catch(() => undefined);
+  const records = `${(saved?.items ?? 0).toLocaleString("en-US")} records`;
+  const warn = (message: string): void =>
+    events.onWarning?.({ code: "STALE_PARTIAL", message, path: partial, rows: 0, ids: [] });
+  let lock: OutputLock;
+  try {
+    lock = OutputLock.take(output, output);
+  } catch (error) {
+    // ResumeError: a live run holds it; anything else (the folder went read-only) is no reason to fail a finished export.
+    if (error instanceof ResumeError)
+      warn(
+        `${output} also has progress saved by a --resume run that is still running (${partial}); it was left alone.`,
+      );
+    return;
+  }
+  try {
+    await discardProgress(output, lock);
+    warn(
+      `removed the progress a killed --resume run had saved for ${output} (${records}): this run wrote ${output} whole.`,
+    );
+  } finally {
+    lock.release();
+  }
 }
 
 /** The options a results export cannot take, by their option names. */

@@ -124,4 +124,23 @@ describe("the unfinished folder of a killed export to a directory", () => {
     );
     expect(readdirSync(dir).sort()).toEqual([live, "m.csv"]);
   });
+
+  it("a plain export that writes the file whole removes what a killed --resume run saved", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "matframe-stale-"));
+    const target = path.join(dir, "r.csv");
+    const args = ["export", "--base-url", server.origin, "--output", target, "--page-size", "100"];
+    const release = hold();
+    const first = startCli([...args, "--resume"], { env: env() });
+    await fileAppears(dir, (name) => name === ".r.csv.matframe-partial", first.done);
+    first.child.kill("SIGKILL");
+    expect((await first.done).signal).toBe("SIGKILL");
+    expect(readdirSync(dir).some((name) => name.startsWith(".r.csv.matframe-"))).toBe(true);
+    release();
+    const plain = await startCli(args, { env: env() }).done;
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(
+      `warning: removed the progress a killed --resume run had saved for ${target} (0 records): this run wrote ${target} whole.`,
+    );
+    expect(readdirSync(dir)).toEqual(["r.csv"]);
+  });
 });
