@@ -65,6 +65,24 @@ export function releasePidLock(file: string): void {
   if (text !== undefined && parseOwner(text).token === token) rmSync(absolute, { force: true });
 }
 
+/**
+ * Reads a lock without taking it: whether its holder still runs, and its pid; undefined when there
+ * is no lock at `file` (or it cannot be read). For a sweep that must never remove what a live
+ * process is writing, yet must not create a lock where there was none.
+ */
+export function lockHolderLive(file: string): { live: boolean; pid: number } | undefined {
+  const absolute = path.resolve(file);
+  let text: string | undefined;
+  try {
+    text = readLock(absolute);
+  } catch {
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  const owner = parseOwner(text);
+  return { live: holderLive(absolute, owner), pid: owner.pid };
+}
+
 /** Whether a process with this id exists (EPERM: it does, but belongs to another user). */
 export function processRunning(pid: number): boolean {
   try {

@@ -2,7 +2,7 @@
 // is said at the end. The flags are read in export-flags.ts, failures worded in errors.ts.
 import { AbortError, ApiError, ConnectionError, OutputError, ResponseValidationError, TimeoutError } from "../errors";
 import { exportTask, type ExportSource, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
-import { savedRecords } from "../frame/export/resume/progress-files";
+import { type SavedSummary, savedRecords } from "../frame/export/resume/progress-files";
 import { environmentPassword } from "../client/config/platform-source";
 import { promptPassword, readPasswordFromStdin } from "./password";
 import { UsageError } from "./errors";
@@ -188,6 +188,11 @@ export async function runExport(argv: string[]): Promise<number> {
               : `Exporting from ${source.description ?? source.baseUrl}.\n`,
           );
         },
+        onResume: (saved) => {
+          if (quiet) return;
+          bar?.clear();
+          process.stderr.write(`${resumingLine(saved, noun(parsed.task))}\n`);
+        },
         onProgress: (progress) => bar?.update(progress),
         onWarning: (warning) => {
           bar?.clear();
@@ -196,10 +201,7 @@ export async function runExport(argv: string[]): Promise<number> {
       },
     );
     bar?.clear();
-    if (!quiet)
-      process.stderr.write(
-        `${summary(result, parsed.task.results ? "row" : parsed.task.optimade ? "structure" : "material")}\n`,
-      );
+    if (!quiet) process.stderr.write(`${summary(result, noun(parsed.task))}\n`);
     return EXIT.ok;
   } catch (error) {
     bar?.clear();
@@ -239,11 +241,31 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 130 : 143;
 }
 
+/** What one exported record is called in messages. */
+function noun(task: Parsed["task"]): "material" | "row" | "structure" {
+  return task.results ? "row" : task.optimade ? "structure" : "material";
+}
+
+/** `count` and `word`, plural when it is not 1: "12,000 materials", "1 page". */
+function counted(count: number, word: string): string {
+  return `${groupDigits(count)} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/** The line a resumed export starts with: what earlier runs wrote, and where this one goes on. */
+function resumingLine(saved: SavedSummary, noun: string): string {
+  const written = `Resuming: ${counted(saved.items, noun)} already written`;
+  if (saved.pages !== undefined)
+    return `${written} in ${counted(saved.pages, "page")}; continuing from page ${groupDigits(saved.pages + 1)}.`;
+  if (saved.parts !== undefined && saved.parts > 1)
+    return `${written} in ${counted(saved.parts, "part file")}; each part continues where it stopped.`;
+  return `${written}; continuing after them.`;
+}
+
 function summary(result: ExportTaskResult, noun: "material" | "row" | "structure"): string {
-  const items = `${groupDigits(result.items)} ${noun}${result.items === 1 ? "" : "s"}`;
-  const pages = `${result.pages} ${result.pages === 1 ? "page" : "pages"}`;
+  const items = counted(result.items, noun);
+  const pages = counted(result.pages, "page");
   const resumed = result.resumedFrom
-    ? `, continuing the ${groupDigits(result.resumedFrom)} saved by an earlier run`
+    ? `: ${groupDigits(result.resumedFrom)} saved by an earlier run, ${groupDigits(result.items - result.resumedFrom)} added by this one`
     : "";
   return `Exported ${items} (${pages}) in ${result.seconds.toFixed(1)} s to ${result.path ?? "stdout"}${resumed}.`;
 }

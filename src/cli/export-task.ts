@@ -16,8 +16,14 @@ import { planTableExport, type TableFormat } from "../frame/collection-io";
 import "../frame/collection-methods";
 import "../frame/results/results-view";
 import { checkTarget } from "../frame/export/atomic/atomic-file";
-import { TargetExistsError, ValidationError } from "../errors";
-import { resumePaths } from "../frame/export/resume/progress-files";
+import { ResumeError, TargetExistsError, ValidationError } from "../errors";
+import {
+  discardProgress,
+  OutputLock,
+  resumePaths,
+  savedProgress,
+  type SavedSummary,
+} from "../frame/export/resume/progress-files";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 
 /** The local platform's built-in account. */
@@ -179,6 +185,12 @@ export interface ExportTaskEvents {
   onSource?: (source: ExportSource) => void;
   onProgress?: (progress: Progress) => void;
   onWarning?: (warning: FrameWarning) => void;
+  /**
+   * With `resume`: the saved progress this run continues (records already written, and their
+   * pages or part files), once the export has taken it up: with its first progress, before the
+   * progress is reported, or at the end when nothing was left to add.
+   */
+  onResume?: (saved: SavedSummary) => void;
 }
 
 /** What the export wrote, and how long it took. */
@@ -276,6 +288,21 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     // Through the public API, as a user's script would export. The built-in platform listens on
     // a new port each run: a resumed export reads "the local platform" again.
     const resumePlatform = local && options.resume ? { resumePlatform: "local (built-in)" } : {};
+    // Read for the message alone; the export checks the saved progress again under its lock, and
+    // refuses progress of another request. So the message waits for the export's first progress
+    // (or its end, when nothing was left to add): by then the saved progress was taken up.
+    let announce =
+      options.resume && !options.restart && typeof options.output === "string"
+        ? await savedProgress(options.output).catch(() => undefined)
+        : undefined;
+    const announced = (): void => {
+      if (announce && announce.items > 0) events.onResume?.(announce);
+      announce = undefined;
+    };
+    const onProgress = (progress: Progress): void => {
+      announced();
+      events.onProgress?.(progress);
+    };
     const common = {
       query,
       sort,
@@ -286,12 +313,12 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
       force: options.force,
       resume: options.resume,
       restart: options.restart,
-      onProgress: events.onProgress,
+      onProgress,
       onWarning: events.onWarning,
       ...resumePlatform,
     };
     const materials = client.materials;
-    return structures
+    const result = structures
       ? await materials.exportStructures(options.output as string, {
           ...common,
           format: structures.format,
@@ -311,7 +338,44 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
           partitions: options.partitions,
           ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
         });
+    if (result.resumedFrom) announced();
+    if (!options.resume && typeof options.output === "string") await dropSupersededProgress(options.output, events);
+    return result;
   });
+}
+
+/**
+ * After a plain export wrote `output` whole, removes the progress a killed `--resume` run of the
+ * same output saved beside it: it can no longer be continued (the output exists), and it lingered
+ * unseen, however large. Under the output's lock, so a resumable run still writing keeps its own;
+ * said on stderr either way.
+ */
+async function dropSupersededProgress(output: string, events: ExportTaskEvents): Promise<void> {
+  const { partial, state } = resumePaths(output);
+  if (!existsSync(state) && !existsSync(partial)) return;
+  const saved = await savedProgress(output).catch(() => undefined);
+  const records = `${(saved?.items ?? 0).toLocaleString("en-US")} records`;
+  const warn = (message: string): void =>
+    events.onWarning?.({ code: "STALE_PARTIAL", message, path: partial, rows: 0, ids: [] });
+  let lock: OutputLock;
+  try {
+    lock = OutputLock.take(output, output);
+  } catch (error) {
+    // ResumeError: a live run holds it; anything else (the folder went read-only) is no reason to fail a finished export.
+    if (error instanceof ResumeError)
+      warn(
+        `${output} also has progress saved by a --resume run that is still running (${partial}); it was left alone.`,
+      );
+    return;
+  }
+  try {
+    await discardProgress(output, lock);
+    warn(
+      `removed the progress a killed --resume run had saved for ${output} (${records}): this run wrote ${output} whole.`,
+    );
+  } finally {
+    lock.release();
+  }
 }
 
 /** The options a results export cannot take, by their option names. */

@@ -205,6 +205,7 @@ async function runHiveExport(
   const common = {
     force: options.force,
     onProgress: options.onProgress,
+    onWarning: options.onWarning,
     ...(options.strict ? { strict: { plan: planned.plan, options: { units: options.units } } } : {}),
   };
   let result: ExportResult;

@@ -35,6 +35,7 @@ import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
 import type { JobEnd } from "./collections/job-ends";
 import { escapeForTerminal } from "../terminal-text";
+import { describeVisibleMaterials } from "./visible-materials";
 import { UrlSigner } from "./http/signed-urls";
 import { ClassActivity } from "./teacher/class-activity";
 import { TeacherAccess } from "./teacher/teacher-access";
@@ -384,7 +385,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const hostInUrl =
     resolved.host.includes(":") && !resolved.host.startsWith("[") ? `[${resolved.host}]` : resolved.host;
   const baseUrl = `http://${hostInUrl}:${port}${API_PREFIX}`;
-  log(`serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}`);
+  // What each account lists: the served materials and its own (its copy of silicon, and with
+  // --store what it wrote before).
+  const accounts = state.auth.accountOwners().map((account) => ({
+    username: account.slug,
+    own: state.written.countOf(account._id, "materials"),
+  }));
+  log(
+    `serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}${describeVisibleMaterials(all.length, accounts)}`,
+  );
   for (const warning of resolved.warnings) log(`warning: ${warning}`);
   if (resolved.store !== undefined)
     log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { captured } from "../support/checked";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli, startCli, startServe, type Running, type ServeProcess } from "../reliability/support/cli";
 
@@ -123,7 +124,18 @@ describe("matframe export --resume, killed and resumed", () => {
           );
         }
         const resumed = await runCli(args(format, target, ["--resume"]), { env: env() });
-        expect(resumed.stderr).toMatch(/Exported 4,000 materials .*, continuing the [\d,]+ saved by an earlier run\./);
+        // The run says at once that it resumes, and from where; its closing line agrees.
+        const start =
+          /Resuming: ([\d,]+) materials already written in ([\d,]+) pages?; continuing from page ([\d,]+)\./;
+        const number = (group: number): number =>
+          Number(captured(start, resumed.stderr, "the resuming line", group).replaceAll(",", ""));
+        const kept = number(1);
+        expect(number(3)).toBe(number(2) + 1);
+        expect(kept).toBeGreaterThan(0);
+        expect(resumed.stderr).toContain(
+          `: ${kept.toLocaleString("en-US")} saved by an earlier run, ${(4000 - kept).toLocaleString("en-US")} added by this one.`,
+        );
+        expect(resumed.stderr.indexOf("Resuming:")).toBeLessThan(resumed.stderr.indexOf("Exported 4,000 materials"));
         expect(resumed.code).toBe(0);
         if (format === "parquet") await sameTable(target, references.get(format)!);
         else expect(readFileSync(target)).toEqual(readFileSync(references.get(format)!));
@@ -163,6 +175,18 @@ describe("matframe export --resume, killed and resumed", () => {
     );
     expect(restarted.code).toBe(0);
     expect(readFileSync(target, "utf8").split("\n")[0]).toBe("_id,name");
+  }, 60_000);
+
+  it("with --quiet, a resumed export prints nothing on stderr", async () => {
+    const target = path.join(dir, "quiet.csv");
+    const killed = await runCli(args("csv", target, ["--resume", "--quiet"]), {
+      env: { ...env(), ...stopAt(1, "SIGKILL") },
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const resumed = await runCli(args("csv", target, ["--resume", "--quiet"]), { env: env() });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toBe("");
+    expect(readFileSync(target)).toEqual(readFileSync(references.get("csv")!));
   }, 60_000);
 
   it("refuses --resume to stdout and for a sort other than _id, naming the flag", async () => {

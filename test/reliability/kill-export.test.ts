@@ -68,7 +68,8 @@ describe("killing matframe export mid-run", () => {
       expect(existsSync(target)).toBe(false);
       if (signal === "SIGKILL") {
         // Nothing can run after SIGKILL: a hidden temporary file (.materials.csv.<pid>.<hex>.tmp) may
-        // stay behind, but never under the target's name.
+        // stay behind (the next export to that file removes it: stale-partials.test.ts), but never
+        // under the target's name.
         expect(finished.signal).toBe("SIGKILL");
         expect(readdirSync(dir).every((f) => /^\.materials\.csv\.\d+\.[0-9a-f]+\.tmp$/.test(f))).toBe(true);
       } else {

@@ -136,7 +136,7 @@ export async function writeRows(
   options: ExportCsvOptions,
 ): Promise<ExportResult> {
   const format = rowFormat === "csv" ? CSV(options.header ?? true, options.escapeFormulas ?? true) : NDJSON;
-  const output = await openTableOutput(target, options.force);
+  const output = await openTableOutput(target, options.force, options.onWarning);
   const sink = new Sink(output.stream, output.path);
   const resumed = output.resumed;
   sink.bytes = resumed?.bytes ?? 0;

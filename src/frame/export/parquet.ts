@@ -157,7 +157,7 @@ export async function writeParquet(
   resolved: ResolvedParquet = checkParquetOptions(plan, options),
 ): Promise<ExportResult> {
   const hp = loadWriter();
-  const output = await openTableOutput(target, options.force);
+  const output = await openTableOutput(target, options.force, options.onWarning);
   const sink = new Sink(output.stream, output.path);
   const resumed = output.resumed;
   sink.bytes = resumed?.bytes ?? 0;

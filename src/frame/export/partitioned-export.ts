@@ -2,6 +2,8 @@ import * as path from "node:path";
 import type { Progress } from "../../client/config/options";
 import { ValidationError } from "../../errors";
 import { openAtomicDir } from "./atomic/atomic-dir";
+import { sweepWarnings } from "./atomic/stale-partials";
+import { reportWarnings, type WarningHandler } from "../table/warnings";
 import type { ExportResult, ExportTarget } from "./export";
 import { writeSuccessMarker } from "./dataset/success-marker";
 
@@ -42,7 +44,7 @@ export async function writePartitioned(
   target: ExportTarget,
   extension: string,
   writePart: PartWriter,
-  options: { force?: boolean; onProgress?: (progress: Progress) => void },
+  options: { force?: boolean; onProgress?: (progress: Progress) => void; onWarning?: WarningHandler },
 ): Promise<PartitionedExportResult> {
   if (typeof target !== "string") {
     throw new ValidationError(
@@ -53,6 +55,7 @@ export async function writePartitioned(
   const stop = new AbortController();
   const walks = await openWalks(stop.signal);
   const dir = openAtomicDir(target, { force: options.force });
+  reportWarnings(sweepWarnings(dir.swept, target), options.onWarning);
   const progress = walks.map(() => ({ items: 0, pages: 0, bytes: 0 }));
   const report = (): void => {
     const total = progress.reduce((sum, p) => ({

@@ -16,6 +16,7 @@ import {
 } from "../../structure/formats";
 import { openAtomicFile } from "./atomic/atomic-file";
 import { openAtomicDir } from "./atomic/atomic-dir";
+import { sweepWarnings } from "./atomic/stale-partials";
 import { Sink } from "./export";
 import { csvLine } from "./csv";
 import type { FrameWarning } from "../table/row-reader";
@@ -201,6 +202,7 @@ export async function writeStructures(
   const pages = source.walk(plan.walk);
   if (plan.singleFile) return writeSingleFile(pages, target, writerOf(plan, SINGLE_FILE_FORMAT), options);
   const dir = openAtomicDir(target, { force: options.force });
+  reportWarnings(sweepWarnings(dir.swept, target), options.onWarning);
   const temp = dir.tempPath;
   const write = writerOf(plan);
   const ext = structureFormat(plan.format).extension;
@@ -255,6 +257,7 @@ async function writeSingleFile(
   options: Pick<StructureExportOptions, "force" | "onProgress" | "onWarning">,
 ): Promise<StructureExportResult> {
   const file = await openAtomicFile(target, { force: options.force });
+  reportWarnings(sweepWarnings(file.swept, target), options.onWarning);
   const sink = new Sink(file.stream, target);
   const skipped: string[] = [];
   let items = 0;

@@ -4,6 +4,8 @@
 import type { Writable } from "node:stream";
 import { openAtomicFile } from "./atomic/atomic-file";
 import { ResumableFile } from "./resume/resumable-file";
+import { sweepWarnings } from "./atomic/stale-partials";
+import { reportWarnings, type WarningHandler } from "../table/warnings";
 import type { Checkpoint, SavedProgress } from "./resume/resume-plan";
 
 /** An opened output. */
@@ -34,6 +36,7 @@ const none = (): Promise<void> => Promise.resolve();
 export async function openTableOutput(
   target: string | Writable | ResumableFile,
   force: boolean | undefined,
+  onWarning?: WarningHandler,
 ): Promise<TableOutput> {
   if (target instanceof ResumableFile) {
     return {
@@ -59,6 +62,7 @@ export async function openTableOutput(
       discard: none,
     };
   const file = await openAtomicFile(target, { force });
+  reportWarnings(sweepWarnings(file.swept, target), onWarning);
   return {
     stream: file.stream,
     path: file.path,

@@ -17,9 +17,11 @@ export interface FrameWarning {
    * (`matframe:spaceGroupSymbol`) is null for records without a usable structure, `"EMPTY_COLUMN"` when a
    * column is null in every row (often a misspelt path: see `suggestion`), `"QUERY_PATH"` when a
    * query path cannot match a material (reported before the request; `suggestion` is the form
-   * that works).
+   * that works), `"STALE_PARTIAL"` when an export removed the unfinished folder or temporary file a
+   * killed earlier export left beside the target (or left a folder alone that names no writer;
+   * `path` is that folder or file).
    */
-  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN" | "QUERY_PATH";
+  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN" | "QUERY_PATH" | "STALE_PARTIAL";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
   /** Dotted path: of the method object (`"method"`), the empty or computed column's name. */

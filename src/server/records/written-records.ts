@@ -91,6 +91,11 @@ export class WrittenRecords {
     return `${this.epoch}.${this.changedAt.get(ownerId) ?? 0}`;
   }
 
+  /** How many records `ownerId` has in `collection` (no store is built for it). */
+  countOf(ownerId: string, collection = FIRST_COLLECTION): number {
+    return this.idsByShelf.get(shelf(collection, ownerId))?.size ?? 0;
+  }
+
   /** The records of `ownerId` in `collection` as a store to query, or undefined when it has none. */
   storeOf(ownerId: string, collection = FIRST_COLLECTION): MaterialStore | undefined {
     const key = shelf(collection, ownerId);

@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { describeWriteError } from "./atomic-file";
 import { randomBytes } from "node:crypto";
 import { OutputError, TargetExistsError } from "../../../errors";
+import { releasePidLock, takePidLock } from "../../../pid-lock";
+import { OWNER_FILE, type SweepResult, sweepStalePartials } from "./stale-partials";
 
 /** A directory being filled under a temporary name, which takes the target's name only on commit. */
 export interface AtomicDir {
@@ -14,6 +16,8 @@ export interface AtomicDir {
   commit(): Promise<void>;
   /** Removes the temporary directory; safe to call more than once. */
   abort(): Promise<void>;
+  /** The folders of earlier, killed exports to the same target that were removed before this one began. */
+  readonly swept: SweepResult;
 }
 
 // Temporary directories still open, removed if the process exits before commit or abort
@@ -41,6 +45,7 @@ function track(dir: string): void {
 export function openAtomicDir(target: string, options: { force?: boolean } = {}): AtomicDir {
   const final = path.resolve(target);
   if (fs.existsSync(final) && !options.force) throw new TargetExistsError(target);
+  const swept = sweepStalePartials(final);
   const tempPath = path.join(path.dirname(final), `.${path.basename(final)}.${randomBytes(4).toString("hex")}.partial`);
   try {
     fs.mkdirSync(tempPath, { recursive: false });
@@ -50,13 +55,29 @@ export function openAtomicDir(target: string, options: { force?: boolean } = {})
     });
   }
   track(tempPath);
+  // Names this process as the writer, so a later run can tell this folder from one left by a
+  // killed export (stale-partials.ts).
+  const owner = path.join(tempPath, OWNER_FILE);
+  try {
+    takePidLock(owner);
+  } catch (error) {
+    fs.rmSync(tempPath, { recursive: true, force: true });
+    live.delete(tempPath);
+    throw new OutputError(`Cannot create ${target}: ${describeWriteError(error, path.dirname(final))}`, target, {
+      cause: error,
+    });
+  }
   let settled = false;
   return {
     path: final,
     tempPath,
+    swept,
     async commit() {
       if (settled) throw new OutputError(`The write to ${target} was already finished or abandoned.`, final);
       settled = true;
+      // Out before the rename, so the finished folder holds only the export's files. A sweep that
+      // finds no owner file leaves the folder alone, so this gap is safe.
+      releasePidLock(owner);
       try {
         await placeDir(tempPath, final, target, options.force ?? false);
       } catch (error) {
@@ -69,6 +90,7 @@ export function openAtomicDir(target: string, options: { force?: boolean } = {})
     async abort() {
       if (settled) return;
       settled = true;
+      releasePidLock(owner);
       await fs.promises.rm(tempPath, { recursive: true, force: true });
       live.delete(tempPath);
     },

@@ -5,6 +5,7 @@ import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
 import { TargetExistsError } from "../../../errors";
 import { OutputError } from "../../../errors";
+import { type SweepResult, sweepStaleTempFiles } from "./stale-partials";
 
 const open = promisify(fs.open);
 const fsync = promisify(fs.fsync);
@@ -21,6 +22,8 @@ export interface AtomicFile {
   commit(): Promise<void>;
   /** Discards the temporary file; safe to call more than once and after a failed commit. */
   abort(): Promise<void>;
+  /** Temporary files of earlier, killed exports to the same target, removed before this one began. */
+  readonly swept: SweepResult;
 }
 
 /** Options of {@link openAtomicFile}. */
@@ -88,6 +91,8 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
   const file = await checkTarget(target, force);
 
   const dir = path.dirname(file);
+  // A writer killed with SIGKILL leaves its temporary file; each run names a new one.
+  const swept = sweepStaleTempFiles(file);
   const tempPath = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   let fd: number;
   try {
@@ -141,7 +146,7 @@ export async function openAtomicFile(target: string, options: AtomicFileOptions 
     await syncDirectory(dir);
   }
 
-  return { path: file, tempPath, stream, commit, abort };
+  return { path: file, tempPath, stream, commit, abort, swept };
 }
 
 /** Moves a finished file to its target; without `force`, never over a file that appeared meanwhile. */

@@ -7,6 +7,8 @@ import * as path from "node:path";
 import type { Progress } from "../../../client/config/options";
 import { ValidationError } from "../../../errors";
 import { openAtomicDir } from "../atomic/atomic-dir";
+import { sweepWarnings } from "../atomic/stale-partials";
+import { reportWarnings, type WarningHandler } from "../../table/warnings";
 import type { ExportTarget, PageSource } from "../export";
 import type { PartitionedExportResult } from "../partitioned-export";
 import { writeSuccessMarker } from "./success-marker";
@@ -33,6 +35,8 @@ export const PART = "part-0000.parquet";
 export type HiveCommon = {
   force?: boolean;
   onProgress?: (progress: Progress) => void;
+  /** Told of the unfinished folders of killed earlier exports removed before this one began. */
+  onWarning?: WarningHandler;
   strict?: RouteOptions<unknown>["strict"];
 };
 
@@ -51,6 +55,7 @@ export async function writeHive(
     );
   }
   const dir = openAtomicDir(target, { force: options.force });
+  reportWarnings(sweepWarnings(dir.swept, target), options.onWarning);
   try {
     const routed = await routePartitions(pages, hive, {
       open: async (folder) => {

@@ -120,23 +120,46 @@ export async function discardProgress(target: string, _lock: OutputLock): Promis
   await fs.promises.rm(partial, { force: true, recursive: true });
 }
 
+/** What the saved progress of an export holds, for the message a resumed run starts with. */
+export interface SavedSummary {
+  /** Records already written. */
+  readonly items: number;
+  /** A file export: the pages those records came in (the walk continues with the next one). */
+  readonly pages?: number;
+  /** A directory export: the part files that hold some of them (each continues where it stopped). */
+  readonly parts?: number;
+}
+
 /**
  * How many records the saved progress of `target` holds (a file, a partitioned dataset or a
  * structure directory), or undefined when nothing is saved.
  */
 export async function savedRecords(target: string): Promise<number | undefined> {
+  return (await savedProgress(target))?.items;
+}
+
+/**
+ * What the saved progress of `target` holds: records, and the pages (a file) or the part files (a
+ * directory) they are in; undefined when nothing is saved. Read without the lock, for messages only.
+ */
+export async function savedProgress(target: string): Promise<SavedSummary | undefined> {
   const { partial, state } = resumePaths(target);
   const text = await fs.promises.readFile(state, "utf8").catch(() => undefined);
   const top =
     text === undefined
       ? undefined
-      : (JSON.parse(text) as { progress?: { items?: number }; finished?: Record<string, number> });
-  if (typeof top?.progress?.items === "number") return top.progress.items;
+      : (JSON.parse(text) as {
+          progress?: { items?: number; pages?: number };
+          finished?: Record<string, number>;
+        });
+  if (typeof top?.progress?.items === "number") return { items: top.progress.items, pages: top.progress.pages ?? 0 };
   const entries = await fs.promises.readdir(partial).catch(() => undefined);
   if (!entries) return undefined;
   // A directory export: its parts' (or its index's) state files, and the parts already finished;
   // a hive-partitioned dataset keeps them one folder down, in each value's folder.
-  let items = Object.values(top?.finished ?? {}).reduce((sum, n) => sum + n, 0);
+  const finished = Object.values(top?.finished ?? {});
+  let items = finished.reduce((sum, n) => sum + n, 0);
+  let parts = finished.filter((n) => n > 0).length;
   const stateFiles = entries.filter((entry) => entry.endsWith(".matframe-resume.json"));
   for (const folder of entries.filter((entry) => entry.includes("="))) {
     const inner = await fs.promises.readdir(path.join(partial, folder)).catch(() => []);
@@ -148,7 +171,9 @@ export async function savedRecords(target: string): Promise<number | undefined> 
     const part = JSON.parse(await fs.promises.readFile(path.join(partial, name), "utf8")) as {
       progress?: { items?: number };
     };
-    items += part.progress?.items ?? 0;
+    const n = part.progress?.items ?? 0;
+    items += n;
+    if (n > 0) parts++;
   }
-  return items;
+  return { items, parts };
 }
