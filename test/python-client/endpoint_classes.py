@@ -70,7 +70,11 @@ def main():
                   "for_job": properties.list_for_job(job["_id"]), "files": jobs.list_files(job["_id"])})
 
     reference = properties.list({"data.name": "band_gaps"}, {"limit": 500, "skip": 500})
-    step("properties", {"page": len(reference), "metaproperties": metaproperties.list()})
+    # The metaproperties are the pseudopotentials the local platform computes with (Debian's
+    # quantum-espresso-data): how many, and what kind, as the client lists them.
+    metas = metaproperties.list()
+    step("properties", {"page": len(reference),
+                        "metaproperties": {"count": len(metas), "names": sorted({m["data"]["name"] for m in metas})}})
 
     public = bank_materials.list({"tags": "matminer:dielectric_constant"}, {"limit": 5})
     copied = bank_materials.copy(public[0]["_id"])
