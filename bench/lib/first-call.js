@@ -36,7 +36,7 @@ const LABELS = {
 
 /** A server's start-up as a case's result: seconds to its URL, materials, peak RSS so far. */
 function upFigures(server) {
-  return { seconds: server.startSeconds, records: server.materialCount, maxRssKiB: server.peakRssKiB() };
+  return { seconds: server.startSeconds, records: server.materialCount, maxRssKiB: server.urlRssKiB };
 }
 
 /** Runs the case on a fresh server of `synthetic` materials and stops the server. */

@@ -92,6 +92,7 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
   // The "serving N materials" line goes to stderr just before the URL goes to stdout.
   for (let i = 0; i < 20 && !/serving \d+ materials/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
   const materialCount = Number(/serving (\d+) materials/.exec(stderr)?.[1] ?? NaN);
+  const urlRssKiB = peakRssKiB(child.pid);
   // Cold figures are taken once start-up is over, background warm-up included (bounded by serve).
   const warm = waitForWarmUp && !args.includes("--no-warm-up") ? await warmedUp : null;
 
@@ -104,6 +105,8 @@ async function startServerProcess({ synthetic, args = [], timeoutMs = 15 * 60 * 
     startSeconds,
     /** Seconds from spawn to the end of serve's background warm-up, when it was waited for. */
     warmSeconds: warm?.seconds,
+    /** Peak resident size when the URL was printed, before the background warm-up. */
+    urlRssKiB,
     /** Resolves when serve's background warm-up ends (seconds since spawn, records kept), or null if it exits first. */
     warmedUp,
     peakRssKiB: () => peakRssKiB(child.pid),
