@@ -87,7 +87,7 @@ Options:
   --restart              discard saved progress and start over (implies --resume)
   --no-formula-escape    write CSV text cells exactly as stored (by default a cell starting with
                          = + - @ tab or CR gets a leading ' so spreadsheets do not run it)
-  --quiet                no progress bar and no summary line
+  --quiet                no progress bar, resume line or summary line
   --username NAME        log in as NAME; the password comes from MATFRAME_PASSWORD, --password-stdin,
                          or a prompt on the terminal
   --password-stdin       read the password from standard input
@@ -234,7 +234,7 @@ async function savedNote(task: Parsed["task"]): Promise<string> {
   if (!task.resume || typeof task.output !== "string") return "";
   const items = await savedRecords(task.output).catch(() => undefined);
   if (items === undefined) return "";
-  return `; ${groupDigits(items)} records are saved: run the same command again with --resume to continue, or with --restart to start over`;
+  return `; ${counted(items, noun(task))} ${items === 1 ? "is" : "are"} saved: run the same command again with --resume to continue, or with --restart to start over`;
 }
 
 function signalExitCode(signal: NodeJS.Signals): number {

@@ -119,7 +119,7 @@ describe("matframe export --resume, killed and resumed", () => {
           expect(killed.code).toBe(signal === "SIGINT" ? 130 : 143);
           expect(killed.stderr).toMatch(
             new RegExp(
-              `interrupted by ${signal}; .* was not written; [\\d,]+ records are saved: run the same command again with --resume`,
+              `interrupted by ${signal}; .* was not written; [\\d,]+ materials are saved: run the same command again with --resume`,
             ),
           );
         }
@@ -253,7 +253,7 @@ describe("the server killed mid-export", () => {
     await serve.done;
     const failed = await run.done;
     expect(failed.code).toBe(3); // a network error
-    expect(failed.stderr).toMatch(/[\d,]+ records are saved: run the same command again with --resume to continue/);
+    expect(failed.stderr).toMatch(/[\d,]+ materials are saved: run the same command again with --resume to continue/);
     expect(existsSync(target)).toBe(false);
 
     serve = await startServe(["--synthetic", "5000", "--quiet", "--port", port]);
