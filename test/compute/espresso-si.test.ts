@@ -137,6 +137,8 @@ describe.runIf(hasPw)("a job stopped while pw.x runs", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
     expect(readFileSync(path.join(workDir, "pw_scf.in"), "utf8")).toContain("calculation = 'scf'");
-    expect(processesIn(workDir)).toEqual([]);
+    // The exit hook's SIGKILL is sent before the parent's exit, but the kernel tears pw.x down
+    // after it: wait for that (within the 1 s promised for a stop; pw.x alone runs for seconds).
+    await vi.waitFor(() => expect(processesIn(workDir)).toEqual([]), { timeout: 1000, interval: 10 });
   });
 });
