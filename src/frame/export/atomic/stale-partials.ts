@@ -27,21 +27,25 @@ function partialPattern(base: string): RegExp {
   return new RegExp(`^\\.${escaped}\\.[0-9a-f]{8}\\.partial$`);
 }
 
+/** The target's folder, its name and what the folder holds (nothing when it cannot be read). */
+function besideTarget(target: string): { dir: string; base: string; names: string[] } {
+  const final = path.resolve(target);
+  const dir = path.dirname(final);
+  try {
+    return { dir, base: path.basename(final), names: fs.readdirSync(dir) };
+  } catch {
+    return { dir, base: path.basename(final), names: [] };
+  }
+}
+
 /**
  * Removes the temporary directories of earlier exports to `target` whose writer has ended.
  * Never touches the target itself, a folder a live process owns, or a folder with no owner file.
  * Errors while removing one folder are skipped: a sweep never stops the export that runs it.
  */
 export function sweepStalePartials(target: string): SweepResult {
-  const final = path.resolve(target);
-  const dir = path.dirname(final);
-  const pattern = partialPattern(path.basename(final));
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return { removed: [], unowned: [] };
-  }
+  const { dir, base, names } = besideTarget(target);
+  const pattern = partialPattern(base);
   const removed: { path: string; pid: number }[] = [];
   const unowned: string[] = [];
   for (const name of names) {
@@ -72,16 +76,9 @@ export function sweepStalePartials(target: string): SweepResult {
  * record a file has: a pid now reused by another process keeps its file (the safe side).
  */
 export function sweepStaleTempFiles(target: string): SweepResult {
-  const final = path.resolve(target);
-  const dir = path.dirname(final);
-  const escaped = path.basename(final).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const { dir, base, names } = besideTarget(target);
+  const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`^\\.${escaped}\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`);
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return { removed: [], unowned: [] };
-  }
   const removed: { path: string; pid: number }[] = [];
   for (const name of names) {
     const pid = Number(pattern.exec(name)?.[1] ?? Number.NaN);
