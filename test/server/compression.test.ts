@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { decodeBody as decode, getBytes as get, login, PREFIX, startTestServer, type Session } from "./helpers";
@@ -38,6 +38,19 @@ describe("matframe serve compresses what the client asks for", () => {
     expect(res.headers.vary).toBe("Accept-Encoding");
     expect(decode(res)).toBe(plain);
     if (expected) expect(res.bytes.length).toBeLessThan(plain.length / 4);
+  });
+
+  it("sends brotli with a window no bigger than the page, and no more bytes than the default window", async () => {
+    const res = await get(server, ALL, { ...session, "accept-encoding": "br" });
+    expect(res.headers["content-encoding"]).toBe("br");
+    const windowBytes = 2 ** brotliWindowBitsOf(res.bytes) - 16;
+    expect(windowBytes).toBeGreaterThanOrEqual(plain.length);
+    expect(windowBytes / 2).toBeLessThan(plain.length);
+    const defaultWindow = brotliCompressSync(plain, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
+    });
+    expect(brotliWindowBitsOf(defaultWindow)).toBe(constants.BROTLI_DEFAULT_WINDOW);
+    expect(res.bytes.length).toBeLessThanOrEqual(defaultWindow.length);
   });
 
   it("leaves bodies under 1 KiB as they are", async () => {
@@ -203,3 +216,13 @@ describe("compressed bodies kept by their content", () => {
     expect(gunzipSync(again).equals(page(1))).toBe(true);
   });
 });
+
+/** WBITS of a brotli stream, from its first bits (RFC 7932, section 9.1; large windows not used here). */
+function brotliWindowBitsOf(stream: Buffer): number {
+  const bits = stream.readUInt8(0) | (stream.readUInt8(1) << 8);
+  if ((bits & 1) === 0) return 16;
+  const n = (bits >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  const m = (bits >> 4) & 7;
+  return m === 0 ? 17 : 8 + m;
+}
