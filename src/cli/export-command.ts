@@ -191,7 +191,7 @@ export async function runExport(argv: string[]): Promise<number> {
         onResume: (saved) => {
           if (quiet) return;
           bar?.clear();
-          process.stderr.write(`${resumingLine(saved, noun(parsed.task))}\n`);
+          process.stderr.write(`${resumingLine(saved, noun(parsed.task), parsed.task.optimade !== undefined)}\n`);
         },
         onProgress: (progress) => bar?.update(progress),
         onWarning: (warning) => {
@@ -251,9 +251,15 @@ function counted(count: number, word: string): string {
   return `${groupDigits(count)} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** The line a resumed export starts with: what earlier runs wrote, and where this one goes on. */
-function resumingLine(saved: SavedSummary, noun: string): string {
+/**
+ * The line a resumed export starts with: what earlier runs wrote, and where this one goes on. An
+ * OPTIMADE provider's next links cannot be rebuilt, so that export reads its pages from the start
+ * again (docs/optimade.md, "Resuming").
+ */
+function resumingLine(saved: SavedSummary, noun: string, fromStart: boolean): string {
   const written = `Resuming: ${counted(saved.items, noun)} already written`;
+  if (fromStart)
+    return `${written}; reading the provider's pages from the start again, writing only what follows them.`;
   if (saved.pages !== undefined)
     return `${written} in ${counted(saved.pages, "page")}; continuing from page ${groupDigits(saved.pages + 1)}.`;
   if (saved.parts !== undefined && saved.parts > 1)

@@ -24,6 +24,7 @@ import {
   savedProgress,
   type SavedSummary,
 } from "../frame/export/resume/progress-files";
+import { announceResume } from "./resume-announcer";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../client/config/platform-source";
 
 /** The local platform's built-in account. */
@@ -288,21 +289,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
     // Through the public API, as a user's script would export. The built-in platform listens on
     // a new port each run: a resumed export reads "the local platform" again.
     const resumePlatform = local && options.resume ? { resumePlatform: "local (built-in)" } : {};
-    // Read for the message alone; the export checks the saved progress again under its lock, and
-    // refuses progress of another request. So the message waits for the export's first progress
-    // (or its end, when nothing was left to add): by then the saved progress was taken up.
-    let announce =
-      options.resume && !options.restart && typeof options.output === "string"
-        ? await savedProgress(options.output).catch(() => undefined)
-        : undefined;
-    const announced = (): void => {
-      if (announce && announce.items > 0) events.onResume?.(announce);
-      announce = undefined;
-    };
-    const onProgress = (progress: Progress): void => {
-      announced();
-      events.onProgress?.(progress);
-    };
+    const resuming = await announceResume(options, events);
+    const onProgress = resuming.onProgress;
     const common = {
       query,
       sort,
@@ -338,7 +326,7 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
           partitions: options.partitions,
           ...(options.partitionBy !== undefined ? { partitionBy: options.partitionBy } : {}),
         });
-    if (result.resumedFrom) announced();
+    resuming.ended(result);
     if (!options.resume && typeof options.output === "string") await dropSupersededProgress(options.output, events);
     return result;
   });

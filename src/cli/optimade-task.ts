@@ -18,6 +18,8 @@ import type { ParquetCompression } from "../frame/export/parquet";
 import type { ColumnType } from "../frame/table/column-types";
 import type { FrameWarning } from "../frame/table/row-reader";
 import type { CellChoice } from "../structure";
+import type { SavedSummary } from "../frame/export/resume/progress-files";
+import { announceResume } from "./resume-announcer";
 
 /**
  * The options of `exportTask` an OPTIMADE export reads (see `ExportTaskOptions`, which it is a
@@ -67,6 +69,8 @@ export interface OptimadeTaskEvents {
   onSource?: (source: OptimadeSource) => void;
   onProgress?: (progress: Progress) => void;
   onWarning?: (warning: FrameWarning) => void;
+  /** With `resume`: the saved progress this run continues (see `ExportTaskEvents.onResume`). */
+  onResume?: (saved: SavedSummary) => void;
 }
 
 /** The options of a material export that an OPTIMADE export cannot take (its filter is `filter`). */
@@ -128,6 +132,7 @@ export async function exportOptimadeTask(
       description: `the OPTIMADE provider ${op.baseUrl}`,
     };
     events.onSource?.(source);
+    const resuming = await announceResume(options, events);
     const common = {
       ...(options.filter !== undefined ? { filter: options.filter } : {}),
       pageSize: options.pageSize,
@@ -136,7 +141,7 @@ export async function exportOptimadeTask(
       force: options.force,
       resume: options.resume,
       restart: options.restart,
-      onProgress: events.onProgress,
+      onProgress: resuming.onProgress,
       onWarning: events.onWarning,
     };
     const result = structureFormat
@@ -156,6 +161,7 @@ export async function exportOptimadeTask(
           rowGroupSize: options.parquetRowGroupSize,
           rowGroupBytes: options.parquetRowGroupBytes,
         });
+    resuming.ended(result);
     return { ...result, seconds: (performance.now() - started) / 1000, source };
   } finally {
     await op.close();

@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { startFakeProvider, startIndexProvider, type FakeProvider } from "../support/optimade-fake";
 import { runCli } from "./run-cli";
+import { captured } from "../support/checked";
+
+const KILLER = join(__dirname, "..", "support", "kill-at-commit.cjs");
 
 // `matframe export --optimade`, as a user runs it: the built CLI in its own process against a
 // real (fake) provider on port 0.
@@ -103,6 +106,42 @@ describe("matframe export --optimade", () => {
     ]);
     expect(cif.code, cif.stderr).toBe(0);
     expect(readdirSync(out).filter((f) => f.endsWith(".cif"))).toHaveLength(4);
+  });
+
+  it("--resume after a kill says what was saved and that the provider is read from the start", async () => {
+    // Killed at its third row group (test/support/kill-at-commit.cjs counts the export's steps).
+    const output = join(dir, "killed.parquet");
+    const args = [
+      "export",
+      "--optimade",
+      provider.base,
+      "--format",
+      "parquet",
+      "--row-group-size",
+      "5",
+      "--page-size",
+      "5",
+    ];
+    const killed = await runCli([...args, "--output", output, "--resume", "--quiet"], {
+      env: { NODE_OPTIONS: `--require ${KILLER}`, MATFRAME_TEST_KILL_AT: "3" },
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    expect(existsSync(output)).toBe(false);
+    const resumed = await runCli([...args, "--output", output, "--resume"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const saved = Number(
+      captured(
+        /Resuming: (\d+) structures already written; reading the provider's pages from the start again/,
+        resumed.stderr,
+        "the resuming line",
+      ),
+    );
+    expect(saved).toBeGreaterThan(0);
+    expect(resumed.stderr).toContain(`: ${saved} saved by an earlier run, ${25 - saved} added by this one.`);
+    // Quiet runs say neither line.
+    const quiet = await runCli([...args, "--output", join(dir, "quiet.parquet"), "--resume", "--quiet"]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe("");
   });
 
   it("refuses platform-only flags and a filter without a provider, exit 1", async () => {
