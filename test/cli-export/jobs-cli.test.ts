@@ -137,7 +137,18 @@ describe("matframe jobs", () => {
       [["jobs", "list", "--download", "x"], env, 1, /--download applies to matframe jobs files, not list/],
       [["jobs", "wait", "x", "--until", "done"], env, 1, /--until takes job statuses/],
       [["jobs", "submit", "--material", "mp-149"], env, 1, /needs both material and workflow/],
-      [["jobs", "submit", "--material", "mp-149", "--workflow", "Band Gap"], env, 1, /2 bank workflows have the name/],
+      [
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "Band Gap"],
+        env,
+        1,
+        /2 bank workflows have the name "Band Gap": .*espresso-band-gap \(espresso\).*; name one by its systemName/,
+      ],
+      [
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "espresso-total-enrgy"],
+        env,
+        1,
+        /No bank workflow has the _id, systemName or name "espresso-total-enrgy"\. Did you mean "espresso-total-energy"\?/,
+      ],
       [["jobs", "wait", "no-such-job"], env, 2, /No job "no-such-job"/],
     ];
     for (const [args, extra, code, message] of cases) {

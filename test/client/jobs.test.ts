@@ -169,10 +169,15 @@ describe("bank workflows into the account", () => {
     expect(copy).toMatchObject({ name: "Python Script", owner: { _id: client.accountId } });
     expect((await client.workflows.get(copy._id)).subworkflows).toEqual(script.subworkflows);
 
-    const bandGaps = bank.filter((w) => w.name === "Band Gap").map((w) => w._id);
+    // Each named by its systemName, which finds it again.
+    const bandGaps = bank.filter((w) => w.name === "Band Gap").map((w) => String(w.systemName));
+    expect(bandGaps).toHaveLength(2);
     const ambiguous = await client.workflows.copyFromBank("Band Gap").catch((e: unknown) => e as Error);
     expect(ambiguous).toBeInstanceOf(ValidationError);
-    for (const id of bandGaps) expect(ambiguous.message).toContain(id);
+    for (const name of bandGaps) {
+      expect(ambiguous.message).toContain(name);
+      expect((await client.workflows.findInBank(name)).name).toBe("Band Gap");
+    }
     await expect(client.workflows.copyFromBank("No Such Workflow")).rejects.toThrow(/No bank workflow has/);
   });
 });

@@ -51,8 +51,9 @@ Options:
   --material ID        submit: the material of a job to create: its _id, or an external id such
                        as mp-149
   --workflow ID|NAME   submit: its workflow: an _id you can read, or a bank workflow's systemName
-                       or name (e.g. "Total Energy"; a name two bank workflows share is refused
-                       with their ids)
+                       (e.g. espresso-total-energy, espresso-band-gap) or name; a name several
+                       bank workflows share (such as "Total Energy") is refused with their
+                       systemNames
   --project ID         submit: its project (default: your default project)
   --name NAME          submit: its name
   --wait               submit: then wait for the jobs, as matframe jobs wait does

@@ -3,6 +3,7 @@ import type { WorkflowRecord } from "../../schemas";
 import { Collection } from "../collection";
 import type { WriteOptions } from "../writes";
 import { internalsOf } from "../client-internals";
+import { editDistance } from "../../edit-distance";
 
 /** A workflow named by its `_id`, by a record that has one, or (for the bank's) by `systemName` or `name`. */
 export type WorkflowReference = string | { readonly _id: string };
@@ -18,8 +19,9 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
   /**
    * The bank workflow `reference` names: its `_id`; else the one whose `systemName` is it; else
    * the one whose `name` is it. A name several bank workflows share (the bank has a "Band Gap"
-   * for Quantum ESPRESSO and one for VASP) is refused with their ids and applications, so that
-   * you can choose; so is a name no bank workflow has.
+   * for Quantum ESPRESSO and one for VASP) is refused with their systemNames (their ids, when one
+   * has none) and applications, so that you can choose; so is a name no bank workflow has, with
+   * the nearest systemName or name when it looks like a typo.
    * @example const bandGap = await client.workflows.findInBank("Band Gap");
    */
   async findInBank(reference: WorkflowReference, options: WriteOptions = {}): Promise<WorkflowRecord> {
@@ -36,18 +38,24 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
       const found = await bank.list({ query: { [field]: text }, projection: { limit: 20 }, signal: options.signal });
       if (found.length === 1) return found[0]!;
       if (found.length > 1) {
+        // Each by its systemName where it has one: what the platform's notebooks name workflows by.
+        const byName = found.every((w) => typeof w.systemName === "string" && w.systemName !== "");
         const choices = found
-          .map((w) => `${w._id} (${(w.subworkflows ?? []).map((s) => s.application?.name ?? "?").join(", ")})`)
+          .map(
+            (w) =>
+              `${byName ? w.systemName : w._id} (${(w.subworkflows ?? []).map((s) => s.application?.name ?? "?").join(", ")})`,
+          )
           .join(", ");
         throw new ValidationError(
           "workflow",
-          `${found.length} bank workflows have the ${field} ${JSON.stringify(text)}: ${choices}; name one by its _id.`,
+          `${found.length} bank workflows have the ${field} ${JSON.stringify(text)}: ${choices}; name one by its ${byName ? "systemName" : "_id"}.`,
         );
       }
     }
+    const nearest = await nearestBankName(bank, text, options.signal);
     throw new ValidationError(
       "workflow",
-      `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}; list them with client.bankWorkflows.list({ projection: { fields: { name: 1 } } }).`,
+      `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}.${nearest ? ` Did you mean ${JSON.stringify(nearest)}?` : ""} List them with client.bankWorkflows.list({ projection: { fields: { systemName: 1, name: 1 } } }).`,
     );
   }
 
@@ -65,6 +73,31 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
       }),
     ) as WorkflowRecord;
   }
+}
+
+/** Bank workflows looked through for a "did you mean" (the bank has 55). */
+const SUGGESTION_POOL = 200;
+
+/** The bank workflow's systemName or name nearest to `text`, when it is near enough to be a typo. */
+async function nearestBankName(
+  bank: Collection<WorkflowRecord>,
+  text: string,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  const all = await bank
+    .list({ projection: { fields: { systemName: 1, name: 1 }, limit: SUGGESTION_POOL }, signal })
+    .catch(() => []);
+  const wanted = text.toLowerCase();
+  // At most a third of the text in edits, as the column suggestions allow.
+  let best: { name: string; distance: number } | undefined;
+  for (const workflow of all)
+    for (const name of [(workflow as { systemName?: unknown }).systemName, workflow.name]) {
+      if (typeof name !== "string" || name === "") continue;
+      const distance = editDistance(wanted, name.toLowerCase());
+      if (distance <= Math.max(1, Math.floor(text.length / 3)) && (!best || distance < best.distance))
+        best = { name, distance };
+    }
+  return best?.name;
 }
 
 function checkReference(reference: unknown): string {
