@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer, type Lockout, type ServerHandle } from "../server";
+import { formatWait } from "../server/handlers/auth-handlers";
 import { parseFlags, wrapHelp } from "./cli-args";
 import { planColumns } from "../frame/table/column-spec";
 import { UsageError } from "./errors";
@@ -192,12 +193,11 @@ const MAX_TYPED_NAME = 1024;
 
 /** The notice a teacher sees when a student is locked out; the name is a remote user's, so escaped. */
 export function lockoutNotice({ username, address, failures, retryAfterSeconds }: Lockout): string {
-  const minutes = Math.ceil(retryAfterSeconds / 60);
   const hint =
     username.length <= MAX_TYPED_NAME
       ? `to let them in now, type: unlock ${commandArgument(username)}`
       : "no account has so long a name, so there is nobody to unlock";
-  return `matframe serve: ${quoteForTerminal(username)} is locked out at ${escapeForTerminal(address)} for ${minutes} minute${minutes === 1 ? "" : "s"} after ${failures} failed logins; ${hint}\n`;
+  return `matframe serve: ${quoteForTerminal(username)} is locked out at ${escapeForTerminal(address)} for ${formatWait(retryAfterSeconds)} after ${failures} failed logins; ${hint}\n`;
 }
 
 /**

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { cleanEnv } from "../cli-export/run-cli";
+import { lockoutNotice } from "../../src/cli/serve-command";
 
 // `matframe serve` as a teacher runs it: a process, its stderr, its input, its parent.
 const ROOT = path.join(__dirname, "..", "..");
@@ -152,6 +153,13 @@ describe("passwords exposed off loopback", () => {
 });
 
 describe("lockouts the teacher can see and lift", () => {
+  it("words a lockout's length as the server's log does: seconds when short, minutes when long", () => {
+    const notice = (retryAfterSeconds: number) =>
+      lockoutNotice({ username: "alice", address: "10.0.0.7", failures: 2, retryAfterSeconds });
+    expect(notice(30)).toContain("for 30 s after 2 failed logins");
+    expect(notice(600)).toContain("for 10 minutes after 2 failed logins");
+  });
+
   it("logs failed logins by username, announces the lockout, and `unlock NAME` on its input lets the student in", async () => {
     const run = serve(process.execPath, [
       BIN,
