@@ -33,7 +33,9 @@ export type Remedy =
   /** Pass this boolean option as true, `to` do what it does ("to discard it"). */
   | { readonly pass: string; readonly to: string }
   /** The credentials worked once and no longer do: log in again. */
-  | { readonly logInAgain: true };
+  | { readonly logInAgain: true }
+  /** Look the right one up among the caller's records of this collection (`"jobs"`). */
+  | { readonly listWith: string };
 
 /**
  * `reason` with `remedy` in words: option names by default (`restart: true`), or the names `name`
@@ -42,17 +44,25 @@ export type Remedy =
 export function withRemedy(
   reason: string,
   remedy: Remedy,
-  name: (option: string, kind: "leaveOut" | "pass") => string = libraryName,
+  name: (option: string, kind: RemedyWord) => string = libraryName,
 ): string {
   if ("leaveOut" in remedy)
     return `${reason}; ${remedy.leaveOut.map((option) => `leave out ${name(option, "leaveOut")}`).join(", or ")}.`;
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
+  if ("listWith" in remedy) return `${reason} List yours with ${name(remedy.listWith, "list")}.`;
   return `${reason}: log in again.`;
 }
 
-/** An option by its name; one to pass as `restart: true`. The CLI words the same remedy in its flags. */
-function libraryName(option: string, kind: "leaveOut" | "pass"): string {
-  return kind === "leaveOut" ? option : `${option}: true`;
+/** What a name in a remedy stands for: an option to leave out or to pass, or a collection to list. */
+export type RemedyWord = "leaveOut" | "pass" | "list";
+
+/**
+ * An option by its name, one to pass as `restart: true`, a collection by the call that lists it.
+ * The CLI words the same remedies in its flags and commands.
+ */
+function libraryName(name: string, kind: RemedyWord): string {
+  if (kind === "list") return `client.${name}.list()`;
+  return kind === "leaveOut" ? name : `${name}: true`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -49,6 +49,8 @@ export function exitCodeFor(error: unknown): number {
 export interface Wording {
   /** The flag that sets each library option (`maxItems` → `--max-items`). */
   readonly flags: Readonly<Record<string, string>>;
+  /** The command that lists each collection (`jobs` → `` `matframe jobs list` ``), where the command has one. */
+  readonly lists?: Readonly<Record<string, string>>;
   /** Where refused credentials came from (`"OIDC_ACCESS_TOKEN"`, `the saved login "default"`), to say how to renew them. */
   readonly credentialsFrom?: string;
 }
@@ -84,7 +86,9 @@ export function describeError(error: unknown, wording: Wording): string {
   if (!remedy) return reason;
   if ("logInAgain" in remedy && error instanceof AuthenticationError)
     return `${reason}: log in again (${renewal(wording.credentialsFrom)}).`;
-  return withRemedy(reason, remedy, flag);
+  return withRemedy(reason, remedy, (name, kind) =>
+    kind === "list" ? (wording.lists?.[name] ?? `client.${name}.list()`) : flag(name),
+  );
 }
 
 /** How to get credentials that work again, by where the refused ones came from. */

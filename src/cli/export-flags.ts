@@ -245,4 +245,7 @@ export const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
   partitionBy: "--partition-by",
   resume: "--resume",
   restart: "--restart",
+  units: "--units",
+  strict: "--strict",
+  force: "--force",
 };

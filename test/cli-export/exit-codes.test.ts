@@ -64,6 +64,21 @@ describe("remedies in the command's words", () => {
     );
   });
 
+  it("names every flag of an option the export refuses for results", () => {
+    for (const [option, flag] of [
+      ["units", "--units"],
+      ["strict", "--strict"],
+      ["force", "--force"],
+    ]) {
+      const error = new ValidationError(option!, `${option} applies to material exports, not to results`, {
+        remedy: { leaveOut: [option!] },
+      });
+      expect(describeError(error, wording)).toBe(
+        `${flag} applies to material exports, not to results; leave out ${flag}.`,
+      );
+    }
+  });
+
   it("says --restart, and restart: true to a library caller", () => {
     const error = new ResumeError("The saved progress of x.csv cannot be read.", "x.csv", {
       to: "to discard it and start over",

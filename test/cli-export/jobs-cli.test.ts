@@ -149,7 +149,7 @@ describe("matframe jobs", () => {
         1,
         /No bank workflow has the _id, systemName or name "espresso-total-enrgy"\. Did you mean "espresso-total-energy"\?/,
       ],
-      [["jobs", "wait", "no-such-job"], env, 2, /No job "no-such-job"/],
+      [["jobs", "wait", "no-such-job"], env, 2, /No job "no-such-job".* List yours with `matframe jobs list`\./],
     ];
     for (const [args, extra, code, message] of cases) {
       const run = await runCli(args, { env: extra });

@@ -8,6 +8,7 @@ import {
   BadRequestError,
   type Client,
   JobWaitTimeoutError,
+  NotFoundError,
   PermissionDeniedError,
   TargetExistsError,
   TimeoutError,
@@ -62,6 +63,11 @@ describe("a job's life from code", () => {
 
     const [gap] = await client.properties.list({ query: { "source.info.jobId": job._id } });
     expect(gap?.data).toEqual({ name: "band_gaps", values: [{ type: "indirect", value: 1.23, units: "eV" }] });
+    // A job this account cannot read: the remedy in the library's words (the CLI says `matframe jobs list`).
+    const unknown = await client.jobs.waitFor("no-such-job").catch((e: unknown) => e as NotFoundError);
+    expect(unknown).toBeInstanceOf(NotFoundError);
+    expect(unknown.message).toMatch(/^No job "no-such-job" .* List yours with client\.jobs\.list\(\)\.$/);
+    expect(unknown.remedy).toEqual({ listWith: "jobs" });
   });
 
   it("stores the same job as the body of the platform's Python client's build_config", async () => {

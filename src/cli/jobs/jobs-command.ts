@@ -181,7 +181,11 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
       process.stderr.write(`matframe jobs: interrupted by ${signalled}; the jobs go on running.\n`);
       return signalled === "SIGINT" ? 130 : 143;
     }
-    const line = describeError(error, { flags: FLAG_FOR_OPTION, credentialsFrom });
+    const line = describeError(error, {
+      flags: FLAG_FOR_OPTION,
+      lists: { jobs: "`matframe jobs list`" },
+      credentialsFrom,
+    });
     process.stderr.write(`matframe jobs: ${printable(line.replace(/\s*\n\s*/g, " "))}\n`);
     return exitCodeFor(error);
   } finally {

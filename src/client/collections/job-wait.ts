@@ -189,8 +189,9 @@ async function readStates(
         .map((id) => JSON.stringify(id))
         .join(
           ", ",
-        )}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""} among the jobs this account can read: deleted, or not this account's. List yours with client.jobs.list().`,
+        )}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""} among the jobs this account can read: deleted, or not this account's.`,
       { status: 404, endpoint },
+      { remedy: { listWith: "jobs" } },
     );
   }
   return found;
