@@ -42,6 +42,28 @@ afterAll(async () => {
 });
 
 describe("matframe jobs", () => {
+  it("--material mp-149 with a copy of your own: says it uses yours and names the other", async () => {
+    const own = await startTestServer({ accountDefaults: true });
+    try {
+      const client = await Client.login({ baseUrl: own.baseUrl, username: "demo", password: "demo" });
+      const copies = await client.materials.list({ query: { "external.id": "mp-149" } });
+      await client.logout();
+      const mine = copies.find((m) => m.owner?._id === client.accountId);
+      const other = copies.find((m) => m !== mine);
+      expect([mine, other].every(Boolean), "demo's copy of mp-149 and the public one").toBe(true);
+      const run = await runCli(["jobs", "submit", "--material", "mp-149", "--workflow", vaspBandGap], {
+        env: login(own),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(
+        `mp-149 names 2 materials you can read; using yours, ${mine!._id}; to use another, pass its _id (${other!._id}).`,
+      );
+      expect(run.stderr).toMatch(new RegExp(`Created job \\w+ \\(.*\\) on material ${mine!._id}\\.`));
+    } finally {
+      await own.close();
+    }
+  });
+
   it("creates, submits and waits for a job, then lists it and its files", async () => {
     const env = login(server);
     const run = await runCli(
@@ -51,7 +73,7 @@ describe("matframe jobs", () => {
     expect(run.code, run.stderr).toBe(0);
     const [id, status, name] = run.stdout.trim().split("\t");
     expect([status, name]).toEqual(["finished", "MoS2 gap"]);
-    expect(run.stderr).toContain(`Created job ${id} (MoS2 gap).`);
+    expect(run.stderr).toMatch(new RegExp(`Created job ${id} \\(MoS2 gap\\) on material \\w+\\.`));
     // Not a terminal: progress as lines, the last one saying all are done.
     expect(run.stderr).toMatch(/^1\/1 done \(finished 1\), \d+ s$/m);
 

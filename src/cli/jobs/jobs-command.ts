@@ -230,7 +230,16 @@ async function run(
         },
         {
           onCreated: (job) => {
-            if (!quiet) process.stderr.write(`Created job ${printable(job._id)} (${printable(String(job.name))}).\n`);
+            if (!quiet)
+              process.stderr.write(
+                `Created job ${printable(job._id)} (${printable(String(job.name))}) on material ${printable(String(job._material?._id ?? "?"))}.\n`,
+              );
+          },
+          onMaterialChoice: ({ reference, chosen, yours, others }) => {
+            if (!quiet)
+              process.stderr.write(
+                `${printable(reference)} names ${others.length + 1} materials you can read; using ${yours ? "yours, " : ""}${printable(chosen)}; to use another, pass its _id (${others.map(printable).join(", ")}).\n`,
+              );
           },
         },
       );

@@ -109,6 +109,12 @@ export interface SubmitJobsOptions {
 export interface SubmitEvents {
   /** A job was created (before it is submitted). */
   onCreated?: (job: JobRecord) => void;
+  /**
+   * An external id (`mp-149`) named several materials you can read (your copy and the public
+   * one): `chosen` is the one the job uses (yours, where you have one, else the first by _id),
+   * `others` the rest.
+   */
+  onMaterialChoice?: (choice: { reference: string; chosen: string; yours: boolean; others: string[] }) => void;
 }
 
 /** Creates a job when `material`/`workflow` are given, then submits it and every job of `ids`, in order. */
@@ -127,7 +133,7 @@ export async function submitJobs(
       );
     if (ids.length > 0)
       throw new ValidationError("ids", "Give job ids to submit, or material and workflow to create one; not both.");
-    const material = await findMaterial(client, options.material, options.signal);
+    const material = await findMaterial(client, options.material, options.signal, events);
     const workflow = await findWorkflow(client, options.workflow, options.signal);
     const job = await client.jobs.create(
       {
@@ -153,19 +159,37 @@ export async function submitJobs(
   return submitted;
 }
 
-/** A material by `_id`, else by `external.id` (`mp-149`). */
-async function findMaterial(client: Client, reference: string, signal?: AbortSignal): Promise<string> {
+/** Materials looked at for one external id: your copy and the public one, and a few more. */
+const EXTERNAL_ID_MATCHES = 20;
+
+/** A material by `_id`, else by `external.id` (`mp-149`): yours first, where you have a copy. */
+async function findMaterial(
+  client: Client,
+  reference: string,
+  signal: AbortSignal | undefined,
+  events: SubmitEvents,
+): Promise<string> {
   try {
     return (await client.materials.get(reference, { signal }))._id;
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const [found] = await client.materials.list({
+  const found = await client.materials.list({
     query: { "external.id": reference },
-    projection: { limit: 1, fields: { _id: 1 } },
+    projection: { limit: EXTERNAL_ID_MATCHES, fields: { _id: 1, "owner._id": 1 } },
     signal,
   });
-  if (found) return found._id;
+  const chosen = found.find((m) => m.owner?._id === client.accountId) ?? found[0];
+  if (chosen) {
+    if (found.length > 1)
+      events.onMaterialChoice?.({
+        reference,
+        chosen: chosen._id,
+        yours: chosen.owner?._id === client.accountId,
+        others: found.filter((m) => m !== chosen).map((m) => m._id),
+      });
+    return chosen._id;
+  }
   throw new ValidationError(
     "material",
     `No material you can read has the _id or external id ${JSON.stringify(reference.slice(0, 200))}; find one with \`matframe export --query '{"formula":"Si"}' --columns _id,formula,external.id\`.`,
