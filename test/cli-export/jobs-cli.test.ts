@@ -77,6 +77,13 @@ describe("matframe jobs", () => {
     // Not a terminal: progress as lines, the last one saying all are done.
     expect(run.stderr).toMatch(/^1\/1 done \(finished 1\), \d+ s$/m);
 
+    // --json prints what list shows of a job, not its whole record (with its embedded workflow).
+    const waited = await runCli(["jobs", "wait", id!, "--json"], { env });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(waited.stdout)).sort()).toEqual(
+      ["_id", "_material", "_project", "createdAt", "name", "status"].sort(),
+    );
+
     const listed = await runCli(["jobs", "list", "--status", "finished", "--json", "--max-items", "500"], { env });
     expect(listed.code, listed.stderr).toBe(0);
     const jobs = listed.stdout

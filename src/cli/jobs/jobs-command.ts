@@ -9,6 +9,7 @@ import { describeError, EXIT, exitCodeFor } from "../errors";
 import { NAMES } from "../flag-names";
 import {
   jobFiles,
+  LISTED_FIELDS,
   listJobs,
   openJobsSession,
   submitJobs,
@@ -63,7 +64,8 @@ Options:
   --status STATUS,...  list: only jobs with these statuses
   --query JSON         list: a MongoDB-style query, e.g. '{"name":"Si gap"}'
   --max-items N        list: at most N jobs (default 100)
-  --json               list, wait, files: one JSON object per line instead of columns
+  --json               list, submit, wait, files: one JSON object per line instead of
+                       columns (for a job: _id, name, status, _material, _project, createdAt)
   --download DIR       files: write the job's files into DIR (created when missing)
   --force              files: overwrite files already in DIR
   --quiet              no progress and no messages on stderr
@@ -244,7 +246,7 @@ async function run(
         },
       );
       if (!values.wait) {
-        for (const job of submitted) process.stdout.write(json ? `${JSON.stringify(job)}\n` : `${job._id}\n`);
+        for (const job of submitted) process.stdout.write(json ? `${JSON.stringify(listedOf(job))}\n` : `${job._id}\n`);
         if (!quiet) process.stderr.write(`Submitted ${describeCount(submitted.length)}.\n`);
         return EXIT.ok;
       }
@@ -332,12 +334,22 @@ async function wait(
 /** One job on stdout: tab-separated id, status, name (and material when listing), or its JSON. */
 function printJob(job: JobRecord, json: boolean, withMaterial: boolean): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(job)}\n`);
+    process.stdout.write(`${JSON.stringify(listedOf(job))}\n`);
     return;
   }
   const cells = [job._id, String(job.status ?? ""), String(job.name ?? "")];
   if (withMaterial) cells.push(String(job._material?.slug ?? job._material?._id ?? ""));
   process.stdout.write(`${cells.map((cell) => printable(cell).replace(/\t/g, " ")).join("\t")}\n`);
+}
+
+/**
+ * What `--json` prints of a job, whichever command read it: its `_id` and the fields `list`
+ * shows, not the whole record (a job embeds its workflow, several KB of input templates).
+ */
+function listedOf(job: JobRecord): Partial<JobRecord> {
+  const listed: Record<string, unknown> = { _id: job._id };
+  for (const field of Object.keys(LISTED_FIELDS)) if (job[field] !== undefined) listed[field] = job[field];
+  return listed as Partial<JobRecord>;
 }
 
 function describeCount(n: number): string {
