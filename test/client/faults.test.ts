@@ -257,6 +257,10 @@ describe("unrecoverable faults end in the right error", () => {
     const error = await client.materials.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toMatch(/failed \(2 attempts\)/);
+    // Worded for a script and for the command line alike: the address itself, no option name.
+    expect((error as Error).message).toContain(
+      `Check that ${new URL(server.origin).origin} is the platform's address and that its server is running and reachable`,
+    );
   });
 });
 

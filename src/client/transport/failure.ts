@@ -227,7 +227,7 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
       }
       return new ConnectionError(
         `${endpoint} on ${c.origin} failed${tries}: ${said}. ` +
-          `Check that baseUrl is right and the server is running and reachable${c.proxy ? PROXY_HINT : ""}, then try again.`,
+          `Check that ${c.origin} is the platform's address and that its server is running and reachable${c.proxy ? PROXY_HINT : ""}, then try again.`,
         endpoint,
         { cause: f.cause },
       );
