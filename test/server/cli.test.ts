@@ -78,15 +78,17 @@ describe("matframe serve as a process", () => {
 
   it("keeps the default columns' JSON in the background and says so, unless --no-warm-up", async () => {
     const warmed = run(["serve", "--port", "0", "--synthetic", "50", "--quiet"]);
-    await firstLine(warmed.child);
-    // The 29 bundled and 50 synthetic materials (the account's own default is not served to all).
-    await new Promise<void>((resolve) => {
-      let text = "";
+    // Read from the start: with 79 records the line can come before the URL is read.
+    let text = "";
+    const said = new Promise<void>((resolve) => {
       warmed.child.stderr.on("data", (chunk: Buffer) => {
         text += chunk.toString();
+        // The 29 bundled and 50 synthetic materials (the account's own default is not served to all).
         if (/kept the JSON of 79 records in \d+ ms of background work \(done\)/.test(text)) resolve();
       });
     });
+    await firstLine(warmed.child);
+    await said;
     warmed.child.kill("SIGTERM");
     expect((await warmed.done).code).toBe(0);
 
