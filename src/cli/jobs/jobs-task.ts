@@ -179,13 +179,14 @@ async function findMaterial(
     projection: { limit: EXTERNAL_ID_MATCHES, fields: { _id: 1, "owner._id": 1 } },
     signal,
   });
-  const chosen = found.find((m) => m.owner?._id === client.accountId) ?? found[0];
+  const yours = found.find((m) => m.owner?._id === client.accountId);
+  const chosen = yours ?? found[0];
   if (chosen) {
     if (found.length > 1)
       events.onMaterialChoice?.({
         reference,
         chosen: chosen._id,
-        yours: chosen.owner?._id === client.accountId,
+        yours: yours !== undefined,
         others: found.filter((m) => m !== chosen).map((m) => m._id),
       });
     return chosen._id;

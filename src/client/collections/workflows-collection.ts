@@ -3,7 +3,7 @@ import type { WorkflowRecord } from "../../schemas";
 import { Collection } from "../collection";
 import type { WriteOptions } from "../writes";
 import { internalsOf } from "../client-internals";
-import { editDistance } from "../../edit-distance";
+import { nearestName } from "../config/unused-options";
 
 /** A workflow named by its `_id`, by a record that has one, or (for the bank's) by `systemName` or `name`. */
 export type WorkflowReference = string | { readonly _id: string };
@@ -87,17 +87,10 @@ async function nearestBankName(
   const all = await bank
     .list({ projection: { fields: { systemName: 1, name: 1 }, limit: SUGGESTION_POOL }, signal })
     .catch(() => []);
-  const wanted = text.toLowerCase();
-  // At most a third of the text in edits, as the column suggestions allow.
-  let best: { name: string; distance: number } | undefined;
-  for (const workflow of all)
-    for (const name of [(workflow as { systemName?: unknown }).systemName, workflow.name]) {
-      if (typeof name !== "string" || name === "") continue;
-      const distance = editDistance(wanted, name.toLowerCase());
-      if (distance <= Math.max(1, Math.floor(text.length / 3)) && (!best || distance < best.distance))
-        best = { name, distance };
-    }
-  return best?.name;
+  const names = all
+    .flatMap((workflow) => [(workflow as { systemName?: unknown }).systemName, workflow.name])
+    .filter((name): name is string => typeof name === "string" && name !== "");
+  return nearestName(text, names);
 }
 
 function checkReference(reference: unknown): string {

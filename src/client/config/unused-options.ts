@@ -4,7 +4,7 @@ import { editDistance } from "../../edit-distance";
 import { ValidationError } from "../../errors";
 
 /** The known name nearest to `name` when it is near enough to be a typo (a third of its length in edits; names under four characters: none). */
-function nearestName(name: string, known: readonly string[]): string | undefined {
+export function nearestName(name: string, known: readonly string[]): string | undefined {
   const limit = name.length < 4 ? 0 : Math.max(1, Math.floor(name.length / 3));
   let best: string | undefined;
   let bestScore = limit + 1;
