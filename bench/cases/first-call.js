@@ -6,11 +6,12 @@
 //   table: "results" (`client.results.toDataFrame({ properties: ["band_gaps"] })`) or "materials"
 //          (`client.materials.toDataFrame()`, every served material);
 //   entry: "notebook" (`require("matframe")`, then danfojs-node, then `require("matframe/notebook")`,
-//          as a notebook's first cell: the table's first call starts with danfo loaded) or "root"
-//          (`require("matframe")` alone: the first table loads danfo).
+//          as a notebook's first cell: the table's first call starts with danfo and the HTTP
+//          transport loaded) or "root" (`require("matframe")` alone: the first table loads both).
 // Each step is timed apart: `importSeconds` (the root entry), `danfoSeconds` (danfojs-node, the
 // one-off load a process pays once, resolved from the package as matframe resolves it, so that
-// matframe finds it loaded), and the first call's own figure after them.
+// matframe finds it loaded), `notebookSeconds` (the rest of `matframe/notebook`'s import, the
+// transport's load most of it), and the first call's own figure after them.
 const { runCase, startClock, distIndex } = require("../lib/case-kit");
 const path = require("node:path");
 
@@ -21,11 +22,14 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
   // Resident size after each one-off step (the process's peak comes later, with the table).
   const importRssKiB = process.memoryUsage().rss / 1024;
   let danfo;
+  let notebookSeconds;
   if (entry === "notebook") {
     const loading = startClock();
     require(require.resolve("danfojs-node", { paths: [path.dirname(distIndex())] }));
     danfo = { ...loading(), rssKiB: process.memoryUsage().rss / 1024 };
+    const importing = startClock();
     require(path.join(path.dirname(distIndex()), "notebook", "index.js"));
+    notebookSeconds = importing().seconds;
   }
 
   const client = new Client({ baseUrl, ...credentials });
@@ -61,7 +65,9 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     records: first.shape[0],
     importSeconds,
     importRssKiB,
-    ...(danfo ? { danfoSeconds: danfo.seconds, danfoCpuSeconds: danfo.cpuSeconds, danfoRssKiB: danfo.rssKiB } : {}),
+    ...(danfo
+      ? { danfoSeconds: danfo.seconds, danfoCpuSeconds: danfo.cpuSeconds, danfoRssKiB: danfo.rssKiB, notebookSeconds }
+      : {}),
     warmSeconds: warm.seconds,
     warmCpuSeconds: warm.cpuSeconds,
     ...(lookups.length > 0 ? { idInMs: sorted[sorted.length >> 1], idInFirstMs: lookups[0] } : {}),

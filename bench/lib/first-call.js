@@ -21,16 +21,19 @@ const LABELS = {
     "matframe serve start-up, with the synthetic materials, to the end of its background warm-up (RSS then)",
   "first.import": "require('matframe') in a fresh client process, danfo not loaded (RSS after it)",
   "first.danfo": "danfo load, once per process: require('danfojs-node') in a fresh client process (RSS after it)",
-  "first.results.cold": "results.toDataFrame band_gaps, first call, danfo loaded (fresh server and client process)",
+  "first.notebook":
+    "require('matframe/notebook') after danfo, once per process: the display helpers and the HTTP transport (undici)",
+  "first.results.cold":
+    "results.toDataFrame band_gaps, first call, matframe/notebook loaded (fresh server and client process)",
   "first.results.warm": "results.toDataFrame band_gaps, second call (same client)",
   "first.results.withImport":
-    "results.toDataFrame band_gaps, first call + require('matframe') + danfo load (a notebook's first table)",
+    "results.toDataFrame band_gaps, first call + require('matframe') + danfo load + matframe/notebook (a notebook's first table)",
   "first.results.root":
-    "results.toDataFrame band_gaps, first call from require('matframe') alone, which loads danfo (fresh server and client process)",
+    "results.toDataFrame band_gaps, first call from require('matframe') alone, which loads danfo and undici (fresh server and client process)",
   "first.materials.cold":
-    "materials.toDataFrame, every material, first call, danfo loaded (fresh server and client process)",
+    "materials.toDataFrame, every material, first call, matframe/notebook loaded (fresh server and client process)",
   "first.materials.warm": "materials.toDataFrame, every material, second call (same client)",
-  "first.materials.withImport": "materials.toDataFrame, every material, first call + import + danfo load",
+  "first.materials.withImport": "materials.toDataFrame, every material, first call + import + danfo + matframe/notebook",
   "first.idIn": "materials _id $in 100 ids, median of 5 (fresh ids each)",
 };
 
@@ -62,6 +65,7 @@ function push(runs, prefix, result) {
     cpuSeconds: result.danfoCpuSeconds,
     maxRssKiB: result.danfoRssKiB,
   });
+  (runs["first.notebook"] ??= []).push({ seconds: result.notebookSeconds });
   (runs[`${prefix}.cold`] ??= []).push({ seconds: result.seconds, cpuSeconds: result.cpuSeconds, records, maxRssKiB });
   (runs[`${prefix}.warm`] ??= []).push({
     seconds: result.warmSeconds,
@@ -70,9 +74,10 @@ function push(runs, prefix, result) {
     maxRssKiB,
   });
   (runs[`${prefix}.withImport`] ??= []).push({
-    seconds: result.importSeconds + result.danfoSeconds + result.seconds,
+    seconds: result.importSeconds + result.danfoSeconds + result.notebookSeconds + result.seconds,
     importSeconds: result.importSeconds,
     danfoSeconds: result.danfoSeconds,
+    notebookSeconds: result.notebookSeconds,
     records,
     maxRssKiB,
   });
@@ -130,7 +135,7 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
         maxRssKiB: root.maxRssKiB,
       });
       progress(
-        `  [${rep}/${settings.reps}] danfo load ${results.danfoSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s); results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
+        `  [${rep}/${settings.reps}] danfo load ${results.danfoSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s, matframe/notebook ${results.notebookSeconds.toFixed(2)} s); results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
       );
     } catch (error) {
       failures["first.results.cold"] = error.message;

@@ -1,5 +1,6 @@
 // matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
 import { preloadDanfo } from "../frame/dataframe/danfo";
+import { loadUndici } from "../client/transport/dispatcher";
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./tables/show";
 export type { ShowOptions } from "./tables/show";
 export type { TableInput, DataFrameLike, TableSlice } from "./tables/table-input";
@@ -29,3 +30,6 @@ export type { Command } from "./kernel/command";
 // entry, so a notebook's first toDataFrame costs what later ones do (docs/performance.md, "The
 // first call"). The root entry and the CLI load it on first use only.
 preloadDanfo();
+// Likewise the HTTP transport (undici, 80-120 ms of a fresh process), which the root entry leaves
+// to a client's first request: a notebook sends requests, and its first table should not pay it.
+loadUndici();

@@ -1,5 +1,6 @@
 // undici is used through its public entry only, and loaded on a client's first request: a program
-// that requires matframe and never sends one does not pay for it. Checked in child processes of the
+// that requires matframe and never sends one does not pay for it. matframe/notebook loads it at
+// import, as it does danfo. Checked in child processes of the
 // built package, whose module caches start empty.
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
@@ -22,6 +23,12 @@ async function node(script: string): Promise<string> {
 describe("undici loading", () => {
   it("require('matframe') alone loads none of undici", async () => {
     expect(await node(`require("./index.js"); console.log(undiciFiles().length);`)).toBe("0");
+  });
+
+  it("matframe/notebook loads it at import, so that a notebook's first table does not", async () => {
+    expect(
+      await node(`const before = undiciFiles().length; require("./notebook/index.js"); console.log(before, undiciFiles().includes("index.js"));`),
+    ).toBe("0 true");
   });
 
   it("a login and a read load undici through its root module", async () => {
