@@ -33,7 +33,8 @@ const LABELS = {
   "first.materials.cold":
     "materials.toDataFrame, every material, first call, matframe/notebook loaded (fresh server and client process)",
   "first.materials.warm": "materials.toDataFrame, every material, second call (same client)",
-  "first.materials.withImport": "materials.toDataFrame, every material, first call + import + danfo + matframe/notebook",
+  "first.materials.withImport":
+    "materials.toDataFrame, every material, first call + import + danfo + matframe/notebook",
   "first.idIn": "materials _id $in 100 ids, median of 5 (fresh ids each)",
 };
 

@@ -39,10 +39,11 @@ Options:
   --no-account-defaults  give accounts no default material and workflow (every account
                          still has its default project): the materials are the served
                          ones alone, as benchmarks that count them expect
-  --no-warm-up           do not serialise the served materials for toDataFrame()'s
-                         default columns in the background after starting (a first
-                         walk is then 2-3 times slower; the warm-up takes about 1 s
-                         and 80 MiB for 100,000 materials)
+  --no-warm-up           do not warm up after starting: the server's own first reads
+                         (which build its indexes) and the JSON of toDataFrame()'s
+                         default columns for every served material (a first walk is
+                         then 2-3 times slower; the warm-up takes about 2 s and
+                         80 MiB for 100,000 materials)
   --quiet                do not log requests to stderr
   -h, --help             show this help
 

@@ -30,6 +30,7 @@ import { WrittenRecords } from "./records/written-records";
 import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/account-defaults";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 import { WarmUp, type WarmUpReport } from "./http/warm-up";
+import { RequestWarmUp, type RequestWarmUpReport, warmUpPaths } from "./http/request-warm-up";
 import { makeFieldSelector } from "./query/projection";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
@@ -321,15 +322,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const compressed = new CompressedBodies(COMPRESSED_BUDGET_BYTES);
   // Made once the server listens; until then no request can come.
   let warmUp: WarmUp | undefined;
+  const requestWarmUp = new RequestWarmUp();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    warmUp?.requestStarted();
+    if (requestWarmUp.isOwn(req)) return answer(req, res, true);
+    requestWarmUp.stop("request");
+    // The JSON's warm-up may begin while this request is answered: only one it saw start is ended.
+    const counted = warmUp;
+    counted?.requestStarted();
     try {
       await answer(req, res);
     } finally {
-      warmUp?.requestEnded();
+      counted?.requestEnded();
     }
   };
-  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse, own = false) => {
     const started = performance.now();
     let reply: Reply;
     let kept: Buffer | undefined;
@@ -346,6 +352,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     }
     if (res.writableEnded || res.destroyed) return;
     const status = await send(res, reply, resolved.compression, negotiated, compressed, kept);
+    if (own) return;
     // Only the path: query strings may hold values a user considers private. Node's parser
     // refuses control bytes in a request line today; escaped anyway, as every remote value is.
     const path = escapeForTerminal(pathOf(req.url ?? "").slice(0, 200));
@@ -398,20 +405,52 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (resolved.store !== undefined)
     log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
-  warmUp = new WarmUp(
-    state.store,
-    state.serialized,
-    resolved.warmFields.map((fields) =>
-      Object.keys(fields).length === 0 ? undefined : { key: JSON.stringify(fields), select: makeFieldSelector(fields) },
-    ),
-  );
-  if (resolved.warmFields.length > 0)
-    warmUp.ended.then(({ records, workMs, ended }) => {
-      if (ended !== "closed")
-        log(`kept the JSON of ${records} records in ${Math.round(workMs)} ms of background work (${ended})`);
-    });
-
   let closing: Promise<void> | undefined;
+  // The server's own reads go to the address it listens on (an unspecified one is reached on loopback).
+  const ownHost = resolved.host === "0.0.0.0" ? "127.0.0.1" : resolved.host === "::" ? "[::1]" : hostInUrl;
+  const warmRequestPaths = async (): Promise<RequestWarmUpReport | undefined> => {
+    const [account] = state.auth.accountOwners();
+    if (!account) return undefined;
+    const session = state.auth.openSession(account._id);
+    try {
+      const paths = warmUpPaths(state.store, state.collections, resolved.warmFields);
+      const headers = { "X-Account-Id": session.accountId, "X-Auth-Token": session.authToken };
+      const report = await requestWarmUp.run(`http://${ownHost}:${port}`, paths, headers);
+      const { requests, answered, ms, ended } = report;
+      if (ended !== "closed")
+        log(
+          `ran ${requests} reads of its own in ${Math.round(ms)} ms (${ended}${answered < requests ? `; ${requests - answered} not answered with 200` : ""})`,
+        );
+      return report;
+    } finally {
+      state.auth.endSession(account._id, session.sessionId);
+    }
+  };
+  const keepJson = () => {
+    warmUp = new WarmUp(
+      state.store,
+      state.serialized,
+      resolved.warmFields.map((fields) =>
+        Object.keys(fields).length === 0
+          ? undefined
+          : { key: JSON.stringify(fields), select: makeFieldSelector(fields) },
+      ),
+    );
+    // Closed while its own reads ran: nothing is kept.
+    if (closing) warmUp.stop();
+    if (resolved.warmFields.length > 0)
+      warmUp.ended.then(({ records, workMs, ended }) => {
+        if (ended !== "closed")
+          log(`kept the JSON of ${records} records in ${Math.round(workMs)} ms of background work (${ended})`);
+      });
+    return warmUp.ended;
+  };
+  // With warmFields, the server first sends itself its read paths once, then keeps the JSON.
+  const warmed =
+    resolved.warmFields.length === 0
+      ? keepJson()
+      : warmRequestPaths().then(async (reads) => ({ ...(await keepJson()), ...(reads ? { reads } : {}) }));
+
   return {
     baseUrl,
     port,
@@ -421,11 +460,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     unlock(username: string) {
       return state.throttle.unlock(username);
     },
-    warmUp: warmUp.ended,
+    warmUp: warmed,
     jobEnded(jobId: string) {
       return state.jobs.ends.wait(jobId);
     },
     close() {
+      requestWarmUp.stop("closed");
       warmUp?.stop();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

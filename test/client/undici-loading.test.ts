@@ -27,7 +27,9 @@ describe("undici loading", () => {
 
   it("matframe/notebook loads it at import, so that a notebook's first table does not", async () => {
     expect(
-      await node(`const before = undiciFiles().length; require("./notebook/index.js"); console.log(before, undiciFiles().includes("index.js"));`),
+      await node(
+        `const before = undiciFiles().length; require("./notebook/index.js"); console.log(before, undiciFiles().includes("index.js"));`,
+      ),
     ).toBe("0 true");
   });
 

@@ -81,6 +81,47 @@ describe("the background warm-up of a served collection", () => {
   });
 });
 
+describe("the server's own reads at start-up", () => {
+  let server: ServerHandle;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      synthetic: SYNTHETIC,
+      warmFields: [COLUMNS],
+      teacherPage: true,
+      log: (line) => logLines.push(line),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("are all answered, before the JSON is kept, and the log says how many", async () => {
+    const report = await server.warmUp;
+    expect(report.reads?.ended).toBe("done");
+    // The walk's pages, an `_id` list and the reference-path lookups of each collection, a property kind's page.
+    expect(report.reads?.requests).toBeGreaterThan(10);
+    expect(report.reads?.answered).toBe(report.reads?.requests);
+    const ran = logLines.findIndex((line) => /^ran \d+ reads of its own in \d+ ms \(done\)$/.test(line));
+    const kept = logLines.findIndex((line) => line.startsWith("kept the JSON of"));
+    expect(ran).toBeGreaterThan(-1);
+    expect(kept).toBeGreaterThan(ran);
+  });
+
+  it("are neither logged as requests nor counted as the account's, and leave no session open", async () => {
+    await server.warmUp;
+    expect(logLines.filter((line) => /^(GET|POST) /.test(line))).toEqual([]);
+    const opened = await fetch(server.teacherUrl!, { redirect: "manual" });
+    const [cookie = ""] = (opened.headers.get("set-cookie") ?? "").split(";");
+    const html = await (await fetch(`${new URL(server.baseUrl).origin}/teacher`, { headers: { cookie } })).text();
+    const demo = /<tr data-username="demo">([\s\S]*?)<\/tr>/.exec(html)?.[1] ?? "";
+    expect(demo).toContain("not signed in");
+    // Sessions 0, requests 0, writes 0.
+    expect(demo).toMatch(/<td class="n">0<\/td><td class="n">0<\/td><td class="n">0<\/td>/);
+  });
+});
+
 describe("WarmUp", () => {
   const source = (count: number) => {
     const records = Array.from({ length: count }, (_, i) => ({ _id: `m${String(i).padStart(5, "0")}`, n: i }));

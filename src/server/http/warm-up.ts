@@ -1,4 +1,5 @@
 import type { RecordProjection, SerializedRecords } from "./serialized";
+import type { RequestWarmUpReport } from "./request-warm-up";
 
 /** What the background warm-up did, once it ended. */
 export interface WarmUpReport {
@@ -8,6 +9,8 @@ export interface WarmUpReport {
   workMs: number;
   /** Why it ended: all done, the kept-JSON budget spent, its work bound reached, or the server closing. */
   ended: "done" | "budget" | "time" | "closed";
+  /** The reads the server sent itself first (src/server/http/request-warm-up.ts), when it did. */
+  reads?: RequestWarmUpReport;
 }
 
 /** Served records in `_id` order, as the store holds them. */

@@ -1,0 +1,170 @@
+import { Agent, get, type IncomingMessage } from "node:http";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { API_PREFIX, type Fields } from "../../schemas";
+
+/** What the request warm-up did, once it ended. */
+export interface RequestWarmUpReport {
+  /** Requests sent. */
+  requests: number;
+  /** Of those, answered with 200 (the others' paths did not read what they meant to). */
+  answered: number;
+  /** Milliseconds from its first request to its end. */
+  ms: number;
+  /** Why it ended: every request sent, a client's request came, its time bound reached, or the server closing. */
+  ended: "done" | "request" | "time" | "closed";
+}
+
+/** Records in `_id` order (a collection's served store). */
+interface Ordered {
+  readonly size: number;
+  at(index: number): Record<string, unknown> | undefined;
+}
+
+/** Most milliseconds the requests may take in all: on 100,029 materials they took 0.1-0.2 s. */
+export const REQUEST_WARM_UP_MS = 3_000;
+
+/**
+ * Pages of each warmed walk: V8 optimises the code of a page (joining its records' JSON,
+ * compressing) only once it has run a few times, and a walk's pages ask it again and again.
+ */
+const WALK_PAGES = 8;
+
+/** The header that marks the server's own requests; its value is known to this process alone. */
+const OWN_HEADER = "x-matframe-warm-up";
+
+/** The paths the platform's joins look records up by (docs/local-platform.md, Speed). */
+const REFERENCE_PATHS = ["_material._id", "source.info.jobId", "owner._id", "inSet._id"] as const;
+
+const listPath = (collection: string, query: object, projection: object): string =>
+  `${API_PREFIX}/${collection}?${new URLSearchParams({ query: JSON.stringify(query), projection: JSON.stringify(projection) })}`;
+
+const idsOf = (records: Ordered, count: number): string[] => {
+  const ids: string[] = [];
+  for (let i = 0; i < Math.min(count, records.size); i++) {
+    const id = records.at(i)?._id;
+    if (typeof id === "string") ids.push(id);
+  }
+  return ids;
+};
+
+/** The first string at a dotted path (through arrays, as a query matches), or undefined. */
+function firstStringAt(value: unknown, segments: readonly string[]): string | undefined {
+  if (segments.length === 0) return typeof value === "string" ? value : undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = firstStringAt(item, segments);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== "object") return undefined;
+  return firstStringAt((value as Record<string, unknown>)[segments[0]!], segments.slice(1));
+}
+
+/**
+ * The reads the warm-up sends: the first two pages of a walk of each warmed projection (a first
+ * page and a `skip`), `_id` lists of 100 in every collection, a property kind's first keyset page
+ * as a results table reads it, and one lookup by each reference path a collection's records
+ * hold, which builds that path's index (built on first use otherwise: a pass over the records).
+ */
+export function warmUpPaths(
+  materials: Ordered,
+  collections: ReadonlyMap<string, { readonly served: Ordered }>,
+  warmFields: readonly Fields[],
+): string[] {
+  const paths: string[] = [];
+  for (const fields of warmFields) {
+    const walk = { fields, sort: { _id: 1 }, limit: 500 };
+    for (let page = 0; page < WALK_PAGES; page++)
+      paths.push(listPath("materials", {}, page === 0 ? walk : { ...walk, skip: page * 500 }));
+  }
+  const named = new Map<string, Ordered>([["materials", materials]]);
+  for (const [name, collection] of collections) if (collection.served.size > 0) named.set(name, collection.served);
+  for (const [name, records] of named) {
+    const ids = idsOf(records, 100);
+    paths.push(listPath(name, { _id: { $in: ids } }, { limit: ids.length }));
+    const first = records.at(0);
+    for (const path of REFERENCE_PATHS) {
+      const value = firstStringAt(first, path.split("."));
+      if (value !== undefined)
+        paths.push(listPath(name, { [path]: { $in: [value] } }, { fields: { _id: 1 }, limit: 1 }));
+    }
+  }
+  // A results table's walk of one property kind (src/frame/results/results-rows.ts).
+  const slug = named.get("properties")?.at(0)?.slug;
+  if (typeof slug === "string") {
+    const fields = { _id: 1, slug: 1, data: 1, "source.info": 1 };
+    paths.push(listPath("properties", { slug: { $in: [slug] } }, { fields, sort: { _id: 1 }, limit: 100 }));
+  }
+  return paths;
+}
+
+/**
+ * The server's own read paths, sent to it once over HTTP when it starts, so that a client's first
+ * requests do not pay V8's first pass through the code that answers them (parsing, routing, the
+ * query plan, projecting, compressing): a first walk of 20,029 materials over a 40 ms link took
+ * 0.81 s on a fresh server and 0.57-0.60 s once the same walk had run on loopback. The requests
+ * go one at a time under a session of their own (ended after), are neither logged nor counted as
+ * the account's activity, and stop as soon as a client's request comes.
+ */
+export class RequestWarmUp {
+  readonly #secret = randomBytes(24).toString("base64url");
+  #stopped: "request" | "closed" | undefined;
+
+  /** Whether `req` is one of the warm-up's own. */
+  isOwn(req: IncomingMessage): boolean {
+    const sent = req.headers[OWN_HEADER];
+    if (typeof sent !== "string" || sent.length !== this.#secret.length) return false;
+    return timingSafeEqual(Buffer.from(sent), Buffer.from(this.#secret));
+  }
+
+  /** No more requests: a client's came (`request`) or the server is closing. */
+  stop(why: "request" | "closed"): void {
+    this.#stopped ??= why;
+  }
+
+  /** Sends `paths` to `origin` one by one with `headers` (the session's), until done or stopped. */
+  async run(
+    origin: string,
+    paths: readonly string[],
+    headers: Record<string, string>,
+    maxMs = REQUEST_WARM_UP_MS,
+  ): Promise<RequestWarmUpReport> {
+    const started = performance.now();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    // As a far client asks (src/client/transport/interceptors/decompress.ts): the compressing path is warmed too.
+    const sent = { ...headers, [OWN_HEADER]: this.#secret, "accept-encoding": "br, gzip, deflate" };
+    let requests = 0;
+    let answered = 0;
+    let ended: RequestWarmUpReport["ended"] = "done";
+    try {
+      for (const path of paths) {
+        if (this.#stopped) {
+          ended = this.#stopped;
+          break;
+        }
+        if (performance.now() - started > maxMs) {
+          ended = "time";
+          break;
+        }
+        if (await send(agent, `${origin}${path}`, sent)) answered += 1;
+        requests += 1;
+      }
+    } finally {
+      agent.destroy();
+    }
+    return { requests, answered, ms: performance.now() - started, ended: this.#stopped ?? ended };
+  }
+}
+
+/** One GET, its body read and dropped: whether it was answered with 200 (a failure ends the request, not the server). */
+function send(agent: Agent, url: string, headers: Record<string, string>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get(url, { agent, headers }, (res) => {
+      res.on("end", () => resolve(res.statusCode === 200));
+      res.on("error", () => resolve(false));
+      res.resume();
+    });
+    req.on("error", () => resolve(false));
+  });
+}
