@@ -449,7 +449,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const warmed =
     resolved.warmFields.length === 0
       ? keepJson()
-      : warmRequestPaths().then(async (reads) => ({ ...(await keepJson()), ...(reads ? { reads } : {}) }));
+      : warmRequestPaths()
+          .catch((error: unknown) => {
+            // The reads only speed up first requests: one that cannot be sent leaves the JSON's warm-up to run.
+            log(`warning: the start-up reads stopped: ${(error as Error)?.name ?? "unknown error"}`);
+            return undefined;
+          })
+          .then(async (reads) => ({ ...(await keepJson()), ...(reads ? { reads } : {}) }));
 
   return {
     baseUrl,

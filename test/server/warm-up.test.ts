@@ -122,6 +122,22 @@ describe("the server's own reads at start-up", () => {
   });
 });
 
+describe("the warm-up's request marking", () => {
+  it("survives a marking header with bytes above 0x7f, answering it as any request", async () => {
+    const server = await startTestServer({ synthetic: 10, warmFields: [COLUMNS] });
+    try {
+      // 31 ASCII characters and one latin1 byte: as long as the secret in characters, not in UTF-8 bytes.
+      const res = await getBytes(server, `${PREFIX}/materials`, {
+        "x-matframe-warm-up": `${"a".repeat(31)}\u00e9`,
+      });
+      expect(res.status).toBe(401);
+      expect((await getBytes(server, `${PREFIX}/materials`, {})).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("WarmUp", () => {
   const source = (count: number) => {
     const records = Array.from({ length: count }, (_, i) => ({ _id: `m${String(i).padStart(5, "0")}`, n: i }));

@@ -104,13 +104,17 @@ export function warmUpPaths(
  */
 export class RequestWarmUp {
   readonly #secret = randomBytes(24).toString("base64url");
+  readonly #secretBytes = Buffer.from(this.#secret, "latin1");
   #stopped: "request" | "closed" | undefined;
+  #running = false;
 
-  /** Whether `req` is one of the warm-up's own. */
+  /** Whether `req` is one of the warm-up's own (never once its reads have ended). */
   isOwn(req: IncomingMessage): boolean {
     const sent = req.headers[OWN_HEADER];
-    if (typeof sent !== "string" || sent.length !== this.#secret.length) return false;
-    return timingSafeEqual(Buffer.from(sent), Buffer.from(this.#secret));
+    if (!this.#running || typeof sent !== "string") return false;
+    // Header values arrive as latin1: compared as those bytes, whose length is then the string's.
+    const given = Buffer.from(sent, "latin1");
+    return given.length === this.#secretBytes.length && timingSafeEqual(given, this.#secretBytes);
   }
 
   /** No more requests: a client's came (`request`) or the server is closing. */
@@ -129,6 +133,7 @@ export class RequestWarmUp {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     // As a far client asks (src/client/transport/interceptors/decompress.ts): the compressing path is warmed too.
     const sent = { ...headers, [OWN_HEADER]: this.#secret, "accept-encoding": "br, gzip, deflate" };
+    this.#running = true;
     let requests = 0;
     let answered = 0;
     let ended: RequestWarmUpReport["ended"] = "done";
@@ -146,6 +151,7 @@ export class RequestWarmUp {
         requests += 1;
       }
     } finally {
+      this.#running = false;
       agent.destroy();
     }
     return { requests, answered, ms: performance.now() - started, ended: this.#stopped ?? ended };
