@@ -29,8 +29,8 @@ import { SymmetryThread } from "./records/symmetry-thread";
 import { WrittenRecords } from "./records/written-records";
 import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/account-defaults";
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
-import { WarmUp, type WarmUpReport } from "./http/warm-up";
-import { RequestWarmUp, type RequestWarmUpReport, warmUpPaths } from "./http/request-warm-up";
+import { type RequestWarmUpReport, WarmUp, type WarmUpReport } from "./http/warm-up";
+import { RequestWarmUp, warmUpPaths } from "./http/request-warm-up";
 import { makeFieldSelector } from "./query/projection";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
@@ -326,13 +326,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (requestWarmUp.isOwn(req)) return answer(req, res, true);
     requestWarmUp.stop("request");
-    // The JSON's warm-up may begin while this request is answered: only one it saw start is ended.
-    const counted = warmUp;
-    counted?.requestStarted();
+    warmUp?.requestStarted();
     try {
       await answer(req, res);
     } finally {
-      counted?.requestEnded();
+      warmUp?.requestEnded();
     }
   };
   const answer = async (req: IncomingMessage, res: ServerResponse, own = false) => {
@@ -426,36 +424,36 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       state.auth.endSession(account._id, session.sessionId);
     }
   };
-  const keepJson = () => {
-    warmUp = new WarmUp(
-      state.store,
-      state.serialized,
-      resolved.warmFields.map((fields) =>
-        Object.keys(fields).length === 0
-          ? undefined
-          : { key: JSON.stringify(fields), select: makeFieldSelector(fields) },
-      ),
-    );
-    // Closed while its own reads ran: nothing is kept.
-    if (closing) warmUp.stop();
-    if (resolved.warmFields.length > 0)
-      warmUp.ended.then(({ records, workMs, ended }) => {
-        if (ended !== "closed")
-          log(`kept the JSON of ${records} records in ${Math.round(workMs)} ms of background work (${ended})`);
-      });
-    return warmUp.ended;
+  // Made now, so that it counts every client's request; it starts once the server's own reads end.
+  warmUp = new WarmUp(
+    state.store,
+    state.serialized,
+    resolved.warmFields.map((fields) =>
+      Object.keys(fields).length === 0 ? undefined : { key: JSON.stringify(fields), select: makeFieldSelector(fields) },
+    ),
+    { start: false },
+  );
+  if (resolved.warmFields.length > 0)
+    warmUp.ended.then(({ records, workMs, ended }) => {
+      if (ended !== "closed")
+        log(`kept the JSON of ${records} records in ${Math.round(workMs)} ms of background work (${ended})`);
+    });
+  const keepJson = (json: WarmUp) => {
+    json.start();
+    return json.ended;
   };
   // With warmFields, the server first sends itself its read paths once, then keeps the JSON.
+  const json = warmUp;
   const warmed =
     resolved.warmFields.length === 0
-      ? keepJson()
+      ? keepJson(json)
       : warmRequestPaths()
           .catch((error: unknown) => {
             // The reads only speed up first requests: one that cannot be sent leaves the JSON's warm-up to run.
             log(`warning: the start-up reads stopped: ${(error as Error)?.name ?? "unknown error"}`);
             return undefined;
           })
-          .then(async (reads) => ({ ...(await keepJson()), ...(reads ? { reads } : {}) }));
+          .then(async (reads) => ({ ...(await keepJson(json)), ...(reads ? { reads } : {}) }));
 
   return {
     baseUrl,

@@ -181,6 +181,23 @@ describe("WarmUp", () => {
     warmUp.requestEnded();
     expect(await warmUp.ended).toMatchObject({ records: 1000, ended: "done" });
   });
+
+  it("made unstarted, counts requests from the start and works only once started and none is under way", async () => {
+    const warmUp = new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], { idleMs: 0, start: false });
+    let ended = false;
+    void warmUp.ended.then(() => {
+      ended = true;
+    });
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
+    // A request begun before start() still holds it (serve's reads end while a client's request runs).
+    warmUp.requestStarted();
+    warmUp.start();
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
+    warmUp.requestEnded();
+    expect(await warmUp.ended).toMatchObject({ records: 1000, ended: "done" });
+  });
 });
 
 describe("the warmFields option", () => {

@@ -1,25 +1,8 @@
 import { Agent, get, type IncomingMessage } from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { API_PREFIX, type Fields } from "../../schemas";
-import { stringsAt } from "../query/index-plan";
-
-/** What the request warm-up did, once it ended. */
-export interface RequestWarmUpReport {
-  /** Requests sent. */
-  requests: number;
-  /** Of those, answered with 200 (the others' paths did not read what they meant to). */
-  answered: number;
-  /** Milliseconds from its first request to its end. */
-  ms: number;
-  /** Why it ended: every request sent, a client's request came, its time bound reached, or the server closing. */
-  ended: "done" | "request" | "time" | "closed";
-}
-
-/** Records in `_id` order (a collection's served store). */
-interface Ordered {
-  readonly size: number;
-  at(index: number): Record<string, unknown> | undefined;
-}
+import { INDEXED_PATHS, stringsAt } from "../query/index-plan";
+import type { OrderedRecords, RequestWarmUpReport } from "./warm-up";
 
 /** Most milliseconds the requests may take in all: with 100,029 materials they took 0.7-1.1 s. */
 export const REQUEST_WARM_UP_MS = 3_000;
@@ -33,13 +16,13 @@ const WALK_PAGES = 8;
 /** The header that marks the server's own requests; its value is known to this process alone. */
 const OWN_HEADER = "x-matframe-warm-up";
 
-/** The paths the platform's joins look records up by (docs/local-platform.md, Speed). */
-const REFERENCE_PATHS = ["_material._id", "source.info.jobId", "owner._id", "inSet._id"] as const;
+/** The indexed paths besides `_id` (which the store's id map answers): each lookup builds its index. */
+const REFERENCE_PATHS = INDEXED_PATHS.filter((path) => path !== "_id");
 
 const listPath = (collection: string, query: object, projection: object): string =>
   `${API_PREFIX}/${collection}?${new URLSearchParams({ query: JSON.stringify(query), projection: JSON.stringify(projection) })}`;
 
-const idsOf = (records: Ordered, count: number): string[] => {
+const idsOf = (records: OrderedRecords, count: number): string[] => {
   const ids: string[] = [];
   for (let i = 0; i < Math.min(count, records.size); i++) {
     const id = records.at(i)?._id;
@@ -49,7 +32,7 @@ const idsOf = (records: Ordered, count: number): string[] => {
 };
 
 /** The first string at `path` (through arrays, as a query matches) in the first `count` records, or undefined. */
-function firstValueAt(records: Ordered, path: string, count: number): string | undefined {
+function firstValueAt(records: OrderedRecords, path: string, count: number): string | undefined {
   const segments = path.split(".");
   const held: string[] = [];
   for (let i = 0; i < Math.min(count, records.size) && held.length === 0; i++)
@@ -64,8 +47,8 @@ function firstValueAt(records: Ordered, path: string, count: number): string | u
  * that path's index (built on first use otherwise: a pass over the records).
  */
 export function warmUpPaths(
-  materials: Ordered,
-  collections: ReadonlyMap<string, { readonly served: Ordered }>,
+  materials: OrderedRecords,
+  collections: ReadonlyMap<string, { readonly served: OrderedRecords }>,
   warmFields: readonly Fields[],
 ): string[] {
   const paths: string[] = [];
@@ -74,11 +57,11 @@ export function warmUpPaths(
     for (let page = 0; page < WALK_PAGES; page++)
       paths.push(listPath("materials", {}, page === 0 ? walk : { ...walk, skip: page * 500 }));
   }
-  const named = new Map<string, Ordered>([["materials", materials]]);
+  const named = new Map<string, OrderedRecords>([["materials", materials]]);
   for (const [name, collection] of collections) if (collection.served.size > 0) named.set(name, collection.served);
   for (const [name, records] of named) {
     const ids = idsOf(records, 100);
-    paths.push(listPath(name, { _id: { $in: ids } }, { limit: ids.length }));
+    if (ids.length > 0) paths.push(listPath(name, { _id: { $in: ids } }, { limit: ids.length }));
     for (const path of REFERENCE_PATHS) {
       const value = firstValueAt(records, path, 100);
       if (value !== undefined)

@@ -1,5 +1,16 @@
 import type { RecordProjection, SerializedRecords } from "./serialized";
-import type { RequestWarmUpReport } from "./request-warm-up";
+
+/** What the request warm-up did, once it ended. */
+export interface RequestWarmUpReport {
+  /** Requests sent. */
+  requests: number;
+  /** Of those, answered with 200 (the others' paths did not read what they meant to). */
+  answered: number;
+  /** Milliseconds from its first request to its end. */
+  ms: number;
+  /** Why it ended: every request sent, a client's request came, its time bound reached, or the server closing. */
+  ended: "done" | "request" | "time" | "closed";
+}
 
 /** What the background warm-up did, once it ended. */
 export interface WarmUpReport {
@@ -57,6 +68,7 @@ export class WarmUp {
   #idle: NodeJS.Timeout | undefined;
   readonly #idleMs: number;
   #ended: WarmUpReport["ended"] | undefined;
+  #started = false;
   #finish!: (report: WarmUpReport) => void;
   /** Resolves when the warm-up ends, for whatever reason. */
   readonly ended: Promise<WarmUpReport>;
@@ -65,7 +77,7 @@ export class WarmUp {
     source: OrderedRecords,
     serialized: SerializedRecords,
     projections: readonly (RecordProjection | undefined)[],
-    { maxWorkMs = WARM_UP_WORK_MS, idleMs = WARM_UP_IDLE_MS } = {},
+    { maxWorkMs = WARM_UP_WORK_MS, idleMs = WARM_UP_IDLE_MS, start = true } = {},
   ) {
     this.#idleMs = idleMs;
     this.#source = source;
@@ -76,7 +88,16 @@ export class WarmUp {
       this.#finish = resolve;
     });
     if (projections.length === 0 || source.size === 0) this.#end("done");
-    else this.#schedule();
+    else if (start) this.start();
+  }
+
+  /**
+   * Begins the slices (made with `start: false`, the warm-up counts requests before it works:
+   * serve starts it after its own first reads, and a request under way then still holds it).
+   */
+  start(): void {
+    this.#started = true;
+    if (this.#answering === 0 && this.#idle === undefined) this.#schedule();
   }
 
   /** A request is being answered: no slice runs until every such request has ended. */
@@ -107,7 +128,8 @@ export class WarmUp {
   }
 
   #schedule(): void {
-    if (this.#ended === undefined && this.#scheduled === undefined) this.#scheduled = setImmediate(() => this.#slice());
+    if (this.#started && this.#ended === undefined && this.#scheduled === undefined)
+      this.#scheduled = setImmediate(() => this.#slice());
   }
 
   #slice(): void {
