@@ -18,3 +18,16 @@ export function isLoopbackHost(host: string): boolean {
   if (bare.startsWith("::ffff:")) return isLoopbackHost(bare.slice(7));
   return isIP(bare) === 4 && bare.startsWith("127.");
 }
+
+/**
+ * Whether `host` is an unspecified (wildcard) address, on which a server listens at every address
+ * of the machine: `0.0.0.0` or `::` (with or without a URL's square brackets).
+ *
+ * @example isWildcardHost("0.0.0.0") // true
+ * @example isWildcardHost("[::]") // true
+ * @example isWildcardHost("127.0.0.1") // false
+ */
+export function isWildcardHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "");
+  return bare === "0.0.0.0" || bare === "::" || bare === "0:0:0:0:0:0:0:0";
+}

@@ -8,6 +8,7 @@ import { planColumns } from "../frame/table/column-spec";
 import { UsageError } from "./errors";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
 import { commandArgument, escapeForTerminal, quoteForTerminal } from "../terminal-text";
+import { isWildcardHost } from "../loopback";
 
 export const SERVE_USAGE = `Usage: matframe serve [options]
 
@@ -164,7 +165,7 @@ function parseServeArgs(argv: string[]) {
  */
 function reachableUrls(baseUrl: string): string[] {
   const url = new URL(baseUrl);
-  if (url.hostname !== "0.0.0.0" && url.hostname !== "[::]") return [];
+  if (!isWildcardHost(url.hostname)) return [];
   const addresses = Object.values(networkInterfaces())
     .flat()
     .filter((a) => a !== undefined && !a.internal && a.family === "IPv4")

@@ -324,7 +324,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let warmUp: WarmUp | undefined;
   const requestWarmUp = new RequestWarmUp();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (requestWarmUp.isOwn(req)) return answer(req, res, true);
     requestWarmUp.stop("request");
     warmUp?.requestStarted();
     try {
@@ -360,17 +359,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     );
   };
 
-  const server: Server = createServer(
-    {
-      maxHeaderSize: MAX_HEADER_BYTES,
-      requestTimeout: 60_000,
-      headersTimeout: 20_000,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      // Node's own answer to a request without Host is an empty 400; the handler answers it in JSend.
-      requireHostHeader: false,
-    },
-    (req, res) => guard.serve(req, res, () => handle(req, res)),
-  );
+  const serverOptions = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requestTimeout: 60_000,
+    headersTimeout: 20_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // Node's own answer to a request without Host is an empty 400; the handler answers it in JSend.
+    requireHostHeader: false,
+  };
+  const server: Server = createServer(serverOptions, (req, res) => guard.serve(req, res, () => handle(req, res)));
   const guard: ConnectionGuard = new ConnectionGuard(
     server,
     { maxConnections: resolved.maxConnections, sendTimeoutMs: resolved.sendTimeoutMs, maxPipelined: MAX_PIPELINED },
@@ -404,16 +401,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 
   let closing: Promise<void> | undefined;
-  // The server's own reads go to the address it listens on (an unspecified one is reached on loopback).
-  const ownHost = resolved.host === "0.0.0.0" ? "127.0.0.1" : resolved.host === "::" ? "[::1]" : hostInUrl;
   const warmRequestPaths = async (): Promise<RequestWarmUpReport | undefined> => {
     const [account] = state.auth.accountOwners();
     if (!account) return undefined;
-    const session = state.auth.openSession(account._id);
+    const session = state.auth.openSession(account._id, { server: true });
     try {
       const paths = warmUpPaths(state.store, state.collections, resolved.warmFields);
       const headers = { "X-Account-Id": session.accountId, "X-Auth-Token": session.authToken };
-      const report = await requestWarmUp.run(`http://${ownHost}:${port}`, paths, headers);
+      const report = await requestWarmUp.run((req, res) => answer(req, res, true), paths, headers, {
+        server: serverOptions,
+      });
       const { requests, answered, ms, ended } = report;
       if (ended !== "closed")
         log(

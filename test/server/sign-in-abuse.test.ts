@@ -24,6 +24,17 @@ describe("the tables a flood fills (in process)", () => {
     expect(auth.sessionCount("mallory-account")).toBe(100);
   });
 
+  it("a session the server opens for its own reads is not the account's: not counted, never pushing one out", async () => {
+    const auth = await AuthRegistry.create([], { maxSessions: 100, maxSessionsPerAccount: 2 });
+    const [first, second] = [auth.openSession("alice-account"), auth.openSession("alice-account")];
+    const own = auth.openSession("alice-account", { server: true });
+    expect(auth.sessionCount("alice-account")).toBe(2);
+    for (const session of [first, second, own]) expect(auth.verify(session.accountId, session.authToken)).toBe(true);
+    auth.endSession("alice-account", own.sessionId);
+    expect(auth.verify(own.accountId, own.authToken)).toBe(false);
+    expect(auth.verify(first.accountId, first.authToken)).toBe(true);
+  });
+
   it("10,050 device grants from one address (the default table's size) leave another address's code usable", () => {
     const flow = new DeviceFlow({ intervalSeconds: 0 });
     const alice = flow.start("192.0.2.10");

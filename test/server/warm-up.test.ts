@@ -1,6 +1,8 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerOptionsError } from "../../src/errors";
-import type { ServerHandle } from "../../src/server";
+import { type ServerHandle, startServer } from "../../src/server";
+import { RequestWarmUp } from "../../src/server/http/request-warm-up";
 import { SerializedRecords } from "../../src/server/http/serialized";
 import { WarmUp } from "../../src/server/http/warm-up";
 import { decodeBody, getBytes, login, PREFIX, type Session, startTestServer } from "./helpers";
@@ -119,6 +121,50 @@ describe("the server's own reads at start-up", () => {
     expect(demo).toContain("not signed in");
     // Sessions 0, requests 0, writes 0.
     expect(demo).toMatch(/<td class="n">0<\/td><td class="n">0<\/td><td class="n">0<\/td>/);
+  });
+});
+
+describe("the server's own reads, and its clients", () => {
+  it("take no client's place: with one connection allowed, a client arriving while they run is answered", async () => {
+    const server = await startTestServer({ synthetic: SYNTHETIC, warmFields: [COLUMNS], maxConnections: 1 });
+    try {
+      // Sent as soon as the server listens, while its first read is under way.
+      const res = await getBytes(server, `${PREFIX}/materials`, {});
+      expect(res.status).toBe(401);
+      expect((await server.warmUp).reads?.ended).toBe("request");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("are read on a loopback listener of their own, whatever address the server is bound to", async () => {
+    const server = await startServer({ host: "::1", port: 0, synthetic: 10, warmFields: [COLUMNS] });
+    try {
+      const reads = (await server.warmUp).reads;
+      expect(reads?.ended).toBe("done");
+      expect(reads?.answered).toBe(reads?.requests);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("RequestWarmUp", () => {
+  it("gives up a read that is never answered, ending the reads instead of hanging", async () => {
+    const never = () => new Promise<void>(() => undefined);
+    const report = await new RequestWarmUp().run(never, ["/a", "/b"], {}, { maxMs: 300 });
+    expect(report).toMatchObject({ requests: 1, answered: 0, ended: "time" });
+  });
+
+  it("sends the reads to a listener of its own, one by one, and counts their answers", async () => {
+    const seen: (string | undefined)[] = [];
+    const answer = async (req: IncomingMessage, res: ServerResponse) => {
+      seen.push(req.url);
+      res.end();
+    };
+    const report = await new RequestWarmUp().run(answer, ["/a", "/b"], {});
+    expect(report).toMatchObject({ requests: 2, answered: 2, ended: "done" });
+    expect(seen).toEqual(["/a", "/b"]);
   });
 });
 

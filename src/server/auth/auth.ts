@@ -175,11 +175,15 @@ export class AuthRegistry {
   /** Seconds a new session lives: the `expires_in` of a token the device flow issues. */
   static readonly sessionTtlSeconds = SESSION_TTL_MS / 1000;
 
-  /** A new session for an account whose password was checked (login, or the device flow's approval). */
-  openSession(accountId: string): IssuedCredentials {
+  /**
+   * A new session for an account whose password was checked (login, or the device flow's approval).
+   * With `server`, one the server opens for its own requests: held apart from the account's (not
+   * counted in {@link sessionCount}, never pushing out one of the account's own).
+   */
+  openSession(accountId: string, { server = false }: { server?: boolean } = {}): IssuedCredentials {
     const selector = randomBytes(SELECTOR_BYTES).toString("base64url");
     const authToken = selector + randomBytes(SECRET_BYTES).toString("base64url");
-    this.sessions.add(selector, accountId, {
+    this.sessions.add(selector, server ? `server:${accountId}` : accountId, {
       accountId,
       accountIdHash: sha256(accountId),
       tokenHash: sha256(authToken),

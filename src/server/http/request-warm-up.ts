@@ -1,4 +1,5 @@
-import { Agent, get, type IncomingMessage } from "node:http";
+import { Agent, createServer, get, type IncomingMessage, type ServerOptions, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { API_PREFIX, type Fields } from "../../schemas";
 import { INDEXED_PATHS, stringsAt } from "../query/index-plan";
@@ -12,6 +13,9 @@ export const REQUEST_WARM_UP_MS = 3_000;
  * compressing) only once it has run a few times, and a walk's pages ask it again and again.
  */
 const WALK_PAGES = 8;
+
+/** Most milliseconds one read may take before the reads are given up: an answer comes in milliseconds. */
+const READ_TIMEOUT_MS = 10_000;
 
 /** The header that marks the server's own requests; its value is known to this process alone. */
 const OWN_HEADER = "x-matframe-warm-up";
@@ -81,42 +85,42 @@ export function warmUpPaths(
  * The server's own read paths, sent to it once over HTTP when it starts, so that a client's first
  * requests do not pay V8's first pass through the code that answers them (parsing, routing, the
  * query plan, projecting, compressing): a first walk of 20,029 materials over a 40 ms link took
- * 0.81 s on a fresh server and 0.57-0.60 s once the same walk had run on loopback. The requests
- * go one at a time under a session of their own (ended after), are neither logged nor counted as
- * the account's activity, and stop as soon as a client's request comes.
+ * 0.81 s on a fresh server and 0.57-0.60 s once the same walk had run on loopback.
+ *
+ * The reads go to a listener of their own on 127.0.0.1 (an unused port, closed after), never to
+ * the one clients use: they take no client's connection place, whatever the address served, and
+ * the session's token goes to no address that is not this process's. They go one at a time under
+ * a session held apart from the account's (ended after), are neither logged nor counted as the
+ * account's activity, and stop as soon as a client's request comes.
  */
 export class RequestWarmUp {
   readonly #secret = randomBytes(24).toString("base64url");
   readonly #secretBytes = Buffer.from(this.#secret, "latin1");
   #stopped: "request" | "closed" | undefined;
-  #running = false;
-
-  /** Whether `req` is one of the warm-up's own (never once its reads have ended). */
-  isOwn(req: IncomingMessage): boolean {
-    const sent = req.headers[OWN_HEADER];
-    if (!this.#running || typeof sent !== "string") return false;
-    // Header values arrive as latin1: compared as those bytes, whose length is then the string's.
-    const given = Buffer.from(sent, "latin1");
-    return given.length === this.#secretBytes.length && timingSafeEqual(given, this.#secretBytes);
-  }
 
   /** No more requests: a client's came (`request`) or the server is closing. */
   stop(why: "request" | "closed"): void {
     this.#stopped ??= why;
   }
 
-  /** Sends `paths` to `origin` one by one with `headers` (the session's), until done or stopped. */
+  /**
+   * Sends `paths` one by one with `headers` (the session's) to a listener of its own, whose
+   * requests `answer` answers, until done, stopped, or `maxMs` is spent.
+   */
   async run(
-    origin: string,
+    answer: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
     paths: readonly string[],
     headers: Record<string, string>,
-    maxMs = REQUEST_WARM_UP_MS,
+    { maxMs = REQUEST_WARM_UP_MS, server = {} }: { maxMs?: number; server?: ServerOptions } = {},
   ): Promise<RequestWarmUpReport> {
     const started = performance.now();
+    // Another process on this machine may connect during the reads: without the secret it is not answered.
+    const listener = createServer(server, (req, res) => (this.#isOwn(req) ? void answer(req, res) : res.destroy()));
+    await new Promise<void>((resolve, reject) => listener.once("error", reject).listen(0, "127.0.0.1", resolve));
+    const { port } = listener.address() as AddressInfo;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     // As a far client asks (src/client/transport/interceptors/decompress.ts): the compressing path is warmed too.
     const sent = { ...headers, [OWN_HEADER]: this.#secret, "accept-encoding": "br, gzip, deflate" };
-    this.#running = true;
     let requests = 0;
     let answered = 0;
     let ended: RequestWarmUpReport["ended"] = "done";
@@ -126,29 +130,58 @@ export class RequestWarmUp {
           ended = this.#stopped;
           break;
         }
-        if (performance.now() - started > maxMs) {
+        const left = maxMs - (performance.now() - started);
+        if (left <= 0) {
           ended = "time";
           break;
         }
-        if (await send(agent, `${origin}${path}`, sent)) answered += 1;
+        const status = await send(agent, port, path, sent, Math.min(READ_TIMEOUT_MS, left));
         requests += 1;
+        if (status === "timeout") {
+          ended = "time";
+          break;
+        }
+        if (status === 200) answered += 1;
       }
     } finally {
-      this.#running = false;
       agent.destroy();
+      listener.closeAllConnections();
+      await new Promise((resolve) => listener.close(resolve));
     }
     return { requests, answered, ms: performance.now() - started, ended: this.#stopped ?? ended };
   }
+
+  /** Whether `req` carries the secret. Header values arrive as latin1: compared as those bytes. */
+  #isOwn(req: IncomingMessage): boolean {
+    const sent = req.headers[OWN_HEADER];
+    if (typeof sent !== "string") return false;
+    const given = Buffer.from(sent, "latin1");
+    return given.length === this.#secretBytes.length && timingSafeEqual(given, this.#secretBytes);
+  }
 }
 
-/** One GET, its body read and dropped: whether it was answered with 200 (a failure ends the request, not the server). */
-function send(agent: Agent, url: string, headers: Record<string, string>): Promise<boolean> {
+/**
+ * One GET, its body read and dropped: the status it was answered with, `timeout` when no answer
+ * (or not all of it) came within `timeoutMs`, or `failed` (a failure ends the request, not the server).
+ */
+function send(
+  agent: Agent,
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<number | "timeout" | "failed"> {
   return new Promise((resolve) => {
-    const req = get(url, { agent, headers }, (res) => {
-      res.on("end", () => resolve(res.statusCode === 200));
-      res.on("error", () => resolve(false));
+    const req = get({ host: "127.0.0.1", port, path, agent, headers, timeout: timeoutMs }, (res) => {
+      res.on("end", () => resolve(res.statusCode ?? "failed"));
+      res.on("error", () => resolve("failed"));
       res.resume();
     });
-    req.on("error", () => resolve(false));
+    // Node's `timeout` is of an idle socket: the read is ended, and the promise settles with `timeout`.
+    req.on("timeout", () => {
+      resolve("timeout");
+      req.destroy();
+    });
+    req.on("error", () => resolve("failed"));
   });
 }
