@@ -5,6 +5,9 @@ import { startServer, type Lockout, type ServerHandle } from "../server";
 import { formatWait } from "../server/handlers/auth-handlers";
 import { parseFlags, wrapHelp } from "./cli-args";
 import { planColumns } from "../frame/table/column-spec";
+import { planResults } from "../frame/results/results-plan";
+import { PROPERTY_FIELDS } from "../frame/results/results-rows";
+import type { Fields } from "../schemas";
 import { UsageError } from "./errors";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
 import { commandArgument, escapeForTerminal, quoteForTerminal } from "../terminal-text";
@@ -159,6 +162,12 @@ function parseServeArgs(argv: string[]) {
   return parseFlags("serve", argv, SERVE_FLAGS);
 }
 
+/** The projections a results table reads with (its property kinds do not change them). */
+function resultsFields(): { properties: Fields; jobs: Fields; materials: Fields } {
+  const plan = planResults({ properties: ["band_gaps"] });
+  return { properties: { ...PROPERTY_FIELDS }, jobs: plan.jobFields, materials: plan.material.fields };
+}
+
 /**
  * For a server on a wildcard address (`0.0.0.0`, `::`), the base URL at each of this machine's
  * network addresses: the one printed names no address another machine can use.
@@ -257,6 +266,7 @@ export async function runServe(argv: string[]): Promise<number> {
       accountDefaults: flags["no-account-defaults"] !== true,
       // What a first `toDataFrame()` asks for, made while the user starts a client.
       warmFields: flags["no-warm-up"] === true ? [] : [planColumns().fields],
+      ...(flags["no-warm-up"] === true ? {} : { warmResults: resultsFields() }),
       teacherPage: true,
       loginThrottle: {
         maxFailures: positive(

@@ -6,6 +6,7 @@ export { isLoopbackHost } from "../loopback";
 export type { StartServerOptions } from "./server-options";
 export type { CompressionMode } from "./http/compression";
 export type { RequestWarmUpReport, WarmUpReport } from "./http/warm-up";
+export type { WarmResults } from "./http/warm-forms";
 export type { Lockout, LoginThrottleOptions } from "./auth/login-throttle";
 export type { SessionLimits, UserAccount } from "./auth/auth";
 export type { UserCodeLimits } from "./auth/code-attempts";

@@ -13,6 +13,7 @@ import {
 import { DEFAULT_MAX_WRONG_CODES, DEFAULT_WRONG_CODE_WINDOW_MS, type UserCodeLimits } from "./auth/code-attempts";
 import { MAX_SYNTHETIC } from "./records/synthetic";
 import { parseProjection } from "./query/projection";
+import type { WarmResults } from "./http/warm-forms";
 import type { Fields } from "../schemas";
 import { weakPasswordReason } from "./auth/weak-passwords";
 import { DEFAULT_QUOTA } from "./records/written-records";
@@ -132,6 +133,14 @@ export interface StartServerOptions {
    * @example [{ _id: 1, formula: 1, "lattice.a": 1 }]
    */
   warmFields?: readonly Fields[];
+  /**
+   * The projections a results table reads with. The background warm-up then first keeps the JSON of every served property record, of the jobs they name and of those
+   * jobs' materials, in these projections, so that a first `client.results.toDataFrame` finds
+   * them kept as a second does. `matframe serve` gives the results table's own.
+   * @default undefined (none)
+   * @example { properties: { _id: 1, slug: 1, data: 1 }, jobs: { _id: 1, _material: 1 }, materials: { _id: 1, formula: 1 } }
+   */
+  warmResults?: WarmResults;
   /**
    * Timing of the OIDC device flow (`/oidc/device/auth`): the poll `interval` devices are told
    * and how long a code lives. An interval of 0 lets tests poll without waiting.
@@ -259,6 +268,25 @@ function resolveWarmFields(warmFields: readonly Fields[] | undefined): Fields[] 
   });
 }
 
+/** `warmResults` checked as `warmFields` are: each of its three a request's `projection.fields`. */
+function resolveWarmResults(results: WarmResults | undefined): WarmResults | undefined {
+  if (results === undefined) return undefined;
+  const example = 'e.g. { "properties": { "_id": 1 }, "jobs": { "_id": 1 }, "materials": { "formula": 1 } }';
+  if (results === null || typeof results !== "object")
+    throw new ServerOptionsError(`warmResults must name the fields of properties, jobs and materials, ${example}.`);
+  const checked = (name: keyof WarmResults): Fields => {
+    const fields = results[name];
+    if (fields === null || typeof fields !== "object")
+      throw new ServerOptionsError(`warmResults.${name} must be projection fields, ${example}.`);
+    try {
+      return parseProjection({ fields }).fields;
+    } catch (error) {
+      throw new ServerOptionsError(`warmResults.${name}: ${(error as Error).message}`);
+    }
+  };
+  return { properties: checked("properties"), jobs: checked("jobs"), materials: checked("materials") };
+}
+
 /** The options with defaults filled in, or a `ServerOptionsError` saying what to fix. */
 export function resolveOptions(options: StartServerOptions) {
   const host = options.host ?? DEFAULT_HOST;
@@ -373,6 +401,7 @@ export function resolveOptions(options: StartServerOptions) {
     quota: { records: quotaRecords, bytes: quotaBytes },
     accountDefaults: options.accountDefaults === true,
     warmFields: resolveWarmFields(options.warmFields),
+    warmResults: resolveWarmResults(options.warmResults),
     deviceFlow: { intervalSeconds, expiresInSeconds, maxGrants, maxGrantsPerAddress },
     sessions: { maxSessions, maxSessionsPerAccount },
     teacherPage: options.teacherPage === true,

@@ -31,7 +31,7 @@ import { DEFAULT_COLLECTIONS, ensureAccountDefaults } from "./collections/accoun
 import { SERIALIZED_BUDGET_BYTES, SerializedRecords } from "./http/serialized";
 import { type RequestWarmUpReport, WarmUp, type WarmUpReport } from "./http/warm-up";
 import { RequestWarmUp, warmUpPaths } from "./http/request-warm-up";
-import { makeFieldSelector } from "./query/projection";
+import { warmForms } from "./http/warm-forms";
 import { loadPlatformCollections } from "./collections/platform-collections";
 import { JobRunner } from "./collections/job-runner";
 import type { JobEnd } from "./collections/job-ends";
@@ -423,17 +423,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   };
   // Made now, so that it counts every client's request; it starts once the server's own reads end.
   warmUp = new WarmUp(
-    state.store,
+    warmForms(state.store, state.collections, resolved.warmFields, resolved.warmResults),
     state.serialized,
-    resolved.warmFields.map((fields) =>
-      Object.keys(fields).length === 0 ? undefined : { key: JSON.stringify(fields), select: makeFieldSelector(fields) },
-    ),
     { start: false },
   );
-  if (resolved.warmFields.length > 0)
-    warmUp.ended.then(({ records, workMs, ended }) => {
+  if (resolved.warmFields.length > 0 || resolved.warmResults)
+    warmUp.ended.then(({ records, resultsRecords, workMs, ended }) => {
+      const results = resultsRecords > 0 ? ` (${resultsRecords} of them for results tables)` : "";
       if (ended !== "closed")
-        log(`kept the JSON of ${records} records in ${Math.round(workMs)} ms of background work (${ended})`);
+        log(`kept the JSON of ${records} records${results} in ${Math.round(workMs)} ms of background work (${ended})`);
     });
   const keepJson = (json: WarmUp) => {
     json.start();

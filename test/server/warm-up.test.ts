@@ -1,7 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerOptionsError } from "../../src/errors";
+import { Client, type PlatformRecord } from "../../src";
+import { PROPERTY_FIELDS } from "../../src/frame/results/results-rows";
+import { planResults } from "../../src/frame/results/results-plan";
 import { type ServerHandle, startServer } from "../../src/server";
+
+/** The value at a path of plain objects, or undefined. */
+function valueAt(record: unknown, ...keys: string[]): unknown {
+  let value = record;
+  for (const key of keys)
+    value = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
 import { RequestWarmUp } from "../../src/server/http/request-warm-up";
 import { SerializedRecords } from "../../src/server/http/serialized";
 import { WarmUp } from "../../src/server/http/warm-up";
@@ -79,7 +90,7 @@ describe("the background warm-up of a served collection", () => {
   });
 
   it("ends at once, having done nothing, without warmFields", async () => {
-    expect(await cold.warmUp).toEqual({ records: 0, workMs: 0, ended: "done" });
+    expect(await cold.warmUp).toEqual({ records: 0, resultsRecords: 0, workMs: 0, ended: "done" });
   });
 });
 
@@ -199,7 +210,8 @@ describe("WarmUp", () => {
 
   it("stops once the kept-JSON budget is spent, and keeps what it serialised", async () => {
     const serialized = new SerializedRecords(2_000);
-    const report = await new WarmUp(source(1000), serialized, [undefined]).ended;
+    const report = await new WarmUp([{ source: source(1000), projection: undefined, for: "materials" }], serialized)
+      .ended;
     expect(report.ended).toBe("budget");
     expect(report.records).toBeGreaterThan(0);
     expect(report.records).toBeLessThan(1000);
@@ -207,12 +219,24 @@ describe("WarmUp", () => {
   });
 
   it("stops once its work bound is reached", async () => {
-    const report = await new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], { maxWorkMs: 0 }).ended;
+    const report = await new WarmUp(
+      [{ source: source(1000), projection: undefined, for: "materials" }],
+      new SerializedRecords(1 << 20),
+      {
+        maxWorkMs: 0,
+      },
+    ).ended;
     expect(report).toMatchObject({ records: 0, ended: "time" });
   });
 
   it("does no slice while a request is being answered, and goes on when none is", async () => {
-    const warmUp = new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], { idleMs: 0 });
+    const warmUp = new WarmUp(
+      [{ source: source(1000), projection: undefined, for: "materials" }],
+      new SerializedRecords(1 << 20),
+      {
+        idleMs: 0,
+      },
+    );
     warmUp.requestStarted();
     warmUp.requestStarted();
     let ended = false;
@@ -229,7 +253,14 @@ describe("WarmUp", () => {
   });
 
   it("made unstarted, counts requests from the start and works only once started and none is under way", async () => {
-    const warmUp = new WarmUp(source(1000), new SerializedRecords(1 << 20), [undefined], { idleMs: 0, start: false });
+    const warmUp = new WarmUp(
+      [{ source: source(1000), projection: undefined, for: "materials" }],
+      new SerializedRecords(1 << 20),
+      {
+        idleMs: 0,
+        start: false,
+      },
+    );
     let ended = false;
     void warmUp.ended.then(() => {
       ended = true;
@@ -246,10 +277,61 @@ describe("WarmUp", () => {
   });
 });
 
+describe("the results table's records kept at start-up (warmResults)", () => {
+  it("keeps every property record, the jobs they name and their materials, and answers as a server without it", async () => {
+    const plan = planResults({ properties: ["band_gaps"] });
+    const warmResults = { properties: { ...PROPERTY_FIELDS }, jobs: plan.jobFields, materials: plan.material.fields };
+    const [cold, warmed] = await Promise.all([startTestServer(), startTestServer({ warmResults })]);
+    const clients: Client[] = [];
+    try {
+      const report = await warmed.warmUp;
+      expect(report.ended).toBe("done");
+      const tables = [];
+      for (const server of [cold, warmed]) {
+        const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+        clients.push(client);
+        const df = await client.results.toDataFrame({ properties: ["band_gaps", "dielectric_tensor"] });
+        tables.push({ columns: df.columns, values: df.values });
+      }
+      expect(tables[1]).toEqual(tables[0]);
+      // What was kept, counted through the API: the property records, the jobs they name, and
+      // those jobs' materials (served ones or the bank's).
+      const client = clients[1]!;
+      const records = async (collection: string) => {
+        const all: PlatformRecord[] = [];
+        for await (const record of client.collection(collection).iterate({})) all.push(record);
+        return all;
+      };
+      const properties = await records("properties");
+      const jobIds = new Set(properties.map((p) => valueAt(p, "source", "info", "jobId")));
+      const jobs = (await records("jobs")).filter((job) => jobIds.has(job._id));
+      const materialIds = new Set(jobs.map((job) => valueAt(job, "_material", "_id")));
+      let materials = 0;
+      for (const collection of ["materials", "bank-materials"])
+        materials += (await records(collection)).filter((m) => materialIds.has(m._id)).length;
+      expect(properties.length).toBeGreaterThan(1000);
+      expect(report.records).toBe(properties.length + jobs.length + materials);
+      expect(report.resultsRecords).toBe(report.records);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await Promise.all([cold.close(), warmed.close()]);
+    }
+  });
+});
+
 describe("the warmFields option", () => {
   it("is refused, saying which entry and why, when an entry is not a projection's fields", async () => {
     const bad = startTestServer({ warmFields: [{ formula: 1 }, { formula: 1, name: 0 }] as never });
     await expect(bad).rejects.toThrow(ServerOptionsError);
     await expect(bad).rejects.toThrow(/warmFields\[1\]: projection\.fields mixes inclusion/);
+  });
+
+  it("refuses warmResults without one of its three projections, or with a bad one, naming which", async () => {
+    const missing = startTestServer({ warmResults: { properties: { _id: 1 }, jobs: { _id: 1 } } as never });
+    await expect(missing).rejects.toThrow(/warmResults\.materials must be projection fields/);
+    const mixed = startTestServer({
+      warmResults: { properties: { _id: 1 }, jobs: { _id: 1, name: 0, status: 1 }, materials: {} } as never,
+    });
+    await expect(mixed).rejects.toThrow(/warmResults\.jobs: projection\.fields mixes inclusion/);
   });
 });

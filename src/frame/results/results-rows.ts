@@ -18,6 +18,9 @@ export interface ResultsRead {
   warnings(): FrameWarning[];
 }
 
+/** What a results table reads of each property record: its kind, its values and the job and unit that made it. */
+export const PROPERTY_FIELDS = { _id: 1, slug: 1, data: 1, "source.info": 1 } as const;
+
 /** The pages of joined rows of a planned results read. */
 export function resultPages(
   client: Client,
@@ -34,7 +37,7 @@ export function resultPages(
     );
     const properties = client.collection("properties").pages({
       query: { ...plan.query?.properties, slug: { $in: plan.properties.map((p) => p.slug) } },
-      fields: { _id: 1, slug: 1, data: 1, "source.info": 1 },
+      fields: PROPERTY_FIELDS,
       pageSize: plan.pageSize,
       ...(plan.maxItems !== undefined ? { maxItems: plan.maxItems } : {}),
       paging: "keyset",

@@ -16,6 +16,8 @@ export interface RequestWarmUpReport {
 export interface WarmUpReport {
   /** Records serialised (each counted once per projection). */
   records: number;
+  /** Of those, for results tables (property records, their jobs and materials; `warmResults`). */
+  resultsRecords: number;
   /** Milliseconds of work in slices (not counting the pauses for requests). */
   workMs: number;
   /** Why it ended: all done, the kept-JSON budget spent, its work bound reached, or the server closing. */
@@ -28,6 +30,14 @@ export interface WarmUpReport {
 export interface OrderedRecords {
   readonly size: number;
   at(index: number): Record<string, unknown> | undefined;
+}
+
+/** Records to keep the JSON of in one projection (`undefined`: whole records). */
+export interface WarmForm {
+  readonly source: OrderedRecords;
+  readonly projection: RecordProjection | undefined;
+  /** What they are for: a walk of the served materials, or a results table's reads. */
+  readonly for: "materials" | "results";
 }
 
 /** Records per slice: about 1 ms of serialising once warm, 3-10 ms in the very first slices. */
@@ -55,13 +65,13 @@ export const WARM_UP_WORK_MS = 5_000;
  * own pages as it would have without the warm-up (this skips what the walk kept).
  */
 export class WarmUp {
-  readonly #source: OrderedRecords;
+  readonly #forms: readonly WarmForm[];
   readonly #serialized: SerializedRecords;
-  readonly #projections: readonly (RecordProjection | undefined)[];
   readonly #maxWorkMs: number;
   #form = 0;
   #next = 0;
   #records = 0;
+  #resultsRecords = 0;
   #workMs = 0;
   #answering = 0;
   #scheduled: NodeJS.Immediate | undefined;
@@ -73,21 +83,20 @@ export class WarmUp {
   /** Resolves when the warm-up ends, for whatever reason. */
   readonly ended: Promise<WarmUpReport>;
 
+  /** Keeps the JSON of each form's records, form by form, in their order. */
   constructor(
-    source: OrderedRecords,
+    forms: readonly WarmForm[],
     serialized: SerializedRecords,
-    projections: readonly (RecordProjection | undefined)[],
     { maxWorkMs = WARM_UP_WORK_MS, idleMs = WARM_UP_IDLE_MS, start = true } = {},
   ) {
     this.#idleMs = idleMs;
-    this.#source = source;
+    this.#forms = forms.filter((form) => form.source.size > 0);
     this.#serialized = serialized;
-    this.#projections = projections;
     this.#maxWorkMs = maxWorkMs;
     this.ended = new Promise((resolve) => {
       this.#finish = resolve;
     });
-    if (projections.length === 0 || source.size === 0) this.#end("done");
+    if (this.#forms.length === 0) this.#end("done");
     else if (start) this.start();
   }
 
@@ -141,27 +150,29 @@ export class WarmUp {
       return;
     }
     const started = performance.now();
-    const end = Math.min(this.#next + SLICE_RECORDS, this.#source.size);
+    const { source, projection, for: use } = this.#forms[this.#form]!;
+    const end = Math.min(this.#next + SLICE_RECORDS, source.size);
     const records: Record<string, unknown>[] = [];
     for (let i = this.#next; i < end; i++) {
-      const record = this.#source.at(i);
+      const record = source.at(i);
       if (record) records.push(record);
     }
-    this.#serialized.keep(records, this.#projections[this.#form]);
+    this.#serialized.keep(records, projection);
     this.#records += records.length;
+    if (use === "results") this.#resultsRecords += records.length;
     this.#next = end;
-    if (this.#next >= this.#source.size) {
+    if (this.#next >= source.size) {
       this.#form += 1;
       this.#next = 0;
     }
     this.#workMs += performance.now() - started;
-    if (this.#form >= this.#projections.length) this.#end("done");
+    if (this.#form >= this.#forms.length) this.#end("done");
     else this.#schedule();
   }
 
   #end(why: WarmUpReport["ended"]): void {
     if (this.#ended !== undefined) return;
     this.#ended = why;
-    this.#finish({ records: this.#records, workMs: this.#workMs, ended: why });
+    this.#finish({ records: this.#records, resultsRecords: this.#resultsRecords, workMs: this.#workMs, ended: why });
   }
 }
