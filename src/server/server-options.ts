@@ -254,18 +254,21 @@ function exposedPasswordWarnings(host: string, users: readonly UserAccount[]): s
   return warnings;
 }
 
-/** Each of `warmFields` checked as a request's `projection.fields` is, and as it would parse. */
+/** `fields` checked as a request's `projection.fields` is, and as it would parse; `label` names it in the error. */
+function checkedFields(fields: unknown, label: string): Fields {
+  try {
+    return parseProjection({ fields }).fields;
+  } catch (error) {
+    throw new ServerOptionsError(`${label}: ${(error as Error).message}`);
+  }
+}
+
+/** Each of `warmFields` checked as a request's `projection.fields` is. */
 function resolveWarmFields(warmFields: readonly Fields[] | undefined): Fields[] {
   if (warmFields === undefined) return [];
   if (!Array.isArray(warmFields))
     throw new ServerOptionsError('warmFields must be an array of projection fields, e.g. [{"formula": 1}].');
-  return warmFields.map((fields, i) => {
-    try {
-      return parseProjection({ fields }).fields;
-    } catch (error) {
-      throw new ServerOptionsError(`warmFields[${i}]: ${(error as Error).message}`);
-    }
-  });
+  return warmFields.map((fields, i) => checkedFields(fields, `warmFields[${i}]`));
 }
 
 /** `warmResults` checked as `warmFields` are: each of its three a request's `projection.fields`. */
@@ -275,14 +278,9 @@ function resolveWarmResults(results: WarmResults | undefined): WarmResults | und
   if (results === null || typeof results !== "object")
     throw new ServerOptionsError(`warmResults must name the fields of properties, jobs and materials, ${example}.`);
   const checked = (name: keyof WarmResults): Fields => {
-    const fields = results[name];
-    if (fields === null || typeof fields !== "object")
+    if (results[name] === null || typeof results[name] !== "object")
       throw new ServerOptionsError(`warmResults.${name} must be projection fields, ${example}.`);
-    try {
-      return parseProjection({ fields }).fields;
-    } catch (error) {
-      throw new ServerOptionsError(`warmResults.${name}: ${(error as Error).message}`);
-    }
+    return checkedFields(results[name], `warmResults.${name}`);
   };
   return { properties: checked("properties"), jobs: checked("jobs"), materials: checked("materials") };
 }

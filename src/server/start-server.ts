@@ -422,33 +422,33 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     }
   };
   // Made now, so that it counts every client's request; it starts once the server's own reads end.
-  warmUp = new WarmUp(
+  const json = new WarmUp(
     warmForms(state.store, state.collections, resolved.warmFields, resolved.warmResults),
     state.serialized,
     { start: false },
   );
+  warmUp = json;
   if (resolved.warmFields.length > 0 || resolved.warmResults)
-    warmUp.ended.then(({ records, resultsRecords, workMs, ended }) => {
+    json.ended.then(({ records, resultsRecords, workMs, ended }) => {
       const results = resultsRecords > 0 ? ` (${resultsRecords} of them for results tables)` : "";
       if (ended !== "closed")
         log(`kept the JSON of ${records} records${results} in ${Math.round(workMs)} ms of background work (${ended})`);
     });
-  const keepJson = (json: WarmUp) => {
+  const keepJson = () => {
     json.start();
     return json.ended;
   };
   // With warmFields, the server first sends itself its read paths once, then keeps the JSON.
-  const json = warmUp;
   const warmed =
     resolved.warmFields.length === 0
-      ? keepJson(json)
+      ? keepJson()
       : warmRequestPaths()
           .catch((error: unknown) => {
             // The reads only speed up first requests: one that cannot be sent leaves the JSON's warm-up to run.
             log(`warning: the start-up reads stopped: ${(error as Error)?.name ?? "unknown error"}`);
             return undefined;
           })
-          .then(async (reads) => ({ ...(await keepJson(json)), ...(reads ? { reads } : {}) }));
+          .then(async (reads) => ({ ...(await keepJson()), ...(reads ? { reads } : {}) }));
 
   return {
     baseUrl,

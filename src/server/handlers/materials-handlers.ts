@@ -1,5 +1,5 @@
 import { notFound } from "../http/http-errors";
-import { makeFieldSelector, parseProjection } from "../query/projection";
+import { makeFieldSelector, parseProjection, recordProjection } from "../query/projection";
 import { validateQuery } from "../query/query-filter";
 import type { Reply, RequestInfo, ServerState } from "./reply";
 import { matchesValidator, notModified, readValidator, successRecords, successValidated } from "./reply";
@@ -39,10 +39,7 @@ export async function listVisible(
   // Taken before the scan: a write while it runs makes this tag obsolete (see readValidator).
   const etag = readValidator(info, state, callerId);
   if (matchesValidator(info, etag)) return notModified(etag);
-  const whole = Object.keys(options.fields).length === 0;
-  const projection = whole
-    ? undefined
-    : { key: JSON.stringify(options.fields), select: makeFieldSelector(options.fields) };
+  const projection = recordProjection(options.fields);
   // Built only when the same read's compressed answer is not kept (the validator names one body).
   const build = async (): Promise<Buffer> => {
     const records = await findVisible(shared, own, {

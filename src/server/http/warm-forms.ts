@@ -4,8 +4,8 @@
 // (65 ms against 35-40 ms, the sum of its requests' times), the second finding the JSON of its
 // records kept.
 import type { Fields } from "../../schemas";
-import { makeFieldSelector } from "../query/projection";
-import type { RecordProjection } from "./serialized";
+import { stringsAt } from "../query/index-plan";
+import { recordProjection } from "../query/projection";
 import type { OrderedRecords, WarmForm } from "./warm-up";
 
 /** The projections a results table reads with (`client.results.toDataFrame`, src/frame/results/results-rows.ts). */
@@ -23,13 +23,6 @@ interface Served extends OrderedRecords {
   get(id: string): Record<string, unknown> | undefined;
 }
 
-/** The projection a request with these `fields` is answered in (undefined: whole records). */
-export function projectionOf(fields: Fields): RecordProjection | undefined {
-  return Object.keys(fields).length === 0
-    ? undefined
-    : { key: JSON.stringify(fields), select: makeFieldSelector(fields) };
-}
-
 /**
  * The warm-up's forms: with `results`, every served property record, the jobs they name and those
  * jobs' materials (in `materials` or `bank-materials`, as a results table asks both), each in the
@@ -44,46 +37,28 @@ export function warmForms(
   const forms: WarmForm[] = [];
   const properties = collections.get("properties")?.served;
   if (results && properties) {
-    forms.push({ source: properties, projection: projectionOf(results.properties), for: "results" });
-    const jobs = named(
-      collections.get("jobs")?.served,
-      valuesAt(properties, (p) => path(p, "source", "info", "jobId")),
-    );
-    forms.push({ source: listed(jobs), projection: projectionOf(results.jobs), for: "results" });
-    const materialIds = new Set<string>();
-    for (const job of jobs) {
-      const id = path(job, "_material", "_id");
-      if (typeof id === "string") materialIds.add(id);
-    }
+    forms.push({ source: properties, projection: recordProjection(results.properties), for: "results" });
+    const jobs = named(collections.get("jobs")?.served, stringsOf(properties, "source.info.jobId"));
+    forms.push({ source: listed(jobs), projection: recordProjection(results.jobs), for: "results" });
+    const materialIds = stringsOf(listed(jobs), "_material._id");
     for (const served of [materials, collections.get("bank-materials")?.served])
       forms.push({
         source: listed(named(served, materialIds)),
-        projection: projectionOf(results.materials),
+        projection: recordProjection(results.materials),
         for: "results",
       });
   }
   for (const fields of warmFields)
-    forms.push({ source: materials, projection: projectionOf(fields), for: "materials" });
+    forms.push({ source: materials, projection: recordProjection(fields), for: "materials" });
   return forms;
 }
 
-/** The value at a path of plain objects, or undefined. */
-function path(record: unknown, ...keys: string[]): unknown {
-  let value = record;
-  for (const key of keys)
-    value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
-  return value;
-}
-
-/** The distinct strings `pick` finds in the records. */
-function valuesAt(records: OrderedRecords, pick: (record: Record<string, unknown>) => unknown): Set<string> {
-  const values = new Set<string>();
-  for (let i = 0; i < records.size; i++) {
-    const record = records.at(i);
-    const value = record && pick(record);
-    if (typeof value === "string") values.add(value);
-  }
-  return values;
+/** The distinct strings at `path` in the records (through arrays, as a query matches). */
+function stringsOf(records: OrderedRecords, path: string): Set<string> {
+  const segments = path.split(".");
+  const found: string[] = [];
+  for (let i = 0; i < records.size; i++) stringsAt(records.at(i), segments, 0, found);
+  return new Set(found);
 }
 
 /** The records of `served` with these ids, in `_id` order. */

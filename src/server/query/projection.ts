@@ -1,5 +1,6 @@
 import { DEFAULT_LIMIT, MAX_LIMIT, Projection, type Fields } from "../../schemas";
 import { badRequest } from "../http/http-errors";
+import type { RecordProjection } from "../http/serialized";
 import { checkPath, describe } from "./query-filter";
 
 /** One sort key: a dotted path and a direction. */
@@ -190,6 +191,16 @@ function exclude(value: unknown, tree: PathTree): unknown {
     out[key] = subtree === undefined ? item : exclude(item, subtree);
   }
   return out;
+}
+
+/**
+ * The projection a list answer is serialised in, and its JSON kept under (undefined: whole
+ * records). The background warm-up keeps JSON under the same key, so both make it here.
+ */
+export function recordProjection(fields: Fields): RecordProjection | undefined {
+  return Object.keys(fields).length === 0
+    ? undefined
+    : { key: JSON.stringify(fields), select: makeFieldSelector(fields) };
 }
 
 /**
