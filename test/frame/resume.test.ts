@@ -250,7 +250,7 @@ describe("a resumed table export", () => {
   it("Parquet: continues after the last row group and DuckDB reads the same table as an uninterrupted export", async () => {
     const reference = join(dir, "reference.parquet");
     const target = join(dir, "resumed.parquet");
-    await client.materials.exportParquet(reference, {
+    const uninterrupted = await client.materials.exportParquet(reference, {
       columns: COLUMNS,
       pageSize: 100,
       paging: "keyset",
@@ -260,12 +260,21 @@ describe("a resumed table export", () => {
     await client.materials
       .exportParquet(target, { columns: COLUMNS, pageSize: 100, rowGroupSize: 250, resume: true, ...stopAfter(1000) })
       .catch(() => undefined);
+    // The row group that ended with the tenth page counts that page as read.
+    expect(JSON.parse(readFileSync(resumePaths(target).state, "utf8")).progress.pages).toBe(10);
     await client.materials
       .exportParquet(target, { columns: COLUMNS, pageSize: 100, rowGroupSize: 250, resume: true, ...stopAfter(1900) })
       .catch(() => undefined);
     const saved = JSON.parse(readFileSync(resumePaths(target).state, "utf8"));
     expect(saved.progress.items).toBe(1900); // the rows read before the stop became a short row group
-    await client.materials.exportParquet(target, { columns: COLUMNS, pageSize: 100, rowGroupSize: 250, resume: true });
+    expect(saved.progress.pages).toBe(19);
+    const resumed = await client.materials.exportParquet(target, {
+      columns: COLUMNS,
+      pageSize: 100,
+      rowGroupSize: 250,
+      resume: true,
+    });
+    expect(resumed.pages).toBe(uninterrupted.pages);
     const difference = async (a: string, b: string): Promise<number> => {
       const rows = (
         await duck.runAndReadAll(`SELECT count(*) FROM (SELECT * FROM '${a}' EXCEPT ALL SELECT * FROM '${b}')`)

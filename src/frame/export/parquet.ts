@@ -193,6 +193,9 @@ export async function writeParquet(
   let lastId: unknown;
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
+  // Rows of the page being read that are already in the table: a row group that ends in (or at
+  // the end of) a page counts that page as read in its saved state.
+  let pageRows = 0;
   // Rows in the row groups written so far: what a resumed run keeps.
   let grouped = items;
   const cells = new Array<TypedCell>(width);
@@ -291,7 +294,7 @@ export async function writeParquet(
         {
           cursor: String(lastId),
           items: grouped,
-          pages: pageCount,
+          pages: pageCount + (pageRows > 0 ? 1 : 0),
           bytes: sink.bytes,
           writer: state,
           filled: [...reader.filledColumns],
@@ -323,6 +326,7 @@ export async function writeParquet(
           raw.ids.push(id);
         } else addRow(row, id);
         lastId = id;
+        pageRows = i + 1;
         if (byteLimit !== undefined) {
           for (let c = 0; c < width; c++) groupBytes += typeof row[c] === "string" ? (row[c] as string).length + 4 : 8;
         }
@@ -336,6 +340,7 @@ export async function writeParquet(
       }
       items += page.length;
       pageCount++;
+      pageRows = 0;
       options.onProgress?.({ items, pages: pageCount, bytes: sink.bytes + out.index });
     }
     await writeGroup();
