@@ -35,7 +35,9 @@ export type Remedy =
   /** The credentials worked once and no longer do: log in again. */
   | { readonly logInAgain: true }
   /** Look the right one up among the caller's records of this collection (`"jobs"`). */
-  | { readonly listWith: string };
+  | { readonly listWith: string }
+  /** Records still running: wait again with a longer `waitLonger` option, or end them (`orEnd`: their collection). */
+  | { readonly waitLonger: string; readonly orEnd: string };
 
 /**
  * `reason` with `remedy` in words: option names by default (`restart: true`), or the names `name`
@@ -50,11 +52,16 @@ export function withRemedy(
     return `${reason}; ${remedy.leaveOut.map((option) => `leave out ${name(option, "leaveOut")}`).join(", or ")}.`;
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
   if ("listWith" in remedy) return `${reason} List yours with ${name(remedy.listWith, "list")}.`;
+  if ("waitLonger" in remedy)
+    return `${reason} Wait again with a longer ${name(remedy.waitLonger, "option")}, or end them with ${name(remedy.orEnd, "end")}.`;
   return `${reason}: log in again.`;
 }
 
-/** What a name in a remedy stands for: an option to leave out or to pass, or a collection to list. */
-export type RemedyWord = "leaveOut" | "pass" | "list";
+/**
+ * What a name in a remedy stands for: an option to leave out, to pass or to change, or a
+ * collection to list or whose records to end.
+ */
+export type RemedyWord = "leaveOut" | "pass" | "option" | "list" | "end";
 
 /**
  * An option by its name, one to pass as `restart: true`, a collection by the call that lists it.
@@ -62,7 +69,8 @@ export type RemedyWord = "leaveOut" | "pass" | "list";
  */
 function libraryName(name: string, kind: RemedyWord): string {
   if (kind === "list") return `client.${name}.list()`;
-  return kind === "leaveOut" ? name : `${name}: true`;
+  if (kind === "end") return `client.${name}.terminate(id)`;
+  return kind === "pass" ? `${name}: true` : name;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,7 +260,7 @@ export class TimeoutError extends RequestError {
   /** The per-attempt timeout, in milliseconds. */
   readonly timeoutMs: number;
 
-  constructor(message: string, endpoint: string, timeoutMs: number, options?: { cause?: unknown }) {
+  constructor(message: string, endpoint: string, timeoutMs: number, options?: { cause?: unknown; remedy?: Remedy }) {
     super(message, endpoint, options);
     this.timeoutMs = timeoutMs;
   }
@@ -275,7 +283,8 @@ export class JobWaitTimeoutError extends TimeoutError {
     timeoutMs: number,
     jobs: readonly { readonly _id: string; readonly name?: string; readonly status?: string }[],
   ) {
-    super(message, endpoint, timeoutMs);
+    // They go on running: the remedy says how to wait for them or end them.
+    super(message, endpoint, timeoutMs, { remedy: { waitLonger: "timeout", orEnd: "jobs" } });
     this.jobs = jobs;
   }
 }

@@ -51,6 +51,8 @@ export interface Wording {
   readonly flags: Readonly<Record<string, string>>;
   /** The command that lists each collection (`jobs` → `` `matframe jobs list` ``), where the command has one. */
   readonly lists?: Readonly<Record<string, string>>;
+  /** The command that ends records of each collection (`jobs` → `` `matframe jobs terminate ID` ``), where there is one. */
+  readonly ends?: Readonly<Record<string, string>>;
   /** Where refused credentials came from (`"OIDC_ACCESS_TOKEN"`, `the saved login "default"`), to say how to renew them. */
   readonly credentialsFrom?: string;
 }
@@ -86,9 +88,11 @@ export function describeError(error: unknown, wording: Wording): string {
   if (!remedy) return reason;
   if ("logInAgain" in remedy && error instanceof AuthenticationError)
     return `${reason}: log in again (${renewal(wording.credentialsFrom)}).`;
-  return withRemedy(reason, remedy, (name, kind) =>
-    kind === "list" ? (wording.lists?.[name] ?? `client.${name}.list()`) : flag(name),
-  );
+  return withRemedy(reason, remedy, (name, kind) => {
+    if (kind === "list") return wording.lists?.[name] ?? `client.${name}.list()`;
+    if (kind === "end") return wording.ends?.[name] ?? `client.${name}.terminate(id)`;
+    return flag(name);
+  });
 }
 
 /** How to get credentials that work again, by where the refused ones came from. */

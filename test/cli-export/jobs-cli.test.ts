@@ -59,6 +59,13 @@ describe("matframe jobs", () => {
         `mp-149 names 2 materials you can read; using yours, ${mine!._id}; to use another, pass its _id (${other!._id}).`,
       );
       expect(run.stderr).toMatch(new RegExp(`Created job \\w+ \\(.*\\) on material ${mine!._id}\\.`));
+      // A workflow that is refused is the only thing said: no word on the material it would have used.
+      const refused = await runCli(["jobs", "submit", "--material", "mp-149", "--workflow", "Band Gap"], {
+        env: login(own),
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/\nmatframe jobs: --workflow: 2 bank workflows have the name "Band Gap"[^\n]*\n$/);
+      expect(refused.stderr).not.toContain("using yours");
     } finally {
       await own.close();
     }
@@ -91,6 +98,10 @@ describe("matframe jobs", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(jobs.find((job) => job._id === id)).toMatchObject({ name: "MoS2 gap", status: "finished" });
+    // A list cut short by --max-items says so, rather than reading as the whole count.
+    const newest = await runCli(["jobs", "list", "--max-items", "1"], { env });
+    expect(newest.stdout.trim().split("\n")).toHaveLength(1);
+    expect(newest.stderr).toMatch(/\nThe newest 1 job; more match: raise --max-items to list them\.\n$/);
 
     const files = await runCli(["jobs", "files", defined(id, "the job's id"), "--download", join(dir, "out")], { env });
     expect(files.code, files.stderr).toBe(0);
@@ -107,7 +118,10 @@ describe("matframe jobs", () => {
 
     const waited = await runCli(["jobs", "wait", id, "--timeout", "0.2"], { env });
     expect(waited.code).toBe(3);
-    expect(waited.stderr).toMatch(/Waited 200 ms for 1 job .*\((submitted|active)\).*They go on running/);
+    expect(waited.stderr).toMatch(/Waited 200 ms for 1 job .*\((submitted|active)\); they go on running\./);
+    // The remedy in the command's own words.
+    expect(waited.stderr).toContain("with a longer --timeout, or end them with `matframe jobs terminate ID`.");
+    expect(waited.stderr).not.toContain("client.");
 
     const ended = await runCli(["jobs", "terminate", id], { env });
     expect(ended.code, ended.stderr).toBe(0);

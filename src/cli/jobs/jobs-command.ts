@@ -186,6 +186,7 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
     const line = describeError(error, {
       flags: FLAG_FOR_OPTION,
       lists: { jobs: "`matframe jobs list`" },
+      ends: { jobs: "`matframe jobs terminate ID`" },
       credentialsFrom,
     });
     process.stderr.write(`matframe jobs: ${printable(line.replace(/\s*\n\s*/g, " "))}\n`);
@@ -210,13 +211,17 @@ async function run(
   const quiet = values.quiet ?? false;
   switch (subcommand) {
     case "list": {
-      const jobs = await listJobs(client, {
+      const { jobs, more } = await listJobs(client, {
         ...(read.query !== undefined ? { query: read.query } : {}),
         ...(read.statuses !== undefined ? { statuses: read.statuses } : {}),
         ...(read.maxItems !== undefined ? { maxItems: read.maxItems } : {}),
       });
       for (const job of jobs) printJob(job, json, true);
-      if (!quiet) process.stderr.write(`${jobs.length} ${jobs.length === 1 ? "job" : "jobs"}.\n`);
+      const counted = `${jobs.length} ${jobs.length === 1 ? "job" : "jobs"}`;
+      if (!quiet)
+        process.stderr.write(
+          more ? `The newest ${counted}; more match: raise --max-items to list them.\n` : `${counted}.\n`,
+        );
       return EXIT.ok;
     }
     case "submit": {

@@ -74,20 +74,30 @@ export interface ListJobsOptions {
 /** The fields a job listing shows. */
 export const LISTED_FIELDS = { name: 1, status: 1, _material: 1, _project: 1, createdAt: 1 } as const;
 
+/** What `listJobs` found: the jobs, and whether more matched than `maxItems` let through. */
+export interface JobListing {
+  readonly jobs: readonly JobRecord[];
+  /** More jobs match than were listed. */
+  readonly more: boolean;
+}
+
 /** The caller's jobs (and the reference jobs they can read), newest first, with the listed fields only. */
-export async function listJobs(client: Client, options: ListJobsOptions = {}): Promise<JobRecord[]> {
+export async function listJobs(client: Client, options: ListJobsOptions = {}): Promise<JobListing> {
   const query: Query = { ...(options.query ?? {}) };
   if (options.statuses?.length) query.status = { $in: [...options.statuses] };
+  const maxItems = options.maxItems ?? 100;
   const jobs: JobRecord[] = [];
+  // One more than asked for, to know whether the list is whole.
   for await (const job of client.jobs.iterate({
     query,
     fields: LISTED_FIELDS,
     sort: { createdAt: -1 },
-    maxItems: options.maxItems ?? 100,
+    maxItems: maxItems + 1,
   })) {
     jobs.push(job as JobRecord);
   }
-  return jobs;
+  const more = jobs.length > maxItems;
+  return { jobs: more ? jobs.slice(0, maxItems) : jobs, more };
 }
 
 /** `matframe jobs submit`: jobs to submit by id, or one to create first. */
@@ -114,7 +124,15 @@ export interface SubmitEvents {
    * one): `chosen` is the one the job uses (yours, where you have one, else the first by _id),
    * `others` the rest.
    */
-  onMaterialChoice?: (choice: { reference: string; chosen: string; yours: boolean; others: string[] }) => void;
+  onMaterialChoice?: (choice: MaterialChoice) => void;
+}
+
+/** Which of several materials with one external id a created job uses (see `onMaterialChoice`). */
+export interface MaterialChoice {
+  readonly reference: string;
+  readonly chosen: string;
+  readonly yours: boolean;
+  readonly others: readonly string[];
 }
 
 /** Creates a job when `material`/`workflow` are given, then submits it and every job of `ids`, in order. */
@@ -133,11 +151,13 @@ export async function submitJobs(
       );
     if (ids.length > 0)
       throw new ValidationError("ids", "Give job ids to submit, or material and workflow to create one; not both.");
-    const material = await findMaterial(client, options.material, options.signal, events);
+    const material = await findMaterial(client, options.material, options.signal);
     const workflow = await findWorkflow(client, options.workflow, options.signal);
+    // Told only once the workflow is found too, so a refused workflow is the only message.
+    if (material.choice) events.onMaterialChoice?.(material.choice);
     const job = await client.jobs.create(
       {
-        material,
+        material: material.id,
         workflow,
         ...(options.project !== undefined ? { project: options.project } : {}),
         ...(options.name !== undefined ? { name: options.name } : {}),
@@ -167,10 +187,9 @@ async function findMaterial(
   client: Client,
   reference: string,
   signal: AbortSignal | undefined,
-  events: SubmitEvents,
-): Promise<string> {
+): Promise<{ id: string; choice?: MaterialChoice }> {
   try {
-    return (await client.materials.get(reference, { signal }))._id;
+    return { id: (await client.materials.get(reference, { signal }))._id };
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
@@ -182,14 +201,9 @@ async function findMaterial(
   const yours = found.find((m) => m.owner?._id === client.accountId);
   const chosen = yours ?? found[0];
   if (chosen) {
-    if (found.length > 1)
-      events.onMaterialChoice?.({
-        reference,
-        chosen: chosen._id,
-        yours: yours !== undefined,
-        others: found.filter((m) => m !== chosen).map((m) => m._id),
-      });
-    return chosen._id;
+    if (found.length === 1) return { id: chosen._id };
+    const others = found.filter((m) => m !== chosen).map((m) => m._id);
+    return { id: chosen._id, choice: { reference, chosen: chosen._id, yours: yours !== undefined, others } };
   }
   throw new ValidationError(
     "material",

@@ -221,8 +221,8 @@ function timedOut(
   const endpoint = `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
   return new JobWaitTimeoutError(
     `Waited ${formatMs(timeout)} for ${describeCount(jobs.length)} to reach ${[...until].join(" or ")}; ` +
-      `${waiting.length} still ${waiting.length === 1 ? "has" : "have"} not: ${listed}${waiting.length > 3 ? ", ..." : ""}. ` +
-      "They go on running: wait again with a longer timeout, or end them with client.jobs.terminate(id).",
+      `${waiting.length} still ${waiting.length === 1 ? "has" : "have"} not: ${listed}${waiting.length > 3 ? ", ..." : ""}; ` +
+      "they go on running.",
     endpoint,
     timeout,
     jobs.map(({ _id, name, status }) => ({ _id, ...(name !== undefined ? { name } : {}), status })),
