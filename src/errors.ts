@@ -37,7 +37,9 @@ export type Remedy =
   /** Look the right one up among the caller's records of this collection (`"jobs"`). */
   | { readonly listWith: string }
   /** Records still running: wait again with a longer `waitLonger` option, or end them (`orEnd`: their collection). */
-  | { readonly waitLonger: string; readonly orEnd: string };
+  | { readonly waitLonger: string; readonly orEnd: string }
+  /** Give this option another value; `hint` says which (`"0 picks a free one"`). */
+  | { readonly change: string; readonly hint: string };
 
 /**
  * `reason` with `remedy` in words: option names by default (`restart: true`), or the names `name`
@@ -52,6 +54,7 @@ export function withRemedy(
     return `${reason}; ${remedy.leaveOut.map((option) => `leave out ${name(option, "leaveOut")}`).join(", or ")}.`;
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
   if ("listWith" in remedy) return `${reason} List yours with ${name(remedy.listWith, "list")}.`;
+  if ("change" in remedy) return `${reason}; give ${name(remedy.change, "option")} another value (${remedy.hint}).`;
   if ("waitLonger" in remedy)
     return `${reason} Wait again with a longer ${name(remedy.waitLonger, "option")}, or end them with ${name(remedy.orEnd, "end")}.`;
   return `${reason}: log in again.`;
@@ -566,7 +569,7 @@ export class ServerOptionsError extends MatframeError {
   /** The `startServer` option at fault (`"users"`, `"port"`, `"store"`), when one is; `matframe serve` names its flag. */
   readonly option: string | undefined;
 
-  constructor(message: string, options?: { option?: string; cause?: unknown }) {
+  constructor(message: string, options?: { option?: string; cause?: unknown; remedy?: Remedy }) {
     super(message, options);
     this.option = options?.option;
   }

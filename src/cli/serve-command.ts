@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
-import { DatasetError, MissingDependencyError, ServerOptionsError } from "../errors";
+import { DatasetError, MatframeError, MissingDependencyError, ServerOptionsError, withRemedy } from "../errors";
 import { startServer, type Lockout, type ServerHandle } from "../server";
 import { formatWait } from "../server/handlers/auth-handlers";
 import { parseFlags, wrapHelp } from "./cli-args";
@@ -287,7 +287,12 @@ export async function runServe(argv: string[]): Promise<number> {
       error instanceof DatasetError ||
       error instanceof MissingDependencyError
     ) {
-      process.stderr.write(`matframe serve: ${error.message}${flagHint(error)}\n`);
+      // A remedy names the option to change: worded here by its flag, which says the rest.
+      const line =
+        error instanceof MatframeError && error.remedy
+          ? withRemedy(error.reason, error.remedy, (name) => OPTION_FLAGS[name] ?? name)
+          : `${error.message}${flagHint(error)}`;
+      process.stderr.write(`matframe serve: ${line}\n`);
       return 1;
     }
     throw error;

@@ -207,17 +207,23 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
-      const reasons: Record<string, string> = {
-        EADDRINUSE: `port ${port} is already in use; pick another port (0 picks a free one)`,
-        EADDRNOTAVAIL: `the address ${host} is not available on this machine`,
-        EACCES: `no permission to listen on port ${port}; use a port above 1023`,
-        ENOTFOUND: `the host name ${host} cannot be resolved`,
+      // What was wrong, and which option to change to what.
+      const reasons: Record<string, [reason: string, option: string, hint: string]> = {
+        EADDRINUSE: [`port ${port} is already in use`, "port", "0 picks a free one"],
+        EADDRNOTAVAIL: [`the address ${host} is not available on this machine`, "host", "127.0.0.1 always is"],
+        EACCES: [`no permission to listen on port ${port}`, "port", "above 1023, or 0"],
+        ENOTFOUND: [`the host name ${host} cannot be resolved`, "host", "127.0.0.1 always is"],
       };
-      const option = error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" ? "host" : "port";
+      const known = reasons[error.code ?? ""];
       reject(
-        new ServerOptionsError(`Cannot listen on ${host}:${port}: ${reasons[error.code ?? ""] ?? error.message}.`, {
-          option,
-        }),
+        known
+          ? new ServerOptionsError(`Cannot listen on ${host}:${port}: ${known[0]}`, {
+              option: known[1],
+              remedy: { change: known[1], hint: known[2] },
+            })
+          : new ServerOptionsError(`Cannot listen on ${host}:${port}: ${error.message}.`, {
+              option: error.code === "EADDRNOTAVAIL" ? "host" : "port",
+            }),
       );
     };
     const onListening = () => {

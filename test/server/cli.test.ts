@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -224,6 +225,21 @@ describe("matframe serve as a process", () => {
       expectNoStack(finished.stderr);
     });
   }
+
+  it("names --port once, with what to give it, when the port is taken", async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const finished = await run(["serve", "--port", String(port)]).done;
+      expect(finished.code).toBe(1);
+      expect(finished.stderr).toBe(
+        `matframe serve: Cannot listen on 127.0.0.1:${port}: port ${port} is already in use; give --port another value (0 picks a free one).\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 
   it("prints help and the version", async () => {
     const help = await run(["--help"]).done;
