@@ -341,8 +341,9 @@ describe("defect 9: connections are capped, idle ones closed first", () => {
     }
   });
 
-  it("answers 503 with Retry-After when every connection is busy", async () => {
-    const server = await startServer({ port: 0, maxConnections: 2, synthetic: 3000 });
+  it("answers 503 with Retry-After when every connection is busy, and says so in its log", async () => {
+    const lines: string[] = [];
+    const server = await startServer({ port: 0, maxConnections: 2, synthetic: 3000, log: (line) => lines.push(line) });
     const sockets: Socket[] = [];
     try {
       const session = await login(server.port);
@@ -363,6 +364,13 @@ describe("defect 9: connections are capped, idle ones closed first", () => {
       expect(third.status).toBe(503);
       expect(Number(third.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       expect(third.body).toMatchObject({ status: "error", code: 503 });
+      // The operator sees why a client failed: one line now, the next refusals summed later.
+      expect(lines.filter((line) => line.startsWith("refused"))).toEqual([
+        "refused a connection from 127.0.0.1: all 2 connections allowed are busy; it is told to retry in 1 s",
+      ]);
+      const fourth = await send(server.port, "GET", materialsPath("{}"), { headers: { ...session } });
+      expect(fourth.status).toBe(503);
+      expect(lines.filter((line) => line.startsWith("refused"))).toHaveLength(1);
     } finally {
       for (const s of sockets) s.destroy();
       await server.close();

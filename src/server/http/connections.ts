@@ -42,6 +42,9 @@ export class ConnectionGuard {
   readonly #limits: ConnectionLimits;
   readonly #open = new Map<Socket, Connection>();
   readonly #log: (line: string) => void;
+  /** Connections refused since the last line that said so, and whether a summary is due. */
+  #refused = 0;
+  #summaryTimer: NodeJS.Timeout | undefined;
 
   constructor(server: Server, limits: ConnectionLimits, log: (line: string) => void) {
     this.#limits = limits;
@@ -86,10 +89,37 @@ export class ConnectionGuard {
     if (this.#open.size >= this.#limits.maxConnections && !this.#closeIdle()) {
       // Every connection is busy: refuse this one, saying when to come back.
       refuse(socket, this.#limits.maxConnections);
+      this.#tellRefused(socket.remoteAddress);
       return;
     }
     this.#open.set(socket, { pending: 0, answered: 0, since: performance.now(), tail: Promise.resolve() });
     socket.once("close", () => this.#open.delete(socket));
+  }
+
+  /**
+   * Says in the log that connections are refused, so the operator sees why clients fail: the
+   * first at once, then one line for those of each following interval (a busy class would
+   * otherwise fill the log with one line per connection).
+   */
+  #tellRefused(address: string | undefined): void {
+    if (this.#summaryTimer) {
+      this.#refused += 1;
+      return;
+    }
+    const cap = this.#limits.maxConnections;
+    this.#log(
+      `refused a connection${address ? ` from ${address}` : ""}: all ${cap} ${cap === 1 ? "connection" : "connections"} allowed are busy; it is told to retry in 1 s`,
+    );
+    this.#summaryTimer = setTimeout(() => {
+      this.#summaryTimer = undefined;
+      const refused = this.#refused;
+      this.#refused = 0;
+      if (refused > 0)
+        this.#log(
+          `refused ${refused} more ${refused === 1 ? "connection" : "connections"} in ${REFUSAL_LOG_INTERVAL_MS / 1000} s: all ${cap} allowed were busy`,
+        );
+    }, REFUSAL_LOG_INTERVAL_MS);
+    this.#summaryTimer.unref();
   }
 
   /**
@@ -136,10 +166,13 @@ export class ConnectionGuard {
  */
 const FIRST_REQUEST_GRACE_MS = 1_000;
 
+/** At most one log line about refused connections in this many ms (after the first). */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
 function refuse(socket: Socket, cap: number): void {
   const body = JSON.stringify({
     status: "error",
-    message: `The server has ${cap} connections open, its limit; retry in a few seconds, or close connections you do not use.`,
+    message: `The server has ${cap} ${cap === 1 ? "connection" : "connections"} open, its limit; retry in a few seconds, or close connections you do not use.`,
     code: 503,
   });
   socket.on("error", () => undefined);
