@@ -1,5 +1,5 @@
 // matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
-import { preloadDanfo } from "../frame/dataframe/danfo";
+import { warmFrames } from "../frame/dataframe/warm-frames";
 import { loadUndici } from "../client/transport/dispatcher";
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./tables/show";
 export type { ShowOptions } from "./tables/show";
@@ -26,10 +26,11 @@ export { matframeCommand } from "./kernel/command";
 
 export type { Command } from "./kernel/command";
 
-// A notebook builds frames: danfojs-node (when installed) is loaded by the cell that imports this
-// entry, so a notebook's first toDataFrame costs what later ones do (docs/performance.md, "The
-// first call"). The root entry and the CLI load it on first use only.
-preloadDanfo();
+// A notebook builds frames: danfojs-node (when installed) and the frame's table code are loaded
+// and run once by the cell that imports this entry, so a notebook's first toDataFrame costs what
+// later ones do (docs/performance.md, "The first call"). The root entry and the CLI load them on
+// first use only.
+warmFrames();
 // Likewise the HTTP transport (undici, 80-120 ms of a fresh process), which the root entry leaves
 // to a client's first request: a notebook sends requests, and its first table should not pay it.
 loadUndici();

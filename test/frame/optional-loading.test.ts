@@ -62,6 +62,18 @@ describe("danfojs-node is loaded lazily", () => {
     expect(out).toBe("false true 1x10 true");
   });
 
+  it("matframe/notebook also loads the modules a first table loads, and prints nothing", async () => {
+    const out = await node(`
+      const loaded = (file) => Object.keys(require.cache).some((k) => k.endsWith(file));
+      const files = ["frame/results/index.js", "frame/collection-reads.js"];
+      const before = files.map(loaded);
+      require("./notebook/index.js");
+      // Once nothing is left to do, the background loads have finished.
+      process.once("beforeExit", () => console.log(before.join(" "), files.map(loaded).join(" ")));
+    `);
+    expect(out).toBe("false false true true");
+  });
+
   it("matframe/notebook imports without danfojs-node, and the first frame names the package", async () => {
     const out = await node(
       `const nb = require("./notebook/index.js");
