@@ -6,6 +6,10 @@
 import { planColumns } from "../table/column-spec";
 import { preloadDanfo } from "./danfo";
 import { recordsToFrame } from "./to-dataframe";
+// The modules a first results table and a first collection table load on demand (the root entry
+// leaves them to their first call): loaded with this entry.
+import "../results/index";
+import "../collection-reads";
 
 /**
  * Two records made here for this only, shaped as the platform's (nested paths, a missing value,
@@ -25,17 +29,14 @@ const RECORDS = [
 const COLUMNS = ["_id", "formula", "lattice.a", "lattice.type", "derivedProperties.density", "method", "tags"];
 
 /**
- * Loads danfojs-node and the modules a first table loads, and builds one small table through
+ * Loads danfojs-node, and builds one small table through
  * the same builder, so that danfo's constructor and the table code have run once. Takes 20-70 ms
- * of a process's start (the module loads finish in the background); does nothing without danfo,
+ * of a process's start; does nothing without danfo,
  * whose absence the first `toDataFrame` reports with its hint.
  * @returns whether danfojs-node is loaded.
  */
 export function warmFrames(): boolean {
   if (!preloadDanfo()) return false;
-  // Loaded by a first results table and a first collection table.
-  void import("../results/index.js").catch(() => undefined);
-  void import("../collection-reads.js").catch(() => undefined);
   // An array is built at once (no await before the table): the work is done when this returns.
   void recordsToFrame(RECORDS, planColumns(COLUMNS), { onWarning: () => {} }).catch(() => undefined);
   return true;

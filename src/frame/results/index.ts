@@ -4,7 +4,6 @@ import { ColumnBuilder } from "../table/column-builder";
 import { frameFromColumns, loadDanfo } from "../dataframe/danfo";
 import type { DataFrame } from "../dataframe/dataframe";
 import { reportWarnings } from "../table/warnings";
-import type { FrameWarning } from "../table/row-reader";
 import { writeRows, type ExportResult, type ExportTarget } from "../export/export";
 import { checkParquetOptions, writeParquet } from "../export/parquet";
 import {
@@ -29,8 +28,7 @@ export async function resultsFrame(client: Client, options: ResultsFrameOptions)
   const plan = planResults(options, "toDataFrame");
   loadDanfo(); // fail before any request when danfojs-node is missing
   const read = resultPages(client, plan, options);
-  // The rows' own reader: property values may be empty (a source without direct gaps), so its
-  // empty-column findings are not warnings; the material columns' are.
+  // The rows' own reader gives no empty-column warnings (see flatPlan); the material columns' reader does.
   const builder = new ColumnBuilder(flatPlan(plan.names));
   let pages = 0;
   for await (const page of read.pages) {
@@ -57,12 +55,7 @@ export async function exportResults(
   // The schemas' types first, so a column of nulls (no direct gaps) is still a DOUBLE; the caller's win.
   const parquet = checked && { ...checked, types: { ...plan.types, ...checked.types } };
   const read = resultPages(client, plan, options);
-  const writerOptions = {
-    ...options,
-    strict: false,
-    onWarning: (warning: FrameWarning) =>
-      warning.code !== "EMPTY_COLUMN" && reportWarnings([warning], options.onWarning),
-  };
+  const writerOptions = { ...options, strict: false };
   const result = parquet
     ? await writeParquet(read.pages, target, columns, writerOptions, parquet)
     : await writeRows(read.pages, target, format as "csv" | "ndjson", columns, writerOptions);

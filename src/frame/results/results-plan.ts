@@ -276,7 +276,12 @@ function outermost(paths: readonly string[]): Fields {
   return fields;
 }
 
-/** A flat plan over the output names: each column reads the row object's key of its name. */
+/**
+ * A flat plan over the output names: each column reads the row object's key of its name. The
+ * names are the results plan's own, checked when it was made, so an empty column is data without
+ * values (a source without direct gaps), never a misspelt path: it gives no warning, and no
+ * "did you mean" is looked for.
+ */
 export function flatPlan(names: readonly string[]): ColumnPlan {
-  return { names, columns: names.map((name) => ({ name, segments: [name] })), fields: {} };
+  return { names, columns: names.map((name) => ({ name, segments: [name] })), fields: {}, defaulted: true };
 }

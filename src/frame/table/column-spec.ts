@@ -44,8 +44,9 @@ export interface ColumnPlan {
   /** The projection `fields` to send: parents collapse their children. */
   readonly fields: Fields;
   /**
-   * The collection's default columns, not ones the caller named: an empty one says the platform
-   * does not keep that field, not that a path is misspelt, so it gives no warning.
+   * Columns the caller did not spell (a collection's default columns, the results table's rows):
+   * an empty one says the data has no value there, not that a path is misspelt, so it gives no
+   * warning.
    */
   readonly defaulted?: boolean;
 }
