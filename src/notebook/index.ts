@@ -1,6 +1,7 @@
 // matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
 import { warmFrames } from "../frame/dataframe/warm-frames";
 import { loadUndici } from "../client/transport/dispatcher";
+import { warmListOptions } from "../client/config/validate-options";
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./tables/show";
 export type { ShowOptions } from "./tables/show";
 export type { TableInput, DataFrameLike, TableSlice } from "./tables/table-input";
@@ -34,3 +35,4 @@ warmFrames();
 // Likewise the HTTP transport (undici, 80-120 ms of a fresh process), which the root entry leaves
 // to a client's first request: a notebook sends requests, and its first table should not pay it.
 loadUndici();
+warmListOptions();
