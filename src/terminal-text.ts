@@ -9,6 +9,9 @@
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"\\]/gu;
 
+/** {@link UNSAFE} without the quote and the backslash: what a page must not show as it is. */
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
 /** A name that can be typed back as it is shown: no quotes needed on the console. */
 const PLAIN = /^[A-Za-z0-9._@+-]+$/;
 
@@ -24,6 +27,15 @@ function escapeOne(c: string): string {
  */
 export function escapeForTerminal(text: string): string {
   return text.replace(UNSAFE, escapeOne);
+}
+
+/**
+ * `text` with the characters a terminal or a page may act on (controls, format characters such as
+ * bidirectional overrides, separators, lone surrogates) written as `\uXXXX`, quotes left as they
+ * are: for text shown on a page, which may be copied to a terminal (HTML-escape it too).
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, escapeOne);
 }
 
 /**

@@ -111,9 +111,10 @@ describe("the teacher's page", () => {
     expect(await tryLogin("<b>mallory</b>\u009b", "y")).toBe(401);
     const { cookie, html, csrf } = await teacherSession();
     expect(html).toMatch(/<tr data-username="alice">[\s\S]*?locked out<\/span> at 127\.0\.0\.1 for 15 min/);
-    // A name that is no account is listed too, escaped.
-    expect(html).toContain("<code>&#60;b&#62;mallory&#60;/b&#62;\u009b</code>");
+    // A name that is no account is listed too, escaped: HTML, and its control characters written out.
+    expect(html).toContain("<code>&#60;b&#62;mallory&#60;/b&#62;\\u009b</code>");
     expect(html).not.toContain("<b>mallory");
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     const unlock = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
       fetch(`${root}/teacher/unlock`, {
         method: "POST",
@@ -137,6 +138,31 @@ describe("the teacher's page", () => {
     const after = await (await fetch(`${root}${done.headers.get("location")}`, { headers: { cookie } })).text();
     expect(after).toContain("Unlocked &#34;alice&#34;: they can log in again now.");
     expect(after).not.toMatch(/<tr data-username="alice">[\s\S]*?locked out<\/span>[\s\S]*?<\/tr>/);
+    // Unlocking again says there was nothing to unlock, rather than that it worked.
+    const again = await unlock({ username: "alice", csrf });
+    expect(again.headers.get("location")).toBe("/teacher?notLocked=alice");
+  });
+
+  it("unlocks a name with a carriage return and a bidirectional override as a browser sends its form", async () => {
+    const name = "car\rol\u202e";
+    expect(await tryLogin(name, "x")).toBe(401);
+    expect(await tryLogin(name, "y")).toBe(401);
+    const { cookie, html, csrf } = await teacherSession();
+    expect(html).toContain("<code>car\\u000dol\\u202e</code>");
+    expect(html).not.toMatch(/[\r\u202e]/);
+    // The form's hidden value, as the browser reads it from the page and sends it.
+    const hidden = /<li><code>car[^<]*<\/code>[^<]*<form[^>]*>.*?name="username" value="([^"]+)"/.exec(html)?.[1];
+    expect(hidden).toBe("car%0Dol%E2%80%AE");
+    const done = await fetch(`${root}/teacher/unlock`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ username: hidden!, csrf }),
+    });
+    expect(done.headers.get("location")).toBe(`/teacher?unlocked=${encodeURIComponent(name)}`);
+    const after = await (await fetch(`${root}${done.headers.get("location")}`, { headers: { cookie } })).text();
+    expect(after).toContain("Unlocked &#34;car\\u000dol\\u202e&#34;");
+    expect(after).not.toContain("<code>car");
   });
 });
 

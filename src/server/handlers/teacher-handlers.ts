@@ -83,6 +83,7 @@ function classPage(req: IncomingMessage, state: ServerState, teacher: TeacherAcc
   if (!signedIn(req, teacher)) return html(401, renderTeacherSignIn());
   const { students, others } = classRows(state);
   const unlocked = params.get("unlocked");
+  const notLocked = params.get("notLocked");
   return html(
     200,
     renderClassPage({
@@ -90,7 +91,12 @@ function classPage(req: IncomingMessage, state: ServerState, teacher: TeacherAcc
       otherLockouts: others,
       csrf: csrfField(teacher.csrfKey, teacher.sessionValue),
       at: new Date().toISOString().replace("T", " ").slice(0, 19),
-      notice: unlocked === undefined ? undefined : `Unlocked "${unlocked.slice(0, 256)}": they can log in again now.`,
+      notice:
+        unlocked !== undefined
+          ? `Unlocked "${unlocked.slice(0, 256)}": they can log in again now.`
+          : notLocked !== undefined
+            ? `"${notLocked.slice(0, 256)}" is not locked out (any more): nothing was unlocked.`
+            : undefined,
     }),
   );
 }
@@ -108,9 +114,19 @@ async function unlock(req: IncomingMessage, state: ServerState, teacher: Teacher
         "This form expired or came from another site; reload the page.",
       ),
     );
-  const username = fields.get("username") ?? "";
-  state.throttle.unlock(username);
-  return redirect(`/teacher?unlocked=${encodeURIComponent(username.slice(0, 256))}`);
+  const username = decodedName(fields.get("username") ?? "");
+  // The notice says what happened: a name no longer locked out (its lockout ran out) is said so.
+  const outcome = state.throttle.unlock(username) > 0 ? "unlocked" : "notLocked";
+  return redirect(`/teacher?${outcome}=${encodeURIComponent(username.slice(0, 256))}`);
+}
+
+/** The page sends names percent-encoded (see teacher-page.ts); a name typed by hand may not be. */
+function decodedName(sent: string): string {
+  try {
+    return decodeURIComponent(sent);
+  } catch {
+    return sent;
+  }
 }
 
 /** Dispatches `/teacher` and `/teacher/unlock`; 404 when the server has no teacher's page. */

@@ -1,6 +1,17 @@
 // The teacher's page: the class at a glance. Plain HTML, no script (the same policy as the
 // verification page); it reloads itself every few seconds, which keeps it live without script.
 import { escapeHtml } from "../auth/verification-page";
+import { escapeControls } from "../../terminal-text";
+
+/**
+ * What a student chose (a name, a request's path, a job's status) as the page shows it: HTML
+ * escaped, and its control and format characters written out as `\uXXXX`, so neither a browser
+ * (a bidirectional override reorders what is shown) nor a terminal the page is read in (curl)
+ * acts on them.
+ */
+function shown(text: string): string {
+  return escapeHtml(escapeControls(text));
+}
 
 /** Seconds between reloads of the page. */
 export const REFRESH_SECONDS = 5;
@@ -39,18 +50,22 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.l
 form{display:inline;margin-left:.5rem}button{font-size:.9rem;padding:.15rem .6rem}.notice{background:#eef7ee;padding:.4rem .7rem}
 .muted{color:#666}code{font-size:.9em}`;
 
+/**
+ * The unlock button. The name goes percent-encoded: a browser sends a form's line breaks as CRLF,
+ * so a name with a lone CR sent as it is would never match the lockout.
+ */
 function unlockForm(username: string, csrf: string): string {
-  return `<form method="post" action="/teacher/unlock"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="username" value="${escapeHtml(username)}"><button type="submit" aria-label="Unlock ${escapeHtml(username)}">Unlock</button></form>`;
+  return `<form method="post" action="/teacher/unlock"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="username" value="${escapeHtml(encodeURIComponent(username))}"><button type="submit" aria-label="Unlock ${shown(username)}">Unlock</button></form>`;
 }
 
 function jobsText(jobs: Record<string, number>): string {
   const entries = Object.entries(jobs);
   if (entries.length === 0) return "0";
-  return entries.map(([status, count]) => `${count} ${escapeHtml(status)}`).join(", ");
+  return entries.map(([status, count]) => `${count} ${shown(status)}`).join(", ");
 }
 
 function lockoutText(lockouts: StudentRow["lockouts"]): string {
-  return lockouts.map((l) => `at ${escapeHtml(l.address)} for ${l.minutesLeft} min`).join("; ");
+  return lockouts.map((l) => `at ${shown(l.address)} for ${l.minutesLeft} min`).join("; ");
 }
 
 function studentRow(row: StudentRow, csrf: string): string {
@@ -60,9 +75,9 @@ function studentRow(row: StudentRow, csrf: string): string {
       : row.sessions > 0
         ? "signed in"
         : `<span class="muted">not signed in</span>`;
-  return `<tr data-username="${escapeHtml(row.username)}"><th scope="row">${escapeHtml(row.username)}</th><td>${status}</td>
+  return `<tr data-username="${shown(row.username)}"><th scope="row">${shown(row.username)}</th><td>${status}</td>
 <td class="n">${row.sessions}</td><td class="n">${row.requests}</td><td class="n">${row.writes}</td><td>${jobsText(row.jobs)}</td>
-<td>${row.lastSeen ? `${escapeHtml(row.lastSeen)}<br><code>${escapeHtml(row.lastRequest ?? "")}</code>` : `<span class="muted">never</span>`}</td></tr>`;
+<td>${row.lastSeen ? `${shown(row.lastSeen)}<br><code>${shown(row.lastRequest ?? "")}</code>` : `<span class="muted">never</span>`}</td></tr>`;
 }
 
 /** The whole page. */
@@ -73,7 +88,7 @@ export function renderClassPage(view: ClassView): string {
       : `<h2>Locked-out names that are no account</h2><ul>${view.otherLockouts
           .map(
             (l) =>
-              `<li><code>${escapeHtml(l.username)}</code> at ${escapeHtml(l.address)} for ${l.minutesLeft} min${unlockForm(l.username, view.csrf)}</li>`,
+              `<li><code>${shown(l.username)}</code> at ${shown(l.address)} for ${l.minutesLeft} min${unlockForm(l.username, view.csrf)}</li>`,
           )
           .join("")}</ul>`;
   return `<!doctype html>
@@ -82,7 +97,7 @@ export function renderClassPage(view: ClassView): string {
 <title>The class at a glance · matframe local platform</title><style>${STYLE}</style></head>
 <body><main><h1>The class at a glance</h1>
 <p class="muted">As of ${escapeHtml(view.at)}; this page reloads every ${REFRESH_SECONDS} s. Only you have its address: do not show it to the class.</p>
-${view.notice ? `<p class="notice" role="status">${escapeHtml(view.notice)}</p>` : ""}
+${view.notice ? `<p class="notice" role="status">${shown(view.notice)}</p>` : ""}
 <table><caption>${view.students.length} accounts</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Now</th><th scope="col">Sessions</th><th scope="col">Requests</th><th scope="col">Writes</th><th scope="col">Jobs</th><th scope="col">Last request</th></tr></thead>
 <tbody>
