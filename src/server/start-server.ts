@@ -40,6 +40,7 @@ import { describeVisibleMaterials } from "./visible-materials";
 import { UrlSigner } from "./http/signed-urls";
 import { ClassActivity } from "./teacher/class-activity";
 import { TeacherAccess } from "./teacher/teacher-access";
+import { hasEngine, MISSING_ENGINE_WARNING } from "./compute/run-job";
 
 /** A running server, as {@link startServer} resolves it. */
 export interface ServerHandle {
@@ -403,6 +404,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     `serving ${all.length} materials (${synthetic.length} synthetic) at ${baseUrl}${describeVisibleMaterials(all.length, accounts)}`,
   );
   for (const warning of resolved.warnings) log(`warning: ${warning}`);
+  if (!hasEngine()) log(`warning: ${MISSING_ENGINE_WARNING}`);
   if (resolved.store !== undefined)
     log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
 

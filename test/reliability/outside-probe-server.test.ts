@@ -366,7 +366,7 @@ describe("defect 9: connections are capped, idle ones closed first", () => {
       expect(third.body).toMatchObject({ status: "error", code: 503 });
       // The operator sees why a client failed: one line now, the next refusals summed later.
       expect(lines.filter((line) => line.startsWith("refused"))).toEqual([
-        "refused a connection from 127.0.0.1: all 2 connections allowed are busy; it is told to retry in 1 s",
+        "refused a connection from 127.0.0.1: all 2 connections allowed are busy; it is told to retry in 1 s (a higher connection limit lets more clients in at once)",
       ]);
       const fourth = await send(server.port, "GET", materialsPath("{}"), { headers: { ...session } });
       expect(fourth.status).toBe(503);

@@ -16,9 +16,12 @@ interface Finished {
   stderr: string;
 }
 
-function run(args: string[]): { child: ChildProcessWithoutNullStreams; done: Promise<Finished> } {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { child: ChildProcessWithoutNullStreams; done: Promise<Finished> } {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first.`);
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -239,6 +242,16 @@ describe("matframe serve as a process", () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  });
+
+  it("says at start when pw.x is not on PATH, before a job finds out", async () => {
+    const bare = run(["serve", "--port", "0", "--no-warm-up"], { ...process.env, PATH: "/nonexistent" });
+    await firstLine(bare.child);
+    bare.child.kill("SIGTERM");
+    const { stderr } = await bare.done;
+    expect(stderr).toContain(
+      "warning: pw.x (Quantum ESPRESSO) is not on PATH, so Quantum ESPRESSO jobs will end in error: install it,",
+    );
   });
 
   it("prints help and the version", async () => {

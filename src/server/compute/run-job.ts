@@ -23,9 +23,19 @@ import { renderTemplate } from "./render-template";
 import { findOnPath, runExecutable } from "./run-executable";
 import { foldersOutside, isTrustedTemplate } from "./trusted-templates";
 
+const INSTALL =
+  "install it, e.g. `apt install quantum-espresso quantum-espresso-data` on Debian or Ubuntu, then restart matframe serve.";
+
 /** What a machine without Quantum ESPRESSO needs, in the words of the job's error. */
-export const INSTALL_HINT =
-  "pw.x (Quantum ESPRESSO) is not on PATH: install it, e.g. `apt install quantum-espresso quantum-espresso-data` on Debian or Ubuntu, then restart matframe serve.";
+export const INSTALL_HINT = `pw.x (Quantum ESPRESSO) is not on PATH: ${INSTALL}`;
+
+/** Said when the server starts on such a machine, before a job finds out. */
+export const MISSING_ENGINE_WARNING = `pw.x (Quantum ESPRESSO) is not on PATH, so Quantum ESPRESSO jobs will end in error: ${INSTALL}`;
+
+/** Whether this machine can run Quantum ESPRESSO jobs (pw.x on PATH). */
+export function hasEngine(): boolean {
+  return findOnPath("pw.x") !== undefined;
+}
 
 /** The method subtypes (pseudopotential families) the engine chooses files for. */
 const METHODS = new Set(["us", "paw", "nc"]);

@@ -108,7 +108,7 @@ export class ConnectionGuard {
     }
     const cap = this.#limits.maxConnections;
     this.#log(
-      `refused a connection${address ? ` from ${address}` : ""}: all ${cap} ${cap === 1 ? "connection" : "connections"} allowed are busy; it is told to retry in 1 s`,
+      `refused a connection${address ? ` from ${address}` : ""}: ${busy(cap)}; it is told to retry in 1 s (a higher connection limit lets more clients in at once)`,
     );
     this.#summaryTimer = setTimeout(() => {
       this.#summaryTimer = undefined;
@@ -116,7 +116,7 @@ export class ConnectionGuard {
       this.#refused = 0;
       if (refused > 0)
         this.#log(
-          `refused ${refused} more ${refused === 1 ? "connection" : "connections"} in ${REFUSAL_LOG_INTERVAL_MS / 1000} s: all ${cap} allowed were busy`,
+          `refused ${refused} more ${refused === 1 ? "connection" : "connections"} in ${REFUSAL_LOG_INTERVAL_MS / 1000} s: ${busy(cap)}`,
         );
     }, REFUSAL_LOG_INTERVAL_MS);
     this.#summaryTimer.unref();
@@ -165,6 +165,11 @@ export class ConnectionGuard {
  * client sends it as soon as it is connected, so a second is generous even on a slow link.
  */
 const FIRST_REQUEST_GRACE_MS = 1_000;
+
+/** "the only connection allowed is busy", "all 8 connections allowed are busy". */
+function busy(cap: number): string {
+  return cap === 1 ? "the only connection allowed is busy" : `all ${cap} connections allowed are busy`;
+}
 
 /** At most one log line about refused connections in this many ms (after the first). */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
