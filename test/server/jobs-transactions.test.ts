@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -124,6 +126,44 @@ describe("job writes as transactions, with --store", () => {
       expect(job.localRun.reason).toBe("interrupted by a restart");
       expect(await propertiesOf(second, again, running._id)).toEqual([]);
     } finally {
+      await second.close();
+    }
+  });
+
+  it("on restart, ends a run a killed server left computing in the job's folder, and says so", async () => {
+    const store = path.join(dir, "orphan");
+    const first = await startTestServer({ store, jobRunMs: 3_600_000 });
+    const session = await login(first);
+    const running = await mos2Job(first, session, "left computing");
+    ok(await call(first, session, "POST", `/jobs/${running._id}/submit`));
+    await waitForStatus(first, session, running._id, "active");
+    await first.close();
+    // What SIGKILL leaves: a run in a process group of its own, working in the job's folder.
+    const folder = path.join(store, "jobs", running._id);
+    mkdirSync(folder, { recursive: true });
+    const left = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
+      cwd: folder,
+      detached: true,
+      stdio: "ignore",
+    });
+    const exited = once(left, "exit");
+    // Another program of the same kind elsewhere is left alone.
+    const elsewhere = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
+      cwd: dir,
+      detached: true,
+      stdio: "ignore",
+    });
+    await once(elsewhere, "spawn");
+    const lines: string[] = [];
+    const second = await startTestServer({ store, jobRunMs: 0, log: (line) => lines.push(line) });
+    try {
+      expect((await exited)[1]).toBe("SIGKILL");
+      expect(elsewhere.exitCode).toBeNull();
+      expect(lines).toContain(
+        `1 job was computing when the server stopped: ended in error, "interrupted by a restart" (${running._id}); its run, left computing, stopped`,
+      );
+    } finally {
+      elsewhere.kill("SIGKILL");
       await second.close();
     }
   });

@@ -81,7 +81,8 @@ export class JobFolders {
     if (this.storeDir === undefined && this.root !== undefined) rmSync(this.root, { recursive: true, force: true });
   }
 
-  private folderOf(jobId: string): string {
+  /** The job's folder (not made). */
+  folderOf(jobId: string): string {
     if (!SAFE_ID.test(jobId))
       throw new HttpError(404, `not a job id the server made: ${JSON.stringify(jobId.slice(0, 80))}`);
     if (this.root === undefined) {

@@ -1,6 +1,7 @@
 import { escapeForTerminal } from "../../terminal-text";
 import { computability, type ComputeOutcome, computeJob } from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
+import { endRunsIn } from "../compute/run-executable";
 import type { Caller } from "../records/owners";
 import type { StoredRecord } from "../records/store";
 import type { RecordChange } from "../records/written-records";
@@ -61,6 +62,16 @@ interface Ending {
  * each checks the job's status as it commits: a terminated or deleted job never gets results, and
  * a deleted one never comes back.
  */
+/** What {@link JobRunner.resume} found in the store. */
+export interface ResumedJobs {
+  /** Jobs that were `active`: now `error`, "interrupted by a restart". */
+  readonly interrupted: string[];
+  /** Process groups a killed server left computing for them, now ended. */
+  stopped: number;
+  /** Jobs still `submitted`, queued again. */
+  queued: number;
+}
+
 export class JobRunner {
   readonly folders: JobFolders;
   /** Who waits for a job to end (the server handle's `jobEnded`). */
@@ -84,12 +95,21 @@ export class JobRunner {
    * Picks up the jobs a stopped server left (with `--store`): one that was running ends in
    * `error`, since what it computed is gone with its process; one still waiting is queued again.
    */
-  async resume(): Promise<void> {
+  async resume(): Promise<ResumedJobs> {
+    const resumed: ResumedJobs = { interrupted: [], stopped: 0, queued: 0 };
     for (const job of [...this.context.written.recordsOf("jobs")]) {
-      if (job.status === "active")
+      if (job.status === "active") {
+        // A server killed with SIGKILL left its pw.x computing in the job's folder: ended first,
+        // so it neither writes there any more nor runs beside the jobs queued now.
+        resumed.stopped += endRunsIn(this.folders.folderOf(job._id));
         await this.end(job._id, "active", { ...nothing(), status: "error", reason: "interrupted by a restart" });
-      else if (job.status === "submitted") this.start(job._id);
+        resumed.interrupted.push(job._id);
+      } else if (job.status === "submitted") {
+        this.start(job._id);
+        resumed.queued += 1;
+      }
     }
+    return resumed;
   }
 
   /**

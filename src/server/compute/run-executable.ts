@@ -3,7 +3,7 @@
 // how many run side by side), stdin the input file, stdout and stderr to STEM.out.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { accessSync, closeSync, constants, openSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import * as path from "node:path";
 
 /** How one run ended. */
@@ -34,6 +34,48 @@ function killGroup(group: number): void {
     process.kill(-group, "SIGKILL");
   } catch {
     // already gone
+  }
+}
+
+/**
+ * Ends the process groups still working in `folder` (or below it), left by a server that was
+ * killed (SIGKILL) while a job ran: a detached pw.x goes on computing, and would run beside the
+ * jobs the next server starts, past the running limit. A process counts only when its working
+ * folder is `folder`, so a reused pid never ends another program. Linux only (`/proc`); elsewhere
+ * nothing is found. Returns how many groups were ended.
+ */
+export function endRunsIn(folder: string): number {
+  const groups = new Set<number>();
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (cwd !== folder && !cwd.startsWith(`${folder}${path.sep}`)) continue;
+      // Field 5 of stat is the process group; the name in field 2 may hold spaces, so count after ")".
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      // Only a group of its own, as runExecutable starts them: never this server's own group.
+      if (Number.isInteger(group) && group > 1 && group !== ownGroup()) groups.add(group);
+    } catch {
+      // gone, or another user's
+    }
+  }
+  for (const group of groups) killGroup(group);
+  return groups.size;
+}
+
+/** This process's group, from /proc (undefined where there is none). */
+function ownGroup(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    return undefined;
   }
 }
 
