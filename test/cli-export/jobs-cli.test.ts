@@ -122,6 +122,8 @@ describe("matframe jobs", () => {
     // The remedy in the command's own words.
     expect(waited.stderr).toContain("with a longer --timeout, or end them with `matframe jobs terminate ID`.");
     expect(waited.stderr).not.toContain("client.");
+    // Each job's line as last seen, on stdout, as a finished wait prints it.
+    expect(waited.stdout).toMatch(new RegExp(`^${id}\\t(submitted|active)\\tNew Job\\n$`));
 
     const ended = await runCli(["jobs", "terminate", id], { env });
     expect(ended.code, ended.stderr).toBe(0);

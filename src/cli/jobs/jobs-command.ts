@@ -2,7 +2,7 @@
 // are worded and coded in errors.ts, as for every command.
 import { environmentPassword, resolveAddress } from "../../client/config/platform-source";
 import type { JobWaitProgress } from "../../client/collections";
-import { AbortError } from "../../errors";
+import { AbortError, JobWaitTimeoutError } from "../../errors";
 import { JobStatus, type JobRecord, type Query } from "../../schemas";
 import { parseFlagsAndWords, wrapHelp } from "../cli-args";
 import { describeError, EXIT, exitCodeFor } from "../errors";
@@ -332,6 +332,9 @@ async function wait(
     return JOB_FAILED_EXIT;
   } catch (error) {
     progress?.clear();
+    // Out of time: each job's line as last seen, so those that ended (and how) are not lost.
+    if (error instanceof JobWaitTimeoutError)
+      for (const job of error.jobs) printJob(job as JobRecord, values.json ?? false, false);
     throw error;
   }
 }
