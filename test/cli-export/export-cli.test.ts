@@ -273,9 +273,8 @@ describe("matframe export against a platform", () => {
   });
 
   it("exits 3 when the platform cannot be reached", async () => {
-    const closed = await startServer({ port: 0 });
-    const baseUrl = closed.baseUrl;
-    await closed.close();
+    // Port 1 (tcpmux), which nothing here serves; a closed server's port may go to another test's.
+    const baseUrl = "http://127.0.0.1:1/api/2018-10-01";
     const result = await runCli(["export", "--base-url", baseUrl, "--username", "demo", "--output", "x.csv"], {
       cwd: dir,
       env: { MATFRAME_PASSWORD: "demo" },
