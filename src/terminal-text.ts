@@ -9,8 +9,11 @@
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"\\]/gu;
 
-/** {@link UNSAFE} without the quote and the backslash: what a page must not show as it is. */
-const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+/**
+ * {@link UNSAFE} without the quote: what a page must not show as it is (the backslash too, so a
+ * name typed as `\u202e` is not shown as one holding the character).
+ */
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\\]/gu;
 
 /** A name that can be typed back as it is shown: no quotes needed on the console. */
 const PLAIN = /^[A-Za-z0-9._@+-]+$/;
@@ -31,7 +34,7 @@ export function escapeForTerminal(text: string): string {
 
 /**
  * `text` with the characters a terminal or a page may act on (controls, format characters such as
- * bidirectional overrides, separators, lone surrogates) written as `\uXXXX`, quotes left as they
+ * bidirectional overrides, separators, lone surrogates) written as `\uXXXX` (and `\` as `\\`), quotes left as they
  * are: for text shown on a page, which may be copied to a terminal (HTML-escape it too).
  */
 export function escapeControls(text: string): string {

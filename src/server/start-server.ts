@@ -319,9 +319,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (interrupted.length > 0)
     log(
       `${interrupted.length === 1 ? "1 job was" : `${interrupted.length} jobs were`} computing when the server stopped: ended in error, "interrupted by a restart" (${interrupted.slice(0, 5).join(", ")}${interrupted.length > 5 ? ", ..." : ""})` +
-        (stopped > 0
-          ? `; ${stopped === 1 ? "its run, left computing," : `${stopped} runs left computing`} stopped`
-          : ""),
+        (stopped > 0 ? `; ${stopped === 1 ? "1 run" : `${stopped} runs`} left computing stopped` : ""),
     );
   if (queued > 0) log(`${queued === 1 ? "1 submitted job" : `${queued} submitted jobs`} queued again`);
   // Every account starts with its default project (and, with accountDefaults, material and

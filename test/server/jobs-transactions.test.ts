@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -130,41 +130,50 @@ describe("job writes as transactions, with --store", () => {
     }
   });
 
-  it("on restart, ends a run a killed server left computing in the job's folder, and says so", async () => {
-    const store = path.join(dir, "orphan");
-    const first = await startTestServer({ store, jobRunMs: 3_600_000 });
-    const session = await login(first);
-    const running = await mos2Job(first, session, "left computing");
-    ok(await call(first, session, "POST", `/jobs/${running._id}/submit`));
-    await waitForStatus(first, session, running._id, "active");
-    await first.close();
-    // What SIGKILL leaves: a run in a process group of its own, working in the job's folder.
-    const folder = path.join(store, "jobs", running._id);
-    mkdirSync(folder, { recursive: true });
-    const left = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
-      cwd: folder,
-      detached: true,
-      stdio: "ignore",
-    });
-    const exited = once(left, "exit");
-    // Another program of the same kind elsewhere is left alone.
-    const elsewhere = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
-      cwd: dir,
-      detached: true,
-      stdio: "ignore",
-    });
-    await once(elsewhere, "spawn");
-    const lines: string[] = [];
-    const second = await startTestServer({ store, jobRunMs: 0, log: (line) => lines.push(line) });
-    try {
-      expect((await exited)[1]).toBe("SIGKILL");
-      expect(elsewhere.exitCode).toBeNull();
-      expect(lines).toContain(
-        `1 job was computing when the server stopped: ended in error, "interrupted by a restart" (${running._id}); its run, left computing, stopped`,
-      );
-    } finally {
-      elsewhere.kill("SIGKILL");
-      await second.close();
-    }
-  });
+  // The runs are found through /proc, which only Linux has.
+  it.skipIf(process.platform !== "linux")(
+    "on restart, ends a run a killed server left computing in the job's folder (a relative store), and says so",
+    async () => {
+      const store = path.relative(process.cwd(), path.join(dir, "orphan"));
+      const first = await startTestServer({ store, jobRunMs: 3_600_000 });
+      const session = await login(first);
+      const running = await mos2Job(first, session, "left computing");
+      ok(await call(first, session, "POST", `/jobs/${running._id}/submit`));
+      await waitForStatus(first, session, running._id, "active");
+      await first.close();
+      // What SIGKILL leaves: pw.x leading a session of its own, working in the job's folder. A
+      // program named pw.x here is node under that name (a process is named after the file run).
+      const folder = path.join(store, "jobs", running._id);
+      const sibling = `${folder}x`;
+      mkdirSync(folder, { recursive: true });
+      mkdirSync(sibling, { recursive: true });
+      const pw = path.join(dir, "pw.x");
+      symlinkSync(process.execPath, pw);
+      const forever = ["-e", "setInterval(() => {}, 1000)"];
+      const start = (file: string, cwd: string, detached: boolean) =>
+        spawn(file, forever, { cwd, detached, stdio: "ignore" });
+      const left = start(pw, folder, true);
+      // Left alone: a run in another folder whose name starts the same, and another program (a
+      // shell, an editor) open in the job's folder.
+      const neighbour = start(pw, sibling, true);
+      const bystander = start(process.execPath, folder, false);
+      const exited = once(left, "exit");
+      await Promise.all([left, neighbour, bystander].map((child) => once(child, "spawn")));
+      const lines: string[] = [];
+      const second = await startTestServer({ store, jobRunMs: 0, log: (line) => lines.push(line) });
+      try {
+        expect((await exited)[1]).toBe("SIGKILL");
+        // Signalled in the same pass as the run: a process signalled would be a zombie by now.
+        const state = (pid: number | undefined) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+        expect([state(neighbour.pid), state(bystander.pid)]).not.toContain("Z");
+        expect([neighbour.exitCode, bystander.exitCode]).toEqual([null, null]);
+        expect(lines, lines.join("\n")).toContain(
+          `1 job was computing when the server stopped: ended in error, "interrupted by a restart" (${running._id}); 1 run left computing stopped`,
+        );
+      } finally {
+        for (const child of [left, neighbour, bystander]) child.kill("SIGKILL");
+        await second.close();
+      }
+    },
+  );
 });

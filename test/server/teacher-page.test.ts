@@ -152,17 +152,42 @@ describe("the teacher's page", () => {
     expect(html).not.toMatch(/[\r\u202e]/);
     // The form's hidden value, as the browser reads it from the page and sends it.
     const hidden = /<li><code>car[^<]*<\/code>[^<]*<form[^>]*>.*?name="username" value="([^"]+)"/.exec(html)?.[1];
-    expect(hidden).toBe("car%0Dol%E2%80%AE");
+    expect(hidden).toBe("&#34;car\\rol\\u202e&#34;");
     const done = await fetch(`${root}/teacher/unlock`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ username: hidden!, csrf }),
+      body: new URLSearchParams({ username: hidden!.replaceAll("&#34;", '"'), csrf }),
     });
     expect(done.headers.get("location")).toBe(`/teacher?unlocked=${encodeURIComponent(name)}`);
     const after = await (await fetch(`${root}${done.headers.get("location")}`, { headers: { cookie } })).text();
     expect(after).toContain("Unlocked &#34;car\\u000dol\\u202e&#34;");
     expect(after).not.toContain("<code>car");
+  });
+
+  it("lists and unlocks a name with a lone surrogate, which no URL can carry", async () => {
+    const name = "half\ud800";
+    // JSON carries it (a form would send U+FFFD instead).
+    const jsonLogin = (password: string) =>
+      fetch(`${server.baseUrl}/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: name, password }),
+      }).then((res) => res.status);
+    expect(await jsonLogin("x")).toBe(401);
+    expect(await jsonLogin("y")).toBe(401);
+    expect(await jsonLogin("w")).toBe(429);
+    const { cookie, html, csrf } = await teacherSession();
+    expect(html).toContain("<code>half\\ud800</code>");
+    const hidden = /<li><code>half[^<]*<\/code>[^<]*<form[^>]*>.*?name="username" value="([^"]+)"/.exec(html)?.[1];
+    const done = await fetch(`${root}/teacher/unlock`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ username: hidden!.replaceAll("&#34;", '"'), csrf }),
+    });
+    expect(done.headers.get("location")).toBe("/teacher?unlocked=half%EF%BF%BD");
+    expect(await jsonLogin("z")).toBe(401);
   });
 });
 

@@ -53,6 +53,16 @@ interface Ending {
   notes: string[];
 }
 
+/** What {@link JobRunner.resume} found in the store. */
+export interface ResumedJobs {
+  /** Jobs that were `active`: now `error`, "interrupted by a restart". */
+  readonly interrupted: string[];
+  /** Process groups a killed server left computing for them, now ended. */
+  readonly stopped: number;
+  /** Jobs still `submitted`, queued again. */
+  readonly queued: number;
+}
+
 /**
  * Moves submitted jobs through `submitted` → `active` → `finished` or `error`, as the platform
  * does: a job the engine can compute runs in its own folder through the {@link JobQueue} (a
@@ -62,16 +72,6 @@ interface Ending {
  * each checks the job's status as it commits: a terminated or deleted job never gets results, and
  * a deleted one never comes back.
  */
-/** What {@link JobRunner.resume} found in the store. */
-export interface ResumedJobs {
-  /** Jobs that were `active`: now `error`, "interrupted by a restart". */
-  readonly interrupted: string[];
-  /** Process groups a killed server left computing for them, now ended. */
-  stopped: number;
-  /** Jobs still `submitted`, queued again. */
-  queued: number;
-}
-
 export class JobRunner {
   readonly folders: JobFolders;
   /** Who waits for a job to end (the server handle's `jobEnded`). */
@@ -96,20 +96,22 @@ export class JobRunner {
    * `error`, since what it computed is gone with its process; one still waiting is queued again.
    */
   async resume(): Promise<ResumedJobs> {
-    const resumed: ResumedJobs = { interrupted: [], stopped: 0, queued: 0 };
+    const interrupted: string[] = [];
+    let stopped = 0;
+    let queued = 0;
     for (const job of [...this.context.written.recordsOf("jobs")]) {
       if (job.status === "active") {
         // A server killed with SIGKILL left its pw.x computing in the job's folder: ended first,
         // so it neither writes there any more nor runs beside the jobs queued now.
-        resumed.stopped += endRunsIn(this.folders.folderOf(job._id));
+        stopped += endRunsIn(this.folders.folderOf(job._id));
         await this.end(job._id, "active", { ...nothing(), status: "error", reason: "interrupted by a restart" });
-        resumed.interrupted.push(job._id);
+        interrupted.push(job._id);
       } else if (job.status === "submitted") {
         this.start(job._id);
-        resumed.queued += 1;
+        queued += 1;
       }
     }
-    return resumed;
+    return { interrupted, stopped, queued };
   }
 
   /**

@@ -3,7 +3,16 @@
 // how many run side by side), stdin the input file, stdout and stderr to STEM.out.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import * as path from "node:path";
 
 /** How one run ended. */
@@ -37,46 +46,49 @@ function killGroup(group: number): void {
   }
 }
 
+/** The executables runs start (the name a run's process has); see {@link endRunsIn}. */
+const RUN_NAMES: readonly string[] = ["pw.x", "ld1.x"];
+
 /**
- * Ends the process groups still working in `folder` (or below it), left by a server that was
- * killed (SIGKILL) while a job ran: a detached pw.x goes on computing, and would run beside the
- * jobs the next server starts, past the running limit. A process counts only when its working
- * folder is `folder`, so a reused pid never ends another program. Linux only (`/proc`); elsewhere
- * nothing is found. Returns how many groups were ended.
+ * Ends the runs still working in `folder` (or below it), left by a server that was killed
+ * (SIGKILL) while a job ran: a detached pw.x goes on computing, and would run beside the jobs the
+ * next server starts, past the running limit. A process is taken for a run only when all of these
+ * hold: its working folder is in `folder`, it runs one of the engine's executables (`pw.x`,
+ * `ld1.x`), and it leads a session of its own, as a run is started (detached); its whole group is
+ * ended. A shell or an editor open in the folder is none of these. Linux only (`/proc`); elsewhere
+ * nothing is found. Returns how many runs were ended.
  */
 export function endRunsIn(folder: string): number {
-  const groups = new Set<number>();
+  let real: string;
   let pids: string[];
   try {
+    // /proc gives working folders absolute and with symlinks resolved: a relative or symlinked
+    // store must be compared in the same form.
+    real = realpathSync(path.resolve(folder));
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
   } catch {
     return 0;
   }
+  let ended = 0;
   for (const pid of pids) {
     try {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (cwd !== folder && !cwd.startsWith(`${folder}${path.sep}`)) continue;
-      // Field 5 of stat is the process group; the name in field 2 may hold spaces, so count after ")".
+      if (cwd !== real && !cwd.startsWith(`${real}${path.sep}`)) continue;
+      // stat: "pid (name) state ppid pgrp session ..."; the name may hold spaces and parentheses.
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      // Only a group of its own, as runExecutable starts them: never this server's own group.
-      if (Number.isInteger(group) && group > 1 && group !== ownGroup()) groups.add(group);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const [, , group, session] = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .map(Number);
+      if (!RUN_NAMES.includes(name) || group !== Number(pid) || session !== group) continue;
+      killGroup(group);
+      ended += 1;
     } catch {
       // gone, or another user's
     }
   }
-  for (const group of groups) killGroup(group);
-  return groups.size;
-}
-
-/** This process's group, from /proc (undefined where there is none). */
-function ownGroup(): number | undefined {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-  } catch {
-    return undefined;
-  }
+  return ended;
 }
 
 /** Where an executable is on PATH, or undefined. */

@@ -117,16 +117,22 @@ async function unlock(req: IncomingMessage, state: ServerState, teacher: Teacher
   const username = decodedName(fields.get("username") ?? "");
   // The notice says what happened: a name no longer locked out (its lockout ran out) is said so.
   const outcome = state.throttle.unlock(username) > 0 ? "unlocked" : "notLocked";
-  return redirect(`/teacher?${outcome}=${encodeURIComponent(username.slice(0, 256))}`);
+  return redirect(`/teacher?${outcome}=${encodeURIComponent(wellFormed(username.slice(0, 256)))}`);
 }
 
-/** The page sends names percent-encoded (see teacher-page.ts); a name typed by hand may not be. */
+/** The page sends names as JSON strings (see teacher-page.ts); one sent otherwise is taken as it is. */
 function decodedName(sent: string): string {
   try {
-    return decodeURIComponent(sent);
+    const name: unknown = JSON.parse(sent);
+    return typeof name === "string" ? name : sent;
   } catch {
     return sent;
   }
+}
+
+/** `text` with lone surrogates (which no URL can carry) as U+FFFD: for the notice only. */
+function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 
 /** Dispatches `/teacher` and `/teacher/unlock`; 404 when the server has no teacher's page. */

@@ -51,11 +51,17 @@ form{display:inline;margin-left:.5rem}button{font-size:.9rem;padding:.15rem .6re
 .muted{color:#666}code{font-size:.9em}`;
 
 /**
- * The unlock button. The name goes percent-encoded: a browser sends a form's line breaks as CRLF,
- * so a name with a lone CR sent as it is would never match the lockout.
+ * The unlock button. The name goes as a JSON string of ASCII only (every other character as a
+ * `\uXXXX` escape), which the page shows nowhere and no terminal acts on: a browser sends a
+ * form's line breaks as CRLF, so a name with a lone CR sent as it is would never match its
+ * lockout (teacher-handlers.ts reads it back).
  */
 function unlockForm(username: string, csrf: string): string {
-  return `<form method="post" action="/teacher/unlock"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="username" value="${escapeHtml(encodeURIComponent(username))}"><button type="submit" aria-label="Unlock ${shown(username)}">Unlock</button></form>`;
+  return `<form method="post" action="/teacher/unlock"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="username" value="${escapeHtml(asciiJson(username))}"><button type="submit" aria-label="Unlock ${shown(username)}">Unlock</button></form>`;
+}
+
+function asciiJson(text: string): string {
+  return JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function jobsText(jobs: Record<string, number>): string {
