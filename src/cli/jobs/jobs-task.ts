@@ -92,7 +92,7 @@ export async function listJobs(client: Client, options: ListJobsOptions = {}): P
     query,
     fields: LISTED_FIELDS,
     sort: { createdAt: -1 },
-    maxItems: maxItems + 1,
+    maxItems: Math.min(maxItems + 1, Number.MAX_SAFE_INTEGER),
   })) {
     jobs.push(job as JobRecord);
   }

@@ -30,7 +30,7 @@ const COLUMNS = ["_id", "formula", "lattice.a", "lattice.type", "derivedProperti
 
 /**
  * Loads danfojs-node, and builds one small table through
- * the same builder, so that danfo's constructor and the table code have run once. Takes 20-70 ms
+ * the same builder, so that danfo's constructor and the table code have run once. Takes 10-30 ms
  * of a process's start; does nothing without danfo,
  * whose absence the first `toDataFrame` reports with its hint.
  * @returns whether danfojs-node is loaded.

@@ -193,9 +193,11 @@ export async function writeParquet(
   let lastId: unknown;
   let items = resumed?.items ?? 0;
   let pageCount = resumed?.pages ?? 0;
-  // Rows of the page being read that are already in the table: a row group that ends in (or at
-  // the end of) a page counts that page as read in its saved state.
+  // The page being read: its rows so far, and its length. A row group that ends with a page's
+  // last row counts that page as read in its saved state; one that ends inside a page does not,
+  // since a resumed run asks for the rest of it as a page of its own.
   let pageRows = 0;
+  let pageLength = 0;
   // Rows in the row groups written so far: what a resumed run keeps.
   let grouped = items;
   const cells = new Array<TypedCell>(width);
@@ -294,7 +296,7 @@ export async function writeParquet(
         {
           cursor: String(lastId),
           items: grouped,
-          pages: pageCount + (pageRows > 0 ? 1 : 0),
+          pages: pageCount + (pageRows > 0 && pageRows === pageLength ? 1 : 0),
           bytes: sink.bytes,
           writer: state,
           filled: [...reader.filledColumns],
@@ -309,6 +311,7 @@ export async function writeParquet(
   try {
     const row = new Array<unknown>(width);
     for await (const page of pages) {
+      pageLength = page.length;
       if (!writer && known) {
         reader.observeUnits(page);
         start(known);

@@ -50,6 +50,8 @@ export class ConnectionGuard {
     this.#limits = limits;
     this.#log = log;
     server.on("connection", (socket: Socket) => this.#admit(socket));
+    // A summary due after the server stopped would land in a log that has moved on.
+    server.on("close", () => clearTimeout(this.#summaryTimer));
   }
 
   /** Connections open now. */
