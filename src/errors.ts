@@ -70,7 +70,7 @@ export type RemedyWord = "leaveOut" | "pass" | "option" | "list" | "end";
  * An option by its name, one to pass as `restart: true`, a collection by the call that lists it.
  * The CLI words the same remedies in its flags and commands.
  */
-function libraryName(name: string, kind: RemedyWord): string {
+export function libraryName(name: string, kind: RemedyWord): string {
   if (kind === "list") return `client.${name}.list()`;
   if (kind === "end") return `client.${name}.terminate(id)`;
   return kind === "pass" ? `${name}: true` : name;

@@ -12,6 +12,7 @@ import {
   ResponseTooLargeError,
   ResponseValidationError,
   TargetExistsError,
+  libraryName,
   TimeoutError,
   ValidationError,
   withRemedy,
@@ -89,8 +90,9 @@ export function describeError(error: unknown, wording: Wording): string {
   if ("logInAgain" in remedy && error instanceof AuthenticationError)
     return `${reason}: log in again (${renewal(wording.credentialsFrom)}).`;
   return withRemedy(reason, remedy, (name, kind) => {
-    if (kind === "list") return wording.lists?.[name] ?? `client.${name}.list()`;
-    if (kind === "end") return wording.ends?.[name] ?? `client.${name}.terminate(id)`;
+    // A collection this command has no words for is named by the library's call.
+    if (kind === "list") return wording.lists?.[name] ?? libraryName(name, kind);
+    if (kind === "end") return wording.ends?.[name] ?? libraryName(name, kind);
     return flag(name);
   });
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
-import { DatasetError, MatframeError, MissingDependencyError, ServerOptionsError, withRemedy } from "../errors";
+import { DatasetError, MatframeError, MissingDependencyError, ServerOptionsError } from "../errors";
 import { startServer, type Lockout, type ServerHandle } from "../server";
 import { formatWait } from "../server/handlers/auth-handlers";
 import { parseFlags, wrapHelp } from "./cli-args";
@@ -8,7 +8,7 @@ import { planColumns } from "../frame/table/column-spec";
 import { planResults } from "../frame/results/results-plan";
 import { PROPERTY_FIELDS } from "../frame/results/results-rows";
 import type { Fields } from "../schemas";
-import { UsageError } from "./errors";
+import { describeError, UsageError } from "./errors";
 import { readCommands, SERVE_COMMANDS, stopWithParent } from "./serve-console";
 import { commandArgument, escapeForTerminal, quoteForTerminal } from "../terminal-text";
 import { isWildcardHost } from "../loopback";
@@ -287,11 +287,10 @@ export async function runServe(argv: string[]): Promise<number> {
       error instanceof DatasetError ||
       error instanceof MissingDependencyError
     ) {
-      // A remedy names the option to change: worded here by its flag, which says the rest.
+      // A remedy names the option to change, in the flag's words; without one, the flag is added.
       const line =
-        error instanceof MatframeError && error.remedy
-          ? withRemedy(error.reason, error.remedy, (name) => OPTION_FLAGS[name] ?? name)
-          : `${error.message}${flagHint(error)}`;
+        describeError(error, { flags: OPTION_FLAGS }) +
+        (error instanceof MatframeError && error.remedy ? "" : flagHint(error));
       process.stderr.write(`matframe serve: ${line}\n`);
       return 1;
     }
