@@ -223,7 +223,8 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
               remedy: { change: known[1], hint: known[2] },
             })
           : new ServerOptionsError(`Cannot listen on ${host}:${port}: ${error.message}.`, {
-              option: error.code === "EADDRNOTAVAIL" ? "host" : "port",
+              // A name that does not resolve (EAI_AGAIN, EAI_FAIL, ...) is the host's fault, as ENOTFOUND is.
+              option: error.code?.startsWith("EAI_") ? "host" : "port",
             }),
       );
     };
