@@ -142,21 +142,22 @@ describe("job writes as transactions, with --store", () => {
       await waitForStatus(first, session, running._id, "active");
       await first.close();
       // What SIGKILL leaves: pw.x leading a session of its own, working in the job's folder. A
-      // program named pw.x here is node under that name (a process is named after the file run).
+      // program named pw.x here is sleep under that name (a process is named after the file run;
+      // not node, which names its main thread itself from Node 24 on).
       const folder = path.join(store, "jobs", running._id);
       const sibling = `${folder}x`;
       mkdirSync(folder, { recursive: true });
       mkdirSync(sibling, { recursive: true });
+      const sleep = "/bin/sleep";
       const pw = path.join(dir, "pw.x");
-      symlinkSync(process.execPath, pw);
-      const forever = ["-e", "setInterval(() => {}, 1000)"];
+      symlinkSync(sleep, pw);
       const start = (file: string, cwd: string, detached: boolean) =>
-        spawn(file, forever, { cwd, detached, stdio: "ignore" });
+        spawn(file, ["600"], { cwd, detached, stdio: "ignore" });
       const left = start(pw, folder, true);
       // Left alone: a run in another folder whose name starts the same, and another program (a
       // shell, an editor) open in the job's folder.
       const neighbour = start(pw, sibling, true);
-      const bystander = start(process.execPath, folder, false);
+      const bystander = start(sleep, folder, false);
       const exited = once(left, "exit");
       await Promise.all([left, neighbour, bystander].map((child) => once(child, "spawn")));
       const lines: string[] = [];
