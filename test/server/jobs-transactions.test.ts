@@ -43,6 +43,20 @@ function propertiesOf(server: ServerHandle, session: Session, jobId: string): Pr
   return listAll(server, session, "properties", { "source.info.jobId": jobId });
 }
 
+/** A server on `store` stopped while a job of its was `active` (its runner keeps jobs an hour); the job. */
+async function stoppedWhileActive(store: string, name: string): Promise<{ _id: string }> {
+  const first = await startTestServer({ store, jobRunMs: 3_600_000 });
+  try {
+    const session = await login(first);
+    const running = await mos2Job(first, session, name);
+    ok(await call(first, session, "POST", `/jobs/${running._id}/submit`));
+    await waitForStatus(first, session, running._id, "active");
+    return running;
+  } finally {
+    await first.close();
+  }
+}
+
 describe("job writes as transactions, with --store", () => {
   it("never gives a job terminated at its finish a result, and a job deleted at its finish stays deleted", async () => {
     const store = path.join(dir, "race");
@@ -112,12 +126,7 @@ describe("job writes as transactions, with --store", () => {
 
   it("ends a job that was running when the server stopped in error on restart, never finished", async () => {
     const store = path.join(dir, "restart");
-    const first = await startTestServer({ store, jobRunMs: 3_600_000 });
-    const session = await login(first);
-    const running = await mos2Job(first, session, "running at stop");
-    ok(await call(first, session, "POST", `/jobs/${running._id}/submit`));
-    await waitForStatus(first, session, running._id, "active");
-    await first.close();
+    const running = await stoppedWhileActive(store, "running at stop");
     const second = await startTestServer({ store, jobRunMs: 0 });
     try {
       const again = await login(second);
@@ -135,12 +144,7 @@ describe("job writes as transactions, with --store", () => {
     "on restart, ends a run a killed server left computing in the job's folder (a relative store), and says so",
     async () => {
       const store = path.relative(process.cwd(), path.join(dir, "orphan"));
-      const first = await startTestServer({ store, jobRunMs: 3_600_000 });
-      const session = await login(first);
-      const running = await mos2Job(first, session, "left computing");
-      ok(await call(first, session, "POST", `/jobs/${running._id}/submit`));
-      await waitForStatus(first, session, running._id, "active");
-      await first.close();
+      const running = await stoppedWhileActive(store, "left computing");
       // What SIGKILL leaves: pw.x leading a session of its own, working in the job's folder. A
       // program named pw.x here is sleep under that name (a process is named after the file run;
       // not node, which names its main thread itself from Node 24 on).
