@@ -1,5 +1,5 @@
 // matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
-import { warmFrames } from "../frame/dataframe/warm-frames";
+import { warmFrames } from "../frame/warm-frames";
 import { loadUndici } from "../client/transport/dispatcher";
 import { warmListOptions } from "../client/config/validate-options";
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./tables/show";

@@ -10,6 +10,21 @@ import type {
 import type { DataFrame } from "../dataframe/dataframe";
 import type { ExportResult, ExportTarget } from "../export/export";
 
+/** What the view calls of ./index.ts, which loads on first use. */
+type ResultsEntry = Pick<typeof import("./index.js"), "resultsFrame" | "exportResults">;
+let loaded: ResultsEntry | undefined;
+
+/**
+ * Hands the view ./index.ts where a process has loaded it already (the notebook entry does, at
+ * import): its first table then skips Node's ES module loader, whose first use in a CommonJS
+ * process cost 3-4 ms of a first results table (docs/performance.md, "The first call").
+ */
+export function resultsLoaded(entry: ResultsEntry): void {
+  loaded = entry;
+}
+
+const load = async (): Promise<ResultsEntry> => (loaded ??= await import("./index.js"));
+
 /**
  * Results (property records) beside the material, job, workflow unit, application, model and
  * method that made them, joined by the platform's own links (`source.info.jobId`,
@@ -36,25 +51,25 @@ export class ResultsView {
    * @example const df = await client.results.toDataFrame({ properties: ["band_gaps"], columns: ["material.derivedProperties.density"] });
    */
   async toDataFrame(options: ResultsFrameOptions): Promise<DataFrame> {
-    const results = await import("./index.js");
+    const results = await load();
     return results.resultsFrame(this.client, options);
   }
 
   /** Writes the rows of {@link ResultsView.toDataFrame} as CSV to a file (atomically) or a stream. */
   async exportCsv(target: ExportTarget, options: ResultsCsvOptions): Promise<ExportResult> {
-    const results = await import("./index.js");
+    const results = await load();
     return results.exportResults(this.client, target, "csv", options);
   }
 
   /** Writes the rows of {@link ResultsView.toDataFrame} as NDJSON, one object per line. */
   async exportNdjson(target: ExportTarget, options: ResultsNdjsonOptions): Promise<ExportResult> {
-    const results = await import("./index.js");
+    const results = await load();
     return results.exportResults(this.client, target, "ndjson", options);
   }
 
   /** Writes the rows of {@link ResultsView.toDataFrame} as one Parquet file with typed columns. */
   async exportParquet(target: ExportTarget, options: ResultsParquetOptions): Promise<ExportResult> {
-    const results = await import("./index.js");
+    const results = await load();
     return results.exportResults(this.client, target, "parquet", options);
   }
 }

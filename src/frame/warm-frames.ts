@@ -3,13 +3,14 @@
 // `results.toDataFrame` took 1.5-2 times its second against a warm server: the frame's modules
 // were loaded and its code run for the first time inside the call (docs/performance.md, "The
 // first call").
-import { planColumns } from "../table/column-spec";
-import { preloadDanfo } from "./danfo";
-import { recordsToFrame } from "./to-dataframe";
+import { planColumns } from "./table/column-spec";
+import { preloadDanfo } from "./dataframe/danfo";
+import { recordsToFrame } from "./dataframe/to-dataframe";
 // The modules a first results table and a first collection table load on demand (the root entry
 // leaves them to their first call): loaded with this entry.
-import "../results/index";
-import "../collection-reads";
+import * as results from "./results/index";
+import { resultsLoaded } from "./results/results-view";
+import "./collection-reads";
 
 /**
  * Two records made here for this only, shaped as the platform's (nested paths, a missing value,
@@ -36,6 +37,7 @@ const COLUMNS = ["_id", "formula", "lattice.a", "lattice.type", "derivedProperti
  * @returns whether danfojs-node is loaded.
  */
 export function warmFrames(): boolean {
+  resultsLoaded(results);
   if (!preloadDanfo()) return false;
   // An array is built at once (no await before the table): the work is done when this returns.
   void recordsToFrame(RECORDS, planColumns(COLUMNS), { onWarning: () => {} }).catch(() => undefined);
