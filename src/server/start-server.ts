@@ -422,7 +422,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     if (!account) return undefined;
     const session = state.auth.openSession(account._id, { server: true });
     try {
-      const paths = warmUpPaths(state.store, state.collections, resolved.warmFields);
+      const paths = warmUpPaths(state.store, state.collections, resolved.warmFields, resolved.warmResults);
       const headers = { "X-Account-Id": session.accountId, "X-Auth-Token": session.authToken };
       const report = await requestWarmUp.run((req, res) => answer(req, res, true), paths, headers, {
         server: serverOptions,

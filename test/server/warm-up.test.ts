@@ -319,6 +319,26 @@ describe("the results table's records kept at start-up (warmResults)", () => {
   });
 });
 
+describe("the server's own reads with warmResults", () => {
+  it("read a results table's first pages as the table asks for them, each answered", async () => {
+    const plan = planResults({ properties: ["band_gaps"] });
+    const warmResults = { properties: { ...PROPERTY_FIELDS }, jobs: plan.jobFields, materials: plan.material.fields };
+    const [plain, withResults] = await Promise.all([
+      startTestServer({ warmFields: [COLUMNS] }),
+      startTestServer({ warmFields: [COLUMNS], warmResults }),
+    ]);
+    try {
+      const [without, withThem] = await Promise.all([plain.warmUp, withResults.warmUp]);
+      // Three pages of 200 property records of the first kind (the reference data hold 1,056 band
+      // gaps), each with its jobs and their materials, in materials and in bank-materials.
+      expect(withThem.reads?.requests).toBe((without.reads?.requests ?? 0) + 3 * 4);
+      expect(withThem.reads?.answered).toBe(withThem.reads?.requests);
+    } finally {
+      await Promise.all([plain.close(), withResults.close()]);
+    }
+  });
+});
+
 describe("the warmFields option", () => {
   it("is refused, saying which entry and why, when an entry is not a projection's fields", async () => {
     const bad = startTestServer({ warmFields: [{ formula: 1 }, { formula: 1, name: 0 }] as never });
