@@ -6,7 +6,7 @@ import { Client } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
-import { call, ok, waitForEnd } from "../collections/helpers";
+import { call, ok, waitForEnd, waitForStatus } from "../collections/helpers";
 import { runCli } from "../cli-export/run-cli";
 import { rawLogin } from "../support/raw-login";
 import { at } from "../support/checked";
@@ -140,6 +140,26 @@ describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
     expect(
       ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": job._id } })).length,
     ).toBeGreaterThan(0);
+  });
+});
+
+describe.runIf(PW)("a job terminated while pw.x computes", () => {
+  it("lists the input and the output pw.x wrote up to then, and has no results", async () => {
+    const created = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "Si, stopped" } }));
+    ok(await call(server, demo, "POST", `/jobs/${created._id}/submit`));
+    // `active` a second after the submit; pw.x starts at the submit and computes for seconds.
+    await waitForStatus(server, demo, created._id, "active");
+    ok(await call(server, demo, "POST", `/jobs/${created._id}/terminate`));
+    // Terminate answers once pw.x is gone, with the files already listed.
+    const files = ok(await call(server, demo, "GET", `/jobs/${created._id}/files`));
+    expect(files.map((file: any) => file.key).sort()).toEqual(["pw_scf.in", "pw_scf.out"]);
+    const out = files.find((file: any) => file.key === "pw_scf.out");
+    expect(await (await fetch(out.signedUrl)).text()).toMatch(/Program PWSCF/);
+    const stopped = ok(await call(server, demo, "GET", `/jobs/${created._id}`));
+    expect(stopped.status).toBe("terminated");
+    expect(stopped.localRun.reason).toMatch(/stopped while pw_scf ran/);
+    const results = ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": created._id } }));
+    expect(results).toEqual([]);
   });
 });
 

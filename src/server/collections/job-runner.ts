@@ -46,7 +46,7 @@ export interface JobRunnerOptions {
 
 /** How a job ended, before it is written. */
 interface Ending {
-  status: "finished" | "error";
+  status: "finished" | "error" | "terminated";
   reason?: string;
   properties: StoredRecord[];
   files: ComputeOutcome["files"];
@@ -184,8 +184,15 @@ export class JobRunner {
         }
         ending = await running;
         const stop = signal.aborted ? (signal.reason as StopReason) : undefined;
-        // Terminate wrote the job's end itself; a closing server leaves it for the restart to end.
-        if (stop?.kind === "terminated" || stop?.kind === "closing") return;
+        // A closing server leaves the job for the restart to end.
+        if (stop?.kind === "closing") return;
+        // Terminate wrote the job's status itself; the files its run wrote (the input, the output
+        // up to where pw.x was ended) are listed before terminate answers, since it waits for
+        // this run to settle. It gets no results.
+        if (stop?.kind === "terminated") {
+          if (ending) await this.end(jobId, "terminated", { ...ending, status: "terminated", properties: [] });
+          return;
+        }
         if (stop?.kind === "time-limit") {
           ending = {
             ...(ending ?? nothing()),
