@@ -257,6 +257,8 @@ function counted(count: number, word: string): string {
  * again (docs/optimade.md, "Resuming").
  */
 function resumingLine(saved: SavedSummary, noun: string, fromStart: boolean): string {
+  if (saved.items === 0)
+    return `Resuming: the earlier run stopped before it saved any ${noun}s (a Parquet file saves at each complete row group of --row-group-size rows, other files about once a second); exporting from the start.`;
   const written = `Resuming: ${counted(saved.items, noun)} already written`;
   if (fromStart)
     return `${written}; reading the provider's pages from the start again, writing only what follows them.`;

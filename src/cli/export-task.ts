@@ -189,7 +189,8 @@ export interface ExportTaskEvents {
   /**
    * With `resume`: the saved progress this run continues (records already written, and their
    * pages or part files), once the export has taken it up: with its first progress, before the
-   * progress is reported, or at the end when nothing was left to add.
+   * progress is reported, or at the end when nothing was left to add. `items` 0: an earlier run
+   * left its partial file but saved nothing (it stopped before its first save), so this one starts over.
    */
   onResume?: (saved: SavedSummary) => void;
 }

@@ -1,6 +1,7 @@
 // The "Resuming: ..." line of a resumed export, said once the export has taken its saved progress up.
 import type { Progress } from "../client/config/options";
-import { savedProgress, type SavedSummary } from "../frame/export/resume/progress-files";
+import { existsSync } from "node:fs";
+import { resumePaths, savedProgress, type SavedSummary } from "../frame/export/resume/progress-files";
 
 /** What a resumable export's run needs to say that it resumes. */
 export interface ResumeAnnouncer {
@@ -20,12 +21,15 @@ export async function announceResume(
   options: { resume?: boolean; restart?: boolean; output?: unknown },
   events: { onProgress?: (progress: Progress) => void; onResume?: (saved: SavedSummary) => void },
 ): Promise<ResumeAnnouncer> {
-  let announce =
-    options.resume && !options.restart && typeof options.output === "string"
-      ? await savedProgress(options.output).catch(() => undefined)
-      : undefined;
+  const resuming =
+    options.resume && !options.restart && typeof options.output === "string" ? options.output : undefined;
+  let announce = resuming === undefined ? undefined : await savedProgress(resuming).catch(() => undefined);
+  // An earlier run's partial file without saved progress: it stopped before its first save (a
+  // Parquet file saves at each complete row group), so this run starts over, and says so.
+  if (resuming !== undefined && announce === undefined && existsSync(resumePaths(resuming).partial))
+    announce = { items: 0 };
   const announced = (): void => {
-    if (announce && announce.items > 0) events.onResume?.(announce);
+    if (announce) events.onResume?.(announce);
     announce = undefined;
   };
   return {

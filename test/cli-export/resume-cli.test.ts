@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -6,6 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { captured } from "../support/checked";
 import { startFaultServer, type FaultServer } from "../support/fault-server";
 import { runCli, startCli, startServe, type Running, type ServeProcess } from "../reliability/support/cli";
+import { resumePaths } from "../../src/frame/export/resume/progress-files";
 
 // `matframe export --resume` killed (SIGINT, SIGTERM, SIGKILL) and resumed ends with the file an
 // uninterrupted export writes: byte for byte for CSV and NDJSON, the same table for Parquet (row
@@ -143,6 +144,31 @@ describe("matframe export --resume, killed and resumed", () => {
       }, 60_000);
     }
   }
+
+  it("says so when the earlier run stopped before its first save, and exports from the start", async () => {
+    const target = path.join(dir, "before-first-save.parquet");
+    // One row group bigger than the 4,000 rows, in pages of 5: nothing is saved for seconds.
+    const once = (extra: string[]) => [
+      ...args("parquet", target, extra),
+      "--row-group-size",
+      "10000",
+      "--page-size",
+      "5",
+    ];
+    const run = startCli(once(["--resume", "--quiet"]), { env: env() });
+    // Its partial file is made before the first page; it is killed with nothing saved.
+    await vi.waitFor(() => expect(existsSync(resumePaths(target).partial)).toBe(true), { interval: 5 });
+    run.child.kill("SIGKILL");
+    expect((await run.done).signal).toBe("SIGKILL");
+    expect(existsSync(resumePaths(target).state)).toBe(false);
+    const resumed = await runCli(once(["--resume"]), { env: env() });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(
+      "Resuming: the earlier run stopped before it saved any materials (a Parquet file saves at each complete row group of --row-group-size rows, other files about once a second); exporting from the start.",
+    );
+    expect(resumed.stderr).toContain("Exported 4,000 materials");
+    await sameTable(target, references.get("parquet")!);
+  }, 60_000);
 
   it("refuses a resume with other columns in the words of the flags, and --restart starts over", async () => {
     const target = path.join(dir, "changed.csv");
