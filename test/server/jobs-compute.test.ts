@@ -6,7 +6,7 @@ import { Client } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
-import { call, ok, waitForEnd, waitForStatus } from "../collections/helpers";
+import { call, ok, waitForEnd } from "../collections/helpers";
 import { runCli } from "../cli-export/run-cli";
 import { rawLogin } from "../support/raw-login";
 import { at } from "../support/checked";
@@ -145,21 +145,40 @@ describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
 
 describe.runIf(PW)("a job terminated while pw.x computes", () => {
   it("lists the input and the output pw.x wrote up to then, and has no results", async () => {
-    const created = ok(await call(server, demo, "PUT", "/jobs/create", { body: { name: "Si, stopped" } }));
-    ok(await call(server, demo, "POST", `/jobs/${created._id}/submit`));
-    // `active` a second after the submit; pw.x starts at the submit and computes for seconds.
-    await waitForStatus(server, demo, created._id, "active");
-    ok(await call(server, demo, "POST", `/jobs/${created._id}/terminate`));
-    // Terminate answers once pw.x is gone, with the files already listed.
-    const files = ok(await call(server, demo, "GET", `/jobs/${created._id}/files`));
-    expect(files.map((file: any) => file.key).sort()).toEqual(["pw_scf.in", "pw_scf.out"]);
-    const out = files.find((file: any) => file.key === "pw_scf.out");
-    expect(await (await fetch(out.signedUrl)).text()).toMatch(/Program PWSCF/);
-    const stopped = ok(await call(server, demo, "GET", `/jobs/${created._id}`));
-    expect(stopped.status).toBe("terminated");
-    expect(stopped.localRun.reason).toMatch(/stopped while pw_scf ran/);
-    const results = ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": created._id } }));
-    expect(results).toEqual([]);
+    // A server of its own, whose log says when this job's pw.x starts (computing starts at the
+    // submit; the status says `active` a second later, so the terminate comes while `submitted`).
+    let started: () => void = () => undefined;
+    const lines: string[] = [];
+    const own = await startTestServer({
+      log: (line) => {
+        lines.push(line);
+        if (line.includes("pw.x started")) started();
+      },
+    });
+    try {
+      const session = await login(own);
+      const created = ok(await call(own, session, "PUT", "/jobs/create", { body: { name: "Si, stopped" } }));
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      ok(await call(own, session, "POST", `/jobs/${created._id}/submit`));
+      await running;
+      ok(await call(own, session, "POST", `/jobs/${created._id}/terminate`));
+      // Terminate answers once pw.x is gone, with the files already listed.
+      const files = ok(await call(own, session, "GET", `/jobs/${created._id}/files`));
+      expect(files.map((file: any) => file.key).sort(), lines.join("\n")).toEqual(["pw_scf.in", "pw_scf.out"]);
+      const input = files.find((file: any) => file.key === "pw_scf.in");
+      expect(await (await fetch(input.signedUrl)).text()).toContain("calculation = 'scf'");
+      const out = files.find((file: any) => file.key === "pw_scf.out");
+      expect((await fetch(out.signedUrl)).status).toBe(200);
+      const stopped = ok(await call(own, session, "GET", `/jobs/${created._id}`));
+      expect(stopped.status).toBe("terminated");
+      expect(stopped.localRun.reason).toMatch(/stopped while pw_scf ran/);
+      const query = { "source.info.jobId": created._id };
+      expect(ok(await call(own, session, "GET", "/properties", { query }))).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 });
 

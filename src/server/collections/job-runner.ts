@@ -46,7 +46,7 @@ export interface JobRunnerOptions {
 
 /** How a job ended, before it is written. */
 interface Ending {
-  status: "finished" | "error" | "terminated";
+  status: "finished" | "error";
   reason?: string;
   properties: StoredRecord[];
   files: ComputeOutcome["files"];
@@ -177,22 +177,17 @@ export class JobRunner {
               ? undefined
               : { ...nothing(), status: "error", reason: `the run failed: ${(error as Error)?.message ?? error}` },
           );
-        // Terminated or deleted while it waited: terminate and delete abort the run themselves.
+        // Terminated or deleted while it waited: terminate and delete abort the run themselves. A
+        // run that had begun (computing starts at the submit) leaves its files to a terminated job.
         if (!(await shown)) {
-          await running;
+          const begun = await running;
+          if (begun) await this.end(jobId, "active", begun);
           return;
         }
         ending = await running;
         const stop = signal.aborted ? (signal.reason as StopReason) : undefined;
         // A closing server leaves the job for the restart to end.
         if (stop?.kind === "closing") return;
-        // Terminate wrote the job's status itself; the files its run wrote (the input, the output
-        // up to where pw.x was ended) are listed before terminate answers, since it waits for
-        // this run to settle. It gets no results.
-        if (stop?.kind === "terminated") {
-          if (ending) await this.end(jobId, "terminated", { ...ending, status: "terminated", properties: [] });
-          return;
-        }
         if (stop?.kind === "time-limit") {
           ending = {
             ...(ending ?? nothing()),
@@ -316,20 +311,34 @@ export class JobRunner {
    */
   private async end(jobId: string, from: string, ending: Ending): Promise<void> {
     const { written } = this.context;
+    const localRunOf = (job: StoredRecord, final: Ending) => {
+      const uploads = (job.localRun as { uploads?: unknown } | undefined)?.uploads;
+      return {
+        ...(uploads === undefined ? {} : { uploads }),
+        properties: final.properties.length,
+        ...(final.reason === undefined ? {} : { reason: final.reason }),
+        files: final.files,
+        notes: final.notes,
+      };
+    };
     const endWith = (final: Ending, pastQuota: boolean) =>
       written.transact(() => {
         const job = written.get(jobId, "jobs");
+        // Terminated while it computed (or as it finished): it keeps the files its run wrote (the
+        // input, the output up to where pw.x was ended), never its results, and stays terminated;
+        // past the quota, as terminate itself is. Terminate waits for the run to settle, so they
+        // are listed when it answers.
+        if (job?.status === "terminated") {
+          const kept = localRunOf(job, { ...final, properties: [] });
+          return {
+            changes: [{ put: { ...job, localRun: kept }, collection: "jobs" }],
+            result: undefined,
+            pastQuota: true,
+          };
+        }
         if (job?.status !== from) return { changes: [], result: undefined };
-        const uploads = (job.localRun as { uploads?: unknown } | undefined)?.uploads;
-        const localRun = {
-          ...(uploads === undefined ? {} : { uploads }),
-          properties: final.properties.length,
-          ...(final.reason === undefined ? {} : { reason: final.reason }),
-          files: final.files,
-          notes: final.notes,
-        };
         const changes: RecordChange[] = [
-          { put: { ...job, status: final.status, localRun }, collection: "jobs" },
+          { put: { ...job, status: final.status, localRun: localRunOf(job, final) }, collection: "jobs" },
           ...final.properties.map((property) => ({ put: property, collection: "properties" })),
         ];
         return { changes, result: undefined, pastQuota };
