@@ -329,6 +329,8 @@ describe("the server's own reads with warmResults", () => {
     ]);
     try {
       const [without, withThem] = await Promise.all([plain.warmUp, withResults.warmUp]);
+      // Both sent every read (none stopped at the reads' time bound), so the counts compare.
+      expect([without.reads?.ended, withThem.reads?.ended]).toEqual(["done", "done"]);
       // Three pages of 200 property records of the first kind (the reference data hold 1,056 band
       // gaps), each with its jobs and their materials, in materials and in bank-materials.
       expect(withThem.reads?.requests).toBe((without.reads?.requests ?? 0) + 3 * 4);

@@ -43,20 +43,20 @@ export function resultPages(
   const materialReader = new RowReader(plan.material, { strict: options.strict ?? false });
   let warnings: FrameWarning[] = [];
   /** A page of properties with its jobs and materials, read while earlier pages are still joining. */
-  async function joinOf(page: PlatformRecord[]): Promise<JoinedPage> {
+  async function joinOf(page: PlatformRecord[], signal: AbortSignal): Promise<JoinedPage> {
     const jobs = await byId(
       client,
       "jobs",
       page.map((p) => info(p).jobId),
       plan.jobFields,
       plan.query?.jobs,
-      options.signal,
+      signal,
     );
     const materialIds = [...jobs.values()].map((job) => (job._material as Loose)?._id);
     // Both at once: a job's material is the account's or a public one, and asking the two costs
     // one round trip instead of two. An id in both is the account's.
     const materialsIn = (collection: string) =>
-      byId(client, collection, materialIds, plan.material.fields, plan.query?.materials, options.signal);
+      byId(client, collection, materialIds, plan.material.fields, plan.query?.materials, signal);
     const [own, bank] = await Promise.all([materialsIn("materials"), materialsIn("bank-materials")]);
     return { page, jobs, materials: new Map([...bank, ...own]) };
   }
@@ -79,12 +79,30 @@ export function resultPages(
   }
 
   async function* pages(): AsyncGenerator<Row[], void, undefined> {
+    // Requests still in flight when the read ends early (the caller broke off, a writer or a
+    // join failed) are aborted with it, not left to run (and retry) after it.
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    // The first join that fails stops the others; each of them then rejects with an AbortError,
+    // but what a caller is told, in the pages' order, is that first failure.
+    let failure: unknown;
+    const settled = async <T>(promise: Promise<T>): Promise<T> => {
+      try {
+        return await promise;
+      } catch (error) {
+        throw failure ?? error;
+      }
+    };
+    const rowsIn = (joined: JoinedPage) => {
+      const rows = rowsOf(joined);
+      return plan.query ? rows.filter(plan.query.keeps) : rows;
+    };
     // The kinds are checked beside the first page's request, not before it (a round trip less);
     // a kind the platform does not hold is still refused before any row.
     const kinds = checkPropertyKinds(
       client,
       plan.properties.map((p) => p.slug),
-      options.signal,
+      signal,
     );
     kinds.catch(() => undefined);
     const properties = client.collection("properties").pages({
@@ -93,39 +111,45 @@ export function resultPages(
       pageSize: plan.pageSize,
       ...(plan.maxItems !== undefined ? { maxItems: plan.maxItems } : {}),
       paging: "keyset",
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal,
     });
     // Keyset pages come one after another, but each page's joins start as soon as it arrives, so
     // the joins' round trips overlap the next pages' (over a 40 ms link a page cost two round
     // trips and a table of 1,056 rows 1.1 s); rows still come in the properties' order.
     const walk = properties[Symbol.asyncIterator]();
     const joining: Promise<JoinedPage>[] = [];
-    const start = (page: PlatformRecord[]) => {
-      const joined = joinOf(page);
-      // A failure is reported when its page's turn comes, and not at all after an early stop.
-      joined.catch(() => undefined);
-      joining.push(joined);
+    const next = () => {
+      const step = walk.next();
+      step.catch(() => undefined);
+      return step;
     };
     try {
-      let ahead = walk.next();
-      ahead.catch(() => undefined);
+      let ahead = next();
       await kinds;
       for (;;) {
-        const step = await ahead;
+        let step: IteratorResult<PlatformRecord[]>;
+        try {
+          step = await ahead;
+        } catch (error) {
+          // The pages joined before a page that failed go out first, as when pages were read one
+          // at a time; then the failure.
+          while (joining.length > 0) yield rowsIn(await settled(joining.shift()!));
+          throw error;
+        }
         if (step.done) break;
-        start(step.value);
-        ahead = walk.next();
-        ahead.catch(() => undefined);
+        const joined = joinOf(step.value, signal);
+        joined.catch((error: unknown) => {
+          failure ??= error;
+          stop.abort();
+        });
+        joining.push(joined);
+        ahead = next();
         if (joining.length < PAGES_JOINING) continue;
-        const rows = rowsOf(await joining.shift()!);
-        yield plan.query ? rows.filter(plan.query.keeps) : rows;
+        yield rowsIn(await settled(joining.shift()!));
       }
-      while (joining.length > 0) {
-        const rows = rowsOf(await joining.shift()!);
-        yield plan.query ? rows.filter(plan.query.keeps) : rows;
-      }
+      while (joining.length > 0) yield rowsIn(await settled(joining.shift()!));
     } finally {
-      // Stopped early (a writer failed, the caller broke off): the walk's connection is let go.
+      stop.abort();
       void walk.return?.(undefined)?.catch(() => undefined);
     }
     warnings = materialReader.finish().map((w) => ({
