@@ -68,11 +68,14 @@ function stopAt(step: number, signal: "SIGINT" | "SIGTERM" | "SIGKILL"): Record<
   return { NODE_OPTIONS: `--require ${KILLER}`, ...stop };
 }
 
-/** Resolves once the export says (on stderr) that it committed its first step; rejects if it exits first. */
+/**
+ * Resolves once the export says (on stderr) that it saved its progress mid-run (a state file
+ * replaced, not the finished file); rejects if it exits first.
+ */
 function firstCommit(run: Running): Promise<void> {
   return new Promise((resolve, reject) => {
     const seen = (): void => {
-      if (run.stderr.includes("commit point 1:")) resolve();
+      if (/commit point \d+: state/.test(run.stderr)) resolve();
     };
     run.child.stderr.on("data", seen);
     seen();
@@ -271,7 +274,8 @@ describe("the server killed mid-export", () => {
       "--resume",
       ...extra,
     ];
-    const run = startCli(exportArgs(["--page-size", "5", "--quiet"]), {
+    // Pages of 2: 2,500 requests, seconds of work, so its once-a-second save comes mid-run.
+    const run = startCli(exportArgs(["--page-size", "2", "--quiet"]), {
       env: { ...login, NODE_OPTIONS: `--require ${KILLER}`, MATFRAME_TEST_ANNOUNCE: "1" },
     });
     await firstCommit(run);
