@@ -636,7 +636,10 @@ export function errorFromStatus(ctx: StatusErrorContext): ApiError {
     });
   }
   const mapped = STATUS_MAP[status];
-  if (mapped) return new mapped.cls(`${mapped.head}: ${head} ${mapped.advice}`, details);
+  // A refused action (terminate a finished job, say) is not about a query: the server's message
+  // says what was wrong, and the reads' advice would mislead.
+  const action = status === 400 && !endpoint.startsWith("GET ") && ctx.serverMessage;
+  if (mapped) return new mapped.cls(`${mapped.head}: ${head}${action ? "" : ` ${mapped.advice}`}`, details);
   if (status >= 500) {
     return new ServerError(
       `Server error${tries}: ${head} Try again later; if it persists, tell the platform's operators.`,

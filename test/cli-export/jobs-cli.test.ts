@@ -137,6 +137,8 @@ describe("matframe jobs", () => {
     const again = await runCli(["jobs", "terminate", id], { env });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
+    // The server's reason is the whole story: no advice about queries, which there were none of.
+    expect(again.stderr).not.toContain("Fix the query");
   });
 
   it("uses a login saved by matframe login, and submits jobs created beforehand by their ids", async () => {
