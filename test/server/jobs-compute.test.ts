@@ -74,6 +74,12 @@ describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
       const row = at(rows, 0, "the job's row");
       expect(row[df.columns.indexOf(column)]).toBeCloseTo(energy.data.value, 9);
       expect(row[df.columns.indexOf("application.name")]).toBe("espresso");
+      // The version is the one that computed it, as its own output says (Debian's pw.x), not the
+      // one the bank's workflow names; a note keeps the workflow's.
+      const version = /^\s*Program PWSCF v\.(\d+(?:\.\d+)*)/m.exec(text)?.[1];
+      expect(version).toBeDefined();
+      expect(row[df.columns.indexOf("application.version")]).toBe(version);
+      expect(job.localRun.notes.join("\n")).toMatch(new RegExp(`Quantum ESPRESSO ${version} ran .*the workflow named`));
     } finally {
       await client.close();
     }

@@ -51,6 +51,7 @@ interface Ending {
   properties: StoredRecord[];
   files: ComputeOutcome["files"];
   notes: string[];
+  engineVersion?: string;
 }
 
 /** What {@link JobRunner.resume} found in the store. */
@@ -318,7 +319,7 @@ export class JobRunner {
         properties: final.properties.length,
         ...(final.reason === undefined ? {} : { reason: final.reason }),
         files: final.files,
-        notes: final.notes,
+        notes: [...final.notes],
       };
     };
     const endWith = (final: Ending, pastQuota: boolean) =>
@@ -330,15 +331,14 @@ export class JobRunner {
         // are listed when it answers.
         if (job?.status === "terminated") {
           const kept = localRunOf(job, { ...final, properties: [] });
-          return {
-            changes: [{ put: { ...job, localRun: kept }, collection: "jobs" }],
-            result: undefined,
-            pastQuota: true,
-          };
+          const put = { ...ranWith(job, final.engineVersion, kept.notes), localRun: kept };
+          return { changes: [{ put, collection: "jobs" }], result: undefined, pastQuota: true };
         }
         if (job?.status !== from) return { changes: [], result: undefined };
+        const localRun = localRunOf(job, final);
+        const put = { ...ranWith(job, final.engineVersion, localRun.notes), status: final.status, localRun };
         const changes: RecordChange[] = [
-          { put: { ...job, status: final.status, localRun: localRunOf(job, final) }, collection: "jobs" },
+          { put, collection: "jobs" },
           ...final.properties.map((property) => ({ put: property, collection: "properties" })),
         ];
         return { changes, result: undefined, pastQuota };
@@ -358,6 +358,28 @@ export class JobRunner {
     }
     this.ends.note(jobId);
   }
+}
+
+/**
+ * The job with its espresso subworkflows' `application.version` set to the version of pw.x that
+ * ran (Debian's 6.7 where the bank's workflows name 6.3), so that a results table says what
+ * computed its values; a note (added to `notes`) keeps the version the workflow named.
+ */
+function ranWith(job: StoredRecord, version: string | undefined, notes: string[]): StoredRecord {
+  const workflow = job.workflow as { subworkflows?: unknown } | undefined;
+  if (version === undefined || !Array.isArray(workflow?.subworkflows)) return job;
+  const named = new Set<string>();
+  const subworkflows = workflow.subworkflows.map((subworkflow: unknown) => {
+    const application = (subworkflow as { application?: Record<string, unknown> } | null)?.application;
+    if (application?.name !== "espresso" || application.version === version) return subworkflow;
+    named.add(String(application.version));
+    return { ...(subworkflow as object), application: { ...application, version } };
+  });
+  if (named.size === 0) return job;
+  notes.push(
+    `Quantum ESPRESSO ${version} ran (pw.x on this machine); the workflow named ${[...named].join(", ")}, and the job's application now says ${version}.`,
+  );
+  return { ...job, workflow: { ...workflow, subworkflows } };
 }
 
 /** A run that never started: its job was terminated or deleted while it waited to be `active`. */

@@ -29,7 +29,16 @@ export interface ComputedFile {
   unitId: string;
 }
 
+/** What every outcome holds besides its status. */
+interface ComputedParts {
+  properties: ComputedProperty[];
+  files: ComputedFile[];
+  notes: string[];
+  /** The Quantum ESPRESSO version that ran (`6.7`, from pw.x's `Program PWSCF v.6.7MaX` line), once pw.x ran. */
+  engineVersion?: string;
+}
+
 /** How a job ended; `notes` say which pseudopotentials, k-grid and why. */
 export type ComputeOutcome =
-  | { status: "finished"; properties: ComputedProperty[]; files: ComputedFile[]; notes: string[] }
-  | { status: "error"; reason: string; properties: ComputedProperty[]; files: ComputedFile[]; notes: string[] };
+  | ({ status: "finished" } & ComputedParts)
+  | ({ status: "error"; reason: string } & ComputedParts);

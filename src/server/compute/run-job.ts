@@ -180,13 +180,20 @@ function finalStructure(material: Rec, output: string): (Rec & { name: string })
   return { _id: "", name: "final_structure", formula, unitCellFormula, ...structure, derivedProperties, tags: [] };
 }
 
+/** The version pw.x says it is at the head of its output (`Program PWSCF v.6.7MaX starts on ...`): `6.7`. */
+export function pwVersion(output: string): string | undefined {
+  return /^\s*Program PWSCF v\.(\d+(?:\.\d+)*)/m.exec(output)?.[1];
+}
+
 /** Runs the job's units in order in its folder; never throws for a failed computation. */
 export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome> {
   const properties: ComputedProperty[] = [];
   const files: ComputedFile[] = [];
   const notes: string[] = [];
   const log = (line: string) => input.onLog?.(line);
-  const fail = (reason: string): ComputeOutcome => ({ status: "error", reason, properties, files, notes });
+  let engineVersion: string | undefined;
+  const ran = () => (engineVersion === undefined ? {} : { engineVersion });
+  const fail = (reason: string): ComputeOutcome => ({ status: "error", reason, properties, files, notes, ...ran() });
   try {
     const check = computability(input.workflow, input.material);
     if (!check.runnable) return fail(check.reason);
@@ -270,6 +277,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         if (result.ended === "aborted") return fail(`The job was stopped while ${stem} ran; pw.x was ended.`);
         if (result.ended === "not-found") return fail(INSTALL_HINT);
         const output = readFileSync(outputFile, "utf8");
+        engineVersion ??= pwVersion(output);
         if (result.code !== 0) {
           return fail(
             pwFailure(output) ??
@@ -299,7 +307,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         }
       }
     }
-    return { status: "finished", properties, files, notes };
+    return { status: "finished", properties, files, notes, ...ran() };
   } catch (error) {
     return fail(`The engine could not run the job: ${(error as Error).message}`);
   }
