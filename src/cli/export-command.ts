@@ -1,13 +1,21 @@
 // `matframe export`: its help, the password a login needs, the run with its progress, and what
 // is said at the end. The flags are read in export-flags.ts, failures worded in errors.ts.
-import { AbortError, ApiError, ConnectionError, OutputError, ResponseValidationError, TimeoutError } from "../errors";
+import {
+  AbortError,
+  ApiError,
+  ConnectionError,
+  OutputError,
+  ResponseValidationError,
+  TargetExistsError,
+  TimeoutError,
+} from "../errors";
 import { exportTask, type ExportSource, type ExportTaskOptions, type ExportTaskResult } from "./export-task";
 import { type SavedSummary, savedRecords } from "../frame/export/resume/progress-files";
 import { environmentPassword } from "../client/config/platform-source";
 import { promptPassword, readPasswordFromStdin } from "./password";
 import { UsageError } from "./errors";
 import { wrapHelp } from "./cli-args";
-import { EXIT, reportError } from "./errors";
+import { EXIT, exitCodeFor, reportError } from "./errors";
 import { FLAG_FOR_OPTION, parseExportFlags } from "./export-flags";
 import { ProgressBar } from "./progress-bar";
 import { listed, STRUCTURE_FILE_FORMATS } from "../structure/formats";
@@ -130,6 +138,16 @@ async function parse(argv: string[]): Promise<Parsed> {
   return { ...parsed, task: { ...parsed.task, username: login.username, password } };
 }
 
+/**
+ * `--resume` found its target there: an export that finished (or another command) wrote it. Says so rather than only "already exists", and returns the exit code.
+ */
+function nothingToResume(error: TargetExistsError): number {
+  process.stderr.write(
+    `matframe export: ${error.path} already exists: the export that wrote it finished (or another command wrote it), so --resume has nothing to continue. Pass --force to export it again, or choose another --output.\n`,
+  );
+  return exitCodeFor(error);
+}
+
 /** Prints one line for `error` (never a stack), in the words of the flags, and returns its exit code. */
 function fail(error: unknown, credentialsFrom?: string): number {
   return reportError("export", error, { flags: FLAG_FOR_OPTION, credentialsFrom });
@@ -212,7 +230,10 @@ export async function runExport(argv: string[]): Promise<number> {
     }
     // The reader of our stdout went away (e.g. `| head`): what it wanted, it got.
     if (error instanceof OutputError && (error.cause as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT.ok;
-    const code = fail(error, exportingFrom?.credentialsFrom);
+    const code =
+      error instanceof TargetExistsError && parsed.task.resume
+        ? nothingToResume(error)
+        : fail(error, exportingFrom?.credentialsFrom);
     // Only after a failure that another run can get past (the network, the server, the disk).
     const transient =
       error instanceof ConnectionError ||

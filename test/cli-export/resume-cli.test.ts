@@ -171,6 +171,12 @@ describe("matframe export --resume, killed and resumed", () => {
     );
     expect(resumed.stderr).toContain("Exported 4,000 materials");
     await sameTable(target, references.get("parquet")!);
+    // Once more: the file is there, finished; --resume has nothing to continue, and says so.
+    const again = await runCli(once(["--resume"]), { env: env() });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      `${target} already exists: the export that wrote it finished (or another command wrote it), so --resume has nothing to continue. Pass --force to export it again, or choose another --output.`,
+    );
   }, 60_000);
 
   it("refuses a resume with other columns in the words of the flags, and --restart starts over", async () => {
