@@ -160,7 +160,11 @@ describe("matframe export --resume, killed and resumed", () => {
     ];
     const run = startCli(once(["--resume", "--quiet"]), { env: env() });
     // Its partial file is made before the first page; it is killed with nothing saved.
-    await vi.waitFor(() => expect(existsSync(resumePaths(target).partial)).toBe(true), { interval: 5 });
+    // (A loaded machine takes seconds to start a node process.)
+    await vi.waitFor(() => expect(existsSync(resumePaths(target).partial)).toBe(true), {
+      interval: 5,
+      timeout: 30_000,
+    });
     run.child.kill("SIGKILL");
     expect((await run.done).signal).toBe("SIGKILL");
     expect(existsSync(resumePaths(target).state)).toBe(false);

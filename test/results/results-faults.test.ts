@@ -27,6 +27,9 @@ function forward(req: IncomingMessage, res: ServerResponse): void {
       answer.pipe(res);
     },
   );
+  // A request the client gives up (the table failed) is given up upstream too, not thrown.
+  upstream.on("error", () => res.destroy());
+  res.on("close", () => upstream.destroy());
   req.pipe(upstream);
 }
 
