@@ -47,10 +47,11 @@ const RESULTS_PAGES = 3;
 /** Property records per page, as a results table asks by default (src/frame/results/results-plan.ts). */
 const RESULTS_PAGE = 200;
 
+/** The first string at `path` in `record` (through arrays, as a query matches), as the index plan reads it. */
 const stringAt = (record: unknown, path: readonly string[]): string | undefined => {
-  let value = record;
-  for (const key of path) value = value !== null && typeof value === "object" ? (value as Loose)[key] : undefined;
-  return typeof value === "string" ? value : undefined;
+  const held: string[] = [];
+  stringsAt(record, path, 0, held);
+  return held[0];
 };
 type Loose = Record<string, unknown>;
 
