@@ -1,6 +1,6 @@
 // matframe/notebook: display helpers for notebooks on the tslab and Deno kernels (plain text elsewhere).
 import { warmFrames } from "../frame/warm-frames";
-import { loadUndici } from "../client/transport/dispatcher";
+import { loadPool } from "../client/transport/dispatcher";
 import { warmListOptions } from "../client/config/validate-options";
 export { show, toHtmlTable, toTextTable, DEFAULT_MAX_ROWS, Table } from "./tables/show";
 export type { ShowOptions } from "./tables/show";
@@ -32,7 +32,7 @@ export type { Command } from "./kernel/command";
 // later ones do (docs/performance.md, "The first call"). The root entry and the CLI load them on
 // first use only.
 warmFrames();
-// Likewise the HTTP transport (undici, 80-120 ms of a fresh process), which the root entry leaves
-// to a client's first request: a notebook sends requests, and its first table should not pay it.
-loadUndici();
+// Likewise the HTTP transport (undici's Pool, 20-30 ms of a fresh process), which the root entry
+// leaves to a client's first request: a notebook sends requests, and its first table should not pay it.
+loadPool();
 warmListOptions();

@@ -20,10 +20,35 @@ export const KEEP_ALIVE_MS = 4_000;
 
 /**
  * undici, loaded on first use through its public entry, so that `require("matframe")` stays light
- * for programs that never send a request.
+ * for programs that never send a request. A client without a proxy needs only its Pool: see
+ * {@link loadPool}.
  */
 export function loadUndici(): typeof import("undici") {
   return require("undici") as typeof import("undici");
+}
+
+type PoolClass = typeof import("undici").Pool;
+
+/** Where undici 7 keeps its Pool: the file its root entry re-exports. */
+const POOL_MODULE = "undici/lib/dispatcher/pool.js";
+
+/**
+ * undici's Pool, loaded on a client's first request from its own module. undici's root entry
+ * also loads fetch, WebSocket, EventSource, the cache stores and the mock agent, which a client
+ * never uses: in a fresh process the root takes 70-100 ms to load and the pool 20-30 ms (this
+ * project's 2-core bench machine), and a cold read over a far link waits for it before its
+ * login leaves. undici has no `exports` map, so the file is reachable; should a later undici move
+ * it, the root entry's Pool is used instead.
+ */
+export function loadPool(): PoolClass {
+  try {
+    const pool = require(POOL_MODULE) as unknown;
+    if (typeof pool === "function" && typeof (pool.prototype as { compose?: unknown }).compose === "function")
+      return pool as PoolClass;
+  } catch {
+    // Not there in this undici: its root entry has it.
+  }
+  return loadUndici().Pool;
 }
 
 /** The client's own connections to `origin`, and the proxy they go through (without credentials), if any. */
@@ -34,7 +59,7 @@ export function ownDispatcher(
 ): { dispatcher: Dispatcher; proxied: boolean; proxy?: string } {
   const url = new URL(origin);
   if (!proxy || isLoopbackHost(url.hostname)) {
-    const { Pool } = loadUndici();
+    const Pool = loadPool();
     return { dispatcher: new Pool(origin, { connections, keepAliveTimeout: KEEP_ALIVE_MS }), proxied: false };
   }
   const undici = loadUndici();

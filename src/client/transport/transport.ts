@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 import { ClientClosedError, errorFromStatus } from "../../errors";
-import { KEEP_ALIVE_MS, loadUndici, ownDispatcher } from "./dispatcher";
+import { KEEP_ALIVE_MS, loadPool, ownDispatcher } from "./dispatcher";
 import { exchange } from "./exchange";
 import { classifyFailure, failureError, type Failure } from "./failure";
 import { composeOnto, transportInterceptors } from "./interceptors/compose";
@@ -10,6 +10,7 @@ import { GAVE_UP_CODE, type AttemptNotes, type GaveUp } from "./interceptors/ret
 import { LinkEstimate, NEAR_FIRST_BYTE_MS, type LinkKind } from "./link-estimate";
 import { checkContentType, parseJson, serverMessage, type Raw } from "./parse";
 import type { ProxyEnvironment } from "./proxy";
+import { formEncoded } from "./query-string";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { mergeSignals, retryAfterMs, settleIdleConnections } from "./retry";
 
@@ -213,7 +214,7 @@ export class Transport {
 
   /** The request target: base path, path, and the query string in the order given. */
   #requestPath(o: Pick<SendOptions, "path" | "search">): string {
-    const qs = o.search ? new URLSearchParams(o.search).toString() : "";
+    const qs = o.search ? formEncoded(o.search) : "";
     return `${this.#basePath}/${o.path}${qs ? `?${qs}` : ""}`;
   }
 
@@ -330,7 +331,7 @@ export class Transport {
     // Not with a proxy agent: that pool would go around it.
     if (!this.#direct || this.#closed || !o.revalidation) return undefined;
     if (this.#revalidator) return this.#revalidator;
-    const pool = new (loadUndici().Pool)(this.#origin, REVALIDATION_POOL);
+    const pool = new (loadPool())(this.#origin, REVALIDATION_POOL);
     this.#revalidator = { pool, dispatch: composeOnto(pool, this.#interceptors) };
     return this.#revalidator;
   }
