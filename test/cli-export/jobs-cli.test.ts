@@ -196,6 +196,13 @@ describe("matframe jobs", () => {
         1,
         /No bank workflow has the _id, systemName or name "espresso-total-enrgy"\. Did you mean "espresso-total-energy"\?/,
       ],
+      [
+        // A CLI user has no call to list the bank: the message lists its systemNames, and names no library call.
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "zzzzqqq"],
+        env,
+        1,
+        /No bank workflow has the _id, systemName or name "zzzzqqq"\. The bank's workflows by systemName: (?!.*client\.)[^.]*espresso-band-gap, [^.]*espresso-total-energy, [^.]*vasp-total-energy/,
+      ],
       [["jobs", "wait", "no-such-job"], env, 2, /No job "no-such-job".* List yours with `matframe jobs list`\./],
     ];
     for (const [args, extra, code, message] of cases) {

@@ -52,11 +52,7 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
         );
       }
     }
-    const nearest = await nearestBankName(bank, text, options.signal);
-    throw new ValidationError(
-      "workflow",
-      `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}.${nearest ? ` Did you mean ${JSON.stringify(nearest)}?` : ""} List them with client.bankWorkflows.list({ projection: { fields: { systemName: 1, name: 1 } } }).`,
-    );
+    throw new ValidationError("workflow", await notInBank(bank, text, options.signal));
   }
 
   /**
@@ -75,22 +71,37 @@ export class WorkflowsCollection extends Collection<WorkflowRecord> {
   }
 }
 
-/** Bank workflows looked through for a "did you mean" (the bank has 55). */
+/** Bank workflows looked through for a "did you mean" and listed by systemName (the bank has 55). */
 const SUGGESTION_POOL = 200;
 
-/** The bank workflow's systemName or name nearest to `text`, when it is near enough to be a typo. */
-async function nearestBankName(
+/** The most systemNames a "no such workflow" message lists: the standard bank's 55 fit. */
+const LISTED_NAMES = 60;
+
+/**
+ * Why no bank workflow is `text`: the nearest systemName or name when it looks like a typo, and
+ * the bank's systemNames (what the platform's notebooks and `matframe jobs submit --workflow`
+ * name workflows by), so that a CLI user, who has no call to list them, can pick one.
+ */
+async function notInBank(
   bank: Collection<WorkflowRecord>,
   text: string,
   signal: AbortSignal | undefined,
-): Promise<string | undefined> {
+): Promise<string> {
   const all = await bank
     .list({ projection: { fields: { systemName: 1, name: 1 }, limit: SUGGESTION_POOL }, signal })
     .catch(() => []);
-  const names = all
-    .flatMap((workflow) => [(workflow as { systemName?: unknown }).systemName, workflow.name])
-    .filter((name): name is string => typeof name === "string" && name !== "");
-  return nearestName(text, names);
+  const named = (value: unknown): value is string => typeof value === "string" && value !== "";
+  const systemNames = [...new Set(all.map((workflow) => (workflow as { systemName?: unknown }).systemName))]
+    .filter(named)
+    .sort();
+  const nearest = nearestName(text, [...systemNames, ...all.map((workflow) => workflow.name).filter(named)]);
+  const listed =
+    systemNames.length === 0
+      ? ""
+      : systemNames.length <= LISTED_NAMES && all.length < SUGGESTION_POOL
+        ? ` The bank's workflows by systemName: ${systemNames.join(", ")}.`
+        : ` The bank's workflows by systemName include ${systemNames.slice(0, LISTED_NAMES).join(", ")}; list them all with client.bankWorkflows.list({ projection: { fields: { systemName: 1, name: 1 } } }).`;
+  return `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}.${nearest ? ` Did you mean ${JSON.stringify(nearest)}?` : ""}${listed}`;
 }
 
 function checkReference(reference: unknown): string {
