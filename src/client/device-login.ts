@@ -11,7 +11,7 @@ import {
 } from "../errors";
 import { normaliseBaseUrl } from "./config/validate-options";
 import { loadUndici } from "./transport/dispatcher";
-import { oauthFailure, postForm, withDispatcher, type Answer } from "./transport/oauth-request";
+import { oauthFailure, postForm, withDispatcher, type Answer } from "./oauth-request";
 import { redact } from "./transport/redact";
 import { sleep } from "./transport/retry";
 

@@ -2,10 +2,10 @@
 // sends them: outside the versioned API, so not through the client's Transport, but through the
 // same proxies from the environment. Secrets given never reach a message.
 import type { Dispatcher } from "undici";
-import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError, TimeoutError } from "../../errors";
-import { loadUndici } from "./dispatcher";
-import { proxyEnvironment } from "./proxy";
-import { redact } from "./redact";
+import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError, TimeoutError } from "../errors";
+import { loadUndici } from "./transport/dispatcher";
+import { proxyEnvironment } from "./transport/proxy";
+import { redact } from "./transport/redact";
 
 /** An OAuth endpoint's answer: its status and JSON object body (undefined when not one). */
 export interface Answer {
