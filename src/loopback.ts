@@ -4,19 +4,32 @@
 import { isIP } from "node:net";
 
 /**
- * Whether `host` names this machine: `localhost` and `*.localhost` (RFC 6761, section 6.3),
- * 127.0.0.0/8, `::1`, and 127.0.0.0/8 written as an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`).
- * Square brackets around an IPv6 address (as in a URL's host) are allowed.
+ * Whether `host` names this machine: `localhost` and `*.localhost` (RFC 6761, section 6.3), with
+ * or without a final dot, 127.0.0.0/8, `::1`, and 127.0.0.0/8 written as an IPv4-mapped IPv6
+ * address (`::ffff:127.0.0.1`, or `::ffff:7f00:1` as URL parsing writes it). Square brackets
+ * around an IPv6 address (as in a URL's host) are allowed.
  *
  * @example isLoopbackHost("127.0.0.1") // true
  * @example isLoopbackHost("[::1]") // true
  * @example isLoopbackHost("example.org") // false
  */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  // A name may end with the root's dot (`localhost.`), as a fully qualified one does.
+  const bare = host
+    .replace(/^\[|\]$/g, "")
+    .replace(/(?<=[a-z])\.$/i, "")
+    .toLowerCase();
   if (bare === "localhost" || bare.endsWith(".localhost") || bare === "::1") return true;
-  if (bare.startsWith("::ffff:")) return isLoopbackHost(bare.slice(7));
+  if (bare.startsWith("::ffff:")) return isLoopbackHost(mappedIPv4(bare.slice(7)));
   return isIP(bare) === 4 && bare.startsWith("127.");
+}
+
+/** The IPv4 address of an IPv4-mapped IPv6 address's tail, dotted (`127.0.0.1`) or as URL parsing writes it (`7f00:1`). */
+function mappedIPv4(tail: string): string {
+  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(tail);
+  if (!hex) return tail;
+  const [high, low] = [Number.parseInt(hex[1]!, 16), Number.parseInt(hex[2]!, 16)];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /**

@@ -6,6 +6,8 @@ import { inspect } from "node:util";
 import { createServer, type Server, type Socket } from "node:net";
 import { AbortError, Client, ConnectionError, TimeoutError, ValidationError } from "../../src";
 import { startServer, type ServerHandle } from "../../src/server";
+import { bypassesProxy } from "../../src/client/transport/proxy";
+import { isLoopbackHost } from "../../src/loopback";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { rawLogin } from "../support/raw-login";
 import { runCli, startCli } from "../cli-export/run-cli";
@@ -96,11 +98,34 @@ describe("a proxy from the environment", () => {
     const before = proxy.tunnels.length + proxy.forwarded.length;
     const client = new Client({ baseUrl: named(), ...credentials, maxRetries: 0 });
     // Straight to a name nobody else resolves: it fails, and the proxy never hears of it.
-    expect(await client.materials.list({ projection: { limit: 2 } }).catch((e: unknown) => e)).toBeInstanceOf(
-      ConnectionError,
-    );
+    const error = await client.materials.list({ projection: { limit: 2 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    // Nor does the message: the request went direct, so the proxy is no suspect.
+    expect((error as Error).message).not.toMatch(/proxy/i);
     await client.close();
     expect(proxy.tunnels.length + proxy.forwarded.length).toBe(before);
+  });
+
+  it("NO_PROXY is matched as undici's EnvHttpProxyAgent routes", () => {
+    const url = (text: string) => new URL(text);
+    const cases: [string, string | undefined, boolean][] = [
+      ["http://platform.test:4000", undefined, false],
+      ["http://platform.test:4000", "*", true],
+      ["http://platform.test:4000", "example.org, platform.test", true],
+      ["http://api.platform.test", ".platform.test", true],
+      ["http://api.platform.test", "*.platform.test", true],
+      ["http://PLATFORM.test", "platform.TEST", true],
+      ["http://notplatform.test", "platform.test", false],
+      ["http://platform.test:4000", "platform.test:4000", true],
+      ["http://platform.test:4000", "platform.test:80", false],
+      ["http://platform.test", "platform.test:80", true],
+      ["https://platform.test", "platform.test:443", true],
+      ["http://[::1]:4000", "[::1]", true],
+      ["http://192.0.2.2:4799", "192.0.2.2", true],
+      ["http://192.0.2.2:4799", "", false],
+    ];
+    for (const [target, noProxy, bypassed] of cases)
+      expect([target, noProxy, bypassesProxy(url(target), noProxy)]).toEqual([target, noProxy, bypassed]);
   });
 
   it("matframe export reads through HTTP_PROXY", async () => {
@@ -140,6 +165,29 @@ describe("this machine's own addresses never go through a proxy", () => {
     }).toEqual(before);
   });
 
+  it("this machine by any name a URL gives it: a final dot, an IPv4-mapped IPv6 address as URL parsing writes it", () => {
+    for (const host of ["localhost.", "LOCALHOST", "a.localhost.", "127.1", "[::1]", "[::ffff:127.0.0.1]"])
+      expect([host, isLoopbackHost(new URL(`http://${host}:4000`).hostname)]).toEqual([host, true]);
+    expect(new URL("http://[::ffff:127.0.0.1]:4000").hostname).toBe("[::ffff:7f00:1]");
+    for (const host of ["localhost.example.org", "[::ffff:a00:1]", "128.0.0.1", "example.org."])
+      expect([host, isLoopbackHost(new URL(`http://${host}:4000`).hostname)]).toEqual([host, false]);
+  });
+
+  it("a malformed proxy variable does not stop a client of this machine, nor the built-in platform", async () => {
+    process.env.HTTP_PROXY = "notaurl";
+    process.env.HTTPS_PROXY = "socks5://127.0.0.1:1080";
+    const client = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+    expect(await client.materials.list({ projection: { limit: 1 } })).toHaveLength(1);
+    await client.logout();
+    // Elsewhere it is still refused before any request, naming the variable.
+    expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(/^HTTP_PROXY "notaurl" is not a URL/);
+    const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], {
+      env: { HTTP_PROXY: "notaurl", HTTPS_PROXY: "socks5://127.0.0.1:1080" },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("formula");
+  });
+
   it("matframe export from the built-in platform works with a proxy that cannot reach this machine", async () => {
     const result = await runCli(["export", "--columns", "formula", "--output", "-", "--quiet"], {
       env: { HTTP_PROXY: "http://127.0.0.1:9", HTTPS_PROXY: "http://127.0.0.1:9" },
@@ -162,7 +210,7 @@ describe("a tunnel the proxy will not open fails at once", () => {
       }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectionError);
       expect((error as Error).message).toMatch(
-        /^POST \/api\/2018-10-01\/login on https:\/\/platform\.test:\d+ failed: the proxy http:\/\/\[credentials removed\]@127\.0\.0\.1:\d+\/? refused to open a tunnel to platform\.test:\d+ \(403; many proxies allow tunnels only to port 443\)\./,
+        /^POST \/api\/2018-10-01\/login on https:\/\/platform\.test:\d+ failed: the proxy http:\/\/\[credentials removed\]@127\.0\.0\.1:\d+\/? \(HTTPS_PROXY\) refused to open a tunnel to platform\.test:\d+ \(403; many proxies allow tunnels only to port 443\)\./,
       );
       expect((error as Error).message).toContain("NO_PROXY");
       expect(inspect(error, { depth: 10 })).not.toContain("s3cret-pr0xy");
@@ -186,7 +234,7 @@ describe("a tunnel the proxy will not open fails at once", () => {
       }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectionError);
       expect((error as Error).message).toMatch(
-        /the proxy http:\/\/127\.0\.0\.1:\d+\/? closed the tunnel to platform\.test:\d+ without answering/,
+        /the proxy http:\/\/127\.0\.0\.1:\d+\/? \(HTTPS_PROXY\) closed the tunnel to platform\.test:\d+ without answering/,
       );
       expect(closing.tunnels).toHaveLength(1);
     } finally {
@@ -205,7 +253,7 @@ describe("a proxy's credentials never show", () => {
       await client.close();
       expect(error).toBeInstanceOf(ConnectionError);
       expect((error as Error).message).toMatch(/407/);
-      expect((error as Error).message).toContain("HTTPS_PROXY/HTTP_PROXY");
+      expect((error as Error).message).toContain("Check the user name and password in HTTP_PROXY (");
       // The header the proxy got carries them; nothing the user sees does.
       expect(guarded.authorizations.at(-1)).toBe(`Basic ${Buffer.from("ada:wr0ng-pr0xy-pass").toString("base64")}`);
       expect(inspect(error, { depth: 10 })).not.toContain("wr0ng-pr0xy-pass");
@@ -221,6 +269,11 @@ describe("a proxy's credentials never show", () => {
     await client.close();
     expect(error).toBeInstanceOf(ConnectionError);
     expect(inspect(error, { depth: 10 })).not.toContain("s3cret-pr0xy");
+    // The refused connection was the proxy's: said so, by its URL and variable, not as the platform's.
+    expect((error as Error).message).toMatch(
+      /the proxy http:\/\/\[credentials removed\]@127\.0\.0\.1:9 \(HTTP_PROXY\) could not be reached \(.*ECONNREFUSED.*\); the request did not leave for the platform\. Check that HTTP_PROXY names a proxy that is running/,
+    );
+    expect((error as Error).message).not.toMatch(/Check that http:\/\/platform\.test/);
 
     process.env.HTTP_PROXY = "socks://ada:s3cret-pr0xy@proxy.example.org:1080";
     expect(() => new Client({ baseUrl: named(), ...credentials })).toThrow(ValidationError);
@@ -294,7 +347,9 @@ describe("a proxy that never answers", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(TimeoutError);
-      expect((error as Error).message).toMatch(/within 1500 ms/);
+      expect((error as Error).message).toMatch(
+        /within 1500 ms.*The server, or the proxy http:\/\/127\.0\.0\.1:\d+ \(HTTP_PROXY\) the request went through, may be overloaded/,
+      );
       expect(silent.requests()).toMatch(/^POST http:\/\/platform\.test:\d+\/api\/2018-10-01\/login HTTP\/1\.1/);
     } finally {
       await silent.close();

@@ -124,8 +124,11 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
       "dispatcher must be an undici 7 Dispatcher (Agent, Pool, ...): it has no compose(), so the client's interceptors cannot be added to it.",
     );
   }
-  // Proxies are read from the environment only for a dispatcher of our own: a given one is used as is.
-  const proxy = o.dispatcher === undefined ? proxyEnvironment() : undefined;
+  // Proxies are read from the environment only for a dispatcher of our own (a given one is used as
+  // is), and not for this machine, which is reached directly whatever the variables say: a
+  // malformed HTTP_PROXY must not stop the built-in platform.
+  const proxy =
+    o.dispatcher === undefined && !isLoopbackHost(new URL(baseUrl).hostname) ? proxyEnvironment() : undefined;
   return {
     baseUrl,
     timeout,

@@ -5,7 +5,7 @@
 // tunnel per connection. Loopback addresses (the built-in platform, `startServer`) never go
 // through a proxy: a proxy elsewhere cannot reach this machine's 127.0.0.1.
 import type { Dispatcher } from "undici";
-import type { ProxyEnvironment } from "./proxy";
+import { bypassesProxy, type ProxyEnvironment } from "./proxy";
 import { TUNNEL_CLOSED_CODE } from "./failure";
 import { withoutUrlCredentials } from "./redact";
 import { isLoopbackHost } from "../../loopback";
@@ -51,12 +51,15 @@ export function loadPool(): PoolClass {
   return loadUndici().Pool;
 }
 
-/** The client's own connections to `origin`, and the proxy they go through (without credentials), if any. */
+/**
+ * The client's own connections to `origin`, and the proxy they go through (without credentials)
+ * with the variable that named it, if any: none when NO_PROXY sends `origin` around it.
+ */
 export function ownDispatcher(
   origin: string,
   connections: number,
   proxy: ProxyEnvironment | undefined,
-): { dispatcher: Dispatcher; proxied: boolean; proxy?: string } {
+): { dispatcher: Dispatcher; proxied: boolean; proxy?: string; proxyVariable?: string } {
   const url = new URL(origin);
   if (!proxy || isLoopbackHost(url.hostname)) {
     const Pool = loadPool();
@@ -76,8 +79,17 @@ export function ownDispatcher(
     factory: pool,
     clientFactory: (o: string | URL, options: object) => tunnelOpener(pool(o, options)),
   } as ConstructorParameters<typeof undici.EnvHttpProxyAgent>[0]);
-  const through = url.protocol === "https:" ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy;
-  return { dispatcher, proxied: true, ...(through ? { proxy: withoutUrlCredentials(through) } : {}) };
+  // As EnvHttpProxyAgent picks: https through HTTPS_PROXY, else HTTP_PROXY; http through HTTP_PROXY.
+  const https = url.protocol === "https:";
+  const through = https ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy;
+  const variable = https ? (proxy.names.https ?? proxy.names.http) : proxy.names.http;
+  if (!through || bypassesProxy(url, proxy.noProxy)) return { dispatcher, proxied: true };
+  return {
+    dispatcher,
+    proxied: true,
+    proxy: withoutUrlCredentials(through),
+    ...(variable ? { proxyVariable: variable } : {}),
+  };
 }
 
 /**

@@ -133,11 +133,42 @@ export interface FailureContext {
   secrets: readonly (string | undefined)[];
   /** The proxy the request went through, without its credentials; undefined when none. */
   proxy?: string;
+  /** The variable that named the proxy (`HTTP_PROXY`, `https_proxy`...). */
+  proxyVariable?: string;
 }
 
-/** Said on a connection failure through a proxy: the proxy may be what failed. */
-const PROXY_HINT =
-  ", and that the proxy in HTTPS_PROXY/HTTP_PROXY is (or that NO_PROXY names the platform's host to go around it)";
+/** The proxy as a message names it: its URL and the variable it came from. */
+function proxyNamed(c: FailureContext): string {
+  const variable = c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY";
+  return c.proxy ? `the proxy ${c.proxy} (${variable})` : `the proxy in ${variable}`;
+}
+
+/**
+ * Whether a connection failure was the proxy's own address refusing or not resolving: the
+ * request never left this machine for the platform. Node's errors carry the address (or the
+ * host name) and port they tried.
+ */
+function atProxy(cause: unknown, proxy: string | undefined): boolean {
+  if (!proxy) return false;
+  let url: URL;
+  try {
+    url = new URL(proxy);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = Number.parseInt(url.port, 10) || (url.protocol === "https:" ? 443 : 80);
+  const tried = (c: unknown): boolean => {
+    const e = c as { address?: unknown; hostname?: unknown; port?: unknown } | null;
+    const where = String(e?.address ?? e?.hostname ?? "").toLowerCase();
+    return where === host && (e?.port === undefined || Number(e.port) === port);
+  };
+  for (let c = cause as { cause?: unknown; errors?: unknown[] } | undefined, depth = 0; c && depth < 4; depth++) {
+    if (tried(c) || (Array.isArray(c.errors) && c.errors.length > 0 && c.errors.every(tried))) return true;
+    c = c.cause as typeof c;
+  }
+  return false;
+}
 
 /** The error a failure is reported as: a pure function of the failure and its context. */
 export function failureError(f: Failure, c: FailureContext): MatframeError {
@@ -179,14 +210,17 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
       });
     case "timeout":
       return new TimeoutError(
-        `${endpoint} got no complete answer within ${c.timeoutMs} ms${tries}. The server may be ` +
-          `overloaded or unreachable: try again later, or raise \`timeout\`.`,
+        `${endpoint} got no complete answer within ${c.timeoutMs} ms${tries}. ${
+          c.proxy ? `The server, or ${proxyNamed(c)} the request went through, may be` : "The server may be"
+        } overloaded or unreachable: try again later, or raise \`timeout\`.`,
         endpoint,
         c.timeoutMs,
         { cause: f.cause },
       );
     case "proxy-refused": {
-      const proxy = c.proxy ?? "the proxy in HTTPS_PROXY/HTTP_PROXY";
+      const proxy = c.proxy
+        ? `${c.proxy} (${c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY"})`
+        : "in HTTPS_PROXY/HTTP_PROXY";
       const host = new URL(c.origin).host;
       const what =
         f.status === undefined
@@ -196,8 +230,8 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
             : `the proxy ${proxy} refused to open a tunnel to ${host} (${f.status}; many proxies allow tunnels only to port 443)`;
       const remedy =
         f.status === 407
-          ? "Check the user name and password in HTTPS_PROXY/HTTP_PROXY (http://user:password@proxy:port)."
-          : `Ask the proxy's operators to allow ${host}, or name the platform's host in NO_PROXY to go around the proxy in HTTPS_PROXY/HTTP_PROXY.`;
+          ? `Check the user name and password in ${c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY"} (http://user:password@proxy:port).`
+          : `Ask the proxy's operators to allow ${host}, or name the platform's host in NO_PROXY to go around the proxy.`;
       return new ConnectionError(`${endpoint} on ${c.origin} failed: ${what}. ${remedy}`, endpoint, { cause: f.cause });
     }
     case "connection": {
@@ -225,9 +259,22 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
           { cause: f.cause },
         );
       }
+      if (atProxy(f.cause, c.proxy)) {
+        const variable = c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY";
+        return new ConnectionError(
+          `${endpoint} on ${c.origin} failed${tries}: ${proxyNamed(c)} could not be reached (${said}); the request did not ` +
+            `leave for the platform. Check that ${variable} names a proxy that is running, or name the platform's host in ` +
+            `NO_PROXY to go around it.`,
+          endpoint,
+          { cause: f.cause },
+        );
+      }
+      const hint = c.proxy
+        ? `, and that ${proxyNamed(c)} is (or that NO_PROXY names the platform's host to go around it)`
+        : "";
       return new ConnectionError(
         `${endpoint} on ${c.origin} failed${tries}: ${said}. ` +
-          `Check that ${c.origin} is the platform's address and that its server is running and reachable${c.proxy ? PROXY_HINT : ""}, then try again.`,
+          `Check that ${c.origin} is the platform's address and that its server is running and reachable${hint}, then try again.`,
         endpoint,
         { cause: f.cause },
       );

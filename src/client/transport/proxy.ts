@@ -11,6 +11,8 @@ export interface ProxyEnvironment {
   readonly httpProxy?: string;
   readonly httpsProxy?: string;
   readonly noProxy?: string;
+  /** The variables they were read from (`http_proxy` or `HTTP_PROXY`...), for messages. */
+  readonly names: { readonly http?: string; readonly https?: string };
   /** The user names and passwords inside the proxy URLs, to scrub from any message. */
   readonly secrets: readonly string[];
 }
@@ -59,6 +61,33 @@ export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnv
     ...(http ? { httpProxy: http.value } : {}),
     ...(https ? { httpsProxy: https.value } : {}),
     ...(noProxy ? { noProxy } : {}),
+    names: { ...(http ? { http: http.name } : {}), ...(https ? { https: https.name } : {}) },
     secrets,
   };
+}
+
+/** Default ports by protocol, as NO_PROXY entries with a port are compared. */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { "http:": 80, "https:": 443 };
+
+/**
+ * Whether `NO_PROXY` sends requests to `url` around the proxy, by the rules undici's
+ * EnvHttpProxyAgent routes with (so that a message names a proxy only when the request went
+ * through one): `*` matches every host; an entry is a host name or address, with an optional
+ * `:port` and an optional leading `.` or `*.`, separated by commas or spaces; it matches that host
+ * and its subdomains, case-insensitively, on its port only when it names one.
+ */
+export function bypassesProxy(url: URL, noProxy: string | undefined): boolean {
+  if (noProxy === undefined || noProxy.trim() === "") return false;
+  if (noProxy === "*") return true;
+  // url.host keeps an IPv6 address's brackets, as NO_PROXY entries write them.
+  const host = url.host.replace(/:\d*$/, "").toLowerCase();
+  const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0;
+  for (const entry of noProxy.split(/[,\s]/)) {
+    if (!entry) continue;
+    const withPort = /^(.+):(\d+)$/.exec(entry);
+    const name = (withPort ? withPort[1]! : entry).replace(/^\*?\./, "").toLowerCase();
+    if (withPort && Number.parseInt(withPort[2]!, 10) !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
 }

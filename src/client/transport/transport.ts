@@ -100,6 +100,8 @@ export class Transport {
   readonly #ownsDispatcher: boolean;
   /** The proxy our own connections go through (without credentials), for messages; undefined when none. */
   readonly #proxy: string | undefined;
+  /** The variable that named it (`HTTP_PROXY`, `https_proxy`...). */
+  readonly #proxyVariable: string | undefined;
   readonly #origin: string;
   readonly #basePath: string;
   readonly #link: LinkEstimate;
@@ -118,6 +120,7 @@ export class Transport {
     const own = options.dispatcher ? undefined : ownDispatcher(this.#origin, options.connections, options.proxy);
     this.#dispatcher = options.dispatcher ?? own!.dispatcher;
     this.#proxy = own?.proxy;
+    this.#proxyVariable = own?.proxyVariable;
     this.#direct = own !== undefined && own.proxied === false;
     // A dispatcher given gets the same interceptors composed onto it (compose leaves it as it is).
     this.#interceptors = transportInterceptors({
@@ -252,6 +255,7 @@ export class Transport {
         // A proxy URL's user name and password are as secret as the request's own.
         secrets: [...(o.secrets ?? []), ...(this.#o.proxy?.secrets ?? [])],
         ...(this.#proxy ? { proxy: this.#proxy } : {}),
+        ...(this.#proxyVariable ? { proxyVariable: this.#proxyVariable } : {}),
       });
     }
     // A 304 that confirmed a kept body comes back from `revalidatingCache` as a 200 with it.
