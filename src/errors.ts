@@ -39,7 +39,12 @@ export type Remedy =
   /** Records still running: wait again with a longer `waitLonger` option, or end them (`orEnd`: their collection). */
   | { readonly waitLonger: string; readonly orEnd: string }
   /** Give this option another value; `hint` says which (`"0 picks a free one"`). */
-  | { readonly change: string; readonly hint: string };
+  | { readonly change: string; readonly hint: string }
+  /**
+   * Or raise this client option (`timeout`): said after the reason's own advice. A front end that
+   * has no setting for it (the CLI) leaves it out.
+   */
+  | { readonly orRaise: string };
 
 /**
  * `reason` with `remedy` in words: option names by default (`restart: true`), or the names `name`
@@ -55,6 +60,7 @@ export function withRemedy(
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
   if ("listWith" in remedy) return `${reason} List yours with ${name(remedy.listWith, "list")}.`;
   if ("change" in remedy) return `${reason}; give ${name(remedy.change, "option")} another value (${remedy.hint}).`;
+  if ("orRaise" in remedy) return `${reason}, or raise ${name(remedy.orRaise, "option")}.`;
   if ("waitLonger" in remedy)
     return `${reason} Wait again with a longer ${name(remedy.waitLonger, "option")}, or end them with ${name(remedy.orEnd, "end")}.`;
   return `${reason}: log in again.`;

@@ -5,6 +5,7 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthenticationError, ResponseValidationError, ResumeError, ValidationError } from "../../src/errors";
 import { describeError, exitCodeFor } from "../../src/cli/errors";
+import { failureError } from "../../src/client/transport/failure";
 import { FLAG_FOR_OPTION, parseExportFlags } from "../../src/cli/export-flags";
 import { runCli } from "./run-cli";
 
@@ -88,6 +89,27 @@ describe("remedies in the command's words", () => {
     );
     expect(describeError(error, wording)).toBe(
       "The saved progress of x.csv cannot be read. Pass --restart to discard it and start over.",
+    );
+  });
+
+  it("leaves out a client option the CLI has no flag for: a request's timeout", () => {
+    const error = failureError(
+      { kind: "timeout", cause: undefined },
+      {
+        endpoint: "GET /api/2018-10-01/materials",
+        origin: "http://platform.example.org",
+        read: true,
+        attempts: 2,
+        timeoutMs: 30_000,
+        maxResponseBytes: 1 << 20,
+        secrets: [],
+      },
+    );
+    expect(error.message).toBe(
+      "GET /api/2018-10-01/materials got no complete answer within 30000 ms (2 attempts). The server may be overloaded or unreachable: try again later, or raise timeout.",
+    );
+    expect(describeError(error, wording)).toBe(
+      "GET /api/2018-10-01/materials got no complete answer within 30000 ms (2 attempts). The server may be overloaded or unreachable: try again later.",
     );
   });
 

@@ -212,10 +212,10 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
       return new TimeoutError(
         `${endpoint} got no complete answer within ${c.timeoutMs} ms${tries}. ${
           c.proxy ? `The server, or ${proxyNamed(c)} the request went through, may be` : "The server may be"
-        } overloaded or unreachable: try again later, or raise \`timeout\`.`,
+        } overloaded or unreachable: try again later`,
         endpoint,
         c.timeoutMs,
-        { cause: f.cause },
+        { cause: f.cause, remedy: { orRaise: "timeout" } },
       );
     case "proxy-refused": {
       const proxy = c.proxy
