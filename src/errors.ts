@@ -164,7 +164,7 @@ export class ApiError extends RequestError {
   }
 }
 
-/** 400: the server rejected the request (usually the query or projection); `serverMessage` says why. */
+/** 400 (or 414, a query string too long): the server rejected the request (usually the query or projection); `serverMessage` says why. */
 export class BadRequestError extends ApiError {
   override readonly code: string = "ERR_BAD_REQUEST";
   override readonly name: string = "BadRequestError";
@@ -612,6 +612,12 @@ const STATUS_MAP: Record<number, { cls: ApiErrorClass; head: string; advice: str
   },
   404: { cls: NotFoundError, head: "Not found", advice: "Check the collection name, the record id and the baseUrl." },
   409: { cls: ConflictError, head: "Conflict", advice: "Reload the current state and try again." },
+  414: {
+    cls: BadRequestError,
+    head: "Request too long",
+    advice:
+      "The query string is longer than the server takes: ask for fewer values at a time (a shorter $in list, or the query split in parts).",
+  },
   422: { cls: UnprocessableEntityError, head: "Unprocessable", advice: "Fix the request content and try again." },
 };
 

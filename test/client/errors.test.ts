@@ -9,6 +9,7 @@ describe("status to error class", () => {
     [403, "PermissionDeniedError", "ERR_PERMISSION_DENIED"],
     [404, "NotFoundError", "ERR_NOT_FOUND"],
     [409, "ConflictError", "ERR_CONFLICT"],
+    [414, "BadRequestError", "ERR_BAD_REQUEST"],
     [422, "UnprocessableEntityError", "ERR_UNPROCESSABLE_ENTITY"],
     [429, "RateLimitError", "ERR_RATE_LIMITED"],
     [500, "ServerError", "ERR_SERVER"],
