@@ -60,10 +60,13 @@ export function withRemedy(
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
   if ("listWith" in remedy) return `${reason} List yours with ${name(remedy.listWith, "list")}.`;
   if ("change" in remedy) return `${reason}; give ${name(remedy.change, "option")} another value (${remedy.hint}).`;
-  if ("orRaise" in remedy) return `${reason}, or raise ${name(remedy.orRaise, "option")}.`;
+  if ("orRaise" in remedy) return `${reason.replace(/\.$/, "")}, or raise ${name(remedy.orRaise, "option")}.`;
   if ("waitLonger" in remedy)
     return `${reason} Wait again with a longer ${name(remedy.waitLonger, "option")}, or end them with ${name(remedy.orEnd, "end")}.`;
-  return `${reason}: log in again.`;
+  if ("logInAgain" in remedy) return `${reason}: log in again.`;
+  // Every kind is worded above: a new one that is not fails to compile here.
+  const unworded: never = remedy;
+  return unworded;
 }
 
 /**

@@ -90,7 +90,7 @@ export function describeError(error: unknown, wording: Wording): string {
   if ("logInAgain" in remedy && error instanceof AuthenticationError)
     return `${reason}: log in again (${renewal(wording.credentialsFrom)}).`;
   // A client option the commands do not expose (the request `timeout`): the reason's own advice stands.
-  if ("orRaise" in remedy) return `${reason}.`;
+  if ("orRaise" in remedy) return reason;
   return withRemedy(reason, remedy, (name, kind) => {
     // A collection this command has no words for is named by the library's call.
     if (kind === "list") return wording.lists?.[name] ?? libraryName(name, kind);

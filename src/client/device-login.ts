@@ -122,7 +122,7 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceTo
     throw new ValidationError("onCode", "onCode(prompt) is required: it shows the person the page and the code.");
   const root = platformRoot(options.baseUrl);
   const clientId = options.clientId ?? DEVICE_CLIENT_ID;
-  return withDispatcher(async (dispatcher) => {
+  return withDispatcher(root, async (dispatcher) => {
     const started = await postForm(
       `${root}/oidc/device/auth`,
       { client_id: clientId, scope: options.scope ?? DEVICE_SCOPE },
@@ -200,7 +200,7 @@ export async function refreshDeviceTokens(
   if (typeof options.refreshToken !== "string" || options.refreshToken === "")
     throw new ValidationError("refreshToken", "refreshToken is the refresh token a device sign-in returned.");
   const root = platformRoot(options.baseUrl);
-  return withDispatcher(async (dispatcher) => {
+  return withDispatcher(root, async (dispatcher) => {
     const form = {
       grant_type: "refresh_token",
       refresh_token: options.refreshToken,
@@ -229,7 +229,7 @@ export async function signedInUser(options: DeviceRequestOptions & { accessToken
   const endpoint = `GET ${new URL(url).pathname}`;
   const timeout = options.timeout ?? 30_000;
   const timer = AbortSignal.timeout(timeout);
-  return withDispatcher(async (dispatcher) => {
+  return withDispatcher(url, async (dispatcher) => {
     let status: number;
     let text: string;
     try {
@@ -295,7 +295,7 @@ export async function revokeDeviceToken(options: DeviceRequestOptions & { token:
   if (typeof options.token !== "string" || options.token === "")
     throw new ValidationError("token", "token is the refresh or access token to revoke.");
   const root = platformRoot(options.baseUrl);
-  await withDispatcher(async (dispatcher) => {
+  await withDispatcher(root, async (dispatcher) => {
     const answer = await postForm(
       `${root}/oidc/revoke`,
       { token: options.token, client_id: options.clientId ?? DEVICE_CLIENT_ID },

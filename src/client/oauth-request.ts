@@ -6,6 +6,7 @@ import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError,
 import { loadUndici } from "./transport/dispatcher";
 import { proxyEnvironment } from "./transport/proxy";
 import { redact } from "./transport/redact";
+import { isLoopbackHost } from "../loopback";
 
 /** An OAuth endpoint's answer: its status and JSON object body (undefined when not one). */
 export interface Answer {
@@ -88,8 +89,13 @@ export function oauthFailure(answer: Answer, what: string): DeviceLoginError | R
   );
 }
 
-export function withDispatcher<T>(work: (dispatcher: Dispatcher | undefined) => Promise<T>): Promise<T> {
-  const proxy = proxyEnvironment();
+/**
+ * Runs `work` with a proxy agent from the environment for requests to `root`, or with none
+ * (undici's default) when no proxy is set or `root` is this machine, which is reached directly
+ * whatever the variables say, as the client's own requests are.
+ */
+export function withDispatcher<T>(root: string, work: (dispatcher: Dispatcher | undefined) => Promise<T>): Promise<T> {
+  const proxy = isLoopbackHost(new URL(root).hostname) ? undefined : proxyEnvironment();
   const dispatcher = proxy
     ? new (loadUndici().EnvHttpProxyAgent)({
         httpProxy: proxy.httpProxy ?? "",

@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { AbortError, Client, ConnectionError, TimeoutError, ValidationError } from "../../src";
 import { startServer, type ServerHandle } from "../../src/server";
 import { bypassesProxy } from "../../src/client/transport/proxy";
+import { withoutUrlCredentials } from "../../src/client/transport/redact";
 import { isLoopbackHost } from "../../src/loopback";
 import { startHttpProxy, type HttpProxy } from "../support/http-proxy";
 import { rawLogin } from "../support/raw-login";
@@ -106,6 +107,33 @@ describe("a proxy from the environment", () => {
     expect(proxy.tunnels.length + proxy.forwarded.length).toBe(before);
   });
 
+  it("an https:// proxy URL for a proxy that speaks plain HTTP: the proxy's URL is blamed, not the platform's", async () => {
+    process.env.HTTPS_PROXY = proxy.url.replace("http://", "https://");
+    const client = new Client({ baseUrl: named("https"), ...credentials, maxRetries: 0 });
+    const error = await client.materials.list({ projection: { limit: 1 } }).catch((e: unknown) => e);
+    await client.close();
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(
+      /the proxy https:\/\/127\.0\.0\.1:\d+\/? \(HTTPS_PROXY\) answered in plain HTTP, not TLS\. Most proxies do: write its URL with http:\/\//,
+    );
+    // Not the advice to reach the platform over plain http, which would send credentials in clear.
+    expect((error as Error).message).not.toMatch(/API_SECURE/);
+  });
+
+  it("a proxy URL is shown without its credentials however it is written", () => {
+    const cases: [string, string][] = [
+      ["http://ada:s3cret@proxy.example.org:3128", "http://[credentials removed]@proxy.example.org:3128"],
+      [" http://ada:s3cret@127.0.0.1:9", "http://[credentials removed]@127.0.0.1:9"],
+      ["http://ada:p@ss@proxy:3128", "http://[credentials removed]@proxy:3128"],
+      ["http://ada:s3\tcret@proxy:3128/", "http://[credentials removed]@proxy:3128/"],
+      ["HTTP:\\\\ada:s3cret@proxy:3128", "HTTP:\\\\[credentials removed]@proxy:3128"],
+      ["http://proxy.example.org:3128", "http://proxy.example.org:3128"],
+    ];
+    for (const [url, shown] of cases) expect(withoutUrlCredentials(url)).toBe(shown);
+    // Each written form is one the URL parser takes, with those credentials.
+    for (const [url] of cases.slice(1, 5)) expect(new URL(url).password).not.toBe("");
+  });
+
   it("NO_PROXY is matched as undici's EnvHttpProxyAgent routes", () => {
     const url = (text: string) => new URL(text);
     const cases: [string, string | undefined, boolean][] = [
@@ -118,6 +146,7 @@ describe("a proxy from the environment", () => {
       ["http://notplatform.test", "platform.test", false],
       ["http://platform.test:4000", "platform.test:4000", true],
       ["http://platform.test:4000", "platform.test:80", false],
+      ["http://platform.test:4000", "platform.test:0", true],
       ["http://platform.test", "platform.test:80", true],
       ["https://platform.test", "platform.test:443", true],
       ["http://[::1]:4000", "[::1]", true],

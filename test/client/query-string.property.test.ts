@@ -24,5 +24,9 @@ describe("formEncoded", () => {
     };
     expect(formEncoded(search)).toBe(new URLSearchParams(search).toString());
     expect(formEncoded({})).toBe("");
+    // Two names that are one once well-formed: one pair, at the first's place, with the last's value.
+    const colliding = { a: "1", "\uD800": "x", b: "2", "\uDC00": "y" };
+    expect(formEncoded(colliding)).toBe(new URLSearchParams(colliding).toString());
+    expect(formEncoded(colliding)).toBe("a=1&%EF%BF%BD=y&b=2");
   });
 });

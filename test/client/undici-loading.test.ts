@@ -34,6 +34,16 @@ describe("undici loading", () => {
     ).toBe("0 true false");
   });
 
+  // The one file of undici's own that matframe loads (src/client/transport/dispatcher.ts): it must
+  // stay the Pool undici's root entry exports, or the next undici would be loaded another way.
+  it("undici's Pool module is the Pool its root entry exports", async () => {
+    expect(
+      await node(
+        `const own = require("undici/lib/dispatcher/pool.js"); console.log(own === require("undici").Pool, typeof own.prototype.compose);`,
+      ),
+    ).toBe("true function");
+  });
+
   it("a login and a read load undici's Pool, not its root module", async () => {
     const out = await node(`
 const { Client } = require("./index.js");

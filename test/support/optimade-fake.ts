@@ -56,6 +56,8 @@ export interface FakeProviderOptions {
   prefix?: string;
   /** Indexes of the structures whose first site is a 50:50 mixture of Na and K (a disordered site). */
   mixedSites?: readonly number[];
+  /** Request targets longer than this answer 414, as a front end with an 8 KB limit does. */
+  maxTarget?: number;
 }
 
 /** `fakeStructure(i)` with its first site a 50:50 Na/K mixture, as a disordered alloy is described. */
@@ -99,6 +101,8 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     requests.push(url);
+    if (o.maxTarget !== undefined && (req.url ?? "").length > o.maxTarget)
+      return json(res, 414, errors("414", "URI Too Long", "The request URL is too long."));
     const path = url.pathname.slice(prefix.length);
     if (path === "/v1/info") return json(res, 200, info(false));
     if (path === "/v1/structures") {

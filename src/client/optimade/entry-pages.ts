@@ -93,7 +93,8 @@ function pageError(
   total: number | undefined,
   filter: string | undefined,
 ): unknown {
-  if (!(error instanceof BadRequestError)) return error;
+  // Only a 400 is the provider refusing the filter; a 414 is a URL too long for its front end.
+  if (!(error instanceof BadRequestError) || error.status !== 400) return error;
   const details = {
     status: error.status,
     endpoint: error.endpoint,

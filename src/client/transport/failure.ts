@@ -143,33 +143,6 @@ function proxyNamed(c: FailureContext): string {
   return c.proxy ? `the proxy ${c.proxy} (${variable})` : `the proxy in ${variable}`;
 }
 
-/**
- * Whether a connection failure was the proxy's own address refusing or not resolving: the
- * request never left this machine for the platform. Node's errors carry the address (or the
- * host name) and port they tried.
- */
-function atProxy(cause: unknown, proxy: string | undefined): boolean {
-  if (!proxy) return false;
-  let url: URL;
-  try {
-    url = new URL(proxy);
-  } catch {
-    return false;
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  const port = Number.parseInt(url.port, 10) || (url.protocol === "https:" ? 443 : 80);
-  const tried = (c: unknown): boolean => {
-    const e = c as { address?: unknown; hostname?: unknown; port?: unknown } | null;
-    const where = String(e?.address ?? e?.hostname ?? "").toLowerCase();
-    return where === host && (e?.port === undefined || Number(e.port) === port);
-  };
-  for (let c = cause as { cause?: unknown; errors?: unknown[] } | undefined, depth = 0; c && depth < 4; depth++) {
-    if (tried(c) || (Array.isArray(c.errors) && c.errors.length > 0 && c.errors.every(tried))) return true;
-    c = c.cause as typeof c;
-  }
-  return false;
-}
-
 /** The error a failure is reported as: a pure function of the failure and its context. */
 export function failureError(f: Failure, c: FailureContext): MatframeError {
   const { endpoint } = c;
@@ -212,7 +185,7 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
       return new TimeoutError(
         `${endpoint} got no complete answer within ${c.timeoutMs} ms${tries}. ${
           c.proxy ? `The server, or ${proxyNamed(c)} the request went through, may be` : "The server may be"
-        } overloaded or unreachable: try again later`,
+        } overloaded or unreachable: try again later.`,
         endpoint,
         c.timeoutMs,
         { cause: f.cause, remedy: { orRaise: "timeout" } },
@@ -238,6 +211,18 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
       const said = redact(describeCause(f.cause), c.secrets);
       if (
         (f.cause as { code?: unknown } | null)?.code === "ERR_SSL_WRONG_VERSION_NUMBER" &&
+        c.proxy?.startsWith("https:")
+      ) {
+        // The client's first TLS handshake is with the proxy: most proxies speak plain HTTP.
+        return new ConnectionError(
+          `${endpoint} on ${c.origin} failed${tries}: ${proxyNamed(c)} answered in plain HTTP, not TLS. Most proxies do: ` +
+            `write its URL with http://, not https:// (the request to the platform is still encrypted inside the tunnel).`,
+          endpoint,
+          { cause: f.cause },
+        );
+      }
+      if (
+        (f.cause as { code?: unknown } | null)?.code === "ERR_SSL_WRONG_VERSION_NUMBER" &&
         c.origin.startsWith("https:")
       ) {
         return new ConnectionError(
@@ -252,14 +237,17 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
         const applied = c.read
           ? "The server may be restarting, or closing idle connections sooner than the client's keepAliveTimeout; try again."
           : "The request had been sent, so it may have been applied: check (read the record back) before sending it again.";
+        const closer = c.proxy ? `the server (or ${proxyNamed(c)} between)` : "the server";
         return new ConnectionError(
-          `${endpoint} on ${c.origin} failed${tries}: the server closed the connection before answering (${said}); it may have closed an ` +
+          `${endpoint} on ${c.origin} failed${tries}: ${closer} closed the connection before answering (${said}); it may have closed an ` +
             `idle connection just as the request went out, or stopped while handling it. ${applied}`,
           endpoint,
           { cause: f.cause },
         );
       }
-      if (atProxy(f.cause, c.proxy)) {
+      // Through a proxy every connection this client opens is to the proxy: one refused, or a name
+      // that did not resolve, is the proxy's (the platform's own failures come back as its answers).
+      if (c.proxy && f.reach === "never-sent") {
         const variable = c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY";
         return new ConnectionError(
           `${endpoint} on ${c.origin} failed${tries}: ${proxyNamed(c)} could not be reached (${said}); the request did not ` +

@@ -86,7 +86,9 @@ export function bypassesProxy(url: URL, noProxy: string | undefined): boolean {
     if (!entry) continue;
     const withPort = /^(.+):(\d+)$/.exec(entry);
     const name = (withPort ? withPort[1]! : entry).replace(/^\*?\./, "").toLowerCase();
-    if (withPort && Number.parseInt(withPort[2]!, 10) !== port) continue;
+    // A port of 0 (or none) matches every port, as undici reads it.
+    const entryPort = withPort ? Number.parseInt(withPort[2]!, 10) : 0;
+    if (entryPort !== 0 && entryPort !== port) continue;
     if (host === name || host.endsWith(`.${name}`)) return true;
   }
   return false;

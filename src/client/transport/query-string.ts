@@ -22,9 +22,14 @@ function formComponent(text: string): string {
   return encodeURIComponent(wellFormed).replace(FORM_DIFFERS, (found) => FORM_SPELLING[found] ?? found);
 }
 
-/** `name=value&...` in the order given, as `URLSearchParams#toString` writes it. */
+/**
+ * `name=value&...` in the order given, as `URLSearchParams#toString` writes it. Names that become
+ * the same once well-formed (two lone surrogates) are one, as URLSearchParams reads a record
+ * (https://webidl.spec.whatwg.org/#js-record): at the first's place, with the last's value.
+ */
 export function formEncoded(search: Readonly<Record<string, string>>): string {
-  return Object.keys(search)
-    .map((name) => `${formComponent(name)}=${formComponent(String(search[name]))}`)
-    .join("&");
+  const pairs = new Map<string, string>();
+  for (const name of Object.keys(search))
+    pairs.set((name as string & { toWellFormed(): string }).toWellFormed(), String(search[name]));
+  return [...pairs].map(([name, value]) => `${formComponent(name)}=${formComponent(value)}`).join("&");
 }

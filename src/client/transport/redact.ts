@@ -37,7 +37,15 @@ export function redactedExcerpt(text: string, secrets: readonly (string | undefi
   return clean.length > max ? `${clean.slice(0, max)}...` : clean;
 }
 
-/** A URL as it may be shown: `user:password@` taken out, whatever else is wrong with it. */
+/**
+ * A URL as it may be shown: `user:password@` taken out, whatever else is wrong with it. Read as
+ * the URL parser (and undici) read it (https://url.spec.whatwg.org/#concept-basic-url-parser): leading
+ * spaces and controls dropped, tabs and line breaks dropped anywhere, `\\` as `/`, and the last
+ * `@` of the authority ending the credentials (a password may hold an unencoded `@`).
+ */
 export function withoutUrlCredentials(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1[credentials removed]@");
+  return url
+    .replace(/[\t\n\r]/g, "")
+    .replace(/^[\u0000-\u0020]+/, "")
+    .replace(/^([a-z][a-z0-9+.-]*:[\\/]*)[^/?#\\]*@/i, "$1[credentials removed]@");
 }

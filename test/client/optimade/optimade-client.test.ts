@@ -135,6 +135,17 @@ describe("OptimadeClient: refusals in the provider's words", () => {
     expect(e.message).not.toContain("Lark");
   });
 
+  it("a 414 (a filter too long for the provider's front end) is not called a malformed filter", async () => {
+    const p = await provider({ count: 4, maxTarget: 2000 });
+    client = new OptimadeClient({ baseUrl: p.base });
+    const filter = Array.from({ length: 200 }, (_, i) => `id="fake-${i}"`).join(" OR ");
+    const error = await ids(client, { filter }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).not.toBeInstanceOf(OptimadeFilterError);
+    expect((error as BadRequestError).status).toBe(414);
+    expect((error as Error).message).toMatch(/Request too long: .*ask for fewer values at a time/);
+  });
+
   it("a 400 at a provider's paging limit says how far the walk came", async () => {
     const p = await provider({ count: 40, offsetLimit: 20 });
     client = new OptimadeClient({ baseUrl: p.base });
