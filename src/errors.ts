@@ -601,6 +601,8 @@ export interface StatusErrorContext extends ApiErrorDetails {
   attempts: number;
   /** From `Retry-After`, when the server sent it. */
   retryAfterMs?: number;
+  /** The proxy the request went through (without credentials) and its variable, as messages name it. */
+  proxy?: string;
 }
 
 type ApiErrorClass = new (message: string, details: ApiErrorDetails) => ApiError;
@@ -656,8 +658,13 @@ export function errorFromStatus(ctx: StatusErrorContext): ApiError {
   const action = status === 400 && !endpoint.startsWith("GET ") && ctx.serverMessage;
   if (mapped) return new mapped.cls(`${mapped.head}: ${head}${action ? "" : ` ${mapped.advice}`}`, details);
   if (status >= 500) {
+    // A gateway's statuses: through a proxy, they may be the proxy's own answer.
+    const gateway =
+      ctx.proxy && (status === 502 || status === 504)
+        ? ` Through ${ctx.proxy}, it may be the proxy's: it answers ${status} when it cannot reach the platform.`
+        : "";
     return new ServerError(
-      `Server error${tries}: ${head} Try again later; if it persists, tell the platform's operators.`,
+      `Server error${tries}: ${head} Try again later; if it persists, tell the platform's operators.${gateway}`,
       details,
     );
   }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { createServer, type Server, type Socket } from "node:net";
-import { AbortError, Client, ConnectionError, TimeoutError, ValidationError } from "../../src";
+import { AbortError, Client, ConnectionError, ServerError, TimeoutError, ValidationError } from "../../src";
 import { startServer, type ServerHandle } from "../../src/server";
 import { bypassesProxy } from "../../src/client/transport/proxy";
 import { withoutUrlCredentials } from "../../src/client/transport/redact";
@@ -118,6 +118,18 @@ describe("a proxy from the environment", () => {
     );
     // Not the advice to reach the platform over plain http, which would send credentials in clear.
     expect((error as Error).message).not.toMatch(/API_SECURE/);
+  });
+
+  it("a 502 through a proxy that cannot reach the platform says it may be the proxy's", async () => {
+    process.env.HTTP_PROXY = proxy.url;
+    // Nothing listens on port 1 where the proxy sends platform.test: the proxy answers 502 itself.
+    const client = new Client({ baseUrl: "http://platform.test:1/api/2018-10-01", ...credentials, maxRetries: 0 });
+    const error = await client.materials.list({ projection: { limit: 1 } }).catch((e: unknown) => e);
+    await client.close();
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as Error).message).toMatch(
+      /answered 502\..*Through the proxy http:\/\/127\.0\.0\.1:\d+\/? \(HTTP_PROXY\), it may be the proxy's: it answers 502 when it cannot reach the platform\./,
+    );
   });
 
   it("a proxy URL is shown without its credentials however it is written", () => {

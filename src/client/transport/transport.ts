@@ -276,6 +276,9 @@ export class Transport {
       login: o.login,
       attempts: tries,
       retryAfterMs: retryAfterMs(outcome.headers),
+      ...(this.#proxy
+        ? { proxy: `the proxy ${this.#proxy} (${this.#proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY"})` }
+        : {}),
     });
   }
 
