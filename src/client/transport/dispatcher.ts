@@ -37,8 +37,10 @@ const POOL_MODULE = "undici/lib/dispatcher/pool.js";
  * also loads fetch, WebSocket, EventSource, the cache stores and the mock agent, which a client
  * never uses: in a fresh process the root takes 70-100 ms to load and the pool 20-30 ms (this
  * project's 2-core bench machine), and a cold read over a far link waits for it before its
- * login leaves. undici has no `exports` map, so the file is reachable; should a later undici move
- * it, the root entry's Pool is used instead.
+ * login leaves. undici has no lean public entry, so this is the one place matframe reads one of
+ * its files (it has no `exports` map, so the file is reachable); test/client/undici-loading.test.ts
+ * checks that it is the Pool the root exports, and should a later undici move it, the root
+ * entry's Pool is used instead.
  */
 export function loadPool(): PoolClass {
   try {
