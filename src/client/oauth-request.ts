@@ -4,9 +4,8 @@
 import type { Dispatcher } from "undici";
 import { AbortError, ConnectionError, DeviceLoginError, ResponseValidationError, TimeoutError } from "../errors";
 import { loadUndici } from "./transport/dispatcher";
-import { proxyEnvironment } from "./transport/proxy";
+import { proxyEnvironmentFor } from "./transport/proxy";
 import { redact } from "./transport/redact";
-import { isLoopbackHost } from "../loopback";
 
 /** An OAuth endpoint's answer: its status and JSON object body (undefined when not one). */
 export interface Answer {
@@ -95,7 +94,7 @@ export function oauthFailure(answer: Answer, what: string): DeviceLoginError | R
  * whatever the variables say, as the client's own requests are.
  */
 export function withDispatcher<T>(root: string, work: (dispatcher: Dispatcher | undefined) => Promise<T>): Promise<T> {
-  const proxy = isLoopbackHost(new URL(root).hostname) ? undefined : proxyEnvironment();
+  const proxy = proxyEnvironmentFor(root);
   const dispatcher = proxy
     ? new (loadUndici().EnvHttpProxyAgent)({
         httpProxy: proxy.httpProxy ?? "",

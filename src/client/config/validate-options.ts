@@ -7,7 +7,7 @@ import type { IterateOptions, ListOptions, TransportSettings } from "./options";
 import { refuseUnusedOptions } from "./unused-options";
 import type { TransportOptions } from "../transport/transport";
 import { withoutUrlCredentials } from "../transport/redact";
-import { proxyEnvironment } from "../transport/proxy";
+import { proxyEnvironmentFor } from "../transport/proxy";
 import type { LinkKind } from "../transport/link-estimate";
 import { isLoopbackHost } from "../../loopback";
 
@@ -124,11 +124,8 @@ export function resolveTransportSettings(o: TransportSettings): TransportOptions
       "dispatcher must be an undici 7 Dispatcher (Agent, Pool, ...): it has no compose(), so the client's interceptors cannot be added to it.",
     );
   }
-  // Proxies are read from the environment only for a dispatcher of our own (a given one is used as
-  // is), and not for this machine, which is reached directly whatever the variables say: a
-  // malformed HTTP_PROXY must not stop the built-in platform.
-  const proxy =
-    o.dispatcher === undefined && !isLoopbackHost(new URL(baseUrl).hostname) ? proxyEnvironment() : undefined;
+  // Proxies are read from the environment only for a dispatcher of our own: a given one is used as is.
+  const proxy = o.dispatcher === undefined ? proxyEnvironmentFor(baseUrl) : undefined;
   return {
     baseUrl,
     timeout,

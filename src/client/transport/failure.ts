@@ -137,10 +137,14 @@ export interface FailureContext {
   proxyVariable?: string;
 }
 
-/** The proxy as a message names it: its URL and the variable it came from. */
-function proxyNamed(c: FailureContext): string {
-  const variable = c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY";
-  return c.proxy ? `the proxy ${c.proxy} (${variable})` : `the proxy in ${variable}`;
+/** The variable a proxy came from, or both names when it is not known. */
+function proxyVariableOf(c: { proxyVariable?: string }): string {
+  return c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY";
+}
+
+/** The proxy as every message names it: its URL (without credentials) and the variable it came from. */
+export function proxyNamed(c: { proxy?: string; proxyVariable?: string }): string {
+  return c.proxy ? `the proxy ${c.proxy} (${proxyVariableOf(c)})` : `the proxy in ${proxyVariableOf(c)}`;
 }
 
 /** The error a failure is reported as: a pure function of the failure and its context. */
@@ -191,19 +195,17 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
         { cause: f.cause, remedy: { orRaise: "timeout" } },
       );
     case "proxy-refused": {
-      const proxy = c.proxy
-        ? `${c.proxy} (${c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY"})`
-        : "in HTTPS_PROXY/HTTP_PROXY";
+      const proxy = proxyNamed(c);
       const host = new URL(c.origin).host;
       const what =
         f.status === undefined
-          ? `the proxy ${proxy} closed the tunnel to ${host} without answering`
+          ? `${proxy} closed the tunnel to ${host} without answering`
           : f.status === 407
-            ? `the proxy ${proxy} refused its credentials (407 Proxy Authentication Required)`
-            : `the proxy ${proxy} refused to open a tunnel to ${host} (${f.status}; many proxies allow tunnels only to port 443)`;
+            ? `${proxy} refused its credentials (407 Proxy Authentication Required)`
+            : `${proxy} refused to open a tunnel to ${host} (${f.status}; many proxies allow tunnels only to port 443)`;
       const remedy =
         f.status === 407
-          ? `Check the user name and password in ${c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY"} (http://user:password@proxy:port).`
+          ? `Check the user name and password in ${proxyVariableOf(c)} (http://user:password@proxy:port).`
           : `Ask the proxy's operators to allow ${host}, or name the platform's host in NO_PROXY to go around the proxy.`;
       return new ConnectionError(`${endpoint} on ${c.origin} failed: ${what}. ${remedy}`, endpoint, { cause: f.cause });
     }
@@ -248,7 +250,7 @@ export function failureError(f: Failure, c: FailureContext): MatframeError {
       // Through a proxy every connection this client opens is to the proxy: one refused, or a name
       // that did not resolve, is the proxy's (the platform's own failures come back as its answers).
       if (c.proxy && f.reach === "never-sent") {
-        const variable = c.proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY";
+        const variable = proxyVariableOf(c);
         return new ConnectionError(
           `${endpoint} on ${c.origin} failed${tries}: ${proxyNamed(c)} could not be reached (${said}); the request did not ` +
             `leave for the platform. Check that ${variable} names a proxy that is running, or name the platform's host in ` +

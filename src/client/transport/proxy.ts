@@ -5,6 +5,7 @@
 // clear error and a password in one is never shown.
 import { ValidationError } from "../../errors";
 import { withoutUrlCredentials } from "./redact";
+import { isLoopbackHost } from "../../loopback";
 
 /** The proxy variables in force, with the names they were read from (lower-case wins, as in curl and undici). */
 export interface ProxyEnvironment {
@@ -64,6 +65,18 @@ export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnv
     names: { ...(http ? { http: http.name } : {}), ...(https ? { https: https.name } : {}) },
     secrets,
   };
+}
+
+/**
+ * The proxy variables for requests to `target`: none for this machine, which is reached directly
+ * whatever they say (a malformed one must not stop the built-in platform), else
+ * {@link proxyEnvironment}'s.
+ */
+export function proxyEnvironmentFor(
+  target: string | URL,
+  env: NodeJS.ProcessEnv = process.env,
+): ProxyEnvironment | undefined {
+  return isLoopbackHost(new URL(target).hostname) ? undefined : proxyEnvironment(env);
 }
 
 /** Default ports by protocol, as NO_PROXY entries with a port are compared. */

@@ -3,7 +3,7 @@ import type { Dispatcher } from "undici";
 import { ClientClosedError, errorFromStatus } from "../../errors";
 import { KEEP_ALIVE_MS, loadPool, ownDispatcher } from "./dispatcher";
 import { exchange } from "./exchange";
-import { classifyFailure, failureError, type Failure } from "./failure";
+import { classifyFailure, failureError, proxyNamed, type Failure } from "./failure";
 import { composeOnto, transportInterceptors } from "./interceptors/compose";
 import type { Dispatch, Interceptor } from "./interceptors/forward";
 import { GAVE_UP_CODE, type AttemptNotes, type GaveUp } from "./interceptors/retry";
@@ -276,9 +276,7 @@ export class Transport {
       login: o.login,
       attempts: tries,
       retryAfterMs: retryAfterMs(outcome.headers),
-      ...(this.#proxy
-        ? { proxy: `the proxy ${this.#proxy} (${this.#proxyVariable ?? "HTTPS_PROXY/HTTP_PROXY"})` }
-        : {}),
+      ...(this.#proxy ? { proxy: proxyNamed({ proxy: this.#proxy, proxyVariable: this.#proxyVariable }) } : {}),
     });
   }
 
