@@ -11,11 +11,13 @@
 // Each step is timed apart: `importSeconds` (the root entry), `danfoSeconds` (danfojs-node, the
 // one-off load a process pays once, resolved from the package as matframe resolves it, so that
 // matframe finds it loaded), `notebookSeconds` (the rest of `matframe/notebook`'s import, the
-// transport's load most of it), and the first call's own figure after them.
+// transport's load most of it), and the first call's own figure after them. With `recordPaths`,
+// the paths of the first call's requests come back in their order, for first-floor.js to replay.
 const { runCase, startClock, distIndex } = require("../lib/case-kit");
 const path = require("node:path");
+const diagnostics = require("node:diagnostics_channel");
 
-runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", idSamples = 5 }) => {
+runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", idSamples = 5, recordPaths = false }) => {
   const imported = startClock();
   const { Client } = require(distIndex());
   const importSeconds = imported().seconds;
@@ -37,9 +39,13 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     table === "results"
       ? () => client.results.toDataFrame({ properties: ["band_gaps"], onWarning: () => {} })
       : () => client.materials.toDataFrame({ onWarning: () => {} });
+  const paths = [];
+  const record = ({ request }) => paths.push(request.path);
+  if (recordPaths) diagnostics.subscribe("undici:request:create", record);
   const stop = startClock();
   const first = await read();
   const cold = stop();
+  if (recordPaths) diagnostics.unsubscribe("undici:request:create", record);
   const again = startClock();
   const second = await read();
   const warm = again();
@@ -71,5 +77,6 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     warmSeconds: warm.seconds,
     warmCpuSeconds: warm.cpuSeconds,
     ...(lookups.length > 0 ? { idInMs: sorted[sorted.length >> 1], idInFirstMs: lookups[0] } : {}),
+    ...(recordPaths ? { paths } : {}),
   };
 });

@@ -8,7 +8,9 @@
 // `matframe`, and the load of danfojs-node (most of a cold start: mathjs alone is half of it),
 // which `matframe/notebook` does at import and the root entry leaves to the first table.
 // Per repetition: start-up bare and with the materials; the results table (danfo loaded first,
-// then the `_id` `$in` lists); the table of every material (danfo loaded first); the results
+// then the `_id` `$in` lists); the same requests replayed by a plain undici Pool in a fresh
+// process on another fresh server (first-floor.js: the transport's own first/second, the floor
+// of the results table's ratio); the table of every material (danfo loaded first); the results
 // table from the root entry, whose first call loads danfo.
 const { startServerProcess } = require("./server-process");
 const { login } = require("./api");
@@ -36,6 +38,9 @@ const LABELS = {
   "first.materials.withImport":
     "materials.toDataFrame, every material, first call + import + danfo + matframe/notebook",
   "first.idIn": "materials _id $in 100 ids, median of 5 (fresh ids each)",
+  "first.floor.cold":
+    "the results table's first-call requests replayed by a plain undici Pool + JSON.parse, 3 in flight, first replay (fresh server and client process)",
+  "first.floor.warm": "the same requests replayed again (same client)",
 };
 
 /** A server's start-up as a case's result: seconds to its URL, materials, peak RSS so far. */
@@ -43,12 +48,12 @@ function upFigures(server) {
   return { seconds: server.startSeconds, records: server.materialCount, maxRssKiB: server.urlRssKiB };
 }
 
-/** Runs the case on a fresh server of `synthetic` materials and stops the server. */
-async function onFreshServer(synthetic, params) {
+/** Runs the case (`script`, first-call.js by default) on a fresh server of `synthetic` materials and stops the server. */
+async function onFreshServer(synthetic, params, script = "first-call.js") {
   const server = await startServerProcess({ synthetic });
   try {
     const credentials = await login(server.baseUrl);
-    return await runNodeCase("first-call.js", { ...params, baseUrl: server.baseUrl, credentials });
+    return await runNodeCase(script, { ...params, baseUrl: server.baseUrl, credentials });
   } finally {
     await server.stop();
   }
@@ -109,8 +114,31 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
       servers.push({ startSeconds: up.startSeconds, warmSeconds: up.warmSeconds, materialCount: up.materialCount });
       await up.stop();
 
-      const results = await onFreshServer(settings.synthetic, { table: "results", entry: "notebook", label: "first" });
+      const results = await onFreshServer(settings.synthetic, {
+        table: "results",
+        entry: "notebook",
+        label: "first",
+        recordPaths: true,
+      });
       push(runs, "first.results", results);
+      // The same requests from a plain undici Pool, on a fresh server of the same (deterministic) data.
+      const floor = await onFreshServer(
+        settings.synthetic,
+        { paths: results.paths, label: "first.floor" },
+        "first-floor.js",
+      );
+      (runs["first.floor.cold"] ??= []).push({
+        seconds: floor.seconds,
+        cpuSeconds: floor.cpuSeconds,
+        records: floor.records,
+        maxRssKiB: floor.maxRssKiB,
+      });
+      (runs["first.floor.warm"] ??= []).push({
+        seconds: floor.warmSeconds,
+        cpuSeconds: floor.warmCpuSeconds,
+        records: floor.records,
+        maxRssKiB: floor.maxRssKiB,
+      });
       (runs["first.idIn"] ??= []).push({
         seconds: results.idInMs / 1000,
         firstMs: results.idInFirstMs,
@@ -136,7 +164,7 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
         maxRssKiB: root.maxRssKiB,
       });
       progress(
-        `  [${rep}/${settings.reps}] danfo load ${results.danfoSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s, matframe/notebook ${results.notebookSeconds.toFixed(2)} s); results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
+        `  [${rep}/${settings.reps}] danfo load ${results.danfoSeconds.toFixed(2)} s (import ${results.importSeconds.toFixed(2)} s, matframe/notebook ${results.notebookSeconds.toFixed(2)} s); results first ${results.seconds.toFixed(2)} s, second ${results.warmSeconds.toFixed(2)} s (plain undici replay ${floor.seconds.toFixed(2)} s, then ${floor.warmSeconds.toFixed(2)} s; root entry first ${root.seconds.toFixed(2)} s); materials first ${materials.seconds.toFixed(2)} s, second ${materials.warmSeconds.toFixed(2)} s; _id $in 100 ids ${results.idInMs.toFixed(1)} ms`,
       );
     } catch (error) {
       failures["first.results.cold"] = error.message;

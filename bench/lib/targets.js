@@ -264,6 +264,11 @@ function computeRatios(cases, link, linkSmall) {
       ratio(perPwSecond("compute.queue.r2"), perPwSecond("compute.hand.r2")),
     ],
     [
+      "first.floor.cold/warm",
+      "the results table's first-call requests replayed by plain undici + JSON.parse: first / second replay (fresh server and client process; the transport's own cold cost, the floor of the ratio above)",
+      ratio(seconds(c("first.floor.cold")), seconds(c("first.floor.warm"))),
+    ],
+    [
       "first.results.root/warm",
       "results.toDataFrame band_gaps: first call from require('matframe') alone (it loads danfo) / second call",
       ratio(seconds(c("first.results.root")), seconds(c("first.results.warm"))),
