@@ -182,6 +182,37 @@ describe("the job queue", () => {
     }
   });
 
+  it("keeps the files of a job cut off by a server stop listed after the restart, which ends it in error", async () => {
+    const store = path.join(fakeDir, "cut-off");
+    const first = await startTestServer({ store, jobStartDelayMs: 0 });
+    let id: string;
+    try {
+      const demo = await login(first);
+      id = await newJob(first, demo, "cut off");
+      ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
+      // The fake pw.x has started: the input is written and the output opened.
+      await vi.waitFor(() => expect(pidOf(id)).toBeDefined(), { timeout: 30_000, interval: 20 });
+    } finally {
+      await first.close();
+    }
+    expect(readdirSync(path.join(store, "jobs", id))).toEqual(expect.arrayContaining(["pw_scf.in", "pw_scf.out"]));
+    const second = await startTestServer({ store });
+    try {
+      const demo = await login(second);
+      const job = ok(await call(second, demo, "GET", `/jobs/${id}`));
+      expect([job.status, job.localRun.reason]).toEqual(["error", "interrupted by a restart"]);
+      const files = ok(await call(second, demo, "GET", `/jobs/${id}/files`));
+      expect(files.map((f: any) => [f.key, f.kind])).toEqual([
+        ["pw_scf.in", "input"],
+        ["pw_scf.out", "output"],
+      ]);
+      const input = files.find((f: any) => f.key === "pw_scf.in");
+      expect(await (await fetch(input.signedUrl)).text()).toMatch(/&CONTROL/i);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("leaves no pw.x running when the server closes", async () => {
     const server = await startTestServer({ maxRunningJobs: 2 });
     const demo = await login(server);

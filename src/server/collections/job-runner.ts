@@ -1,5 +1,5 @@
 import { escapeForTerminal } from "../../terminal-text";
-import { computability, type ComputeOutcome, computeJob } from "../compute";
+import { computability, type ComputeOutcome, computeJob, filesLeftIn } from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
 import { endRunsIn } from "../compute/run-executable";
 import type { Caller } from "../records/owners";
@@ -104,8 +104,11 @@ export class JobRunner {
       if (job.status === "active") {
         // A server killed with SIGKILL left its pw.x computing in the job's folder: ended first,
         // so it neither writes there any more nor runs beside the jobs queued now.
-        stopped += endRunsIn(this.folders.folderOf(job._id));
-        await this.end(job._id, "active", { ...nothing(), status: "error", reason: "interrupted by a restart" });
+        const folder = this.folders.folderOf(job._id);
+        stopped += endRunsIn(folder);
+        // What it wrote before the stop stays listed, as a terminated job's does.
+        const files = filesLeftIn((job.workflow ?? {}) as Record<string, unknown>, folder);
+        await this.end(job._id, "active", { ...nothing(), files, status: "error", reason: "interrupted by a restart" });
         interrupted.push(job._id);
       } else if (job.status === "submitted") {
         this.start(job._id);

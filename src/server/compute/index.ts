@@ -3,5 +3,5 @@
 // plain records and a folder, and turns the outcome into job status, property records and files.
 
 export type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./compute-types";
-export { computability, computeJob } from "./run-job";
+export { computability, computeJob, filesLeftIn } from "./run-job";
 export { pseudopotentialRecords } from "./pseudopotentials";

@@ -24,7 +24,7 @@ import { findOnPath, runExecutable } from "./run-executable";
 import { foldersOutside, isTrustedTemplate } from "./trusted-templates";
 
 const INSTALL =
-  "install it, e.g. `apt install quantum-espresso quantum-espresso-data` on Debian or Ubuntu, then restart matframe serve.";
+  "install it, e.g. `apt install quantum-espresso quantum-espresso-data` on Debian or Ubuntu (or, if it is installed, put its folder on PATH), then restart matframe serve.";
 
 /** What a machine without Quantum ESPRESSO needs, in the words of the job's error. */
 export const INSTALL_HINT = `pw.x (Quantum ESPRESSO) is not on PATH: ${INSTALL}`;
@@ -178,6 +178,29 @@ function finalStructure(material: Rec, output: string): (Rec & { name: string })
     // A structure the symmetry finder refuses still has its lattice and basis.
   }
   return { _id: "", name: "final_structure", formula, unitCellFormula, ...structure, derivedProperties, tags: [] };
+}
+
+/**
+ * The files a run of `workflow` left in `workDir` before it was cut off (a server killed while it
+ * computed): each unit's input and output, named as {@link computeJob} names them, in the order
+ * it writes them, for those on disk. A restart lists them, so a cut-off job keeps its files as a
+ * terminated one does.
+ */
+export function filesLeftIn(workflow: Rec, workDir: string): ComputedFile[] {
+  const files: ComputedFile[] = [];
+  for (const subworkflow of orderedSubworkflows(workflow)) {
+    for (const unit of orderedUnits(subworkflow)) {
+      const template = templateOf(unit);
+      if ("reason" in template || !/^[\w.-]+$/.test(template.name)) continue;
+      const unitId = text(unit.flowchartId);
+      const output = `${stemOf(template.name)}.out`;
+      if (existsSync(path.join(workDir, template.name)))
+        files.push({ name: template.name, relativePath: template.name, kind: "input", unitId });
+      if (existsSync(path.join(workDir, output)))
+        files.push({ name: output, relativePath: output, kind: "output", unitId });
+    }
+  }
+  return files;
 }
 
 /** The version pw.x says it is at the head of its output (`Program PWSCF v.6.7MaX starts on ...`): `6.7`. */
