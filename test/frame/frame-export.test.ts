@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { startServer, type ServerHandle } from "../../src/server";
@@ -116,5 +117,27 @@ describe("a filtered DataFrame written back to files", () => {
     const warnings: unknown[] = [];
     await exportCsv(dense, join(dir, "quiet.csv"), { onWarning: (w) => warnings.push(w) });
     expect(warnings).toEqual([]);
+  });
+
+  it("warns about nothing for a column of the frame without values (a results table's direct gaps)", async () => {
+    const gaps = await client.results.toDataFrame({ properties: ["band_gaps"] });
+    expect(gaps.column("band_gaps.direct").isNa().sum()).toBe(gaps.shape[0]);
+    const warnings: unknown[] = [];
+    const written = await exportCsv(gaps, join(dir, "gaps.csv"), { onWarning: (w) => warnings.push(w) });
+    expect([warnings, written.warnings]).toEqual([[], []]);
+    const rows = parse(readFileSync(join(dir, "gaps.csv"), "utf8"), { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(gaps.shape[0]);
+    expect(rows.every((row) => row["band_gaps.direct"] === "")).toBe(true);
+    // strict to a stream: nothing to wait for (no warning will come), so its pages go out as written.
+    const writes: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        writes.push(String(chunk));
+        done();
+      },
+    });
+    await exportCsv(gaps, sink, { strict: true });
+    expect(writes.length).toBeGreaterThan(1);
+    expect(writes.join("")).toBe(readFileSync(join(dir, "gaps.csv"), "utf8"));
   });
 });

@@ -61,7 +61,9 @@ export function frameSource(frame: DataFrame, columns?: readonly string[]): Fram
     if (type) types[name] = type;
   }
   const defs: ColumnDef[] = names.map((name) => ({ name, segments: [name] }));
-  const plan: ColumnPlan = { names, columns: defs, fields: {} };
+  // The frame's own columns, not paths the caller spelt: one without values (a results table's
+  // direct gaps) is the frame's content, so it gives no warning.
+  const plan: ColumnPlan = { names, columns: defs, fields: {}, defaulted: true };
   return { pages: pagesOf(rows, picked), plan, types };
 }
 

@@ -44,7 +44,8 @@ export interface ColumnPlan {
   /** The projection `fields` to send: parents collapse their children. */
   readonly fields: Fields;
   /**
-   * Columns the caller did not spell (a collection's default columns, the results table's rows):
+   * Columns the caller did not spell (a collection's default columns, the results table's rows,
+   * a DataFrame's own columns written to a file):
    * an empty one says the data has no value there, not that a path is misspelt, so it gives no
    * warning.
    */

@@ -169,9 +169,12 @@ export class RowReader {
     return this.filled;
   }
 
-  /** True while some column has had no value in any row. */
+  /**
+   * True while some column that would be warned about (see {@link ColumnPlan.defaulted}) has had
+   * no value in any row: a strict export to a stream holds its rows until then.
+   */
   get hasEmptyColumn(): boolean {
-    return this.unfilled > 0;
+    return !this.plan.defaulted && this.unfilled > 0;
   }
 
   /** Output column names: the plan's, with units when `units` is set (see {@link observeUnits}). */
