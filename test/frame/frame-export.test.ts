@@ -126,7 +126,7 @@ describe("a filtered DataFrame written back to files", () => {
     const written = await exportCsv(gaps, join(dir, "gaps.csv"), { onWarning: (w) => warnings.push(w) });
     expect([warnings, written.warnings]).toEqual([[], []]);
     const rows = parse(readFileSync(join(dir, "gaps.csv"), "utf8"), { columns: true }) as Record<string, string>[];
-    expect(rows).toHaveLength(gaps.shape[0]);
+    expect(rows).toHaveLength(at(gaps.shape, 0));
     expect(rows.every((row) => row["band_gaps.direct"] === "")).toBe(true);
     // strict to a stream: nothing to wait for (no warning will come), so its pages go out as written.
     const writes: string[] = [];
