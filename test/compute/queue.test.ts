@@ -213,6 +213,33 @@ describe("the job queue", () => {
     }
   });
 
+  it("on restart, says it is up before it says what it picked up, and before a job queued again logs", async () => {
+    const store = path.join(fakeDir, "restart-order");
+    const first = await startTestServer({ store, jobStartDelayMs: 0, maxRunningJobs: 1 });
+    let ids: string[];
+    try {
+      const demo = await login(first);
+      ids = [await newJob(first, demo, "running at stop"), await newJob(first, demo, "waiting at stop")];
+      for (const id of ids) ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
+      await vi.waitFor(() => expect(pidOf(ids[0]!)).toBeDefined(), { timeout: 30_000, interval: 20 });
+    } finally {
+      await first.close();
+    }
+    const lines: string[] = [];
+    const second = await startTestServer({ store, maxRunningJobs: 1, log: (line) => lines.push(line) });
+    try {
+      await vi.waitFor(() => expect(pidOf(ids[1]!)).toBeDefined(), { timeout: 30_000, interval: 20 });
+      const serving = lines.findIndex((line) => line.startsWith("serving "));
+      expect(serving, lines.join("\n")).toBe(0);
+      const said = (text: string) => lines.findIndex((line) => line.includes(text));
+      expect(said(`"interrupted by a restart" (${ids[0]})`)).toBeGreaterThan(serving);
+      expect(said("1 submitted job queued again")).toBeGreaterThan(serving);
+      expect(said(`job ${ids[1]}`)).toBeGreaterThan(said("1 submitted job queued again"));
+    } finally {
+      await second.close();
+    }
+  });
+
   it("leaves no pw.x running when the server closes", async () => {
     const server = await startTestServer({ maxRunningJobs: 2 });
     const demo = await login(server);

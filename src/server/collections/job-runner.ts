@@ -60,8 +60,8 @@ export interface ResumedJobs {
   readonly interrupted: string[];
   /** Process groups a killed server left computing for them, now ended. */
   readonly stopped: number;
-  /** Jobs still `submitted`, queued again. */
-  readonly queued: number;
+  /** Jobs still `submitted`, to queue again ({@link JobRunner.start}) once the server says it is up. */
+  readonly waiting: string[];
 }
 
 /**
@@ -94,12 +94,13 @@ export class JobRunner {
 
   /**
    * Picks up the jobs a stopped server left (with `--store`): one that was running ends in
-   * `error`, since what it computed is gone with its process; one still waiting is queued again.
+   * `error`, since what it computed is gone with its process; one still waiting is returned, for
+   * the server to queue again once it has said it is up (a queued job logs as it starts).
    */
   async resume(): Promise<ResumedJobs> {
     const interrupted: string[] = [];
     let stopped = 0;
-    let queued = 0;
+    const waiting: string[] = [];
     for (const job of [...this.context.written.recordsOf("jobs")]) {
       if (job.status === "active") {
         // A server killed with SIGKILL left its pw.x computing in the job's folder: ended first,
@@ -111,11 +112,10 @@ export class JobRunner {
         await this.end(job._id, "active", { ...nothing(), files, status: "error", reason: "interrupted by a restart" });
         interrupted.push(job._id);
       } else if (job.status === "submitted") {
-        this.start(job._id);
-        queued += 1;
+        waiting.push(job._id);
       }
     }
-    return { interrupted, stopped, queued };
+    return { interrupted, stopped, waiting };
   }
 
   /**
