@@ -54,6 +54,11 @@ export interface Wording {
   readonly lists?: Readonly<Record<string, string>>;
   /** The command that ends records of each collection (`jobs` → `` `matframe jobs terminate ID` ``), where there is one. */
   readonly ends?: Readonly<Record<string, string>>;
+  /**
+   * What the user typed to name where files are written, as a path that exists is refused:
+   * `--output` (the default), `--download folder`.
+   */
+  readonly writesTo?: string;
   /** Where refused credentials came from (`"OIDC_ACCESS_TOKEN"`, `the saved login "default"`), to say how to renew them. */
   readonly credentialsFrom?: string;
 }
@@ -63,7 +68,7 @@ export function describeError(error: unknown, wording: Wording): string {
   if (!(error instanceof Error)) return String(error);
   const flag = (option: string): string => wording.flags[option] ?? option;
   if (error instanceof TargetExistsError)
-    return `${error.path} already exists; pass --force to overwrite it, or choose another --output.`;
+    return `${error.path} already exists; pass --force to overwrite it, or choose another ${wording.writesTo ?? "--output"}.`;
   if (error instanceof ColumnTypeError) {
     return (
       `column "${error.column}" is typed ${error.type}, but record ${error.id ?? "(no _id)"} has ${error.value} there; ` +

@@ -23,7 +23,8 @@ Options:
   -v, --version   print the version
 
 Exit codes: 0 success, 1 usage error, 2 authentication or API error, 3 network error or timeout
-(matframe jobs wait: 4 when a job ended in error or was terminated).`;
+(matframe jobs wait: 4 when a job ended without its results: error, terminated, timeout or
+deleted).`;
 
 function version(): string {
   const manifest = path.join(__dirname, "..", "..", "package.json");

@@ -5,11 +5,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Client } from "../../src";
+import { FINAL_JOB_STATUSES } from "../../src/schemas";
 import type { ServerHandle } from "../../src/server";
-import { startTestServer } from "../server/helpers";
-import { runCli } from "./run-cli";
+import { call, ok } from "../collections/helpers";
+import { login as sessionOn, startTestServer } from "../server/helpers";
+import { runCli, startCli } from "./run-cli";
 import { at, defined } from "../support/checked";
 
 let server: ServerHandle;
@@ -106,6 +108,15 @@ describe("matframe jobs", () => {
     const files = await runCli(["jobs", "files", defined(id, "the job's id"), "--download", join(dir, "out")], { env });
     expect(files.code, files.stderr).toBe(0);
     expect(files.stderr).toMatch(/Downloaded \d+ files? into /);
+
+    // A finished job is not submitted again: the message says how to run it again with this command.
+    const resubmitted = await runCli(["jobs", "submit", id!], { env });
+    expect(resubmitted.code).toBe(2);
+    expect(resubmitted.stderr).toContain(
+      `matframe jobs: Job "${id}" is finished, and only a job in pre-submission can be submitted. To run it again, submit a new one:`,
+    );
+    expect(resubmitted.stderr).toMatch(/ `matframe jobs submit --material \w+ --workflow \S+`\.\n$/);
+    expect(resubmitted.stderr).not.toMatch(/POST|copy/);
   });
 
   it("times out a wait (exit 3), terminates, and fails the next wait with exit 4", async () => {
@@ -139,6 +150,66 @@ describe("matframe jobs", () => {
     expect(again.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
     // The server's reason is the whole story: no advice about queries, which there were none of.
     expect(again.stderr).not.toContain("Fix the query");
+  });
+
+  it("files --download into a folder that has the files: names --download and --force", async () => {
+    // A job with a file of its own, put there as the platform's client uploads one.
+    const session = await sessionOn(server);
+    const id = ok(await call(server, session, "PUT", "/jobs/create", { body: { name: "uploads" } }))._id as string;
+    const { presignedURLs } = ok(
+      await call(server, session, "POST", `/jobs/${id}/presigned-urls`, { body: { files: ["pw.in"] } }),
+    );
+    expect(
+      (
+        await fetch(at(presignedURLs as { URL: string }[], 0, "the upload URL").URL, {
+          method: "PUT",
+          body: "&CONTROL\n/\n",
+        })
+      ).status,
+    ).toBe(200);
+    const target = join(dir, "uploads");
+    const first = await runCli(["jobs", "files", id, "--download", target], { env: login(server) });
+    expect(first.code, first.stderr).toBe(0);
+    const again = await runCli(["jobs", "files", id, "--download", target], { env: login(server) });
+    expect(again.code).toBe(1);
+    // jobs has no --output: the flag that named the folder is the one to change.
+    expect(again.stderr).toMatch(
+      /\nmatframe jobs: \S+pw\.in already exists; pass --force to overwrite it, or choose another --download folder\.\n$/,
+    );
+    const forced = await runCli(["jobs", "files", id, "--download", target, "--force"], { env: login(server) });
+    expect(forced.code, forced.stderr).toBe(0);
+  });
+
+  it("reports a job deleted while it is waited on as deleted (exit 4)", async () => {
+    const env = login(slow);
+    const submitted = await runCli(["jobs", "submit", "--material", "mp-2815", "--workflow", vaspBandGap], { env });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const id = submitted.stdout.trim();
+    const waiting = startCli(["jobs", "wait", id], { env });
+    let progress = "";
+    waiting.child.stderr!.on("data", (chunk: string) => (progress += chunk));
+    // Seen by the wait (its first poll's line) before it is deleted.
+    await vi.waitFor(() => expect(progress).toMatch(/^0\/1 done/m), { timeout: 10_000 });
+    const client = await Client.login({ baseUrl: slow.baseUrl, username: "demo", password: "demo" });
+    await client.jobs.delete(id);
+    await client.logout();
+    const waited = await waiting.done;
+    expect(waited.code, waited.stderr).toBe(4);
+    expect(waited.stdout).toBe(`${id}\tdeleted\tNew Job\n`);
+    expect(waited.stderr).toContain(`matframe jobs: job ${id} was deleted while waited on.\n`);
+    expect(waited.stderr).toContain(`1 job ended without results: ${id} deleted`);
+    // A new wait for it finds no job at its first read: the API error (exit 2), with how to list the jobs.
+    const gone = await runCli(["jobs", "wait", id], { env });
+    expect([gone.code, gone.stderr]).toEqual([2, expect.stringContaining(`No job "${id}" among the jobs`)]);
+  });
+
+  it("says in --help the statuses wait waits for by default, as the code has them", async () => {
+    const help = await runCli(["jobs", "--help"]);
+    expect(help.code, help.stderr).toBe(0);
+    const text = help.stdout.replace(/\s+/g, " ");
+    const statuses = FINAL_JOB_STATUSES.join(", ");
+    expect(text).toContain(`wait until every job has a final status (${statuses})`);
+    expect(text).toContain(`the statuses to wait for (default: ${statuses})`);
   });
 
   it("uses a login saved by matframe login, and submits jobs created beforehand by their ids", async () => {
@@ -180,7 +251,8 @@ describe("matframe jobs", () => {
       [["jobs", "list"], {}, 1, /--base-url is needed: name the platform/],
       [["jobs", "wait"], env, 1, /needs the ids of the jobs/],
       [["jobs", "list", "--password=hunter2"], env, 1, /^matframe jobs: --password is not accepted(?!.*hunter2)/],
-      [["jobs", "launch"], env, 1, /takes one of list, submit, wait, terminate, files, not "launch"/],
+      [["jobs", "launch"], env, 1, /takes one of list, submit, wait, terminate, files, not "launch"\. Run/],
+      [["jobs", "lst"], env, 1, /takes one of list, submit, wait, terminate, files, not "lst"; did you mean "list"\?/],
       [["jobs", "list", "--download", "x"], env, 1, /--download applies to matframe jobs files, not list/],
       [["jobs", "wait", "x", "--until", "done"], env, 1, /--until takes job statuses/],
       [["jobs", "submit", "--material", "mp-149"], env, 1, /needs both material and workflow/],
@@ -204,6 +276,34 @@ describe("matframe jobs", () => {
         /No bank workflow has the _id, systemName or name "zzzzqqq"\. The bank's workflows by systemName: (?!.*client\.)[^.]*espresso-band-gap, [^.]*espresso-total-energy, [^.]*vasp-total-energy/,
       ],
       [["jobs", "wait", "no-such-job"], env, 2, /No job "no-such-job".* List yours with `matframe jobs list`\./],
+      // Every command that names a job says a wrong id as wait does, not as the request that met it.
+      ...(["terminate", "files", "submit"] as const).map(
+        (command): [string[], Record<string, string>, number, RegExp] => [
+          ["jobs", command, "NOSUCHJOB"],
+          env,
+          2,
+          /^matframe jobs: No job "NOSUCHJOB" among the jobs this account can read: deleted, or not this account's\. List yours with `matframe jobs list`\.$/m,
+        ],
+      ),
+      [
+        ["jobs", "files", "NOSUCHJOB", "--download", join(dir, "none")],
+        env,
+        2,
+        /^matframe jobs: No job "NOSUCHJOB" among the jobs this account can read/m,
+      ],
+      [
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "espresso-total-energy", "--project", "nope"],
+        env,
+        1,
+        /^matframe jobs: --project "nope" names no project of this account \(yours: \w+ "Default"\); leave out --project\.$/m,
+      ],
+      [
+        // A display name several bank workflows share would be refused: the suggestion is what it stands for.
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "Bandgap"],
+        env,
+        1,
+        /No bank workflow has the _id, systemName or name "Bandgap"\. Did you mean "espresso-band-gap" or "vasp-band-gap"\?/,
+      ],
     ];
     for (const [args, extra, code, message] of cases) {
       const run = await runCli(args, { env: extra });

@@ -126,6 +126,33 @@ describe("a job's life from code", () => {
     await expect(client.jobs.terminate(one)).rejects.toBeInstanceOf(BadRequestError);
   });
 
+  it("ends the wait for a job deleted while waited on with status deleted, beside the others", async () => {
+    const { client } = slow;
+    const material = await materialId(client, "mp-149");
+    const workflow = (await vaspBandGap(client))._id;
+    const [kept, gone] = [
+      (await client.jobs.create({ material, workflow, name: "kept" }))._id,
+      (await client.jobs.create({ material, workflow, name: "gone" }))._id,
+    ];
+    for (const id of [kept, gone]) await client.jobs.submit(id);
+    const seen: JobWaitProgress[] = [];
+    const waiting = client.jobs.waitFor([kept, gone], {
+      interval: 10,
+      onProgress: (progress) => {
+        seen.push(progress);
+        // Deleted after the first poll, terminated once the wait has seen the deletion.
+        if (seen.length === 1) void client.jobs.delete(gone);
+        if (progress.jobs.some((job) => job.status === "deleted")) void client.jobs.terminate(kept).catch(() => {});
+      },
+    });
+    const ended = await waiting;
+    expect(ended.map((job) => [job._id, job.name, job.status])).toEqual([
+      [kept, "kept", "terminated"],
+      [gone, "gone", "deleted"],
+    ]);
+    expect(seen.at(-1)).toMatchObject({ done: 2, total: 2, counts: { terminated: 1, deleted: 1 } });
+  });
+
   it("stops a wait on its signal, and refuses what it cannot use before any request", async () => {
     const { client } = slow;
     const job = await client.jobs.create({

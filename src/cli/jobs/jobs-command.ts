@@ -3,8 +3,8 @@
 import { environmentPassword, resolveAddress } from "../../client/config/platform-source";
 import type { JobWaitProgress } from "../../client/collections";
 import { AbortError, JobWaitTimeoutError } from "../../errors";
-import { JobStatus, type JobRecord, type Query } from "../../schemas";
-import { parseFlagsAndWords, wrapHelp } from "../cli-args";
+import { FINAL_JOB_STATUSES, JobStatus, type JobRecord, type Query } from "../../schemas";
+import { nearestName, parseFlagsAndWords, wrapHelp } from "../cli-args";
 import { describeError, EXIT, exitCodeFor } from "../errors";
 import { NAMES } from "../flag-names";
 import {
@@ -40,7 +40,7 @@ Commands:
   list        the jobs you can read, newest first: id, status, name, material (tab-separated)
   submit      submit jobs in pre-submission, or create one from --material and --workflow and
               submit it; prints each job's id
-  wait        wait until every job has a final status (finished, error, terminated, timeout),
+  wait        wait until every job has a final status (${FINAL_JOB_STATUSES.join(", ")}),
               with progress on stderr (a line every 5 s when stderr is not a terminal); prints
               each job's id, status and name
   terminate   end jobs that are waiting or running
@@ -58,8 +58,7 @@ Options:
   --project ID         submit: its project (default: your default project)
   --name NAME          submit: its name
   --wait               submit: then wait for the jobs, as matframe jobs wait does
-  --until STATUS,...   wait: the statuses to wait for (default: finished, error, terminated,
-                       timeout, deleted)
+  --until STATUS,...   wait: the statuses to wait for (default: ${FINAL_JOB_STATUSES.join(", ")})
   --timeout SECONDS    wait: give up after this long (exit code 3); the jobs go on running
   --status STATUS,...  list: only jobs with these statuses
   --query JSON         list: a MongoDB-style query, e.g. '{"name":"Si gap"}'
@@ -187,6 +186,7 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
       flags: FLAG_FOR_OPTION,
       lists: { jobs: "`matframe jobs list`" },
       ends: { jobs: "`matframe jobs terminate ID`" },
+      writesTo: "--download folder",
       credentialsFrom,
     });
     process.stderr.write(`matframe jobs: ${printable(line.replace(/\s*\n\s*/g, " "))}\n`);
@@ -310,12 +310,23 @@ async function wait(
 ): Promise<number> {
   const quiet = values.quiet ?? false;
   const progress = quiet ? undefined : new WaitProgress(process.stderr);
+  // A job deleted while waited on ends the wait as `deleted`: said once, as it happens.
+  const deleted = new Set<string>();
+  const update = (p: JobWaitProgress) => {
+    for (const job of p.jobs) {
+      if (job.status !== "deleted" || deleted.has(job._id)) continue;
+      deleted.add(job._id);
+      progress?.clear();
+      process.stderr.write(`matframe jobs: job ${printable(job._id)} was deleted while waited on.\n`);
+    }
+    progress?.update(p);
+  };
   try {
     const outcome = await waitJobs(session.client, ids, {
       ...(read.until !== undefined ? { until: read.until } : {}),
       ...(read.timeout !== undefined ? { timeout: read.timeout } : {}),
       signal,
-      ...(progress ? { onProgress: (p: JobWaitProgress) => progress.update(p) } : {}),
+      ...(progress ? { onProgress: update } : {}),
     });
     progress?.clear();
     for (const job of outcome.jobs) printJob(job, values.json ?? false, false);
@@ -366,8 +377,9 @@ function describeCount(n: number): string {
 
 function checkSubcommand(word: string): Subcommand {
   if ((SUBCOMMANDS as readonly string[]).includes(word)) return word as Subcommand;
+  const near = nearestName(word.replace(/^-+/, ""), SUBCOMMANDS);
   throw new UsageError(
-    `"matframe jobs" takes one of ${SUBCOMMANDS.join(", ")}, not ${JSON.stringify(printable(word.slice(0, 100)))}. Run "matframe jobs --help" for the options.`,
+    `"matframe jobs" takes one of ${SUBCOMMANDS.join(", ")}, not ${JSON.stringify(printable(word.slice(0, 100)))}${near ? `; did you mean "${near}"?` : "."} Run "matframe jobs --help" for the options.`,
   );
 }
 

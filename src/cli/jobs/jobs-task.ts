@@ -2,9 +2,8 @@
 // flags and prints. Each reports through callbacks and prints nothing.
 import { type Client, connectClient } from "../../client/client";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../../client/config/platform-source";
-import type { DownloadedFile } from "../../client/collections";
-import type { JobWaitProgress } from "../../client/collections";
-import { NotFoundError, ValidationError } from "../../errors";
+import type { DownloadedFile, JobWaitProgress } from "../../client/collections";
+import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationError } from "../../errors";
 import type { JobFile, JobRecord, JobStatus, Query } from "../../schemas";
 
 /** Which platform and account `matframe jobs` acts on: resolved as `matframe export` resolves them. */
@@ -155,15 +154,19 @@ export async function submitJobs(
     const workflow = await findWorkflow(client, options.workflow, options.signal);
     // Told only once the workflow is found too, so a refused workflow is the only message.
     if (material.choice) events.onMaterialChoice?.(material.choice);
-    const job = await client.jobs.create(
-      {
-        material: material.id,
-        workflow,
-        ...(options.project !== undefined ? { project: options.project } : {}),
-        ...(options.name !== undefined ? { name: options.name } : {}),
-      },
-      { signal: options.signal },
-    );
+    const job = await client.jobs
+      .create(
+        {
+          material: material.id,
+          workflow,
+          ...(options.project !== undefined ? { project: options.project } : {}),
+          ...(options.name !== undefined ? { name: options.name } : {}),
+        },
+        { signal: options.signal },
+      )
+      .catch(async (error: unknown) => {
+        throw await projectRefused(client, options.project, error, options.signal);
+      });
     events.onCreated?.(job);
     ids.push(job._id);
   } else if (options.project !== undefined || options.name !== undefined) {
@@ -175,8 +178,72 @@ export async function submitJobs(
   if (ids.length === 0)
     throw new ValidationError("ids", "Give the ids of jobs to submit, or material and workflow to create one.");
   const submitted: JobRecord[] = [];
-  for (const id of ids) submitted.push(await client.jobs.submit(id, { signal: options.signal }));
+  for (const id of ids) submitted.push(await submitJob(client, id, options.signal));
   return submitted;
+}
+
+/** Submits one job; a job that is not in pre-submission is refused with the way to run it again. */
+async function submitJob(client: Client, id: string, signal: AbortSignal | undefined): Promise<JobRecord> {
+  try {
+    return await aboutJob(id, () => client.jobs.submit(id, { signal }));
+  } catch (error) {
+    if (!(error instanceof BadRequestError)) throw error;
+    // The platform's refusal names its own copy endpoint; the job's status and what it ran say it here.
+    const [job] = await client.jobs
+      .list({
+        query: { _id: id },
+        projection: {
+          limit: 1,
+          fields: { status: 1, "_material._id": 1, "workflow._id": 1, "workflow.systemName": 1 },
+        },
+        signal,
+      })
+      .catch(() => []);
+    if (job === undefined || job.status === "pre-submission") throw error;
+    const workflow = job.workflow as { _id?: unknown; systemName?: unknown } | undefined;
+    const again = [
+      typeof job._material?._id === "string" ? `--material ${job._material._id}` : "--material ID",
+      `--workflow ${typeof workflow?.systemName === "string" ? workflow.systemName : typeof workflow?._id === "string" ? workflow._id : "ID"}`,
+    ].join(" ");
+    throw new BadRequestError(
+      `Job ${JSON.stringify(id)} is ${String(job.status)}, and only a job in pre-submission can be submitted. To run it again, submit a new one: \`matframe jobs submit ${again}\`.`,
+      { status: error.status, endpoint: error.endpoint, serverMessage: error.serverMessage, headers: error.headers },
+      { cause: error },
+    );
+  }
+}
+
+/** The projects of yours a refused `project` message lists. */
+const LISTED_PROJECTS = 10;
+
+/**
+ * `error` from creating a job, or, when the platform refused a `project` that is not one of
+ * yours, a ValidationError naming yours. Read only on a refusal, so a job that is created costs
+ * no request more.
+ */
+async function projectRefused(
+  client: Client,
+  project: string | undefined,
+  error: unknown,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  if (project === undefined || !(error instanceof BadRequestError || error instanceof PermissionDeniedError))
+    return error;
+  const readable = await client.projects
+    .list({ projection: { fields: { name: 1, "owner._id": 1 }, limit: 100 }, signal })
+    .catch(() => undefined);
+  if (readable === undefined) return error;
+  const yours = readable.filter((p) => p.owner?._id === client.accountId);
+  if (yours.some((p) => p._id === project)) return error;
+  const listed = yours
+    .slice(0, LISTED_PROJECTS)
+    .map((p) => `${p._id} ${JSON.stringify(String(p.name ?? ""))}`)
+    .join(", ");
+  return new ValidationError(
+    "project",
+    `project ${JSON.stringify(project.slice(0, 100))} names no project of this account${listed ? ` (yours: ${listed}${yours.length > LISTED_PROJECTS ? ", ..." : ""})` : ""}`,
+    { remedy: { leaveOut: ["project"] } },
+  );
 }
 
 /** Materials looked at for one external id: your copy and the public one, and a few more. */
@@ -232,7 +299,10 @@ export interface WaitOutcome {
 /** The final statuses that mean a job did not finish. */
 export const FAILED_STATUSES: readonly string[] = ["error", "terminated", "timeout", "deleted"];
 
-/** Waits for the jobs (see `client.jobs.waitFor`), and says which ended without their results. */
+/**
+ * Waits for the jobs (see `client.jobs.waitFor`: a job deleted while waited on ends as
+ * `deleted`), and says which ended without their results.
+ */
 export async function waitJobs(
   client: Client,
   ids: readonly string[],
@@ -259,7 +329,7 @@ export async function terminateJobs(
   signal?: AbortSignal,
 ): Promise<JobRecord[]> {
   const ended: JobRecord[] = [];
-  for (const id of ids) ended.push(await client.jobs.terminate(id, { signal }));
+  for (const id of ids) ended.push(await aboutJob(id, () => client.jobs.terminate(id, { signal })));
   return ended;
 }
 
@@ -269,7 +339,37 @@ export async function jobFiles(
   id: string,
   options: { download?: string; force?: boolean; signal?: AbortSignal } = {},
 ): Promise<{ files: JobFile[]; written: DownloadedFile[] }> {
-  if (options.download === undefined) return { files: await client.jobs.files(id, options), written: [] };
-  const written = await client.jobs.download(id, options.download, { force: options.force, signal: options.signal });
+  if (options.download === undefined)
+    return { files: await aboutJob(id, () => client.jobs.files(id, { signal: options.signal })), written: [] };
+  // `match` is asked once the files are listed: a 404 before is the job's, one after a file's.
+  let listed = false;
+  const written = await aboutJob(
+    id,
+    () =>
+      client.jobs.download(id, options.download!, {
+        force: options.force,
+        signal: options.signal,
+        match: () => (listed = true),
+      }),
+    () => !listed,
+  );
   return { files: written.map((w) => w.file), written };
+}
+
+/**
+ * `act` on the job `id`; its NotFoundError said as `wait` says one (no such job among those this
+ * account can read), rather than as the request that met it. `ofJob` says whether a 404 now is
+ * the job's own.
+ */
+async function aboutJob<T>(id: string, act: () => Promise<T>, ofJob: () => boolean = () => true): Promise<T> {
+  try {
+    return await act();
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || !ofJob()) throw error;
+    throw new NotFoundError(
+      `No job ${JSON.stringify(id)} among the jobs this account can read: deleted, or not this account's.`,
+      { status: error.status, endpoint: error.endpoint, serverMessage: error.serverMessage, headers: error.headers },
+      { cause: error, remedy: { listWith: "jobs" } },
+    );
+  }
 }

@@ -119,8 +119,10 @@ const WaitOptionKeys: Record<keyof WaitForJobsOptions, true> = {
 
 /**
  * Polls the jobs `ids` until each has a status of `until`, then resolves with their whole
- * records in the order of `ids`. A job that cannot be read (deleted, or not the caller's) is a
- * `NotFoundError`; the `timeout` a `JobWaitTimeoutError`; the `signal` an `AbortError`.
+ * records in the order of `ids`. A job that cannot be read at the first poll (no such job, or not
+ * the caller's) is a `NotFoundError`; one deleted while waited on ends the wait as `deleted` (its
+ * record as last read, with that status); the `timeout` is a `JobWaitTimeoutError`; the `signal`
+ * an `AbortError`.
  */
 export async function waitForJobs(
   connection: Connection,
@@ -133,18 +135,22 @@ export async function waitForJobs(
   const started = performance.now();
   let pause = interval;
   let previous = new Map<string, string | undefined>();
+  // Each job as last read: what a job deleted while waited on ends as.
+  const last = new Map<string, JobState & Record<string, unknown>>();
   for (let first = true; ; first = false) {
     const states = await readStates(connection, unique, { name: 1, status: 1 }, signal);
-    const changed = first || unique.some((id) => states.get(id)?.status !== previous.get(id));
-    previous = new Map(unique.map((id) => [id, states.get(id)?.status]));
-    const jobs = ids.map((id) => states.get(id)!);
+    if (first) throwMissing(connection, unique, states);
+    for (const id of unique) last.set(id, states.get(id) ?? { ...last.get(id)!, status: "deleted" });
+    const changed = first || unique.some((id) => last.get(id)?.status !== previous.get(id));
+    previous = new Map(unique.map((id) => [id, last.get(id)?.status]));
+    const jobs = ids.map((id) => last.get(id)!);
     // A job in a final status will not change again: waiting longer for another one would wait forever.
     const done = jobs.filter((job) => until.has(String(job.status)) || FINAL.has(String(job.status))).length;
     const elapsedMs = performance.now() - started;
     options.onProgress?.({ jobs, counts: countStatuses(jobs), done, total: jobs.length, elapsedMs, changed });
     if (done === jobs.length) {
       const whole = await readStates(connection, unique, undefined, signal);
-      return ids.map((id) => whole.get(id) as JobRecord);
+      return ids.map((id) => (whole.get(id) ?? { ...last.get(id)!, status: "deleted" }) as JobRecord);
     }
     if (elapsedMs >= timeout) throw timedOut(connection, jobs, until, timeout);
     pause = changed ? interval : Math.min(maxInterval, pause * 1.5);
@@ -162,7 +168,7 @@ export async function waitForJobs(
   }
 }
 
-/** The jobs `ids` by `_id` (only `fields` of each when given), in lists of at most MAX_LIMIT. */
+/** The jobs `ids` this account can read, by `_id` (only `fields` of each when given), in lists of at most MAX_LIMIT. */
 async function readStates(
   connection: Connection,
   ids: readonly string[],
@@ -180,21 +186,24 @@ async function readStates(
     });
     for (const job of page) found.set(job._id, job as JobState & Record<string, unknown>);
   }
-  const missing = ids.filter((id) => !found.has(id));
-  if (missing.length > 0) {
-    const endpoint = `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
-    throw new NotFoundError(
-      `No job ${missing
-        .slice(0, 3)
-        .map((id) => JSON.stringify(id))
-        .join(
-          ", ",
-        )}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""} among the jobs this account can read: deleted, or not this account's.`,
-      { status: 404, endpoint },
-      { remedy: { listWith: "jobs" } },
-    );
-  }
   return found;
+}
+
+/** A NotFoundError naming the jobs of `ids` that `found` lacks, if any. */
+function throwMissing(connection: Connection, ids: readonly string[], found: ReadonlyMap<string, unknown>): void {
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length === 0) return;
+  const endpoint = `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
+  throw new NotFoundError(
+    `No job ${missing
+      .slice(0, 3)
+      .map((id) => JSON.stringify(id))
+      .join(
+        ", ",
+      )}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""} among the jobs this account can read: deleted, or not this account's.`,
+    { status: 404, endpoint },
+    { remedy: { listWith: "jobs" } },
+  );
 }
 
 function countStatuses(jobs: readonly JobState[]): Record<string, number> {

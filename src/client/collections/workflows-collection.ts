@@ -95,13 +95,31 @@ async function notInBank(
     .filter(named)
     .sort();
   const nearest = nearestName(text, [...systemNames, ...all.map((workflow) => workflow.name).filter(named)]);
+  // A name several bank workflows share would be refused as ambiguous: suggest what it stands for.
+  const sharing = nearest === undefined || systemNames.includes(nearest) ? [] : all.filter((w) => w.name === nearest);
+  const suggested =
+    sharing.length > 1
+      ? listedOr(
+          sharing
+            .map((w) => {
+              const systemName = (w as { systemName?: unknown }).systemName;
+              return JSON.stringify(named(systemName) ? systemName : w._id);
+            })
+            .sort(),
+        )
+      : JSON.stringify(nearest);
   const listed =
     systemNames.length === 0
       ? ""
       : systemNames.length <= LISTED_NAMES && all.length < SUGGESTION_POOL
         ? ` The bank's workflows by systemName: ${systemNames.join(", ")}.`
         : ` The bank's workflows by systemName include ${systemNames.slice(0, LISTED_NAMES).join(", ")}; list them all with client.bankWorkflows.list({ projection: { fields: { systemName: 1, name: 1 } } }).`;
-  return `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}.${nearest ? ` Did you mean ${JSON.stringify(nearest)}?` : ""}${listed}`;
+  return `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}.${nearest ? ` Did you mean ${suggested}?` : ""}${listed}`;
+}
+
+/** Two or more words as `"a" or "b"`, `"a", "b" or "c"`. */
+function listedOr(words: readonly string[]): string {
+  return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
 }
 
 function checkReference(reference: unknown): string {
