@@ -98,7 +98,7 @@ export class ValidationError extends MatframeError {
   /** The option at fault, e.g. `"pageSize"` or `"projection.skip"`. */
   readonly option: string;
 
-  constructor(option: string, message: string, options?: { remedy?: Remedy }) {
+  constructor(option: string, message: string, options?: { remedy?: Remedy; cause?: unknown }) {
     super(message, options);
     this.option = option;
   }

@@ -12,7 +12,8 @@
 // one-off load a process pays once, resolved from the package as matframe resolves it, so that
 // matframe finds it loaded), `notebookSeconds` (the rest of `matframe/notebook`'s import, the
 // transport's load most of it), and the first call's own figure after them. With `recordPaths`,
-// the paths of the first call's requests come back in their order, for first-floor.js to replay.
+// the paths of the first call's requests come back in their order, with each answer's status and
+// uncompressed length, for first-floor.js to replay and check.
 const { runCase, startClock, distIndex } = require("../lib/case-kit");
 const path = require("node:path");
 const diagnostics = require("node:diagnostics_channel");
@@ -39,13 +40,32 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     table === "results"
       ? () => client.results.toDataFrame({ properties: ["band_gaps"], onWarning: () => {} })
       : () => client.materials.toDataFrame({ onWarning: () => {} });
+  // Each request's path, then its status and, for a body sent uncompressed, its length: what the
+  // floor's replay of the same paths must meet (the same answers, byte for byte in size).
   const paths = [];
-  const record = ({ request }) => paths.push(request.path);
-  if (recordPaths) diagnostics.subscribe("undici:request:create", record);
+  const answers = [];
+  const sent = new WeakMap();
+  const record = ({ request }) => sent.set(request, paths.push(request.path) - 1);
+  const answered = ({ request, response }) => {
+    const at = sent.get(request);
+    if (at === undefined) return;
+    const headers = {};
+    for (let i = 0; i + 1 < response.headers.length; i += 2)
+      headers[String(response.headers[i]).toLowerCase()] = String(response.headers[i + 1]);
+    const length = headers["content-encoding"] ? undefined : Number(headers["content-length"]);
+    answers[at] = { status: response.statusCode, ...(Number.isInteger(length) ? { length } : {}) };
+  };
+  if (recordPaths) {
+    diagnostics.subscribe("undici:request:create", record);
+    diagnostics.subscribe("undici:request:headers", answered);
+  }
   const stop = startClock();
   const first = await read();
   const cold = stop();
-  if (recordPaths) diagnostics.unsubscribe("undici:request:create", record);
+  if (recordPaths) {
+    diagnostics.unsubscribe("undici:request:create", record);
+    diagnostics.unsubscribe("undici:request:headers", answered);
+  }
   const again = startClock();
   const second = await read();
   const warm = again();
@@ -77,6 +97,6 @@ runCase(async ({ baseUrl, credentials, table = "results", entry = "notebook", id
     warmSeconds: warm.seconds,
     warmCpuSeconds: warm.cpuSeconds,
     ...(lookups.length > 0 ? { idInMs: sorted[sorted.length >> 1], idInFirstMs: lookups[0] } : {}),
-    ...(recordPaths ? { paths } : {}),
+    ...(recordPaths ? { paths, answers } : {}),
   };
 });

@@ -8,7 +8,7 @@
 // `matframe/notebook` loads the transport before a notebook's first table.
 const { runCase, startClock } = require("../lib/case-kit");
 
-runCase(async ({ baseUrl, credentials, paths, concurrency = 3 }) => {
+runCase(async ({ baseUrl, credentials, paths, answers = [], concurrency = 3 }) => {
   if (!Array.isArray(paths) || paths.length === 0) throw new Error("first-floor.js needs the first call's paths.");
   const { Pool } = require("undici");
   const pool = new Pool(new URL(baseUrl).origin, { connections: concurrency + 2 });
@@ -18,14 +18,25 @@ runCase(async ({ baseUrl, credentials, paths, concurrency = 3 }) => {
     accept: "application/json",
   };
   const replay = async () => {
-    const queue = [...paths];
+    const queue = paths.map((path, at) => ({ path, at }));
     let records = 0;
     const worker = async () => {
-      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        const { path, at } = next;
         const { statusCode, body } = await pool.request({ path, method: "GET", headers });
         const text = await body.text();
-        // The link probe (the API's base path, no record) answers 404; every other request is a page.
-        if (statusCode >= 400 && statusCode !== 404) throw new Error(`${path.slice(0, 80)} answered ${statusCode}.`);
+        // The same answer as the first call had (the link probe, the API's base path, a 404): else
+        // the two servers' data differ, and the replay would time other work.
+        const expected = answers[at];
+        if (
+          expected &&
+          (statusCode !== expected.status || (expected.length ?? text.length) !== Buffer.byteLength(text))
+        )
+          throw new Error(
+            `${path.slice(0, 80)} answered ${statusCode} with ${Buffer.byteLength(text)} bytes; the first call had ${expected.status} with ${expected.length ?? "?"}.`,
+          );
+        if (statusCode >= 400 && !(expected?.status === statusCode))
+          throw new Error(`${path.slice(0, 80)} answered ${statusCode}.`);
         const data = JSON.parse(text).data;
         if (Array.isArray(data)) records += data.length;
       }

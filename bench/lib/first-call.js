@@ -124,7 +124,7 @@ async function measureFirstCall({ settings, runs, failures, labels, progress }) 
       // The same requests from a plain undici Pool, on a fresh server of the same (deterministic) data.
       const floor = await onFreshServer(
         settings.synthetic,
-        { paths: results.paths, label: "first.floor" },
+        { paths: results.paths, answers: results.answers, label: "first.floor" },
         "first-floor.js",
       );
       (runs["first.floor.cold"] ??= []).push({

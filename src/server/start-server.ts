@@ -315,8 +315,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     log,
   });
   // With --store: a job a stopped server left running ends in error now; one left waiting is
-  // queued again once the server has said it is up (below), and both are said then.
+  // queued again once the server has said it is up (below), and both are said then (or before
+  // the error, when the server cannot listen: the ended jobs are written either way).
   const { interrupted, stopped, waiting } = await state.jobs.resume();
+  const sayResumed = (queued: boolean) => {
+    if (interrupted.length > 0)
+      log(
+        `${interrupted.length === 1 ? "1 job was" : `${interrupted.length} jobs were`} computing when the server stopped: ended in error, "interrupted by a restart" (${interrupted.slice(0, 5).join(", ")}${interrupted.length > 5 ? ", ..." : ""})` +
+          (stopped > 0 ? `; ${stopped === 1 ? "1 run" : `${stopped} runs`} left computing stopped` : ""),
+      );
+    if (waiting.length > 0)
+      log(
+        `${waiting.length === 1 ? "1 submitted job" : `${waiting.length} submitted jobs`} ${queued ? "queued again" : "left waiting"}`,
+      );
+  };
   // Every account starts with its default project (and, with accountDefaults, material and
   // workflow), as on the platform; an account of a store written before these existed gets them now.
   const defaults = resolved.accountDefaults ? DEFAULT_COLLECTIONS : (["projects"] as const);
@@ -386,6 +398,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   try {
     await listen(server, resolved.host, resolved.port);
   } catch (error) {
+    sayResumed(false);
     await state.jobs.close();
     await state.written.close();
     throw error;
@@ -409,15 +422,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (!hasEngine()) log(`warning: ${MISSING_ENGINE_WARNING}`);
   if (resolved.store !== undefined)
     log(`keeping written records in ${resolved.store} (${state.written.size} there now)`);
-  if (interrupted.length > 0)
-    log(
-      `${interrupted.length === 1 ? "1 job was" : `${interrupted.length} jobs were`} computing when the server stopped: ended in error, "interrupted by a restart" (${interrupted.slice(0, 5).join(", ")}${interrupted.length > 5 ? ", ..." : ""})` +
-        (stopped > 0 ? `; ${stopped === 1 ? "1 run" : `${stopped} runs`} left computing stopped` : ""),
-    );
-  if (waiting.length > 0) {
-    log(`${waiting.length === 1 ? "1 submitted job" : `${waiting.length} submitted jobs`} queued again`);
-    for (const id of waiting) state.jobs.start(id);
-  }
+  sayResumed(true);
+  for (const id of waiting) state.jobs.start(id);
 
   let closing: Promise<void> | undefined;
   const warmRequestPaths = async (): Promise<RequestWarmUpReport | undefined> => {

@@ -203,6 +203,26 @@ describe("matframe jobs", () => {
     expect([gone.code, gone.stderr]).toEqual([2, expect.stringContaining(`No job "${id}" among the jobs`)]);
   });
 
+  it("--project of the account's own, refused for another reason (its quota): the platform's reason stands", async () => {
+    // The default project and one more record fill the quota: the job would be one too many.
+    const full = await startTestServer({ quotaRecords: 1 });
+    try {
+      const client = await Client.login({ baseUrl: full.baseUrl, username: "demo", password: "demo" });
+      const projects = await client.projects.list({ query: { "owner._id": client.accountId } });
+      const project = at(projects, 0, "demo's default project")._id;
+      await client.logout();
+      const run = await runCli(
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "espresso-total-energy", "--project", project],
+        { env: login(full) },
+      );
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/quota/);
+      expect(run.stderr).not.toContain("names no project");
+    } finally {
+      await full.close();
+    }
+  });
+
   it("says in --help the statuses wait waits for by default, as the code has them", async () => {
     const help = await runCli(["jobs", "--help"]);
     expect(help.code, help.stderr).toBe(0);
@@ -247,6 +267,10 @@ describe("matframe jobs", () => {
 
   it("says what is wrong with the command line, or with the platform's answer", async () => {
     const env = login(server);
+    const reader = await Client.login({ baseUrl: server.baseUrl, username: "demo", password: "demo" });
+    const others = await reader.projects.list({ query: { "owner._id": { $ne: reader.accountId } } });
+    await reader.logout();
+    const publicProject = at(others, 0, "a project demo reads but does not own")._id;
     const cases: [string[], Record<string, string>, number, RegExp][] = [
       [["jobs", "list"], {}, 1, /--base-url is needed: name the platform/],
       [["jobs", "wait"], env, 1, /needs the ids of the jobs/],
@@ -295,7 +319,14 @@ describe("matframe jobs", () => {
         ["jobs", "submit", "--material", "mp-149", "--workflow", "espresso-total-energy", "--project", "nope"],
         env,
         1,
-        /^matframe jobs: --project "nope" names no project of this account \(yours: \w+ "Default"\); leave out --project\.$/m,
+        /^matframe jobs: --project "nope" names no project this account can read \(yours: \w+ "Default"\); leave out --project\.$/m,
+      ],
+      [
+        // A project the account can read but does not own (the public results' project).
+        ["jobs", "submit", "--material", "mp-149", "--workflow", "espresso-total-energy", "--project", publicProject],
+        env,
+        1,
+        /^matframe jobs: --project "\w+" is another account's, and a job goes in a project of its own account \(yours: \w+ "Default"\); leave out --project\.$/m,
       ],
       [
         // A display name several bank workflows share would be refused: the suggestion is what it stands for.

@@ -1,7 +1,7 @@
 // `matframe jobs`: its help, its flags, and what it prints. The work is in jobs-task.ts; failures
 // are worded and coded in errors.ts, as for every command.
 import { environmentPassword, resolveAddress } from "../../client/config/platform-source";
-import type { JobWaitProgress } from "../../client/collections";
+import type { JobState, JobWaitProgress } from "../../client/collections";
 import { AbortError, JobWaitTimeoutError } from "../../errors";
 import { FINAL_JOB_STATUSES, JobStatus, type JobRecord, type Query } from "../../schemas";
 import { nearestName, parseFlagsAndWords, wrapHelp } from "../cli-args";
@@ -310,15 +310,18 @@ async function wait(
 ): Promise<number> {
   const quiet = values.quiet ?? false;
   const progress = quiet ? undefined : new WaitProgress(process.stderr);
-  // A job deleted while waited on ends the wait as `deleted`: said once, as it happens.
+  // A job deleted while waited on ends the wait as `deleted`: said once, as it is seen.
   const deleted = new Set<string>();
-  const update = (p: JobWaitProgress) => {
-    for (const job of p.jobs) {
-      if (job.status !== "deleted" || deleted.has(job._id)) continue;
+  const sayDeleted = (jobs: readonly JobState[]) => {
+    for (const job of jobs) {
+      if (quiet || job.status !== "deleted" || deleted.has(job._id)) continue;
       deleted.add(job._id);
       progress?.clear();
       process.stderr.write(`matframe jobs: job ${printable(job._id)} was deleted while waited on.\n`);
     }
+  };
+  const update = (p: JobWaitProgress) => {
+    sayDeleted(p.jobs);
     progress?.update(p);
   };
   try {
@@ -329,6 +332,7 @@ async function wait(
       ...(progress ? { onProgress: update } : {}),
     });
     progress?.clear();
+    sayDeleted(outcome.jobs);
     for (const job of outcome.jobs) printJob(job, values.json ?? false, false);
     if (outcome.failed.length === 0) return EXIT.ok;
     if (!quiet) {

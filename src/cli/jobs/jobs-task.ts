@@ -2,9 +2,9 @@
 // flags and prints. Each reports through callbacks and prints nothing.
 import { type Client, connectClient } from "../../client/client";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../../client/config/platform-source";
-import type { DownloadedFile, JobWaitProgress } from "../../client/collections";
+import { type DownloadedFile, type JobWaitProgress, jobsNotFound } from "../../client/collections";
 import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationError } from "../../errors";
-import type { JobFile, JobRecord, JobStatus, Query } from "../../schemas";
+import { FINAL_JOB_STATUSES, type JobFile, type JobRecord, type JobStatus, type Query } from "../../schemas";
 
 /** Which platform and account `matframe jobs` acts on: resolved as `matframe export` resolves them. */
 export interface JobsPlatformOptions {
@@ -217,9 +217,11 @@ async function submitJob(client: Client, id: string, signal: AbortSignal | undef
 const LISTED_PROJECTS = 10;
 
 /**
- * `error` from creating a job, or, when the platform refused a `project` that is not one of
- * yours, a ValidationError naming yours. Read only on a refusal, so a job that is created costs
- * no request more.
+ * `error` from creating a job, or, when the platform refused a `project` that is not one of this
+ * account's (none it can read, or another account's), a ValidationError saying so and naming the
+ * account's own (the platform's refusal as its cause). A project of the account's own leaves the
+ * platform's words: the refusal was about something else (a quota, say). Read only on a refusal,
+ * so a job that is created costs no request more.
  */
 async function projectRefused(
   client: Client,
@@ -229,20 +231,35 @@ async function projectRefused(
 ): Promise<unknown> {
   if (project === undefined || !(error instanceof BadRequestError || error instanceof PermissionDeniedError))
     return error;
-  const readable = await client.projects
-    .list({ projection: { fields: { name: 1, "owner._id": 1 }, limit: 100 }, signal })
+  const projects = client.projects;
+  const account = client.accountId;
+  const found = await projects
+    .list({ query: { _id: project }, projection: { fields: { "owner._id": 1 }, limit: 1 }, signal })
     .catch(() => undefined);
-  if (readable === undefined) return error;
-  const yours = readable.filter((p) => p.owner?._id === client.accountId);
-  if (yours.some((p) => p._id === project)) return error;
-  const listed = yours
+  if (found === undefined) return error;
+  const [readable] = found;
+  // With a token alone the account's id is unknown: a project it can read is taken as its own.
+  if (readable && (account === undefined || readable.owner?._id === account)) return error;
+  const own = await projects
+    .list({
+      query: account === undefined ? {} : { "owner._id": account },
+      projection: { fields: { name: 1 }, limit: LISTED_PROJECTS + 1 },
+      signal,
+    })
+    .catch(() => []);
+  const listed = own
     .slice(0, LISTED_PROJECTS)
     .map((p) => `${p._id} ${JSON.stringify(String(p.name ?? ""))}`)
     .join(", ");
+  const named = `project ${JSON.stringify(project.slice(0, 100))}`;
   return new ValidationError(
     "project",
-    `project ${JSON.stringify(project.slice(0, 100))} names no project of this account${listed ? ` (yours: ${listed}${yours.length > LISTED_PROJECTS ? ", ..." : ""})` : ""}`,
-    { remedy: { leaveOut: ["project"] } },
+    `${readable ? `${named} is another account's, and a job goes in a project of its own account` : `${named} names no project this account can read`}${
+      listed
+        ? ` (${account === undefined ? "projects it can read" : "yours"}: ${listed}${own.length > LISTED_PROJECTS ? ", ..." : ""})`
+        : ""
+    }`,
+    { remedy: { leaveOut: ["project"] }, cause: error },
   );
 }
 
@@ -297,7 +314,7 @@ export interface WaitOutcome {
 }
 
 /** The final statuses that mean a job did not finish. */
-export const FAILED_STATUSES: readonly string[] = ["error", "terminated", "timeout", "deleted"];
+export const FAILED_STATUSES: readonly string[] = FINAL_JOB_STATUSES.filter((status) => status !== "finished");
 
 /**
  * Waits for the jobs (see `client.jobs.waitFor`: a job deleted while waited on ends as
@@ -366,10 +383,6 @@ async function aboutJob<T>(id: string, act: () => Promise<T>, ofJob: () => boole
     return await act();
   } catch (error) {
     if (!(error instanceof NotFoundError) || !ofJob()) throw error;
-    throw new NotFoundError(
-      `No job ${JSON.stringify(id)} among the jobs this account can read: deleted, or not this account's.`,
-      { status: error.status, endpoint: error.endpoint, serverMessage: error.serverMessage, headers: error.headers },
-      { cause: error, remedy: { listWith: "jobs" } },
-    );
+    throw jobsNotFound([id], error.endpoint, error);
   }
 }

@@ -6,5 +6,6 @@ export { MaterialsCollection } from "./materials-collection";
 export { WorkflowsCollection } from "./workflows-collection";
 export type { WorkflowReference } from "./workflows-collection";
 export type { WaitForJobsOptions, JobWaitProgress, JobState } from "./job-wait";
+export { jobsNotFound } from "./job-wait";
 export type { DownloadOptions, DownloadedFile } from "./job-files";
 export type { CreateSetOptions, MoveToSetOptions } from "./entity-sets";

@@ -120,9 +120,9 @@ const WaitOptionKeys: Record<keyof WaitForJobsOptions, true> = {
 /**
  * Polls the jobs `ids` until each has a status of `until`, then resolves with their whole
  * records in the order of `ids`. A job that cannot be read at the first poll (no such job, or not
- * the caller's) is a `NotFoundError`; one deleted while waited on ends the wait as `deleted` (its
- * record as last read, with that status); the `timeout` is a `JobWaitTimeoutError`; the `signal`
- * an `AbortError`.
+ * the caller's) is a `NotFoundError`; one deleted while waited on (left out of a poll, and a 404
+ * by its own path) ends the wait as `deleted` (`_id` and `name` as last read, status `deleted`);
+ * the `timeout` is a `JobWaitTimeoutError`; the `signal` an `AbortError`.
  */
 export async function waitForJobs(
   connection: Connection,
@@ -140,7 +140,10 @@ export async function waitForJobs(
   for (let first = true; ; first = false) {
     const states = await readStates(connection, unique, { name: 1, status: 1 }, signal);
     if (first) throwMissing(connection, unique, states);
-    for (const id of unique) last.set(id, states.get(id) ?? { ...last.get(id)!, status: "deleted" });
+    for (const id of unique) {
+      const read = states.get(id) ?? (await confirmedGone(connection, id, signal));
+      last.set(id, read ?? { ...last.get(id)!, status: "deleted" });
+    }
     const changed = first || unique.some((id) => last.get(id)?.status !== previous.get(id));
     previous = new Map(unique.map((id) => [id, last.get(id)?.status]));
     const jobs = ids.map((id) => last.get(id)!);
@@ -189,20 +192,44 @@ async function readStates(
   return found;
 }
 
+/**
+ * A job a poll's list left out, read by its own path: the record when it is there after all (a
+ * list answered from a replica behind), undefined when the platform has no such job for this
+ * account any more (a 404: deleted while waited on).
+ */
+async function confirmedGone(
+  connection: Connection,
+  id: string,
+  signal: AbortSignal | undefined,
+): Promise<(JobState & Record<string, unknown>) | undefined> {
+  try {
+    return await connection.getData<JobState & Record<string, unknown>>(`jobs/${encodeURIComponent(id)}`, { signal });
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
 /** A NotFoundError naming the jobs of `ids` that `found` lacks, if any. */
 function throwMissing(connection: Connection, ids: readonly string[], found: ReadonlyMap<string, unknown>): void {
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length === 0) return;
-  const endpoint = `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
-  throw new NotFoundError(
-    `No job ${missing
-      .slice(0, 3)
-      .map((id) => JSON.stringify(id))
-      .join(
-        ", ",
-      )}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""} among the jobs this account can read: deleted, or not this account's.`,
-    { status: 404, endpoint },
-    { remedy: { listWith: "jobs" } },
+  if (missing.length > 0)
+    throw jobsNotFound(missing, `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`);
+}
+
+/**
+ * The error for jobs this account cannot read (deleted, or another's), whatever request met them
+ * (`met`: the request's own 404): one wording for a wait, a terminate or a file list.
+ */
+export function jobsNotFound(ids: readonly string[], endpoint: string, met?: NotFoundError): NotFoundError {
+  const named = ids
+    .slice(0, 3)
+    .map((id) => JSON.stringify(id))
+    .join(", ");
+  return new NotFoundError(
+    `No job ${named}${ids.length > 3 ? ` (and ${ids.length - 3} more)` : ""} among the jobs this account can read: deleted, or not this account's.`,
+    { status: 404, endpoint, serverMessage: met?.serverMessage, headers: met?.headers },
+    { remedy: { listWith: "jobs" }, ...(met ? { cause: met } : {}) },
   );
 }
 

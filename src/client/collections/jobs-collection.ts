@@ -99,7 +99,7 @@ export class JobsCollection extends Collection<JobRecord> {
    * `terminated`, `timeout`, `deleted`), or one of `until`, polling their statuses with a pause
    * that grows while nothing changes (see `WaitForJobsOptions`). Resolves with the whole records,
    * in the order asked for. A job ending in `error` is not an error of the wait: look at `status`.
-   * A job deleted while waited on ends with status `deleted` (its record as last read).
+   * A job deleted while waited on ends with status `deleted` (`_id` and `name` as last read).
    * @throws JobWaitTimeoutError past `timeout`; AbortError on `signal`; NotFoundError for a job
    *   this account cannot read when the wait starts.
    * @example const done = await client.jobs.waitFor(job._id, { timeout: 120_000 });

@@ -2,7 +2,7 @@
 // context, the pseudopotentials chosen and copied into the job's folder, pw.x run unit after unit
 // sharing one outdir, and its output turned into property data. Nothing here throws for a failed
 // computation: the outcome says what went wrong.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { type Matrix3, vectorsToParameters } from "../../structure/cell";
 import { compositionOf } from "../../structure/composition";
@@ -148,6 +148,15 @@ function stemOf(templateName: string): string {
 }
 
 /**
+ * The files a unit's run writes in the job's folder: its input under the template's name and the
+ * output beside it (pw_scf.in → pw_scf.out); undefined for a name that is not a plain file name.
+ */
+function unitFileNames(templateName: string): { input: string; output: string } | undefined {
+  if (!/^[\w.-]+$/.test(templateName) || /^\.+$/.test(templateName)) return undefined;
+  return { input: templateName, output: `${stemOf(templateName)}.out` };
+}
+
+/**
  * A relaxation's final cell and positions as a material, the shape express gives
  * `final_structure` (a material whose `name` is the property's): lattice, basis, formulas and the
  * platform's derived properties.
@@ -191,13 +200,12 @@ export function filesLeftIn(workflow: Rec, workDir: string): ComputedFile[] {
   for (const subworkflow of orderedSubworkflows(workflow)) {
     for (const unit of orderedUnits(subworkflow)) {
       const template = templateOf(unit);
-      if ("reason" in template || !/^[\w.-]+$/.test(template.name)) continue;
+      const names = "reason" in template ? undefined : unitFileNames(template.name);
+      if (!names) continue;
       const unitId = text(unit.flowchartId);
-      const output = `${stemOf(template.name)}.out`;
-      if (existsSync(path.join(workDir, template.name)))
-        files.push({ name: template.name, relativePath: template.name, kind: "input", unitId });
-      if (existsSync(path.join(workDir, output)))
-        files.push({ name: output, relativePath: output, kind: "output", unitId });
+      const isFile = (name: string) => statSync(path.join(workDir, name), { throwIfNoEntry: false })?.isFile() === true;
+      if (isFile(names.input)) files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });
+      if (isFile(names.output)) files.push({ name: names.output, relativePath: names.output, kind: "output", unitId });
     }
   }
   return files;
@@ -281,12 +289,12 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         const outside = foldersOutside(rendered, workDir);
         if (outside.length > 0)
           return fail(`The input of ${stem} puts files outside the job's folder (${outside.join(", ")}); refused.`);
-        if (!/^[\w.-]+$/.test(template.name))
-          return fail(`The template name ${JSON.stringify(template.name)} is not a plain file name.`);
-        const inputFile = path.join(workDir, template.name);
-        const outputFile = path.join(workDir, `${stem}.out`);
+        const names = unitFileNames(template.name);
+        if (!names) return fail(`The template name ${JSON.stringify(template.name)} is not a plain file name.`);
+        const inputFile = path.join(workDir, names.input);
+        const outputFile = path.join(workDir, names.output);
         writeFileSync(inputFile, rendered);
-        files.push({ name: template.name, relativePath: template.name, kind: "input", unitId });
+        files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });
         log(`${stem}: pw.x started (k-points ${dimensions.join("×")}).`);
         const result = await runExecutable({
           executable: "pw.x",
@@ -296,7 +304,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           signal: input.signal,
         });
         if (existsSync(outputFile))
-          files.push({ name: `${stem}.out`, relativePath: `${stem}.out`, kind: "output", unitId });
+          files.push({ name: names.output, relativePath: names.output, kind: "output", unitId });
         if (result.ended === "aborted") return fail(`The job was stopped while ${stem} ran; pw.x was ended.`);
         if (result.ended === "not-found") return fail(INSTALL_HINT);
         const output = readFileSync(outputFile, "utf8");
