@@ -552,9 +552,12 @@ export class ResumeError extends MatframeError {
   /** The export's target. */
   readonly path: string;
 
-  /** `reason` is what keeps the run from continuing; the message adds the remedy: pass `restart` (`to` what end). */
-  constructor(reason: string, path: string, restart: { to: string } = { to: "to discard it and start over" }) {
-    super(reason, { remedy: { pass: "restart", to: restart.to } });
+  /**
+   * `reason` is what keeps the run from continuing; the message adds the remedy: pass `restart`
+   * (`to` what end), or none (`null`: another run holds the output, which `restart` cannot take).
+   */
+  constructor(reason: string, path: string, restart: { to: string } | null = { to: "to discard it and start over" }) {
+    super(reason, restart ? { remedy: { pass: "restart", to: restart.to } } : undefined);
     this.path = path;
   }
 }

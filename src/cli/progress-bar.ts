@@ -71,7 +71,7 @@ export class ProgressBar {
     const ms = now - this.started;
     const total = this.total;
     const items = groupDigits(progress.items);
-    const pages = `${progress.pages} ${progress.pages === 1 ? "page" : "pages"}`;
+    const pages = `${groupDigits(progress.pages)} ${progress.pages === 1 ? "page" : "pages"}`;
     const elapsed = `${(ms / 1000).toFixed(1)} s`;
     if (total === undefined || total <= 0) return `exporting: ${items} ${this.options.noun}, ${pages}, ${elapsed}`;
     const share = Math.min(1, progress.items / total);

@@ -232,7 +232,7 @@ function flagHint(error: Error): string {
         ? "store"
         : undefined;
   const flags = option === undefined ? undefined : OPTION_FLAGS[option];
-  return flags ? ` (matframe serve: ${flags})` : "";
+  return flags ? ` (on the command line: ${flags})` : "";
 }
 
 export async function runServe(argv: string[]): Promise<number> {

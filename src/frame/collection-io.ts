@@ -123,10 +123,17 @@ function planPartitionBy(
   if (format !== "parquet")
     throw new ValidationError(
       "partitionBy",
-      `partitionBy writes a hive-partitioned Parquet dataset; it does not apply to ${format}. Export as parquet, or leave out partitionBy.`,
+      `partitionBy writes a hive-partitioned Parquet dataset, not ${format} (export as parquet to partition)`,
+      { remedy: { leaveOut: ["partitionBy"] } },
     );
   if (options.partitions !== undefined)
-    throw new ValidationError("partitionBy", "partitionBy and partitions split a dataset two ways; give one of them.");
+    throw new ValidationError(
+      "partitionBy",
+      "partitionBy splits a dataset by a column's values, which is one split too many with partitions",
+      {
+        remedy: { leaveOut: ["partitionBy", "partitions"] },
+      },
+    );
   if (resume && read.walk.maxItems !== Infinity)
     throw new ValidationError(
       "maxItems",

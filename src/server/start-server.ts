@@ -436,11 +436,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       const report = await requestWarmUp.run((req, res) => answer(req, res, true), paths, headers, {
         server: serverOptions,
       });
-      const { requests, answered, ms, ended } = report;
-      if (ended !== "closed")
-        log(
-          `ran ${requests} reads of its own in ${Math.round(ms)} ms (${ended}${answered < requests ? `; ${requests - answered} not answered with 200` : ""})`,
-        );
+      const { requests, answered, ms, ended, firstUnanswered: first } = report;
+      // A read not answered with 200 warmed less than it meant to: which, and with what, is said.
+      const unanswered = first
+        ? `; ${requests - answered} not answered with 200, the first GET ${first.path}: ${first.status}`
+        : "";
+      if (ended !== "closed") log(`ran ${requests} reads of its own in ${Math.round(ms)} ms (${ended}${unanswered})`);
       return report;
     } finally {
       state.auth.endSession(account._id, session.sessionId);

@@ -35,6 +35,8 @@ describe("the export's progress line", () => {
     const { report, at } = bar({ terminal: false });
     at(2500);
     expect(report.line({ pages: 1, items: 500 })).toBe("exporting: 500 materials, 1 page, 2.5 s");
+    // Pages in thousands are grouped as the records are, as the closing summary groups them.
+    expect(report.line({ pages: 1350, items: 151_800 })).toBe("exporting: 151,800 materials, 1,350 pages, 2.5 s");
   });
 
   it("off a terminal, writes a line every five seconds at most, none for a short export", () => {

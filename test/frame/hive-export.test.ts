@@ -194,10 +194,10 @@ describe("a hive-partitioned Parquet export (partitionBy)", () => {
     ).rejects.toThrow(/not one of the exported columns/);
     await expect(
       client.materials.exportCsv(out, { columns: COLUMNS, partitionBy: "lattice.type" } as never),
-    ).rejects.toThrow(/does not apply to csv/);
+    ).rejects.toThrow(/not csv \(export as parquet to partition\); leave out partitionBy\./);
     await expect(
       client.materials.exportParquet(out, { columns: COLUMNS, partitionBy: "lattice.type", partitions: 2 }),
-    ).rejects.toThrow(/give one of them/);
+    ).rejects.toThrow(/one split too many with partitions; leave out partitionBy, or leave out partitions\./);
     await expect(client.materials.exportParquet(out, { columns: COLUMNS, rowGroupBytes: 10 })).rejects.toThrow(
       /rowGroupBytes must be/,
     );
@@ -363,7 +363,7 @@ describe("a resumed partitionBy export", () => {
       })
       .catch(() => undefined);
     await expect(faultClient.materials.exportParquet(target, { ...options, partitionBy: "name" })).rejects.toThrow(
-      /its partitionBy was "kind"/,
+      /its partition column was "kind"/,
     );
   });
 });

@@ -170,7 +170,7 @@ describe("a resumed table export", () => {
     const escaping = await client.materials
       .exportCsv(target, { columns: COLUMNS, escapeFormulas: false, resume: true })
       .catch((e: unknown) => e);
-    expect((escaping as Error).message).toMatch(/its escapeFormulas was true, this run's is false/);
+    expect((escaping as Error).message).toMatch(/its escaping of formulas was true, this run's is false/);
     const ndjson = await client.materials
       .exportNdjson(target, { columns: COLUMNS, resume: true })
       .catch((e: unknown) => e);

@@ -258,6 +258,8 @@ describe("matframe serve --store and kill -9", () => {
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(1);
-    expect(stderr).toMatch(/store .*needs the optional package lmdb.*npm install lmdb.*\(matframe serve: --store\)/s);
+    expect(stderr).toMatch(
+      /store .*needs the optional package lmdb.*npm install lmdb.*\(on the command line: --store\)/s,
+    );
   });
 });

@@ -175,7 +175,17 @@ describe("RequestWarmUp", () => {
     };
     const report = await new RequestWarmUp().run(answer, ["/a", "/b"], {});
     expect(report).toMatchObject({ requests: 2, answered: 2, ended: "done" });
+    expect(report.firstUnanswered).toBeUndefined();
     expect(seen).toEqual(["/a", "/b"]);
+  });
+
+  it("says which read was first not answered with 200, without its query, and with what", async () => {
+    const answer = async (req: IncomingMessage, res: ServerResponse) => {
+      res.statusCode = req.url?.startsWith("/a") ? 200 : 503;
+      res.end();
+    };
+    const report = await new RequestWarmUp().run(answer, ["/a", "/b?query=%7B%7D", "/c"], {});
+    expect(report).toMatchObject({ requests: 3, answered: 1, firstUnanswered: { path: "/b", status: 503 } });
   });
 });
 

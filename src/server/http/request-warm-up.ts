@@ -188,6 +188,7 @@ export class RequestWarmUp {
     const sent = { ...headers, [OWN_HEADER]: this.#secret, "accept-encoding": "br, gzip, deflate" };
     let requests = 0;
     let answered = 0;
+    let firstUnanswered: RequestWarmUpReport["firstUnanswered"];
     let ended: RequestWarmUpReport["ended"] = "done";
     try {
       for (const path of paths) {
@@ -207,13 +208,20 @@ export class RequestWarmUp {
           break;
         }
         if (status === 200) answered += 1;
+        else firstUnanswered ??= { path: path.split("?")[0] ?? path, status };
       }
     } finally {
       agent.destroy();
       listener.closeAllConnections();
       await new Promise((resolve) => listener.close(resolve));
     }
-    return { requests, answered, ms: performance.now() - started, ended: this.#stopped ?? ended };
+    return {
+      requests,
+      answered,
+      ms: performance.now() - started,
+      ended: this.#stopped ?? ended,
+      ...(firstUnanswered ? { firstUnanswered } : {}),
+    };
   }
 
   /** Whether `req` carries the secret. Header values arrive as latin1: compared as those bytes. */

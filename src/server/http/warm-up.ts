@@ -10,6 +10,8 @@ export interface RequestWarmUpReport {
   ms: number;
   /** Why it ended: every request sent, a client's request came, its time bound reached, or the server closing. */
   ended: "done" | "request" | "time" | "closed";
+  /** The first read not answered with 200: its path (without the query) and what it got. */
+  firstUnanswered?: { path: string; status: number | "failed" };
 }
 
 /** What the background warm-up did, once it ended. */

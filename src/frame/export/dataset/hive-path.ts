@@ -62,6 +62,7 @@ export function tooManyValues(column: string, id: unknown): ValidationError {
     "partitionBy",
     `partitionBy ${column} has more than ${MAX_PARTITION_VALUES} distinct values (value ${MAX_PARTITION_VALUES + 1} came with record ${String(id)}): ` +
       "a hive-partitioned dataset is for columns of few values, such as lattice.type or method.subtype, and this many folders would slow every reader. " +
-      "Partition by a column of fewer values, or leave out partitionBy and filter in the reader instead. Nothing was written.",
+      "Nothing was written. Partition by a column of fewer values, or read every row and filter in the reader",
+    { remedy: { leaveOut: ["partitionBy"] } },
   );
 }

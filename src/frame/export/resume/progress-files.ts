@@ -53,6 +53,8 @@ export class OutputLock {
       throw new ResumeError(
         `Another export (${describeOwner(held.owner)}) is writing ${label}; nothing of it was changed. Wait for it to finish, or stop it, then run this again.`,
         file,
+        // Not restart: a run in progress keeps its output whatever this one is given.
+        null,
       );
     }
     return new OutputLock(lock);

@@ -125,6 +125,24 @@ export function continueWalk(
   return source.walk({ ...walk, maxItems, query: afterId(walk.query, saved.cursor) });
 }
 
+/**
+ * The format options a resumed run must share, in words that fit the library's option and the
+ * CLI's flag alike (`rowGroupSize` and `--row-group-size` are both "its row group size").
+ */
+const OPTION_WORDS: Readonly<Record<string, string>> = {
+  header: "header",
+  escapeFormulas: "escaping of formulas",
+  compression: "compression",
+  rowGroupSize: "row group size",
+  rowGroupBytes: "row group size in bytes",
+  types: "column types",
+  partitions: "number of parts",
+  partitionBy: "partition column",
+  units: "units in the header",
+  singleFile: "single file",
+  cell: "cell",
+};
+
 /** What differs between two requests, in the user's words; empty when they match. */
 export function compareRequests(saved: ResumeRequest, now: ResumeRequest): string[] {
   const differences: string[] = [];
@@ -143,7 +161,7 @@ export function compareRequests(saved: ResumeRequest, now: ResumeRequest): strin
   for (const key of new Set([...Object.keys(saved.options), ...Object.keys(now.options)])) {
     if (!same(saved.options[key], now.options[key])) {
       differences.push(
-        `its ${key} was ${JSON.stringify(saved.options[key]) ?? "not set"}, this run's is ${JSON.stringify(now.options[key]) ?? "not set"}`,
+        `its ${OPTION_WORDS[key] ?? key} was ${JSON.stringify(saved.options[key]) ?? "not set"}, this run's is ${JSON.stringify(now.options[key]) ?? "not set"}`,
       );
     }
   }
