@@ -15,7 +15,7 @@ import type { FrameWarning } from "../frame/table/row-reader";
 import { planTableExport, type TableFormat } from "../frame/collection-io";
 import "../frame/collection-methods";
 import "../frame/results/results-view";
-import { checkTarget } from "../frame/export/atomic/atomic-file";
+import { checkParent, checkTarget } from "../frame/export/atomic/atomic-file";
 import { ResumeError, TargetExistsError, ValidationError } from "../errors";
 import {
   discardProgress,
@@ -269,7 +269,8 @@ export async function exportTask(options: ExportTaskOptions, events: ExportTaskE
         "materials",
       );
   const directory = structures ? !structures.singleFile : table!.partitions !== undefined || table!.hive !== undefined;
-  if (typeof options.output === "string" && !directory) await checkTarget(options.output, options.force);
+  if (typeof options.output === "string")
+    await (directory ? checkParent(options.output, "create") : checkTarget(options.output, options.force));
   if (directory && typeof options.output !== "string") {
     throw new ValidationError(
       "output",

@@ -71,10 +71,22 @@ describe("matframe export with no base URL (the local platform)", () => {
         /Cannot write no-such-dir\/x\.csv: the directory .*no-such-dir does not exist\.$/,
       ],
       [["--partitions", "2", "--output", "a-file/parts"], /Cannot create a-file\/parts: .*a-file is not a directory/],
+      [
+        ["--partitions", "2", "--output", "no-such-dir/parts"],
+        /Cannot create no-such-dir\/parts: the directory .*no-such-dir does not exist\.$/,
+      ],
+      [
+        ["--partition-by", "method.type", "--format", "parquet", "--output", "no-such-dir/ds"],
+        /Cannot create no-such-dir\/ds: the directory .*no-such-dir does not exist\.$/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(["export", ...args], { cwd: dir });
       expect(result.code, args.join(" ")).toBe(1);
+      // A folder that is missing or a file is said before the platform is started (or logged in
+      // to); /proc is a folder, and only the file's creation finds it takes none.
+      if (!args.includes("/proc/matframe-new.csv"))
+        expect(result.stderr, args.join(" ")).not.toContain("local platform");
       // The line saying the built-in platform is read, then the error, on one line and no stack.
       const errors = result.stderr.split("\n").filter((line) => line.startsWith("matframe export: "));
       expect(errors).toHaveLength(1);

@@ -68,14 +68,28 @@ export async function checkTarget(target: string, force = false): Promise<string
   const existing = await fs.promises.lstat(file).catch(() => undefined);
   if (existing?.isDirectory()) throw new OutputError(`${target} is a directory; give a file path to write to.`, file);
   if (existing && !force) throw new TargetExistsError(target);
-  // A folder that is missing or is a file is said now, before any work, not after the login.
-  const dir = path.dirname(file);
-  const parent = await fs.promises.stat(dir).catch((error: unknown) => error as NodeJS.ErrnoException);
-  if (parent instanceof Error)
-    throw new OutputError(`Cannot write ${target}: ${describeWriteError(parent, dir)}`, file, { cause: parent });
-  if (!parent.isDirectory())
-    throw new OutputError(`Cannot write ${target}: ${describeWriteError({ code: "ENOTDIR" }, dir)}`, file);
+  await checkParent(target, "write");
   return file;
+}
+
+/**
+ * Checks that the folder `target` goes in exists, is a folder and may be written in: said now,
+ * before any work, not after the login (`verb`: what the message says could not be done).
+ * @throws OutputError saying why not.
+ */
+export async function checkParent(target: string, verb: "write" | "create"): Promise<void> {
+  const file = path.resolve(target);
+  const dir = path.dirname(file);
+  const refused = (error: NodeJS.ErrnoException | { code: string }) =>
+    new OutputError(`Cannot ${verb} ${target}: ${describeWriteError(error, dir)}`, file, { cause: error });
+  const parent = await fs.promises.stat(dir).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (parent instanceof Error) throw refused(parent);
+  if (!parent.isDirectory()) throw refused({ code: "ENOTDIR" });
+  const denied = await fs.promises
+    .access(dir, fs.constants.W_OK)
+    .then(() => undefined)
+    .catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (denied) throw refused(denied);
 }
 
 /**
