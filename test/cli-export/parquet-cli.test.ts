@@ -121,7 +121,7 @@ describe("matframe export, Parquet", () => {
     ],
     [
       ["--partition-by", "lattice.type", "--output", "d.parquet"],
-      "matframe export: --partition-by lattice.type is not one of the exported columns (_id, name, formula, method.type, method.subtype, lattice.a, lattice.b, lattice.c, derivedProperties.volume, derivedProperties.density): add it to columns.",
+      "matframe export: --partition-by lattice.type is not one of the exported columns (_id, name, formula, method.type, method.subtype, lattice.a, lattice.b, lattice.c, derivedProperties.volume, derivedProperties.density): add it to the columns asked for.",
     ],
     [
       ["--row-group-bytes", "12", "--output", "t.parquet"],

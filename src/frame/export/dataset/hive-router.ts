@@ -35,7 +35,7 @@ export function planHive(plan: ColumnPlan, column: unknown): HivePlan {
   if (at < 0) {
     throw new ValidationError(
       "partitionBy",
-      `partitionBy ${column} is not one of the exported columns (${plan.names.join(", ")}): add it to columns.`,
+      `partitionBy ${column} is not one of the exported columns (${plan.names.join(", ")}): add it to the columns asked for.`,
     );
   }
   if (plan.names.length === 1) {
