@@ -61,6 +61,34 @@ async function newJob(server: ServerHandle, session: Session, name: string): Pro
   return ok(await call(server, session, "PUT", "/jobs/create", { body: { name } }))._id;
 }
 
+/** Once the fake pw.x of the job has started (its input written, its output opened). */
+async function pwStarted(jobId: string): Promise<void> {
+  await vi.waitFor(() => expect(pidOf(jobId)).toBeDefined(), { timeout: 30_000, interval: 20 });
+}
+
+/**
+ * Jobs made (one per name) and submitted on a server keeping `store` (with `options`), which
+ * closes once `then` has run; their ids, for a server started on the same store after it.
+ */
+async function submittedOnStore(
+  store: string,
+  options: Parameters<typeof startTestServer>[0],
+  names: readonly string[],
+  then: (server: ServerHandle, session: Session, ids: string[]) => Promise<void>,
+): Promise<string[]> {
+  const server = await startTestServer({ ...options, store });
+  try {
+    const demo = await login(server);
+    const ids: string[] = [];
+    for (const name of names) ids.push(await newJob(server, demo, name));
+    for (const id of ids) ok(await call(server, demo, "POST", `/jobs/${id}/submit`));
+    await then(server, demo, ids);
+    return ids;
+  } finally {
+    await server.close();
+  }
+}
+
 async function statusOf(server: ServerHandle, session: Session, id: string): Promise<string> {
   return ok(await call(server, session, "GET", `/jobs/${id}`)).status;
 }
@@ -157,17 +185,15 @@ describe("the job queue", () => {
 
   it("keeps a stopped job's files under --store, listed and downloadable after a restart", async () => {
     const store = path.join(fakeDir, "store");
-    const first = await startTestServer({ store, jobTimeLimitMs: 500 });
-    let id: string;
-    try {
-      const demo = await login(first);
-      id = await newJob(first, demo, "kept files");
-      ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
-      expect((await waitForEnd(first, demo, id, 30_000)).status).toBe("error");
-      expect(ok(await call(first, demo, "GET", `/jobs/${id}/files`)).map((f: any) => f.key)).toContain("pw_scf.in");
-    } finally {
-      await first.close();
-    }
+    const [id = ""] = await submittedOnStore(
+      store,
+      { jobTimeLimitMs: 500 },
+      ["kept files"],
+      async (first, demo, [id]) => {
+        expect((await waitForEnd(first, demo, id!, 30_000)).status).toBe("error");
+        expect(ok(await call(first, demo, "GET", `/jobs/${id}/files`)).map((f: any) => f.key)).toContain("pw_scf.in");
+      },
+    );
     expect(existsSync(path.join(store, "jobs", id, "pw_scf.in"))).toBe(true);
     const second = await startTestServer({ store });
     try {
@@ -184,17 +210,9 @@ describe("the job queue", () => {
 
   it("keeps the files of a job cut off by a server stop listed after the restart, which ends it in error", async () => {
     const store = path.join(fakeDir, "cut-off");
-    const first = await startTestServer({ store, jobStartDelayMs: 0 });
-    let id: string;
-    try {
-      const demo = await login(first);
-      id = await newJob(first, demo, "cut off");
-      ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
-      // The fake pw.x has started: the input is written and the output opened.
-      await vi.waitFor(() => expect(pidOf(id)).toBeDefined(), { timeout: 30_000, interval: 20 });
-    } finally {
-      await first.close();
-    }
+    const [id = ""] = await submittedOnStore(store, { jobStartDelayMs: 0 }, ["cut off"], (_, __, [id]) =>
+      pwStarted(id!),
+    );
     expect(readdirSync(path.join(store, "jobs", id))).toEqual(expect.arrayContaining(["pw_scf.in", "pw_scf.out"]));
     const second = await startTestServer({ store });
     try {
@@ -215,20 +233,17 @@ describe("the job queue", () => {
 
   it("on restart, says it is up before it says what it picked up, and before a job queued again logs", async () => {
     const store = path.join(fakeDir, "restart-order");
-    const first = await startTestServer({ store, jobStartDelayMs: 0, maxRunningJobs: 1 });
-    let ids: string[];
-    try {
-      const demo = await login(first);
-      ids = [await newJob(first, demo, "running at stop"), await newJob(first, demo, "waiting at stop")];
-      for (const id of ids) ok(await call(first, demo, "POST", `/jobs/${id}/submit`));
-      await vi.waitFor(() => expect(pidOf(ids[0]!)).toBeDefined(), { timeout: 30_000, interval: 20 });
-    } finally {
-      await first.close();
-    }
+    const [running = "", waiting = ""] = await submittedOnStore(
+      store,
+      { jobStartDelayMs: 0, maxRunningJobs: 1 },
+      ["running at stop", "waiting at stop"],
+      (_, __, [running]) => pwStarted(running!),
+    );
+    const ids = [running, waiting];
     const lines: string[] = [];
     const second = await startTestServer({ store, maxRunningJobs: 1, log: (line) => lines.push(line) });
     try {
-      await vi.waitFor(() => expect(pidOf(ids[1]!)).toBeDefined(), { timeout: 30_000, interval: 20 });
+      await pwStarted(waiting);
       const serving = lines.findIndex((line) => line.startsWith("serving "));
       expect(serving, lines.join("\n")).toBe(0);
       const said = (text: string) => lines.findIndex((line) => line.includes(text));

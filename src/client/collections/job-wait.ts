@@ -138,9 +138,11 @@ export async function waitForJobs(
   // Each job as last read: what a job deleted while waited on ends as.
   const last = new Map<string, JobState & Record<string, unknown>>();
   for (let first = true; ; first = false) {
-    const states = await readStates(connection, unique, { name: 1, status: 1 }, signal);
-    if (first) throwMissing(connection, unique, states);
-    for (const id of unique) {
+    // A job found deleted is not asked for again: it will not come back.
+    const asked = unique.filter((id) => last.get(id)?.status !== "deleted");
+    const states = await readStates(connection, asked, { name: 1, status: 1 }, signal);
+    if (first) throwMissing(connection, asked, states);
+    for (const id of asked) {
       const read = states.get(id) ?? (await confirmedGone(connection, id, signal));
       last.set(id, read ?? { ...last.get(id)!, status: "deleted" });
     }
@@ -152,7 +154,12 @@ export async function waitForJobs(
     const elapsedMs = performance.now() - started;
     options.onProgress?.({ jobs, counts: countStatuses(jobs), done, total: jobs.length, elapsedMs, changed });
     if (done === jobs.length) {
-      const whole = await readStates(connection, unique, undefined, signal);
+      const whole = await readStates(
+        connection,
+        unique.filter((id) => last.get(id)?.status !== "deleted"),
+        undefined,
+        signal,
+      );
       return ids.map((id) => (whole.get(id) ?? { ...last.get(id)!, status: "deleted" }) as JobRecord);
     }
     if (elapsedMs >= timeout) throw timedOut(connection, jobs, until, timeout);
@@ -210,11 +217,15 @@ async function confirmedGone(
   }
 }
 
+/** The request a wait polls with, as errors name it: `GET /api/2018-10-01/jobs`. */
+function jobsEndpoint(connection: Connection): string {
+  return `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
+}
+
 /** A NotFoundError naming the jobs of `ids` that `found` lacks, if any. */
 function throwMissing(connection: Connection, ids: readonly string[], found: ReadonlyMap<string, unknown>): void {
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length > 0)
-    throw jobsNotFound(missing, `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`);
+  if (missing.length > 0) throw jobsNotFound(missing, jobsEndpoint(connection));
 }
 
 /**
@@ -254,7 +265,7 @@ function timedOut(
     .slice(0, 3)
     .map((job) => `${job._id} (${String(job.status)})`)
     .join(", ");
-  const endpoint = `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
+  const endpoint = jobsEndpoint(connection);
   return new JobWaitTimeoutError(
     `Waited ${formatMs(timeout)} for ${describeCount(jobs.length)} to reach ${[...until].join(" or ")}; ` +
       `${waiting.length} still ${waiting.length === 1 ? "has" : "have"} not: ${listed}${waiting.length > 3 ? ", ..." : ""}; ` +

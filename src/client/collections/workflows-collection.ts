@@ -4,6 +4,7 @@ import { Collection } from "../collection";
 import type { WriteOptions } from "../writes";
 import { internalsOf } from "../client-internals";
 import { nearestName } from "../config/unused-options";
+import { quotedList } from "../../structure/formats";
 
 /** A workflow named by its `_id`, by a record that has one, or (for the bank's) by `systemName` or `name`. */
 export type WorkflowReference = string | { readonly _id: string };
@@ -99,11 +100,11 @@ async function notInBank(
   const sharing = nearest === undefined || systemNames.includes(nearest) ? [] : all.filter((w) => w.name === nearest);
   const suggested =
     sharing.length > 1
-      ? listedOr(
+      ? quotedList(
           sharing
             .map((w) => {
               const systemName = (w as { systemName?: unknown }).systemName;
-              return JSON.stringify(named(systemName) ? systemName : w._id);
+              return named(systemName) ? systemName : w._id;
             })
             .sort(),
         )
@@ -115,11 +116,6 @@ async function notInBank(
         ? ` The bank's workflows by systemName: ${systemNames.join(", ")}.`
         : ` The bank's workflows by systemName include ${systemNames.slice(0, LISTED_NAMES).join(", ")}; list them all with client.bankWorkflows.list({ projection: { fields: { systemName: 1, name: 1 } } }).`;
   return `No bank workflow has the _id, systemName or name ${JSON.stringify(text.slice(0, 200))}.${nearest ? ` Did you mean ${suggested}?` : ""}${listed}`;
-}
-
-/** Two or more words as `"a" or "b"`, `"a", "b" or "c"`. */
-function listedOr(words: readonly string[]): string {
-  return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
 }
 
 function checkReference(reference: unknown): string {

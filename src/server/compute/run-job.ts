@@ -197,13 +197,13 @@ function finalStructure(material: Rec, output: string): (Rec & { name: string })
  */
 export function filesLeftIn(workflow: Rec, workDir: string): ComputedFile[] {
   const files: ComputedFile[] = [];
+  const isFile = (name: string) => statSync(path.join(workDir, name), { throwIfNoEntry: false })?.isFile() === true;
   for (const subworkflow of orderedSubworkflows(workflow)) {
     for (const unit of orderedUnits(subworkflow)) {
       const template = templateOf(unit);
       const names = "reason" in template ? undefined : unitFileNames(template.name);
       if (!names) continue;
       const unitId = text(unit.flowchartId);
-      const isFile = (name: string) => statSync(path.join(workDir, name), { throwIfNoEntry: false })?.isFile() === true;
       if (isFile(names.input)) files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });
       if (isFile(names.output)) files.push({ name: names.output, relativePath: names.output, kind: "output", unitId });
     }
