@@ -19,7 +19,7 @@ export type Exchange = Raw | { error: unknown; answered: boolean };
 export function exchange(
   dispatch: Dispatch,
   options: DispatchOptions,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   abandoned: Set<Promise<unknown>>,
 ): Promise<Exchange> {
   const reader = new Reader(signal);
@@ -28,18 +28,52 @@ export function exchange(
   } catch (error) {
     reader.onResponseError(undefined, error as Error);
   }
+  // Without a signal there is nothing to listen to (a listener per request on one shared signal
+  // would make Node warn of a leak once more than ten were in flight).
+  if (!signal) return reader.done;
   if (signal.aborted) return giveUp(reader, signal, abandoned);
   return new Promise((resolve) => {
     const onAbort = (): void => {
       reader.controller?.abort(signal.reason as Error);
       resolve(giveUp(reader, signal, abandoned));
     };
-    signal.addEventListener("abort", onAbort, { once: true });
+    const stopListening = onceAborted(signal, onAbort);
     void reader.done.then((answer) => {
-      signal.removeEventListener("abort", onAbort);
+      stopListening();
       resolve(answer);
     });
   });
+}
+
+/** Each signal's waiting exchanges, and the one listener that calls them. */
+const waiting = new WeakMap<AbortSignal, { callbacks: Set<() => void>; listener: () => void }>();
+
+/**
+ * Calls `onAbort` once when `signal` aborts, until the returned function is called. The same
+ * signal may be every request's (the client's own `signal`, one a notebook passes to many calls):
+ * one listener on it serves them all, so Node sees one listener per signal (more than ten on one
+ * signal make it warn of a leak), and none is left on it once no request waits.
+ */
+function onceAborted(signal: AbortSignal, onAbort: () => void): () => void {
+  let entry = waiting.get(signal);
+  if (!entry) {
+    const callbacks = new Set<() => void>();
+    const listener = (): void => {
+      waiting.delete(signal);
+      for (const callback of callbacks) callback();
+    };
+    entry = { callbacks, listener };
+    waiting.set(signal, entry);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const { callbacks, listener } = entry;
+  callbacks.add(onAbort);
+  return () => {
+    callbacks.delete(onAbort);
+    if (callbacks.size > 0 || waiting.get(signal) !== entry) return;
+    waiting.delete(signal);
+    signal.removeEventListener("abort", listener);
+  };
 }
 
 function giveUp(reader: Reader, signal: AbortSignal, abandoned: Set<Promise<unknown>>): Promise<Exchange> {
@@ -59,7 +93,7 @@ class Reader implements Handler {
   #size = 0;
   #answered = false;
 
-  constructor(private readonly signal: AbortSignal) {
+  constructor(private readonly signal: AbortSignal | undefined) {
     this.done = new Promise((resolve) => {
       this.#settle = resolve;
     });
@@ -67,7 +101,7 @@ class Reader implements Handler {
 
   onRequestStart(controller: Controller): void {
     this.controller = controller;
-    if (this.signal.aborted) controller.abort(this.signal.reason as Error);
+    if (this.signal?.aborted) controller.abort(this.signal.reason as Error);
   }
 
   onResponseStart(_c: Controller, status: number, headers: IncomingHttpHeaders): void {

@@ -14,7 +14,7 @@ import { formEncoded } from "./query-string";
 import { cacheKey, type ResponseCache } from "./response-cache";
 import { mergeSignals, retryAfterMs, settleIdleConnections } from "./retry";
 
-/** A signal that never aborts: for an exchange without the caller's. */
+/** A signal that never aborts: no time limit of its own to classify a failure by. */
 const NEVER = new AbortController().signal;
 
 /**
@@ -297,7 +297,6 @@ export class Transport {
    */
   async #exchange(o: SendOptions, path: string, attempts: AttemptNotes): Promise<Raw | Failure> {
     const revalidator = this.#revalidatorFor(o);
-    const signal = attempts.signal ?? NEVER;
     const answer = await exchange(
       revalidator?.dispatch ?? this.#dispatch,
       {
@@ -317,7 +316,7 @@ export class Transport {
           ...(o.onReceived ? { onReceived: o.onReceived } : {}),
         },
       },
-      signal,
+      attempts.signal,
       this.#abandoned,
     );
     if (!("error" in answer)) return answer;
