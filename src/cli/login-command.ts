@@ -4,6 +4,7 @@ import { parseFlags, wrapHelp, type FlagSpec } from "./cli-args";
 import { Client } from "../client/client";
 import { internalsOf } from "../client/client-internals";
 import {
+  checkCredentialsFile,
   checkProfileName,
   credentialsPath,
   DEFAULT_PROFILE,
@@ -18,6 +19,7 @@ import { promptPassword, readPasswordFromStdin } from "./password";
 import { UsageError } from "./errors";
 import { environmentPassword, resolveAddress } from "../client/config/platform-source";
 import { NAMES } from "./flag-names";
+import { printable } from "./printable";
 
 const LOGIN_HELP = `Usage: matframe login --base-url URL [--username NAME] [options]
        matframe login --device --base-url URL [--profile NAME]
@@ -81,6 +83,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
         throw new UsageError("--device signs in in a browser: leave out --username and --password-stdin.");
       const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
       checkProfileName(profile); // before the person signs in, not after
+      checkCredentialsFile(env);
       return await runDeviceLogin(
         baseUrl,
         profile,
@@ -91,6 +94,9 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
     const username = (values.username as string | undefined) || env.MATFRAME_USERNAME;
     if (!username) throw new UsageError("--username is required (or set MATFRAME_USERNAME).");
     const profile = (values.profile as string | undefined) ?? env.MATFRAME_PROFILE ?? DEFAULT_PROFILE;
+    // A login that could not be saved would leave a session open on the platform: said first.
+    checkProfileName(profile);
+    checkCredentialsFile(env);
     // MATFRAME_PASSWORD set beside another platform's MATFRAME_BASE_URL is not that platform's to send here.
     const fromEnv = environmentPassword(
       address,
@@ -101,7 +107,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       ? await readPasswordFromStdin("login")
       : fromEnv.password ||
         (process.stdin.isTTY && process.stderr.isTTY
-          ? await promptPassword(`Password for ${username} at ${hostOf(baseUrl)}: `)
+          ? await promptPassword(`Password for ${printable(username)} at ${hostOf(baseUrl)}: `)
           : undefined);
     if (!password)
       throw new UsageError(
@@ -114,7 +120,7 @@ export async function runLogin(argv: string[], env: NodeJS.ProcessEnv = process.
       // Where the address came from, when the command line did not give it (never a secret).
       const from = address.from === NAMES.baseUrl ? "" : ` (address from ${address.from})`;
       process.stderr.write(
-        `Logged in to ${hostOf(client.baseUrl)}${from} as ${username}; saved as profile "${profile}" in ${file}.\n`,
+        `Logged in to ${hostOf(client.baseUrl)}${from} as ${printable(username)}; saved as profile "${profile}" in ${file}.\n`,
       );
     } finally {
       await client.close(); // the token stays valid: it is what was saved
@@ -137,8 +143,8 @@ async function runDeviceLogin(baseUrl: string, profile: string, from: string, en
       signal: stop.signal,
       onCode: ({ verificationUri, verificationUriComplete, userCode, expiresInSeconds }) => {
         process.stderr.write(
-          `To sign in, open ${verificationUriComplete ?? verificationUri} in a browser and approve the code ${userCode}\n` +
-            `(or open ${verificationUri} and type it). Waiting up to ${Math.round(expiresInSeconds / 60)} minutes; Ctrl-C stops.\n`,
+          `To sign in, open ${printable(verificationUriComplete ?? verificationUri)} in a browser and approve the code ${printable(userCode)}\n` +
+            `(or open ${printable(verificationUri)} and type it). Waiting up to ${Math.round(expiresInSeconds / 60)} minutes; Ctrl-C stops.\n`,
         );
       },
     });
@@ -154,7 +160,7 @@ async function runDeviceLogin(baseUrl: string, profile: string, from: string, en
       env,
     );
     process.stderr.write(
-      `Signed in to ${hostOf(baseUrl)}${from}${user.username ? ` as ${user.username}` : ""}; saved as profile "${profile}" in ${file}.\n`,
+      `Signed in to ${hostOf(baseUrl)}${from}${user.username ? ` as ${printable(user.username)}` : ""}; saved as profile "${profile}" in ${file}.\n`,
     );
     return 0;
   } catch (error) {

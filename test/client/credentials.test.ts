@@ -3,7 +3,7 @@ import * as os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docFiles } from "../support/docs";
 import { at, capturedAll } from "../support/checked";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -310,6 +310,41 @@ describe("matframe login and logout", () => {
     });
     expect(flag.code).toBe(1);
     expect(flag.stderr).toMatch(/--password is not accepted/);
+  });
+
+  it("a name with terminal controls is shown escaped; a credentials folder others can write is refused before any login is sent", async () => {
+    const lines: string[] = [];
+    const local = await startServer({
+      port: 0,
+      users: ["ev\u001b[31mil\u202e:correct-horse-9"],
+      log: (line) => lines.push(line),
+    });
+    try {
+      const file = join(dir, "escaped.json");
+      const login = await runCli(
+        ["login", "--base-url", local.baseUrl, "--username", "ev\u001b[31mil\u202e", "--password-stdin"],
+        { env: { MATFRAME_CREDENTIALS_FILE: file }, stdin: "correct-horse-9\n" },
+      );
+      expect(login.code).toBe(0);
+      expect(login.stderr).toContain("as ev\\u001b[31mil\\u202e; saved");
+      expect(login.stderr).not.toMatch(/[\u001b\u202e]/);
+
+      const open = join(dir, "open-folder");
+      mkdirSync(open, { mode: 0o700 });
+      chmodSync(open, 0o777);
+      const logins = () => lines.filter((line) => line.startsWith("POST /api/2018-10-01/login")).length;
+      const before = logins();
+      const refused = await runCli(
+        ["login", "--base-url", local.baseUrl, "--username", "ev\u001b[31mil\u202e", "--password-stdin"],
+        { env: { MATFRAME_CREDENTIALS_FILE: join(open, "c.json") }, stdin: "correct-horse-9\n" },
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/can be written by other users \(mode 777\).*chmod 700/);
+      expect(logins()).toBe(before);
+      expect(before).toBe(1);
+    } finally {
+      await local.close();
+    }
   });
 
   it("the README's login lines work as written (against a local platform on a free port)", async () => {

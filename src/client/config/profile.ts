@@ -85,6 +85,16 @@ function readFile(file: string, forDeletion = false): CredentialsFile | undefine
   }
 }
 
+/**
+ * Throws the error `saveProfile` would (a folder others can write, a file others can read, one
+ * matframe did not write), so a login can be refused before it opens a session it cannot keep.
+ */
+export function checkCredentialsFile(env: NodeJS.ProcessEnv = process.env): void {
+  const file = credentialsPath(env);
+  readFile(file);
+  checkFolder(file);
+}
+
 /** The saved login of `profile`, or undefined when there is none. */
 export function readProfile(
   profile: string = DEFAULT_PROFILE,
