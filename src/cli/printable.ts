@@ -12,3 +12,18 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 export function printable(text: string): string {
   return text.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** Characters outside ASCII that a terminal acts on (C1 controls, bidirectional overrides, separators). */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `value` as one line of JSON that is safe on a terminal: JSON.stringify escapes C0 controls only,
+ * so C1 controls and bidirectional overrides in a remote value (a job's name) are written as
+ * `\uXXXX` too, which any JSON reader reads back as the same characters.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(
+    UNSAFE_IN_JSON,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}

@@ -150,6 +150,35 @@ describe("matframe jobs", () => {
     expect(again.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
     // The server's reason is the whole story: no advice about queries, which there were none of.
     expect(again.stderr).not.toContain("Fix the query");
+
+    // Several ids: one refused (ended already, or unknown) does not keep the others running.
+    const other = (
+      await runCli(["jobs", "submit", "--material", "mp-2815", "--workflow", vaspBandGap], { env })
+    ).stdout.trim();
+    const several = await runCli(["jobs", "terminate", id, "NoSuchJob12345678", other], { env });
+    expect(several.code).toBe(2);
+    expect(several.stdout).toBe(`${other}\tterminated\tNew Job\n`);
+    expect(several.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
+    expect(several.stderr).toContain("NoSuchJob12345678");
+  });
+
+  it("a set of jobs is marked as one in the list, and waiting for it is refused with what to wait for", async () => {
+    const session = await sessionOn(server);
+    const set = ok(await call(server, session, "PUT", "/jobs/create-set", { body: { name: "a set\u202e" } }))
+      ._id as string;
+    const env = login(server);
+    const listed = await runCli(["jobs", "list", "--query", JSON.stringify({ _id: set })], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${set}\\t\\(set\\)\\ta set\\\\u202e\\t`));
+    // JSON lines too: the bidirectional override written as an escape, read back as itself.
+    const json = await runCli(["jobs", "list", "--json", "--query", JSON.stringify({ _id: set })], { env });
+    expect(json.stdout).not.toContain("\u202e");
+    expect(JSON.parse(json.stdout)).toMatchObject({ _id: set, name: "a set\u202e", isEntitySet: true });
+
+    const waited = await runCli(["jobs", "wait", set, "--timeout", "5"], { env });
+    expect(waited.code).toBe(1);
+    expect(waited.stderr).toContain(`"${set}" is a set of jobs, not a job`);
+    expect(waited.stderr).toContain(`{"inSet._id": "${set}"}`);
   });
 
   it("files --download into a folder that has the files: names --download and --force", async () => {

@@ -19,7 +19,7 @@ import {
 } from "./jobs-task";
 import { promptPassword, readPasswordFromStdin } from "../password";
 import { UsageError } from "../errors";
-import { printable } from "../printable";
+import { jsonLine, printable } from "../printable";
 import { WaitProgress } from "./wait-progress";
 
 /** The exit code of `wait` (and `submit --wait`) when a job ended without its results. */
@@ -43,7 +43,8 @@ Commands:
   wait        wait until every job has a final status (${FINAL_JOB_STATUSES.join(", ")}),
               with progress on stderr (a line every 5 s when stderr is not a terminal); prints
               each job's id, status and name
-  terminate   end jobs that are waiting or running
+  terminate   end jobs that are waiting or running (each in turn: one the platform refuses is
+              said, and the others are still ended)
   files       list a job's files (name, size in bytes, key), or download them with --download
 
 Options:
@@ -182,20 +183,25 @@ export async function runJobs(argv: string[], env: NodeJS.ProcessEnv = process.e
       process.stderr.write(`matframe jobs: interrupted by ${signalled}; the jobs go on running.\n`);
       return signalled === "SIGINT" ? 130 : 143;
     }
-    const line = describeError(error, {
-      flags: FLAG_FOR_OPTION,
-      lists: { jobs: "`matframe jobs list`" },
-      ends: { jobs: "`matframe jobs terminate ID`" },
-      writesTo: "--download folder",
-      credentialsFrom,
-    });
-    process.stderr.write(`matframe jobs: ${printable(line.replace(/\s*\n\s*/g, " "))}\n`);
-    return exitCodeFor(error);
+    return reportJobsError(error, credentialsFrom);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await session?.close();
   }
+}
+
+/** Says `error` on stderr in the CLI's words (one line, escaped); returns its exit code. */
+function reportJobsError(error: unknown, credentialsFrom: string | undefined): number {
+  const line = describeError(error, {
+    flags: FLAG_FOR_OPTION,
+    lists: { jobs: "`matframe jobs list`" },
+    ends: { jobs: "`matframe jobs terminate ID`" },
+    writesTo: "--download folder",
+    credentialsFrom,
+  });
+  process.stderr.write(`matframe jobs: ${printable(line.replace(/\s*\n\s*/g, " "))}\n`);
+  return exitCodeFor(error);
 }
 
 async function run(
@@ -251,7 +257,7 @@ async function run(
         },
       );
       if (!values.wait) {
-        for (const job of submitted) process.stdout.write(json ? `${JSON.stringify(listedOf(job))}\n` : `${job._id}\n`);
+        for (const job of submitted) process.stdout.write(json ? `${jsonLine(listedOf(job))}\n` : `${job._id}\n`);
         if (!quiet) process.stderr.write(`Submitted ${describeCount(submitted.length)}.\n`);
         return EXIT.ok;
       }
@@ -266,9 +272,16 @@ async function run(
     case "wait":
       return wait(session, words, values, read, signal);
     case "terminate": {
-      const ended = await terminateJobs(client, words, signal);
-      for (const job of ended) printJob(job, false, false);
-      return EXIT.ok;
+      // Each job as it ends; a refused one is said and the next is still terminated.
+      let code: number = EXIT.ok;
+      await terminateJobs(client, words, {
+        signal,
+        onEnded: (job) => printJob(job, false, false),
+        onRefused: (_id, error) => {
+          code = Math.max(code, reportJobsError(error, session.credentialsFrom));
+        },
+      });
+      return code;
     }
     case "files": {
       // checkFlags let files through with exactly one id.
@@ -279,7 +292,7 @@ async function run(
       });
       if (values.download !== undefined) {
         for (const w of written)
-          process.stdout.write(json ? `${JSON.stringify({ ...w.file, path: w.path })}\n` : `${printable(w.path)}\n`);
+          process.stdout.write(json ? `${jsonLine({ ...w.file, path: w.path })}\n` : `${printable(w.path)}\n`);
         if (!quiet)
           process.stderr.write(
             `Downloaded ${written.length} ${written.length === 1 ? "file" : "files"} into ${printable(values.download)}.\n`,
@@ -290,7 +303,7 @@ async function run(
         // The URL is a credential for the file: shown only in --json, which a script asked for.
         process.stdout.write(
           json
-            ? `${JSON.stringify(file)}\n`
+            ? `${jsonLine(file)}\n`
             : `${printable(file.name ?? file.key.split("/").pop() ?? "")}\t${file.size ?? ""}\t${printable(file.key)}\n`,
         );
       }
@@ -357,10 +370,10 @@ async function wait(
 /** One job on stdout: tab-separated id, status, name (and material when listing), or its JSON. */
 function printJob(job: JobRecord, json: boolean, withMaterial: boolean): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(listedOf(job))}\n`);
+    process.stdout.write(`${jsonLine(listedOf(job))}\n`);
     return;
   }
-  const cells = [job._id, String(job.status ?? ""), String(job.name ?? "")];
+  const cells = [job._id, job.isEntitySet === true ? "(set)" : String(job.status ?? ""), String(job.name ?? "")];
   if (withMaterial) cells.push(String(job._material?.slug ?? job._material?._id ?? ""));
   process.stdout.write(`${cells.map((cell) => printable(cell).replace(/\t/g, " ")).join("\t")}\n`);
 }

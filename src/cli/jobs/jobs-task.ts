@@ -3,7 +3,14 @@
 import { type Client, connectClient } from "../../client/client";
 import { describePlatform, resolvePlatform, type ChoiceNames } from "../../client/config/platform-source";
 import { type DownloadedFile, type JobWaitProgress, jobsNotFound } from "../../client/collections";
-import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationError } from "../../errors";
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  UnprocessableEntityError,
+  ValidationError,
+} from "../../errors";
 import { FINAL_JOB_STATUSES, type JobFile, type JobRecord, type JobStatus, type Query } from "../../schemas";
 
 /** Which platform and account `matframe jobs` acts on: resolved as `matframe export` resolves them. */
@@ -70,8 +77,8 @@ export interface ListJobsOptions {
   maxItems?: number;
 }
 
-/** The fields a job listing shows. */
-export const LISTED_FIELDS = { name: 1, status: 1, _material: 1, _project: 1, createdAt: 1 } as const;
+/** The fields a job listing shows (a set of jobs, listed with them, has no status: it is marked). */
+export const LISTED_FIELDS = { name: 1, status: 1, _material: 1, _project: 1, createdAt: 1, isEntitySet: 1 } as const;
 
 /** What `listJobs` found: the jobs, and whether more matched than `maxItems` let through. */
 export interface JobListing {
@@ -339,15 +346,47 @@ export async function waitJobs(
   return { jobs, failed: jobs.filter((job) => FAILED_STATUSES.includes(String(job.status))) };
 }
 
-/** Terminates each job, in order; resolves with them as the platform answered. */
+/**
+ * Terminates each job, in order, and goes on past one the platform refuses for itself (unknown,
+ * finished, another account's): `onEnded` hears each job as the platform answered, `onRefused`
+ * each refusal. A refusal that is not about the job (the login, the platform unreachable) stops
+ * there. Resolves with how many were refused.
+ */
 export async function terminateJobs(
   client: Client,
   ids: readonly string[],
-  signal?: AbortSignal,
-): Promise<JobRecord[]> {
-  const ended: JobRecord[] = [];
-  for (const id of ids) ended.push(await aboutJob(id, () => client.jobs.terminate(id, { signal })));
-  return ended;
+  {
+    signal,
+    onEnded,
+    onRefused,
+  }: {
+    signal?: AbortSignal;
+    onEnded: (job: JobRecord) => void;
+    onRefused: (id: string, error: unknown) => void;
+  },
+): Promise<number> {
+  let refused = 0;
+  for (const id of ids) {
+    try {
+      onEnded(await aboutJob(id, () => client.jobs.terminate(id, { signal })));
+    } catch (error) {
+      if (!isAboutOneJob(error)) throw error;
+      refused++;
+      onRefused(id, error);
+    }
+  }
+  return refused;
+}
+
+/** A refusal of one job's request that says nothing of the next job's. */
+function isAboutOneJob(error: unknown): boolean {
+  return (
+    error instanceof NotFoundError ||
+    error instanceof BadRequestError ||
+    error instanceof PermissionDeniedError ||
+    error instanceof ConflictError ||
+    error instanceof UnprocessableEntityError
+  );
 }
 
 /** A job's files, and with `download` each written into that folder. */

@@ -140,8 +140,16 @@ export async function waitForJobs(
   for (let first = true; ; first = false) {
     // A job found deleted is not asked for again: it will not come back.
     const asked = unique.filter((id) => last.get(id)?.status !== "deleted");
-    const states = await readStates(connection, asked, { name: 1, status: 1 }, signal);
-    if (first) throwMissing(connection, asked, states);
+    const states = await readStates(
+      connection,
+      asked,
+      first ? { name: 1, status: 1, isEntitySet: 1 } : { name: 1, status: 1 },
+      signal,
+    );
+    if (first) {
+      throwMissing(connection, asked, states);
+      throwSets(states);
+    }
     for (const id of asked) {
       const read = states.get(id) ?? (await confirmedGone(connection, id, signal));
       last.set(id, read ?? { ...last.get(id)!, status: "deleted" });
@@ -223,6 +231,18 @@ function jobsEndpoint(connection: Connection): string {
 }
 
 /** A NotFoundError naming the jobs of `ids` that `found` lacks, if any. */
+/** A set of jobs has no status of its own: waiting for it would never end. */
+function throwSets(found: ReadonlyMap<string, Record<string, unknown>>): void {
+  const sets = [...found.values()].filter((job) => job.isEntitySet === true).map((set) => String(set._id));
+  if (sets.length === 0) return;
+  const [first] = sets;
+  throw new ValidationError(
+    "ids",
+    `${sets.map((id) => JSON.stringify(id)).join(", ")} ${sets.length === 1 ? "is a set" : "are sets"} of jobs, not a job: a set has no status to wait for. ` +
+      `Wait for the jobs in it: those whose inSet._id is its _id (query {"inSet._id": ${JSON.stringify(first)}}).`,
+  );
+}
+
 function throwMissing(connection: Connection, ids: readonly string[], found: ReadonlyMap<string, unknown>): void {
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw jobsNotFound(missing, jobsEndpoint(connection));
