@@ -369,7 +369,7 @@ async function dropSupersededProgress(output: string, events: ExportTaskEvents):
 }
 
 /** The options a results export cannot take, by their option names. */
-const NOT_FOR_RESULTS = ["sort", "paging", "partitions", "resume", "units", "cell"] as const;
+const NOT_FOR_RESULTS = ["sort", "paging", "partitions", "partitionBy", "resume", "units", "cell"] as const;
 
 /** `exportTask` with `results`: the results table (properties joined to jobs, units and materials) as CSV, NDJSON or Parquet. */
 async function exportResultsTask(

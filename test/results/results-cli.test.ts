@@ -131,6 +131,24 @@ describe("matframe export --results", () => {
     ]);
     expect(sort.code).toBe(1);
     expect(sort.stderr).toMatch(/--sort applies to material exports, not to results; leave out --sort/);
+    // Was taken and left unused: one Parquet file where a dataset folder was asked for.
+    const hive = path.join(dir, "hive");
+    const partitioned = await runCli([
+      "export",
+      "--results",
+      "band_gaps",
+      "--format",
+      "parquet",
+      "--partition-by",
+      "method.subtype",
+      "--output",
+      hive,
+    ]);
+    expect(partitioned.code).toBe(1);
+    expect(partitioned.stderr).toMatch(
+      /--partition-by applies to material exports, not to results; leave out --partition-by/,
+    );
+    expect(existsSync(hive)).toBe(false);
     const cif = await runCli([
       "export",
       "--results",
