@@ -245,6 +245,16 @@ describe.runIf(hasPymatgen)("computed columns for records without derived proper
     });
     const { volume } = at(refs, 0, "pymatgen's references"); // the broken record has the first bundled material's cell
     expect(sizes.values).toEqual([["broken-1", 2, expect.closeTo(volume / 2, 9)]]);
+    // The warning names the columns that are null, not the atom count that is there.
+    const mixed: FrameWarning[] = [];
+    await platform.client.materials.toDataFrame({
+      columns: ["matframe:nsites", "matframe:spaceGroupNumber"],
+      query: { _id: "broken-1" },
+      onWarning: (w) => mixed.push(w),
+    });
+    expect(mixed.map((w) => w.message)).toEqual([
+      expect.stringMatching(/^matframe:spaceGroupNumber is null in 1 row without a usable structure/),
+    ]);
     const warning = at(structural, 0, "the structure warnings");
     expect(warning.rows).toBe(1);
     expect(warning.ids).toEqual(["broken-1"]);

@@ -14,6 +14,8 @@ export interface ComputedTally {
   rows: number;
   ids: string[];
   reasons: Map<string, number>;
+  /** The computed fields that were null at least once (a structure without a space group still has its atom count). */
+  fields: Set<string>;
   /** The last row counted, so that two computed columns of one row count it once. */
   lastRow?: number;
 }
@@ -52,6 +54,7 @@ export function computedGetter(
       return symmetryOf(r, symmetry)[field];
     } catch (error) {
       if (!(error instanceof StructureError)) throw error;
+      tally.fields.add(field);
       const current = row();
       if (tally.lastRow !== current) {
         tally.lastRow = current;

@@ -91,7 +91,7 @@ export class RowReader {
   private readonly earlierRows: number;
   private readonly checkEmpty: boolean;
   private readonly units: UnitLabels | undefined;
-  private readonly computed: ComputedTally = { rows: 0, ids: [], reasons: new Map() };
+  private readonly computed: ComputedTally = { rows: 0, ids: [], reasons: new Map(), fields: new Set() };
 
   /**
    * @param earlier what an earlier run of a resumed export read: its rows and which columns had a
@@ -213,8 +213,9 @@ export class RowReader {
   }
 
   private computedWarnings(): FrameWarning[] {
-    const { rows, ids, reasons } = this.computed;
-    const names = this.plan.columns.filter((c) => c.computed).map((c) => c.name);
+    const { rows, ids, reasons, fields } = this.computed;
+    // Only the columns that were null: the atom count and volume of a structure without a space group are there.
+    const names = this.plan.columns.filter((c) => c.computed && fields.has(c.computed)).map((c) => c.name);
     // Rows are counted only by the getters of computed columns.
     const [first] = names;
     if (rows === 0 || first === undefined) return [];
@@ -228,30 +229,34 @@ export class RowReader {
 
   private emptyColumnWarnings(): FrameWarning[] {
     if (this.plan.defaulted || !this.checkEmpty || this.rows + this.earlierRows === 0 || this.unfilled === 0) return [];
-    return this.plan.columns
-      .filter((_, c) => !this.filled[c])
-      .map((column): FrameWarning => {
-        const suggestion = nearestPath(column.name);
-        const rows = this.rows + this.earlierRows;
-        // A path material records are known to have is spelt right: these records just lack it
-        // (one record without a method, a platform that never computed a property).
-        const known = MATERIAL_PATHS.includes(column.name);
-        const message =
-          `column "${column.name}" is empty: none of the ${groupDigits(rows)} ${rows === 1 ? "record has" : "records has"} a value at that path` +
-          (known
-            ? " (the path is a material field; these records do not carry it)."
-            : suggestion
-              ? `; did you mean ${suggestion}?`
-              : "; check the path's spelling (docs/tables.md, Column rules).");
-        return {
-          code: "EMPTY_COLUMN",
-          message,
-          path: column.name,
-          rows,
-          ids: [],
-          ...(suggestion ? { suggestion } : {}),
-        };
-      });
+    return (
+      this.plan.columns
+        .filter((_, c) => !this.filled[c])
+        // A computed column null for want of a structure has its own warning, which says why.
+        .filter((column) => !(column.computed && this.computed.fields.has(column.computed)))
+        .map((column): FrameWarning => {
+          const suggestion = nearestPath(column.name);
+          const rows = this.rows + this.earlierRows;
+          // A path material records are known to have is spelt right: these records just lack it
+          // (one record without a method, a platform that never computed a property).
+          const known = MATERIAL_PATHS.includes(column.name);
+          const message =
+            `column "${column.name}" is empty: none of the ${groupDigits(rows)} ${rows === 1 ? "record has" : "records has"} a value at that path` +
+            (known
+              ? " (the path is a material field; these records do not carry it)."
+              : suggestion
+                ? `; did you mean ${suggestion}?`
+                : "; check the path's spelling (docs/tables.md, Column rules).");
+          return {
+            code: "EMPTY_COLUMN",
+            message,
+            path: column.name,
+            rows,
+            ids: [],
+            ...(suggestion ? { suggestion } : {}),
+          };
+        })
+    );
   }
 
   private methodWarnings(): FrameWarning[] {
