@@ -49,6 +49,14 @@ describe("matframe export --results", () => {
       properties: ["band_gaps"],
       columns: ["material.derivedProperties.density"],
     });
+    // A misspelt material column: the suggestion keeps the table's `material.` prefix.
+    const warnings: string[] = [];
+    await client.results.toDataFrame({
+      properties: ["band_gaps"],
+      columns: ["material.derivedProperties.densty"],
+      onWarning: (w) => warnings.push(w.message),
+    });
+    expect(warnings).toEqual([expect.stringContaining("did you mean material.derivedProperties.density?")]);
     await client.logout();
     expect(Object.keys(lines[0])).toEqual(df.columns);
     expect(lines.map((line) => df.columns.map((name) => line[name]))).toEqual(

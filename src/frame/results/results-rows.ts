@@ -152,10 +152,14 @@ export function resultPages(
       stop.abort();
       void walk.return?.(undefined)?.catch(() => undefined);
     }
+    // The material's own paths, named as this table names them (a suggestion too: it is a column to ask for).
     warnings = materialReader.finish().map((w) => ({
       ...w,
       path: `material.${w.path}`,
-      message: w.message.replace(`column "${w.path}"`, `column "material.${w.path}"`),
+      message: w.message
+        .replace(`column "${w.path}"`, `column "material.${w.path}"`)
+        .replace(`did you mean ${w.suggestion}?`, `did you mean material.${w.suggestion}?`),
+      ...(w.suggestion ? { suggestion: `material.${w.suggestion}` } : {}),
     }));
   }
   return { pages: pages(), warnings: () => warnings };
