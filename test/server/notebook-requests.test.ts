@@ -59,6 +59,9 @@ describe("systemName", () => {
     );
     expect(found).toHaveLength(1);
     expect(found[0].systemName).toBe("espresso-total-energy");
+    // Refused in the words it was sent in, not as projection.limit.
+    const wrong = await call(server, demo, "GET", "/bank-workflows", { params: { limit: "abc" } });
+    expect(errorMessage(wrong, 400)).toBe('limit="abc" as a URL parameter must be a whole number, e.g. limit=10.');
   });
 
   it('takes "limit" inside the query dict as paging', async () => {

@@ -61,7 +61,13 @@ export function listParams(params: Map<string, string>): ListParams {
       query = rest;
     }
     const bare = params.get(key);
-    if (bare !== undefined) take(key, /^\d{1,15}$/.test(bare) ? Number(bare) : bare, "as a URL parameter");
+    if (bare === undefined) continue;
+    // Said here in the words it was sent in: inside projection it would be named projection.limit.
+    if (!/^\d{1,15}$/.test(bare))
+      throw badRequest(
+        `${key}=${JSON.stringify(bare.slice(0, 40))} as a URL parameter must be a whole number, e.g. ${key}=10.`,
+      );
+    take(key, Number(bare), "as a URL parameter");
   }
   const fields: Record<string, string> = {};
   for (const [name, value] of params) {
