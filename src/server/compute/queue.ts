@@ -28,13 +28,22 @@ interface Running {
 /**
  * Runs jobs with at most `maxRunning` at once, accounts taking turns (round robin: a student who
  * submits 50 jobs does not make the next student wait for all 50), each stopped at `timeLimitMs`.
+ * A place that frees goes to the waiting account whose last turn is longest ago (one that has had
+ * none yet first, then in the order they queued), so an account whose job started at once is behind
+ * the accounts that queue after it, not ahead of them because its next job came first.
  * Knows nothing of records or processes: a job's `run` owns both, and this only decides when it
  * starts and tells it, through its signal, when to stop and why.
  */
 export class JobQueue {
   private readonly waiting = new Map<string, QueuedJob[]>();
-  /** Accounts with waiting jobs, in the order they get their next turn. */
+  /**
+   * Accounts with waiting jobs, in the order they get their next turn: kept sorted by
+   * `lastTurn`, oldest first, so the front is always the account that waited longest since a turn.
+   */
   private readonly turns: string[] = [];
+  /** When each account last had a job started, as a count of starts (no entry: never). */
+  private readonly lastTurn = new Map<string, number>();
+  private starts = 0;
   private readonly running = new Map<string, Running>();
   private closed = false;
 
@@ -59,7 +68,7 @@ export class JobQueue {
     let jobs = this.waiting.get(job.account);
     if (!jobs) {
       this.waiting.set(job.account, (jobs = []));
-      this.turns.push(job.account);
+      this.takeTurnPlace(job.account);
     }
     jobs.push(job);
     this.startWhatFits();
@@ -88,6 +97,7 @@ export class JobQueue {
     this.closed = true;
     this.waiting.clear();
     this.turns.length = 0;
+    this.lastTurn.clear();
     const settling = [...this.running.values()].map((running) => {
       running.controller.abort({ kind: "closing" } satisfies StopReason);
       return running.settled;
@@ -100,6 +110,8 @@ export class JobQueue {
       const account = this.turns.shift()!;
       const jobs = this.waiting.get(account)!;
       const job = jobs.shift()!;
+      this.lastTurn.set(account, (this.starts += 1));
+      // Its turn is now the newest of all, so the back of the line keeps `turns` sorted.
       if (jobs.length === 0) this.waiting.delete(account);
       else this.turns.push(account);
       this.start(job);
@@ -121,6 +133,19 @@ export class JobQueue {
         this.startWhatFits();
       });
     this.running.set(job.jobId, { controller, timer, settled });
+  }
+
+  /**
+   * Puts an account that had no waiting job into the line: behind every account whose last turn
+   * is as old or older (those that have had none first), ahead of those served since. Pushing it
+   * at the back instead would let an account whose previous job started at once, with nobody
+   * waiting, submit again and stand ahead of the accounts that queue a moment later.
+   */
+  private takeTurnPlace(account: string): void {
+    const mine = this.lastTurn.get(account) ?? 0;
+    const at = this.turns.findIndex((other) => (this.lastTurn.get(other) ?? 0) > mine);
+    if (at === -1) this.turns.push(account);
+    else this.turns.splice(at, 0, account);
   }
 
   private dropAccount(account: string): void {
