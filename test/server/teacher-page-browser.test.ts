@@ -1,5 +1,6 @@
 // The teacher's page in a real browser (Debian's Chromium): opened from the address serve
-// printed, it lists the class, shows a locked-out student, and one click on Unlock lets them in.
+// printed, it lists the class, shows a locked-out student, and one click on Unlock lets them in;
+// its notice is gone at the page's next reload.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ServerHandle } from "../../src/server";
 import { browserMissing, launchChromium } from "../support/browser";
@@ -64,6 +65,10 @@ it.skipIf(missing !== undefined)(
       expect(String(await page.evaluate("document.body.innerText"))).toContain('Unlocked "alice"');
       expect(await rowText("alice")).not.toMatch(/locked out/);
       expect(await login("alice", "wonderland-42")).toBe(200);
+      // The page's own reload goes to /teacher: the notice was said once and is gone.
+      await page.waitForNavigation({ timeout: 20_000 });
+      expect(page.url()).toBe(`${new URL(server.baseUrl).origin}/teacher`);
+      expect(String(await page.evaluate("document.body.innerText"))).not.toContain("Unlocked");
     } finally {
       await page.close();
     }

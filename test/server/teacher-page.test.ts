@@ -47,6 +47,13 @@ async function teacherSession(): Promise<{ cookie: string; html: string; csrf: s
   return { cookie, html, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? "" };
 }
 
+/** The page at `address` (a path under the server's origin), as the teacher's browser loads it. */
+async function shownAt(address: string, cookie: string): Promise<string> {
+  const page = await fetch(`${root}${address}`, { headers: { cookie } });
+  expect(page.status).toBe(200);
+  return page.text();
+}
+
 describe("the teacher's page", () => {
   it("is only for the key's holder, cannot be framed, runs no script and reloads itself", async () => {
     expect(server.teacherUrl).toMatch(new RegExp(`^${root}/teacher\\?key=[A-Za-z0-9_-]{43}$`));
@@ -62,7 +69,8 @@ describe("the teacher's page", () => {
     expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(html).not.toContain("<script");
-    expect(html).toContain('<meta http-equiv="refresh" content="5">');
+    // The reload goes to the page itself: an action's notice in the address is not reloaded with it.
+    expect(html).toContain('<meta http-equiv="refresh" content="5; url=/teacher">');
     // The key is in no log line, nor the query string of the address that held it.
     expect(logLines.join("\n")).not.toContain(new URL(server.teacherUrl!).searchParams.get("key")!);
     expect((await fetch(`${root}/teacher`, { method: "DELETE" })).status).toBe(405);
@@ -133,14 +141,40 @@ describe("the teacher's page", () => {
     expect(await tryLogin("alice", "wonderland-42")).toBe(429);
     const done = await unlock({ username: "alice", csrf });
     expect(done.status).toBe(303);
-    expect(done.headers.get("location")).toBe("/teacher?unlocked=alice");
+    expect(done.headers.get("location")).toMatch(/^\/teacher\?notice=[A-Za-z0-9_-]{22}$/);
     expect(await tryLogin("alice", "wonderland-42")).toBe(200);
-    const after = await (await fetch(`${root}${done.headers.get("location")}`, { headers: { cookie } })).text();
+    const after = await shownAt(done.headers.get("location")!, cookie);
     expect(after).toContain("Unlocked &#34;alice&#34;: they can log in again now.");
     expect(after).not.toMatch(/<tr data-username="alice">[\s\S]*?locked out<\/span>[\s\S]*?<\/tr>/);
     // Unlocking again says there was nothing to unlock, rather than that it worked.
     const again = await unlock({ username: "alice", csrf });
-    expect(again.headers.get("location")).toBe("/teacher?notLocked=alice");
+    expect(await shownAt(again.headers.get("location")!, cookie)).toContain(
+      "&#34;alice&#34; is not locked out (any more): nothing was unlocked.",
+    );
+  });
+
+  it("shows an Unlock's notice once, and none for an address it did not make", async () => {
+    expect(await tryLogin("bob", "typo-1")).toBe(401);
+    expect(await tryLogin("bob", "typo-2")).toBe(401);
+    const { cookie, csrf } = await teacherSession();
+    const done = await fetch(`${root}/teacher/unlock`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ username: "bob", csrf }),
+    });
+    const location = done.headers.get("location")!;
+    expect(await shownAt(location, cookie)).toContain("Unlocked &#34;bob&#34;");
+    // Bob locks himself out again: the same address, reloaded, shows that and no stale "Unlocked".
+    expect(await tryLogin("bob", "typo-3")).toBe(401);
+    expect(await tryLogin("bob", "typo-4")).toBe(401);
+    const reloaded = await shownAt(location, cookie);
+    expect(reloaded).not.toContain('class="notice"');
+    expect(reloaded).toMatch(/<tr data-username="bob">[\s\S]*?locked out<\/span>/);
+    // The address the page used to carry its notice in, and an id never given, say nothing.
+    for (const address of ["/teacher?unlocked=anyname", "/teacher?notLocked=bob", "/teacher?notice=made-up"])
+      expect(await shownAt(address, cookie), address).not.toContain('class="notice"');
+    expect(server.unlock("bob")).toBe(1);
   });
 
   it("unlocks a name with a carriage return and a bidirectional override as a browser sends its form", async () => {
@@ -159,8 +193,7 @@ describe("the teacher's page", () => {
       headers: { "content-type": "application/x-www-form-urlencoded", cookie },
       body: new URLSearchParams({ username: hidden!.replaceAll("&#34;", '"'), csrf }),
     });
-    expect(done.headers.get("location")).toBe(`/teacher?unlocked=${encodeURIComponent(name)}`);
-    const after = await (await fetch(`${root}${done.headers.get("location")}`, { headers: { cookie } })).text();
+    const after = await shownAt(done.headers.get("location")!, cookie);
     expect(after).toContain("Unlocked &#34;car\\u000dol\\u202e&#34;");
     expect(after).not.toContain("<code>car");
   });
@@ -186,7 +219,8 @@ describe("the teacher's page", () => {
       headers: { "content-type": "application/x-www-form-urlencoded", cookie },
       body: new URLSearchParams({ username: hidden!.replaceAll("&#34;", '"'), csrf }),
     });
-    expect(done.headers.get("location")).toBe("/teacher?unlocked=half%EF%BF%BD");
+    // The notice stays on the server, so it names the very name unlocked (no URL could carry it).
+    expect(await shownAt(done.headers.get("location")!, cookie)).toContain("Unlocked &#34;half\\ud800&#34;");
     expect(await jsonLogin("z")).toBe(401);
   });
 });

@@ -82,8 +82,6 @@ function classPage(req: IncomingMessage, state: ServerState, teacher: TeacherAcc
   }
   if (!signedIn(req, teacher)) return html(401, renderTeacherSignIn());
   const { students, others } = classRows(state);
-  const unlocked = params.get("unlocked");
-  const notLocked = params.get("notLocked");
   return html(
     200,
     renderClassPage({
@@ -91,12 +89,7 @@ function classPage(req: IncomingMessage, state: ServerState, teacher: TeacherAcc
       otherLockouts: others,
       csrf: csrfField(teacher.csrfKey, teacher.sessionValue),
       at: new Date().toISOString().replace("T", " ").slice(0, 19),
-      notice:
-        unlocked !== undefined
-          ? `Unlocked "${unlocked.slice(0, 256)}": they can log in again now.`
-          : notLocked !== undefined
-            ? `"${notLocked.slice(0, 256)}" is not locked out (any more): nothing was unlocked.`
-            : undefined,
+      notice: teacher.takeNotice(params.get("notice")),
     }),
   );
 }
@@ -115,9 +108,14 @@ async function unlock(req: IncomingMessage, state: ServerState, teacher: Teacher
       ),
     );
   const username = decodedName(fields.get("username") ?? "");
+  const name = `"${username.slice(0, 256)}"`;
   // The notice says what happened: a name no longer locked out (its lockout ran out) is said so.
-  const outcome = state.throttle.unlock(username) > 0 ? "unlocked" : "notLocked";
-  return redirect(`/teacher?${outcome}=${encodeURIComponent(wellFormed(username.slice(0, 256)))}`);
+  // It stays on the server, and the page shows it once: the address carries only its id.
+  const notice =
+    state.throttle.unlock(username) > 0
+      ? `Unlocked ${name}: they can log in again now.`
+      : `${name} is not locked out (any more): nothing was unlocked.`;
+  return redirect(`/teacher?notice=${teacher.leaveNotice(notice)}`);
 }
 
 /** The page sends names as JSON strings (see teacher-page.ts); one sent otherwise is taken as it is. */
@@ -128,11 +126,6 @@ function decodedName(sent: string): string {
   } catch {
     return sent;
   }
-}
-
-/** `text` with lone surrogates (which no URL can carry) as U+FFFD: for the notice only. */
-function wellFormed(text: string): string {
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 
 /** Dispatches `/teacher` and `/teacher/unlock`; 404 when the server has no teacher's page. */

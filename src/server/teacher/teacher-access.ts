@@ -1,10 +1,14 @@
 // Who may open the teacher's page: whoever holds the key `matframe serve` prints at start. The
 // key opens a browser session (an HttpOnly, same-site cookie) and leaves the address bar at once,
 // so it is not left on screen for the class, in the browser's history or in a Referer.
+// It also keeps what the page's last action did until the page has shown it, once.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 
 /** The cookie of the teacher's browser session. */
 export const TEACHER_COOKIE = "matframe_teacher";
+
+/** Notices kept for a page not (yet) loaded: a redirect nobody followed leaves one behind. */
+const MAX_NOTICES = 16;
 
 function same(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -20,6 +24,8 @@ export class TeacherAccess {
   private readonly session = randomBytes(32).toString("base64url");
   /** Signs the page's CSRF fields. */
   readonly csrfKey = randomBytes(32);
+  /** What an action did, by the id its redirect carries, until the page shows it. */
+  private readonly notices = new Map<string, string>();
 
   /** Whether `given` is the key (compared in constant time). */
   keyMatches(given: string | undefined): boolean {
@@ -39,5 +45,26 @@ export class TeacherAccess {
   /** The cookie's value, which the page's CSRF field is a MAC of. */
   get sessionValue(): string {
     return this.session;
+  }
+
+  /**
+   * Keeps what an action did for the page to show once, and returns the id the redirect's address
+   * carries. The address holds no text of its own, so `/teacher?...` typed or kept in the history
+   * cannot make the page claim something that did not happen, and a reload shows it no more.
+   */
+  leaveNotice(text: string): string {
+    const id = randomBytes(16).toString("base64url");
+    this.notices.set(id, text);
+    const oldest = this.notices.keys().next().value;
+    if (this.notices.size > MAX_NOTICES && oldest !== undefined) this.notices.delete(oldest);
+    return id;
+  }
+
+  /** The notice left under `id`, forgotten as it is taken; undefined for an id shown already or never left. */
+  takeNotice(id: string | undefined): string | undefined {
+    if (id === undefined) return undefined;
+    const text = this.notices.get(id);
+    this.notices.delete(id);
+    return text;
   }
 }

@@ -1,5 +1,6 @@
 // The teacher's page: the class at a glance. Plain HTML, no script (the same policy as the
 // verification page); it reloads itself every few seconds, which keeps it live without script.
+// The reload goes to `/teacher` itself, so an action's notice (`?notice=...`) is shown once.
 import { escapeHtml } from "../auth/verification-page";
 import { escapeControls } from "../../terminal-text";
 
@@ -99,7 +100,7 @@ export function renderClassPage(view: ClassView): string {
           .join("")}</ul>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
+<meta http-equiv="refresh" content="${REFRESH_SECONDS}; url=/teacher">
 <title>The class at a glance · matframe local platform</title><style>${STYLE}</style></head>
 <body><main><h1>The class at a glance</h1>
 <p class="muted">As of ${escapeHtml(view.at)}; this page reloads every ${REFRESH_SECONDS} s. Only you have its address: do not show it to the class.</p>
