@@ -44,3 +44,17 @@ export function isWildcardHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, "");
   return bare === "0.0.0.0" || bare === "::" || bare === "0:0:0:0:0:0:0:0";
 }
+
+/**
+ * The host to open, from this machine, a server listening on `host`: for a wildcard, the loopback
+ * address of its family (`0.0.0.0` gives `127.0.0.1`, `::` gives `[::1]`), since browsers refuse
+ * or misroute an unspecified address; any other host as it is. Written as a URL's host.
+ *
+ * @example hostToOpenHere("0.0.0.0") // "127.0.0.1"
+ * @example hostToOpenHere("[::]") // "[::1]"
+ * @example hostToOpenHere("192.168.1.10") // "192.168.1.10"
+ */
+export function hostToOpenHere(host: string): string {
+  if (!isWildcardHost(host)) return host;
+  return host.includes(":") ? "[::1]" : "127.0.0.1";
+}

@@ -20,6 +20,7 @@ import type { Reply, ServerState } from "./handlers/reply";
 import { MAX_URL_LENGTH } from "./http/request-input";
 import { routeRequest } from "./handlers/router";
 import { ServerOptionsError } from "../errors";
+import { hostToOpenHere } from "../loopback";
 import { resolveOptions, type StartServerOptions } from "./server-options";
 import { longestStringIn, MaterialStore } from "./records/store";
 import { makeSyntheticMaterials } from "./records/synthetic";
@@ -60,7 +61,8 @@ export interface ServerHandle {
   unlock(username: string): number;
   /**
    * The teacher's page, with its key (`http://127.0.0.1:4000/teacher?key=...`), when
-   * `teacherPage` is on: for the teacher only. Whoever opens it sees every account's activity and
+   * `teacherPage` is on: for the teacher only. On a wildcard host (`0.0.0.0`, `::`) it names the
+   * loopback address (`127.0.0.1`, `[::1]`), which a browser on this machine opens. Whoever opens it sees every account's activity and
    * may unlock them; the key changes at every start.
    */
   teacherUrl?: string;
@@ -481,7 +483,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     port,
     host: resolved.host,
     materialCount: all.length,
-    ...(state.teacher ? { teacherUrl: `${new URL(baseUrl).origin}/teacher?key=${state.teacher.key}` } : {}),
+    // The teacher opens the page on this machine: on a wildcard host, at its loopback address.
+    ...(state.teacher
+      ? { teacherUrl: `http://${hostToOpenHere(hostInUrl)}:${port}/teacher?key=${state.teacher.key}` }
+      : {}),
     unlock(username: string) {
       return state.throttle.unlock(username);
     },

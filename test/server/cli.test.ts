@@ -176,6 +176,9 @@ describe("matframe serve as a process", () => {
       .flat()
       .find((a) => a && !a.internal && a.family === "IPv4");
     if (external) expect(served.stderr).toContain(`from others, use ${printed.replace("0.0.0.0", external.address)}`);
+    // The teacher's page is named where a browser on this machine opens it, not at 0.0.0.0.
+    const port = new URL(printed).port;
+    expect(served.stderr).toContain(`(do not show it): http://127.0.0.1:${port}/teacher?key=`);
     // A bad line is named by its number, never quoted (it holds a password).
     writeFileSync(file, "ann:ok\nbad-line-secret\n");
     const bad = await run(["serve", "--port", "0", "--users-file", file]).done;

@@ -155,6 +155,26 @@ describe("accounts and hosts", () => {
     }
   });
 
+  it("names the teacher's page at the loopback address on a wildcard host, so this machine's browser opens it", async () => {
+    for (const [host, loopback] of [
+      ["0.0.0.0", "127.0.0.1"],
+      ["::", "[::1]"],
+    ] as const) {
+      const server = await startServer({ host, port: 0, users: ["dora:dora-pw"], teacherPage: true, log: () => {} });
+      try {
+        // The served address stays as it is; only the teacher's is one a browser opens.
+        expect(server.baseUrl).toBe(`http://${host.includes(":") ? `[${host}]` : host}:${server.port}/api/2018-10-01`);
+        const page = `http://${loopback}:${server.port}/teacher?key=`;
+        expect(server.teacherUrl?.slice(0, page.length)).toBe(page);
+        const opened = await fetch(server.teacherUrl!, { redirect: "manual" });
+        await opened.arrayBuffer();
+        expect(opened.status, host).toBe(303);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
   it("refuses bad user specs and bad options", async () => {
     const cases: Array<[object, RegExp]> = [
       [{ users: ["nocolon"] }, /NAME:PASSWORD/],
