@@ -1,9 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { ServerOptionsError } from "../../src";
 import type { ServerHandle } from "../../src/server";
 import { listMaterials, login, PREFIX, rawRequest, startTestServer, type Session } from "./helpers";
 
@@ -119,6 +120,28 @@ describe("startServer({ store })", () => {
   it("refuses a store that is not a directory path", async () => {
     await expect(startTestServer({ store: "" })).rejects.toThrow(/store must be the path of a directory/);
   });
+
+  it("refuses a file as the store, or in the store's path, saying to give a folder", async () => {
+    const file = path.join(freshDir(), "notes.txt");
+    writeFileSync(file, "not a folder\n");
+    for (const [store, said] of [
+      [file, `The store ${file} is a file, not a folder`],
+      [path.join(file, "store"), `The store ${path.join(file, "store")} cannot be made: ${file} in its path is a file`],
+    ] as const) {
+      const error = await startTestServer({ store }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, store).toBeInstanceOf(ServerOptionsError);
+      expect((error as ServerOptionsError).option).toBe("store");
+      expect((error as Error).message).toContain(said);
+      expect((error as Error).message).toMatch(
+        /give the path of a folder \(one that does not exist yet is created\)\.$/,
+      );
+      expect((error as Error).message).not.toMatch(/EEXIST|ENOTDIR|mkdir/);
+    }
+    expect(readFileSync(file, "utf8")).toBe("not a folder\n");
+  });
 });
 
 // The built CLI, as users run it (npm test builds dist/ first). MATFRAME_DIST points at another
@@ -229,6 +252,21 @@ describe("matframe serve --store and kill -9", () => {
       second.child.kill("SIGTERM");
       await second.exited;
     }
+  });
+
+  it("says a file given as --store is no folder, and exits 1", async () => {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first (or set MATFRAME_DIST).`);
+    const file = path.join(freshDir(), "store.txt");
+    writeFileSync(file, "");
+    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--store", file]);
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `matframe serve: The store ${file} is a file, not a folder: the store is a folder of its own, for the database and the jobs' files; ` +
+        "give the path of a folder (one that does not exist yet is created). (on the command line: --store)\n",
+    );
   });
 
   it("says which package to install when lmdb is missing, and exits 1", async () => {

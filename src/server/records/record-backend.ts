@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from "node:fs";
 import { describeOwner, releasePidLock, takePidLock } from "../../pid-lock";
 import { checkLmdbFile } from "./lmdb-file";
 import * as path from "node:path";
@@ -193,9 +193,7 @@ function preparePrivateDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new ServerOptionsError(`Cannot create the store directory ${dir}: ${(error as Error).message}.`, {
-      option: "store",
-    });
+    throw new ServerOptionsError(whyNotMade(dir, error as NodeJS.ErrnoException), { option: "store" });
   }
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink())
@@ -211,6 +209,31 @@ function preparePrivateDirectory(dir: string): void {
     );
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, stat.mode & 0o700);
+}
+
+/**
+ * Why the store's folder could not be made, in words a user can act on: a file where the folder
+ * (or one of its parents) should be is named, rather than left as mkdir's EEXIST or ENOTDIR.
+ */
+function whyNotMade(dir: string, error: NodeJS.ErrnoException): string {
+  const file = error.code === "EEXIST" || error.code === "ENOTDIR" ? fileInPath(dir) : undefined;
+  const remedy = "give the path of a folder (one that does not exist yet is created).";
+  if (file === path.resolve(dir))
+    return `The store ${dir} is a file, not a folder: the store is a folder of its own, for the database and the jobs' files; ${remedy}`;
+  if (file !== undefined)
+    return `The store ${dir} cannot be made: ${file} in its path is a file, not a folder; ${remedy}`;
+  return `Cannot create the store directory ${dir}: ${error.message}.`;
+}
+
+/** The nearest existing path at or above `dir` when it is no folder (a link followed), else undefined. */
+function fileInPath(dir: string): string | undefined {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      return statSync(at).isDirectory() ? undefined : at;
+    } catch {
+      if (path.dirname(at) === at) return undefined;
+    }
+  }
 }
 
 /** Creates `file` 0600 if it is missing (never through a symlink), or makes an existing one 0600. */
