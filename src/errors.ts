@@ -40,6 +40,8 @@ export type Remedy =
   | { readonly waitLonger: string; readonly orEnd: string }
   /** Give this option another value; `hint` says which (`"0 picks a free one"`). */
   | { readonly change: string; readonly hint: string }
+  /** Give this option, which sets `means` (`"your own accounts"`), or do `orInstead` (said as it is). */
+  | { readonly give: string; readonly means: string; readonly orInstead: string }
   /**
    * Or raise this client option (`timeout`): said after the reason's own advice. A front end that
    * has no setting for it (the CLI) leaves it out.
@@ -60,6 +62,7 @@ export function withRemedy(
   if ("pass" in remedy) return `${reason} Pass ${name(remedy.pass, "pass")} ${remedy.to}.`;
   if ("listWith" in remedy) return `${reason} List yours with ${name(remedy.listWith, "list")}.`;
   if ("change" in remedy) return `${reason}; give ${name(remedy.change, "option")} another value (${remedy.hint}).`;
+  if ("give" in remedy) return `${reason} Give ${remedy.means} (${name(remedy.give, "give")}), or ${remedy.orInstead}.`;
   if ("orRaise" in remedy) return `${reason.replace(/\.$/, "")}, or raise ${name(remedy.orRaise, "option")}.`;
   if ("waitLonger" in remedy)
     return `${reason} Wait again with a longer ${name(remedy.waitLonger, "option")}, or end them with ${name(remedy.orEnd, "end")}.`;
@@ -70,10 +73,10 @@ export function withRemedy(
 }
 
 /**
- * What a name in a remedy stands for: an option to leave out, to pass or to change, or a
+ * What a name in a remedy stands for: an option to leave out, to pass, to change or to give, or a
  * collection to list or whose records to end.
  */
-export type RemedyWord = "leaveOut" | "pass" | "option" | "list" | "end";
+export type RemedyWord = "leaveOut" | "pass" | "option" | "give" | "list" | "end";
 
 /**
  * An option by its name, one to pass as `restart: true`, a collection by the call that lists it.
@@ -82,6 +85,7 @@ export type RemedyWord = "leaveOut" | "pass" | "option" | "list" | "end";
 export function libraryName(name: string, kind: RemedyWord): string {
   if (kind === "list") return `client.${name}.list()`;
   if (kind === "end") return `client.${name}.terminate(id)`;
+  if (kind === "give") return `the ${name} option`;
   return kind === "pass" ? `${name}: true` : name;
 }
 

@@ -376,9 +376,10 @@ export function resolveOptions(options: StartServerOptions) {
     names.add(user.username);
   }
   if (users.length === 0 && !isLoopbackHost(host)) {
+    // A remedy rather than words in the message: the CLI names its flags there, in the sentence.
     throw new ServerOptionsError(
-      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own accounts (the users option, each NAME:PASSWORD), or listen on 127.0.0.1.`,
-      { option: "users" },
+      `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use.`,
+      { option: "users", remedy: { give: "users", means: "your own accounts", orInstead: "listen on 127.0.0.1" } },
     );
   }
   return {

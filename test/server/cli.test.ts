@@ -216,7 +216,11 @@ describe("matframe serve as a process", () => {
     [["serve", "--max-running-jobs", "0"], /--max-running-jobs must be at least 1\./],
     [["serve", "--max-running-jobs", "two"], /--max-running-jobs takes a whole number from 0 to 1024/],
     [["serve", "--job-time-limit", "10"], /--job-time-limit needs a unit: 10s, 10m or 10h\./],
-    [["serve", "--host", "0.0.0.0"], /demo\/demo account/],
+    // The flags in the sentence, once, and not the library's option after it.
+    [
+      ["serve", "--host", "0.0.0.0"],
+      /^matframe serve: Refusing to listen on 0\.0\.0\.0 with the built-in demo\/demo account, which anyone could use\. Give your own accounts \(--user NAME:PASSWORD or --users-file FILE\), or listen on 127\.0\.0\.1\.\n$/,
+    ],
     [["serve", "--data", "/nonexistent/file.json"], /no such file/],
     [["serve", "extra"], /unexpected argument "extra": every option starts with --/],
     [["frobnicate"], /unknown command "frobnicate"/],

@@ -133,7 +133,9 @@ describe("accounts and hosts", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(ServerOptionsError);
-      expect((error as Error).message).toMatch(/the users option, each NAME:PASSWORD/);
+      expect((error as Error).message).toBe(
+        `Refusing to listen on ${host} with the built-in demo/demo account, which anyone could use. Give your own accounts (the users option), or listen on 127.0.0.1.`,
+      );
     }
   });
 
