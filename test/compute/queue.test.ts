@@ -5,16 +5,20 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServerHandle } from "../../src/server";
+import { RYDBERG_EV } from "../../src/server/compute/pw-output";
 import { call, ok, waitForEnd } from "../collections/helpers";
 import { login, startTestServer, type Session } from "../server/helpers";
 
 // The queue around the engine, with a fake pw.x first on PATH: a script that notes its pid under
 // the job's id and then blocks until it is killed (or, when the file `fail` exists, fails at
-// once). The jobs are the default ones: the bank's Quantum ESPRESSO Total Energy on silicon, which
+// once; when the file `scf-done` exists, an SCF input gets a converged output at once, so that a
+// two-unit job blocks in its second unit). The jobs are the default ones: the bank's Quantum ESPRESSO Total Energy on silicon, which
 // the engine can run, so it spawns the fake. What is checked is what a user sees: how many jobs
 // are active, in which order accounts get their turn, and that no process outlives its job.
 
 const USERS = ["alice:alice-password", "bob:bob-password"];
+/** Silicon's SCF total energy with Debian's pw.x (Ry), which the fake prints. */
+const SI_SCF_RY = "-20.43752686";
 let fakeDir: string;
 let pidDir: string;
 const originalPath = process.env.PATH;
@@ -26,6 +30,13 @@ beforeAll(() => {
   const script = [
     "#!/bin/sh",
     `if [ -e '${fakeDir}/fail' ]; then echo 'fake pw.x: failing as asked'; exit 3; fi`,
+    // Debian's pw.x 6.7 on silicon's SCF, as far as the parser reads it (stdin is the input).
+    `if [ -e '${fakeDir}/scf-done' ] && grep -q "calculation = 'scf'"; then`,
+    "  echo '     Program PWSCF v.6.7MaX starts on 29Nov2026 at 12:00:00'",
+    `  echo '!    total energy              =     ${SI_SCF_RY} Ry'`,
+    "  echo '     JOB DONE.'",
+    "  exit 0",
+    "fi",
     `mkdir -p '${pidDir}'`,
     // The job's folder is the working directory; its name is the job's id.
     `echo $$ > '${pidDir}'/"$(basename "$PWD")"`,
@@ -89,6 +100,28 @@ async function submittedOnStore(
   }
 }
 
+/**
+ * A job of the bank's espresso Band Gap (pw_scf, then pw_nscf) on bulk silicon, submitted with the
+ * fake's SCF converging at once: once its pw.x has noted its pid, the job computes its second unit.
+ */
+async function bandGapInSecondUnit(server: ServerHandle, session: Session): Promise<{ id: string; scf: string }> {
+  const [workflow] = ok(
+    await call(server, session, "GET", "/bank-workflows", {
+      query: { "external.path": { $regex: "espresso/band_gap\\.json$" } },
+    }),
+  );
+  const [silicon] = ok(await call(server, session, "GET", "/materials", { query: { "external.id": "mp-149" } }));
+  const job = ok(
+    await call(server, session, "PUT", "/jobs/create", {
+      body: { name: "Si band gap", workflow: { _id: workflow._id }, _material: { _id: silicon._id } },
+    }),
+  );
+  ok(await call(server, session, "POST", `/jobs/${job._id}/submit`));
+  await pwStarted(job._id);
+  const scf = job.workflow.subworkflows[0].units.find((unit: any) => unit.name === "pw_scf").flowchartId;
+  return { id: job._id, scf };
+}
+
 async function statusOf(server: ServerHandle, session: Session, id: string): Promise<string> {
   return ok(await call(server, session, "GET", `/jobs/${id}`)).status;
 }
@@ -139,6 +172,79 @@ describe("the job queue", () => {
       }
     } finally {
       await server.close();
+    }
+  });
+
+  it("keeps the results of a finished unit when the job is terminated in the next one", async () => {
+    writeFileSync(path.join(fakeDir, "scf-done"), "");
+    const server = await startTestServer({ jobStartDelayMs: 0 });
+    try {
+      const demo = await login(server);
+      const { id, scf } = await bandGapInSecondUnit(server, demo);
+      expect(ok(await call(server, demo, "POST", `/jobs/${id}/terminate`)).status).toBe("terminated");
+      const properties = ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": id } }));
+      expect(properties.map((p: any) => [p.data.name, p.source.info.unitId])).toEqual([["total_energy", scf]]);
+      expect(properties[0].data.value / RYDBERG_EV).toBeCloseTo(Number(SI_SCF_RY), 8);
+      const job = ok(await call(server, demo, "GET", `/jobs/${id}`));
+      expect([job.status, job.localRun.properties]).toEqual(["terminated", 1]);
+      expect(ok(await call(server, demo, "GET", `/jobs/${id}/files`)).map((f: any) => f.key)).toEqual([
+        "pw_scf.in",
+        "pw_scf.out",
+        "pw_nscf.in",
+        "pw_nscf.out",
+      ]);
+      // A delete takes them with the job.
+      ok(await call(server, demo, "DELETE", `/jobs/${id}`));
+      expect(ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": id } }))).toEqual([]);
+    } finally {
+      rmSync(path.join(fakeDir, "scf-done"));
+      await server.close();
+    }
+  });
+
+  it("keeps the results of a finished unit when the job runs past its time limit in the next one", async () => {
+    writeFileSync(path.join(fakeDir, "scf-done"), "");
+    // Long enough for the fake's SCF (a shell's start), short for a test.
+    const server = await startTestServer({ jobStartDelayMs: 0, jobTimeLimitMs: 3000 });
+    try {
+      const demo = await login(server);
+      const { id, scf } = await bandGapInSecondUnit(server, demo);
+      const ended = await waitForEnd(server, demo, id, 30_000);
+      expect(ended.status).toBe("error");
+      expect(ended.localRun.reason).toMatch(/ran past its time limit/);
+      expect(ended.localRun.properties).toBe(1);
+      const properties = ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": id } }));
+      expect(properties.map((p: any) => [p.data.name, p.source.info.unitId])).toEqual([["total_energy", scf]]);
+    } finally {
+      rmSync(path.join(fakeDir, "scf-done"));
+      await server.close();
+    }
+  });
+
+  it("keeps the results of a finished unit of a job cut off by a server stop, counted after the restart", async () => {
+    writeFileSync(path.join(fakeDir, "scf-done"), "");
+    const store = path.join(fakeDir, "cut-off-results");
+    let id = "";
+    const first = await startTestServer({ jobStartDelayMs: 0, store });
+    try {
+      ({ id } = await bandGapInSecondUnit(first, await login(first)));
+    } finally {
+      rmSync(path.join(fakeDir, "scf-done"));
+      await first.close();
+    }
+    const second = await startTestServer({ store });
+    try {
+      const demo = await login(second);
+      const job = ok(await call(second, demo, "GET", `/jobs/${id}`));
+      expect([job.status, job.localRun.reason, job.localRun.properties]).toEqual([
+        "error",
+        "interrupted by a restart",
+        1,
+      ]);
+      const properties = ok(await call(second, demo, "GET", "/properties", { query: { "source.info.jobId": id } }));
+      expect(properties.map((p: any) => p.data.name)).toEqual(["total_energy"]);
+    } finally {
+      await second.close();
     }
   });
 

@@ -188,6 +188,54 @@ describe.runIf(PW)("a job terminated while pw.x computes", () => {
   });
 });
 
+describe.runIf(PW)("a Band Gap job terminated while its second unit computes", () => {
+  it("keeps the results of its finished SCF, equal to its own pw_scf.out", async () => {
+    let nscfStarted: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => {
+      nscfStarted = resolve;
+    });
+    const own = await startTestServer({
+      jobStartDelayMs: 0,
+      log: (line) => {
+        if (line.includes("pw_nscf: pw.x started")) nscfStarted();
+      },
+    });
+    try {
+      const session = await login(own);
+      const [workflow] = ok(
+        await call(own, session, "GET", "/bank-workflows", {
+          query: { "external.path": { $regex: "espresso/band_gap\\.json$" } },
+        }),
+      );
+      const [silicon] = ok(await call(own, session, "GET", "/materials", { query: { "external.id": "mp-149" } }));
+      const created = ok(
+        await call(own, session, "PUT", "/jobs/create", {
+          body: { name: "Si band gap, stopped", workflow: { _id: workflow._id }, _material: { _id: silicon._id } },
+        }),
+      );
+      ok(await call(own, session, "POST", `/jobs/${created._id}/submit`));
+      await running;
+      ok(await call(own, session, "POST", `/jobs/${created._id}/terminate`));
+      const files = ok(await call(own, session, "GET", `/jobs/${created._id}/files`));
+      const scfOut = files.find((file: any) => file.key === "pw_scf.out");
+      const text = await (await fetch(scfOut.signedUrl)).text();
+      expect(text).toContain("JOB DONE");
+      const properties = ok(
+        await call(own, session, "GET", "/properties", { query: { "source.info.jobId": created._id } }),
+      );
+      expect(properties.every((p: any) => p.source.info.unitId === scfOut.unitId)).toBe(true);
+      const energy = properties.find((p: any) => p.data.name === "total_energy");
+      expect(Math.abs(energy.data.value / RYDBERG_EV - finalEnergyRy(text))).toBeLessThan(1e-6);
+      // The NSCF's band gaps never came: it was ended.
+      expect(properties.map((p: any) => p.data.name)).not.toContain("band_gaps");
+      const stopped = ok(await call(own, session, "GET", `/jobs/${created._id}`));
+      expect([stopped.status, stopped.localRun.properties]).toEqual(["terminated", properties.length]);
+    } finally {
+      await own.close();
+    }
+  }, 180_000);
+});
+
 it.runIf(!PW)("skips the pw.x job: pw.x is not on PATH", () => {
   console.warn(
     "\n*** SKIPPED test/server/jobs-compute.test.ts: pw.x is not on PATH (apt install quantum-espresso quantum-espresso-data). ***\n",

@@ -1,5 +1,5 @@
 import { escapeForTerminal } from "../../terminal-text";
-import { computability, type ComputeOutcome, computeJob, filesLeftIn } from "../compute";
+import { computability, type ComputeOutcome, computeJob, filesLeftIn, type UnitReport } from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
 import { endRunsIn } from "../compute/run-executable";
 import type { Caller } from "../records/owners";
@@ -48,7 +48,10 @@ export interface JobRunnerOptions {
 interface Ending {
   status: "finished" | "error";
   reason?: string;
+  /** Results written with the end (a published answer's). */
   properties: StoredRecord[];
+  /** Results already written as their units finished (a computation's). */
+  kept?: number;
   files: ComputeOutcome["files"];
   notes: string[];
   engineVersion?: string;
@@ -69,9 +72,10 @@ export interface ResumedJobs {
  * does: a job the engine can compute runs in its own folder through the {@link JobQueue} (a
  * running limit, accounts in turn, a time limit); a job it cannot compute ends in `error` with
  * the engine's reason, unless the reference data holds its published result. Every change of a
- * job's status is one transaction with the records it brings (its results) or takes (delete), and
- * each checks the job's status as it commits: a terminated or deleted job never gets results, and
- * a deleted one never comes back.
+ * job's status is one transaction with the records it brings (a published result) or takes
+ * (delete), and so is each unit's results as the unit finishes; each checks the job's status as
+ * it commits: a terminated or deleted job gets no results after it, and a deleted one never comes
+ * back.
  */
 export class JobRunner {
   readonly folders: JobFolders;
@@ -107,9 +111,17 @@ export class JobRunner {
         // so it neither writes there any more nor runs beside the jobs queued now.
         const folder = this.folders.folderOf(job._id);
         stopped += endRunsIn(folder);
-        // What it wrote before the stop stays listed, as a terminated job's does.
+        // What it wrote before the stop stays listed, as a terminated job's does, and the results
+        // its finished units stored stay counted.
         const files = filesLeftIn((job.workflow ?? {}) as Record<string, unknown>, folder);
-        await this.end(job._id, "active", { ...nothing(), files, status: "error", reason: "interrupted by a restart" });
+        const kept = this.resultsOf(job._id).length;
+        await this.end(job._id, "active", {
+          ...nothing(),
+          files,
+          kept,
+          status: "error",
+          reason: "interrupted by a restart",
+        });
         interrupted.push(job._id);
       } else if (job.status === "submitted") {
         waiting.push(job._id);
@@ -132,7 +144,7 @@ export class JobRunner {
     const material = this.materialOf(job);
     const can = computability((job.workflow ?? {}) as Record<string, unknown>, material);
     if (can.runnable) {
-      this.enqueue(job, shownAt, (signal) => this.compute(job, material!, signal), true);
+      this.enqueue(job, shownAt, (signal, shown) => this.compute(job, material!, signal, shown), true);
       return;
     }
     const published = referenceResult(this.context, this.reference, job, material);
@@ -164,7 +176,7 @@ export class JobRunner {
   private enqueue(
     job: StoredRecord,
     shownAt: number,
-    run: (signal: AbortSignal) => Promise<Ending | undefined>,
+    run: (signal: AbortSignal, shown: Promise<boolean>) => Promise<Ending | undefined>,
     overlap: boolean,
   ): void {
     const jobId = job._id;
@@ -175,7 +187,7 @@ export class JobRunner {
         const shown = abortableDelay(shownAt - performance.now(), signal).then(() => this.activate(jobId));
         let ending: Ending | undefined;
         const running = (overlap ? Promise.resolve() : shown.then((active) => active || Promise.reject(SKIPPED)))
-          .then(() => run(signal))
+          .then(() => run(signal, shown))
           .catch((error): Ending | undefined =>
             error === SKIPPED
               ? undefined
@@ -228,10 +240,7 @@ export class JobRunner {
     const removed = await this.context.written.transact(() => {
       const job = owned(this.context, this.jobs(), caller, jobId);
       const changes: RecordChange[] = [{ remove: job._id, collection: "jobs" }];
-      for (const property of this.context.written.recordsOf("properties")) {
-        const info = (property.source as { info?: { jobId?: unknown } } | undefined)?.info;
-        if (info?.jobId === job._id) changes.push({ remove: property._id, collection: "properties" });
-      }
+      for (const property of this.resultsOf(job._id)) changes.push({ remove: property._id, collection: "properties" });
       return { changes, result: { _id: job._id } };
     });
     this.ends.note(jobId);
@@ -255,6 +264,13 @@ export class JobRunner {
     this.delayed.delete(jobId);
   }
 
+  /** The property records of a job. */
+  private resultsOf(jobId: string): StoredRecord[] {
+    return [...this.context.written.recordsOf("properties")].filter(
+      (property) => (property.source as { info?: { jobId?: unknown } } | undefined)?.info?.jobId === jobId,
+    );
+  }
+
   private jobs() {
     return this.context.collections.get("jobs")!;
   }
@@ -273,8 +289,32 @@ export class JobRunner {
     });
   }
 
-  private async compute(job: StoredRecord, material: StoredRecord, signal: AbortSignal): Promise<Ending> {
+  /**
+   * Computes the job, keeping each unit's results as the unit finishes (as the platform does), so
+   * that a job terminated, timed out or failed later keeps what its finished units computed. The
+   * writes wait for the job to show `active` (a unit may finish within the start delay, and a job
+   * read `submitted` has no results yet); the computation never waits for them.
+   */
+  private async compute(
+    job: StoredRecord,
+    material: StoredRecord,
+    signal: AbortSignal,
+    shown: Promise<boolean>,
+  ): Promise<Ending> {
     const workDir = this.folders.prepare(job._id);
+    let kept = 0;
+    let unstored: string | undefined;
+    let reports: Promise<void> = shown.then(() => undefined);
+    const onUnit = (report: UnitReport) => {
+      if (report.status !== "finished" || report.properties.length === 0) return;
+      reports = reports.then(async () => {
+        try {
+          kept += await this.keepUnitResults(job, material, report);
+        } catch (error) {
+          unstored ??= (error as Error)?.message ?? String(error);
+        }
+      });
+    };
     const outcome = await computeJob({
       jobId: job._id,
       workflow: job.workflow as Record<string, unknown>,
@@ -283,22 +323,41 @@ export class JobRunner {
       signal,
       // A line may quote the material's name, which its owner chose: no control character reaches a terminal.
       onLog: (line) => this.options.log?.(`job ${job._id}: ${escapeForTerminal(line)}`),
+      onUnit,
     });
+    await reports;
+    const ending: Ending = { ...outcome, properties: [], kept };
+    // Results that did not fit (the account at its quota) end the job in error, saying why, as an
+    // end that cannot be written does; the units' results written before stay.
+    return unstored === undefined
+      ? ending
+      : { ...ending, status: "error", reason: `its results could not be stored: ${unstored}` };
+  }
+
+  /**
+   * Writes a finished unit's results, in one transaction that checks the job is still `active`:
+   * a job terminated or deleted before its unit finished gets none of them. Resolves how many.
+   */
+  private keepUnitResults(job: StoredRecord, material: StoredRecord, report: UnitReport): Promise<number> {
     const owner = job.owner as Caller;
     const createdAt = new Date().toISOString();
-    const properties = outcome.properties.map((computed) =>
-      propertyRecord({
-        _id: newRecordId(this.context),
-        job,
-        unitId: computed.unitId,
-        data: computed.data,
-        owner: { _id: owner._id, slug: owner.slug },
-        createdAt,
-        materialId: material._id,
-        description: COMPUTED_HERE,
-      }),
-    );
-    return { ...outcome, properties };
+    return this.context.written.transact(() => {
+      if (this.context.written.get(job._id, "jobs")?.status !== "active") return { changes: [], result: 0 };
+      const changes: RecordChange[] = report.properties.map((computed) => ({
+        put: propertyRecord({
+          _id: newRecordId(this.context),
+          job,
+          unitId: computed.unitId,
+          data: computed.data,
+          owner: { _id: owner._id, slug: owner.slug },
+          createdAt,
+          materialId: material._id,
+          description: COMPUTED_HERE,
+        }),
+        collection: "properties",
+      }));
+      return { changes, result: changes.length };
+    });
   }
 
   /** A published result, after the short while the local platform has always taken. */
@@ -319,7 +378,7 @@ export class JobRunner {
       const uploads = (job.localRun as { uploads?: unknown } | undefined)?.uploads;
       return {
         ...(uploads === undefined ? {} : { uploads }),
-        properties: final.properties.length,
+        properties: (final.kept ?? 0) + final.properties.length,
         ...(final.reason === undefined ? {} : { reason: final.reason }),
         files: final.files,
         notes: [...final.notes],
@@ -329,9 +388,10 @@ export class JobRunner {
       written.transact(() => {
         const job = written.get(jobId, "jobs");
         // Terminated while it computed (or as it finished): it keeps the files its run wrote (the
-        // input, the output up to where pw.x was ended), never its results, and stays terminated;
-        // past the quota, as terminate itself is. Terminate waits for the run to settle, so they
-        // are listed when it answers.
+        // input, the output up to where pw.x was ended) and the results of the units that
+        // finished before the terminate, none written after it, and stays terminated; past the
+        // quota, as terminate itself is. Terminate waits for the run to settle, so they are listed
+        // when it answers.
         if (job?.status === "terminated") {
           const kept = localRunOf(job, { ...final, properties: [] });
           const put = { ...ranWith(job, final.engineVersion, kept.notes), localRun: kept };

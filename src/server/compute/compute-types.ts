@@ -13,6 +13,22 @@ export interface ComputeJobInput {
   signal: AbortSignal;
   /** Optional progress lines (unit started, pseudopotential chosen ...). */
   onLog?: (line: string) => void;
+  /**
+   * Called as each unit starts and as it ends, with the unit's results when it finished, so the
+   * caller can keep them then, as the platform does: a job stopped later keeps what its finished
+   * units computed. Called synchronously; the run does not wait for what the caller does with it.
+   */
+  onUnit?: (report: UnitReport) => void;
+}
+
+/** A unit of the job starting (`active`) or ending (`finished` with its results, or `error`). */
+export interface UnitReport {
+  /** The unit's flowchartId. */
+  unitId: string;
+  /** ESSE's unit statuses a run moves through. */
+  status: "active" | "finished" | "error";
+  /** What the unit computed: empty unless `finished`. */
+  properties: ComputedProperty[];
 }
 
 /** ESSE property data, e.g. `{ name: "total_energy", value, units: "eV" }`; `unitId` is the unit's flowchartId. */

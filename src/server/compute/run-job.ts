@@ -9,7 +9,7 @@ import { compositionOf } from "../../structure/composition";
 import { platformDerivedProperties } from "../../structure/derived-properties";
 import type { StructureRecord } from "../../structure/structure";
 import { espressoContext } from "./espresso-context";
-import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome } from "./compute-types";
+import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome, UnitReport } from "./compute-types";
 import {
   choosePseudopotential,
   forgetPseudopotentialScan,
@@ -224,7 +224,15 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
   const log = (line: string) => input.onLog?.(line);
   let engineVersion: string | undefined;
   const ran = () => (engineVersion === undefined ? {} : { engineVersion });
-  const fail = (reason: string): ComputeOutcome => ({ status: "error", reason, properties, files, notes, ...ran() });
+  /** The unit under way, which a failure ends in `error`. */
+  let current: string | undefined;
+  const report = (unitId: string, status: UnitReport["status"], computed: ComputedProperty[] = []) =>
+    input.onUnit?.({ unitId, status, properties: computed });
+  const fail = (reason: string): ComputeOutcome => {
+    if (current !== undefined) report(current, "error");
+    current = undefined;
+    return { status: "error", reason, properties, files, notes, ...ran() };
+  };
   try {
     const check = computability(input.workflow, input.material);
     if (!check.runnable) return fail(check.reason);
@@ -265,6 +273,8 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         const template = templateOf(unit);
         if ("reason" in template) return fail(`Cannot compute this workflow: ${template.reason}.`);
         const unitId = text(unit.flowchartId);
+        current = unitId;
+        report(unitId, "active");
         const stem = stemOf(template.name);
         const nonSelfConsistent = /calculation\s*=\s*['"](nscf|bands)['"]/.test(template.content);
         const ctx = espressoContext({
@@ -322,20 +332,24 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           (Array.isArray(unit.results) ? unit.results : []).map((r) => (isRecord(r) ? text(r.name) : "")),
         );
         const parsed = parsePwOutput(output);
-        for (const [name, data] of parsed) if (wanted.has(name)) properties.push({ unitId, data });
+        const computed: ComputedProperty[] = [];
+        for (const [name, data] of parsed) if (wanted.has(name)) computed.push({ unitId, data });
         if (wanted.has("band_gaps")) {
           const xml = path.join(workDir, "outdir", "__prefix__.save", "data-file-schema.xml");
           const gaps = existsSync(xml)
             ? bandGapsFromXml(readFileSync(xml, "utf8"))
             : { reason: "pw.x wrote no data file" };
-          if ("data" in gaps) properties.push({ unitId, data: gaps.data });
+          if ("data" in gaps) computed.push({ unitId, data: gaps.data });
           else notes.push(`${stem}: no band gaps: ${gaps.reason}.`);
         }
         if (wanted.has("final_structure")) {
           const structure = finalStructure(input.material, output);
-          if (structure) properties.push({ unitId, data: structure });
+          if (structure) computed.push({ unitId, data: structure });
           else notes.push(`${stem}: no final structure: the output has no "Begin final coordinates" block.`);
         }
+        properties.push(...computed);
+        current = undefined;
+        report(unitId, "finished", computed);
       }
     }
     return { status: "finished", properties, files, notes, ...ran() };

@@ -29,7 +29,7 @@ export async function handleSubmit(info: RequestInfo, state: ServerState, id: st
   return success(submitted);
 }
 
-/** POST /jobs/<id>/terminate: a job waiting or running becomes `terminated`, with no results; its process ends at once. */
+/** POST /jobs/<id>/terminate: a job waiting or running becomes `terminated`, with no results after it; its process ends at once. */
 export async function handleTerminate(info: RequestInfo, state: ServerState, id: string): Promise<Reply> {
   const caller = requireSession(info, state);
   const terminated = await state.jobs.terminate(caller, id, (job) =>
