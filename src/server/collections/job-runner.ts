@@ -293,7 +293,8 @@ export class JobRunner {
    * Computes the job, keeping each unit's results as the unit finishes (as the platform does), so
    * that a job terminated, timed out or failed later keeps what its finished units computed. The
    * writes wait for the job to show `active` (a unit may finish within the start delay, and a job
-   * read `submitted` has no results yet); the computation never waits for them.
+   * read `submitted` has no results yet); the computation waits only for a finished unit's
+   * results, before its next unit.
    */
   private async compute(
     job: StoredRecord,
@@ -314,6 +315,9 @@ export class JobRunner {
           unstored ??= (error as Error)?.message ?? String(error);
         }
       });
+      // The next unit starts once this one's results are written, so a terminate sent while it
+      // runs always finds them.
+      return reports;
     };
     const outcome = await computeJob({
       jobId: job._id,

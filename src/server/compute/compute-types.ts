@@ -16,9 +16,11 @@ export interface ComputeJobInput {
   /**
    * Called as each unit starts and as it ends, with the unit's results when it finished, so the
    * caller can keep them then, as the platform does: a job stopped later keeps what its finished
-   * units computed. Called synchronously; the run does not wait for what the caller does with it.
+   * units computed. The run waits for the promise a `finished` report returns before the next
+   * unit starts (the results are kept before anyone can see the next unit run); it waits for no
+   * other.
    */
-  onUnit?: (report: UnitReport) => void;
+  onUnit?: (report: UnitReport) => void | Promise<void>;
 }
 
 /** A unit of the job starting (`active`) or ending (`finished` with its results, or `error`). */

@@ -349,7 +349,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         }
         properties.push(...computed);
         current = undefined;
-        report(unitId, "finished", computed);
+        await report(unitId, "finished", computed);
       }
     }
     return { status: "finished", properties, files, notes, ...ran() };
