@@ -37,6 +37,8 @@ beforeAll(() => {
     "  echo '     JOB DONE.'",
     "  exit 0",
     "fi",
+    // A line of output first, as pw.x's header: a running job's output is not empty.
+    "echo 'fake pw.x: computing'",
     `mkdir -p '${pidDir}'`,
     // The job's folder is the working directory; its name is the job's id.
     `echo $$ > '${pidDir}'/"$(basename "$PWD")"`,
@@ -196,6 +198,58 @@ describe("the job queue", () => {
       // A delete takes them with the job.
       ok(await call(server, demo, "DELETE", `/jobs/${id}`));
       expect(ok(await call(server, demo, "GET", "/properties", { query: { "source.info.jobId": id } }))).toEqual([]);
+    } finally {
+      rmSync(path.join(fakeDir, "scf-done"));
+      await server.close();
+    }
+  });
+
+  it("lists a running job's files as they appear, serves them, and moves its units' statuses", async () => {
+    writeFileSync(path.join(fakeDir, "scf-done"), "");
+    const server = await startTestServer({ jobStartDelayMs: 0 });
+    try {
+      const demo = await login(server);
+      const { id } = await bandGapInSecondUnit(server, demo);
+      const statuses = (job: any) => [
+        job.workflow.units.map((unit: any) => unit.status),
+        job.workflow.subworkflows[0].units.map((unit: any) => [unit.name, unit.status]),
+      ];
+      // The second unit's start is written beside its run, which does not wait for it.
+      const running = await vi.waitFor(async () => {
+        const read = ok(await call(server, demo, "GET", `/jobs/${id}`));
+        expect(read.status).toBe("active");
+        expect(statuses(read)).toEqual([
+          ["active"],
+          [
+            ["pw_scf", "finished"],
+            ["pw_nscf", "active"],
+          ],
+        ]);
+        return read;
+      });
+      const files = ok(await call(server, demo, "GET", `/jobs/${id}/files`));
+      expect(files.map((f: any) => [f.key, f.kind])).toEqual([
+        ["pw_scf.in", "input"],
+        ["pw_scf.out", "output"],
+        ["pw_nscf.in", "input"],
+        ["pw_nscf.out", "output"],
+      ]);
+      const byKey = (key: string) => files.find((f: any) => f.key === key);
+      expect(await (await fetch(byKey("pw_scf.out").signedUrl)).text()).toContain("JOB DONE");
+      // The output pw.x is writing, up to where it is.
+      expect(await (await fetch(byKey("pw_nscf.out").signedUrl)).text()).toBe("fake pw.x: computing\n");
+      expect(byKey("pw_nscf.out").unitId).toBe(running.workflow.subworkflows[0].units[1].flowchartId);
+      ok(await call(server, demo, "POST", `/jobs/${id}/terminate`));
+      const ended = ok(await call(server, demo, "GET", `/jobs/${id}`));
+      // The unit the terminate cut off did not finish: no unit of an ended job is left active.
+      expect(statuses(ended)).toEqual([
+        ["error"],
+        [
+          ["pw_scf", "finished"],
+          ["pw_nscf", "error"],
+        ],
+      ]);
+      expect(ok(await call(server, demo, "GET", `/jobs/${id}/files`))).toHaveLength(4);
     } finally {
       rmSync(path.join(fakeDir, "scf-done"));
       await server.close();

@@ -44,6 +44,9 @@ function finalEnergyRy(output: string): number {
 describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
   it("finishes, and its total_energy is the energy of its own downloaded pw_scf.out", async () => {
     expect(job.status, job.localRun?.reason).toBe("finished");
+    // Its units say so too, the workflow's own and the subworkflow's.
+    expect(job.workflow.units.map((unit: any) => unit.status)).toEqual(["finished"]);
+    expect(job.workflow.subworkflows[0].units.map((unit: any) => unit.status)).toEqual(["finished"]);
     const files = ok(await call(server, demo, "GET", `/jobs/${job._id}/files`));
     const keys = files.map((file: any) => file.key);
     expect(keys).toEqual(expect.arrayContaining(["pw_scf.in", "pw_scf.out"]));

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import type { ComputedFile } from "../compute";
+import { type ComputedFile, filesLeftIn } from "../compute";
 import type { StoredRecord } from "../records/store";
 import { HttpError } from "../http/http-errors";
 
@@ -16,6 +16,9 @@ export interface JobFile {
   kind: "input" | "output";
   unitId: string;
 }
+
+/** Statuses of a job that has not ended: waiting or running. */
+export const UNFINISHED = ["queued", "submitted", "active"];
 
 /** Job ids the server makes are 17 letters and digits; a folder is only ever made of such an id. */
 const SAFE_ID = /^[A-Za-z0-9]{1,64}$/;
@@ -48,14 +51,14 @@ export class JobFolders {
    * only what the engine reported is served, so no request path reaches outside the folder.
    */
   fileOf(job: StoredRecord, key: string): string | undefined {
-    const listed = filesOf(job).find((file) => file.relativePath === key);
+    const listed = this.filesNow(job).find((file) => file.relativePath === key);
     return listed ? path.join(this.folderOf(job._id), listed.relativePath) : undefined;
   }
 
   /** The files of a job's record that are still on disk (purge removes them). */
   list(job: StoredRecord): JobFile[] {
     const files: JobFile[] = [];
-    for (const file of filesOf(job)) {
+    for (const file of this.filesNow(job)) {
       const stat = statSync(path.join(this.folderOf(job._id), file.relativePath), { throwIfNoEntry: false });
       if (!stat?.isFile()) continue;
       files.push({
@@ -68,6 +71,19 @@ export class JobFolders {
       });
     }
     return files;
+  }
+
+  /**
+   * The files the job's record names and, while it has not ended, those its run has written so
+   * far (the record lists the engine's files only once the job ends): found on disk by the names
+   * the engine gives them, as a restart finds a cut-off job's, so a user sees `pw_scf.out` grow.
+   */
+  private filesNow(job: StoredRecord): ComputedFile[] {
+    const recorded = filesOf(job);
+    if (!UNFINISHED.includes(String(job.status))) return recorded;
+    const listed = new Set(recorded.map((file) => file.relativePath));
+    const running = filesLeftIn((job.workflow ?? {}) as Record<string, unknown>, this.folderOf(job._id));
+    return [...recorded, ...running.filter((file) => !listed.has(file.relativePath))];
   }
 
   /** Removes a job's folder (purge, delete). */

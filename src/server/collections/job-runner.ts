@@ -1,5 +1,13 @@
 import { escapeForTerminal } from "../../terminal-text";
-import { computability, type ComputeOutcome, computeJob, filesLeftIn, type UnitReport } from "../compute";
+import {
+  computability,
+  type ComputeOutcome,
+  computeJob,
+  filesLeftIn,
+  type UnitReport,
+  withUnitStatus,
+  withUnitsEnded,
+} from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
 import { endRunsIn } from "../compute/run-executable";
 import type { Caller } from "../records/owners";
@@ -7,7 +15,7 @@ import type { StoredRecord } from "../records/store";
 import type { RecordChange } from "../records/written-records";
 import { newRecordId, owned, type CollectionContext } from "./collection";
 import { JobEnds } from "./job-ends";
-import { JobFolders } from "./job-files";
+import { JobFolders, UNFINISHED } from "./job-files";
 import { referenceResult } from "./reference/job-reference";
 import { findMaterial } from "./jobs";
 import { propertyRecord, type ReferenceData } from "./reference/reference-results";
@@ -21,9 +29,6 @@ export const DEFAULT_RUN_MS = 2000;
  * right after `submit` and expects `submitted`.
  */
 export const DEFAULT_START_DELAY_MS = 1000;
-
-/** Statuses of a job that has not ended: waiting or running. */
-export const UNFINISHED = ["queued", "submitted", "active"];
 
 /** What the engine's results are said to come from, in every property record it made. */
 const COMPUTED_HERE =
@@ -290,11 +295,11 @@ export class JobRunner {
   }
 
   /**
-   * Computes the job, keeping each unit's results as the unit finishes (as the platform does), so
-   * that a job terminated, timed out or failed later keeps what its finished units computed. The
-   * writes wait for the job to show `active` (a unit may finish within the start delay, and a job
-   * read `submitted` has no results yet); the computation waits only for a finished unit's
-   * results, before its next unit.
+   * Computes the job, moving each unit's status as it starts and ends and keeping its results as
+   * it finishes (as the platform does), so that a job terminated, timed out or failed later keeps
+   * what its finished units computed. The writes wait for the job to show `active` (a unit may
+   * finish within the start delay, and a job read `submitted` has no unit running yet); the
+   * computation waits only for a finished unit's results, before its next unit.
    */
   private async compute(
     job: StoredRecord,
@@ -307,17 +312,18 @@ export class JobRunner {
     let unstored: string | undefined;
     let reports: Promise<void> = shown.then(() => undefined);
     const onUnit = (report: UnitReport) => {
-      if (report.status !== "finished" || report.properties.length === 0) return;
       reports = reports.then(async () => {
         try {
-          kept += await this.keepUnitResults(job, material, report);
+          kept += await this.recordUnit(job, material, report, true);
         } catch (error) {
           unstored ??= (error as Error)?.message ?? String(error);
+          // Its status moves all the same: the bookkeeping of a run that goes on.
+          await this.recordUnit(job, material, report, false).catch(() => 0);
         }
       });
       // The next unit starts once this one's results are written, so a terminate sent while it
-      // runs always finds them.
-      return reports;
+      // runs always finds them; a unit's start, or an error, holds nothing up.
+      return report.status === "finished" ? reports : undefined;
     };
     const outcome = await computeJob({
       jobId: job._id,
@@ -339,15 +345,28 @@ export class JobRunner {
   }
 
   /**
-   * Writes a finished unit's results, in one transaction that checks the job is still `active`:
-   * a job terminated or deleted before its unit finished gets none of them. Resolves how many.
+   * Writes a unit's new status in the job's workflow, with its results when it finished (and
+   * `withResults`), in one transaction that checks the job is still `active`: a job terminated or
+   * deleted before its unit finished gets none of them. Resolves how many results it wrote.
    */
-  private keepUnitResults(job: StoredRecord, material: StoredRecord, report: UnitReport): Promise<number> {
+  private recordUnit(
+    job: StoredRecord,
+    material: StoredRecord,
+    report: UnitReport,
+    withResults: boolean,
+  ): Promise<number> {
     const owner = job.owner as Caller;
     const createdAt = new Date().toISOString();
     return this.context.written.transact(() => {
-      if (this.context.written.get(job._id, "jobs")?.status !== "active") return { changes: [], result: 0 };
-      const changes: RecordChange[] = report.properties.map((computed) => ({
+      const current = this.context.written.get(job._id, "jobs");
+      if (current?.status !== "active") return { changes: [], result: 0 };
+      const workflow = withUnitStatus(
+        (current.workflow ?? {}) as Record<string, unknown>,
+        report.unitId,
+        report.status,
+      );
+      const properties = withResults ? report.properties : [];
+      const results: RecordChange[] = properties.map((computed) => ({
         put: propertyRecord({
           _id: newRecordId(this.context),
           job,
@@ -360,7 +379,9 @@ export class JobRunner {
         }),
         collection: "properties",
       }));
-      return { changes, result: changes.length };
+      const changes: RecordChange[] = [{ put: { ...current, workflow }, collection: "jobs" }, ...results];
+      // A status alone is the server's bookkeeping, written past the quota as the job's own are.
+      return { changes, result: results.length, pastQuota: results.length === 0 };
     });
   }
 
@@ -398,12 +419,16 @@ export class JobRunner {
         // when it answers.
         if (job?.status === "terminated") {
           const kept = localRunOf(job, { ...final, properties: [] });
-          const put = { ...ranWith(job, final.engineVersion, kept.notes), localRun: kept };
+          const put = { ...ranWith(unitsEnded(job), final.engineVersion, kept.notes), localRun: kept };
           return { changes: [{ put, collection: "jobs" }], result: undefined, pastQuota: true };
         }
         if (job?.status !== from) return { changes: [], result: undefined };
         const localRun = localRunOf(job, final);
-        const put = { ...ranWith(job, final.engineVersion, localRun.notes), status: final.status, localRun };
+        const put = {
+          ...ranWith(unitsEnded(job), final.engineVersion, localRun.notes),
+          status: final.status,
+          localRun,
+        };
         const changes: RecordChange[] = [
           { put, collection: "jobs" },
           ...final.properties.map((property) => ({ put: property, collection: "properties" })),
@@ -447,6 +472,12 @@ function ranWith(job: StoredRecord, version: string | undefined, notes: string[]
     `Quantum ESPRESSO ${version} ran (pw.x on this machine); the workflow named ${[...named].join(", ")}, and the job's application now says ${version}.`,
   );
   return { ...job, workflow: { ...workflow, subworkflows } };
+}
+
+/** The job with no unit left `active`: the one its end cut off is in `error`. */
+function unitsEnded(job: StoredRecord): StoredRecord {
+  const workflow = job.workflow as Record<string, unknown> | undefined;
+  return workflow === undefined ? job : { ...job, workflow: withUnitsEnded(workflow) };
 }
 
 /** A run that never started: its job was terminated or deleted while it waited to be `active`. */

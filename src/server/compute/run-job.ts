@@ -193,7 +193,8 @@ function finalStructure(material: Rec, output: string): (Rec & { name: string })
  * The files a run of `workflow` left in `workDir` before it was cut off (a server killed while it
  * computed): each unit's input and output, named as {@link computeJob} names them, in the order
  * it writes them, for those on disk. A restart lists them, so a cut-off job keeps its files as a
- * terminated one does.
+ * terminated one does; so does the listing of a job still running, whose record names its files
+ * only once it ends.
  */
 export function filesLeftIn(workflow: Rec, workDir: string): ComputedFile[] {
   const files: ComputedFile[] = [];

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { API_PREFIX } from "../../schemas";
 import { badRequest, HttpError, notFound } from "../http/http-errors";
 import { owned, quoted, readableOr404 } from "../collections/collection";
-import { UNFINISHED } from "../collections/job-runner";
+import { UNFINISHED } from "../collections/job-files";
 import type { UrlRefusal } from "../http/signed-urls";
 import { requireSession } from "./auth-handlers";
 import type { Reply, RequestInfo, ServerState } from "./reply";
