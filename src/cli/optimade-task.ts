@@ -163,6 +163,10 @@ export async function exportOptimadeTask(
         });
     resuming.ended(result);
     return { ...result, seconds: (performance.now() - started) / 1000, source };
+  } catch (error) {
+    // Discovery's refusals name the client's `baseUrl` ("an index meta-database whose /links
+    // name no database"); on the command line that address is --optimade's, not --base-url's.
+    throw asOptimadeOption(error);
   } finally {
     await op.close();
   }
@@ -173,8 +177,12 @@ function openClient(baseUrl: string, signal: AbortSignal | undefined): OptimadeC
   try {
     return new OptimadeClient({ baseUrl, signal });
   } catch (error) {
-    if (error instanceof ValidationError && error.option === "baseUrl")
-      throw new ValidationError("optimade", error.reason.replace(/^baseUrl/, "optimade"));
-    throw error;
+    throw asOptimadeOption(error);
   }
+}
+
+/** A refusal of the client's `baseUrl` as one of the `optimade` option; any other error as it is. */
+function asOptimadeOption(error: unknown): unknown {
+  if (!(error instanceof ValidationError) || error.option !== "baseUrl") return error;
+  return new ValidationError("optimade", error.reason.replace(/^baseUrl/, "optimade"), { cause: error });
 }

@@ -79,14 +79,22 @@ export const OptimadeInfo = z.looseObject({
 });
 export type OptimadeInfo = z.infer<typeof OptimadeInfo>;
 
-/** The attributes of a `links` entry: a database an index meta-database names (`link_type: "child"`). */
+/**
+ * The attributes of a `links` entry: a database an index meta-database names (`link_type: "child"`).
+ * Only `name` and `link_type` are read as the spec requires them; every other member may be null
+ * or absent, as the reference server (optimade-python-tools) sends `aggregate: null` and
+ * `no_aggregate_reason: null` for a child it has nothing to say about (spec, "Links Endpoint JSON
+ * Response Schema" and "Properties with an unknown value"). `aggregate` is any string: the spec
+ * asks clients to accept values a later version may add.
+ */
 export const OptimadeLinkAttributes = z.looseObject({
   name: z.string(),
-  description: z.string().optional(),
-  base_url: OptimadeLink.nullable(),
+  description: z.string().nullish(),
+  base_url: OptimadeLink.nullish(),
   homepage: OptimadeLink.nullish(),
   link_type: z.enum(["child", "root", "external", "providers"]),
-  aggregate: z.string().optional(),
+  aggregate: z.string().nullish(),
+  no_aggregate_reason: z.string().nullish(),
 });
 
 /** One error of an error answer (JSON:API); `detail` is the provider's own words. */

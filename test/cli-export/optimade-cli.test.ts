@@ -144,6 +144,20 @@ describe("matframe export --optimade", () => {
     expect(quiet.stderr).toBe("");
   });
 
+  it("an index it cannot follow is reported as --optimade's, with the entry it skipped", async () => {
+    const odd = await startIndexProvider([{ id: "odd", base: provider.base, attributes: { link_type: "sibling" } }]);
+    try {
+      const run = await runCli(["export", "--optimade", odd.base, "--output", join(dir, "odd.csv")]);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split("\n").at(-1)).toMatch(
+        /^matframe export: --optimade: http:\/\/127\.0\.0\.1:\d+ is an index meta-database whose \/links name no database with a base URL; matframe could not read the entry "odd" \(link_type: /,
+      );
+      expect(run.stderr).not.toContain("--base-url");
+    } finally {
+      await odd.close();
+    }
+  });
+
   it("refuses platform-only flags and a filter without a provider, exit 1", async () => {
     const query = await runCli(["export", "--optimade", provider.base, "--query", "{}"]);
     expect(query.code).toBe(1);

@@ -170,9 +170,13 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
   return listen(server, prefix, requests);
 }
 
-/** An index meta-database whose `/links` name the given databases (the first as its default when `withDefault`). */
+/**
+ * An index meta-database whose `/links` name the given databases (the first as its default when
+ * `withDefault`). A child's `attributes` replace or add to the ones written for it, e.g.
+ * `{ aggregate: null }` as the reference server sends them.
+ */
 export async function startIndexProvider(
-  children: readonly { id: string; base: string }[],
+  children: readonly { id: string; base: string; attributes?: Record<string, unknown> }[],
   o: { withDefault?: boolean } = {},
 ): Promise<FakeProvider> {
   const requests: URL[] = [];
@@ -193,7 +197,13 @@ export async function startIndexProvider(
           ...children.map((c) => ({
             id: c.id,
             type: "links",
-            attributes: { name: `Database ${c.id}`, description: "", base_url: { href: c.base }, link_type: "child" },
+            attributes: {
+              name: `Database ${c.id}`,
+              description: "",
+              base_url: { href: c.base },
+              link_type: "child",
+              ...c.attributes,
+            },
           })),
           {
             id: "index",

@@ -76,8 +76,8 @@ export async function resolveProvider(
       );
     return found;
   }
-  const databases = await listDatabases(http, found.versionedBase, signal);
-  const child = pickDatabase(base, databases, database, found.info.data.relationships?.default?.data?.id ?? undefined);
+  const links = await readLinks(http, found.versionedBase, signal);
+  const child = pickDatabase(base, links, database, found.info.data.relationships?.default?.data?.id ?? undefined);
   const inner = await readInfo(http, checkBaseUrl(child.baseUrl), signal);
   if (inner.info.data.attributes.is_index === true)
     throw new ValidationError(
@@ -108,14 +108,35 @@ export async function listDatabases(
   versioned: string,
   signal?: AbortSignal,
 ): Promise<OptimadeDatabase[]> {
+  return (await readLinks(http, versioned, signal)).databases;
+}
+
+/** What `/links` named: the databases, and the entries that may be databases but could not be read. */
+interface LinksRead {
+  readonly databases: OptimadeDatabase[];
+  /** e.g. `"odbx" (link_type: Invalid option: expected one of ...)`, for the error that finds no database. */
+  readonly unread: string[];
+}
+
+/** The link types that are never a database to read; an unreadable entry of these is no loss. */
+const NOT_DATABASES: readonly unknown[] = ["root", "external", "providers"];
+
+async function readLinks(http: OptimadeHttp, versioned: string, signal?: AbortSignal): Promise<LinksRead> {
   const databases: OptimadeDatabase[] = [];
+  const unread: string[] = [];
   const seen = new Set<string>();
   for (let url: URL | undefined = new URL(`${versioned}/links`); url; ) {
     seen.add(url.href);
     const answer: OptimadeListAnswer = await http.get(url, OptimadeListAnswer, signal);
     for (const entry of answer.data) {
       const attributes = OptimadeLinkAttributes.safeParse(entry.attributes);
-      if (!attributes.success || attributes.data.link_type !== "child") continue;
+      if (!attributes.success) {
+        // Skipped, but said in the error that finds no database: a silent skip reads as "no databases".
+        if (!NOT_DATABASES.includes(entry.attributes?.link_type))
+          unread.push(`${JSON.stringify(entry.id)} (${issueText(attributes.error.issues[0])})`);
+        continue;
+      }
+      if (attributes.data.link_type !== "child") continue;
       const baseUrl = linkHref(attributes.data.base_url);
       // A child without a base URL is a database announced but not served.
       if (baseUrl === undefined) continue;
@@ -123,7 +144,7 @@ export async function listDatabases(
         id: entry.id,
         name: attributes.data.name,
         baseUrl,
-        ...(attributes.data.description !== undefined ? { description: attributes.data.description } : {}),
+        ...(typeof attributes.data.description === "string" ? { description: attributes.data.description } : {}),
       });
     }
     const next = linkHref(answer.links?.next);
@@ -132,12 +153,18 @@ export async function listDatabases(
         ? new URL(next, url)
         : undefined;
   }
-  return databases;
+  return { databases, unread };
+}
+
+/** One schema issue as `path: message`, e.g. `aggregate: Invalid input: expected string, received number`. */
+function issueText(issue: { path: readonly PropertyKey[]; message: string } | undefined): string {
+  if (issue === undefined) return "unreadable attributes";
+  return issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ${issue.message}` : issue.message;
 }
 
 function pickDatabase(
   base: string,
-  databases: readonly OptimadeDatabase[],
+  { databases, unread }: LinksRead,
   wanted: string | undefined,
   defaultId: string | undefined,
 ): OptimadeDatabase {
@@ -145,7 +172,10 @@ function pickDatabase(
   if (databases.length === 0)
     throw new ValidationError(
       "baseUrl",
-      `${base} is an index meta-database whose /links name no database with a base URL.`,
+      `${base} is an index meta-database whose /links name no database with a base URL` +
+        (unread.length > 0
+          ? `; matframe could not read ${unread.length === 1 ? "the entry" : `${unread.length} entries`} ${unread.join(", ")}. Pass a database's own base URL instead.`
+          : "."),
     );
   if (wanted !== undefined) {
     const found = databases.find((d) => d.id === wanted) ?? databases.find((d) => d.name === wanted);

@@ -231,3 +231,33 @@ describe("OptimadeClient: index meta-databases", () => {
     expect((await client.databases()).map((d) => d.id)).toEqual(["a", "b"]);
   });
 });
+
+describe("OptimadeClient: index entries with null members", () => {
+  it("follows a child whose aggregate, no_aggregate_reason, homepage and description are null, as the reference server sends them", async () => {
+    const db = await provider({ count: 3 });
+    const index = await startIndexProvider([
+      {
+        id: "ref",
+        base: db.base,
+        attributes: { aggregate: null, no_aggregate_reason: null, homepage: null, description: null },
+      },
+    ]);
+    providers.push(index);
+    client = new OptimadeClient({ baseUrl: index.base });
+    expect(await client.databases()).toEqual([{ id: "ref", name: "Database ref", baseUrl: db.base }]);
+    expect(await ids(client)).toEqual(range(0, 3));
+    expect((await client.resolve()).database?.id).toBe("ref");
+  });
+
+  it("an index whose only child cannot be read says which entry was skipped and why", async () => {
+    const db = await provider({ count: 3 });
+    const index = await startIndexProvider([{ id: "odd", base: db.base, attributes: { aggregate: 5 } }]);
+    providers.push(index);
+    client = new OptimadeClient({ baseUrl: index.base });
+    const error = await ids(client).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(
+      /whose \/links name no database with a base URL; matframe could not read the entry "odd" \(aggregate: .*expected string.*\)\. Pass a database's own base URL instead\./,
+    );
+  });
+});
