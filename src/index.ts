@@ -102,6 +102,7 @@ export type {
   OptimadeFrameOptions,
   OptimadeArrowOptions,
   OptimadeCsvOptions,
+  OptimadeNdjsonOptions,
   OptimadeParquetOptions,
   OptimadeStructureOptions,
 } from "./frame/optimade";

@@ -155,7 +155,8 @@ export async function exportOptimadeTask(
           ...common,
           columns: options.columns,
           strict: options.strict,
-          escapeFormulas: options.escapeFormulas,
+          // The library refuses an option the format does not use; escapeFormulas always has a value here.
+          ...(format === "csv" ? { escapeFormulas: options.escapeFormulas } : {}),
           types: options.types,
           compression: options.parquetCompression,
           rowGroupSize: options.parquetRowGroupSize,

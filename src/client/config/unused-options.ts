@@ -21,15 +21,24 @@ export function nearestName(name: string, known: readonly string[]): string | un
 /**
  * Refuses an option the method does not use, naming the nearest one it takes. An option set to
  * `undefined` passes (spreading optional settings is common).
+ * @param hints what to say instead of a "did you mean" for names that are right elsewhere (the
+ *   platform's `query` given to an OPTIMADE read, which takes `filter`).
  * @throws ValidationError naming the option.
  */
-export function refuseUnusedOptions(options: object, known: readonly string[], method: string): void {
+export function refuseUnusedOptions(
+  options: object,
+  known: readonly string[],
+  method: string,
+  hints: Readonly<Record<string, string>> = {},
+): void {
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined || known.includes(name)) continue;
-    const near = nearestName(name, known);
+    const hint = Object.hasOwn(hints, name) ? hints[name] : undefined;
+    const near = hint === undefined ? nearestName(name, known) : undefined;
+    const aside = hint !== undefined ? ` (${hint})` : near ? ` (did you mean "${near}"?)` : "";
     throw new ValidationError(
       name,
-      `${method} does not use the option ${JSON.stringify(name)}${near ? ` (did you mean "${near}"?)` : ""}; it takes ${known.join(", ")}.`,
+      `${method} does not use the option ${JSON.stringify(name)}${aside}; it takes ${known.join(", ")}.`,
     );
   }
 }

@@ -10,12 +10,17 @@ import {
 } from "./discovery";
 import { entryPages, firstPageUrl, keepFields } from "./entry-pages";
 import { OptimadeHttp } from "./optimade-http";
+import { refuseUnusedOptions } from "../config/unused-options";
 import {
+  OPTIMADE_OPTION_HINTS,
   resolveOptimadeWalk,
   type OptimadeClientOptions,
   type OptimadeIterateOptions,
   type ResolvedOptimadeWalk,
 } from "./optimade-options";
+
+/** The options of `get`: one entry has no filter or pages. */
+const GET_OPTIONS = ["fields", "signal"] as const satisfies readonly (keyof OptimadeIterateOptions)[];
 
 /**
  * Reads any OPTIMADE provider (Materials Project, OQMD, COD, NOMAD, Alexandria, `matframe serve`,
@@ -114,7 +119,7 @@ export class OptimadeEntries {
    * @example for await (const page of op.structures.pages({ filter: "nelements=2", pageSize: 100 })) console.log(page.length);
    */
   pages(options: OptimadeIterateOptions = {}): AsyncIterable<OptimadeEntry[]> {
-    return this.walk(resolveOptimadeWalk(options));
+    return this.walk(resolveOptimadeWalk(options, `${this.name}.pages`));
   }
 
   /**
@@ -122,7 +127,7 @@ export class OptimadeEntries {
    * @example for await (const s of op.structures.iterate({ filter: 'elements HAS "Si"' })) console.log(s.id);
    */
   async *iterate(options: OptimadeIterateOptions = {}): AsyncGenerator<OptimadeEntry, void, undefined> {
-    for await (const page of this.pages(options)) yield* page;
+    for await (const page of this.walk(resolveOptimadeWalk(options, `${this.name}.iterate`))) yield* page;
   }
 
   /** The pages of a walk whose options are already checked: what the frame side reads through. */
@@ -138,7 +143,9 @@ export class OptimadeEntries {
   async get(id: string, options: Pick<OptimadeIterateOptions, "fields" | "signal"> = {}): Promise<OptimadeEntry> {
     if (typeof id !== "string" || id === "")
       throw new ValidationError("id", `id must be a non-empty string; got ${JSON.stringify(id)}.`);
-    const walk = resolveOptimadeWalk(options);
+    if (options !== null && typeof options === "object")
+      refuseUnusedOptions(options, GET_OPTIONS, `${this.name}.get`, OPTIMADE_OPTION_HINTS);
+    const walk = resolveOptimadeWalk(options, `${this.name}.get`);
     const { versionedBase } = await this.client.resolve();
     const url = new URL(`${versionedBase}/${this.name}/${encodeURIComponent(id)}`);
     if (walk.fields) url.searchParams.set("response_fields", walk.fields.join(","));

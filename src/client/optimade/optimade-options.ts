@@ -1,6 +1,7 @@
 // The options of `OptimadeClient` and of a walk of its entries, checked once at the public entry.
 import { ValidationError } from "../../errors";
 import type { TransportSettings } from "../config/options";
+import { refuseUnusedOptions } from "../config/unused-options";
 
 /** `new OptimadeClient(options)`. */
 export interface OptimadeClientOptions
@@ -86,10 +87,34 @@ export const MAX_OPTIMADE_PAGE = 10_000;
 /** An OPTIMADE property name (spec section 2.1): lower case, digits and `_`, not starting with a digit. */
 const PROPERTY_NAME = /^[a-z_][a-z0-9_]*$/;
 
-/** Checks a walk's options once. */
-export function resolveOptimadeWalk(options: OptimadeIterateOptions = {}): ResolvedOptimadeWalk {
+/** Every option of `iterate` and `pages`, one key per member (checked by the compiler). */
+const WALK_OPTIONS = Object.keys({
+  filter: true,
+  fields: true,
+  pageSize: true,
+  maxItems: true,
+  signal: true,
+  onProgress: true,
+} satisfies Record<keyof OptimadeIterateOptions, true>);
+
+/**
+ * What to say of the platform's options given to an OPTIMADE read: dropped, they would read the
+ * whole provider unfiltered and look like success.
+ */
+export const OPTIMADE_OPTION_HINTS: Readonly<Record<string, string>> = Object.freeze({
+  query: `OPTIMADE reads take filter, an OPTIMADE filter string such as 'elements HAS "Si" AND nelements=2', not a query object`,
+  sort: "entries come in the provider's own order: sorting is optional in OPTIMADE and matframe does not ask for it; sort the rows once read",
+  projection: "name the properties to keep in fields",
+});
+
+/**
+ * Checks a walk's options once.
+ * @param method how refusals name the call, e.g. `"structures.iterate"`
+ */
+export function resolveOptimadeWalk(options: OptimadeIterateOptions = {}, method = "iterate"): ResolvedOptimadeWalk {
   if (options === null || typeof options !== "object")
     throw new ValidationError("options", "Pass the walk's options as an object, e.g. { filter: 'nelements=2' }.");
+  refuseUnusedOptions(options, WALK_OPTIONS, method, OPTIMADE_OPTION_HINTS);
   const { filter, fields, pageSize, maxItems = Infinity, signal, onProgress } = options;
   if (filter !== undefined && (typeof filter !== "string" || filter.trim() === ""))
     throw new ValidationError(

@@ -6,6 +6,7 @@ export type {
   OptimadeFrameOptions,
   OptimadeArrowOptions,
   OptimadeCsvOptions,
+  OptimadeNdjsonOptions,
   OptimadeParquetOptions,
   OptimadeStructureOptions,
 } from "./optimade-io";

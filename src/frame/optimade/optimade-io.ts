@@ -2,9 +2,11 @@
 // Arrow, CSV, NDJSON, Parquet, structure files, resumable), fed with the entries as rows. The
 // methods registered in optimade-methods.ts load this module on first use.
 import type { Progress } from "../../client/config/options";
+import { refuseUnusedOptions } from "../../client/config/unused-options";
 import { validateIterateOptions, type ResolvedIterateOptions } from "../../client/config/validate-options";
 import type { OptimadeEntries } from "../../client/optimade/optimade-client";
 import {
+  OPTIMADE_OPTION_HINTS,
   resolveOptimadeWalk,
   type OptimadeIterateOptions,
   type ResolvedOptimadeWalk,
@@ -18,6 +20,7 @@ import { readArrow, type ToArrowOptions, type ArrowTable } from "../export/arrow
 import {
   writeRows,
   type ExportCsvOptions,
+  type ExportOptions,
   type ExportResult,
   type ExportTarget,
   type PageSource,
@@ -34,6 +37,7 @@ import {
 } from "../export/structure-export";
 import { writeStructuresResumable } from "../export/structure-resume";
 import type { TableOptions } from "../dataframe/to-dataframe";
+import { TABLE_EXPORT_METHODS } from "../frame-methods";
 import { planOptimadeColumns, rowPages, type OptimadePlan } from "./optimade-rows";
 
 /** How far a table read or export has come; `total` is the provider's `meta.data_returned`. */
@@ -58,8 +62,10 @@ export interface OptimadeReadOptions extends Omit<OptimadeIterateOptions, "field
 export type OptimadeFrameOptions = OptimadeReadOptions & Omit<TableOptions, "columns">;
 /** `op.structures.toArrow(options)`. */
 export type OptimadeArrowOptions = OptimadeReadOptions & Omit<ToArrowOptions, "columns" | "onProgress">;
-/** `op.structures.exportCsv` / `exportNdjson`. */
+/** `op.structures.exportCsv`. */
 export type OptimadeCsvOptions = OptimadeReadOptions & Omit<ExportCsvOptions, "columns" | "onProgress"> & ResumeOptions;
+/** `op.structures.exportNdjson`: those of every export; NDJSON has no settings of its own. */
+export type OptimadeNdjsonOptions = OptimadeReadOptions & Omit<ExportOptions, "columns" | "onProgress"> & ResumeOptions;
 /** `op.structures.exportParquet`. */
 export type OptimadeParquetOptions = OptimadeReadOptions &
   Omit<ExportParquetOptions, "columns" | "onProgress"> &
@@ -68,6 +74,78 @@ export type OptimadeParquetOptions = OptimadeReadOptions &
 export type OptimadeStructureOptions = Omit<OptimadeReadOptions, "columns"> &
   Pick<StructureExportOptions, "format" | "cell" | "singleFile" | "force" | "onWarning"> &
   ResumeOptions;
+
+// Every option each method takes, one key per member (checked by the compiler): a misspelt or
+// foreign one (`filtr`, the platform's `query`) is refused, where dropped it would read the whole
+// provider unfiltered and look like success.
+const READ_KEYS = {
+  filter: true,
+  pageSize: true,
+  maxItems: true,
+  signal: true,
+  columns: true,
+  onProgress: true,
+} satisfies Record<keyof OptimadeReadOptions, true>;
+const FRAME_KEYS = {
+  ...READ_KEYS,
+  strict: true,
+  units: true,
+  symmetry: true,
+  onWarning: true,
+} satisfies Record<keyof OptimadeFrameOptions, true>;
+const NDJSON_KEYS = {
+  ...FRAME_KEYS,
+  force: true,
+  resume: true,
+  restart: true,
+  resumePlatform: true,
+} satisfies Record<keyof OptimadeNdjsonOptions, true>;
+const OPTION_NAMES = {
+  toDataFrame: Object.keys(FRAME_KEYS),
+  toArrow: Object.keys({ ...FRAME_KEYS, types: true, arrow: true } satisfies Record<keyof OptimadeArrowOptions, true>),
+  exportCsv: Object.keys({
+    ...NDJSON_KEYS,
+    header: true,
+    escapeFormulas: true,
+  } satisfies Record<keyof OptimadeCsvOptions, true>),
+  exportNdjson: Object.keys(NDJSON_KEYS),
+  exportParquet: Object.keys({
+    ...NDJSON_KEYS,
+    compression: true,
+    rowGroupSize: true,
+    rowGroupBytes: true,
+    types: true,
+  } satisfies Record<keyof OptimadeParquetOptions, true>),
+  exportStructures: Object.keys({
+    filter: true,
+    pageSize: true,
+    maxItems: true,
+    signal: true,
+    onProgress: true,
+    format: true,
+    cell: true,
+    singleFile: true,
+    force: true,
+    onWarning: true,
+    resume: true,
+    restart: true,
+    resumePlatform: true,
+  } satisfies Record<keyof OptimadeStructureOptions, true>),
+} as const;
+
+/** What a table method says of `fields`, the walk's option: in a table the columns name the properties. */
+const TABLE_HINTS: Readonly<Record<string, string>> = {
+  ...OPTIMADE_OPTION_HINTS,
+  fields: "a table reads the properties its columns name: list them in columns",
+  projection: "a table reads the properties its columns name: list them in columns",
+};
+
+/** Refuses an option `method` does not take, before anything is loaded or asked for. */
+function checkOptionNames(entries: OptimadeEntries, method: keyof typeof OPTION_NAMES, options: object): void {
+  if (options === null || typeof options !== "object")
+    throw new ValidationError("options", `Pass ${method}'s options as an object, e.g. { filter: "nelements=2" }.`);
+  refuseUnusedOptions(options, OPTION_NAMES[method], `${entries.name}.${method}`, TABLE_HINTS);
+}
 
 /** A read checked once: the columns, the walk, and the progress that carries the provider's total. */
 interface OptimadeRead {
@@ -107,6 +185,7 @@ function pagesOf(entries: OptimadeEntries, read: OptimadeRead): AsyncIterable<Pl
 
 /** `op.structures.toDataFrame`. */
 export function readOptimadeFrame(entries: OptimadeEntries, options: OptimadeFrameOptions = {}): Promise<DataFrame> {
+  checkOptionNames(entries, "toDataFrame", options);
   const read = planRead(options, undefined);
   return readFrame(() => pagesOf(entries, read), read.columns.plan, {
     ...options,
@@ -116,6 +195,7 @@ export function readOptimadeFrame(entries: OptimadeEntries, options: OptimadeFra
 
 /** `op.structures.toArrow`. */
 export function readOptimadeArrow(entries: OptimadeEntries, options: OptimadeArrowOptions = {}): Promise<ArrowTable> {
+  checkOptionNames(entries, "toArrow", options);
   const read = planRead(options, undefined);
   return readArrow(pagesOf(entries, read), read.columns.plan, {
     ...options,
@@ -133,6 +213,7 @@ export async function exportOptimadeTable(
   target: ExportTarget,
   options: OptimadeCsvOptions & OptimadeParquetOptions = {},
 ): Promise<ExportResult> {
+  checkOptionNames(entries, TABLE_EXPORT_METHODS[format], options);
   const read = planRead(options, undefined);
   const plan = read.columns.plan;
   const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
@@ -172,6 +253,7 @@ export function exportOptimadeStructures(
   dir: string,
   options: OptimadeStructureOptions,
 ): Promise<StructureExportResult> {
+  checkOptionNames(entries, "exportStructures", options);
   const read = planRead(options, planOptimadeColumns(["id", "matframe:nsites"]));
   const checked = planStructureExport({
     format: options?.format,

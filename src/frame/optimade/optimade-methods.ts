@@ -11,6 +11,7 @@ import type {
   OptimadeArrowOptions,
   OptimadeCsvOptions,
   OptimadeFrameOptions,
+  OptimadeNdjsonOptions,
   OptimadeParquetOptions,
   OptimadeStructureOptions,
 } from "./optimade-io";
@@ -38,7 +39,7 @@ declare module "../../client/optimade/optimade-client" {
      */
     exportCsv(target: ExportTarget, options?: OptimadeCsvOptions): Promise<ExportResult>;
     /** Every matching entry as NDJSON; otherwise as {@link OptimadeEntries.exportCsv}. */
-    exportNdjson(target: ExportTarget, options?: OptimadeCsvOptions): Promise<ExportResult>;
+    exportNdjson(target: ExportTarget, options?: OptimadeNdjsonOptions): Promise<ExportResult>;
     /** Every matching entry as one Parquet file with typed columns; otherwise as {@link OptimadeEntries.exportCsv}. */
     exportParquet(target: ExportTarget, options?: OptimadeParquetOptions): Promise<ExportResult>;
     /**

@@ -209,3 +209,77 @@ describe("op.structures exports", () => {
     expect(readFileSync(target, "utf8")).toBe(readFileSync(whole, "utf8"));
   });
 });
+
+describe("op.structures refuses options it does not take, before any request", () => {
+  // Each of these, dropped, read the whole provider unfiltered and looked like success.
+  it.each([
+    [
+      "toDataFrame",
+      { filtr: "nelements=2" },
+      /structures\.toDataFrame does not use the option "filtr" \(did you mean "filter"\?\); it takes filter, .*columns/,
+    ],
+    ["toDataFrame", { colums: ["id"] }, /does not use the option "colums" \(did you mean "columns"\?\)/],
+    [
+      "toDataFrame",
+      { query: { nelements: 2 } },
+      /does not use the option "query" \(OPTIMADE reads take filter, an OPTIMADE filter string/,
+    ],
+    [
+      "toDataFrame",
+      { sort: "-nsites" },
+      /does not use the option "sort" \(entries come in the provider's own order: sorting is optional in OPTIMADE/,
+    ],
+    [
+      "toDataFrame",
+      { fields: ["nsites"] },
+      /does not use the option "fields" \(a table reads the properties its columns name: list them in columns\)/,
+    ],
+    [
+      "toArrow",
+      { fitler: "nelements=2" },
+      /structures\.toArrow does not use the option "fitler" \(did you mean "filter"\?\)/,
+    ],
+  ] as const)("%s(%j)", async (method, options, message) => {
+    const before = provider.requests.length;
+    await expect((op.structures[method] as (o: object) => Promise<unknown>)(options)).rejects.toThrow(message);
+    expect(provider.requests.length).toBe(before);
+  });
+
+  it("each export names the options of its own format", async () => {
+    const before = provider.requests.length;
+    const target = join(dir, "refused.out");
+    await expect(op.structures.exportCsv(target, { filtr: "nelements=2" } as object)).rejects.toThrow(
+      /structures\.exportCsv does not use the option "filtr" \(did you mean "filter"\?\); it takes .*escapeFormulas/,
+    );
+    await expect(op.structures.exportNdjson(target, { header: false } as object)).rejects.toThrow(
+      /structures\.exportNdjson does not use the option "header"; it takes filter, /,
+    );
+    await expect(op.structures.exportParquet(target, { query: {} } as object)).rejects.toThrow(
+      /structures\.exportParquet does not use the option "query" \(OPTIMADE reads take filter/,
+    );
+    await expect(
+      op.structures.exportStructures(join(dir, "refused-dir"), { format: "cif", colums: ["id"] } as never),
+    ).rejects.toThrow(/structures\.exportStructures does not use the option "colums"/);
+    expect(provider.requests.length).toBe(before);
+    expect(readdirSync(dir).filter((f) => f.startsWith("refused"))).toEqual([]);
+  });
+
+  it("iterate, pages and get too; an option left undefined passes", async () => {
+    const before = provider.requests.length;
+    const first = async (o: object) => {
+      for await (const s of op.structures.iterate(o)) return s.id;
+      return undefined;
+    };
+    await expect(first({ filtr: "nelements=2" })).rejects.toThrow(
+      /structures\.iterate does not use the option "filtr" \(did you mean "filter"\?\); it takes filter, fields, pageSize, maxItems, signal, onProgress\./,
+    );
+    expect(() => op.structures.pages({ sort: "-nsites" } as object)).toThrow(
+      /structures\.pages does not use the option "sort" \(entries come in the provider's own order/,
+    );
+    await expect(op.structures.get("fake-0001", { filter: "nelements=2" } as object)).rejects.toThrow(
+      /structures\.get does not use the option "filter"; it takes fields, signal\./,
+    );
+    expect(provider.requests.length).toBe(before);
+    expect(await first({ filter: "nelements=2", query: undefined })).toBe("fake-0000");
+  });
+});
