@@ -32,6 +32,7 @@ const EXTERNAL = [
   "test/frame/pandas-differential.test.ts",
   "test/frame/column-type-registry-pandas.test.ts",
   "test/frame/derived-columns.test.ts",
+  "test/frame/optimade/optimade-pymatgen.test.ts",
   "test/server/derived-properties.test.ts",
 ];
 

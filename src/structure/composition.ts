@@ -3,7 +3,9 @@ import { StructureError } from "../errors";
 /**
  * Standard atomic weights in g/mol: IUPAC/CIAAW 2021, abridged to five significant figures (for
  * elements given as an interval, the conventional value). scripts/build-dataset.js computes the
- * bundled materials' formulas and densities with this module too.
+ * bundled materials' formulas and densities with this module too. Elements without a stable
+ * isotope (Tc, Pm, Po to Ac, Np and beyond) have no standard atomic weight and are left out on
+ * purpose: a density from one isotope's mass number would be a guess presented as a fact.
  */
 export const ATOMIC_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
   H: 1.008,
@@ -62,6 +64,19 @@ export const ATOMIC_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
   Cs: 132.91,
   Ba: 137.33,
   La: 138.91,
+  Ce: 140.12,
+  Pr: 140.91,
+  Nd: 144.24,
+  Sm: 150.36,
+  Eu: 151.96,
+  Gd: 157.25,
+  Tb: 158.93,
+  Dy: 162.5,
+  Ho: 164.93,
+  Er: 167.26,
+  Tm: 168.93,
+  Yb: 173.05,
+  Lu: 174.97,
   Hf: 178.49,
   Ta: 180.95,
   W: 183.84,
@@ -74,6 +89,9 @@ export const ATOMIC_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
   Tl: 204.38,
   Pb: 207.2,
   Bi: 208.98,
+  Th: 232.04,
+  Pa: 231.04,
+  U: 238.03,
 });
 
 /**
@@ -160,14 +178,33 @@ export interface Composition {
   mass: number;
 }
 
+/** What each table leaves out, said when an element is not in it. */
+const TABLE_LIMITS = new Map<Readonly<Record<string, number>>, string>([
+  [
+    ATOMIC_WEIGHTS,
+    "every element with a standard atomic weight; those without a stable isotope (Tc, Pm, Po to Ac, Np and beyond) have none",
+  ],
+  [ELECTRONEGATIVITY, "H to Bi, without most lanthanides and noble gases"],
+]);
+
 function tableEntry(table: Readonly<Record<string, number>>, what: string, element: string): number {
   const value = Object.hasOwn(table, element) ? table[element] : undefined;
   if (value === undefined) {
     throw new StructureError(
-      `No ${what} is known for the element "${element}"; matframe knows ${Object.keys(table).length} elements (H to Bi, without most lanthanides and noble gases).`,
+      `No ${what} is known for the element "${element}"; matframe knows ${Object.keys(table).length} elements (${TABLE_LIMITS.get(table)}).`,
     );
   }
   return value;
+}
+
+/** Whether `element` has a standard atomic weight here (see {@link ATOMIC_WEIGHTS}). */
+export function hasAtomicWeight(element: string): boolean {
+  return Object.hasOwn(ATOMIC_WEIGHTS, element);
+}
+
+/** Mass of the atoms `elements` (one symbol per site) in g/mol; a StructureError for an element without an atomic weight. */
+export function cellMass(elements: readonly string[]): number {
+  return elements.reduce((sum, element) => sum + tableEntry(ATOMIC_WEIGHTS, "atomic weight", element), 0);
 }
 
 function gcd(a: number, b: number): number {
@@ -250,13 +287,18 @@ function round(value: number, digits: number): number {
   return Math.round(value * f) / f;
 }
 
+/** The `volume` entry of `derivedProperties` (Å³, to 1e-6): it needs no masses. */
+export function volumeProperty(volume: number): { name: "volume"; value: number; units: "angstrom^3" } {
+  return { name: "volume", value: round(volume, 6), units: "angstrom^3" };
+}
+
 /** `derivedProperties` as the bundled materials carry them: volume (Å³) and density (g/cm³), to 1e-6. */
 export function derivedProperties(
   mass: number,
   volume: number,
 ): [{ name: "volume"; value: number; units: "angstrom^3" }, { name: "density"; value: number; units: "g/cm^3" }] {
   return [
-    { name: "volume", value: round(volume, 6), units: "angstrom^3" },
+    volumeProperty(volume),
     { name: "density", value: round((mass / volume) * AMU_PER_A3_TO_G_PER_CM3, 6), units: "g/cm^3" },
   ];
 }

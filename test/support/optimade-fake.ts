@@ -58,6 +58,27 @@ export interface FakeProviderOptions {
   mixedSites?: readonly number[];
   /** Request targets longer than this answer 414, as a front end with an 8 KB limit does. */
   maxTarget?: number;
+  /** The elements of the two sites of some structures, by index, e.g. `{ 1: ["Tc", "Tc"] }`. */
+  elements?: Readonly<Record<number, readonly [string, string]>>;
+}
+
+/** `fakeStructure(i)` with the elements `[first, second]` at its two sites. */
+function withElements(
+  s: ReturnType<typeof fakeStructure>,
+  [first, second]: readonly [string, string],
+): ReturnType<typeof fakeStructure> {
+  const distinct = [...new Set([first, second])];
+  return {
+    ...s,
+    attributes: {
+      ...s.attributes,
+      chemical_formula_reduced: distinct.sort().join(""),
+      elements: [...distinct].sort(),
+      nelements: distinct.length,
+      species_at_sites: [first, second],
+      species: distinct.map((name) => ({ name, chemical_symbols: [name], concentration: [1] })),
+    },
+  };
 }
 
 /** `fakeStructure(i)` with its first site a 50:50 Na/K mixture, as a disordered alloy is described. */
@@ -95,9 +116,11 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
   const prefix = o.prefix ?? "";
   const requests: URL[] = [];
   let failures = o.failFirst ?? 0;
-  const all = Array.from({ length: o.count }, (_, i) =>
-    o.mixedSites?.includes(i) ? withMixedSite(fakeStructure(i)) : fakeStructure(i),
-  );
+  const all = Array.from({ length: o.count }, (_, i) => {
+    const elements = o.elements?.[i];
+    if (elements) return withElements(fakeStructure(i), elements);
+    return o.mixedSites?.includes(i) ? withMixedSite(fakeStructure(i)) : fakeStructure(i);
+  });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     requests.push(url);

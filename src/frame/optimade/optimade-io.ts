@@ -38,7 +38,14 @@ import {
 import { writeStructuresResumable } from "../export/structure-resume";
 import type { TableOptions } from "../dataframe/to-dataframe";
 import { TABLE_EXPORT_METHODS } from "../frame-methods";
-import { planOptimadeColumns, rowPages, type OptimadePlan } from "./optimade-rows";
+import { reportWarnings, type WarningHandler } from "../table/warnings";
+import {
+  missingWeightsWarning,
+  planOptimadeColumns,
+  rowPages,
+  type MissingWeights,
+  type OptimadePlan,
+} from "./optimade-rows";
 
 /** How far a table read or export has come; `total` is the provider's `meta.data_returned`. */
 export interface OptimadeTableProgress extends Progress {
@@ -153,7 +160,11 @@ interface OptimadeRead {
   readonly walk: ResolvedOptimadeWalk;
   /** The provider's `data_returned`, as the walk last saw it. */
   total(): number | undefined;
+  /** The densities the last walk left empty for want of an atomic weight. */
+  missing: MissingWeights;
 }
+
+const noneMissing = (): MissingWeights => ({ rows: 0, ids: [], elements: new Set() });
 
 function planRead(options: OptimadeReadOptions, columns: OptimadePlan | undefined): OptimadeRead {
   const planned = columns ?? planOptimadeColumns(options.columns);
@@ -168,7 +179,20 @@ function planRead(options: OptimadeReadOptions, columns: OptimadePlan | undefine
       total = p.total;
     },
   });
-  return { columns: planned, walk, total: () => total };
+  return { columns: planned, walk, total: () => total, missing: noneMissing() };
+}
+
+/**
+ * `onWarning` for the table's own warnings: a density column empty in every row because atomic
+ * weights are missing is said once, by the NO_ATOMIC_WEIGHT warning that names the elements,
+ * not also as an EMPTY_COLUMN that would blame the records for not carrying it.
+ */
+function tableWarnings(read: OptimadeRead, onWarning: WarningHandler | undefined): WarningHandler {
+  return (warning) => {
+    if (warning.code === "EMPTY_COLUMN" && warning.path === "derivedProperties.density" && read.missing.rows > 0)
+      return;
+    reportWarnings([warning], onWarning);
+  };
 }
 
 /** `onProgress` with the provider's total added. */
@@ -179,17 +203,26 @@ function withTotal(read: OptimadeRead, onProgress: OptimadeReadOptions["onProgre
   );
 }
 
-function pagesOf(entries: OptimadeEntries, read: OptimadeRead): AsyncIterable<PlatformRecord[]> {
-  return rowPages(entries.walk(read.walk), read.columns) as AsyncIterable<PlatformRecord[]>;
+/** The rows of a walk; at its end, the densities it could not compute are reported to `onWarning`. */
+async function* pagesOf(
+  entries: OptimadeEntries,
+  read: OptimadeRead,
+  onWarning: WarningHandler | undefined,
+): AsyncGenerator<PlatformRecord[], void, undefined> {
+  read.missing = noneMissing();
+  yield* rowPages(entries.walk(read.walk), read.columns, read.missing) as AsyncIterable<PlatformRecord[]>;
+  const warning = missingWeightsWarning(read.missing);
+  if (warning) reportWarnings([warning], onWarning);
 }
 
 /** `op.structures.toDataFrame`. */
 export function readOptimadeFrame(entries: OptimadeEntries, options: OptimadeFrameOptions = {}): Promise<DataFrame> {
   checkOptionNames(entries, "toDataFrame", options);
   const read = planRead(options, undefined);
-  return readFrame(() => pagesOf(entries, read), read.columns.plan, {
+  return readFrame(() => pagesOf(entries, read, options.onWarning), read.columns.plan, {
     ...options,
     onProgress: withTotal(read, options.onProgress),
+    onWarning: tableWarnings(read, options.onWarning),
   });
 }
 
@@ -197,9 +230,10 @@ export function readOptimadeFrame(entries: OptimadeEntries, options: OptimadeFra
 export function readOptimadeArrow(entries: OptimadeEntries, options: OptimadeArrowOptions = {}): Promise<ArrowTable> {
   checkOptionNames(entries, "toArrow", options);
   const read = planRead(options, undefined);
-  return readArrow(pagesOf(entries, read), read.columns.plan, {
+  return readArrow(pagesOf(entries, read, options.onWarning), read.columns.plan, {
     ...options,
     onProgress: withTotal(read, options.onProgress),
+    onWarning: tableWarnings(read, options.onWarning),
   });
 }
 
@@ -219,11 +253,12 @@ export async function exportOptimadeTable(
   const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
   const resume = checkResume(options, resumeWalk(read.walk));
   const onProgress = withTotal(read, options.onProgress);
+  const onWarning = tableWarnings(read, options.onWarning);
   const write = (pages: PageSource, to: ExportTarget | ResumableFile) =>
     parquet
-      ? writeParquet(pages, to, plan, { ...options, onProgress }, parquet)
-      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress });
-  if (!resume) return write(pagesOf(entries, read), target);
+      ? writeParquet(pages, to, plan, { ...options, onProgress, onWarning }, parquet)
+      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress, onWarning });
+  if (!resume) return write(pagesOf(entries, read, options.onWarning), target);
   if (typeof target !== "string")
     throw new ValidationError(
       "resume",
@@ -305,12 +340,12 @@ function cursorSource(
   entries: OptimadeEntries,
   read: OptimadeRead,
   target: string,
-  options: ResumeOptions,
+  options: ResumeOptions & { onWarning?: WarningHandler },
 ): StructureSource {
   return {
     walk: (resolved) => {
       const cursor = cursorOf(resolved.query);
-      const pages = pagesOf(entries, read);
+      const pages = pagesOf(entries, read, options.onWarning);
       return cursor === undefined ? pages : afterCursor(pages, cursor, target);
     },
     source: resumeSource(entries, options),

@@ -6,7 +6,8 @@
 import type { OptimadeEntry } from "../../schemas/optimade";
 import { ValidationError } from "../../errors";
 import { cellVolume, vectorsToParameters, type Matrix3 } from "../../structure/cell";
-import { compositionOf, derivedProperties } from "../../structure/composition";
+import { cellMass, derivedProperties, hasAtomicWeight, volumeProperty } from "../../structure/composition";
+import type { FrameWarning } from "../table/row-reader";
 import { structureOf, type StructureRecord } from "../../structure/structure";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
 
@@ -82,8 +83,39 @@ export function planOptimadeColumns(columns: readonly string[] = OPTIMADE_COLUMN
 /** A row of a table: `_id` and `id` (the entry's id), `type`, then the properties. */
 export type OptimadeRow = Record<string, unknown> & { _id: string; id: string };
 
-/** An entry as a row; with `structure`, also the platform's `lattice`/`basis` (and `derivedProperties`) where it has a structure. */
-export function optimadeRow(entry: OptimadeEntry, needs: Pick<OptimadePlan, "structure" | "derived">): OptimadeRow {
+/** The rows whose density was left empty because an element of theirs has no standard atomic weight. */
+export interface MissingWeights {
+  rows: number;
+  /** The first few of their ids. */
+  readonly ids: string[];
+  /** The elements without one. */
+  readonly elements: Set<string>;
+}
+
+const LISTED_IDS = 5;
+
+/** The warning for `missing`, or undefined when every density was computed. */
+export function missingWeightsWarning(missing: MissingWeights): FrameWarning | undefined {
+  const { rows, ids, elements } = missing;
+  if (rows === 0) return undefined;
+  const more = rows - ids.length;
+  const message =
+    `derivedProperties.density is empty in ${rows} ${rows === 1 ? "row" : "rows"}: no standard atomic weight is known for ` +
+    `${[...elements].sort().join(", ")} (an element without a stable isotope has none), so the cell's mass is unknown; ` +
+    `derivedProperties.volume is given. Ids: ${ids.join(", ")}${more > 0 ? ` and ${more} more` : ""}.`;
+  return { code: "NO_ATOMIC_WEIGHT", message, path: "derivedProperties.density", rows, ids: [...ids] };
+}
+
+/**
+ * An entry as a row; with `structure`, also the platform's `lattice`/`basis` (and
+ * `derivedProperties`) where it has a structure. A density left empty for want of an atomic
+ * weight is counted in `missing`.
+ */
+export function optimadeRow(
+  entry: OptimadeEntry,
+  needs: Pick<OptimadePlan, "structure" | "derived">,
+  missing?: MissingWeights,
+): OptimadeRow {
   const row: OptimadeRow = { ...entry.attributes, _id: entry.id, id: entry.id, type: entry.type };
   if (!needs.structure) return row;
   const platform = platformStructure(entry);
@@ -93,8 +125,19 @@ export function optimadeRow(entry: OptimadeEntry, needs: Pick<OptimadePlan, "str
   if (needs.derived) {
     try {
       const { cell, sites } = structureOf(row as unknown as StructureRecord);
-      const { mass } = compositionOf(sites.map((s) => s.element));
-      row.derivedProperties = derivedProperties(mass, Math.abs(cellVolume(cell)));
+      const elements = sites.map((s) => s.element);
+      const volume = Math.abs(cellVolume(cell));
+      const unweighed = elements.filter((e) => !hasAtomicWeight(e));
+      if (unweighed.length === 0) row.derivedProperties = derivedProperties(cellMass(elements), volume);
+      else {
+        // The volume needs no masses: only the density waits for an atomic weight.
+        row.derivedProperties = [volumeProperty(volume)];
+        if (missing) {
+          missing.rows++;
+          if (missing.ids.length < LISTED_IDS) missing.ids.push(entry.id);
+          for (const e of unweighed) missing.elements.add(e);
+        }
+      }
     } catch {
       // No structure, no derived properties: the columns stay empty, as a platform material's would.
     }
@@ -166,10 +209,11 @@ function isMatrix(m: unknown): m is number[][] {
   return Array.isArray(m) && m.every(isVector);
 }
 
-/** Pages of entries as pages of rows. */
+/** Pages of entries as pages of rows; densities left empty for want of an atomic weight are counted in `missing`. */
 export async function* rowPages(
   pages: AsyncIterable<OptimadeEntry[]>,
   needs: Pick<OptimadePlan, "structure" | "derived">,
+  missing?: MissingWeights,
 ): AsyncGenerator<OptimadeRow[], void, undefined> {
-  for await (const page of pages) yield page.map((entry) => optimadeRow(entry, needs));
+  for await (const page of pages) yield page.map((entry) => optimadeRow(entry, needs, missing));
 }

@@ -19,9 +19,16 @@ export interface FrameWarning {
    * query path cannot match a material (reported before the request; `suggestion` is the form
    * that works), `"STALE_PARTIAL"` when an export removed the unfinished folder or temporary file a
    * killed earlier export left beside the target (or left a folder alone that names no writer;
-   * `path` is that folder or file).
+   * `path` is that folder or file), `"NO_ATOMIC_WEIGHT"` when `derivedProperties.density` of
+   * OPTIMADE structures is empty because an element of theirs has no standard atomic weight.
    */
-  readonly code: "INVALID_METHOD" | "INVALID_STRUCTURE" | "EMPTY_COLUMN" | "QUERY_PATH" | "STALE_PARTIAL";
+  readonly code:
+    | "INVALID_METHOD"
+    | "INVALID_STRUCTURE"
+    | "EMPTY_COLUMN"
+    | "QUERY_PATH"
+    | "STALE_PARTIAL"
+    | "NO_ATOMIC_WEIGHT";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
   /** Dotted path: of the method object (`"method"`), the empty or computed column's name. */

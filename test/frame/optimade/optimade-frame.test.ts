@@ -283,3 +283,62 @@ describe("op.structures refuses options it does not take, before any request", (
     expect(await first({ filter: "nelements=2", query: undefined })).toBe("fake-0000");
   });
 });
+
+describe("op.structures derived properties of elements beyond the old atomic-weight table", () => {
+  // Ce (a lanthanide) and U have standard atomic weights the table lacked; Xe has one but no
+  // electronegativity, which the formula needed; Tc has no stable isotope, so no standard weight.
+  const ELEMENTS = { 0: ["Ce", "O"], 1: ["Tc", "Tc"], 2: ["Xe", "Xe"], 3: ["U", "O"], 5: ["Tc", "O"] } as const;
+  const COLUMNS = ["id", "derivedProperties.volume", "derivedProperties.density"];
+
+  async function withProvider<T>(
+    count: number,
+    use: (c: OptimadeClient) => Promise<T>,
+    elements: Readonly<Record<number, readonly [string, string]>> = ELEMENTS,
+  ): Promise<T> {
+    const p = await startFakeProvider({ count, elements });
+    const c = new OptimadeClient({ baseUrl: p.base });
+    try {
+      return await use(c);
+    } finally {
+      await c.close();
+      await p.close();
+    }
+  }
+
+  it("volume for every structure; density where every element has a standard weight, and a warning naming the rest", async () => {
+    const warnings: FrameWarning[] = [];
+    const rows = await withProvider(6, async (c) => {
+      const df = await c.structures.toDataFrame({ columns: COLUMNS, onWarning: (w) => warnings.push(w) });
+      return df.values as [string, number | null, number | null][];
+    });
+    expect(rows).toHaveLength(6);
+    for (const [i, row] of rows.entries()) expect(row[1]).toBeCloseTo(edge(i) ** 3, 5);
+    expect(rows.map((r) => r[2] === null)).toEqual([false, true, false, false, false, true]);
+    const weight = (e: string) => defined(ATOMIC_WEIGHTS[e], `${e}'s weight`);
+    expect(rows[0]![2]).toBeCloseTo(((weight("Ce") + weight("O")) / edge(0) ** 3) * G_PER_CM3, 5);
+    expect(warnings.map((w) => [w.code, w.path, w.rows, w.ids])).toEqual([
+      ["NO_ATOMIC_WEIGHT", "derivedProperties.density", 2, ["fake-0001", "fake-0005"]],
+    ]);
+    expect(at(warnings, 0, "the warning").message).toMatch(
+      /^derivedProperties\.density is empty in 2 rows: no standard atomic weight is known for Tc \(an element without a stable isotope has none\).*derivedProperties\.volume is given/,
+    );
+  });
+
+  it("a density column empty only for want of atomic weights is not called a field the records lack", async () => {
+    const warnings: FrameWarning[] = [];
+    const output = join(dir, "tc-only.csv");
+    const result = await withProvider(
+      2,
+      (c) => c.structures.exportCsv(output, { columns: COLUMNS, onWarning: (w) => warnings.push(w) }),
+      { 0: ["Tc", "Tc"], 1: ["Tc", "O"] },
+    );
+    expect(result.items).toBe(2);
+    // The NO_ATOMIC_WEIGHT warning alone: no EMPTY_COLUMN saying the records do not carry the field.
+    expect(warnings.map((w) => [w.code, w.rows])).toEqual([["NO_ATOMIC_WEIGHT", 2]]);
+    const rows = parse(readFileSync(output, "utf8"), { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => [r.id, r["derivedProperties.density"], Number(r["derivedProperties.volume"])])).toEqual([
+      ["fake-0000", "", Number((edge(0) ** 3).toFixed(6))],
+      ["fake-0001", "", Number((edge(1) ** 3).toFixed(6))],
+    ]);
+  });
+});
