@@ -161,8 +161,10 @@ describe("compression does not stall other clients", () => {
     try {
       const session = await login(server);
       const finished: string[] = [];
-      const big = Array.from({ length: 24 }, (_, n) => {
-        const path = `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 500, skip: n * 200 }))}`;
+      // Enough big pages that the compressing threads are still busy when the small one is
+      // answered, even on a loaded 2-core machine (24 let it finish last once in a full run).
+      const big = Array.from({ length: 48 }, (_, n) => {
+        const path = `${PREFIX}/materials?projection=${encodeURIComponent(JSON.stringify({ limit: 500, skip: n * 100 }))}`;
         return get(server, path, { ...session, "accept-encoding": "br" }).then((res) => {
           expect(res.headers["content-encoding"]).toBe("br");
           finished.push("big");
