@@ -1,6 +1,7 @@
 // How every command reports a failure: one line on stderr (never a stack), worded in the flags
 // the user typed, and one exit code rule. Remedies come from the errors' structured fields
 // (`option`, `remedy`, `path`, `column`), never from rewriting the library's sentences.
+import { printable } from "./printable";
 import {
   ApiError,
   AuthenticationError,
@@ -111,8 +112,12 @@ function renewal(credentialsFrom: string | undefined): string {
   return `new values for ${credentialsFrom}, or \`matframe login\``;
 }
 
-/** Prints `error` as one line, `matframe <command>: ...`, and returns its exit code. */
+/**
+ * Prints `error` as one line, `matframe <command>: ...`, and returns its exit code. A message may
+ * quote what a platform or provider sent (an entry's id, a server's reason): its controls are
+ * written out, so they cannot drive the terminal.
+ */
 export function reportError(command: string, error: unknown, wording: Wording): number {
-  process.stderr.write(`matframe ${command}: ${describeError(error, wording).replace(/\s*\n\s*/g, " ")}\n`);
+  process.stderr.write(`matframe ${command}: ${printable(describeError(error, wording).replace(/\s*\n\s*/g, " "))}\n`);
   return exitCodeFor(error);
 }

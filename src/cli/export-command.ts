@@ -1,5 +1,6 @@
 // `matframe export`: its help, the password a login needs, the run with its progress, and what
 // is said at the end. The flags are read in export-flags.ts, failures worded in errors.ts.
+import { printable } from "./printable";
 import {
   AbortError,
   ApiError,
@@ -214,7 +215,8 @@ export async function runExport(argv: string[]): Promise<number> {
         onProgress: (progress) => bar?.update(progress),
         onWarning: (warning) => {
           bar?.clear();
-          process.stderr.write(`warning: ${warning.message}\n`);
+          // A warning may name what the records hold (ids, paths from a provider): written out.
+          process.stderr.write(`warning: ${printable(warning.message)}\n`);
         },
       },
     );

@@ -2,6 +2,7 @@
 // The `matframe` command: dispatches to a subcommand. Each subcommand lives in its own file and
 // only parses arguments; the work is done by the library functions they call. A command's file is
 // loaded only when it runs: `matframe --help` used to load the whole local platform.
+import { printable } from "./printable";
 import { readFileSync } from "node:fs";
 import nodeModule from "node:module";
 import * as path from "node:path";
@@ -100,7 +101,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // Unexpected: say what happened without a stack trace.
-    process.stderr.write(`matframe: ${(error as Error)?.message ?? String(error)}\n`);
+    process.stderr.write(`matframe: ${printable((error as Error)?.message ?? String(error))}\n`);
     process.exitCode = 1;
   },
 );

@@ -42,6 +42,36 @@ describe("a platform whose login answer is malformed", () => {
   });
 });
 
+describe("a platform whose refusal holds terminal controls", () => {
+  // The reason is the server's text: a hostile or broken one must not drive the user's terminal.
+  let server: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: "error", message: "no \u001b]0;owned\u0007 such \u009b2J \u202euser" }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("login and export write its controls out", async () => {
+    const args = ["--base-url", baseUrl, "--username", "alice", "--password-stdin"];
+    for (const command of ["login", "export"]) {
+      const result = await runCli([command, ...args, ...(command === "export" ? ["--quiet"] : [])], {
+        stdin: "secret-pw\n",
+      });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      expect(result.stderr).toContain("no \\u001b]0;owned\\u0007 such \\u009b2J \\u202euser");
+    }
+  });
+});
+
 describe("the exit code rule", () => {
   it("is 2 for a malformed answer, 1 for a mistake to fix here", () => {
     expect(exitCodeFor(new ResponseValidationError("bad", { endpoint: "POST /login", status: 200, issues: [] }))).toBe(

@@ -250,8 +250,25 @@ describe("the job queue", () => {
         ],
       ]);
       expect(ok(await call(server, demo, "GET", `/jobs/${id}/files`))).toHaveLength(4);
-    } finally {
+
+      // A copy of the ended job carries its units' last statuses; its run starts them idle.
       rmSync(path.join(fakeDir, "scf-done"));
+      const copy = ok(await call(server, demo, "POST", `/jobs/${id}/copy`));
+      ok(await call(server, demo, "POST", `/jobs/${copy._id}/submit`));
+      await pwStarted(copy._id);
+      await vi.waitFor(async () => {
+        const read = ok(await call(server, demo, "GET", `/jobs/${copy._id}`));
+        expect(statuses(read)).toEqual([
+          ["active"],
+          [
+            ["pw_scf", "active"],
+            ["pw_nscf", "idle"],
+          ],
+        ]);
+      });
+      ok(await call(server, demo, "POST", `/jobs/${copy._id}/terminate`));
+    } finally {
+      rmSync(path.join(fakeDir, "scf-done"), { force: true });
       await server.close();
     }
   });

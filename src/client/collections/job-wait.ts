@@ -230,7 +230,6 @@ function jobsEndpoint(connection: Connection): string {
   return `GET ${new URL(connection.baseUrl).pathname.replace(/\/$/, "")}/jobs`;
 }
 
-/** A NotFoundError naming the jobs of `ids` that `found` lacks, if any. */
 /** A set of jobs has no status of its own: waiting for it would never end. */
 function throwSets(found: ReadonlyMap<string, Record<string, unknown>>): void {
   const sets = [...found.values()].filter((job) => job.isEntitySet === true).map((set) => String(set._id));
@@ -239,10 +238,11 @@ function throwSets(found: ReadonlyMap<string, Record<string, unknown>>): void {
   throw new ValidationError(
     "ids",
     `${sets.map((id) => JSON.stringify(id)).join(", ")} ${sets.length === 1 ? "is a set" : "are sets"} of jobs, not a job: a set has no status to wait for. ` +
-      `Wait for the jobs in it: those whose inSet._id is its _id (query {"inSet._id": ${JSON.stringify(first)}}).`,
+      `Wait for the jobs in it: list those whose inSet._id is its _id (query {"inSet._id": ${JSON.stringify(first)}}), then wait for their ids.`,
   );
 }
 
+/** A NotFoundError naming the jobs of `ids` that `found` lacks, if any. */
 function throwMissing(connection: Connection, ids: readonly string[], found: ReadonlyMap<string, unknown>): void {
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw jobsNotFound(missing, jobsEndpoint(connection));

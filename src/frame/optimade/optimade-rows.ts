@@ -101,7 +101,7 @@ export function missingWeightsWarning(missing: MissingWeights): FrameWarning | u
   const more = rows - ids.length;
   const message =
     `derivedProperties.density is empty in ${rows} ${rows === 1 ? "row" : "rows"}: no standard atomic weight is known for ` +
-    `${[...elements].sort().join(", ")} (an element without a stable isotope has none), so the cell's mass is unknown; ` +
+    `${[...elements].sort().join(", ")} (an element without a stable isotope has none, nor has a symbol that is not an element's, such as X or D), so the cell's mass is unknown; ` +
     `derivedProperties.volume is given. Ids: ${ids.join(", ")}${more > 0 ? ` and ${more} more` : ""}.`;
   return { code: "NO_ATOMIC_WEIGHT", message, path: "derivedProperties.density", rows, ids: [...ids] };
 }

@@ -6,6 +6,7 @@ import {
   filesLeftIn,
   type UnitReport,
   withUnitStatus,
+  withUnitsIdle,
   withUnitsEnded,
 } from "../compute";
 import { JobQueue, type StopReason } from "../compute/queue";
@@ -290,7 +291,16 @@ export class JobRunner {
     return this.context.written.transact(() => {
       const job = this.context.written.get(jobId, "jobs");
       if (job?.status !== "submitted") return { changes: [], result: false };
-      return { changes: [{ put: { ...job, status: "active" }, collection: "jobs" }], result: true, pastQuota: true };
+      // A workflow copied from a job that ran carries its units' last statuses: a run starts them idle.
+      const workflow =
+        job.workflow && typeof job.workflow === "object"
+          ? { workflow: withUnitsIdle(job.workflow as Record<string, unknown>) }
+          : {};
+      return {
+        changes: [{ put: { ...job, status: "active", ...workflow }, collection: "jobs" }],
+        result: true,
+        pastQuota: true,
+      };
     });
   }
 
@@ -314,7 +324,9 @@ export class JobRunner {
     const onUnit = (report: UnitReport) => {
       reports = reports.then(async () => {
         try {
-          kept += await this.recordUnit(job, material, report, true);
+          // Once a unit's results could not be stored, the job will end in error: later units'
+          // results are not written either (its count would say results the job is refused for).
+          kept += await this.recordUnit(job, material, report, unstored === undefined);
         } catch (error) {
           unstored ??= (error as Error)?.message ?? String(error);
           // Its status moves all the same: the bookkeeping of a run that goes on.

@@ -5,4 +5,4 @@
 export type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome, UnitReport } from "./compute-types";
 export { computability, computeJob, filesLeftIn } from "./run-job";
 export { pseudopotentialRecords } from "./pseudopotentials";
-export { type UnitStatus, withUnitStatus, withUnitsEnded } from "./unit-status";
+export { type UnitStatus, withUnitStatus, withUnitsEnded, withUnitsIdle } from "./unit-status";

@@ -60,3 +60,8 @@ export function withUnitStatus(workflow: Rec, flowchartId: string, status: UnitS
 export function withUnitsEnded(workflow: Rec): Rec {
   return withStatuses(workflow, (unit) => (unit.status === "active" ? "error" : undefined));
 }
+
+/** The workflow with every unit `idle`: a run's start, whatever a copied workflow's units said. */
+export function withUnitsIdle(workflow: Rec): Rec {
+  return withStatuses(workflow, () => "idle");
+}
