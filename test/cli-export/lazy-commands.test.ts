@@ -32,11 +32,13 @@ describe("the CLI loads a command's code only when it runs", () => {
       const { code, stdout, loaded } = loadedBy(args);
       expect(code).toBe(0);
       expect(stdout).not.toBe("");
-      // The help formatter, "did you mean" and the error tree its UsageError is part of, nothing else.
+      // The help formatter, "did you mean", the error tree its UsageError is part of and the
+      // escaper the error line goes through, nothing else.
       expect([...loaded].sort()).toEqual([
         "cli/cli-args.js",
         "cli/errors.js",
         "cli/main.js",
+        "cli/printable.js",
         "edit-distance.js",
         "errors.js",
       ]);
