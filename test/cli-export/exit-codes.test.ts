@@ -9,25 +9,31 @@ import { failureError } from "../../src/client/transport/failure";
 import { FLAG_FOR_OPTION, parseExportFlags } from "../../src/cli/export-flags";
 import { runCli } from "./run-cli";
 
-describe("a platform whose login answer is malformed", () => {
-  // A real server that accepts every login but answers it without the account id and token.
+/** A real server on a free port that answers every request, once read, with `status` and `body`; its base URL. */
+function answeringEvery(status: number, body: unknown): { baseUrl: () => string } {
   let server: Server;
-  let baseUrl: string;
+  let baseUrl = "";
   beforeAll(async () => {
     server = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ status: "success", data: { nothing: "here" } }));
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { baseUrl: () => baseUrl };
+}
+
+describe("a platform whose login answer is malformed", () => {
+  // A real server that accepts every login but answers it without the account id and token.
+  const platform = answeringEvery(200, { status: "success", data: { nothing: "here" } });
 
   it("makes login and export exit alike, with 2, on one line", async () => {
-    const args = ["--base-url", baseUrl, "--username", "alice", "--password-stdin"];
+    const args = ["--base-url", platform.baseUrl(), "--username", "alice", "--password-stdin"];
     const login = await runCli(["login", ...args], { stdin: "secret-pw\n" });
     const exported = await runCli(["export", ...args, "--quiet"], { stdin: "secret-pw\n" });
     for (const [command, result] of [
@@ -44,23 +50,13 @@ describe("a platform whose login answer is malformed", () => {
 
 describe("a platform whose refusal holds terminal controls", () => {
   // The reason is the server's text: a hostile or broken one must not drive the user's terminal.
-  let server: Server;
-  let baseUrl: string;
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ status: "error", message: "no \u001b]0;owned\u0007 such \u009b2J \u202euser" }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const platform = answeringEvery(400, {
+    status: "error",
+    message: "no \u001b]0;owned\u0007 such \u009b2J \u202euser",
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("login and export write its controls out", async () => {
-    const args = ["--base-url", baseUrl, "--username", "alice", "--password-stdin"];
+    const args = ["--base-url", platform.baseUrl(), "--username", "alice", "--password-stdin"];
     for (const command of ["login", "export"]) {
       const result = await runCli([command, ...args, ...(command === "export" ? ["--quiet"] : [])], {
         stdin: "secret-pw\n",
