@@ -47,6 +47,26 @@ export interface ComputedFile {
   unitId: string;
 }
 
+/** One finished run of a unit's program, as its results are read from it. */
+export interface UnitRun {
+  /** The job's folder: `outdir/` holds pw.x's data (`__prefix__.save`), the programs write beside it. */
+  workDir: string;
+  /** The unit's template stem: `pw_scf` for `pw_scf.in`. */
+  stem: string;
+  /** The program's standard output (`STEM.out`). */
+  output: string;
+  /** The results the unit lists (`unit.results[].name`): only these are kept. */
+  wanted: ReadonlySet<string>;
+  /** The job's material record. */
+  material: Record<string, unknown>;
+}
+
+/** What a run computed (those of its unit's results it found) and why any is missing. */
+export interface UnitResults {
+  computed: ComputedProperty["data"][];
+  notes: string[];
+}
+
 /** What every outcome holds besides its status. */
 interface ComputedParts {
   properties: ComputedProperty[];

@@ -28,11 +28,14 @@ export function finalEnergyRy(text: string): number | undefined {
   return match ? num(match[1]!) : undefined;
 }
 
-/** Why pw.x stopped without a result, from its own words (`%%%%` error blocks, non-convergence). */
-export function pwFailure(text: string): string | undefined {
+/**
+ * Why a Quantum ESPRESSO program stopped without a result, from its own words (the `%%%%` error
+ * block every QE program prints; pw.x's non-convergence).
+ */
+export function qeFailure(program: string, text: string): string | undefined {
   const block = /%{10,}\s*\n\s*Error in routine\s+(\S+)\s*\(\s*\d+\s*\):\s*\n\s*(.+?)\s*\n/s.exec(text);
-  if (block) return `pw.x stopped in ${block[1]}: ${block[2]!.trim()}`;
-  if (/convergence NOT achieved/.test(text)) return "pw.x: the self-consistent field did not converge.";
+  if (block) return `${program} stopped in ${block[1]}: ${block[2]!.trim()}`;
+  if (/convergence NOT achieved/.test(text)) return `${program}: the self-consistent field did not converge.`;
   return undefined;
 }
 

@@ -14,6 +14,7 @@ import {
   realpathSync,
 } from "node:fs";
 import * as path from "node:path";
+import { executableNames } from "./executables";
 
 /** How one run ended. */
 export type ExecutableResult =
@@ -46,15 +47,15 @@ function killGroup(group: number): void {
   }
 }
 
-/** The executables runs start (the name a run's process has); see {@link endRunsIn}. */
-const RUN_NAMES: readonly string[] = ["pw.x", "ld1.x"];
+/** The executables runs start (the name a run's process has): the units' programs and ld1.x; see {@link endRunsIn}. */
+const runNames = (): string[] => [...executableNames(), "ld1.x"];
 
 /**
  * Ends the runs still working in `folder` (or below it), left by a server that was killed
  * (SIGKILL) while a job ran: a detached pw.x goes on computing, and would run beside the jobs the
  * next server starts, past the running limit. A process is taken for a run only when all of these
  * hold: its working folder is in `folder`, it runs one of the engine's executables (`pw.x`,
- * `ld1.x`), and it leads a session of its own, as a run is started (detached); its whole group is
+ * `bands.x` ..., `ld1.x`), and it leads a session of its own, as a run is started (detached); its whole group is
  * ended. A shell or an editor open in the folder is none of these. Linux only (`/proc`); elsewhere
  * nothing is found. Returns how many runs were ended.
  */
@@ -70,6 +71,7 @@ export function endRunsIn(folder: string): number {
     return 0;
   }
   let ended = 0;
+  const names = runNames();
   for (const pid of pids) {
     try {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
@@ -81,7 +83,7 @@ export function endRunsIn(folder: string): number {
         .slice(stat.lastIndexOf(")") + 2)
         .split(" ")
         .map(Number);
-      if (!RUN_NAMES.includes(name) || group !== Number(pid) || session !== group) continue;
+      if (!names.includes(name) || group !== Number(pid) || session !== group) continue;
       killGroup(group);
       ended += 1;
     } catch {

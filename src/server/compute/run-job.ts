@@ -1,15 +1,14 @@
 // A job's workflow run for real: each espresso unit's own template rendered with the platform's
-// context, the pseudopotentials chosen and copied into the job's folder, pw.x run unit after unit
-// sharing one outdir, and its output turned into property data. Nothing here throws for a failed
-// computation: the outcome says what went wrong.
+// context, the pseudopotentials chosen and copied into the job's folder, the unit's program (pw.x,
+// then post-processing such as bands.x: ./executables.ts) run unit after unit sharing one outdir,
+// and what it wrote turned into property data. Nothing here throws for a failed computation: the
+// outcome says what went wrong.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { type Matrix3, vectorsToParameters } from "../../structure/cell";
-import { compositionOf } from "../../structure/composition";
-import { platformDerivedProperties } from "../../structure/derived-properties";
 import type { StructureRecord } from "../../structure/structure";
-import { espressoContext } from "./espresso-context";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome, UnitReport } from "./compute-types";
+import { espressoContext } from "./espresso-context";
+import { type Executable, executableNames, executableOf } from "./executables";
 import {
   choosePseudopotential,
   forgetPseudopotentialScan,
@@ -17,8 +16,6 @@ import {
   type Pseudopotential,
 } from "./pseudopotentials";
 import { canGenerate, generatePseudopotential } from "./pslibrary";
-import { bandGapsFromXml } from "./pw-bands";
-import { finalCoordinates, parsePwOutput, pwFailure } from "./pw-output";
 import { renderTemplate } from "./render-template";
 import { findOnPath, runExecutable } from "./run-executable";
 import { foldersOutside, isTrustedTemplate } from "./trusted-templates";
@@ -27,7 +24,12 @@ const INSTALL =
   "install it, e.g. `apt install quantum-espresso quantum-espresso-data` on Debian or Ubuntu (or, if it is installed, put its folder on PATH), then restart matframe serve.";
 
 /** What a machine without Quantum ESPRESSO needs, in the words of the job's error. */
-export const INSTALL_HINT = `pw.x (Quantum ESPRESSO) is not on PATH: ${INSTALL}`;
+export const INSTALL_HINT = notOnPath("pw.x");
+
+/** What a machine without one of Quantum ESPRESSO's programs needs. */
+function notOnPath(program: string): string {
+  return `${program} (Quantum ESPRESSO) is not on PATH: ${INSTALL}`;
+}
 
 /** Said when the server starts on such a machine, before a job finds out. */
 export const MISSING_ENGINE_WARNING = `pw.x (Quantum ESPRESSO) is not on PATH, so Quantum ESPRESSO jobs will end in error: ${INSTALL}`;
@@ -80,16 +82,21 @@ function elementsOf(material: Rec): string[] {
   return [...new Set(elements.map((e) => (isRecord(e) ? text(e.value) : "")).filter(Boolean))];
 }
 
-/** The unit's pw.x template, or why the engine cannot run the unit. */
-function templateOf(unit: Rec): { name: string; content: string } | { reason: string } {
+/** The unit's program and input template, or why the engine cannot run the unit. */
+function templateOf(
+  unit: Rec,
+): { name: string; content: string; executable: string; program: Executable } | { reason: string } {
   const name = text(unit.name) || "unnamed";
   if (unit.type !== "execution")
     return {
       reason: `its unit "${name}" is a ${text(unit.type) || "typeless"} unit; matframe serve runs only execution units`,
     };
   const executable = isRecord(unit.executable) ? text(unit.executable.name) : "";
-  if (executable !== "pw.x")
-    return { reason: `its unit "${name}" runs ${executable || "no executable"}; matframe serve runs only pw.x so far` };
+  const program = executableOf(executable);
+  if (!program)
+    return {
+      reason: `its unit "${name}" runs ${executable || "no executable"}; matframe serve runs only ${executableNames().join(", ")} so far`,
+    };
   const input = (Array.isArray(unit.input) ? unit.input : []).filter(isRecord);
   const template = input.map((i) => (isRecord(i.template) ? i.template : undefined)).find((t) => t !== undefined);
   if (!template || !text(template.content)) return { reason: `its unit "${name}" has no input template` };
@@ -97,13 +104,13 @@ function templateOf(unit: Rec): { name: string; content: string } | { reason: st
     return {
       reason: `its unit "${name}" has an input template that is not one of the bank's (matframe serve renders only the bank's own templates, as a template can run code; set the unit's context for k-points, cutoffs or input values instead)`,
     };
-  return { name: text(template.name) || `${name}.in`, content: text(template.content) };
+  return { name: text(template.name) || `${name}.in`, content: text(template.content), executable, program };
 }
 
 function whyNotApplication(name: string): string {
   if (name === "vasp")
     return "VASP is not free software (its licence is sold per research group), so matframe serve cannot run it; use the espresso version of this workflow to compute it on this machine";
-  return `the application "${name || "unknown"}" is not one matframe serve runs (only Quantum ESPRESSO's pw.x)`;
+  return `the application "${name || "unknown"}" is not one matframe serve runs (only Quantum ESPRESSO's ${executableNames().join(", ")})`;
 }
 
 /**
@@ -113,6 +120,7 @@ function whyNotApplication(name: string): string {
  */
 export function computability(workflow: Rec, material?: Rec): { runnable: true } | { runnable: false; reason: string } {
   const subworkflows = orderedSubworkflows(workflow);
+  const programs = new Set<string>();
   if (subworkflows.length === 0) return { runnable: false, reason: "The workflow has no subworkflows to run." };
   for (const subworkflow of subworkflows) {
     const app = applicationName(subworkflow);
@@ -124,6 +132,7 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
     for (const unit of units) {
       const template = templateOf(unit);
       if ("reason" in template) return { runnable: false, reason: `Cannot compute this workflow: ${template.reason}.` };
+      programs.add(template.executable);
     }
     const { type, functional } = methodOf(subworkflow);
     if (!METHODS.has(type))
@@ -138,7 +147,7 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
       }
     }
   }
-  if (!findOnPath("pw.x")) return { runnable: false, reason: INSTALL_HINT };
+  for (const program of programs) if (!findOnPath(program)) return { runnable: false, reason: notOnPath(program) };
   return { runnable: true };
 }
 
@@ -154,39 +163,6 @@ function stemOf(templateName: string): string {
 function unitFileNames(templateName: string): { input: string; output: string } | undefined {
   if (!/^[\w.-]+$/.test(templateName) || /^\.+$/.test(templateName)) return undefined;
   return { input: templateName, output: `${stemOf(templateName)}.out` };
-}
-
-/**
- * A relaxation's final cell and positions as a material, the shape express gives
- * `final_structure` (a material whose `name` is the property's): lattice, basis, formulas and the
- * platform's derived properties.
- */
-function finalStructure(material: Rec, output: string): (Rec & { name: string }) | undefined {
-  const final = finalCoordinates(output);
-  if (!final) return undefined;
-  const cell = final.cell as Matrix3;
-  const lattice = isRecord(material.lattice) ? material.lattice : {};
-  const structure: StructureRecord = {
-    lattice: {
-      type: text(lattice.type) || "TRI",
-      ...vectorsToParameters(cell),
-      units: { length: "angstrom", angle: "degree" },
-      vectors: { a: cell[0], b: cell[1], c: cell[2], alat: 1, units: "angstrom" },
-    },
-    basis: {
-      units: "crystal",
-      elements: final.sites.map((s, id) => ({ id, value: s.element })),
-      coordinates: final.sites.map((s, id) => ({ id, value: s.fractional })),
-    },
-  };
-  const { formula, unitCellFormula } = compositionOf(final.sites.map((s) => s.element));
-  let derivedProperties: unknown[] = [];
-  try {
-    derivedProperties = platformDerivedProperties(structure);
-  } catch {
-    // A structure the symmetry finder refuses still has its lattice and basis.
-  }
-  return { _id: "", name: "final_structure", formula, unitCellFormula, ...structure, derivedProperties, tags: [] };
 }
 
 /**
@@ -286,13 +262,15 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           nonSelfConsistent,
         });
         const { dimensions } = ctx.kgrid;
-        notes.push(
-          `${stem}: k-points ${dimensions.join("×")} ` +
-            (ctx.kgridFromUnit
-              ? "(the unit's own grid)"
-              : `(${ctx.kgrid.gridMetricValue} k-points per reciprocal atom, spread by the reciprocal vectors' lengths as the platform does${nonSelfConsistent ? "; denser for the bands" : ""})`) +
-            `; cutoffs ${ctx.cutoffs.wavefunction}/${ctx.cutoffs.density} Ry.`,
-        );
+        const { executable: program, program: run } = template;
+        if (program === "pw.x")
+          notes.push(
+            `${stem}: k-points ${dimensions.join("×")} ` +
+              (ctx.kgridFromUnit
+                ? "(the unit's own grid)"
+                : `(${ctx.kgrid.gridMetricValue} k-points per reciprocal atom, spread by the reciprocal vectors' lengths as the platform does${nonSelfConsistent ? "; denser for the bands" : ""})`) +
+              `; cutoffs ${ctx.cutoffs.wavefunction}/${ctx.cutoffs.density} Ry.`,
+          );
         const rendered = renderTemplate(template.name, template.content, ctx.context).replace(
           /\{\{\s*JOB_WORK_DIR\s*\}\}/g,
           workDir,
@@ -306,9 +284,9 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         const outputFile = path.join(workDir, names.output);
         writeFileSync(inputFile, rendered);
         files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });
-        log(`${stem}: pw.x started (k-points ${dimensions.join("×")}).`);
+        log(`${stem}: ${program} started${program === "pw.x" ? ` (k-points ${dimensions.join("×")})` : ""}.`);
         const result = await runExecutable({
-          executable: "pw.x",
+          executable: program,
           cwd: workDir,
           inputFile,
           outputFile,
@@ -316,38 +294,25 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         });
         if (existsSync(outputFile))
           files.push({ name: names.output, relativePath: names.output, kind: "output", unitId });
-        if (result.ended === "aborted") return fail(`The job was stopped while ${stem} ran; pw.x was ended.`);
-        if (result.ended === "not-found") return fail(INSTALL_HINT);
+        if (result.ended === "aborted") return fail(`The job was stopped while ${stem} ran; ${program} was ended.`);
+        if (result.ended === "not-found") return fail(notOnPath(program));
         const output = readFileSync(outputFile, "utf8");
-        engineVersion ??= pwVersion(output);
+        if (program === "pw.x") engineVersion ??= pwVersion(output);
         if (result.code !== 0) {
           return fail(
-            pwFailure(output) ??
-              `pw.x ended with ${result.signal ? `signal ${result.signal}` : `exit code ${result.code}`} in ${stem}; see ${stem}.out.`,
+            run.failure(output) ??
+              `${program} ended with ${result.signal ? `signal ${result.signal}` : `exit code ${result.code}`} in ${stem}; see ${stem}.out.`,
           );
         }
-        const failure = pwFailure(output);
+        const failure = run.failure(output);
         if (failure) return fail(`${failure} (${stem})`);
-        log(`${stem}: pw.x finished.`);
+        log(`${stem}: ${program} finished.`);
         const wanted = new Set(
           (Array.isArray(unit.results) ? unit.results : []).map((r) => (isRecord(r) ? text(r.name) : "")),
         );
-        const parsed = parsePwOutput(output);
-        const computed: ComputedProperty[] = [];
-        for (const [name, data] of parsed) if (wanted.has(name)) computed.push({ unitId, data });
-        if (wanted.has("band_gaps")) {
-          const xml = path.join(workDir, "outdir", "__prefix__.save", "data-file-schema.xml");
-          const gaps = existsSync(xml)
-            ? bandGapsFromXml(readFileSync(xml, "utf8"))
-            : { reason: "pw.x wrote no data file" };
-          if ("data" in gaps) computed.push({ unitId, data: gaps.data });
-          else notes.push(`${stem}: no band gaps: ${gaps.reason}.`);
-        }
-        if (wanted.has("final_structure")) {
-          const structure = finalStructure(input.material, output);
-          if (structure) computed.push({ unitId, data: structure });
-          else notes.push(`${stem}: no final structure: the output has no "Begin final coordinates" block.`);
-        }
+        const found = run.results({ workDir, stem, output, wanted, material: input.material });
+        notes.push(...found.notes);
+        const computed: ComputedProperty[] = found.computed.map((data) => ({ unitId, data }));
         properties.push(...computed);
         current = undefined;
         await report(unitId, "finished", computed);
