@@ -88,6 +88,46 @@ describe.runIf(PW)("a Total Energy job computed with pw.x", () => {
     }
   });
 
+  it("gives its stress tensor and energy contributions as number columns, equal to its own pw_scf.out", async () => {
+    const files = ok(await call(server, demo, "GET", `/jobs/${job._id}/files`));
+    const text = await (await fetch(files.find((file: any) => file.key === "pw_scf.out").signedUrl)).text();
+    // pw.x prints the stress as three rows of Ry/bohr**3 then kbar, after "total   stress".
+    const stress = /total\s+stress[^\n]*\n((?:[^\n]*\n){3})/.exec(text)?.[1]?.trim().split("\n");
+    const kbar = (stress ?? []).map((line) => line.trim().split(/\s+/).slice(3).map(Number));
+    expect(kbar).toHaveLength(3);
+    const ry = (label: string) => Number(new RegExp(`${label}\\s+=\\s+(-?[\\d.]+) Ry`).exec(text)?.[1]);
+    const client = new Client({ baseUrl: server.baseUrl, ...(await rawLogin(server.baseUrl, "demo", "demo")) });
+    try {
+      const df = await client.results.toDataFrame({ properties: ["stress_tensor", "total_energy_contributions"] });
+      // One row per property record: the stress's, then the contributions' (each leaves the other's cells empty).
+      const rows = (df.values as unknown[][]).filter((row) => row[df.columns.indexOf("job._id")] === job._id);
+      expect(rows).toHaveLength(2);
+      const cell = (name: string) =>
+        rows.map((row) => row[df.columns.indexOf(name)]).find((value) => value !== null && value !== undefined) ?? null;
+      const voigt: [string, number, number][] = [
+        ["xx", 0, 0],
+        ["yy", 1, 1],
+        ["zz", 2, 2],
+        ["yz", 1, 2],
+        ["xz", 0, 2],
+        ["xy", 0, 1],
+      ];
+      for (const [part, i, j] of voigt) expect(cell(`stress_tensor.${part}`)).toBeCloseTo(kbar[i]![j]!, 6);
+      expect(cell("total_energy_contributions.hartree")).toBeCloseTo(ry("hartree contribution") * RYDBERG_EV, 6);
+      expect(cell("total_energy_contributions.ewald")).toBeCloseTo(ry("ewald contribution") * RYDBERG_EV, 6);
+      expect(cell("total_energy_contributions.oneElectron")).toBeCloseTo(
+        ry("one-electron contribution") * RYDBERG_EV,
+        6,
+      );
+      // A contribution pw.x does not print for this run is an empty cell of a number column.
+      expect(cell("total_energy_contributions.hartreeFock")).toBeNull();
+      for (const name of df.columns.filter((c) => /^(stress_tensor|total_energy_contributions)\./.test(c)))
+        expect(["float32", "int32"], name).toContain(df.column(name).dtype);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("is in `matframe export --results total_energy`, beside its material and method", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "matframe-computed-results-"));
     try {

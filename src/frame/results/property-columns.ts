@@ -1,7 +1,10 @@
 // How a property record's data becomes a results table's value columns, per kind. The shape of
 // the data decides it: a list of typed values (ESSE's band_gaps, matframe's dielectric_constant)
 // gives one column per type; ESSE's dielectric_tensor, a function of frequency, gives its static
-// diagonal; any other kind is read as a scalar's `value`. Every value column is a number (DOUBLE).
+// diagonal; a stress tensor its six independent components; total energy contributions one column
+// per contribution; any other kind is read as a scalar's `value`. Every value column is a number
+// (DOUBLE). A kind whose data is a curve or a value per atom (band_structure, atomic_forces ...)
+// has no value a row can hold, and is refused by name with where its records are read.
 import type { PlatformRecord } from "../../client/collection";
 import { ResponseValidationError } from "../../errors";
 import type { Query } from "../../schemas";
@@ -14,6 +17,10 @@ export type PropertyShape =
   | "typedValues"
   /** ESSE's dielectric_tensor, `{values: [{part, frequencies, components: [[xx, yy, zz], ...]}]}`: the real part at frequency 0. */
   | "staticDiagonal"
+  /** ESSE's stress_tensor, `{value: [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]}`: the six Voigt components. */
+  | "symmetricTensor"
+  /** ESSE's total_energy_contributions, `{hartree: {value}, ewald: {value}, ...}`: one column per contribution. */
+  | "namedScalars"
   /** `{value, units}`: one column, `value`. */
   | "scalar";
 
@@ -33,7 +40,52 @@ const KINDS: Readonly<Record<string, Omit<PropertyColumns, "slug">>> = Object.fr
   // matframe's own kind (no ESSE schema): the static relative permittivity's polycrystalline average.
   dielectric_constant: { shape: "typedValues", parts: ["electronic", "total"], units: "dimensionless" },
   dielectric_tensor: { shape: "staticDiagonal", parts: ["xx", "yy", "zz"] },
+  // Voigt's order, as pymatgen's Stress.voigt gives it.
+  stress_tensor: { shape: "symmetricTensor", parts: ["xx", "yy", "zz", "yz", "xz", "xy"] },
+  // ESSE's properties_directory/non_scalar/total_energy_contributions.json, in its order.
+  total_energy_contributions: {
+    shape: "namedScalars",
+    parts: [
+      "temperatureEntropy",
+      "harrisFoulkes",
+      "oneElectron",
+      "hartree",
+      "exchange",
+      "exchangeCorrelation",
+      "ewald",
+      "alphaZ",
+      "atomicEnergy",
+      "eigenvalues",
+      "PAWDoubleCounting2",
+      "PAWDoubleCounting3",
+      "hartreeFock",
+    ],
+  },
 });
+
+/**
+ * The kinds whose data no table row can hold (ESSE's two-dimensional plots, values per atom, a
+ * structure), each with what it is, for the refusal that says where to read them.
+ */
+const NOT_TABULAR: Readonly<Record<string, string>> = Object.freeze({
+  band_structure: "energies of every band along a path of k-points",
+  density_of_states: "a density of states over an energy range, total and per element and orbital",
+  phonon_dos: "a phonon density of states over a frequency range",
+  phonon_dispersions: "phonon frequencies along a path of q-points",
+  potential_profile: "a potential along an axis",
+  average_potential_profile: "an averaged potential along an axis",
+  charge_density_profile: "a charge density along an axis",
+  wavefunction_amplitude: "a wavefunction's amplitude along an axis",
+  reaction_energy_profile: "energies along a reaction path",
+  atomic_forces: "a force on each atom (total_force is their norm)",
+  magnetic_moments: "a magnetic moment on each atom",
+  final_structure: "a structure (lattice and basis)",
+});
+
+/** What a kind is, when its records hold no value a table row can (a curve, a value per atom, a structure). */
+export function notTabular(slug: string): string | undefined {
+  return Object.hasOwn(NOT_TABULAR, slug) ? NOT_TABULAR[slug] : undefined;
+}
 
 /** The value columns of a property kind (its slug). */
 export function propertyColumns(slug: string): PropertyColumns {
@@ -51,10 +103,24 @@ export function recordCondition(columns: PropertyColumns, part: string, conditio
       return { "data.values": { $elemMatch: { type: part, value: condition } } };
     case "scalar":
       return { "data.value": condition };
+    case "namedScalars":
+      return { [`data.${part}.value`]: condition };
+    // A component is an element of an element of a list: the joined rows alone are filtered.
+    case "symmetricTensor":
     case "staticDiagonal":
       return undefined;
   }
 }
+
+/** Where each Voigt component sits in the 3×3 matrix (xy is [0][1], which a symmetric one holds at [1][0] too). */
+const VOIGT: Readonly<Record<string, readonly [number, number]>> = Object.freeze({
+  xx: [0, 0],
+  yy: [1, 1],
+  zz: [2, 2],
+  yz: [1, 2],
+  xz: [0, 2],
+  xy: [0, 1],
+});
 
 /** The value columns of one property kind: its own record's values, nothing for another kind's record. */
 export function propertyCells(columns: PropertyColumns, property: PlatformRecord): Record<string, unknown> {
@@ -65,6 +131,21 @@ export function propertyCells(columns: PropertyColumns, property: PlatformRecord
   switch (columns.shape) {
     case "scalar":
       cells[`${columns.slug}.value`] = mine ? data.value : undefined;
+      return cells;
+    case "symmetricTensor": {
+      const matrix = mine && Array.isArray(data.value) ? (data.value as unknown[]) : undefined;
+      for (const part of columns.parts) {
+        const [row, column] = VOIGT[part] ?? [0, 0];
+        const entries = matrix?.[row];
+        cells[`${columns.slug}.${part}`] = Array.isArray(entries) ? entries[column] : undefined;
+      }
+      return cells;
+    }
+    case "namedScalars":
+      for (const part of columns.parts) {
+        const entry = mine ? (data[part] as Loose) : undefined;
+        cells[`${columns.slug}.${part}`] = entry?.value;
+      }
       return cells;
     case "staticDiagonal": {
       const diagonal = mine ? staticDiagonal(values) : undefined;

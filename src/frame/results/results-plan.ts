@@ -10,7 +10,7 @@ import type { ExportParquetOptions } from "../export/parquet";
 import type { Progress } from "../../client/config/options";
 import type { WarningHandler } from "../table/warnings";
 import { planResultsQuery, type ResultsQuery } from "./results-query";
-import { propertyColumns, type PropertyColumns } from "./property-columns";
+import { notTabular, propertyColumns, type PropertyColumns } from "./property-columns";
 
 /** `client.results.toDataFrame(options)`. */
 export interface ResultsFrameOptions {
@@ -181,6 +181,16 @@ export function planResults(options: ResultsFrameOptions, method: ResultsMethod 
         `properties holds ${JSON.stringify(slug)}, which is not a property slug; slugs are lower case with underscores, e.g. "band_gaps", "total_energy".`,
       );
     }
+  }
+  for (const slug of slugs) {
+    const what = notTabular(slug);
+    if (what)
+      throw new ValidationError(
+        "properties",
+        `properties holds "${slug}", whose records hold ${what}, not a value a table row can hold; ` +
+          `read them whole with client.properties.list({ query: { slug: "${slug}" } }) (each names its job in source.info.jobId), ` +
+          "or the job's own output files with matframe jobs files ID --download DIR.",
+      );
   }
   const properties = [...new Set(slugs)].map(propertyColumns);
   const extras = options.columns ?? [];
