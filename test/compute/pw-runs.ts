@@ -44,10 +44,13 @@ export function job(
     onLog?: (line: string) => void;
     material?: Record<string, unknown>;
     kgrid?: { dimensions: number[]; shifts: number[] };
+    /** Fills the job's folder before the job starts (as files uploaded before a submit). */
+    prepare?: (workDir: string) => void;
   } = {},
 ) {
   const workDir = path.join(root, name);
   mkdirSync(workDir);
+  options.prepare?.(workDir);
   const workflow = bankWorkflow(workflowName, "espresso");
   if (options.kgrid) {
     for (const subworkflow of workflow.subworkflows as { units: { context: Record<string, unknown> }[] }[])
