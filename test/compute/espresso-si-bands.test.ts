@@ -58,6 +58,18 @@ function bandsDat(text: string): { k: number[]; energies: number[] }[] {
   return points;
 }
 
+/** A unit's own path's first point, by coordinates (its others are by name). */
+const OWN_PATH_START = { coordinates: [0, 0, 0], steps: 10 };
+
+/** Each k-point pw.x printed (cartesian, 2π/alat) with its bands (eV, four decimals). */
+function printedBands(output: string): { k: number[]; energies: number[] }[] {
+  const blocks = output.matchAll(/k =([-\d. ]+?)\s*\(\s*\d+ PWs\)\s+bands \(ev\):\s*\n\s*\n([\s\S]*?)\n\s*\n/g);
+  return [...blocks].map(([, k = "", energies = ""]) => ({
+    k: (k.match(/-?\d+\.\d+/g) ?? []).map(Number),
+    energies: energies.trim().split(/\s+/).map(Number),
+  }));
+}
+
 /** The eigenvalues pw.x printed at k = (0, 0, 0). */
 function printedAtGamma(output: string): number[] {
   return captured(/k = 0\.0000 0\.0000 0\.0000 \(\s*\d+ PWs\)\s+bands \(ev\):\s*\n\s*\n([\s\S]*?)\n\s*\n/, output)
@@ -80,7 +92,9 @@ describe.runIf(hasPw)("Si's band structure computed with pw.x and bands.x", () =
     outcome = await started.promise;
     // The child job: the parent's self-consistent data in its folder, as uploaded before a submit.
     const save = path.join("outdir", "__prefix__.save");
+    // Its own path, short enough (21 k-points) for pw.x to print the bands it computes.
     recalculated = await job(root, "recalculate", "Recalculate Bands", {
+      context: { kpath: [OWN_PATH_START, { point: "X", steps: 10 }, { point: "L", steps: 10 }] },
       prepare: (dir) => {
         mkdirSync(path.join(dir, save), { recursive: true });
         for (const file of ["data-file-schema.xml", "charge-density.dat"])
@@ -199,14 +213,34 @@ describe.runIf(hasPw)("Si's band structure computed with pw.x and bands.x", () =
     expect(Math.abs(at_(4, 0) - 2.55)).toBeLessThan(0.15);
   });
 
-  it("recalculates the same bands from the parent's data, and says what is missing without it", () => {
+  it("recalculates from the parent's data along the unit's own path the bands pw.x prints, and the first job's", () => {
     expect(recalculated).toMatchObject({ status: "finished" });
+    expect(recalculated.notes.join("\n")).toContain("pw_bands: k-points 21 along a path (the unit's own path)");
     const again = property(recalculated, "band_structure") as unknown as BandStructure;
-    expect(again.xDataArray).toEqual(bands().xDataArray);
-    const worst = Math.max(
-      ...again.yDataSeries.flatMap((s, b) => s.map((e, k) => Math.abs(e - at(at(bands().yDataSeries, b), k)))),
-    );
-    expect(worst).toBeLessThan(1e-3);
+    const dir = path.join(root, "recalculate");
+    const printed = printedBands(readFileSync(path.join(dir, "pw_bands.out"), "utf8"));
+    expect(printed.length).toBe(21);
+    expect(again.xDataArray.length).toBe(21);
+    const { vectors, alat } = cellOf(readFileSync(path.join(dir, "pw_bands.in"), "utf8"));
+    for (const [i, point] of printed.entries()) {
+      // pw.x prints k to four decimals and the bands to four.
+      const crystal = vectors.map((a) => dot(point.k, a) / alat);
+      for (const [j, c] of crystal.entries())
+        expect(Math.abs(c - (at(again.xDataArray, i)[j] ?? Number.NaN))).toBeLessThan(3e-4);
+      for (const [b, e] of point.energies.entries())
+        expect(Math.abs(e - at(at(again.yDataSeries, b), i))).toBeLessThan(5e-5 + 1e-9);
+    }
+    // Γ, X and L of the own path are the default path's points 0, 10 and 50: the same bands.
+    for (const [own, first] of [
+      [0, 0],
+      [10, 10],
+      [20, 50],
+    ] as const)
+      for (const [b, series] of again.yDataSeries.entries())
+        expect(Math.abs(at(series, own) - at(at(bands().yDataSeries, b), first))).toBeLessThan(1e-3);
+  });
+
+  it("ends Recalculate Bands without a parent's data in error, saying what is missing, before pw.x runs", () => {
     expect(refused).toMatchObject({
       status: "error",
       reason: expect.stringMatching(/^pw_bands recalculates the bands of a self-consistent run, and this job has none/),
