@@ -317,8 +317,13 @@ describe("the path a bands unit's own context gives", () => {
   });
 
   it("refuses a lattice without a default path, naming the type", () => {
-    expect(kpathOf({ ...si, lattice: { ...(si.lattice as object), type: "ORCF" } }, {})).toEqual({
-      reason: expect.stringContaining('no default k-point path here for the lattice type "ORCF"'),
+    // MCLC-5 (γ < 90°, b/c cos α + b²/a² sin² α > 1): made's points for it are not numbers.
+    const mclc5 = { type: "MCLC", a: 3, b: 4, c: 5, alpha: 70, beta: 90, gamma: 80 };
+    expect(kpathOf({ ...si, lattice: mclc5 }, {})).toEqual({
+      reason: expect.stringContaining('no default k-point path here for the lattice type "MCLC-5"'),
+    });
+    expect(kpathOf({ ...si, lattice: { ...mclc5, type: "XYZ" } }, {})).toEqual({
+      reason: expect.stringContaining('no default k-point path here for the lattice type "XYZ"'),
     });
   });
 });

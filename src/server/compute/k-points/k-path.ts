@@ -5,7 +5,14 @@
 // coordinates of the reciprocal vectors of the material's own cell, which is the cell pw.x gets
 // (CELL_PARAMETERS). A unit's own `context.kpath` replaces it, taken as numbers only.
 import type { Vector3 } from "../../../structure/cell";
-import { defaultPathNames, GAMMA, type LatticeParameters, specialPoints, TYPES_WITH_PATHS } from "./special-points";
+import {
+  defaultPathNames,
+  extendedType,
+  GAMMA,
+  type LatticeParameters,
+  specialPoints,
+  TYPES_WITH_PATHS,
+} from "./special-points";
 
 /** Steps from each point of the default path to the next (wode's `defaultSteps`). */
 export const DEFAULT_STEPS = 10;
@@ -78,7 +85,7 @@ export function kpathOf(material: Rec, unitContext: Rec): KPath {
   const names = lattice ? defaultPathNames(lattice) : undefined;
   if (!lattice || !points || !names)
     return {
-      reason: `there is no default k-point path here for the lattice type ${JSON.stringify(lattice?.type ?? "none")} (only ${TYPES_WITH_PATHS.join(", ")}); give the bands unit's context a kpath (points with coordinates and steps)${unused}`,
+      reason: `there is no default k-point path here for the lattice type ${JSON.stringify(lattice ? extendedType(lattice) : "none")} (only ${TYPES_WITH_PATHS.join(", ")}); give the bands unit's context a kpath (points with coordinates and steps)${unused}`,
     };
   const kpath: KPathPoint[] = [];
   for (const point of names) {
