@@ -44,15 +44,19 @@ export function job(
     onLog?: (line: string) => void;
     material?: Record<string, unknown>;
     kgrid?: { dimensions: number[]; shifts: number[] };
+    /** Goes into every unit's context, as a user sets it (a bands unit's `kpath` ...). */
+    context?: Record<string, unknown>;
+    /** Fills the job's folder before the job starts (as files uploaded before a submit). */
+    prepare?: (workDir: string) => void;
   } = {},
 ) {
   const workDir = path.join(root, name);
   mkdirSync(workDir);
+  options.prepare?.(workDir);
   const workflow = bankWorkflow(workflowName, "espresso");
-  if (options.kgrid) {
-    for (const subworkflow of workflow.subworkflows as { units: { context: Record<string, unknown> }[] }[])
-      for (const unit of subworkflow.units) unit.context = { ...unit.context, kgrid: options.kgrid };
-  }
+  const context = { ...options.context, ...(options.kgrid ? { kgrid: options.kgrid } : {}) };
+  for (const subworkflow of workflow.subworkflows as { units: { context: Record<string, unknown> }[] }[])
+    for (const unit of subworkflow.units) unit.context = { ...unit.context, ...context };
   const promise = computeJob({
     jobId: name,
     workflow,

@@ -1,10 +1,12 @@
 // The context a pw.x unit's template is rendered with, as the platform's context providers give
 // it (wode's QEPWXContextProvider, PlanewaveCutoffsContextProvider, PointsGridFormDataProvider):
 // `input` (IBRAV 0 with CELL_PARAMETERS, NAT, NTYP, ATOMIC_SPECIES, ATOMIC_POSITIONS), `cutoffs`,
-// `kgrid`; a unit's own context sets the k-grid and cutoffs where it gives them.
+// `kgrid`, and for a bands unit `kpath` (PointsPathFormDataProvider: ./k-points/k-path.ts); a
+// unit's own context sets the k-grid, cutoffs and path where it gives them.
 import { ATOMIC_WEIGHTS } from "../../structure/composition";
 import { type StructureRecord, structureOf } from "../../structure/structure";
-import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-grid";
+import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-points/k-grid";
+import { type KPath, kpathOf } from "./k-points/k-path";
 
 /**
  * The platform's espresso cutoffs (Ry) for a unit that sets none: wode's
@@ -19,6 +21,8 @@ export interface EspressoContext {
   cutoffs: { wavefunction: number; density: number };
   /** Whether the k-grid came from the unit's own context rather than the density default. */
   kgridFromUnit: boolean;
+  /** The path through the Brillouin zone, for a unit whose template prints one (or why there is none). */
+  kpath?: KPath;
 }
 
 /** A cutoff in Ry a unit's context may set: a finite positive number. */
@@ -72,6 +76,8 @@ export function espressoContext(options: {
   subworkflow: Record<string, unknown>;
   pseudoFile: (element: string) => string;
   nonSelfConsistent: boolean;
+  /** Whether the template prints a `kpath` (`K_POINTS crystal_b`): only then is it made. */
+  withPath?: boolean;
 }): EspressoContext {
   const { material, unit, subworkflow } = options;
   const unitContext = isRecord(unit.context) ? unit.context : {};
@@ -101,8 +107,10 @@ export function espressoContext(options: {
     wavefunction: cutoff(givenCutoffs.wavefunction) ?? DEFAULT_CUTOFFS.wavefunction,
     density: cutoff(givenCutoffs.density) ?? DEFAULT_CUTOFFS.density,
   };
-  // The unit's context is the account's to edit: only its numbers (k-grid, cutoffs) are taken,
+  // The unit's context is the account's to edit: only its numbers (k-grid, cutoffs, path) are taken,
   // never text that would be printed into the input as it is.
   const context: Record<string, unknown> = { input, cutoffs, kgrid, subworkflowContext };
-  return { context, kgrid, cutoffs, kgridFromUnit };
+  const kpath = options.withPath ? kpathOf(material as unknown as Record<string, unknown>, unitContext) : undefined;
+  if (kpath && "kpath" in kpath) context.kpath = kpath.kpath;
+  return { context, kgrid, cutoffs, kgridFromUnit, ...(kpath ? { kpath } : {}) };
 }

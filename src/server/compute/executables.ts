@@ -2,6 +2,7 @@
 // results: pw.x's from its output and data file, a post-processing program's (bands.x, ...) from
 // the files it writes in the job's folder. A program not in this table is refused before the job
 // starts, with its name.
+import * as path from "node:path";
 import type { UnitResults, UnitRun } from "./compute-types";
 import { pwResults } from "./pw-results";
 import { qeFailure } from "./pw-output";
@@ -12,17 +13,35 @@ export interface Executable {
   failure(output: string): string | undefined;
   /** The unit's results from its run. */
   results(run: UnitRun): UnitResults;
+  /**
+   * The files beside `STEM.out` its run writes for the user (names in the job's folder), from its
+   * rendered input; listed as the unit's outputs where they exist.
+   */
+  outputs?(input: string, workDir: string): string[];
 }
 
-/** A program whose unit lists no results (bands.x: its files are for the reader). */
-const noResults = (program: string): Executable => ({
-  failure: (output) => qeFailure(program, output),
-  results: () => ({ computed: [], notes: [] }),
-});
+/**
+ * bands.x's files: `filband` (the bands by k-point) and the `.gnu` file beside it (energy against
+ * the path's length, for plotting), when `filband` is a file directly in the job's folder.
+ */
+function bandsFiles(input: string, workDir: string): string[] {
+  const filband = /^\s*filband\s*=\s*(['"])(.*?)\1/im.exec(input)?.[2];
+  if (!filband) return [];
+  const name = path.relative(workDir, path.resolve(workDir, filband));
+  return /^[\w.-]+$/.test(name) && !/^\.+$/.test(name) ? [name, `${name}.gnu`] : [];
+}
 
 const PROGRAMS: ReadonlyMap<string, Executable> = new Map<string, Executable>([
   ["pw.x", { failure: (output) => qeFailure("pw.x", output), results: pwResults }],
-  ["bands.x", noResults("bands.x")],
+  // bands.x's unit lists no results: its files are for the reader.
+  [
+    "bands.x",
+    {
+      failure: (output) => qeFailure("bands.x", output),
+      results: () => ({ computed: [], notes: [] }),
+      outputs: bandsFiles,
+    },
+  ],
 ]);
 
 /** The program a unit names, if the engine runs it. */

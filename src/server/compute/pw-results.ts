@@ -1,6 +1,6 @@
 // pw.x's results, as the platform's parsers (Exabyte-io/express) make them: the scalar and tensor
-// properties from its output, band gaps from the eigenvalues in its data file, a relaxation's
-// final structure as a material.
+// properties from its output, band gaps and the band structure from the eigenvalues in its data
+// file, a relaxation's final structure as a material.
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { type Matrix3, vectorsToParameters } from "../../structure/cell";
@@ -8,7 +8,7 @@ import { compositionOf } from "../../structure/composition";
 import { platformDerivedProperties } from "../../structure/derived-properties";
 import type { StructureRecord } from "../../structure/structure";
 import type { UnitResults, UnitRun } from "./compute-types";
-import { bandGapsFromXml } from "./pw-bands";
+import { bandGapsFromXml, bandStructureFromXml } from "./pw-bands";
 import { finalCoordinates, parsePwOutput } from "./pw-output";
 
 type Rec = Record<string, unknown>;
@@ -59,11 +59,16 @@ export function pwResults(run: UnitRun): UnitResults {
   const computed: UnitResults["computed"] = [];
   const notes: string[] = [];
   for (const [name, data] of parsePwOutput(run.output)) if (wanted.has(name)) computed.push(data);
-  if (wanted.has("band_gaps")) {
+  const fromXml = [
+    ["band_gaps", "band gaps", bandGapsFromXml],
+    ["band_structure", "band structure", bandStructureFromXml],
+  ] as const;
+  for (const [name, words, read] of fromXml) {
+    if (!wanted.has(name)) continue;
     const xml = pwDataFile(run.workDir);
-    const gaps = existsSync(xml) ? bandGapsFromXml(readFileSync(xml, "utf8")) : { reason: "pw.x wrote no data file" };
-    if ("data" in gaps) computed.push(gaps.data);
-    else notes.push(`${stem}: no band gaps: ${gaps.reason}.`);
+    const found = existsSync(xml) ? read(readFileSync(xml, "utf8")) : { reason: "pw.x wrote no data file" };
+    if ("data" in found) computed.push(found.data);
+    else notes.push(`${stem}: no ${words}: ${found.reason}.`);
   }
   if (wanted.has("final_structure")) {
     const structure = finalStructure(run.material, run.output);

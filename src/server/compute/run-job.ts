@@ -8,6 +8,7 @@ import * as path from "node:path";
 import type { StructureRecord } from "../../structure/structure";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome, UnitReport } from "./compute-types";
 import { espressoContext } from "./espresso-context";
+import { kpointCount } from "./k-points/k-path";
 import { type Executable, executableNames, executableOf } from "./executables";
 import {
   choosePseudopotential,
@@ -16,6 +17,7 @@ import {
   type Pseudopotential,
 } from "./pseudopotentials";
 import { canGenerate, generatePseudopotential } from "./pslibrary";
+import { pwDataFile } from "./pw-results";
 import { renderTemplate } from "./render-template";
 import { findOnPath, runExecutable } from "./run-executable";
 import { foldersOutside, isTrustedTemplate } from "./trusted-templates";
@@ -183,9 +185,33 @@ export function filesLeftIn(workflow: Rec, workDir: string): ComputedFile[] {
       const unitId = text(unit.flowchartId);
       if (isFile(names.input)) files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });
       if (isFile(names.output)) files.push({ name: names.output, relativePath: names.output, kind: "output", unitId });
+      files.push(...programOutputs(template, names.input, workDir, unitId));
     }
   }
   return files;
+}
+
+/**
+ * The files beside STEM.out a unit's program wrote for the user (bands.x's `bands.dat`), found on
+ * disk by its input in the job's folder.
+ */
+function programOutputs(
+  template: ReturnType<typeof templateOf>,
+  inputName: string,
+  workDir: string,
+  unitId: string,
+): ComputedFile[] {
+  if ("reason" in template || !template.program.outputs) return [];
+  let input: string;
+  try {
+    input = readFileSync(path.join(workDir, inputName), "utf8");
+  } catch {
+    return [];
+  }
+  return template.program
+    .outputs(input, workDir)
+    .filter((name) => statSync(path.join(workDir, name), { throwIfNoEntry: false })?.isFile() === true)
+    .map((name) => ({ name, relativePath: name, kind: "output", unitId }));
 }
 
 /** The version pw.x says it is at the head of its output (`Program PWSCF v.6.7MaX starts on ...`): `6.7`. */
@@ -260,15 +286,25 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           subworkflow,
           pseudoFile: (element) => chosen.get(element)?.filename ?? "",
           nonSelfConsistent,
+          withPath: /\bkpath\b/.test(template.content),
         });
-        const { dimensions } = ctx.kgrid;
+        if (ctx.kpath && "reason" in ctx.kpath) return fail(`Cannot compute ${stem}: ${ctx.kpath.reason}.`);
         const { executable: program, program: run } = template;
+        // A bands or nscf run reads a self-consistent run's data: an earlier unit's, or on the
+        // platform the parent job's (Recalculate Bands), which here is what the job's folder holds.
+        if (program === "pw.x" && nonSelfConsistent && !existsSync(pwDataFile(workDir)))
+          return fail(
+            `${stem} recalculates the bands of a self-consistent run, and this job has none: no earlier unit ran one, and its folder holds no outdir/__prefix__.save/ (the platform takes it from the job's parent). Run a workflow that starts with pw_scf (Band Structure), or upload a finished job's outdir/__prefix__.save/data-file-schema.xml and charge-density.dat into this job before submitting it.`,
+          );
+        const kpoints = ctx.kpath ? `${kpointCount(ctx.kpath.kpath)} along a path` : ctx.kgrid.dimensions.join("×");
         if (program === "pw.x")
           notes.push(
-            `${stem}: k-points ${dimensions.join("×")} ` +
-              (ctx.kgridFromUnit
-                ? "(the unit's own grid)"
-                : `(${ctx.kgrid.gridMetricValue} k-points per reciprocal atom, spread by the reciprocal vectors' lengths as the platform does${nonSelfConsistent ? "; denser for the bands" : ""})`) +
+            `${stem}: k-points ${kpoints} ` +
+              (ctx.kpath
+                ? `(${ctx.kpath.note})`
+                : ctx.kgridFromUnit
+                  ? "(the unit's own grid)"
+                  : `(${ctx.kgrid.gridMetricValue} k-points per reciprocal atom, spread by the reciprocal vectors' lengths as the platform does${nonSelfConsistent ? "; denser for the bands" : ""})`) +
               `; cutoffs ${ctx.cutoffs.wavefunction}/${ctx.cutoffs.density} Ry.`,
           );
         const rendered = renderTemplate(template.name, template.content, ctx.context).replace(
@@ -284,7 +320,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         const outputFile = path.join(workDir, names.output);
         writeFileSync(inputFile, rendered);
         files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });
-        log(`${stem}: ${program} started${program === "pw.x" ? ` (k-points ${dimensions.join("×")})` : ""}.`);
+        log(`${stem}: ${program} started${program === "pw.x" ? ` (k-points ${kpoints})` : ""}.`);
         const result = await runExecutable({
           executable: program,
           cwd: workDir,
@@ -294,6 +330,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         });
         if (existsSync(outputFile))
           files.push({ name: names.output, relativePath: names.output, kind: "output", unitId });
+        files.push(...programOutputs(template, names.input, workDir, unitId));
         if (result.ended === "aborted") return fail(`The job was stopped while ${stem} ran; ${program} was ended.`);
         if (result.ended === "not-found") return fail(notOnPath(program));
         const output = readFileSync(outputFile, "utf8");

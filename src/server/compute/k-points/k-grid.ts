@@ -2,7 +2,7 @@
 // number of k-points per reciprocal atom (KPPRA) spread over the three reciprocal axes in
 // proportion to their lengths (made.js ReciprocalLattice.calculateDimension:
 // N_i = ceil(cbrt(n · |b_i|² / (|b_j| |b_k|))), n = KPPRA / atoms).
-import type { Matrix3, Vector3 } from "../../structure/cell";
+import type { Matrix3, Vector3 } from "../../../structure/cell";
 
 /**
  * KPPRA of a self-consistent unit. The platform's library default (5) gives silicon a 2×2×2 grid
