@@ -19,8 +19,9 @@ export const PDOS_TOTAL = `${PREFIX}.pdos_tot`;
 const PDOS_FILE = /^__prefix__\.pdos_atm#(\d+)\((\w+)\)_wfc#(\d+)\((\w)\)$/;
 
 /**
- * The names express gives the magnetic components of each orbital, in projwfc.x's column order
- * (express's ORBITS; f, which express lacks, in projwfc.x's own names of its columns).
+ * The names express gives the components of each orbital, in projwfc.x's column order (express's
+ * ORBITS; f, which express lacks, named and ordered as projwfc.x's documentation lists them:
+ * INPUT_PROJWFC, "Orbital Order"). Files of QE 6.7 head every component's column `pdos(E)`.
  */
 const COMPONENTS: Readonly<Record<string, readonly string[]>> = {
   s: [""],
