@@ -1,7 +1,7 @@
 // The Quantum ESPRESSO programs the engine runs, each with what its run leaves as its unit's
-// results: pw.x's from its output and data file, a post-processing program's (bands.x, ...) from
-// the files it writes in the job's folder (projwfc.x's density of states). A program not in this table is refused before the job
-// starts, with its name.
+// results: pw.x's from its output and data file, a post-processing program's (bands.x, projwfc.x
+// ...) from the files it writes in the job's folder (projwfc.x's density of states). A program not
+// in this table is refused before the job starts, with its name.
 import type { UnitResults, UnitRun } from "./compute-types";
 import { projwfcFailure, projwfcFiles, projwfcResults } from "./projwfc-dos";
 import { pwResults } from "./pw-results";

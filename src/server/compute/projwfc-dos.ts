@@ -13,7 +13,7 @@ import { qeFailure } from "./pw-output";
 const PREFIX = "__prefix__";
 
 /** The total DOS file projwfc.x writes. */
-export const PDOS_TOTAL = `${PREFIX}.pdos_tot`;
+const PDOS_TOTAL = `${PREFIX}.pdos_tot`;
 
 /** A partial DOS file: atom number, element, wavefunction number, orbital letter (express's `pdos_file` regex, whole name). */
 const PDOS_FILE = /^__prefix__\.pdos_atm#(\d+)\((\w+)\)_wfc#(\d+)\((\w)\)$/;
@@ -69,7 +69,7 @@ function isPlainFile(dir: string, file: string): boolean {
 }
 
 /** The partial DOS files projwfc.x left in `dir`, sorted as express sorts them (by name). */
-export function pdosFiles(dir: string): string[] {
+function pdosFiles(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
