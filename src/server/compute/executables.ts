@@ -1,9 +1,10 @@
 // The Quantum ESPRESSO programs the engine runs, each with what its run leaves as its unit's
-// results: pw.x's from its output and data file, a post-processing program's (bands.x, ...) from
-// the files it writes in the job's folder. A program not in this table is refused before the job
-// starts, with its name.
+// results: pw.x's from its output and data file, a post-processing program's (bands.x, projwfc.x
+// ...) from the files it writes in the job's folder (projwfc.x's density of states). A program not
+// in this table is refused before the job starts, with its name.
 import * as path from "node:path";
 import type { UnitResults, UnitRun } from "./compute-types";
+import { projwfcFailure, projwfcFiles, projwfcResults } from "./projwfc-dos";
 import { pwResults } from "./pw-results";
 import { qeFailure } from "./pw-output";
 
@@ -14,8 +15,9 @@ export interface Executable {
   /** The unit's results from its run. */
   results(run: UnitRun): UnitResults;
   /**
-   * The files beside `STEM.out` its run writes for the user (names in the job's folder), from its
-   * rendered input; listed as the unit's outputs where they exist.
+   * The files beside `STEM.out` its run writes for the user (bands.x's `filband`, projwfc.x's
+   * `__prefix__.pdos_*`: names in the job's folder), from its rendered input; listed as the unit's
+   * outputs where they exist.
    */
   outputs?(input: string, workDir: string): string[];
 }
@@ -41,6 +43,10 @@ const PROGRAMS: ReadonlyMap<string, Executable> = new Map<string, Executable>([
       results: () => ({ computed: [], notes: [] }),
       outputs: bandsFiles,
     },
+  ],
+  [
+    "projwfc.x",
+    { failure: projwfcFailure, results: projwfcResults, outputs: (_input, workDir) => projwfcFiles(workDir) },
   ],
 ]);
 

@@ -169,7 +169,8 @@ function unitFileNames(templateName: string): { input: string; output: string } 
 
 /**
  * The files a run of `workflow` left in `workDir` before it was cut off (a server killed while it
- * computed): each unit's input and output, named as {@link computeJob} names them, in the order
+ * computed): each unit's input and output (and the files its program leaves for the reader, as
+ * projwfc.x's DOS), named as {@link computeJob} names them, in the order
  * it writes them, for those on disk. A restart lists them, so a cut-off job keeps its files as a
  * terminated one does; so does the listing of a job still running, whose record names its files
  * only once it ends.
@@ -180,7 +181,8 @@ export function filesLeftIn(workflow: Rec, workDir: string): ComputedFile[] {
   for (const subworkflow of orderedSubworkflows(workflow)) {
     for (const unit of orderedUnits(subworkflow)) {
       const template = templateOf(unit);
-      const names = "reason" in template ? undefined : unitFileNames(template.name);
+      if ("reason" in template) continue;
+      const names = unitFileNames(template.name);
       if (!names) continue;
       const unitId = text(unit.flowchartId);
       if (isFile(names.input)) files.push({ name: names.input, relativePath: names.input, kind: "input", unitId });

@@ -37,10 +37,16 @@ export function isTrustedTemplate(content: string): boolean {
   return trusted.has(digest(content));
 }
 
-/** Whether a rendered pw.x input keeps its files in the job's folder (outdir, wfcdir, pseudo_dir, prefix). */
+/**
+ * Whether a rendered input keeps its files in the job's folder: pw.x's outdir, wfcdir,
+ * pseudo_dir, prefix; projwfc.x's filpdos and filproj (file names its output files start with,
+ * relative to the folder it runs in).
+ */
 export function foldersOutside(rendered: string, workDir: string): string[] {
   const outside: string[] = [];
-  for (const match of rendered.matchAll(/^\s*(outdir|wfcdir|pseudo_dir|prefix)\s*=\s*(['"])(.*?)\2/gim)) {
+  for (const match of rendered.matchAll(
+    /^\s*(outdir|wfcdir|pseudo_dir|prefix|filpdos|filproj)\s*=\s*(['"])(.*?)\2/gim,
+  )) {
     // All three groups take part in every match.
     const [, key = "", , value = ""] = match;
     if (key.toLowerCase() === "prefix") {
