@@ -109,3 +109,44 @@ export function wrapFractional(x: number): number {
   const w = x - Math.floor(x);
   return w > 1 - 1e-9 ? 0 : w;
 }
+
+/** The angles (degrees) a lattice's symmetry holds exactly: hexagonal and fcc 60/120, right, bcc's and the rhombohedral ones. */
+const EXACT_ANGLES: readonly number[] = [60, 90, 120, Math.acos(-1 / 3) / RAD, Math.acos(1 / 3) / RAD];
+
+/** a · b of row-vector matrices. */
+function multiply(a: Matrix3, b: Matrix3): Matrix3 {
+  return [combine(a[0], b), combine(a[1], b), combine(a[2], b)];
+}
+
+/**
+ * The cell with the lengths that agree within `lengthTolerance` (relative) made equal (their
+ * mean), and the angles within `angleTolerance` degrees of 60, 90, 120 or a bcc cell's made
+ * exact, in the cell's own orientation; undefined when the cell is exact already. A published
+ * structure rounds its vectors (the Materials Project's silicon has a = 3.866976 Å, b = c =
+ * 3.866975 Å): a program that finds the symmetry within its tolerance and then checks it exactly
+ * (Quantum ESPRESSO's projwfc.x) stops on such a cell.
+ */
+export function exactCell(
+  cell: Matrix3,
+  lengthTolerance = 1e-5,
+  angleTolerance = 1e-4,
+): { cell: Matrix3; from: CellParameters; to: CellParameters } | undefined {
+  const from = vectorsToParameters(cell);
+  const lengths = [from.a, from.b, from.c];
+  const exact = [...lengths];
+  for (let i = 0; i < 3; i++) {
+    const group = lengths.filter((l) => Math.abs(l - lengths[i]!) <= lengthTolerance * Math.max(l, lengths[i]!));
+    exact[i] = group.reduce((sum, l) => sum + l, 0) / group.length;
+  }
+  const angles = [from.alpha, from.beta, from.gamma].map(
+    (value) => EXACT_ANGLES.find((ideal) => Math.abs(value - ideal) <= angleTolerance) ?? value,
+  );
+  const [a = from.a, b = from.b, c = from.c] = exact;
+  const [alpha = from.alpha, beta = from.beta, gamma = from.gamma] = angles;
+  const to: CellParameters = { a, b, c, alpha, beta, gamma };
+  // The cell is its lower-triangular form turned by a rotation, which the exact cell keeps.
+  const rotation = multiply(invert(parametersToVectors(from)), cell);
+  const made = multiply(parametersToVectors(to), rotation);
+  const moved = Math.max(...made.flatMap((row, i) => row.map((x, j) => Math.abs(x - cell[i]![j]!))));
+  return moved > 1e-12 ? { cell: made, from, to } : undefined;
+}

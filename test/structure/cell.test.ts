@@ -13,6 +13,7 @@ import {
   vectorsToParameters,
 } from "../../src";
 import { parseSymmetryOperation } from "../../src/structure/cif";
+import { exactCell, type Matrix3 } from "../../src/structure/cell";
 import { AXES } from "./support/axes";
 import { at } from "./support/checked";
 
@@ -187,5 +188,54 @@ describe("readers say what they do not support", () => {
       ),
     );
     expect(ok.basis.elements.map((e) => e.value)).toEqual(["Fe", "O"]);
+  });
+});
+
+describe("exactCell", () => {
+  // The Materials Project's silicon (mp-149) as published: a = 3.866976 Å, b = c = 3.866975 Å.
+  const mp149: Matrix3 = [
+    [3.866976, 0, 0],
+    [1.9334875, 3.3488985858, 0],
+    [1.9334875, 1.1162995286, 3.157371866],
+  ];
+
+  it("makes a cell exact within its rounding, in its own orientation", () => {
+    const exact = exactCell(mp149);
+    expect(exact).toBeDefined();
+    const { a, b, c, alpha, beta, gamma } = vectorsToParameters(exact!.cell);
+    // Equal to each other, at the published lengths' mean (within the vectors' own rounding).
+    expect(Math.max(a, b, c) - Math.min(a, b, c)).toBeLessThan(1e-12);
+    expect(a).toBeCloseTo((3.866976 + 2 * 3.866975) / 3, 9);
+    for (const angle of [alpha, beta, gamma]) expect(angle).toBeCloseTo(60, 10);
+    // a stays along x, b in the xy plane, and nothing moves by more than the rounding.
+    expect(Math.abs(exact!.cell[0][1]) + Math.abs(exact!.cell[0][2]) + Math.abs(exact!.cell[1][2])).toBeLessThan(1e-12);
+    const moved = exact!.cell.flatMap((row, i) => row.map((x, j) => Math.abs(x - mp149[i]![j]!)));
+    expect(Math.max(...moved)).toBeLessThan(1e-6);
+    expect(exact!.from.a).toBeCloseTo(3.866976, 9);
+  });
+
+  it("keeps a turned cell's orientation", () => {
+    // The same cell turned 30° about z then 20° about x: the exact one is turned alike.
+    const turn = (v: Vector3): Vector3 => {
+      const [x, y, z] = v;
+      const [c1, s1] = [Math.cos(Math.PI / 6), Math.sin(Math.PI / 6)];
+      const [x1, y1] = [c1 * x - s1 * y, s1 * x + c1 * y];
+      const [c2, s2] = [Math.cos(Math.PI / 9), Math.sin(Math.PI / 9)];
+      return [x1, c2 * y1 - s2 * z, s2 * y1 + c2 * z];
+    };
+    const turned = mp149.map(turn) as Matrix3;
+    const exact = exactCell(turned);
+    const expected = exactCell(mp149)!.cell.map(turn);
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) expect(exact!.cell[i]![j]).toBeCloseTo(expected[i]![j]!, 12);
+  });
+
+  it("leaves an exact cell, and lengths or angles that differ by more than rounding, as they are", () => {
+    const fcc = parametersToVectors({ a: 3.867, b: 3.867, c: 3.867, alpha: 60, beta: 60, gamma: 60 });
+    expect(exactCell(fcc)).toBeUndefined();
+    const tetragonal = parametersToVectors({ a: 3.86, b: 3.86, c: 3.87, alpha: 90, beta: 90, gamma: 90 });
+    expect(exactCell(tetragonal)).toBeUndefined();
+    const monoclinic = parametersToVectors({ a: 5, b: 6, c: 7, alpha: 90, beta: 90.01, gamma: 90 });
+    expect(exactCell(monoclinic)).toBeUndefined();
   });
 });

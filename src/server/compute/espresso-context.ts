@@ -6,6 +6,7 @@
 import { ATOMIC_WEIGHTS } from "../../structure/composition";
 import { type StructureRecord, structureOf } from "../../structure/structure";
 import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-points/k-grid";
+import { type CellParameters, exactCell } from "../../structure/cell";
 import { type KPath, kpathOf } from "./k-points/k-path";
 
 /**
@@ -23,6 +24,8 @@ export interface EspressoContext {
   kgridFromUnit: boolean;
   /** The path through the Brillouin zone, for a unit whose template prints one (or why there is none). */
   kpath?: KPath;
+  /** The material's cell as published and as given to pw.x, where its rounding was undone ({@link exactCell}). */
+  exactCell?: { from: CellParameters; to: CellParameters };
 }
 
 /** A cutoff in Ry a unit's context may set: a finite positive number. */
@@ -42,6 +45,7 @@ export function pwxInput(material: StructureRecord, pseudoFile: (element: string
   const raw = (material as { basis?: { constraints?: { id: number; value: boolean[] }[] } }).basis?.constraints;
   if (Array.isArray(raw)) for (const c of raw) if (Array.isArray(c?.value)) constraints.set(c.id, c.value);
   const ids = material.basis.elements.map((e) => e.id);
+  const cell = exactCell(structure.cell)?.cell ?? structure.cell;
   return {
     IBRAV: 0,
     // The platform restarts from a parent job's data; a local job has none, so it starts afresh.
@@ -62,7 +66,7 @@ export function pwxInput(material: StructureRecord, pseudoFile: (element: string
         "if_pos(3)": fixed[2] ? 1 : 0,
       };
     }),
-    CELL_PARAMETERS: { v1: structure.cell[0], v2: structure.cell[1], v3: structure.cell[2] },
+    CELL_PARAMETERS: { v1: cell[0], v2: cell[1], v3: cell[2] },
   };
 }
 
@@ -112,5 +116,13 @@ export function espressoContext(options: {
   const context: Record<string, unknown> = { input, cutoffs, kgrid, subworkflowContext };
   const kpath = options.withPath ? kpathOf(material as unknown as Record<string, unknown>, unitContext) : undefined;
   if (kpath && "kpath" in kpath) context.kpath = kpath.kpath;
-  return { context, kgrid, cutoffs, kgridFromUnit, ...(kpath ? { kpath } : {}) };
+  const exact = exactCell(structure.cell);
+  return {
+    context,
+    kgrid,
+    cutoffs,
+    kgridFromUnit,
+    ...(kpath ? { kpath } : {}),
+    ...(exact ? { exactCell: { from: exact.from, to: exact.to } } : {}),
+  };
 }

@@ -156,5 +156,5 @@ export function projwfcFiles(dir: string): string[] {
 export function projwfcFailure(output: string): string | undefined {
   const failure = qeFailure("projwfc.x", output);
   if (failure === undefined || !/\bd_matrix\b/.test(failure)) return failure;
-  return `${failure}. The material's cell is slightly less symmetric than pw.x took it to be (lattice parameters that differ in their last digits, say): make it exact, or set the subworkflow's context NO_SYMMETRY_NO_INVERSION to true (pw_nscf then computes every k-point of its grid, which takes longer)`;
+  return `${failure}. The material's cell is less symmetric than pw.x took it to be, by more than the rounding the engine undoes (lattice parameters that differ in their fifth digit, say): make it exact, or set the subworkflow's context NO_SYMMETRY_NO_INVERSION to true (pw_nscf then computes every k-point of its grid, which takes longer)`;
 }

@@ -248,6 +248,8 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
     const workDir = path.resolve(input.workDir);
     mkdirSync(path.join(workDir, "pseudo"), { recursive: true });
     mkdirSync(path.join(workDir, "outdir"), { recursive: true });
+    /** Whether an earlier unit of this job ran pw.x self-consistently (its data is then the one a bands unit reads). */
+    let ranSelfConsistent = false;
     for (const subworkflow of orderedSubworkflows(input.workflow)) {
       const { type, functional } = methodOf(subworkflow);
       const chosen = new Map<string, Pseudopotential>();
@@ -291,10 +293,17 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           withPath: /\bkpath\b/.test(template.content),
         });
         if (ctx.kpath && "reason" in ctx.kpath) return fail(`Cannot compute ${stem}: ${ctx.kpath.reason}.`);
+        if (ctx.exactCell) {
+          const { from, to } = ctx.exactCell;
+          const six = (p: typeof from) =>
+            `${[p.a, p.b, p.c].map((x) => x.toFixed(7)).join(", ")} Å, ${[p.alpha, p.beta, p.gamma].map((x) => Number(x.toFixed(5))).join(", ")}°`;
+          const note = `Cell: the material's (${six(from)}) agrees with an exact one within its rounding, and pw.x was given that one (${six(to)}), in the same orientation, so that the symmetry pw.x finds holds exactly (projwfc.x checks it).`;
+          if (!notes.includes(note)) notes.push(note);
+        }
         const { executable: program, program: run } = template;
         // A bands or nscf run reads a self-consistent run's data: an earlier unit's, or on the
         // platform the parent job's (Recalculate Bands), which here is what the job's folder holds.
-        if (program === "pw.x" && nonSelfConsistent && !existsSync(pwDataFile(workDir)))
+        if (program === "pw.x" && nonSelfConsistent && !ranSelfConsistent && !existsSync(pwDataFile(workDir)))
           return fail(
             `${stem} recalculates the bands of a self-consistent run, and this job has none: no earlier unit ran one, and its folder holds no outdir/__prefix__.save/ (the platform takes it from the job's parent). Run a workflow that starts with pw_scf (Band Structure), or upload a finished job's outdir/__prefix__.save/data-file-schema.xml and charge-density.dat into this job before submitting it.`,
           );
@@ -346,6 +355,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         const failure = run.failure(output);
         if (failure) return fail(`${failure} (${stem})`);
         log(`${stem}: ${program} finished.`);
+        if (program === "pw.x" && !nonSelfConsistent) ranSelfConsistent = true;
         const wanted = new Set(
           (Array.isArray(unit.results) ? unit.results : []).map((r) => (isRecord(r) ? text(r.name) : "")),
         );
