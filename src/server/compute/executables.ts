@@ -1,9 +1,10 @@
 // The Quantum ESPRESSO programs the engine runs, each with what its run leaves as its unit's
-// results: pw.x's from its output and data file, a post-processing program's (bands.x, ...) from
-// the files it writes in the job's folder. A program not in this table is refused before the job
-// starts, with its name.
+// results: pw.x's from its output and data file, ph.x's from its output (run on pw.x's data in the
+// shared outdir), a post-processing program's (bands.x, ...) from the files it writes in the job's
+// folder. A program not in this table is refused before the job starts, with its name.
 import type { UnitResults, UnitRun } from "./compute-types";
 import { pwResults } from "./pw-results";
+import { phFailure, phResults } from "./ph-output";
 import { qeFailure } from "./pw-output";
 
 /** A program the engine runs. */
@@ -23,6 +24,7 @@ const noResults = (program: string): Executable => ({
 const PROGRAMS: ReadonlyMap<string, Executable> = new Map<string, Executable>([
   ["pw.x", { failure: (output) => qeFailure("pw.x", output), results: pwResults }],
   ["bands.x", noResults("bands.x")],
+  ["ph.x", { failure: phFailure, results: phResults }],
 ]);
 
 /** The program a unit names, if the engine runs it. */
