@@ -187,9 +187,9 @@ describe("jobs the machine cannot compute end in error with the reason", () => {
     }
   });
 
-  it("a unit other than pw.x names the unit and its executable", () => {
-    const check = computability(bankWorkflow("Band Structure", "espresso"));
-    expect(check).toEqual({ runnable: false, reason: expect.stringMatching(/unit "bands" runs bands\.x/) });
+  it("a unit of a program the engine does not run names the unit and its executable", () => {
+    const check = computability(bankWorkflow("Nudged Elastic Band (NEB)", "espresso"));
+    expect(check).toEqual({ runnable: false, reason: expect.stringMatching(/unit "neb" runs neb\.x/) });
   });
 
   it("a template that is not the bank's: refused unrendered, since a template can run code", async () => {
