@@ -34,7 +34,10 @@ export const MP_GGA_GAP_SI = 0.61;
 
 const run = promisify(execFile);
 
-/** A job in a fresh folder of `root`; `kgrid` goes into every unit's context, as a user sets it. */
+/**
+ * A job in a fresh folder of `root`; `kgrid` and `context` (`qgrid`, `igrid` ...) go into every
+ * unit's context, as a user sets them.
+ */
 export function job(
   root: string,
   name: string,
@@ -44,15 +47,15 @@ export function job(
     onLog?: (line: string) => void;
     material?: Record<string, unknown>;
     kgrid?: { dimensions: number[]; shifts: number[] };
+    context?: Record<string, unknown>;
   } = {},
 ) {
   const workDir = path.join(root, name);
   mkdirSync(workDir);
   const workflow = bankWorkflow(workflowName, "espresso");
-  if (options.kgrid) {
-    for (const subworkflow of workflow.subworkflows as { units: { context: Record<string, unknown> }[] }[])
-      for (const unit of subworkflow.units) unit.context = { ...unit.context, kgrid: options.kgrid };
-  }
+  const context = { ...options.context, ...(options.kgrid ? { kgrid: options.kgrid } : {}) };
+  for (const subworkflow of workflow.subworkflows as { units: { context: Record<string, unknown> }[] }[])
+    for (const unit of subworkflow.units) unit.context = { ...unit.context, ...context };
   const promise = computeJob({
     jobId: name,
     workflow,

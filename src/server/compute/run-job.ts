@@ -104,6 +104,12 @@ function templateOf(
     return {
       reason: `its unit "${name}" has an input template that is not one of the bank's (matframe serve renders only the bank's own templates, as a template can run code; set the unit's context for k-points, cutoffs or input values instead)`,
     };
+  // The phonon dispersions' path comes from the lattice's symmetry points (made's
+  // ReciprocalLattice), which the engine does not make: matdyn.x would read an empty path.
+  if (/\b[iq]path\b/.test(text(template.content)))
+    return {
+      reason: `its unit "${name}" needs a path of q-points through the Brillouin zone (ipath), which matframe serve does not make yet`,
+    };
   return { name: text(template.name) || `${name}.in`, content: text(template.content), executable, program };
 }
 
@@ -263,6 +269,10 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         });
         const { dimensions } = ctx.kgrid;
         const { executable: program, program: run } = template;
+        if (program === "ph.x" && /\bldisp\s*=\s*\.true\./.test(template.content))
+          notes.push(`${stem}: q-points ${ctx.qgrid.dimensions.join("×")}.`);
+        if (program === "matdyn.x" && /\bdos\s*=\s*\.true\./.test(template.content))
+          notes.push(`${stem}: interpolated on ${ctx.igrid.dimensions.join("×")} q-points.`);
         if (program === "pw.x")
           notes.push(
             `${stem}: k-points ${dimensions.join("×")} ` +
