@@ -34,7 +34,10 @@ export const MP_GGA_GAP_SI = 0.61;
 
 const run = promisify(execFile);
 
-/** A job in a fresh folder of `root`; `kgrid` goes into every unit's context, as a user sets it. */
+/**
+ * A job in a fresh folder of `root`; `kgrid` and `context` (`qgrid`, `igrid` ...) go into every
+ * unit's context, as a user sets them.
+ */
 export function job(
   root: string,
   name: string,

@@ -1,8 +1,9 @@
 // The context a pw.x unit's template is rendered with, as the platform's context providers give
 // it (wode's QEPWXContextProvider, PlanewaveCutoffsContextProvider, PointsGridFormDataProvider):
 // `input` (IBRAV 0 with CELL_PARAMETERS, NAT, NTYP, ATOMIC_SPECIES, ATOMIC_POSITIONS), `cutoffs`,
-// `kgrid`, and for a bands unit `kpath` (PointsPathFormDataProvider: ./k-points/k-path.ts); a
-// unit's own context sets the k-grid, cutoffs and path where it gives them.
+// `kgrid`, for a bands unit `kpath` (PointsPathFormDataProvider: ./k-points/k-path.ts), and the
+// phonon units' `qgrid` and `igrid`; a unit's own context sets the grids, cutoffs and path where it
+// gives them.
 import { ATOMIC_WEIGHTS } from "../../structure/composition";
 import { type StructureRecord, structureOf } from "../../structure/structure";
 import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-points/k-grid";
@@ -19,6 +20,9 @@ export const DEFAULT_CUTOFFS = Object.freeze({ wavefunction: 40, density: 200 })
 export interface EspressoContext {
   context: Record<string, unknown>;
   kgrid: KGrid;
+  /** ph.x's q-point grid and matdyn.x's interpolation grid (`qgrid`, `igrid`). */
+  qgrid: KGrid;
+  igrid: KGrid;
   cutoffs: { wavefunction: number; density: number };
   /** Whether the k-grid came from the unit's own context rather than the density default. */
   kgridFromUnit: boolean;
@@ -71,6 +75,30 @@ export function pwxInput(material: StructureRecord, pseudoFile: (element: string
 }
 
 /**
+ * A grid a unit's context sets (`kgrid`, `qgrid`, `igrid`), if it gives three whole dimensions
+ * and 0/1 shifts: numbers only, as what it says is printed into the input as it is.
+ */
+function givenGrid(value: unknown, atoms: number): KGrid | undefined {
+  if (!isRecord(value)) return undefined;
+  const { dimensions } = value;
+  const shifts = Array.isArray(value.shifts) ? (value.shifts as unknown[]) : [0, 0, 0];
+  if (
+    !Array.isArray(dimensions) ||
+    dimensions.length !== 3 ||
+    !dimensions.every((d) => Number.isInteger(d) && d >= 1 && d <= 200) ||
+    shifts.length !== 3 ||
+    !shifts.every((d) => d === 0 || d === 1)
+  )
+    return undefined;
+  return {
+    dimensions: dimensions as [number, number, number],
+    shifts: shifts as [number, number, number],
+    gridMetricType: "KPPRA",
+    gridMetricValue: (dimensions as number[]).reduce((a, b) => a * b) * atoms,
+  };
+}
+
+/**
  * The whole context of one pw.x unit. `calculation` is the template's (scf, nscf, relax,
  * vc-relax ...): a non-self-consistent one gets the denser grid its bands need.
  */
@@ -88,24 +116,14 @@ export function espressoContext(options: {
   const subworkflowContext = isRecord(subworkflow.context) ? subworkflow.context : {};
   const structure = structureOf(material);
   const input = pwxInput(material, options.pseudoFile);
-  const givenKgrid = isRecord(unitContext.kgrid) ? unitContext.kgrid : undefined;
-  const givenDimensions = givenKgrid?.dimensions;
-  const givenShifts = Array.isArray(givenKgrid?.shifts) ? (givenKgrid?.shifts as unknown[]) : [0, 0, 0];
-  // Numbers only: what the unit's context says is printed into the input as it is.
-  const kgridFromUnit =
-    Array.isArray(givenDimensions) &&
-    givenDimensions.length === 3 &&
-    givenDimensions.every((d) => Number.isInteger(d) && d >= 1 && d <= 200) &&
-    givenShifts.length === 3 &&
-    givenShifts.every((d) => d === 0 || d === 1);
-  const kgrid: KGrid = kgridFromUnit
-    ? {
-        dimensions: givenDimensions as [number, number, number],
-        shifts: givenShifts as [number, number, number],
-        gridMetricType: "KPPRA",
-        gridMetricValue: (givenDimensions as number[]).reduce((a, b) => a * b) * structure.sites.length,
-      }
-    : kGridOf(structure.cell, structure.sites.length, options.nonSelfConsistent ? NSCF_KPPRA : SCF_KPPRA);
+  const atoms = structure.sites.length;
+  const givenKgrid = givenGrid(unitContext.kgrid, atoms);
+  const kgridFromUnit = givenKgrid !== undefined;
+  const kgrid: KGrid = givenKgrid ?? kGridOf(structure.cell, atoms, options.nonSelfConsistent ? NSCF_KPPRA : SCF_KPPRA);
+  // ph.x's q-points and matdyn.x's interpolation grid, as wode's QGrid and IGrid providers make
+  // them from the k-point density: a fifth of it and five times it.
+  const qgrid = givenGrid(unitContext.qgrid, atoms) ?? kGridOf(structure.cell, atoms, SCF_KPPRA / 5);
+  const igrid = givenGrid(unitContext.igrid, atoms) ?? kGridOf(structure.cell, atoms, SCF_KPPRA * 5);
   const givenCutoffs = isRecord(unitContext.cutoffs) ? unitContext.cutoffs : {};
   const cutoffs = {
     wavefunction: cutoff(givenCutoffs.wavefunction) ?? DEFAULT_CUTOFFS.wavefunction,
@@ -113,13 +131,15 @@ export function espressoContext(options: {
   };
   // The unit's context is the account's to edit: only its numbers (k-grid, cutoffs, path) are taken,
   // never text that would be printed into the input as it is.
-  const context: Record<string, unknown> = { input, cutoffs, kgrid, subworkflowContext };
+  const context: Record<string, unknown> = { input, cutoffs, kgrid, qgrid, igrid, subworkflowContext };
   const kpath = options.withPath ? kpathOf(material as unknown as Record<string, unknown>, unitContext) : undefined;
   if (kpath && "kpath" in kpath) context.kpath = kpath.kpath;
   const exact = exactCell(structure.cell);
   return {
     context,
     kgrid,
+    qgrid,
+    igrid,
     cutoffs,
     kgridFromUnit,
     ...(kpath ? { kpath } : {}),

@@ -1,11 +1,14 @@
 // The Quantum ESPRESSO programs the engine runs, each with what its run leaves as its unit's
-// results: pw.x's from its output and data file, a post-processing program's (bands.x, projwfc.x
-// ...) from the files it writes in the job's folder (projwfc.x's density of states). A program not
-// in this table is refused before the job starts, with its name.
+// results: pw.x's from its output and data file, ph.x's from its output (run on pw.x's data in the
+// shared outdir), a post-processing program's (bands.x, projwfc.x, q2r.x, matdyn.x ...) from the
+// files it writes in the job's folder. A program not in this table is refused before the job
+// starts, with its name.
 import * as path from "node:path";
 import type { UnitResults, UnitRun } from "./compute-types";
 import { projwfcFailure, projwfcFiles, projwfcResults } from "./projwfc-dos";
 import { pwResults } from "./pw-results";
+import { matdynResults } from "./matdyn-results";
+import { phFailure, phResults } from "./ph-output";
 import { qeFailure } from "./pw-output";
 
 /** A program the engine runs. */
@@ -33,6 +36,12 @@ function bandsFiles(input: string, workDir: string): string[] {
   return /^[\w.-]+$/.test(name) && !/^\.+$/.test(name) ? [name, `${name}.gnu`] : [];
 }
 
+/** A program whose unit lists no results (q2r.x: its files are for the next unit). */
+const noResults = (program: string): Executable => ({
+  failure: (output) => qeFailure(program, output),
+  results: () => ({ computed: [], notes: [] }),
+});
+
 const PROGRAMS: ReadonlyMap<string, Executable> = new Map<string, Executable>([
   ["pw.x", { failure: (output) => qeFailure("pw.x", output), results: pwResults }],
   // bands.x's unit lists no results: its files are for the reader.
@@ -48,6 +57,9 @@ const PROGRAMS: ReadonlyMap<string, Executable> = new Map<string, Executable>([
     "projwfc.x",
     { failure: projwfcFailure, results: projwfcResults, outputs: (_input, workDir) => projwfcFiles(workDir) },
   ],
+  ["ph.x", { failure: phFailure, results: phResults }],
+  ["q2r.x", noResults("q2r.x")],
+  ["matdyn.x", { failure: (output) => qeFailure("matdyn.x", output), results: matdynResults }],
 ]);
 
 /** The program a unit names, if the engine runs it. */

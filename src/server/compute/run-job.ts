@@ -106,6 +106,12 @@ function templateOf(
     return {
       reason: `its unit "${name}" has an input template that is not one of the bank's (matframe serve renders only the bank's own templates, as a template can run code; set the unit's context for k-points, cutoffs or input values instead)`,
     };
+  // The phonon dispersions' path comes from the lattice's symmetry points (made's
+  // ReciprocalLattice), which the engine does not make: matdyn.x would read an empty path.
+  if (/\b[iq]path\b/.test(text(template.content)))
+    return {
+      reason: `its unit "${name}" needs a path of q-points through the Brillouin zone (ipath), which matframe serve does not make yet`,
+    };
   return { name: text(template.name) || `${name}.in`, content: text(template.content), executable, program };
 }
 
@@ -308,6 +314,10 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
             `${stem} recalculates the bands of a self-consistent run, and this job has none: no earlier unit ran one, and its folder holds no outdir/__prefix__.save/ (the platform takes it from the job's parent). Run a workflow that starts with pw_scf (Band Structure), or upload a finished job's outdir/__prefix__.save/data-file-schema.xml and charge-density.dat into this job before submitting it.`,
           );
         const kpoints = ctx.kpath ? `${kpointCount(ctx.kpath.kpath)} along a path` : ctx.kgrid.dimensions.join("×");
+        if (program === "ph.x" && /\bldisp\s*=\s*\.true\./.test(template.content))
+          notes.push(`${stem}: q-points ${ctx.qgrid.dimensions.join("×")}.`);
+        if (program === "matdyn.x" && /\bdos\s*=\s*\.true\./.test(template.content))
+          notes.push(`${stem}: interpolated on ${ctx.igrid.dimensions.join("×")} q-points.`);
         if (program === "pw.x")
           notes.push(
             `${stem}: k-points ${kpoints} ` +
