@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputeOutcome } from "../../src/server/compute";
-import { densityOfStates, projwfcFailure } from "../../src/server/compute/projwfc-dos";
+import { densityOfStates, projwfcFailure } from "../../src/server/compute/outputs/projwfc-dos";
 import { at } from "../support/checked";
 import { bankWorkflow, bulkSilicon } from "./fixtures";
 import { hasPw, job, property, SCHEMAS, schema, validate } from "./pw-runs";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputeOutcome } from "../../src/server/compute";
-import { finalCoordinates } from "../../src/server/compute/pw-output";
+import { finalCoordinates } from "../../src/server/compute/outputs/pw-output";
 import { at } from "../support/checked";
 import { bulkSilicon } from "./fixtures";
 import { byHand, hasPw, job, property, schema, validate } from "./pw-runs";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServerHandle } from "../../src/server";
-import { RYDBERG_EV } from "../../src/server/compute/pw-output";
+import { RYDBERG_EV } from "../../src/server/compute/outputs/pw-output";
 import { call, ok, waitForEnd } from "../collections/helpers";
 import { login, startTestServer, type Session } from "../server/helpers";
 

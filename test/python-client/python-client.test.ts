@@ -9,7 +9,7 @@ import type { ServerHandle } from "../../src/server";
 import { toPoscar, type StructureRecord } from "../../src/structure";
 import { login, PREFIX, rawRequest, startTestServer } from "../server/helpers";
 import { capturedAll } from "../support/checked";
-import { RYDBERG_EV } from "../../src/server/compute/pw-output";
+import { RYDBERG_EV } from "../../src/server/compute/outputs/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
 import { runWaitingScript } from "./job-waits";
 

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../../src";
 import type { ServerHandle } from "../../src/server";
-import { RYDBERG_EV } from "../../src/server/compute/pw-output";
+import { RYDBERG_EV } from "../../src/server/compute/outputs/pw-output";
 import { findOnPath } from "../../src/server/compute/run-executable";
 import { call, ok, waitForEnd } from "../collections/helpers";
 import { runCli } from "../cli-export/run-cli";

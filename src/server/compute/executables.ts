@@ -5,11 +5,11 @@
 // starts, with its name.
 import * as path from "node:path";
 import type { UnitResults, UnitRun } from "./compute-types";
-import { projwfcFailure, projwfcFiles, projwfcResults } from "./projwfc-dos";
-import { pwResults } from "./pw-results";
-import { matdynResults } from "./matdyn-results";
-import { phFailure, phResults } from "./ph-output";
-import { qeFailure } from "./pw-output";
+import { projwfcFailure, projwfcFiles, projwfcResults } from "./outputs/projwfc-dos";
+import { pwResults } from "./outputs/pw-results";
+import { matdynResults } from "./outputs/matdyn-results";
+import { phFailure, phResults } from "./outputs/ph-output";
+import { qeFailure } from "./outputs/pw-output";
 
 /** A program the engine runs. */
 export interface Executable {

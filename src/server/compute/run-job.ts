@@ -17,7 +17,7 @@ import {
   type Pseudopotential,
 } from "./pseudopotentials";
 import { canGenerate, generatePseudopotential } from "./pslibrary";
-import { pwDataFile } from "./pw-results";
+import { pwDataFile } from "./outputs/pw-results";
 import { renderTemplate } from "./render-template";
 import { findOnPath, runExecutable } from "./run-executable";
 import { foldersOutside, isTrustedTemplate } from "./trusted-templates";

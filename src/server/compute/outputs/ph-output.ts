@@ -2,7 +2,7 @@
 // frequencies of its last dynamical matrix, as Exabyte-io/express's espresso parser makes it
 // (half the sum of the printed cm-1 frequencies, in eV; a negative, imaginary mode counts for
 // nothing, as express's pattern takes only frequencies printed without a sign).
-import type { UnitResults, UnitRun } from "./compute-types";
+import type { UnitResults, UnitRun } from "../compute-types";
 import { qeFailure } from "./pw-output";
 
 /**

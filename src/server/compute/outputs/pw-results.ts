@@ -3,11 +3,11 @@
 // file, a relaxation's final structure as a material.
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { type Matrix3, vectorsToParameters } from "../../structure/cell";
-import { compositionOf } from "../../structure/composition";
-import { platformDerivedProperties } from "../../structure/derived-properties";
-import type { StructureRecord } from "../../structure/structure";
-import type { UnitResults, UnitRun } from "./compute-types";
+import { type Matrix3, vectorsToParameters } from "../../../structure/cell";
+import { compositionOf } from "../../../structure/composition";
+import { platformDerivedProperties } from "../../../structure/derived-properties";
+import type { StructureRecord } from "../../../structure/structure";
+import type { UnitResults, UnitRun } from "../compute-types";
 import { bandGapsFromXml, bandStructureFromXml } from "./pw-bands";
 import { finalCoordinates, parsePwOutput } from "./pw-output";
 

@@ -6,7 +6,7 @@
 // which is the job's: only regular files at the top of that folder are read, never a link.
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import type { UnitResults, UnitRun } from "./compute-types";
+import type { UnitResults, UnitRun } from "../compute-types";
 import { qeFailure } from "./pw-output";
 
 /** The prefix of every bank template (`prefix = '__prefix__'`), which projwfc.x names its files by. */

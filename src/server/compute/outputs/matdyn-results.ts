@@ -3,7 +3,7 @@
 // `phonon_dos.out`: frequency in cm-1, then the total DOS, then one column per atom).
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import type { UnitResults, UnitRun } from "./compute-types";
+import type { UnitResults, UnitRun } from "../compute-types";
 
 /** The DOS file the bank's matdyn_grid.in names (express's PHONON_DOS_FILE). */
 export const PHONON_DOS_FILE = "phonon_dos.out";
