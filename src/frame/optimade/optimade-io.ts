@@ -38,6 +38,7 @@ import {
 import { writeStructuresResumable } from "../export/structure-resume";
 import type { TableOptions } from "../dataframe/to-dataframe";
 import { TABLE_EXPORT_METHODS } from "../frame-methods";
+import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
 import {
   missingWeightsWarning,
@@ -189,10 +190,13 @@ function planRead(options: OptimadeReadOptions, columns: OptimadePlan | undefine
  */
 function tableWarnings(read: OptimadeRead, onWarning: WarningHandler | undefined): WarningHandler {
   return (warning) => {
-    if (warning.code === "EMPTY_COLUMN" && warning.path === "derivedProperties.density" && read.missing.rows > 0)
-      return;
-    reportWarnings([warning], onWarning);
+    if (!saidOtherwise(read, warning)) reportWarnings([warning], onWarning);
   };
+}
+
+/** Whether a writer's warning is one {@link tableWarnings} leaves out. */
+function saidOtherwise(read: OptimadeRead, warning: FrameWarning): boolean {
+  return warning.code === "EMPTY_COLUMN" && warning.path === "derivedProperties.density" && read.missing.rows > 0;
 }
 
 /** `onProgress` with the provider's total added. */
@@ -254,11 +258,19 @@ export async function exportOptimadeTable(
   const resume = checkResume(options, resumeWalk(read.walk));
   const onProgress = withTotal(read, options.onProgress);
   const onWarning = tableWarnings(read, options.onWarning);
-  const write = (pages: PageSource, to: ExportTarget | ResumableFile) =>
-    parquet
+  // The walk's own warnings (NO_ATOMIC_WEIGHT) are known only once it ends: held until the
+  // file is written, then reported and returned with the writer's, as every export returns its warnings.
+  const walkWarnings: FrameWarning[] = [];
+  const hold: WarningHandler = (warning) => walkWarnings.push(warning);
+  const write = async (pages: PageSource, to: ExportTarget | ResumableFile): Promise<ExportResult> => {
+    const result = await (parquet
       ? writeParquet(pages, to, plan, { ...options, onProgress, onWarning }, parquet)
-      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress, onWarning });
-  if (!resume) return write(pagesOf(entries, read, options.onWarning), target);
+      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress, onWarning }));
+    reportWarnings(walkWarnings, options.onWarning);
+    const written = result.warnings.filter((warning) => !saidOtherwise(read, warning));
+    return { ...result, warnings: [...written, ...walkWarnings] };
+  };
+  if (!resume) return write(pagesOf(entries, read, hold), target);
   if (typeof target !== "string")
     throw new ValidationError(
       "resume",
@@ -279,7 +291,8 @@ export async function exportOptimadeTable(
     ...resumeSource(entries, options),
   };
   const file = await ResumableFile.open(target, request, { force: options.force, restart: resume.restart });
-  return write(continueWalk(cursorSource(entries, read, target, options), resumeWalk(read.walk), file.resumed), file);
+  const source = cursorSource(entries, read, target, { ...options, onWarning: hold });
+  return write(continueWalk(source, resumeWalk(read.walk), file.resumed), file);
 }
 
 /** `op.structures.exportStructures`: POSCAR, CIF or XYZ files from each entry's structure. */

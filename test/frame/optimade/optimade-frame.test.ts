@@ -335,10 +335,23 @@ describe("op.structures derived properties of elements beyond the old atomic-wei
     expect(result.items).toBe(2);
     // The NO_ATOMIC_WEIGHT warning alone: no EMPTY_COLUMN saying the records do not carry the field.
     expect(warnings.map((w) => [w.code, w.rows])).toEqual([["NO_ATOMIC_WEIGHT", 2]]);
+    // The export's result lists the warnings it reported, this one included, once.
+    expect(result.warnings).toEqual(warnings);
     const rows = parse(readFileSync(output, "utf8"), { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => [r.id, r["derivedProperties.density"], Number(r["derivedProperties.volume"])])).toEqual([
       ["fake-0000", "", Number((edge(0) ** 3).toFixed(6))],
       ["fake-0001", "", Number((edge(1) ** 3).toFixed(6))],
     ]);
+  });
+
+  it("a resumable Parquet export returns the NO_ATOMIC_WEIGHT warning it reported, once", async () => {
+    const warnings: FrameWarning[] = [];
+    const output = join(dir, "tc-resumable.parquet");
+    const result = await withProvider(6, (c) =>
+      c.structures.exportParquet(output, { columns: COLUMNS, resume: true, onWarning: (w) => warnings.push(w) }),
+    );
+    expect(result.items).toBe(6);
+    expect(warnings.map((w) => [w.code, w.ids])).toEqual([["NO_ATOMIC_WEIGHT", ["fake-0001", "fake-0005"]]]);
+    expect(result.warnings).toEqual(warnings);
   });
 });
