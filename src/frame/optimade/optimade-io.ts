@@ -42,10 +42,13 @@ import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
 import {
   missingWeightsWarning,
+  offSpecWarnings,
   planOptimadeColumns,
   rowPages,
+  specIntegerColumns,
   type MissingWeights,
   type OptimadePlan,
+  type SpecIntegers,
 } from "./optimade-rows";
 
 /** How far a table read or export has come; `total` is the provider's `meta.data_returned`. */
@@ -163,6 +166,8 @@ interface OptimadeRead {
   total(): number | undefined;
   /** The densities the last walk left empty for want of an atomic weight. */
   missing: MissingWeights;
+  /** For a Parquet export: the spec-integer columns, and the values the last walk left empty there. */
+  integers?: SpecIntegers;
 }
 
 const noneMissing = (): MissingWeights => ({ rows: 0, ids: [], elements: new Set() });
@@ -207,16 +212,23 @@ function withTotal(read: OptimadeRead, onProgress: OptimadeReadOptions["onProgre
   );
 }
 
-/** The rows of a walk; at its end, the densities it could not compute are reported to `onWarning`. */
+/**
+ * The rows of a walk; at its end, the densities it could not compute and the spec integers it
+ * left empty are reported to `onWarning`.
+ */
 async function* pagesOf(
   entries: OptimadeEntries,
   read: OptimadeRead,
   onWarning: WarningHandler | undefined,
 ): AsyncGenerator<PlatformRecord[], void, undefined> {
   read.missing = noneMissing();
-  yield* rowPages(entries.walk(read.walk), read.columns, read.missing) as AsyncIterable<PlatformRecord[]>;
+  read.integers?.offSpec.clear();
+  yield* rowPages(entries.walk(read.walk), read.columns, read.missing, read.integers) as AsyncIterable<
+    PlatformRecord[]
+  >;
   const warning = missingWeightsWarning(read.missing);
   if (warning) reportWarnings([warning], onWarning);
+  if (read.integers) reportWarnings(offSpecWarnings(read.integers, entries.client.baseUrl), onWarning);
 }
 
 /** `op.structures.toDataFrame`. */
@@ -254,7 +266,15 @@ export async function exportOptimadeTable(
   checkOptionNames(entries, TABLE_EXPORT_METHODS[format], options);
   const read = planRead(options, undefined);
   const plan = read.columns.plan;
-  const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
+  const checked = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
+  // The spec's integers are int64 in Parquet (as JSON numbers they would be inferred as double);
+  // a provider's value that is not one is left empty with a warning, not an export that stops.
+  const integers = checked ? specIntegerColumns(plan, checked.types) : [];
+  if (integers.length > 0) read.integers = { columns: integers, offSpec: new Map() };
+  const parquet = checked && {
+    ...checked,
+    types: { ...Object.fromEntries(integers.map((def) => [def.name, "int64" as const])), ...checked.types },
+  };
   const resume = checkResume(options, resumeWalk(read.walk));
   const onProgress = withTotal(read, options.onProgress);
   const onWarning = tableWarnings(read, options.onWarning);
@@ -280,7 +300,7 @@ export async function exportOptimadeTable(
     format === "csv"
       ? { header: options.header ?? true, escapeFormulas: options.escapeFormulas ?? true }
       : parquet
-        ? { compression: parquet.compression, rowGroupSize: parquet.rowGroupSize, types: parquet.types }
+        ? { compression: parquet.compression, rowGroupSize: parquet.rowGroupSize, types: checked?.types }
         : {};
   const request: ResumeRequest = {
     format,
