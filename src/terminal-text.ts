@@ -15,6 +15,36 @@ const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"\\]/gu;
  */
 const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\\]/gu;
 
+/** The bidirectional controls (the format characters that reorder what a line shows). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * The first character of `text` that a name may not hold, with its 1-based position (in
+ * characters, not UTF-16 units) and what kind it is: the characters {@link escapeForTerminal}
+ * writes out (controls, format characters, separators, lone surrogates) but for ZWNJ and ZWJ
+ * (U+200C, U+200D), which Persian and Indic scripts spell with. Quotes and `\` are not among them.
+ */
+export function unsafeCharacter(text: string): { codePoint: string; at: number; kind: string } | undefined {
+  let at = 0;
+  for (const char of text) {
+    at++;
+    if (char === "\u200c" || char === "\u200d" || char === '"' || char === "\\") continue;
+    if (!/^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u.test(char)) continue;
+    const kind = /\p{Cc}/u.test(char)
+      ? "a control character"
+      : BIDI.test(char)
+        ? "a bidirectional control"
+        : /\p{Cf}/u.test(char)
+          ? "an invisible formatting character"
+          : /\p{Cs}/u.test(char)
+            ? "a lone surrogate"
+            : "a line or paragraph separator";
+    const codePoint = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    return { codePoint, at, kind };
+  }
+  return undefined;
+}
+
 /** A name that can be typed back as it is shown: no quotes needed on the console. */
 const PLAIN = /^[A-Za-z0-9._@+-]+$/;
 

@@ -1,5 +1,6 @@
 import { ServerOptionsError } from "../errors";
 import { isLoopbackHost } from "../loopback";
+import { quoteForTerminal, unsafeCharacter } from "../terminal-text";
 import type { CompressionMode } from "./http/compression";
 import type { LoginThrottleOptions } from "./auth/login-throttle";
 import { DEFAULT_MAX_GRANTS, DEFAULT_MAX_GRANTS_PER_ADDRESS, type DeviceFlowOptions } from "./auth/device-flow";
@@ -226,6 +227,16 @@ function checkUser(username: string, password: string): UserAccount {
   }
   if (username.length > 256 || password.length > 1024) {
     throw new ServerOptionsError("A user name may have at most 256 characters and a password at most 1024.");
+  }
+  // Shown escaped everywhere, such a name still reads as another on a page or a console (U+202E
+  // reverses what follows it) and cannot be typed back: refused where the account is made.
+  const unsafe = unsafeCharacter(username);
+  if (unsafe) {
+    throw new ServerOptionsError(
+      `The user name ${quoteForTerminal(username)} holds ${unsafe.codePoint} (${unsafe.kind}) at character ${unsafe.at}; ` +
+        "a name may hold letters, digits, spaces, dots, hyphens, apostrophes and @, not control, formatting or separator characters.",
+      { option: "users" },
+    );
   }
   return { username, password };
 }

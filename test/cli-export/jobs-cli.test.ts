@@ -73,6 +73,18 @@ describe("matframe jobs", () => {
     }
   });
 
+  it("an unknown --material exits 2, as an unknown job id does, and says how to find one", async () => {
+    const env = login(server);
+    const job = await runCli(["jobs", "submit", "NoSuchJob12345678"], { env });
+    expect(job.code).toBe(2);
+    const run = await runCli(["jobs", "submit", "--material", "NoSuchMaterial1", "--workflow", vaspBandGap], { env });
+    expect(run.code).toBe(job.code);
+    expect(run.stderr).toMatch(
+      /\nmatframe jobs: No material you can read has the _id or external id "NoSuchMaterial1"; find one with `matframe export --query '\{"formula":"Si"\}' --columns _id,formula,external\.id`\.\n$/,
+    );
+    expect(run.stderr).not.toContain("--material:");
+  });
+
   it("creates, submits and waits for a job, then lists it and its files", async () => {
     const env = login(server);
     const run = await runCli(

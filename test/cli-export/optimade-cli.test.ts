@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { startFakeProvider, startIndexProvider, type FakeProvider } from "../support/optimade-fake";
 import { runCli } from "./run-cli";
 import { captured } from "../support/checked";
@@ -54,6 +55,44 @@ describe("matframe export --optimade", () => {
       chemical_formula_reduced: "ClNa",
       "matframe:spaceGroupSymbol": "Pm-3m",
     });
+  });
+
+  it("--format parquet writes nsites and nelements as INT64; a provider's non-integer is empty, with a warning", async () => {
+    const offSpec = await startFakeProvider({ count: 4, attributes: { 2: { nsites: 2.5 } } });
+    const output = join(dir, "integers.parquet");
+    try {
+      const run = await runCli([
+        "export",
+        "--optimade",
+        offSpec.base,
+        "--columns",
+        "id,nsites,nelements",
+        "--format",
+        "parquet",
+        "--output",
+        output,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(
+        `nsites is empty in 1 row: the OPTIMADE provider ${offSpec.base} sent a value that is not an integer (2.5)`,
+      );
+    } finally {
+      await offSpec.close();
+    }
+    const duck = await (await DuckDBInstance.create(":memory:")).connect();
+    try {
+      const read = async (q: string) => (await duck.runAndReadAll(q)).getRowObjectsJS();
+      const types = await read(`DESCRIBE SELECT * FROM read_parquet('${output}')`);
+      expect(types.map((r) => [r.column_name, r.column_type])).toEqual([
+        ["id", "VARCHAR"],
+        ["nsites", "BIGINT"],
+        ["nelements", "BIGINT"],
+      ]);
+      const rows = await read(`SELECT nsites FROM read_parquet('${output}') ORDER BY id`);
+      expect(rows.map((r) => r.nsites)).toEqual([2n, 2n, null, 2n]);
+    } finally {
+      duck.closeSync();
+    }
   });
 
   it("exits 2 with the provider's message when it refuses the filter, and leaves no file", async () => {

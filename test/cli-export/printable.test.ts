@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "../../src/cli/printable";
+import { jsonLine, printable } from "../../src/cli/printable";
 import { localName } from "../../src/client/collections/job-files";
 
 // What a remote platform sends is shown on the user's terminal and names files on their disk:
@@ -11,6 +11,23 @@ describe("text from the platform", () => {
     expect(printable("x\u009b2Jy\u007f")).toBe("x\\u009b2Jy\\u007f");
     expect(printable("gap\u202etxt.exe")).toBe("gap\\u202etxt.exe");
     expect(printable("Å-MoS₂ 🧪 (finished)")).toBe("Å-MoS₂ 🧪 (finished)");
+  });
+
+  it("a JSON line escapes what printable does, and U+2028/U+2029, and reads back as the same text", () => {
+    // Every UTF-16 unit but the surrogates, which JSON.stringify escapes on its own when alone.
+    for (let code = 0; code < 0x10000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      const line = jsonLine({ name: `a${char}b` });
+      const hex = code.toString(16).padStart(4, "0");
+      const escaped = printable(char) !== char || code === 0x2028 || code === 0x2029;
+      // C0 controls are JSON's own escapes (\n, \t, \u0001...); the others matframe's \uXXXX.
+      if (code < 0x20) expect(line, hex).not.toContain(char);
+      else if (escaped) expect(line, hex).toBe(`{"name":"a\\u${hex}b"}`);
+      else if (char !== '"' && char !== "\\") expect(line, hex).toBe(`{"name":"a${char}b"}`);
+      expect(JSON.parse(line), hex).toEqual({ name: `a${char}b` });
+    }
+    expect(printable("a\u2028b")).toBe("a\u2028b");
   });
 
   it("names a downloaded file by its name or the end of its key, never by a path", () => {

@@ -313,37 +313,34 @@ describe("matframe login and logout", () => {
   });
 
   it("a name with terminal controls is shown escaped; a credentials folder others can write is refused before any login is sent", async () => {
-    const lines: string[] = [];
-    const local = await startServer({
-      port: 0,
-      users: ["ev\u001b[31mil\u202e:correct-horse-9"],
-      log: (line) => lines.push(line),
-    });
+    // The local platform refuses to create such an account; a platform may still hold one.
+    const name = "ev\u001b[31mil\u202e";
+    const platform = await startFaultServer({ username: name });
     try {
       const file = join(dir, "escaped.json");
-      const login = await runCli(
-        ["login", "--base-url", local.baseUrl, "--username", "ev\u001b[31mil\u202e", "--password-stdin"],
-        { env: { MATFRAME_CREDENTIALS_FILE: file }, stdin: "correct-horse-9\n" },
-      );
-      expect(login.code).toBe(0);
+      const login = await runCli(["login", "--base-url", platform.baseUrl, "--username", name, "--password-stdin"], {
+        env: { MATFRAME_CREDENTIALS_FILE: file },
+        stdin: `${platform.password}\n`,
+      });
+      expect(login.code, login.stderr).toBe(0);
       expect(login.stderr).toContain("as ev\\u001b[31mil\\u202e; saved");
       expect(login.stderr).not.toMatch(/[\u001b\u202e]/);
 
       const open = join(dir, "open-folder");
       mkdirSync(open, { mode: 0o700 });
       chmodSync(open, 0o777);
-      const logins = () => lines.filter((line) => line.startsWith("POST /api/2018-10-01/login")).length;
+      const logins = () => platform.requests.filter((r) => r.method === "POST" && r.path.endsWith("/login")).length;
       const before = logins();
-      const refused = await runCli(
-        ["login", "--base-url", local.baseUrl, "--username", "ev\u001b[31mil\u202e", "--password-stdin"],
-        { env: { MATFRAME_CREDENTIALS_FILE: join(open, "c.json") }, stdin: "correct-horse-9\n" },
-      );
+      const refused = await runCli(["login", "--base-url", platform.baseUrl, "--username", name, "--password-stdin"], {
+        env: { MATFRAME_CREDENTIALS_FILE: join(open, "c.json") },
+        stdin: `${platform.password}\n`,
+      });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/can be written by other users \(mode 777\).*chmod 700/);
       expect(logins()).toBe(before);
       expect(before).toBe(1);
     } finally {
-      await local.close();
+      await platform.close();
     }
   });
 

@@ -177,6 +177,43 @@ describe("accounts and hosts", () => {
     }
   });
 
+  it("refuses a user name holding a control, bidirectional or separator character, and says which", async () => {
+    const cases: Array<[string, string]> = [
+      ["al\u202eice", "U+202E (a bidirectional control)"],
+      ["bob\u0007", "U+0007 (a control character)"],
+      ["carl\u0085os", "U+0085 (a control character)"],
+      ["dora\u2028", "U+2028 (a line or paragraph separator)"],
+      ["e\u200bve", "U+200B (an invisible formatting character)"],
+      ["tab\tname", "U+0009 (a control character)"],
+    ];
+    for (const [name, which] of cases) {
+      for (const users of [[`${name}:pw-123456`], [{ username: name, password: "pw-123456" }]]) {
+        const error = await startServer({ port: 0, users, log: () => {} }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error, JSON.stringify(name)).toBeInstanceOf(ServerOptionsError);
+        const message = (error as Error).message;
+        expect(message).toContain(`holds ${which}`);
+        expect(message).toContain("letters, digits, spaces, dots, hyphens, apostrophes and @");
+        // The name is shown escaped, never with the character itself; the password never.
+        expect(message).not.toContain(name);
+        expect(message).not.toContain("pw-123456");
+      }
+    }
+  });
+
+  it("keeps user names of letters in any script, digits, spaces, dots, hyphens, apostrophes and @", async () => {
+    // ZWNJ (U+200C) is part of spelling in Persian and Indic scripts: kept.
+    const names = ["Zoë O'Brien-Smith", "张伟", "dr.who@uni.example", "مریم\u200cرضایی", "user 2"];
+    const server = await startServer({ port: 0, users: names.map((n) => ({ username: n, password: "pw-123456" })) });
+    try {
+      for (const name of names) expect((await login(server, name, "pw-123456"))["X-Auth-Token"], name).toBeTruthy();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("refuses bad user specs and bad options", async () => {
     const cases: Array<[object, RegExp]> = [
       [{ users: ["nocolon"] }, /NAME:PASSWORD/],

@@ -53,6 +53,11 @@ export interface FaultServerOptions {
   evaluateQueries?: boolean;
   /** Sends at most this many records per list page, whatever limit was asked (a capping server). */
   pageCap?: number;
+  /**
+   * The account's name, e.g. one holding terminal controls, which the platform may hold though
+   * the local one refuses to create it. @default "ada"
+   */
+  username?: string;
 }
 
 export interface FaultServer {
@@ -82,7 +87,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     n,
   }));
   const state = {
-    username: "ada",
+    username: options.username ?? "ada",
     password: "correct-horse-battery",
     accountId: `acct-${randomBytes(4).toString("hex")}`,
     authToken: randomBytes(32).toString("hex"),

@@ -60,6 +60,8 @@ export interface FakeProviderOptions {
   maxTarget?: number;
   /** The elements of the two sites of some structures, by index, e.g. `{ 1: ["Tc", "Tc"] }`. */
   elements?: Readonly<Record<number, readonly [string, string]>>;
+  /** Properties that replace or add to some structures' own, by index, e.g. `{ 3: { nsites: 2.5 } }` (off-spec values). */
+  attributes?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
 }
 
 /** `fakeStructure(i)` with the elements `[first, second]` at its two sites. */
@@ -118,8 +120,12 @@ export async function startFakeProvider(o: FakeProviderOptions): Promise<FakePro
   let failures = o.failFirst ?? 0;
   const all = Array.from({ length: o.count }, (_, i) => {
     const elements = o.elements?.[i];
-    if (elements) return withElements(fakeStructure(i), elements);
-    return o.mixedSites?.includes(i) ? withMixedSite(fakeStructure(i)) : fakeStructure(i);
+    const s = elements
+      ? withElements(fakeStructure(i), elements)
+      : o.mixedSites?.includes(i)
+        ? withMixedSite(fakeStructure(i))
+        : fakeStructure(i);
+    return { ...s, attributes: { ...s.attributes, ...o.attributes?.[i] } };
   });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);

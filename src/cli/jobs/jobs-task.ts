@@ -279,10 +279,12 @@ async function findMaterial(
   reference: string,
   signal: AbortSignal | undefined,
 ): Promise<{ id: string; choice?: MaterialChoice }> {
+  let notFound: NotFoundError;
   try {
     return { id: (await client.materials.get(reference, { signal }))._id };
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
+    notFound = error;
   }
   const found = await client.materials.list({
     query: { "external.id": reference },
@@ -296,9 +298,11 @@ async function findMaterial(
     const others = found.filter((m) => m !== chosen).map((m) => m._id);
     return { id: chosen._id, choice: { reference, chosen: chosen._id, yours: yours !== undefined, others } };
   }
-  throw new ValidationError(
-    "material",
+  // The platform's 404, as an unknown job id is (exit code 2): the value is well formed, the record is not there.
+  throw new NotFoundError(
     `No material you can read has the _id or external id ${JSON.stringify(reference.slice(0, 200))}; find one with \`matframe export --query '{"formula":"Si"}' --columns _id,formula,external.id\`.`,
+    { status: notFound.status, endpoint: notFound.endpoint, headers: notFound.headers },
+    { cause: notFound },
   );
 }
 

@@ -38,13 +38,17 @@ import {
 import { writeStructuresResumable } from "../export/structure-resume";
 import type { TableOptions } from "../dataframe/to-dataframe";
 import { TABLE_EXPORT_METHODS } from "../frame-methods";
+import type { FrameWarning } from "../table/row-reader";
 import { reportWarnings, type WarningHandler } from "../table/warnings";
 import {
   missingWeightsWarning,
+  offSpecWarnings,
   planOptimadeColumns,
   rowPages,
+  specIntegerColumns,
   type MissingWeights,
   type OptimadePlan,
+  type SpecIntegers,
 } from "./optimade-rows";
 
 /** How far a table read or export has come; `total` is the provider's `meta.data_returned`. */
@@ -162,6 +166,8 @@ interface OptimadeRead {
   total(): number | undefined;
   /** The densities the last walk left empty for want of an atomic weight. */
   missing: MissingWeights;
+  /** For a Parquet export: the spec-integer columns, and the values the last walk left empty there. */
+  integers?: SpecIntegers;
 }
 
 const noneMissing = (): MissingWeights => ({ rows: 0, ids: [], elements: new Set() });
@@ -189,10 +195,13 @@ function planRead(options: OptimadeReadOptions, columns: OptimadePlan | undefine
  */
 function tableWarnings(read: OptimadeRead, onWarning: WarningHandler | undefined): WarningHandler {
   return (warning) => {
-    if (warning.code === "EMPTY_COLUMN" && warning.path === "derivedProperties.density" && read.missing.rows > 0)
-      return;
-    reportWarnings([warning], onWarning);
+    if (!saidOtherwise(read, warning)) reportWarnings([warning], onWarning);
   };
+}
+
+/** Whether a writer's warning is one {@link tableWarnings} leaves out. */
+function saidOtherwise(read: OptimadeRead, warning: FrameWarning): boolean {
+  return warning.code === "EMPTY_COLUMN" && warning.path === "derivedProperties.density" && read.missing.rows > 0;
 }
 
 /** `onProgress` with the provider's total added. */
@@ -203,16 +212,23 @@ function withTotal(read: OptimadeRead, onProgress: OptimadeReadOptions["onProgre
   );
 }
 
-/** The rows of a walk; at its end, the densities it could not compute are reported to `onWarning`. */
+/**
+ * The rows of a walk; at its end, the densities it could not compute and the spec integers it
+ * left empty are reported to `onWarning`.
+ */
 async function* pagesOf(
   entries: OptimadeEntries,
   read: OptimadeRead,
   onWarning: WarningHandler | undefined,
 ): AsyncGenerator<PlatformRecord[], void, undefined> {
   read.missing = noneMissing();
-  yield* rowPages(entries.walk(read.walk), read.columns, read.missing) as AsyncIterable<PlatformRecord[]>;
+  read.integers?.offSpec.clear();
+  yield* rowPages(entries.walk(read.walk), read.columns, read.missing, read.integers) as AsyncIterable<
+    PlatformRecord[]
+  >;
   const warning = missingWeightsWarning(read.missing);
   if (warning) reportWarnings([warning], onWarning);
+  if (read.integers) reportWarnings(offSpecWarnings(read.integers, entries.client.baseUrl), onWarning);
 }
 
 /** `op.structures.toDataFrame`. */
@@ -250,15 +266,31 @@ export async function exportOptimadeTable(
   checkOptionNames(entries, TABLE_EXPORT_METHODS[format], options);
   const read = planRead(options, undefined);
   const plan = read.columns.plan;
-  const parquet = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
+  const checked = format === "parquet" ? checkParquetOptions(plan, options) : undefined;
+  // The spec's integers are int64 in Parquet (as JSON numbers they would be inferred as double);
+  // a provider's value that is not one is left empty with a warning, not an export that stops.
+  const integers = checked ? specIntegerColumns(plan, checked.types) : [];
+  if (integers.length > 0) read.integers = { columns: integers, offSpec: new Map() };
+  const parquet = checked && {
+    ...checked,
+    types: { ...Object.fromEntries(integers.map((def) => [def.name, "int64" as const])), ...checked.types },
+  };
   const resume = checkResume(options, resumeWalk(read.walk));
   const onProgress = withTotal(read, options.onProgress);
   const onWarning = tableWarnings(read, options.onWarning);
-  const write = (pages: PageSource, to: ExportTarget | ResumableFile) =>
-    parquet
+  // The walk's own warnings (NO_ATOMIC_WEIGHT) are known only once it ends: held until the
+  // file is written, then reported and returned with the writer's, as every export returns its warnings.
+  const walkWarnings: FrameWarning[] = [];
+  const hold: WarningHandler = (warning) => walkWarnings.push(warning);
+  const write = async (pages: PageSource, to: ExportTarget | ResumableFile): Promise<ExportResult> => {
+    const result = await (parquet
       ? writeParquet(pages, to, plan, { ...options, onProgress, onWarning }, parquet)
-      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress, onWarning });
-  if (!resume) return write(pagesOf(entries, read, options.onWarning), target);
+      : writeRows(pages, to, format as "csv" | "ndjson", plan, { ...options, onProgress, onWarning }));
+    reportWarnings(walkWarnings, options.onWarning);
+    const written = result.warnings.filter((warning) => !saidOtherwise(read, warning));
+    return { ...result, warnings: [...written, ...walkWarnings] };
+  };
+  if (!resume) return write(pagesOf(entries, read, hold), target);
   if (typeof target !== "string")
     throw new ValidationError(
       "resume",
@@ -268,7 +300,7 @@ export async function exportOptimadeTable(
     format === "csv"
       ? { header: options.header ?? true, escapeFormulas: options.escapeFormulas ?? true }
       : parquet
-        ? { compression: parquet.compression, rowGroupSize: parquet.rowGroupSize, types: parquet.types }
+        ? { compression: parquet.compression, rowGroupSize: parquet.rowGroupSize, types: checked?.types }
         : {};
   const request: ResumeRequest = {
     format,
@@ -279,7 +311,8 @@ export async function exportOptimadeTable(
     ...resumeSource(entries, options),
   };
   const file = await ResumableFile.open(target, request, { force: options.force, restart: resume.restart });
-  return write(continueWalk(cursorSource(entries, read, target, options), resumeWalk(read.walk), file.resumed), file);
+  const source = cursorSource(entries, read, target, { ...options, onWarning: hold });
+  return write(continueWalk(source, resumeWalk(read.walk), file.resumed), file);
 }
 
 /** `op.structures.exportStructures`: POSCAR, CIF or XYZ files from each entry's structure. */

@@ -10,6 +10,8 @@ import { cellMass, derivedProperties, hasAtomicWeight, volumeProperty } from "..
 import type { FrameWarning } from "../table/row-reader";
 import { structureOf, type StructureRecord } from "../../structure/structure";
 import { planColumns, type ColumnPlan } from "../table/column-spec";
+import type { ColumnDef } from "../table/column-path";
+import type { ColumnType } from "../table/column-types";
 
 /** The columns of an OPTIMADE table when none are named. */
 export const OPTIMADE_COLUMNS: readonly string[] = Object.freeze([
@@ -80,6 +82,72 @@ export function planOptimadeColumns(columns: readonly string[] = OPTIMADE_COLUMN
   return { plan, fields: [...fields], structure, derived };
 }
 
+// The integer properties of a structure in the OPTIMADE specification (v1.2, section 7.2:
+// https://github.com/Materials-Consortia/OPTIMADE/blob/v1.2.0/optimade.rst#entry-list),
+// and the items of `dimension_types` (each 0 or 1, one per lattice vector).
+const SPEC_INTEGER = /^(nelements|nsites|nperiodic_dimensions|dimension_types\.[0-2])$/;
+
+/**
+ * The columns the specification types as integers and `types` does not name: written as int64
+ * by the typed exports, whatever the first rows hold (a JSON number says nothing of its kind).
+ */
+export function specIntegerColumns(plan: ColumnPlan, types: Readonly<Record<string, ColumnType>>): ColumnDef[] {
+  return plan.columns.filter((def) => SPEC_INTEGER.test(def.name) && types[def.name] === undefined);
+}
+
+/**
+ * Spec-integer columns checked row by row, and the rows whose provider sent something else
+ * there: such a value is left empty (a typed column cannot hold it) and said once per column.
+ */
+export interface SpecIntegers {
+  readonly columns: readonly ColumnDef[];
+  /** By column name: the rows, the first few ids and values. */
+  readonly offSpec: Map<string, { rows: number; ids: string[]; values: string[] }>;
+}
+
+/** The warnings for the values `integers` left empty, one per column, naming the provider. */
+export function offSpecWarnings(integers: SpecIntegers, provider: string): FrameWarning[] {
+  return [...integers.offSpec].map(([path, { rows, ids, values }]) => {
+    const more = rows - ids.length;
+    const message =
+      `${path} is empty in ${rows} ${rows === 1 ? "row" : "rows"}: the OPTIMADE provider ${provider} sent ` +
+      `${rows === 1 ? "a value that is not an integer" : "values that are not integers"} (${values.join(", ")}${more > 0 ? ", ..." : ""}), ` +
+      `where the OPTIMADE specification has an integer. Ids: ${ids.join(", ")}${more > 0 ? ` and ${more} more` : ""}.`;
+    return { code: "OFF_SPEC_VALUE", message, path, rows, ids: [...ids] };
+  });
+}
+
+/** Leaves empty, in `row`, each spec-integer column whose value is not an integer, and counts it. */
+function checkIntegers(row: OptimadeRow, integers: SpecIntegers): void {
+  for (const def of integers.columns) {
+    let value: unknown = row;
+    for (const segment of def.segments)
+      value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+    if (value === undefined || value === null || Number.isSafeInteger(value)) continue;
+    row[def.segments[0]!] = nulled(row[def.segments[0]!], def.segments, 1);
+    const seen = integers.offSpec.get(def.name) ?? { rows: 0, ids: [], values: [] };
+    integers.offSpec.set(def.name, seen);
+    seen.rows++;
+    if (seen.ids.length < LISTED_IDS) {
+      seen.ids.push(row.id);
+      const text =
+        typeof value === "object" ? (Array.isArray(value) ? "an array" : "an object") : JSON.stringify(value);
+      seen.values.push(text.length > 40 ? `${text.slice(0, 40)}...` : text);
+    }
+  }
+}
+
+/** A copy of `container` with null at `segments[from..]` (the entry's own arrays stay as sent). */
+function nulled(container: unknown, segments: readonly string[], from: number): unknown {
+  if (from === segments.length) return null;
+  const copy: Record<string, unknown> = Array.isArray(container)
+    ? ([...container] as unknown as Record<string, unknown>)
+    : { ...(container as Record<string, unknown>) };
+  const segment = segments[from]!;
+  copy[segment] = nulled(copy[segment], segments, from + 1);
+  return copy;
+}
+
 /** A row of a table: `_id` and `id` (the entry's id), `type`, then the properties. */
 export type OptimadeRow = Record<string, unknown> & { _id: string; id: string };
 
@@ -109,14 +177,16 @@ export function missingWeightsWarning(missing: MissingWeights): FrameWarning | u
 /**
  * An entry as a row; with `structure`, also the platform's `lattice`/`basis` (and
  * `derivedProperties`) where it has a structure. A density left empty for want of an atomic
- * weight is counted in `missing`.
+ * weight is counted in `missing`; a spec-integer column's value that is not one, in `integers`.
  */
 export function optimadeRow(
   entry: OptimadeEntry,
   needs: Pick<OptimadePlan, "structure" | "derived">,
   missing?: MissingWeights,
+  integers?: SpecIntegers,
 ): OptimadeRow {
   const row: OptimadeRow = { ...entry.attributes, _id: entry.id, id: entry.id, type: entry.type };
+  if (integers) checkIntegers(row, integers);
   if (!needs.structure) return row;
   const platform = platformStructure(entry);
   if (!platform) return row;
@@ -209,11 +279,15 @@ function isMatrix(m: unknown): m is number[][] {
   return Array.isArray(m) && m.every(isVector);
 }
 
-/** Pages of entries as pages of rows; densities left empty for want of an atomic weight are counted in `missing`. */
+/**
+ * Pages of entries as pages of rows; densities left empty for want of an atomic weight are
+ * counted in `missing`, spec integers that are not ones in `integers`.
+ */
 export async function* rowPages(
   pages: AsyncIterable<OptimadeEntry[]>,
   needs: Pick<OptimadePlan, "structure" | "derived">,
   missing?: MissingWeights,
+  integers?: SpecIntegers,
 ): AsyncGenerator<OptimadeRow[], void, undefined> {
-  for await (const page of pages) yield page.map((entry) => optimadeRow(entry, needs, missing));
+  for await (const page of pages) yield page.map((entry) => optimadeRow(entry, needs, missing, integers));
 }

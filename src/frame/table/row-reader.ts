@@ -20,7 +20,9 @@ export interface FrameWarning {
    * that works), `"STALE_PARTIAL"` when an export removed the unfinished folder or temporary file a
    * killed earlier export left beside the target (or left a folder alone that names no writer;
    * `path` is that folder or file), `"NO_ATOMIC_WEIGHT"` when `derivedProperties.density` of
-   * OPTIMADE structures is empty because an element of theirs has no standard atomic weight.
+   * OPTIMADE structures is empty because an element of theirs has no standard atomic weight,
+   * `"OFF_SPEC_VALUE"` when a Parquet export of OPTIMADE structures left empty a value the
+   * provider sent where the OPTIMADE specification has an integer (`nsites: 2.5`).
    */
   readonly code:
     | "INVALID_METHOD"
@@ -28,7 +30,8 @@ export interface FrameWarning {
     | "EMPTY_COLUMN"
     | "QUERY_PATH"
     | "STALE_PARTIAL"
-    | "NO_ATOMIC_WEIGHT";
+    | "NO_ATOMIC_WEIGHT"
+    | "OFF_SPEC_VALUE";
   /** One line for a human, naming the path, the row count and some ids. */
   readonly message: string;
   /** Dotted path: of the method object (`"method"`), the empty or computed column's name. */

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
+import { DuckDBInstance } from "@duckdb/node-api";
 import {
   OptimadeClient,
   OptimadeFilterError,
@@ -335,10 +336,135 @@ describe("op.structures derived properties of elements beyond the old atomic-wei
     expect(result.items).toBe(2);
     // The NO_ATOMIC_WEIGHT warning alone: no EMPTY_COLUMN saying the records do not carry the field.
     expect(warnings.map((w) => [w.code, w.rows])).toEqual([["NO_ATOMIC_WEIGHT", 2]]);
+    // The export's result lists the warnings it reported, this one included, once.
+    expect(result.warnings).toEqual(warnings);
     const rows = parse(readFileSync(output, "utf8"), { columns: true }) as Record<string, string>[];
     expect(rows.map((r) => [r.id, r["derivedProperties.density"], Number(r["derivedProperties.volume"])])).toEqual([
       ["fake-0000", "", Number((edge(0) ** 3).toFixed(6))],
       ["fake-0001", "", Number((edge(1) ** 3).toFixed(6))],
     ]);
+  });
+
+  it("a resumable Parquet export returns the NO_ATOMIC_WEIGHT warning it reported, once", async () => {
+    const warnings: FrameWarning[] = [];
+    const output = join(dir, "tc-resumable.parquet");
+    const result = await withProvider(6, (c) =>
+      c.structures.exportParquet(output, { columns: COLUMNS, resume: true, onWarning: (w) => warnings.push(w) }),
+    );
+    expect(result.items).toBe(6);
+    expect(warnings.map((w) => [w.code, w.ids])).toEqual([["NO_ATOMIC_WEIGHT", ["fake-0001", "fake-0005"]]]);
+    expect(result.warnings).toEqual(warnings);
+  });
+});
+
+describe("op.structures.exportParquet and the spec's integer properties", () => {
+  async function duckRead(file: string): Promise<{ types: Record<string, string>; rows: Record<string, unknown>[] }> {
+    const duck = await (await DuckDBInstance.create(":memory:")).connect();
+    try {
+      const read = async (q: string) => (await duck.runAndReadAll(q)).getRowObjectsJS() as Record<string, unknown>[];
+      const described = await read(`DESCRIBE SELECT * FROM read_parquet('${file}')`);
+      return {
+        types: Object.fromEntries(described.map((r) => [r.column_name as string, r.column_type as string])),
+        rows: await read(`SELECT * FROM read_parquet('${file}') ORDER BY id`),
+      };
+    } finally {
+      duck.closeSync();
+    }
+  }
+
+  it("writes nsites, nelements, nperiodic_dimensions and dimension_types' items as INT64", async () => {
+    const p = await startFakeProvider({
+      count: 3,
+      attributes: { 0: { nperiodic_dimensions: 3, dimension_types: [1, 1, 1] }, 1: { nperiodic_dimensions: 0 } },
+    });
+    const c = new OptimadeClient({ baseUrl: p.base });
+    const file = join(dir, "integers.parquet");
+    try {
+      const warnings: FrameWarning[] = [];
+      await c.structures.exportParquet(file, {
+        columns: ["id", "nsites", "nelements", "nperiodic_dimensions", "dimension_types.2", "_fake_energy"],
+        onWarning: (w) => warnings.push(w),
+      });
+      expect(warnings.map((w) => w.code)).toEqual([]);
+    } finally {
+      await c.close();
+      await p.close();
+    }
+    const { types, rows } = await duckRead(file);
+    expect(types).toEqual({
+      id: "VARCHAR",
+      nsites: "BIGINT",
+      nelements: "BIGINT",
+      nperiodic_dimensions: "BIGINT",
+      "dimension_types.2": "BIGINT",
+      // Not one of the spec's properties: typed by its values, as before.
+      _fake_energy: "DOUBLE",
+    });
+    expect(rows.map((r) => [r.nsites, r.nelements, r.nperiodic_dimensions, r["dimension_types.2"]])).toEqual([
+      [2n, 2n, 3n, 1n],
+      [2n, 1n, 0n, null],
+      [2n, 2n, null, null],
+    ]);
+  });
+
+  it("a provider's non-integer in an integer property is left empty with a warning naming it and the provider", async () => {
+    const p = await startFakeProvider({
+      count: 6,
+      attributes: { 1: { nsites: 2.5 }, 3: { nsites: "2" }, 4: { nelements: 1e300 } },
+    });
+    const c = new OptimadeClient({ baseUrl: p.base });
+    const file = join(dir, "off-spec.parquet");
+    const warnings: FrameWarning[] = [];
+    try {
+      const result = await c.structures.exportParquet(file, {
+        columns: ["id", "nsites", "nelements"],
+        pageSize: 2,
+        onWarning: (w) => warnings.push(w),
+      });
+      expect(result.items).toBe(6);
+      expect(result.warnings).toEqual(warnings);
+    } finally {
+      await c.close();
+      await p.close();
+    }
+    expect(warnings.map((w) => [w.code, w.path, w.rows, w.ids])).toEqual([
+      ["OFF_SPEC_VALUE", "nsites", 2, ["fake-0001", "fake-0003"]],
+      ["OFF_SPEC_VALUE", "nelements", 1, ["fake-0004"]],
+    ]);
+    expect(at(warnings, 0, "the nsites warning").message).toBe(
+      `nsites is empty in 2 rows: the OPTIMADE provider ${p.base} sent values that are not integers (2.5, "2"), ` +
+        "where the OPTIMADE specification has an integer. Ids: fake-0001, fake-0003.",
+    );
+    const { types, rows } = await duckRead(file);
+    expect([types.nsites, types.nelements]).toEqual(["BIGINT", "BIGINT"]);
+    expect(rows.map((r) => [r.id, r.nsites, r.nelements])).toEqual([
+      ["fake-0000", 2n, 2n],
+      ["fake-0001", null, 1n],
+      ["fake-0002", 2n, 2n],
+      ["fake-0003", null, 1n],
+      ["fake-0004", 2n, null],
+      ["fake-0005", 2n, 1n],
+    ]);
+  });
+
+  it("types names another type for a spec integer, and the provider's values are written as they are", async () => {
+    const p = await startFakeProvider({ count: 2, attributes: { 1: { nsites: 2.5 } } });
+    const c = new OptimadeClient({ baseUrl: p.base });
+    const file = join(dir, "nsites-double.parquet");
+    const warnings: FrameWarning[] = [];
+    try {
+      await c.structures.exportParquet(file, {
+        columns: ["id", "nsites"],
+        types: { nsites: "double" },
+        onWarning: (w) => warnings.push(w),
+      });
+    } finally {
+      await c.close();
+      await p.close();
+    }
+    expect(warnings).toEqual([]);
+    const { types, rows } = await duckRead(file);
+    expect(types.nsites).toBe("DOUBLE");
+    expect(rows.map((r) => r.nsites)).toEqual([2, 2.5]);
   });
 });
