@@ -234,7 +234,7 @@ function checkUser(username: string, password: string): UserAccount {
   if (unsafe) {
     throw new ServerOptionsError(
       `The user name ${quoteForTerminal(username)} holds ${unsafe.codePoint} (${unsafe.kind}) at character ${unsafe.at}; ` +
-        "a name may hold letters, digits, spaces, dots, hyphens, apostrophes and @, not control, formatting or separator characters.",
+        "a name may not hold control, formatting or line and paragraph separator characters (letters, digits, spaces, dots, hyphens, apostrophes and @ are fine).",
       { option: "users" },
     );
   }

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ComputeOutcome } from "../../src/server/compute";
+import { type ComputeOutcome, computability } from "../../src/server/compute";
 import { kpathOf } from "../../src/server/compute/k-points/k-path";
 import { at, captured, defined } from "../support/checked";
 import { bankWorkflow, bulkSilicon } from "./fixtures";
@@ -314,6 +314,56 @@ describe("the path a bands unit's own context gives", () => {
         note: expect.stringContaining(`the unit's own kpath is not used: ${why}`),
       });
     }
+  });
+
+  it("refuses the default path for a cell not in its type's standard setting, before anything runs", () => {
+    const references = JSON.parse(
+      readFileSync(path.join(__dirname, "..", "..", "data", "reference-materials.json"), "utf8"),
+    ) as Record<string, any>[];
+    const named = (suffix: string) =>
+      defined(
+        references.find((m) => String(m.name).endsWith(suffix)),
+        suffix,
+      );
+    // WS2 (mp-224) is hexagonal with γ = 60° between a and b, not made's 120°: its K is elsewhere.
+    const ws2 = named("mp-224");
+    expect(ws2.lattice).toMatchObject({ type: "HEX" });
+    expect(kpathOf(ws2, {})).toEqual({
+      reason: expect.stringContaining("the material's cell is not the standard primitive cell of its lattice type HEX"),
+    });
+    // Named points are refused with it; coordinates the user gives for this cell are taken.
+    expect(
+      kpathOf(ws2, {
+        kpath: [
+          { point: "K", steps: 5 },
+          { point: "M", steps: 5 },
+        ],
+      }),
+    ).toEqual({
+      reason: expect.stringContaining("the unit's own kpath is not used: its point 1 has neither"),
+    });
+    expect(
+      kpathOf(ws2, {
+        kpath: [
+          { coordinates: [0, 0, 0], steps: 5 },
+          { coordinates: [0.5, 0, 0], steps: 5 },
+        ],
+      }),
+    ).toMatchObject({ fromUnit: true });
+    // Every body-centred tetragonal cell of the reference data is in another primitive setting.
+    const bct = references.filter((m) => m.lattice?.type === "BCT");
+    expect(bct.length).toBeGreaterThan(50);
+    for (const material of bct) expect(kpathOf(material, {})).toHaveProperty("reason");
+    // Standard ones keep their path: every FCC but two, every CUB and BCC.
+    for (const type of ["CUB", "BCC"])
+      for (const material of references.filter((m) => m.lattice?.type === type))
+        expect(kpathOf(material, {}), String(material.name)).toHaveProperty("kpath");
+    // And the job stops before its SCF runs.
+    const check = computability(bankWorkflow("Band Structure", "espresso"), ws2);
+    expect(check).toEqual({
+      runnable: false,
+      reason: expect.stringMatching(/^Cannot compute pw_bands: the material's cell is not the standard primitive cell/),
+    });
   });
 
   it("refuses a lattice without a default path, naming the type", () => {

@@ -214,7 +214,7 @@ describe("matframe serve as a process", () => {
     [["serve", "--user", "nocolon"], /NAME:PASSWORD/],
     [
       ["serve", "--user", "al\u202eice:pw-secret"],
-      /^matframe serve: The user name "al\\u202eice" holds U\+202E \(a bidirectional control\) at character 3; a name may hold letters, digits, spaces, dots, hyphens, apostrophes and @, not control, formatting or separator characters\. \(on the command line: --user NAME:PASSWORD or --users-file FILE\)\n$/,
+      /^matframe serve: The user name "al\\u202eice" holds U\+202E \(a bidirectional control\) at character 3; a name may not hold control, formatting or line and paragraph separator characters \(letters, digits, spaces, dots, hyphens, apostrophes and @ are fine\)\. \(on the command line: --user NAME:PASSWORD or --users-file FILE\)\n$/,
     ],
     [["serve", "--lockout", "15"], /--lockout needs a unit: 15s, 15m or 15h\./],
     [["serve", "--max-running-jobs", "0"], /--max-running-jobs must be at least 1\./],

@@ -80,6 +80,11 @@ const NOT_TABULAR: Readonly<Record<string, string>> = Object.freeze({
   atomic_forces: "a force on each atom (total_force is their norm)",
   magnetic_moments: "a magnetic moment on each atom",
   final_structure: "a structure (lattice and basis)",
+  vibrational_spectrum: "intensities over a frequency range",
+  hubbard_u: "a Hubbard U for each atomic orbital",
+  hubbard_v: "a Hubbard V for each pair of sites",
+  hubbard_v_nn: "a Hubbard V for each pair of nearest neighbours",
+  file_content: "a file's content",
 });
 
 /** What a kind is, when its records hold no value a table row can (a curve, a value per atom, a structure). */

@@ -122,7 +122,7 @@ export function espressoContext(options: {
   const kgrid: KGrid = givenKgrid ?? kGridOf(structure.cell, atoms, options.nonSelfConsistent ? NSCF_KPPRA : SCF_KPPRA);
   // ph.x's q-points and matdyn.x's interpolation grid, as wode's QGrid and IGrid providers make
   // them from the k-point density: a fifth of it and five times it.
-  const qgrid = givenGrid(unitContext.qgrid, atoms) ?? kGridOf(structure.cell, atoms, SCF_KPPRA / 5);
+  const qgrid = givenGrid(unitContext.qgrid, atoms) ?? kGridOf(structure.cell, atoms, Math.floor(SCF_KPPRA / 5));
   const igrid = givenGrid(unitContext.igrid, atoms) ?? kGridOf(structure.cell, atoms, SCF_KPPRA * 5);
   const givenCutoffs = isRecord(unitContext.cutoffs) ? unitContext.cutoffs : {};
   const cutoffs = {

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import type { StructureRecord } from "../../structure/structure";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome, UnitReport } from "./compute-types";
 import { espressoContext } from "./espresso-context";
+import { kpathOf } from "./k-points/k-path";
 import { kpointCount } from "./k-points/k-path";
 import { type Executable, executableNames, executableOf } from "./executables";
 import {
@@ -149,6 +150,15 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
         reason: `Cannot compute this workflow: its method "${type || "none"}" is not a pseudopotential family matframe serve chooses files for (us, paw, nc).`,
       };
     if (material) {
+      // A bands unit's path is known before anything runs: a job that cannot have one stops now,
+      // not after its self-consistent unit.
+      for (const unit of units) {
+        const template = templateOf(unit);
+        if ("reason" in template || !/\bkpath\b/.test(template.content)) continue;
+        const kpath = kpathOf(material, isRecord(unit.context) ? unit.context : {});
+        if ("reason" in kpath)
+          return { runnable: false, reason: `Cannot compute ${stemOf(template.name)}: ${kpath.reason}.` };
+      }
       for (const element of elementsOf(material)) {
         const choice = choosePseudopotential(element, type, functional);
         if (!choice.found && !canGenerate(element, type, functional)) return { runnable: false, reason: choice.reason };

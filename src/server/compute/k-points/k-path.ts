@@ -5,6 +5,7 @@
 // coordinates of the reciprocal vectors of the material's own cell, which is the cell pw.x gets
 // (CELL_PARAMETERS). A unit's own `context.kpath` replaces it, taken as numbers only.
 import type { Vector3 } from "../../../structure/cell";
+import { structureOf, type StructureRecord } from "../../../structure/structure";
 import {
   defaultPathNames,
   extendedType,
@@ -13,6 +14,7 @@ import {
   specialPoints,
   TYPES_WITH_PATHS,
 } from "./special-points";
+import { isStandardCell } from "./standard-cell";
 
 /** Steps from each point of the default path to the next (wode's `defaultSteps`). */
 export const DEFAULT_STEPS = 10;
@@ -72,10 +74,22 @@ function unitPath(given: unknown[], points: Record<string, Vector3> | undefined)
   return path;
 }
 
+/** Whether the material's own cell is its lattice type's standard primitive cell (a rotation and a scale apart). */
+function standardSetting(material: Rec, lattice: LatticeParameters): boolean {
+  try {
+    return isStandardCell(lattice, structureOf(material as unknown as StructureRecord).cell);
+  } catch {
+    return false;
+  }
+}
+
 /** The path of a bands unit of `material`: the unit's own `context.kpath`, else its lattice's default. */
 export function kpathOf(material: Rec, unitContext: Rec): KPath {
   const lattice = latticeOf(material);
-  const points = lattice ? specialPoints(lattice) : undefined;
+  const known = lattice ? specialPoints(lattice) : undefined;
+  // The points name this cell's special points only in the type's standard setting.
+  const standard = lattice !== undefined && known !== undefined && standardSetting(material, lattice);
+  const points = standard ? known : undefined;
   let unused = "";
   if (Array.isArray(unitContext.kpath)) {
     const own = unitPath(unitContext.kpath, points);
@@ -83,9 +97,13 @@ export function kpathOf(material: Rec, unitContext: Rec): KPath {
     unused = `; the unit's own kpath is not used: ${own}`;
   }
   const names = lattice ? defaultPathNames(lattice) : undefined;
-  if (!lattice || !points || !names)
+  if (!lattice || !known || !names)
     return {
       reason: `there is no default k-point path here for the lattice type ${JSON.stringify(lattice ? extendedType(lattice) : "none")} (only ${TYPES_WITH_PATHS.join(", ")}); give the bands unit's context a kpath (points with coordinates and steps)${unused}`,
+    };
+  if (!points)
+    return {
+      reason: `the material's cell is not the standard primitive cell of its lattice type ${lattice.type} (the setting the platform's special points assume, after Setyawan and Curtarolo), so the default path's coordinates would not be this cell's special points; give the bands unit's context a kpath of points with coordinates in this cell's reciprocal basis, and steps${unused}`,
     };
   const kpath: KPathPoint[] = [];
   for (const point of names) {
