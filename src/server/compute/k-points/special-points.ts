@@ -5,18 +5,10 @@
 // src/js/lattice/reciprocal/symmetry_points.ts and data/reciprocal_paths.json, which follow
 // Setyawan and Curtarolo, Comput. Mater. Sci. 49, 299 (2010), https://arxiv.org/abs/1004.2974.
 // made names Γ with the Cyrillic "Г" (U+0413); the names are kept as the platform has them.
-import type { Vector3 } from "../../../structure/cell";
+import type { CellParameters, Vector3 } from "../../../structure/cell";
 
 /** A lattice as the material record gives it: its type (`FCC`, `HEX` ...) and parameters (Å, degrees). */
-export interface LatticeParameters {
-  type: string;
-  a: number;
-  b: number;
-  c: number;
-  alpha: number;
-  beta: number;
-  gamma: number;
-}
+export type LatticeParameters = CellParameters & { type: string };
 
 /** Γ as made names it. */
 export const GAMMA = "\u0413";
