@@ -9,6 +9,13 @@ import { configDefaults, defineConfig } from "vitest/config";
  * project on every Node line of package.json "engines".
  */
 const EXTERNAL = [
+  // Quantum ESPRESSO's runs beyond the SCF and the band gap (band structure, the densities of
+  // states, phonons: minutes of pw.x and ph.x); the engine's Node side runs on every line in
+  // test/compute/espresso-si*.test.ts and the queue's tests.
+  "test/compute/espresso-si-bands.test.ts",
+  "test/compute/espresso-si-dos.test.ts",
+  "test/compute/espresso-si-zpe.test.ts",
+  "test/compute/espresso-si-phonon-dos.test.ts",
   // 37 kills and resumes of the CLI (minutes): the resume's commit points do not depend on the Node line.
   "test/cli-export/hive-resume-kill.test.ts",
   "test/notebooks.test.ts",
