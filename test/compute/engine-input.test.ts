@@ -188,6 +188,25 @@ describe("jobs the machine cannot compute end in error with the reason", () => {
     }
   });
 
+  it("a template printing a value the engine does not give is refused before any unit runs, naming its line", () => {
+    // The magnetic band structure's species carry labels (Si1, Si2) and starting magnetizations;
+    // rendered without them, pw.x got `ntyp = ` and no species.
+    const magnetic = computability(bankWorkflow("Bandstructure with spin magnetism - QE", "espresso"), bulkSilicon());
+    expect(magnetic).toEqual({
+      runnable: false,
+      reason:
+        "Cannot compute pw_scf_magn: The input template pw_scf_magn.in needs a value matframe serve does not give yet (line 20: ntyp = {{ input.NTYP_WITH_LABELS }}), so its program would get a broken input.",
+    });
+    // The effective screening medium's boundary conditions come from a context the engine lacks.
+    const esm = computability(bankWorkflow("Effective Screening Medium (ESM)", "espresso"), bulkSilicon());
+    expect(esm).toEqual({
+      runnable: false,
+      reason: expect.stringContaining("esm_bc = '{{ boundaryConditions.type }}'"),
+    });
+    // The inputs it does give render whole.
+    expect(computability(bankWorkflow("Density of States", "espresso"), bulkSilicon())).toEqual({ runnable: true });
+  });
+
   it("a unit of a program the engine does not run names the unit, its program and those it runs", () => {
     // SternheimerGW's gw.x is not part of Debian's quantum-espresso.
     const check = computability(bankWorkflow("Plasmon-Pole GW Band Structure + Band Gap", "espresso"));

@@ -53,10 +53,22 @@ describe.runIf(hasPhonons)("Si's phonon density of states computed with ph.x, q2
       "pw_scf.out",
       "ph_grid.in",
       "ph_grid.out",
+      // ph.x's dynamical matrices (the q-grid, then one per irreducible q-point), which q2r.x reads.
+      "dyn0",
+      "dyn1",
+      "dyn2",
+      "dyn3",
+      "dyn4",
       "q2r.in",
       "q2r.out",
+      "force_constants.fc",
       "matdyn_grid.in",
       "matdyn_grid.out",
+      "frequencies.freq",
+      "frequencies.freq.gp",
+      "matdyn.modes",
+      // The file the phonon_dos property is read from.
+      "phonon_dos.out",
     ]);
     const notes = outcome.notes.join("\n");
     expect(notes).toContain("ph_grid: q-points 2×2×2.");

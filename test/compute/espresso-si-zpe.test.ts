@@ -74,6 +74,8 @@ describe.runIf(hasPh)("Si's zero-point energy computed with pw.x and ph.x at Γ"
       "output:pw_scf.out",
       "input:ph_gamma.in",
       "output:ph_gamma.out",
+      // The dynamical matrix at Γ, for dynmat.x (asr = 'crystal') as the docs say.
+      "output:matdyn",
     ]);
     expect(output).toMatch(/JOB DONE/);
   });

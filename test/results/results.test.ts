@@ -202,10 +202,10 @@ describe("client.results.toDataFrame", () => {
     ).rejects.toThrow(/exportCsv does not use the option "compression"/);
     // A kind whose records hold a curve or a value per atom has no cell to fill: said, with where to read it.
     await expect(client.results.toDataFrame({ properties: ["band_gaps", "band_structure"] })).rejects.toThrow(
-      /"band_structure", whose records hold energies of every band along a path of k-points, not a value a table row can hold; read them whole with client\.properties\.list\(\{ query: \{ slug: "band_structure" \} \}\)/,
+      /"band_structure": a record of that kind holds energies of every band along a path of k-points, not a value a table row can hold; read such records whole with client\.properties\.list\(\{ query: \{ slug: "band_structure" \} \}\)/,
     );
     await expect(client.results.toDataFrame({ properties: ["atomic_forces"] })).rejects.toThrow(
-      /"atomic_forces", whose records hold a force on each atom/,
+      /"atomic_forces": a record of that kind holds a force on each atom/,
     );
     expect(proxy.forwarded.length).toBe(from);
     // A job column over the workflow fetches it whole, never both a path and one under it.

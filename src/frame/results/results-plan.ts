@@ -187,8 +187,8 @@ export function planResults(options: ResultsFrameOptions, method: ResultsMethod 
     if (what)
       throw new ValidationError(
         "properties",
-        `properties holds "${slug}", whose records hold ${what}, not a value a table row can hold; ` +
-          `read them whole with client.properties.list({ query: { slug: "${slug}" } }) (each names its job in source.info.jobId), ` +
+        `properties names "${slug}": a record of that kind holds ${what}, not a value a table row can hold; ` +
+          `read such records whole with client.properties.list({ query: { slug: "${slug}" } }) (each names its job in source.info.jobId), ` +
           "or the job's own output files with matframe jobs files ID --download DIR.",
       );
   }

@@ -215,7 +215,7 @@ export class JobRunner {
             ...(ending ?? nothing()),
             status: "error",
             properties: [],
-            reason: `it ran past its time limit of ${minutes(stop.limitMs)} and was stopped (the server's operator sets the limit).`,
+            reason: `it ran past its time limit of ${minutes(stop.limitMs)} and was stopped (the server's operator sets the limit: matframe serve --job-time-limit 30m; or make the job smaller, e.g. coarser kgrid or qgrid in its units' context).`,
           };
         }
         if (ending) await this.end(jobId, "active", ending);

@@ -26,18 +26,53 @@ export interface Executable {
 }
 
 /**
+ * The file an input names under `key` (`filband = 'bands.dat'`), or `fallback` where it names
+ * none, when that is a plain name directly in the job's folder.
+ */
+function namedFile(input: string, workDir: string, key: string, fallback?: string): string | undefined {
+  const given = new RegExp(`^\\s*${key}\\s*=\\s*(['"])(.*?)\\1`, "im").exec(input)?.[2] ?? fallback;
+  if (!given) return undefined;
+  const name = path.relative(workDir, path.resolve(workDir, given));
+  return /^[\w.-]+$/.test(name) && !/^\.+$/.test(name) ? name : undefined;
+}
+
+const present = (...names: (string | undefined)[]): string[] => names.filter((n): n is string => n !== undefined);
+
+/**
  * bands.x's files: `filband` (the bands by k-point) and the `.gnu` file beside it (energy against
- * the path's length, for plotting), when `filband` is a file directly in the job's folder.
+ * the path's length, for plotting).
  */
 function bandsFiles(input: string, workDir: string): string[] {
-  const filband = /^\s*filband\s*=\s*(['"])(.*?)\1/im.exec(input)?.[2];
-  if (!filband) return [];
-  const name = path.relative(workDir, path.resolve(workDir, filband));
-  return /^[\w.-]+$/.test(name) && !/^\.+$/.test(name) ? [name, `${name}.gnu`] : [];
+  const filband = namedFile(input, workDir, "filband");
+  return filband ? [filband, `${filband}.gnu`] : [];
+}
+
+/**
+ * ph.x's dynamical matrices: `fildyn` (default `matdyn`) at Γ alone, and on a q-grid `fildyn0`
+ * (the grid's q-points) and one `fildynN` per irreducible q-point, which q2r.x reads.
+ */
+function phFiles(input: string, workDir: string): string[] {
+  const fildyn = namedFile(input, workDir, "fildyn", "matdyn");
+  return fildyn ? [fildyn, ...Array.from({ length: 100 }, (_, i) => `${fildyn}${i}`)] : [];
+}
+
+/** q2r.x's interatomic force constants (`flfrc`). */
+const q2rFiles = (input: string, workDir: string): string[] => present(namedFile(input, workDir, "flfrc"));
+
+/** matdyn.x's frequencies (`flfrq` and its `.gp`), modes (`flvec`), eigenvectors (`fleig`) and DOS (`fldos`). */
+function matdynFiles(input: string, workDir: string): string[] {
+  const frequencies = namedFile(input, workDir, "flfrq", "matdyn.freq");
+  return present(
+    frequencies,
+    frequencies && `${frequencies}.gp`,
+    namedFile(input, workDir, "flvec", "matdyn.modes"),
+    namedFile(input, workDir, "fleig", "matdyn.eig"),
+    namedFile(input, workDir, "fldos"),
+  );
 }
 
 /** A program whose unit lists no results (q2r.x: its files are for the next unit). */
-const noResults = (program: string): Executable => ({
+const noResults = (program: string): Pick<Executable, "failure" | "results"> => ({
   failure: (output) => qeFailure(program, output),
   results: () => ({ computed: [], notes: [] }),
 });
@@ -57,9 +92,9 @@ const PROGRAMS: ReadonlyMap<string, Executable> = new Map<string, Executable>([
     "projwfc.x",
     { failure: projwfcFailure, results: projwfcResults, outputs: (_input, workDir) => projwfcFiles(workDir) },
   ],
-  ["ph.x", { failure: phFailure, results: phResults }],
-  ["q2r.x", noResults("q2r.x")],
-  ["matdyn.x", { failure: (output) => qeFailure("matdyn.x", output), results: matdynResults }],
+  ["ph.x", { failure: phFailure, results: phResults, outputs: phFiles }],
+  ["q2r.x", { ...noResults("q2r.x"), outputs: q2rFiles }],
+  ["matdyn.x", { failure: (output) => qeFailure("matdyn.x", output), results: matdynResults, outputs: matdynFiles }],
 ]);
 
 /** The program a unit names, if the engine runs it. */

@@ -49,16 +49,27 @@ export function sprintf(format: string, ...values: unknown[]): string {
   );
 }
 
-const environment = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+// A value the context does not give is an error, not an empty string: a template whose variables
+// the engine does not fill yet (a magnetic run's labelled species) would give pw.x a broken input.
+const environment = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: true });
 environment.addFilter("sprintf", (value: unknown, format: string) => sprintf(format, value));
 
-/** Renders a unit's template with its context; a template error names the template. */
+/**
+ * Renders a unit's template with its context; a template error names the template, and a value
+ * the context does not give names the template's line that prints it.
+ */
 export function renderTemplate(name: string, content: string, context: Record<string, unknown>): string {
   try {
     return environment.renderString(content, context);
   } catch (error) {
-    throw new MatframeError(`The input template ${name} does not render: ${(error as Error).message}`, {
-      cause: error,
-    });
+    const message = (error as Error).message;
+    const line = /\[Line (\d+), Column \d+\]\s*attempted to output null or undefined value/.exec(message)?.[1];
+    const printed = line === undefined ? undefined : content.split("\n")[Number(line) - 1]?.trim();
+    throw new MatframeError(
+      printed === undefined
+        ? `The input template ${name} does not render: ${message.replace(/\s+/g, " ").trim()}`
+        : `The input template ${name} needs a value matframe serve does not give yet (line ${line}: ${printed}), so its program would get a broken input`,
+      { cause: error },
+    );
   }
 }

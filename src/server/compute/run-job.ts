@@ -3,7 +3,7 @@
 // then post-processing such as bands.x: ./executables.ts) run unit after unit sharing one outdir,
 // and what it wrote turned into property data. Nothing here throws for a failed computation: the
 // outcome says what went wrong.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { StructureRecord } from "../../structure/structure";
 import type { ComputedFile, ComputedProperty, ComputeJobInput, ComputeOutcome, UnitReport } from "./compute-types";
@@ -122,6 +122,23 @@ function whyNotApplication(name: string): string {
   return `the application "${name || "unknown"}" is not one matframe serve runs (only Quantum ESPRESSO's ${executableNames().join(", ")})`;
 }
 
+/** Whether a pw.x template computes bands on an earlier run's density (nscf, bands): it gets a denser grid. */
+function isNonSelfConsistent(template: string): boolean {
+  return /calculation\s*=\s*['"](nscf|bands)['"]/.test(template);
+}
+
+/** The context a unit's template is rendered with, before the pseudopotentials are chosen (their names stand in). */
+function unitContext(material: Rec, subworkflow: Rec, unit: Rec, template: string): Record<string, unknown> {
+  return espressoContext({
+    material: material as unknown as StructureRecord,
+    unit,
+    subworkflow,
+    pseudoFile: (element) => `${element}.upf`,
+    nonSelfConsistent: isNonSelfConsistent(template),
+    withPath: /\bkpath\b/.test(template),
+  }).context;
+}
+
 /**
  * Whether this machine can compute the workflow, without running anything (no pw.x on PATH: the
  * install hint; VASP or another non-free or absent application: why; an unsupported unit; no
@@ -162,6 +179,17 @@ export function computability(workflow: Rec, material?: Rec): { runnable: true }
       for (const element of elementsOf(material)) {
         const choice = choosePseudopotential(element, type, functional);
         if (!choice.found && !canGenerate(element, type, functional)) return { runnable: false, reason: choice.reason };
+      }
+      // Every unit's input renders (with stand-in pseudopotential names): a template printing a
+      // value the engine does not give stops the job now, not after the units before it ran.
+      for (const unit of units) {
+        const template = templateOf(unit);
+        if ("reason" in template) continue;
+        try {
+          renderTemplate(template.name, template.content, unitContext(material, subworkflow, unit, template.content));
+        } catch (error) {
+          return { runnable: false, reason: `Cannot compute ${stemOf(template.name)}: ${(error as Error).message}.` };
+        }
       }
     }
   }
@@ -226,10 +254,13 @@ function programOutputs(
   } catch {
     return [];
   }
-  return template.program
-    .outputs(input, workDir)
-    .filter((name) => statSync(path.join(workDir, name), { throwIfNoEntry: false })?.isFile() === true)
-    .map((name) => ({ name, relativePath: name, kind: "output", unitId }));
+  return (
+    template.program
+      .outputs(input, workDir)
+      // A regular file, never a link (lstat): what is listed is served.
+      .filter((name) => lstatSync(path.join(workDir, name), { throwIfNoEntry: false })?.isFile() === true)
+      .map((name) => ({ name, relativePath: name, kind: "output", unitId }))
+  );
 }
 
 /** The version pw.x says it is at the head of its output (`Program PWSCF v.6.7MaX starts on ...`): `6.7`. */
@@ -299,7 +330,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
         current = unitId;
         report(unitId, "active");
         const stem = stemOf(template.name);
-        const nonSelfConsistent = /calculation\s*=\s*['"](nscf|bands)['"]/.test(template.content);
+        const nonSelfConsistent = isNonSelfConsistent(template.content);
         const ctx = espressoContext({
           material: input.material as unknown as StructureRecord,
           unit,
@@ -338,10 +369,15 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
                   : `(${ctx.kgrid.gridMetricValue} k-points per reciprocal atom, spread by the reciprocal vectors' lengths as the platform does${nonSelfConsistent ? "; denser for the bands" : ""})`) +
               `; cutoffs ${ctx.cutoffs.wavefunction}/${ctx.cutoffs.density} Ry.`,
           );
-        const rendered = renderTemplate(template.name, template.content, ctx.context).replace(
-          /\{\{\s*JOB_WORK_DIR\s*\}\}/g,
-          workDir,
-        );
+        let rendered: string;
+        try {
+          rendered = renderTemplate(template.name, template.content, ctx.context).replace(
+            /\{\{\s*JOB_WORK_DIR\s*\}\}/g,
+            workDir,
+          );
+        } catch (error) {
+          return fail(`Cannot compute ${stem}: ${(error as Error).message}.`);
+        }
         const outside = foldersOutside(rendered, workDir);
         if (outside.length > 0)
           return fail(`The input of ${stem} puts files outside the job's folder (${outside.join(", ")}); refused.`);
