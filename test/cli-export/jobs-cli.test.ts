@@ -155,7 +155,7 @@ describe("matframe jobs", () => {
     const failed = await runCli(["jobs", "wait", id], { env });
     expect(failed.code).toBe(4);
     expect(failed.stdout).toBe(`${id}\tterminated\tNew Job\n`);
-    expect(failed.stderr).toContain(`1 job ended without results: ${id} terminated`);
+    expect(failed.stderr).toContain(`1 job did not finish: ${id} terminated`);
 
     const again = await runCli(["jobs", "terminate", id], { env });
     expect(again.code).toBe(2);
@@ -238,7 +238,7 @@ describe("matframe jobs", () => {
     expect(waited.code, waited.stderr).toBe(4);
     expect(waited.stdout).toBe(`${id}\tdeleted\tNew Job\n`);
     expect(waited.stderr).toContain(`matframe jobs: job ${id} was deleted while waited on.\n`);
-    expect(waited.stderr).toContain(`1 job ended without results: ${id} deleted`);
+    expect(waited.stderr).toContain(`1 job did not finish: ${id} deleted`);
     // A new wait for it finds no job at its first read: the API error (exit 2), with how to list the jobs.
     const gone = await runCli(["jobs", "wait", id], { env });
     expect([gone.code, gone.stderr]).toEqual([2, expect.stringContaining(`No job "${id}" among the jobs`)]);

@@ -354,7 +354,7 @@ async function wait(
         return `${job._id} ${job.status}${typeof reason === "string" ? `: ${reason}` : ""}`;
       });
       process.stderr.write(
-        `matframe jobs: ${describeCount(outcome.failed.length)} ended without results: ${printable(reasons.join("; "))}\n`,
+        `matframe jobs: ${describeCount(outcome.failed.length)} did not finish: ${printable(reasons.join("; "))}\n`,
       );
     }
     return JOB_FAILED_EXIT;
