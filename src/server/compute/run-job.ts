@@ -344,7 +344,7 @@ export async function computeJob(input: ComputeJobInput): Promise<ComputeOutcome
           const { from, to } = ctx.exactCell;
           const six = (p: typeof from) =>
             `${[p.a, p.b, p.c].map((x) => x.toFixed(7)).join(", ")} Å, ${[p.alpha, p.beta, p.gamma].map((x) => Number(x.toFixed(5))).join(", ")}°`;
-          const note = `Cell: the material's (${six(from)}) agrees with an exact one within its rounding, and pw.x was given that one (${six(to)}), in the same orientation, so that the symmetry pw.x finds holds exactly (projwfc.x checks it).`;
+          const note = `Cell: made exact within the material's rounding for pw.x: ${six(from)} → ${six(to)}.`;
           if (!notes.includes(note)) notes.push(note);
         }
         const { executable: program, program: run } = template;
