@@ -134,7 +134,8 @@ describe("matframe jobs", () => {
   it("times out a wait (exit 3), terminates, and fails the next wait with exit 4", async () => {
     const env = login(slow);
     // MoS2 (mp-2815) through the VASP band gap: a job the reference data answers, which this
-    // server keeps active for an hour (silicon's would end in error at once: no VASP here).
+    // server keeps active for an hour (silicon's would end in error at once: no VASP here). With
+    // no --name it is named for its material and workflow, not the platform's "New Job".
     const submitted = await runCli(["jobs", "submit", "--material", "mp-2815", "--workflow", vaspBandGap], { env });
     expect(submitted.code, submitted.stderr).toBe(0);
     const id = submitted.stdout.trim();
@@ -146,15 +147,15 @@ describe("matframe jobs", () => {
     expect(waited.stderr).toContain("with a longer --timeout, or end them with `matframe jobs terminate ID`.");
     expect(waited.stderr).not.toContain("client.");
     // Each job's line as last seen, on stdout, as a finished wait prints it.
-    expect(waited.stdout).toMatch(new RegExp(`^${id}\\t(submitted|active)\\tNew Job\\n$`));
+    expect(waited.stdout).toMatch(new RegExp(`^${id}\\t(submitted|active)\\tMoS2 Band Gap\\n$`));
 
     const ended = await runCli(["jobs", "terminate", id], { env });
     expect(ended.code, ended.stderr).toBe(0);
-    expect(ended.stdout).toBe(`${id}\tterminated\tNew Job\n`);
+    expect(ended.stdout).toBe(`${id}\tterminated\tMoS2 Band Gap\n`);
 
     const failed = await runCli(["jobs", "wait", id], { env });
     expect(failed.code).toBe(4);
-    expect(failed.stdout).toBe(`${id}\tterminated\tNew Job\n`);
+    expect(failed.stdout).toBe(`${id}\tterminated\tMoS2 Band Gap\n`);
     expect(failed.stderr).toContain(`1 job did not finish: ${id} terminated`);
 
     const again = await runCli(["jobs", "terminate", id], { env });
@@ -169,7 +170,7 @@ describe("matframe jobs", () => {
     ).stdout.trim();
     const several = await runCli(["jobs", "terminate", id, "NoSuchJob12345678", other], { env });
     expect(several.code).toBe(2);
-    expect(several.stdout).toBe(`${other}\tterminated\tNew Job\n`);
+    expect(several.stdout).toBe(`${other}\tterminated\tMoS2 Band Gap\n`);
     expect(several.stderr).toMatch(/only a queued, submitted or active job can be terminated/);
     expect(several.stderr).toContain("NoSuchJob12345678");
   });
@@ -236,7 +237,7 @@ describe("matframe jobs", () => {
     await client.logout();
     const waited = await waiting.done;
     expect(waited.code, waited.stderr).toBe(4);
-    expect(waited.stdout).toBe(`${id}\tdeleted\tNew Job\n`);
+    expect(waited.stdout).toBe(`${id}\tdeleted\tMoS2 Band Gap\n`);
     expect(waited.stderr).toContain(`matframe jobs: job ${id} was deleted while waited on.\n`);
     expect(waited.stderr).toContain(`1 job did not finish: ${id} deleted`);
     // A new wait for it finds no job at its first read: the API error (exit 2), with how to list the jobs.

@@ -57,7 +57,8 @@ Options:
                        bank workflows share (such as "Total Energy") is refused with their
                        systemNames
   --project ID         submit: its project (default: your default project)
-  --name NAME          submit: its name
+  --name NAME          submit: its name (default: the material's formula and the workflow's name,
+                       e.g. "Si Band Gap")
   --wait               submit: then wait for the jobs, as matframe jobs wait does
   --until STATUS,...   wait: the statuses to wait for (default: ${FINAL_JOB_STATUSES.join(", ")})
   --timeout SECONDS    wait: give up after this long (exit code 3); the jobs go on running

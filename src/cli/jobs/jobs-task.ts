@@ -116,7 +116,7 @@ export interface SubmitJobsOptions {
   workflow?: string;
   /** The project of a job to create. @default your default project */
   project?: string;
-  /** The name of a job to create. @default the platform's ("New Job") */
+  /** The name of a job to create. @default the material's formula and the workflow's name ("Si Band Gap") */
   name?: string;
   signal?: AbortSignal;
 }
@@ -165,9 +165,9 @@ export async function submitJobs(
       .create(
         {
           material: material.id,
-          workflow,
+          workflow: workflow.id,
           ...(options.project !== undefined ? { project: options.project } : {}),
-          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(options.name !== undefined ? { name: options.name } : defaultName(material.formula, workflow.name)),
         },
         { signal: options.signal },
       )
@@ -278,25 +278,30 @@ async function findMaterial(
   client: Client,
   reference: string,
   signal: AbortSignal | undefined,
-): Promise<{ id: string; choice?: MaterialChoice }> {
+): Promise<{ id: string; formula?: string; choice?: MaterialChoice }> {
   let notFound: NotFoundError;
   try {
-    return { id: (await client.materials.get(reference, { signal }))._id };
+    const material = await client.materials.get(reference, { signal });
+    return { id: material._id, ...formulaOf(material) };
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     notFound = error;
   }
   const found = await client.materials.list({
     query: { "external.id": reference },
-    projection: { limit: EXTERNAL_ID_MATCHES, fields: { _id: 1, "owner._id": 1 } },
+    projection: { limit: EXTERNAL_ID_MATCHES, fields: { _id: 1, "owner._id": 1, formula: 1 } },
     signal,
   });
   const yours = found.find((m) => m.owner?._id === client.accountId);
   const chosen = yours ?? found[0];
   if (chosen) {
-    if (found.length === 1) return { id: chosen._id };
+    if (found.length === 1) return { id: chosen._id, ...formulaOf(chosen) };
     const others = found.filter((m) => m !== chosen).map((m) => m._id);
-    return { id: chosen._id, choice: { reference, chosen: chosen._id, yours: yours !== undefined, others } };
+    return {
+      id: chosen._id,
+      ...formulaOf(chosen),
+      choice: { reference, chosen: chosen._id, yours: yours !== undefined, others },
+    };
   }
   // The platform's 404, as an unknown job id is (exit code 2): the value is well formed, the record is not there.
   throw new NotFoundError(
@@ -306,14 +311,38 @@ async function findMaterial(
   );
 }
 
-/** A workflow you can read by `_id`, else a bank workflow by `systemName` or `name`. */
-async function findWorkflow(client: Client, reference: string, signal?: AbortSignal): Promise<string> {
+/** A workflow you can read by `_id`, else a bank workflow by `systemName` or `name`: its id and name. */
+async function findWorkflow(
+  client: Client,
+  reference: string,
+  signal?: AbortSignal,
+): Promise<{ id: string; name?: string }> {
+  let workflow: { _id: string; name?: unknown };
   try {
-    return (await client.workflows.get(reference, { signal }))._id;
+    workflow = await client.workflows.get(reference, { signal });
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
+    workflow = await client.workflows.findInBank(reference, { signal });
   }
-  return (await client.workflows.findInBank(reference, { signal }))._id;
+  return { id: workflow._id, ...(typeof workflow.name === "string" ? { name: workflow.name } : {}) };
+}
+
+/** A material record's formula, when it has one. */
+function formulaOf(material: { formula?: unknown }): { formula?: string } {
+  return typeof material.formula === "string" ? { formula: material.formula } : {};
+}
+
+/**
+ * A created job's name when none is given: the material's formula and the workflow's name
+ * ("Si Band Gap"), so that `matframe jobs list` tells jobs apart; the platform's own default
+ * ("New Job") when neither is known.
+ */
+function defaultName(formula: string | undefined, workflow: string | undefined): { name?: string } {
+  const name = [formula, workflow]
+    .filter((part) => part && !/[\p{Cc}\p{Cf}]/u.test(part))
+    .join(" ")
+    .slice(0, 200);
+  return name ? { name } : {};
 }
 
 /** What `waitJobs` found at the end. */
