@@ -7,7 +7,7 @@
 import { ATOMIC_WEIGHTS } from "../../structure/composition";
 import { type StructureRecord, structureOf } from "../../structure/structure";
 import { type KGrid, kGridOf, NSCF_KPPRA, SCF_KPPRA } from "./k-points/k-grid";
-import { type CellParameters, exactCell } from "../../structure/cell";
+import { type CellParameters, exactCell, type Matrix3 } from "../../structure/cell";
 import { type KPath, kpathOf } from "./k-points/k-path";
 
 /**
@@ -41,15 +41,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The `input` block of QEPWXContextProvider for one material; `pseudoFile` names each element's UPF file. */
-export function pwxInput(material: StructureRecord, pseudoFile: (element: string) => string): Record<string, unknown> {
+/**
+ * The `input` block of QEPWXContextProvider for one material; `pseudoFile` names each element's
+ * UPF file, `cell` is the cell pw.x gets (the material's, made exact within its rounding).
+ */
+function pwxInput(
+  material: StructureRecord,
+  pseudoFile: (element: string) => string,
+  cell: Matrix3,
+): Record<string, unknown> {
   const structure = structureOf(material);
   const elements = [...new Set(structure.sites.map((site) => site.element))];
   const constraints = new Map<number, boolean[]>();
   const raw = (material as { basis?: { constraints?: { id: number; value: boolean[] }[] } }).basis?.constraints;
   if (Array.isArray(raw)) for (const c of raw) if (Array.isArray(c?.value)) constraints.set(c.id, c.value);
   const ids = material.basis.elements.map((e) => e.id);
-  const cell = exactCell(structure.cell)?.cell ?? structure.cell;
   return {
     IBRAV: 0,
     // The platform restarts from a parent job's data; a local job has none, so it starts afresh.
@@ -115,7 +121,8 @@ export function espressoContext(options: {
   const unitContext = isRecord(unit.context) ? unit.context : {};
   const subworkflowContext = isRecord(subworkflow.context) ? subworkflow.context : {};
   const structure = structureOf(material);
-  const input = pwxInput(material, options.pseudoFile);
+  const exact = exactCell(structure.cell);
+  const input = pwxInput(material, options.pseudoFile, exact?.cell ?? structure.cell);
   const atoms = structure.sites.length;
   const givenKgrid = givenGrid(unitContext.kgrid, atoms);
   const kgridFromUnit = givenKgrid !== undefined;
@@ -134,7 +141,6 @@ export function espressoContext(options: {
   const context: Record<string, unknown> = { input, cutoffs, kgrid, qgrid, igrid, subworkflowContext };
   const kpath = options.withPath ? kpathOf(material as unknown as Record<string, unknown>, unitContext) : undefined;
   if (kpath && "kpath" in kpath) context.kpath = kpath.kpath;
-  const exact = exactCell(structure.cell);
   return {
     context,
     kgrid,
